@@ -1,0 +1,3 @@
+module github.com/go-unarc/unarc
+
+go 1.26

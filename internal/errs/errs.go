@@ -1,0 +1,71 @@
+// Package errs holds the sentinel errors shared by every format and codec
+// package. The root package re-exports them, so callers match with
+// errors.Is(err, unarc.ErrChecksum) without the format packages importing
+// the root (which would be a cycle).
+package errs
+
+import (
+	"errors"
+	"fmt"
+	"io"
+)
+
+var (
+	// ErrFormat: the input is not an archive of any supported format.
+	ErrFormat = errors.New("unarc: not an archive")
+	// ErrCorrupt: the archive structure or compressed data is invalid.
+	ErrCorrupt = errors.New("unarc: corrupt data")
+	// ErrTruncated: the input ends before the archive or stream does.
+	// Errors built with Truncated also match io.ErrUnexpectedEOF.
+	ErrTruncated = errors.New("unarc: truncated input")
+	// ErrChecksum: decoded data does not match its stored checksum or size.
+	ErrChecksum = errors.New("unarc: checksum mismatch")
+	// ErrPasswordRequired: the entry or header is encrypted and no password was given.
+	ErrPasswordRequired = errors.New("unarc: password required")
+	// ErrPassword: the password given is wrong.
+	ErrPassword = errors.New("unarc: wrong password")
+	// ErrUnsupported: a compression method, filter, encryption or format
+	// version this library does not implement.
+	ErrUnsupported = errors.New("unarc: unsupported method or version")
+	// ErrInsecurePath: an entry name or link target would escape the
+	// extraction directory.
+	ErrInsecurePath = errors.New("unarc: insecure path")
+	// ErrLimit: a configured limit (memory, dictionary, entry size, ratio)
+	// would be exceeded.
+	ErrLimit = errors.New("unarc: limit exceeded")
+)
+
+// truncatedError matches both ErrTruncated and io.ErrUnexpectedEOF.
+type truncatedError struct{ msg string }
+
+func (e *truncatedError) Error() string { return "unarc: truncated input: " + e.msg }
+func (e *truncatedError) Is(target error) bool {
+	return target == ErrTruncated || target == io.ErrUnexpectedEOF
+}
+
+// Truncated returns an error for input that ended early; what says where.
+func Truncated(what string) error { return &truncatedError{msg: what} }
+
+// Corrupt wraps ErrCorrupt with a formatted detail.
+func Corrupt(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrCorrupt, fmt.Sprintf(format, args...))
+}
+
+// Unsupported wraps ErrUnsupported with a formatted detail (name the method).
+func Unsupported(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrUnsupported, fmt.Sprintf(format, args...))
+}
+
+// Limit wraps ErrLimit with a formatted detail.
+func Limit(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", ErrLimit, fmt.Sprintf(format, args...))
+}
+
+// EOF maps an io.EOF or io.ErrUnexpectedEOF met in the middle of a
+// structure to a truncation error; other errors pass through.
+func EOF(err error, what string) error {
+	if err == io.EOF || err == io.ErrUnexpectedEOF {
+		return Truncated(what)
+	}
+	return err
+}
