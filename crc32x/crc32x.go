@@ -14,6 +14,8 @@ import (
 	"hash/crc32"
 	"io"
 
+	"github.com/go-unarc/unarc/internal/pool"
+
 	"github.com/go-unarc/unarc/internal/errs"
 )
 
@@ -172,9 +174,11 @@ func (v *Reader) WriteTo(w io.Writer) (int64, error) {
 		}
 		return v.n - start, err
 	}
-	var buf [32 << 10]byte
+	bp := pool.Get(32 << 10)
+	defer pool.Put(bp)
+	buf := *bp
 	for {
-		n, err := v.Read(buf[:])
+		n, err := v.Read(buf)
 		if n > 0 {
 			if _, werr := w.Write(buf[:n]); werr != nil {
 				return v.n - start, werr

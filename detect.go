@@ -1,0 +1,91 @@
+package unarc
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"io"
+
+	"github.com/go-unarc/unarc/internal/arc"
+	"github.com/go-unarc/unarc/internal/errs"
+)
+
+// maxStubScan bounds how far into a stream NewReader looks for an archive
+// signature behind an SFX stub or other prepended data. Random access
+// formats do their own search (ZIP from the end, RAR and 7z forward).
+const maxStubScan = 16 << 20
+
+// detectAt picks the format of ra: a signature at offset 0 wins, then
+// each format's own Sniff (which may look behind prepended data).
+func detectAt(ra io.ReaderAt, size int64) (*arc.Format, error) {
+	var head [32]byte
+	n, err := ra.ReadAt(head[:min(int64(len(head)), size)], 0)
+	if err != nil && err != io.EOF {
+		return nil, err
+	}
+	for i := range formats {
+		for _, m := range formats[i].Magic {
+			if bytes.HasPrefix(head[:n], m) {
+				return &formats[i], nil
+			}
+		}
+	}
+	for i := range formats {
+		if formats[i].Sniff != nil && formats[i].Sniff(ra, size) {
+			return &formats[i], nil
+		}
+	}
+	return nil, errs.ErrFormat
+}
+
+// detectStream finds the first archive signature in br, discards what
+// precedes it, and returns the format.
+func detectStream(br *bufio.Reader) (*arc.Format, error) {
+	maxMagic := 0
+	for _, f := range formats {
+		for _, m := range f.Magic {
+			maxMagic = max(maxMagic, len(m))
+		}
+	}
+	scanned := 0
+	for {
+		buf, err := br.Peek(br.Size())
+		if len(buf) == 0 {
+			if err == nil || err == io.EOF {
+				return nil, errs.ErrFormat
+			}
+			return nil, err
+		}
+		best, bestF := -1, (*arc.Format)(nil)
+		for i := range formats {
+			if formats[i].NewReader == nil && len(formats[i].Magic) == 0 {
+				continue
+			}
+			for _, m := range formats[i].Magic {
+				if k := bytes.Index(buf, m); k >= 0 && (best < 0 || k < best) {
+					best, bestF = k, &formats[i]
+				}
+			}
+		}
+		if bestF != nil {
+			br.Discard(best)
+			return bestF, nil
+		}
+		if err != nil { // EOF or read error with no signature in what is left
+			if errors.Is(err, io.EOF) || err == bufio.ErrBufferFull {
+				return nil, errs.ErrFormat
+			}
+			return nil, err
+		}
+		// Keep the last maxMagic-1 bytes: a signature may straddle.
+		skip := len(buf) - (maxMagic - 1)
+		if skip <= 0 {
+			return nil, errs.ErrFormat
+		}
+		br.Discard(skip)
+		scanned += skip
+		if scanned > maxStubScan {
+			return nil, errs.ErrFormat
+		}
+	}
+}

@@ -1,0 +1,101 @@
+package unarc
+
+import (
+	"bufio"
+	"errors"
+	"io"
+
+	"github.com/go-unarc/unarc/internal/arc"
+)
+
+// Reader reads an archive forward-only from a plain io.Reader (a pipe, a
+// network stream): Next moves to the next entry, Read reads its content.
+// Formats that keep their index at the end (7z) cannot be read this way;
+// use Open for them.
+type Reader struct {
+	r      arc.Reader
+	format string
+	opts   *options
+	cur    *Entry
+	lr     limitReader
+	err    error
+}
+
+// readerBufSize is the stream buffer: large enough that format readers
+// can peek whole headers and the SFX scan moves in big steps.
+const readerBufSize = 64 << 10
+
+// NewReader detects the format of the stream r from its content (skipping
+// an SFX stub or other prepended data) and returns a forward-only Reader.
+func NewReader(r io.Reader, opts ...Option) (*Reader, error) {
+	o := buildOptions(opts)
+	br, ok := r.(*bufio.Reader)
+	if !ok || br.Size() < readerBufSize {
+		br = bufio.NewReaderSize(r, readerBufSize)
+	}
+	f, err := detectStream(br)
+	if err != nil {
+		return nil, err
+	}
+	if f.NewReader == nil {
+		return nil, errors.New("unarc: " + f.Name + " cannot be read forward-only; use Open")
+	}
+	fr, err := f.NewReader(br, o.config())
+	if err != nil {
+		return nil, err
+	}
+	return &Reader{r: fr, format: f.Name, opts: o}, nil
+}
+
+// Format names the detected format.
+func (r *Reader) Format() string { return r.format }
+
+// Next advances to the next entry, skipping the rest of the current one.
+// It returns io.EOF after the last entry.
+func (r *Reader) Next() (*Entry, error) {
+	if r.err != nil {
+		return nil, r.err
+	}
+	e, err := r.r.Next()
+	if err != nil {
+		if err != io.EOF {
+			if r.cur != nil {
+				err = entryErr(r.cur.Name, err)
+			}
+			r.err = err
+		}
+		r.cur = nil
+		return nil, err
+	}
+	r.cur = e
+	r.lr.reset(r.r, nil, e, &r.opts.limits)
+	return e, nil
+}
+
+// Read reads the current entry's content. At its end the stored checksum
+// is verified: a mismatch is returned as an error matching ErrChecksum.
+func (r *Reader) Read(p []byte) (int, error) {
+	if r.cur == nil {
+		return 0, io.EOF
+	}
+	n, err := r.lr.Read(p)
+	if err != nil && err != io.EOF {
+		err = entryErr(r.cur.Name, err)
+	}
+	return n, err
+}
+
+// WriteTo writes the rest of the current entry to w.
+func (r *Reader) WriteTo(w io.Writer) (int64, error) {
+	if r.cur == nil {
+		return 0, nil
+	}
+	n, err := r.lr.WriteTo(w)
+	if err != nil {
+		err = entryErr(r.cur.Name, err)
+	}
+	return n, err
+}
+
+// Close releases the Reader's decoders. It does not close the source.
+func (r *Reader) Close() error { return r.r.Close() }
