@@ -18,9 +18,9 @@ import (
 //
 // Archive implements fs.FS over its entries (see Open).
 type Archive struct {
-	a       arc.Archive
-	format  string
-	opts    *options
+	a            arc.Archive
+	format       string
+	opts         *options
 	closeVolumes func() error
 
 	fsOnce sync.Once

@@ -15,9 +15,9 @@ type Progress struct {
 }
 
 type options struct {
-	password     func(*Entry) (string, error)
-	limits       Limits
-	progress     func(Progress)
+	password func(*Entry) (string, error)
+	limits   Limits
+	progress func(Progress)
 }
 
 // WithPassword sets the password used for every encrypted entry and for
