@@ -2,4 +2,7 @@ module github.com/go-unarc/unarc
 
 go 1.26.0
 
-require golang.org/x/sys v0.50.0 // indirect
+require (
+	github.com/klauspost/compress v1.20.4 // indirect
+	golang.org/x/sys v0.50.0 // indirect
+)

@@ -1,0 +1,193 @@
+package unarc_test
+
+import (
+	stdzip "archive/zip"
+	"bytes"
+	"io"
+	"os"
+	"testing"
+
+	kzip "github.com/klauspost/compress/zip"
+
+	"github.com/go-unarc/unarc"
+	"github.com/go-unarc/unarc/internal/testutil"
+)
+
+// benchCase is one archive of the mixed-200 workload (DESIGN.md), made by
+// a reference tool into the benchmark cache outside the repository.
+type benchCase struct {
+	name     string
+	file     string
+	tool     string
+	args     []string
+	password string
+	noReader bool // the format cannot be read forward-only (7z)
+}
+
+var benchCases = []benchCase{
+	{name: "zip-store", file: "mixed-zip-store.zip", tool: "7zz", args: []string{"a", "-tzip", "-mx0", "-mmt1", "{out}"}},
+	{name: "zip-deflate", file: "mixed-zip-deflate.zip", tool: "7zz", args: []string{"a", "-tzip", "-mx5", "-mmt1", "{out}"}},
+	{name: "zip-deflate64", file: "mixed-zip-deflate64.zip", tool: "7zz", args: []string{"a", "-tzip", "-mm=Deflate64", "-mx5", "-mmt1", "{out}"}},
+}
+
+// loadBench makes (or reuses) the archive and reads it into memory, so
+// every iteration measures decoding, not the disk.
+func loadBench(b *testing.B, c benchCase) []byte {
+	b.Helper()
+	p := testutil.MixedArchive(b, c.file, c.tool, c.args...)
+	data, err := os.ReadFile(p)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return data
+}
+
+func benchOptions(c benchCase) []unarc.Option {
+	if c.password != "" {
+		return []unarc.Option{unarc.WithPassword(c.password)}
+	}
+	return nil
+}
+
+// extractArchive opens data with the random-access API and drains every
+// entry (CRC verified) into io.Discard, checking sizes.
+func extractArchive(b *testing.B, data []byte, opts []unarc.Option) {
+	a, err := unarc.Open(bytes.NewReader(data), int64(len(data)), opts...)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var total int64
+	for _, e := range a.Entries() {
+		if e.IsDir() {
+			continue
+		}
+		rc, err := a.OpenEntry(e)
+		if err != nil {
+			b.Fatal(err)
+		}
+		n, err := io.Copy(io.Discard, rc)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if n != e.Size {
+			b.Fatalf("%s: %d bytes, want %d", e.Name, n, e.Size)
+		}
+		total += n
+		rc.Close()
+	}
+	a.Close()
+	if total != testutil.MixedTotalSize {
+		b.Fatalf("extracted %d bytes, want %d", total, testutil.MixedTotalSize)
+	}
+}
+
+// extractReader does the same through the forward-only Reader.
+func extractReader(b *testing.B, data []byte, opts []unarc.Option) {
+	r, err := unarc.NewReader(bytes.NewReader(data), opts...)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var total int64
+	for {
+		e, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+		n, err := io.Copy(io.Discard, r)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if e.Size >= 0 && n != e.Size {
+			b.Fatalf("%s: %d bytes, want %d", e.Name, n, e.Size)
+		}
+		total += n
+	}
+	r.Close()
+	if total != testutil.MixedTotalSize {
+		b.Fatalf("extracted %d bytes, want %d", total, testutil.MixedTotalSize)
+	}
+}
+
+// BenchmarkExtract measures whole-archive extraction of the mixed-200
+// workload: BenchmarkExtract/<case>/<api>.
+func BenchmarkExtract(b *testing.B) {
+	for _, c := range benchCases {
+		b.Run(c.name, func(b *testing.B) {
+			data := loadBench(b, c)
+			opts := benchOptions(c)
+			b.Run("archive", func(b *testing.B) {
+				extractArchive(b, data, opts) // warm the pools
+				b.SetBytes(testutil.MixedTotalSize)
+				b.ReportAllocs()
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					extractArchive(b, data, opts)
+				}
+			})
+			if c.noReader {
+				return
+			}
+			b.Run("reader", func(b *testing.B) {
+				extractReader(b, data, opts)
+				b.SetBytes(testutil.MixedTotalSize)
+				b.ReportAllocs()
+				b.ResetTimer()
+				for i := 0; i < b.N; i++ {
+					extractReader(b, data, opts)
+				}
+			})
+		})
+	}
+}
+
+// BenchmarkPeer runs the Go peers on the same archives, for same-run ratios.
+func BenchmarkPeer(b *testing.B) {
+	c := benchCases[1] // zip-deflate
+	b.Run("zip-deflate", func(b *testing.B) {
+		data := loadBench(b, c)
+		b.Run("stdlib", func(b *testing.B) {
+			b.SetBytes(testutil.MixedTotalSize)
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				zr, err := stdzip.NewReader(bytes.NewReader(data), int64(len(data)))
+				if err != nil {
+					b.Fatal(err)
+				}
+				drainPeerZip(b, len(zr.File), func(i int) (io.ReadCloser, error) { return zr.File[i].Open() })
+			}
+		})
+		b.Run("klauspost", func(b *testing.B) {
+			b.SetBytes(testutil.MixedTotalSize)
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				zr, err := kzip.NewReader(bytes.NewReader(data), int64(len(data)))
+				if err != nil {
+					b.Fatal(err)
+				}
+				drainPeerZip(b, len(zr.File), func(i int) (io.ReadCloser, error) { return zr.File[i].Open() })
+			}
+		})
+	})
+}
+
+func drainPeerZip(b *testing.B, n int, open func(int) (io.ReadCloser, error)) {
+	var total int64
+	for i := 0; i < n; i++ {
+		rc, err := open(i)
+		if err != nil {
+			b.Fatal(err)
+		}
+		m, err := io.Copy(io.Discard, rc)
+		if err != nil {
+			b.Fatal(err)
+		}
+		rc.Close()
+		total += m
+	}
+	if total != testutil.MixedTotalSize {
+		b.Fatalf("peer extracted %d bytes, want %d", total, testutil.MixedTotalSize)
+	}
+}
