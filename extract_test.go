@@ -1,0 +1,170 @@
+package unarc
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/fstest"
+	"time"
+)
+
+// outside lists everything under base except the destination dir, so a
+// test can check nothing was written beside it.
+func outside(t *testing.T, base, dest string) []string {
+	t.Helper()
+	var got []string
+	filepath.WalkDir(base, func(p string, d fs.DirEntry, err error) error {
+		if p == base {
+			return nil
+		}
+		if p == dest {
+			return filepath.SkipDir
+		}
+		got = append(got, p)
+		return nil
+	})
+	return got
+}
+
+func TestExtractRefusesEscapes(t *testing.T) {
+	tests := []struct {
+		name    string
+		entries []fakeEntry
+		refused []string // entry names that must fail with ErrInsecurePath
+		exist   []string // paths (relative to dest) that must exist afterwards
+		absent  []string // paths (relative to dest) that must not exist
+	}{
+		{"dotdot", []fakeEntry{file("../evil.txt", "x"), file("ok.txt", "ok")}, []string{"../evil.txt"}, []string{"ok.txt"}, nil},
+		{"dotdot-inner", []fakeEntry{file("a/../../evil.txt", "x")}, []string{"a/../../evil.txt"}, nil, nil},
+		{"absolute", []fakeEntry{file("/tmp/unarc-evil.txt", "x")}, []string{"/tmp/unarc-evil.txt"}, nil, nil},
+		{"backslash", []fakeEntry{file(`..\evil.txt`, "x")}, []string{`..\evil.txt`}, nil, nil},
+		{"drive", []fakeEntry{file("C:/evil.txt", "x"), file("c:evil.txt", "x")}, []string{"C:/evil.txt", "c:evil.txt"}, nil, nil},
+		{"symlink-abs", []fakeEntry{symlink("l", "/etc")}, []string{"l"}, nil, []string{"l"}},
+		{"symlink-up", []fakeEntry{symlink("d/l", "../../x")}, []string{"d/l"}, nil, []string{"d/l"}},
+		{"symlink-up-ok", []fakeEntry{symlink("d/l", "../x")}, nil, nil, nil},
+		{"symlink-dotdot-after-name", []fakeEntry{symlink("up", "."), symlink("l", "up/..")}, []string{"l"}, nil, nil},
+		{"symlink-dotdot-after-name-deep", []fakeEntry{dir("d"), symlink("d/up", ".."), symlink("d/l", "up/..")}, []string{"d/l"}, nil, nil},
+		{"symlink-then-write", []fakeEntry{dir("sub"), symlink("link", "sub"), file("link/x.txt", "x")},
+			[]string{"link/x.txt"}, []string{"link"}, []string{"sub/x.txt"}},
+		{"symlink-dot-then-write", []fakeEntry{symlink("link", "."), file("link/x.txt", "x")},
+			[]string{"link/x.txt"}, nil, []string{"x.txt"}},
+		{"hardlink-out", []fakeEntry{hardlink("h", "../../etc/passwd")}, []string{"h"}, nil, []string{"h"}},
+		{"hardlink-unknown", []fakeEntry{hardlink("h", "nothere")}, []string{"h"}, nil, []string{"h"}},
+		{"hardlink-ok", []fakeEntry{file("f", "data"), hardlink("h", "f")}, nil, []string{"f", "h"}, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			base := t.TempDir()
+			dest := filepath.Join(base, "dest")
+			a := newFake(tc.entries...)
+			err := a.Extract(context.Background(), dest)
+			var xe *ExtractError
+			if len(tc.refused) == 0 {
+				if err != nil {
+					t.Fatalf("Extract: %v", err)
+				}
+			} else {
+				if !errors.As(err, &xe) {
+					t.Fatalf("Extract error %v, want *ExtractError", err)
+				}
+				if !errors.Is(err, ErrInsecurePath) {
+					t.Fatalf("Extract error %v, want ErrInsecurePath", err)
+				}
+				var names []string
+				for _, e := range xe.Errors {
+					names = append(names, e.Entry)
+				}
+				if strings.Join(names, "|") != strings.Join(tc.refused, "|") {
+					t.Errorf("refused %q, want %q", names, tc.refused)
+				}
+			}
+			if o := outside(t, base, dest); len(o) > 0 {
+				t.Errorf("written outside the destination: %q", o)
+			}
+			for _, p := range tc.exist {
+				if _, err := os.Lstat(filepath.Join(dest, p)); err != nil {
+					t.Errorf("%s missing: %v", p, err)
+				}
+			}
+			for _, p := range tc.absent {
+				if _, err := os.Lstat(filepath.Join(dest, p)); err == nil {
+					t.Errorf("%s exists, want absent", p)
+				}
+			}
+		})
+	}
+}
+
+func TestExtractChecksumFailureLeavesNoFile(t *testing.T) {
+	dest := t.TempDir()
+	bad := file("bad.txt", "corrupted content")
+	bad.badCRC = true
+	a := newFake(file("a.txt", "first"), bad, file("c.txt", "third"))
+	err := a.Extract(context.Background(), dest)
+	if !errors.Is(err, ErrChecksum) {
+		t.Fatalf("Extract error %v, want ErrChecksum", err)
+	}
+	ents, _ := os.ReadDir(dest)
+	var names []string
+	for _, e := range ents {
+		names = append(names, e.Name())
+	}
+	if strings.Join(names, ",") != "a.txt,c.txt" {
+		t.Errorf("destination holds %q, want a.txt and c.txt only (no temporary or bad file)", names)
+	}
+}
+
+func TestExtractRestoresMetadata(t *testing.T) {
+	dest := t.TempDir()
+	mt := time.Date(2020, 5, 6, 7, 8, 9, 0, time.UTC)
+	f := file("bin/tool", "#!/bin/sh\n")
+	f.e.Mode = 0o4755 | fs.ModeSetuid
+	f.e.Modified = mt
+	d := dir("bin")
+	d.e.Modified = mt
+	a := newFake(d, f, symlink("bin/alias", "tool"))
+	if err := a.Extract(context.Background(), dest); err != nil {
+		t.Fatal(err)
+	}
+	st, err := os.Stat(filepath.Join(dest, "bin/tool"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st.Mode() != 0o755 {
+		t.Errorf("mode %v, want -rwxr-xr-x (setuid dropped)", st.Mode())
+	}
+	if !st.ModTime().Equal(mt) {
+		t.Errorf("mtime %v, want %v", st.ModTime(), mt)
+	}
+	dst, _ := os.Stat(filepath.Join(dest, "bin"))
+	if !dst.ModTime().Equal(mt) {
+		t.Errorf("dir mtime %v, want %v", dst.ModTime(), mt)
+	}
+	if tgt, err := os.Readlink(filepath.Join(dest, "bin/alias")); err != nil || tgt != "tool" {
+		t.Errorf("symlink: %q, %v", tgt, err)
+	}
+}
+
+func TestExtractCancel(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	a := newFake(file("a.txt", "x"))
+	if err := a.Extract(ctx, t.TempDir()); !errors.Is(err, context.Canceled) {
+		t.Fatalf("Extract after cancel: %v", err)
+	}
+}
+
+func TestFS(t *testing.T) {
+	a := newFake(dir("d"), file("d/a.txt", "alpha"), file("e/b.txt", "beta"), file("top.txt", "top"),
+		file("../skip.txt", "not in the fs view"))
+	if err := fstest.TestFS(a, "d/a.txt", "e/b.txt", "top.txt"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := fs.Stat(a, "skip.txt"); err == nil {
+		t.Error("insecure name visible in the fs view")
+	}
+}

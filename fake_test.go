@@ -1,0 +1,80 @@
+package unarc
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"io/fs"
+	"time"
+
+	"github.com/go-unarc/unarc/crc32x"
+	"github.com/go-unarc/unarc/internal/arc"
+	"hash/crc32"
+)
+
+// fakeEntry is one member of an in-memory test archive: content is
+// verified against crc (which tests may set wrong on purpose).
+type fakeEntry struct {
+	e       Entry
+	content []byte
+	badCRC  bool
+}
+
+// fakeArchive is a format-free arc.Archive, so Extract's safety rules can
+// be tested with names and links no real tool would write.
+type fakeArchive struct {
+	ents []*Entry
+	data [][]byte
+	crcs []uint32
+}
+
+func newFake(list ...fakeEntry) *Archive {
+	fa := &fakeArchive{}
+	for i, fe := range list {
+		e := fe.e
+		e.Index = i
+		if e.Size == 0 && !e.IsDir() {
+			e.Size = int64(len(fe.content))
+		}
+		if e.Modified.IsZero() {
+			e.Modified = time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC)
+		}
+		sum := crc32.ChecksumIEEE(fe.content)
+		if fe.badCRC {
+			sum ^= 1
+		}
+		fa.ents = append(fa.ents, &e)
+		fa.data = append(fa.data, fe.content)
+		fa.crcs = append(fa.crcs, sum)
+	}
+	o := buildOptions(nil)
+	return &Archive{a: fa, format: "fake", opts: o}
+}
+
+func (f *fakeArchive) Entries() []*Entry { return f.ents }
+func (f *fakeArchive) Comment() string   { return "" }
+func (f *fakeArchive) Close() error      { return nil }
+func (f *fakeArchive) Open(i int) (io.ReadCloser, error) {
+	if i < 0 || i >= len(f.ents) {
+		return nil, errors.New("bad index")
+	}
+	return io.NopCloser(crc32x.NewCRC32(bytes.NewReader(f.data[i]), f.crcs[i], int64(len(f.data[i])))), nil
+}
+
+func file(name, content string) fakeEntry {
+	return fakeEntry{e: Entry{Name: name, Mode: 0o644}, content: []byte(content)}
+}
+
+func dir(name string) fakeEntry {
+	return fakeEntry{e: Entry{Name: name, Mode: fs.ModeDir | 0o755}}
+}
+
+func symlink(name, target string) fakeEntry {
+	return fakeEntry{e: Entry{Name: name, Mode: fs.ModeSymlink | 0o777, Link: LinkSymlink, LinkTarget: target}, content: []byte(target)}
+}
+
+func hardlink(name, target string) fakeEntry {
+	return fakeEntry{e: Entry{Name: name, Mode: 0o644, Link: LinkHardlink, LinkTarget: target}}
+}
+
+var _ arc.Archive = (*fakeArchive)(nil)
