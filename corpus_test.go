@@ -1,0 +1,296 @@
+package unarc_test
+
+import (
+	"bufio"
+	"bytes"
+	"crypto/sha256"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-unarc/unarc"
+	"github.com/go-unarc/unarc/internal/testutil"
+)
+
+var updateCorpus = flag.Bool("update-corpus", false, "rewrite testdata/corpus-status.txt from this run")
+
+// Corpus statuses, worst first. The golden file testdata/corpus-status.txt
+// records each archive's status; the test fails when an archive does worse
+// than recorded, and -update-corpus records improvements.
+const (
+	stFail        = "fail"        // wrong content, wrong error class, or a crash/hang
+	stUnsupported = "unsupported" // we refuse with ErrUnsupported/ErrPasswordRequired what the manifest expects to extract
+	stOK          = "ok"          // matches the manifest (entries and sha256, or the expected error class)
+)
+
+func rank(s string) int {
+	switch s {
+	case stOK:
+		return 2
+	case stUnsupported:
+		return 1
+	}
+	return 0
+}
+
+// errorClassMatches reports whether err is of the manifest's error class.
+func errorClassMatches(class string, err error) bool {
+	switch class {
+	case "corrupt":
+		return errors.Is(err, unarc.ErrCorrupt) || errors.Is(err, unarc.ErrFormat) ||
+			errors.Is(err, unarc.ErrTruncated) || errors.Is(err, unarc.ErrChecksum)
+	case "wrong_password":
+		return errors.Is(err, unarc.ErrPassword)
+	case "unsupported":
+		return errors.Is(err, unarc.ErrUnsupported)
+	}
+	return false
+}
+
+func isUnsupported(err error) bool {
+	return errors.Is(err, unarc.ErrUnsupported) || errors.Is(err, unarc.ErrPasswordRequired)
+}
+
+func normName(s string) string {
+	s = strings.TrimPrefix(s, "./")
+	return strings.TrimSuffix(s, "/")
+}
+
+// runCase checks one archive against its manifest rows and returns its
+// status and, when not ok, why.
+func runCase(dir string, c *testutil.Case) (string, string) {
+	pw := map[string]string{}
+	first := ""
+	for _, r := range c.Rows {
+		if r.Password != "" {
+			pw[r.Entry] = r.Password
+			if first == "" {
+				first = r.Password
+			}
+		}
+	}
+	var opts []unarc.Option
+	if first != "" {
+		opts = append(opts, unarc.WithPasswordFunc(func(e *unarc.Entry) (string, error) {
+			if e != nil {
+				if p, ok := pw[normName(e.Name)]; ok {
+					return p, nil
+				}
+			}
+			return first, nil
+		}))
+	}
+	a, err := unarc.OpenFile(filepath.Join(dir, c.Archive), opts...)
+	if c.Error != "" {
+		if err == nil {
+			err = readAll(a)
+			a.Close()
+		}
+		if err == nil {
+			return stFail, "opened and read without error; want " + c.Error
+		}
+		if errorClassMatches(c.Error, err) {
+			return stOK, ""
+		}
+		if isUnsupported(err) {
+			return stUnsupported, err.Error()
+		}
+		return stFail, fmt.Sprintf("error %v; want class %s", err, c.Error)
+	}
+	if err != nil {
+		if isUnsupported(err) {
+			return stUnsupported, err.Error()
+		}
+		return stFail, "open: " + err.Error()
+	}
+	defer a.Close()
+	byName := map[string]*unarc.Entry{}
+	implied := map[string]bool{}
+	for _, e := range a.Entries() {
+		n := normName(e.Name)
+		byName[n] = e
+		for d := filepath.Dir(n); d != "." && d != "/"; d = filepath.Dir(d) {
+			implied[d] = true
+		}
+	}
+	if c.Empty {
+		for _, e := range a.Entries() {
+			if !e.IsDir() {
+				return stFail, "want no entries, found " + e.Name
+			}
+		}
+		return stOK, ""
+	}
+	status, why := stOK, ""
+	worse := func(s, w string) {
+		if rank(s) < rank(status) {
+			status, why = s, w
+		}
+	}
+	for _, r := range c.Rows {
+		e := byName[r.Entry]
+		switch r.Type {
+		case "dir-implicit":
+			continue
+		case "dir":
+			if (e == nil || !e.IsDir()) && !implied[r.Entry] {
+				worse(stFail, "missing dir "+r.Entry)
+			}
+			continue
+		}
+		if e == nil {
+			worse(stFail, "missing entry "+r.Entry)
+			continue
+		}
+		switch r.Type {
+		case "symlink":
+			if e.Link != unarc.LinkSymlink || e.LinkTarget != r.Target {
+				worse(stFail, fmt.Sprintf("%s: link %v -> %q, want symlink -> %q", r.Entry, e.Link, e.LinkTarget, r.Target))
+			}
+			continue
+		case "hardlink":
+			if e.Link == unarc.LinkHardlink {
+				if normName(e.LinkTarget) != r.Target {
+					worse(stFail, fmt.Sprintf("%s: hard link to %q, want %q", r.Entry, e.LinkTarget, r.Target))
+				}
+				continue
+			}
+		}
+		sum, n, err := hashEntry(a, e)
+		switch {
+		case err != nil && isUnsupported(err):
+			worse(stUnsupported, r.Entry+": "+err.Error())
+		case err != nil:
+			worse(stFail, r.Entry+": "+err.Error())
+		case n != r.Size || !bytes.Equal(sum, r.SHA256):
+			worse(stFail, fmt.Sprintf("%s: %d bytes sha256 %x, want %d bytes %x", r.Entry, n, sum, r.Size, r.SHA256))
+		}
+	}
+	return status, why
+}
+
+func hashEntry(a *unarc.Archive, e *unarc.Entry) ([]byte, int64, error) {
+	rc, err := a.OpenEntry(e)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer rc.Close()
+	h := sha256.New()
+	n, err := io.Copy(h, rc)
+	return h.Sum(nil), n, err
+}
+
+func readAll(a *unarc.Archive) error {
+	for _, e := range a.Entries() {
+		if e.IsDir() || e.Link == unarc.LinkSymlink || e.Link == unarc.LinkHardlink {
+			continue
+		}
+		if _, _, err := hashEntry(a, e); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+const goldenPath = "testdata/corpus-status.txt"
+
+func readGolden(t *testing.T) map[string]string {
+	g := map[string]string{}
+	f, err := os.Open(goldenPath)
+	if err != nil {
+		return g
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := sc.Text()
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		if k, v, ok := strings.Cut(line, "\t"); ok {
+			st, _, _ := strings.Cut(v, "\t")
+			g[k] = st
+		}
+	}
+	return g
+}
+
+// TestCorpus runs every archive of ../shared/corpus/MANIFEST.tsv through
+// the public API and compares with the reference tools' extraction.
+func TestCorpus(t *testing.T) {
+	dir := testutil.CorpusDir(t)
+	cases := testutil.Manifest(t, dir)
+	golden := readGolden(t)
+	type result struct{ archive, status, why string }
+	var results []result
+	counts := map[string]map[string]int{}
+	for _, c := range cases {
+		t.Run(c.Archive, func(t *testing.T) {
+			done := make(chan result, 1)
+			go func() {
+				defer func() {
+					if p := recover(); p != nil {
+						done <- result{c.Archive, stFail, fmt.Sprintf("panic: %v", p)}
+					}
+				}()
+				st, why := runCase(dir, c)
+				done <- result{c.Archive, st, why}
+			}()
+			var r result
+			select {
+			case r = <-done:
+			case <-time.After(2 * time.Minute):
+				r = result{c.Archive, stFail, "timed out (hang?)"}
+			}
+			results = append(results, r)
+			kind := strings.SplitN(c.Archive, "/", 3)
+			group := kind[0]
+			if group == "own" && len(kind) > 1 {
+				group = kind[1]
+			}
+			if counts[group] == nil {
+				counts[group] = map[string]int{}
+			}
+			counts[group][r.status]++
+			want, known := golden[c.Archive]
+			if r.status == stFail && (!known || want != stFail) {
+				t.Errorf("%s: %s", r.status, r.why)
+			} else if known && rank(r.status) < rank(want) {
+				t.Errorf("regressed from %s to %s: %s", want, r.status, r.why)
+			} else if r.status != stOK {
+				t.Logf("%s (recorded: %s): %s", r.status, want, r.why)
+			}
+		})
+	}
+	groups := make([]string, 0, len(counts))
+	for g := range counts {
+		groups = append(groups, g)
+	}
+	slices.Sort(groups)
+	for _, g := range groups {
+		m := counts[g]
+		t.Logf("corpus %-4s ok %3d  unsupported %3d  fail %3d", g, m[stOK], m[stUnsupported], m[stFail])
+	}
+	if *updateCorpus {
+		var b strings.Builder
+		b.WriteString("# Conformance status of each ../shared/corpus archive (TestCorpus; regenerate with\n")
+		b.WriteString("# go test -run TestCorpus -update-corpus). A status may only improve: ok > unsupported > fail.\n")
+		for _, r := range results {
+			fmt.Fprintf(&b, "%s\t%s", r.archive, r.status)
+			if r.status != stOK {
+				fmt.Fprintf(&b, "\t%s", strings.ReplaceAll(r.why, "\n", " "))
+			}
+			b.WriteString("\n")
+		}
+		if err := os.WriteFile(goldenPath, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
