@@ -33,6 +33,7 @@ type directory struct {
 	cdDisk  uint32 // disk where the directory starts
 	comment string
 	zip64   bool
+	needed  uint16 // version needed to extract, from the Zip64 record
 }
 
 // NewArchive reads the central directory of the ZIP archive in ra (size
@@ -132,6 +133,7 @@ func findDirectory(ra io.ReaderAt, size int64) (*directory, error) {
 		}
 		if found {
 			d.zip64 = true
+			d.needed = le.Uint16(rec[14:])
 			d.disk = le.Uint32(rec[16:])
 			d.cdDisk = le.Uint32(rec[20:])
 			d.count = le.Uint64(rec[32:])
@@ -160,6 +162,9 @@ func (a *Archive) readDirectory(d *directory) error {
 			base = 0
 		case d.offset < uint64(a.size) && a.centralAt(int64(d.offset)):
 			base, start = 0, int64(d.offset)
+		case d.needed >= 62:
+			// APPNOTE 7.3: version 6.2 encrypts the central directory.
+			return errs.Unsupported("encrypted central directory (PKWARE strong encryption)")
 		default:
 			return errs.Corrupt("no central directory at offset %d", d.offset)
 		}

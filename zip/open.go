@@ -127,7 +127,7 @@ func checkOpen(f *file, cfg *arc.Config) error {
 		}
 		return errs.Unsupported("%s: %s: ZipCrypto/AES not yet implemented", f.Name, f.Method)
 	}
-	if f.flags&flagMasked != 0 {
+	if f.flags&flagMasked != 0 && f.Encrypted {
 		return errs.Unsupported("%s: encrypted central directory", f.Name)
 	}
 	switch f.method {

@@ -92,6 +92,20 @@ func (in *input) ReadByte() (byte, error) {
 	return c, nil
 }
 
+// skip discards the rest of a bounded input.
+func (in *input) skip() error {
+	if in.n <= 0 {
+		return nil
+	}
+	n, err := in.br.Discard(int(in.n))
+	in.count += int64(n)
+	in.n -= int64(n)
+	if err != nil {
+		return errs.Truncated("entry data")
+	}
+	return nil
+}
+
 // NewReader starts reading a ZIP stream from r, positioned at the first
 // local header (or at the end record of an empty archive).
 func NewReader(r io.Reader, cfg *arc.Config) (*Reader, error) {
@@ -157,10 +171,9 @@ func (z *Reader) skip() error {
 		if s.in.n < 0 {
 			return fmt.Errorf("%w (cannot find where the streamed entry %s ends)", z.rdErr, f.Name)
 		}
-		if _, err := s.br.Discard(int(s.in.n)); err != nil {
-			return errs.Truncated("entry data")
+		if err := s.in.skip(); err != nil {
+			return err
 		}
-		s.in.n = 0
 		if f.flags&flagDescriptor != 0 {
 			if _, _, _, err := z.readDescriptor(); err != nil {
 				return err
@@ -176,10 +189,9 @@ func (z *Reader) skip() error {
 	if s.in.n > 0 {
 		// Bytes after the end of the compressed stream but inside the
 		// declared packed size.
-		if _, err := s.br.Discard(int(s.in.n)); err != nil {
-			return errs.Truncated("entry data")
+		if err := s.in.skip(); err != nil {
+			return err
 		}
-		s.in.n = 0
 	}
 	return nil
 }
@@ -225,13 +237,17 @@ func (z *Reader) readHeader() (*file, error) {
 	}
 	f := new(file)
 	f.fill(&h, b[:nl], b[nl:], nil)
-	if f.flags&flagMasked != 0 {
+	if f.flags&flagMasked != 0 && f.Encrypted {
 		return nil, errs.Unsupported("%s: encrypted central directory (masked local header)", f.Name)
 	}
 	dd := f.flags&flagDescriptor != 0
 	// With a descriptor the header's CRC and sizes are zero (APPNOTE
-	// 4.4.4 bit 3); a stored size is still used when a writer gave one.
-	known := !dd || f.csize != 0
+	// 4.4.4 bit 3) or placeholders: compressed data ends where its stream
+	// does. A plausible packed size a writer gave anyway is used for data
+	// we cannot decode (to skip it) and for stored data.
+	rdErr := checkOpen(f, &z.cfg)
+	plausible := f.csize != 0 && f.csize < 0xffffffff
+	known := !dd || plausible && (f.method == methodStore || rdErr != nil)
 	if dd {
 		f.HasCRC32 = false
 		f.CRC32 = 0
@@ -247,7 +263,7 @@ func (z *Reader) readHeader() (*file, error) {
 	if known {
 		s.in.n = int64(f.csize)
 	}
-	z.rdErr = checkOpen(f, &z.cfg)
+	z.rdErr = rdErr
 	if z.rdErr != nil {
 		return f, nil
 	}
@@ -323,10 +339,9 @@ func (z *Reader) noteEnd(err error) {
 		z.eof = true
 		if s := z.s; s.in.n > 0 {
 			// Compressed stream ended inside the declared packed size.
-			if _, derr := s.br.Discard(int(s.in.n)); derr != nil {
-				z.err = errs.Truncated("entry data")
+			if derr := s.in.skip(); derr != nil {
+				z.err = derr
 			}
-			s.in.n = 0
 		}
 	default:
 		// A checksum mismatch leaves the position intact only when the
@@ -436,10 +451,9 @@ func (d *descReader) Read(p []byte) (int, error) {
 	z := d.z
 	f := z.cur
 	if z.s.in.n > 0 {
-		if _, err := z.s.br.Discard(int(z.s.in.n)); err != nil {
-			return n, errs.Truncated("entry data")
+		if err := z.s.in.skip(); err != nil {
+			return n, err
 		}
-		z.s.in.n = 0
 	}
 	crc, csize, usize, derr := z.readDescriptor()
 	if derr != nil {
