@@ -1,0 +1,289 @@
+package zip
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+
+	"github.com/go-unarc/unarc/internal/arc"
+	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/internal/pool"
+)
+
+// Archive is random access to a ZIP archive through its central directory.
+// The entry list is built once by NewArchive; Open may be called from
+// several goroutines at once.
+type Archive struct {
+	ra      io.ReaderAt
+	size    int64
+	cfg     arc.Config
+	files   []file
+	entries []*arc.Entry
+	comment string
+	base    int64 // added to every stored offset (prepended data not accounted for)
+}
+
+// directory is what the end records say about the central directory.
+type directory struct {
+	count   uint64 // entries
+	size    uint64 // bytes
+	offset  uint64 // as stored (relative to the archive start the writer saw)
+	end     int64  // absolute offset where the directory must end
+	disk    uint32 // this disk's number
+	cdDisk  uint32 // disk where the directory starts
+	comment string
+	zip64   bool
+	needed  uint16 // version needed to extract, from the Zip64 record
+}
+
+// NewArchive reads the central directory of the ZIP archive in ra (size
+// bytes). Prepended data (an SFX stub) is allowed, whether or not the
+// writer adjusted the offsets for it.
+//
+// # Security
+//
+// The declared entry count is never trusted for allocation: the entry
+// slice grows with the headers actually present, and a directory cannot
+// be larger than the input.
+func NewArchive(ra io.ReaderAt, size int64, cfg *arc.Config) (*Archive, error) {
+	a := &Archive{ra: ra, size: size}
+	if cfg != nil {
+		a.cfg = *cfg
+	}
+	a.cfg.Limits = a.cfg.Limits.WithDefaults()
+	d, err := findDirectory(ra, size)
+	if err != nil {
+		return nil, err
+	}
+	a.comment = d.comment
+	if d.disk != 0 || d.cdDisk != 0 {
+		return nil, errs.Unsupported("multi-volume (spanned) ZIP, %d disks", d.disk+1)
+	}
+	if err := a.readDirectory(d); err != nil {
+		return nil, err
+	}
+	a.readLinks()
+	return a, nil
+}
+
+// findDirectory locates the end of central directory record, scanning the
+// last 64 KiB + 22 bytes backwards (the comment is at most 65,535 bytes),
+// and the Zip64 records when a locator precedes it (APPNOTE 4.3.14-16).
+func findDirectory(ra io.ReaderAt, size int64) (*directory, error) {
+	if size < endLen {
+		return nil, fmt.Errorf("%w: %d bytes is too short for a ZIP archive", errs.ErrFormat, size)
+	}
+	n := int64(endLen + 65535 + end64LocLen)
+	if n > size {
+		n = size
+	}
+	bp := pool.Get(int(n))
+	defer pool.Put(bp)
+	buf := *bp
+	start := size - n
+	if _, err := ra.ReadAt(buf, start); err != nil && err != io.EOF {
+		return nil, err
+	}
+	pos := -1
+	for i := len(buf) - endLen; i >= 0; i-- {
+		if buf[i] != 'P' || le.Uint32(buf[i:]) != sigEnd {
+			continue
+		}
+		// The comment must fit in what follows; a record inside a
+		// comment would not (unless crafted, and then either is fine).
+		if i+endLen+int(le.Uint16(buf[i+20:])) <= len(buf) {
+			pos = i
+			break
+		}
+	}
+	if pos < 0 {
+		return nil, fmt.Errorf("%w: no end of central directory record", errs.ErrFormat)
+	}
+	e := buf[pos:]
+	d := &directory{
+		disk:    uint32(le.Uint16(e[4:])),
+		cdDisk:  uint32(le.Uint16(e[6:])),
+		count:   uint64(le.Uint16(e[10:])),
+		size:    uint64(le.Uint32(e[12:])),
+		offset:  uint64(le.Uint32(e[16:])),
+		end:     start + int64(pos),
+		comment: string(e[endLen : endLen+int(le.Uint16(e[20:]))]),
+	}
+	// Zip64 locator right before the record.
+	if pos >= end64LocLen && le.Uint32(buf[pos-end64LocLen:]) == sigEnd64Loc {
+		loc := buf[pos-end64LocLen:]
+		recOff := int64(le.Uint64(loc[8:]))
+		locAbs := start + int64(pos-end64LocLen)
+		var rec [end64Len]byte
+		ok := func(off int64) bool {
+			if off < 0 || off+end64Len > locAbs {
+				return false
+			}
+			if _, err := ra.ReadAt(rec[:], off); err != nil {
+				return false
+			}
+			return le.Uint32(rec[:]) == sigEnd64
+		}
+		// The record sits where the locator says, or (prepended data the
+		// writer did not know about) directly before the locator.
+		found := ok(recOff)
+		if !found {
+			recOff = locAbs - end64Len
+			found = ok(recOff)
+		}
+		if found {
+			d.zip64 = true
+			d.needed = le.Uint16(rec[14:])
+			d.disk = le.Uint32(rec[16:])
+			d.cdDisk = le.Uint32(rec[20:])
+			d.count = le.Uint64(rec[32:])
+			d.size = le.Uint64(rec[40:])
+			d.offset = le.Uint64(rec[48:])
+			d.end = recOff
+		}
+	}
+	return d, nil
+}
+
+// readDirectory parses every central directory header into a.files.
+func (a *Archive) readDirectory(d *directory) error {
+	if d.size > uint64(d.end) {
+		return errs.Corrupt("central directory of %d bytes does not fit before offset %d", d.size, d.end)
+	}
+	// Where the directory really starts tells how much data precedes the
+	// archive (7-Zip's and archive/zip's rule); a writer that adjusted its
+	// offsets (zip -A) makes the delta 0. Padding between directory and
+	// end record breaks that guess, so fall back to the stored offset.
+	start := d.end - int64(d.size)
+	base := start - int64(d.offset)
+	if !a.centralAt(start) {
+		switch {
+		case d.count == 0 && d.size == 0:
+			base = 0
+		case d.offset < uint64(a.size) && a.centralAt(int64(d.offset)):
+			base, start = 0, int64(d.offset)
+		case d.needed >= 62:
+			// APPNOTE 7.3: version 6.2 encrypts the central directory.
+			return errs.Unsupported("encrypted central directory (PKWARE strong encryption)")
+		default:
+			return errs.Corrupt("no central directory at offset %d", d.offset)
+		}
+	}
+	a.base = base
+	// Bound the preallocation by what the directory can hold.
+	capN := d.count
+	if m := d.size / centralLen; capN > m {
+		capN = m
+	}
+	if capN > 1<<20 {
+		capN = 1 << 20
+	}
+	a.files = make([]file, 0, capN)
+
+	sec := io.NewSectionReader(a.ra, start, a.size-start)
+	br := bufio.NewReaderSize(sec, 64<<10)
+	var fixed [centralLen]byte
+	var h header
+	var scratch []byte
+	read := int64(0)
+	// The directory ends when both its declared size and count are
+	// reached, or at the first non-header once the count is (the 16-bit
+	// count wraps beyond 65,535 entries in archives without Zip64).
+	complete := func() bool {
+		n := uint64(len(a.files))
+		return n >= d.count || (!d.zip64 && n&0xffff == d.count)
+	}
+	for read < int64(d.size) || uint64(len(a.files)) < d.count {
+		if _, err := io.ReadFull(br, fixed[:4]); err != nil {
+			if complete() {
+				break
+			}
+			return errs.EOF(err, "central directory")
+		}
+		if le.Uint32(fixed[:]) != sigCentral {
+			if complete() {
+				break
+			}
+			return errs.Corrupt("central directory header %d has a bad signature", len(a.files))
+		}
+		if _, err := io.ReadFull(br, fixed[4:]); err != nil {
+			return errs.EOF(err, "central directory header")
+		}
+		nl, el, cl := parseCentral(fixed[:], &h)
+		need := nl + el + cl
+		if cap(scratch) < need {
+			scratch = make([]byte, need)
+		}
+		b := scratch[:need]
+		if _, err := io.ReadFull(br, b); err != nil {
+			return errs.EOF(err, "central directory header")
+		}
+		read += int64(centralLen + need)
+		a.files = append(a.files, file{})
+		f := &a.files[len(a.files)-1]
+		f.Index = len(a.files) - 1
+		f.fill(&h, b[:nl], b[nl:nl+el], b[nl+el:])
+		f.headerOff += base
+	}
+	a.entries = make([]*arc.Entry, len(a.files))
+	for i := range a.files {
+		a.entries[i] = &a.files[i].Entry
+	}
+	return nil
+}
+
+// centralAt reports whether a central directory header starts at off.
+func (a *Archive) centralAt(off int64) bool {
+	var b [4]byte
+	if off < 0 || off+4 > a.size {
+		return false
+	}
+	if _, err := a.ra.ReadAt(b[:], off); err != nil {
+		return false
+	}
+	return le.Uint32(b[:]) == sigCentral
+}
+
+// readLinks reads symlink targets (the entry's data) so that Entries
+// carries them. A target that cannot be read stays empty; opening the
+// entry reports why.
+func (a *Archive) readLinks() {
+	var buf []byte
+	for i := range a.files {
+		f := &a.files[i]
+		if f.Link != arc.LinkSymlink || f.usize > maxLinkTarget {
+			continue
+		}
+		rc, err := a.Open(i)
+		if err != nil {
+			continue
+		}
+		if buf == nil {
+			buf = make([]byte, 0, 512)
+		}
+		buf = buf[:0]
+		for {
+			if len(buf) == cap(buf) {
+				buf = append(buf, 0)[:len(buf)]
+			}
+			n, err := rc.Read(buf[len(buf):cap(buf)])
+			buf = buf[:len(buf)+n]
+			if err != nil || len(buf) > maxLinkTarget {
+				if err == io.EOF {
+					f.LinkTarget = string(buf)
+				}
+				break
+			}
+		}
+		rc.Close()
+	}
+}
+
+// Entries returns the entries in central directory order.
+func (a *Archive) Entries() []*arc.Entry { return a.entries }
+
+// Comment returns the archive comment.
+func (a *Archive) Comment() string { return a.comment }
+
+// Close releases nothing the caller owns: ra stays open.
+func (a *Archive) Close() error { return nil }

@@ -1,0 +1,311 @@
+package zip
+
+import (
+	"encoding/binary"
+	"hash/crc32"
+	"io/fs"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/go-unarc/unarc/internal/arc"
+)
+
+var le = binary.LittleEndian
+
+// file is one entry as the central directory (or a local header, for the
+// forward Reader) describes it: the public Entry plus what reading needs.
+type file struct {
+	arc.Entry
+	flags     uint16
+	method    uint16 // real compression method (the one inside AES)
+	aes       bool   // WinZip AES (method 99 + extra 0x9901)
+	zip64     bool   // a Zip64 extra field was present (descriptor sizes are 8 bytes)
+	crc       uint32
+	csize     uint64
+	usize     uint64
+	headerOff int64 // absolute offset of the local header (base delta applied)
+	disk      uint32
+	dirAttr   bool // MS-DOS directory attribute
+}
+
+// header holds the fixed fields shared by local and central headers,
+// before extra fields are applied.
+type header struct {
+	madeBy  uint16
+	flags   uint16
+	method  uint16
+	dosTime uint16
+	dosDate uint16
+	crc     uint32
+	csize   uint32
+	usize   uint32
+	offset  uint32 // central only
+	disk    uint16 // central only
+	extAttr uint32 // central only
+	central bool
+}
+
+// fill sets f from h and the variable parts; name, extra and comment are
+// the raw bytes (they are copied).
+func (f *file) fill(h *header, name, extra, comment []byte) {
+	f.flags = h.flags
+	f.method = h.method
+	f.crc = h.crc
+	f.csize = uint64(h.csize)
+	f.usize = uint64(h.usize)
+	f.headerOff = int64(h.offset)
+	f.disk = uint32(h.disk)
+	f.Encrypted = h.flags&flagEncrypted != 0
+	f.HasCRC32 = true
+	f.CRC32 = h.crc
+	if t := dosTime(h.dosDate, h.dosTime); !t.IsZero() {
+		f.Modified = t
+	}
+	f.Name = ""
+	f.parseExtra(h, name, extra)
+	if f.Name == "" {
+		f.Name = string(name)
+		host := h.madeBy >> 8
+		if h.central && (host == hostDOS || host == hostNTFS || host == hostVFAT) && strings.IndexByte(f.Name, '\\') >= 0 {
+			// Windows tools wrote the path separator as '\'; APPNOTE 4.4.17
+			// says '/', and 7-Zip converts these.
+			f.Name = strings.ReplaceAll(f.Name, "\\", "/")
+		}
+	}
+	if len(comment) > 0 {
+		f.Comment = string(comment)
+	}
+	f.setMode(h)
+	f.setMethod()
+	f.Size = int64(f.usize)
+	f.PackedSize = int64(f.csize)
+}
+
+// parseExtra walks the extra fields (APPNOTE 4.5), bounds-checked: a field
+// whose length overruns the block ends the walk.
+func (f *file) parseExtra(h *header, name, extra []byte) {
+	var nt bool // NTFS times take precedence over "UT", which beats DOS
+	for len(extra) >= 4 {
+		id := le.Uint16(extra)
+		n := int(le.Uint16(extra[2:]))
+		if 4+n > len(extra) {
+			break
+		}
+		b := extra[4 : 4+n]
+		extra = extra[4+n:]
+		switch id {
+		case extraZip64:
+			// APPNOTE 4.5.3: a value is present only when its header field
+			// is saturated; the local header carries both sizes.
+			f.zip64 = true
+			if h.usize == 0xffffffff || !h.central {
+				if len(b) >= 8 {
+					f.usize, b = le.Uint64(b), b[8:]
+				}
+			}
+			if h.csize == 0xffffffff || !h.central {
+				if len(b) >= 8 {
+					f.csize, b = le.Uint64(b), b[8:]
+				}
+			}
+			if h.central && h.offset == 0xffffffff && len(b) >= 8 {
+				f.headerOff, b = int64(le.Uint64(b)), b[8:]
+			}
+			if h.central && h.disk == 0xffff && len(b) >= 4 {
+				f.disk = le.Uint32(b)
+			}
+		case extraNTFS:
+			// 4 reserved bytes, then tag/size attributes; tag 1 holds
+			// mtime, atime, ctime as FILETIMEs.
+			if len(b) < 4 {
+				break
+			}
+			b = b[4:]
+			for len(b) >= 4 {
+				tag, sz := le.Uint16(b), int(le.Uint16(b[2:]))
+				if 4+sz > len(b) {
+					break
+				}
+				if tag == 1 && sz >= 24 {
+					v := b[4:]
+					f.Modified = fileTime(le.Uint64(v))
+					f.Accessed = fileTime(le.Uint64(v[8:]))
+					f.Created = fileTime(le.Uint64(v[16:]))
+					nt = true
+				}
+				b = b[4+sz:]
+			}
+		case extraExtTime:
+			// Info-ZIP "UT": flags, then the times the flags announce; the
+			// central copy holds only mtime whatever the flags say.
+			if nt || len(b) < 1 {
+				break
+			}
+			fl := b[0]
+			b = b[1:]
+			if fl&1 != 0 && len(b) >= 4 {
+				f.Modified = time.Unix(int64(int32(le.Uint32(b))), 0).UTC()
+				b = b[4:]
+			}
+			if fl&2 != 0 && len(b) >= 4 {
+				f.Accessed = time.Unix(int64(int32(le.Uint32(b))), 0).UTC()
+				b = b[4:]
+			}
+			if fl&4 != 0 && len(b) >= 4 {
+				f.Created = time.Unix(int64(int32(le.Uint32(b))), 0).UTC()
+			}
+		case extraUnicodePath:
+			// version 1, CRC-32 of the raw header name, UTF-8 name. A CRC
+			// mismatch means the name was changed by a tool unaware of the
+			// field: the raw name wins (Info-ZIP's rule).
+			if len(b) >= 5 && b[0] == 1 && f.flags&flagUTF8 == 0 &&
+				le.Uint32(b[1:]) == crc32.ChecksumIEEE(name) && utf8.Valid(b[5:]) && len(b) > 5 {
+				f.Name = string(b[5:])
+			}
+		case extraAES:
+			// WinZip AE-x: version(2) "AE" strength(1) method(2).
+			if len(b) >= 7 && h.method == methodAES {
+				f.aes = true
+				f.method = le.Uint16(b[5:])
+				switch b[4] {
+				case 1:
+					f.Method = "AES-128"
+				case 2:
+					f.Method = "AES-192"
+				default:
+					f.Method = "AES-256"
+				}
+			}
+		}
+	}
+}
+
+// setMethod names the method, with the encryption in front as 7-Zip does.
+func (f *file) setMethod() {
+	m := methodName(f.method)
+	switch {
+	case f.aes:
+		f.Method = f.Method + " (" + m + ")"
+	case f.flags&flagStrong != 0 && f.Encrypted:
+		f.Method = "PKWARE strong encryption (" + m + ")"
+	case f.Encrypted:
+		f.Method = "ZipCrypto (" + m + ")"
+	default:
+		f.Method = m
+	}
+}
+
+// setMode derives the file mode from the external attributes: the Unix
+// mode in the high 16 bits when made on Unix, else MS-DOS attributes
+// (APPNOTE 4.4.2, 4.4.15).
+func (f *file) setMode(h *header) {
+	host := h.madeBy >> 8
+	unix := h.extAttr >> 16
+	var m fs.FileMode
+	switch {
+	case h.central && (host == hostUnix || host == hostOSX) && unix != 0:
+		m = fs.FileMode(unix & 0o777)
+		if unix&0o4000 != 0 {
+			m |= fs.ModeSetuid
+		}
+		if unix&0o2000 != 0 {
+			m |= fs.ModeSetgid
+		}
+		if unix&0o1000 != 0 {
+			m |= fs.ModeSticky
+		}
+		switch unix & sIFMT {
+		case sIFDIR:
+			m |= fs.ModeDir
+		case sIFLNK:
+			m |= fs.ModeSymlink
+		case 0o010000:
+			m |= fs.ModeNamedPipe
+		case 0o020000:
+			m |= fs.ModeDevice | fs.ModeCharDevice
+		case 0o060000:
+			m |= fs.ModeDevice
+		case 0o140000:
+			m |= fs.ModeSocket
+		}
+	default:
+		m = 0o644
+		if h.extAttr&0x10 != 0 {
+			f.dirAttr = true
+			m = fs.ModeDir | 0o755
+		}
+		if h.extAttr&0x01 != 0 {
+			m &^= 0o222
+		}
+	}
+	if strings.HasSuffix(f.Name, "/") || (f.dirAttr && f.usize == 0) {
+		m = m&^(fs.ModeType) | fs.ModeDir
+		if m&0o777 == 0o644 {
+			m |= 0o111
+		}
+	} else if f.dirAttr {
+		// A DOS directory bit on an entry with data: 7-Zip treats it as
+		// a file; so do we.
+		m = m&^fs.ModeDir | 0o644
+	}
+	if m.IsDir() && m&0o777 == 0 {
+		m |= 0o755
+	}
+	f.Mode = m
+	if m&fs.ModeSymlink != 0 {
+		f.Link = arc.LinkSymlink
+	}
+}
+
+// dosTime converts an MS-DOS date and time (APPNOTE 4.4.6). The zone is
+// not recorded; like archive/zip we read it as UTC.
+func dosTime(d, t uint16) time.Time {
+	if d == 0 && t == 0 {
+		return time.Time{}
+	}
+	return time.Date(int(d>>9)+1980, time.Month(d>>5&0xf), int(d&0x1f),
+		int(t>>11), int(t>>5&0x3f), int(t&0x1f)*2, 0, time.UTC)
+}
+
+// fileTime converts a Windows FILETIME (100 ns ticks since 1601).
+func fileTime(ft uint64) time.Time {
+	if ft == 0 {
+		return time.Time{}
+	}
+	const epochDiff = 11644473600 // seconds from 1601 to 1970
+	return time.Unix(int64(ft/1e7)-epochDiff, int64(ft%1e7)*100).UTC()
+}
+
+// parseCentral decodes the fixed part of a central directory header.
+func parseCentral(b []byte, h *header) (nameLen, extraLen, commentLen int) {
+	*h = header{
+		madeBy:  le.Uint16(b[4:]),
+		flags:   le.Uint16(b[8:]),
+		method:  le.Uint16(b[10:]),
+		dosTime: le.Uint16(b[12:]),
+		dosDate: le.Uint16(b[14:]),
+		crc:     le.Uint32(b[16:]),
+		csize:   le.Uint32(b[20:]),
+		usize:   le.Uint32(b[24:]),
+		disk:    le.Uint16(b[34:]),
+		extAttr: le.Uint32(b[38:]),
+		offset:  le.Uint32(b[42:]),
+		central: true,
+	}
+	return int(le.Uint16(b[28:])), int(le.Uint16(b[30:])), int(le.Uint16(b[32:]))
+}
+
+// parseLocal decodes the fixed part of a local file header.
+func parseLocal(b []byte, h *header) (nameLen, extraLen int) {
+	*h = header{
+		flags:   le.Uint16(b[6:]),
+		method:  le.Uint16(b[8:]),
+		dosTime: le.Uint16(b[10:]),
+		dosDate: le.Uint16(b[12:]),
+		crc:     le.Uint32(b[14:]),
+		csize:   le.Uint32(b[18:]),
+		usize:   le.Uint32(b[22:]),
+	}
+	return int(le.Uint16(b[26:])), int(le.Uint16(b[28:]))
+}

@@ -1,0 +1,200 @@
+package zip
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/go-unarc/unarc/crc32x"
+	"github.com/go-unarc/unarc/deflate"
+	"github.com/go-unarc/unarc/internal/arc"
+	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/internal/pool"
+)
+
+// errClosed is returned by reads after Close.
+var errClosed = errors.New("zip: read after Close")
+
+// section reads [off, end) of an io.ReaderAt. Unlike io.SectionReader it
+// lives inside pooled state, so opening an entry allocates nothing, and it
+// writes straight to a destination with a pooled buffer.
+type section struct {
+	ra       io.ReaderAt
+	off, end int64
+}
+
+func (s *section) Read(p []byte) (int, error) {
+	if s.off >= s.end {
+		return 0, io.EOF
+	}
+	if max := s.end - s.off; int64(len(p)) > max {
+		p = p[:max]
+	}
+	n, err := s.ra.ReadAt(p, s.off)
+	s.off += int64(n)
+	if err == io.EOF {
+		if s.off < s.end {
+			return n, errs.Truncated("entry data")
+		}
+		err = nil
+	}
+	return n, err
+}
+
+// WriteTo copies the rest of the section to w.
+func (s *section) WriteTo(w io.Writer) (int64, error) {
+	bp := pool.Get(64 << 10)
+	defer pool.Put(bp)
+	buf := *bp
+	var total int64
+	for {
+		n, err := s.Read(buf)
+		if n > 0 {
+			m, werr := w.Write(buf[:n])
+			total += int64(m)
+			if werr != nil {
+				return total, werr
+			}
+		}
+		if err == io.EOF {
+			return total, nil
+		}
+		if err != nil {
+			return total, err
+		}
+	}
+}
+
+// openState is the reusable part of an open entry: input buffer,
+// decompressor and verifier. It is pooled, so Open allocates only the
+// small handle that guards against use after Close.
+type openState struct {
+	sec section
+	br  *bufio.Reader
+	dec *deflate.Reader
+	v   crc32x.Reader
+	hdr [localLen]byte
+}
+
+var openPool = pool.Of[openState]{New: func() *openState {
+	return &openState{br: bufio.NewReaderSize(nil, 32<<10)}
+}}
+
+// entryReader is what Open returns. Close gives the state back exactly
+// once; later reads fail.
+type entryReader struct {
+	s *openState
+}
+
+func (r *entryReader) Read(p []byte) (int, error) {
+	if r.s == nil {
+		return 0, errClosed
+	}
+	return r.s.v.Read(p)
+}
+
+// WriteTo lets io.Copy move data from the decoder's window without an
+// extra buffer.
+func (r *entryReader) WriteTo(w io.Writer) (int64, error) {
+	if r.s == nil {
+		return 0, errClosed
+	}
+	return r.s.v.WriteTo(w)
+}
+
+func (r *entryReader) Close() error {
+	s := r.s
+	if s == nil {
+		return nil
+	}
+	r.s = nil
+	if s.dec != nil {
+		s.dec.Close()
+	}
+	s.sec = section{}
+	s.br.Reset(nil)
+	s.v.ResetCRC32(nil, 0, 0)
+	openPool.Put(s)
+	return nil
+}
+
+// checkOpen says whether entry f can be decoded, before anything is read.
+func checkOpen(f *file, cfg *arc.Config) error {
+	if f.Encrypted {
+		if cfg.Password == nil {
+			return fmt.Errorf("%w: %s: %s", errs.ErrPasswordRequired, f.Name, f.Method)
+		}
+		return errs.Unsupported("%s: %s: ZipCrypto/AES not yet implemented", f.Name, f.Method)
+	}
+	if f.flags&flagMasked != 0 && f.Encrypted {
+		return errs.Unsupported("%s: encrypted central directory", f.Name)
+	}
+	switch f.method {
+	case methodStore, methodDeflate, methodDeflate64:
+	default:
+		return errs.Unsupported("%s: compression method %s (%d)", f.Name, methodName(f.method), f.method)
+	}
+	if f.method == methodStore && f.csize != f.usize {
+		return errs.Corrupt("%s: stored entry with packed size %d but size %d", f.Name, f.csize, f.usize)
+	}
+	lim := &cfg.Limits
+	if f.usize > uint64(lim.MaxEntrySize) {
+		return errs.Limit("%s: size %d exceeds the limit %d", f.Name, f.usize, lim.MaxEntrySize)
+	}
+	if lim.MaxRatio > 0 && f.csize > 1<<20 && float64(f.usize) > lim.MaxRatio*float64(f.csize) {
+		return errs.Limit("%s: compression ratio exceeds %g", f.Name, lim.MaxRatio)
+	}
+	return nil
+}
+
+// Open returns a reader of entry i's content; reading it to the end
+// verifies its size and CRC-32.
+func (a *Archive) Open(i int) (io.ReadCloser, error) {
+	if i < 0 || i >= len(a.files) {
+		return nil, fmt.Errorf("zip: entry index %d out of range", i)
+	}
+	f := &a.files[i]
+	if err := checkOpen(f, &a.cfg); err != nil {
+		return nil, err
+	}
+	s := openPool.Get()
+	dataOff, err := a.dataOffset(f, s.hdr[:])
+	if err != nil {
+		openPool.Put(s)
+		return nil, err
+	}
+	s.sec = section{ra: a.ra, off: dataOff, end: dataOff + int64(f.csize)}
+	var body io.Reader = &s.sec
+	if f.method != methodStore {
+		s.br.Reset(&s.sec)
+		if s.dec == nil {
+			s.dec = deflate.NewReader(nil)
+		}
+		s.dec.Reset(s.br, f.method == methodDeflate64)
+		body = s.dec
+	}
+	s.v.ResetCRC32(body, f.crc, int64(f.usize))
+	return &entryReader{s: s}, nil
+}
+
+// dataOffset reads f's local header (into hdr) to find where its data
+// starts: the local name and extra lengths may differ from the central
+// ones (APPNOTE 4.3.7).
+func (a *Archive) dataOffset(f *file, hdr []byte) (int64, error) {
+	off := f.headerOff
+	if off < 0 || off > a.size-localLen {
+		return 0, errs.Corrupt("%s: local header offset %d outside the archive", f.Name, off)
+	}
+	if _, err := a.ra.ReadAt(hdr[:localLen], off); err != nil {
+		return 0, errs.EOF(err, "local header")
+	}
+	if le.Uint32(hdr) != sigLocal {
+		return 0, errs.Corrupt("%s: no local header at offset %d", f.Name, off)
+	}
+	data := off + localLen + int64(le.Uint16(hdr[26:])) + int64(le.Uint16(hdr[28:]))
+	if f.csize > uint64(a.size) || data > a.size-int64(f.csize) {
+		return 0, errs.Truncated(fmt.Sprintf("%s: data (%d bytes at %d) beyond the end of the archive", f.Name, f.csize, data))
+	}
+	return data, nil
+}

@@ -1,0 +1,168 @@
+// Package zip reads ZIP archives (PKWARE APPNOTE 6.3.10): random access
+// through the central directory (Archive) and forward-only reading of a
+// stream through the local headers (Reader).
+//
+// Supported: Stored, Deflate, Deflate64; Zip64 sizes, offsets and entry
+// counts; data descriptors with or without signature; prepended data (SFX
+// stubs) with or without adjusted offsets; UTF-8 names and the Info-ZIP
+// Unicode path field; DOS, extended-timestamp and NTFS times; Unix modes
+// and symlinks; archive and entry comments. Other methods and encrypted
+// entries are listed, and opening them fails with errs.ErrUnsupported or
+// errs.ErrPasswordRequired.
+package zip
+
+// Record signatures (APPNOTE 4.3.7, 4.3.9, 4.3.12, 4.3.14, 4.3.15, 4.3.16).
+const (
+	sigLocal       = 0x04034b50 // "PK\x03\x04" local file header
+	sigCentral     = 0x02014b50 // "PK\x01\x02" central directory file header
+	sigEnd         = 0x06054b50 // "PK\x05\x06" end of central directory record
+	sigEnd64       = 0x06064b50 // "PK\x06\x06" Zip64 end of central directory record
+	sigEnd64Loc    = 0x07064b50 // "PK\x06\x07" Zip64 end of central directory locator
+	sigDescriptor  = 0x08074b50 // "PK\x07\x08" data descriptor (optional signature)
+	sigSpannedMark = 0x30304b50 // "PK00": single-segment archive that was meant to be spanned
+)
+
+// Fixed record lengths, signature included.
+const (
+	localLen    = 30 // APPNOTE 4.3.7
+	centralLen  = 46 // APPNOTE 4.3.12
+	endLen      = 22 // APPNOTE 4.3.16
+	end64LocLen = 20 // APPNOTE 4.3.15
+	end64Len    = 56 // APPNOTE 4.3.14 (fixed part)
+)
+
+// Local file header (APPNOTE 4.3.7), offsets from the signature:
+//
+//	 0 signature          4
+//	 4 version needed     2
+//	 6 flags              2
+//	 8 method             2
+//	10 mod time, date     2+2 (MS-DOS)
+//	14 crc-32             4
+//	18 compressed size    4
+//	22 uncompressed size  4
+//	26 name length        2
+//	28 extra length       2
+//
+// Central directory header (APPNOTE 4.3.12):
+//
+//	 0 signature          4
+//	 4 version made by    2 (high byte: host system)
+//	 6 version needed     2
+//	 8 flags              2
+//	10 method             2
+//	12 mod time, date     2+2
+//	16 crc-32             4
+//	20 compressed size    4
+//	24 uncompressed size  4
+//	28 name length        2
+//	30 extra length       2
+//	32 comment length     2
+//	34 disk number start  2
+//	36 internal attrs     2
+//	38 external attrs     4
+//	42 local header off.  4
+
+// General purpose flag bits (APPNOTE 4.4.4).
+const (
+	flagEncrypted  = 1 << 0
+	flagDescriptor = 1 << 3  // CRC and sizes follow the data
+	flagStrong     = 1 << 6  // PKWARE strong encryption
+	flagUTF8       = 1 << 11 // name and comment are UTF-8
+	flagMasked     = 1 << 13 // central directory encrypted (local header values masked)
+)
+
+// Compression methods (APPNOTE 4.4.5).
+const (
+	methodStore     = 0
+	methodDeflate   = 8
+	methodDeflate64 = 9
+	methodAES       = 99 // WinZip AES; the real method is in extra 0x9901
+)
+
+// Extra field header IDs (APPNOTE 4.5, 4.6).
+const (
+	extraZip64       = 0x0001
+	extraNTFS        = 0x000a
+	extraExtTime     = 0x5455 // "UT" extended timestamp
+	extraUnicodePath = 0x7075 // "up" Info-ZIP Unicode path
+	extraAES         = 0x9901 // WinZip AES
+)
+
+// Host systems in the "version made by" high byte (APPNOTE 4.4.2).
+const (
+	hostDOS  = 0
+	hostUnix = 3
+	hostNTFS = 10
+	hostVFAT = 14
+	hostOSX  = 19
+)
+
+// Unix mode type bits in the external attributes' high 16 bits.
+const (
+	sIFMT  = 0o170000
+	sIFLNK = 0o120000
+	sIFDIR = 0o040000
+	sIFREG = 0o100000
+)
+
+// maxLinkTarget bounds how much of a symlink entry's data is read as its
+// target; a longer "target" is not a link a file system would accept.
+const maxLinkTarget = 64 << 10
+
+// methodName names a compression method as 7-Zip lists it.
+func methodName(m uint16) string {
+	switch m {
+	case 0:
+		return "Store"
+	case 1:
+		return "Shrink"
+	case 2, 3, 4, 5:
+		return "Reduce" + string(rune('0'+m-1))
+	case 6:
+		return "Implode"
+	case 7:
+		return "Tokenize"
+	case 8:
+		return "Deflate"
+	case 9:
+		return "Deflate64"
+	case 10:
+		return "PKImploding"
+	case 12:
+		return "BZip2"
+	case 14:
+		return "LZMA"
+	case 18:
+		return "Terse"
+	case 19:
+		return "LZ77"
+	case 20, 93:
+		return "Zstd"
+	case 95:
+		return "XZ"
+	case 96:
+		return "Jpeg"
+	case 97:
+		return "WavPack"
+	case 98:
+		return "PPMd"
+	case 99:
+		return "AES"
+	}
+	return "Method" + itoa(int(m))
+}
+
+func itoa(n int) string {
+	if n == 0 {
+		return "0"
+	}
+	var b [20]byte
+	i := len(b)
+	for n > 0 {
+		i--
+		b[i] = byte('0' + n%10)
+		n /= 10
+	}
+	return string(b[i:])
+}
