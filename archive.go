@@ -86,7 +86,20 @@ func OpenFile(name string, opts ...Option) (*Archive, error) {
 		mu.Unlock()
 		return vf, vst.Size(), nil
 	}
-	a, err := openArchive(f, st.Size(), o, cfg)
+	var ra io.ReaderAt = f
+	size := st.Size()
+	split, more, err := splitVolumes(name, f, size)
+	closers = append(closers, more...)
+	if err != nil {
+		for _, c := range closers {
+			c.Close()
+		}
+		return nil, err
+	}
+	if split != nil {
+		ra, size = split, split.start[len(split.parts)]
+	}
+	a, err := openArchive(ra, size, o, cfg)
 	if err != nil {
 		mu.Lock()
 		for _, c := range closers {

@@ -1,0 +1,50 @@
+package unarc
+
+import (
+	"bytes"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+func TestSplitVolumes(t *testing.T) {
+	dir := t.TempDir()
+	data := make([]byte, 10000)
+	rand.NewChaCha8([32]byte{1}).Read(data)
+	name := filepath.Join(dir, "a.7z.001")
+	cuts := []int{0, 3000, 3001, 7000, 10000}
+	for i := 0; i+1 < len(cuts); i++ {
+		p := filepath.Join(dir, "a.7z.00"+string(rune('1'+i)))
+		if err := os.WriteFile(p, data[cuts[i]:cuts[i+1]], 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f, _ := os.Open(name)
+	defer f.Close()
+	c, closers, err := splitVolumes(name, f, 3000)
+	for _, cl := range closers {
+		defer cl.Close()
+	}
+	if err != nil || c == nil {
+		t.Fatalf("splitVolumes: %v, %v", c, err)
+	}
+	if got := c.start[len(c.parts)]; got != 10000 {
+		t.Fatalf("total size %d", got)
+	}
+	got, err := io.ReadAll(io.NewSectionReader(c, 0, 10000))
+	if err != nil || !bytes.Equal(got, data) {
+		t.Fatalf("concatenation differs: %v", err)
+	}
+	buf := make([]byte, 5000)
+	if n, err := c.ReadAt(buf, 2500); n != 5000 || err != nil || !bytes.Equal(buf, data[2500:7500]) {
+		t.Fatalf("ReadAt across parts: %d %v", n, err)
+	}
+	if n, err := c.ReadAt(buf, 8000); n != 2000 || err != io.EOF {
+		t.Fatalf("ReadAt past end: %d %v", n, err)
+	}
+	if c2, _, _ := splitVolumes(filepath.Join(dir, "plain.zip"), f, 1); c2 != nil {
+		t.Fatal("plain name taken as a split set")
+	}
+}
