@@ -1,0 +1,69 @@
+package unarc_test
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/go-unarc/unarc"
+)
+
+// addSeeds adds every small archive under testdata/ to the corpus.
+func addSeeds(f *testing.F) {
+	filepath.WalkDir("testdata", func(p string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() || strings.HasSuffix(p, ".sh") || strings.HasSuffix(p, ".txt") || strings.Contains(p, "/fuzz/") {
+			return nil
+		}
+		if st, err := d.Info(); err == nil && st.Size() <= 64<<10 {
+			if b, err := os.ReadFile(p); err == nil {
+				f.Add(b)
+			}
+		}
+		return nil
+	})
+}
+
+var fuzzLimits = unarc.WithLimits(unarc.Limits{MaxDictionary: 64 << 20, MaxMemory: 256 << 20, MaxEntrySize: 64 << 20})
+
+// FuzzOpen feeds arbitrary bytes through format detection, the
+// random-access API and every entry's decoder: errors are fine, panics
+// and hangs are not.
+func FuzzOpen(f *testing.F) {
+	addSeeds(f)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		a, err := unarc.Open(bytes.NewReader(data), int64(len(data)), fuzzLimits, unarc.WithPassword("test"))
+		if err != nil {
+			return
+		}
+		defer a.Close()
+		for _, e := range a.Entries() {
+			rc, err := a.OpenEntry(e)
+			if err != nil {
+				continue
+			}
+			io.Copy(io.Discard, rc)
+			rc.Close()
+		}
+	})
+}
+
+// FuzzNewReader does the same through the forward-only Reader.
+func FuzzNewReader(f *testing.F) {
+	addSeeds(f)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		r, err := unarc.NewReader(bytes.NewReader(data), fuzzLimits, unarc.WithPassword("test"))
+		if err != nil {
+			return
+		}
+		defer r.Close()
+		for i := 0; i < 10000; i++ {
+			if _, err := r.Next(); err != nil {
+				return
+			}
+			io.Copy(io.Discard, r)
+		}
+	})
+}
