@@ -216,3 +216,9 @@ func TestTruncated(t *testing.T) {
 		}
 	}
 }
+
+func isTruncated(err error) bool {
+	return errors.Is(err, io.ErrUnexpectedEOF) && errors.Is(err, errs.ErrTruncated)
+}
+
+func isCorrupt(err error) bool { return errors.Is(err, errs.ErrCorrupt) }
