@@ -174,10 +174,8 @@ func (z *Reader) dynamicHeader() {
 			i++
 		}
 	}
-	if lens[256] == 0 {
-		z.corrupt("no end-of-block code")
-		return
-	}
+	// A code without symbol 256 is accepted, as by zlib and compress/flate:
+	// such a block never ends, so the stream fails later.
 	lt, dt := &litTmpl, &distTmpl
 	if z.d64 {
 		lt, dt = &litTmpl64, &distTmpl64

@@ -222,3 +222,38 @@ func isTruncated(err error) bool {
 }
 
 func isCorrupt(err error) bool { return errors.Is(err, errs.ErrCorrupt) }
+
+// TestAllocs checks that Reset, decoding and Close allocate nothing once
+// the pools are warm, for each kind of source.
+func TestAllocs(t *testing.T) {
+	if testing.CoverMode() != "" || raceEnabled {
+		t.Skip("allocation counts differ under -cover/-race")
+	}
+	data := mixedData(300_000)
+	stream := compress(t, data, 6)
+	d64 := readZip(t, "d64-7zz-mx9.zip")[1].raw
+	br := bytes.NewReader(stream)
+	bf := bufio.NewReader(br)
+	by := &byteReader{br}
+	for _, c := range []struct {
+		name string
+		r    io.Reader
+		raw  []byte
+		d64  bool
+	}{{"bytes.Reader", br, stream, false}, {"bufio", bf, stream, false}, {"ByteReader", by, stream, false}, {"d64", br, d64, true}} {
+		z := NewReader(nil)
+		run := func() {
+			br.Reset(c.raw)
+			bf.Reset(br)
+			z.Reset(c.r, c.d64)
+			if _, err := io.Copy(io.Discard, z); err != nil {
+				t.Fatal(err)
+			}
+			z.Close()
+		}
+		run()
+		if n := testing.AllocsPerRun(5, run); n != 0 {
+			t.Errorf("%s: %v allocations per Reset+decode+Close", c.name, n)
+		}
+	}
+}
