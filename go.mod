@@ -3,6 +3,6 @@ module github.com/go-unarc/unarc
 go 1.26.0
 
 require (
-	github.com/klauspost/compress v1.20.4 // indirect
-	golang.org/x/sys v0.50.0 // indirect
+	github.com/klauspost/compress v1.20.4
+	golang.org/x/sys v0.50.0
 )
