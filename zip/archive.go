@@ -181,10 +181,15 @@ func (a *Archive) readDirectory(d *directory) error {
 	a.files = make([]file, 0, capN)
 
 	sec := io.NewSectionReader(a.ra, start, a.size-start)
-	br := bufio.NewReaderSize(sec, 64<<10)
+	bs := dirBufPool.Get()
+	defer dirBufPool.Put(bs)
+	br := bs.br
+	br.Reset(sec)
+	defer br.Reset(nil)
 	var fixed [centralLen]byte
 	var h header
-	var scratch []byte
+	scratch := bs.scratch
+	defer func() { bs.scratch = scratch[:0] }()
 	read := int64(0)
 	// The directory ends when both its declared size and count are
 	// reached, or at the first non-header once the count is (the 16-bit
@@ -231,6 +236,17 @@ func (a *Archive) readDirectory(d *directory) error {
 	}
 	return nil
 }
+
+// dirBuf is the scratch for reading a central directory, pooled so that
+// opening an archive allocates little more than its entry list.
+type dirBuf struct {
+	br      *bufio.Reader
+	scratch []byte
+}
+
+var dirBufPool = pool.Of[dirBuf]{New: func() *dirBuf {
+	return &dirBuf{br: bufio.NewReaderSize(nil, 16<<10)}
+}}
 
 // centralAt reports whether a central directory header starts at off.
 func (a *Archive) centralAt(off int64) bool {

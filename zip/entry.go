@@ -220,15 +220,10 @@ func (f *file) setMode(h *header) {
 			m |= fs.ModeDir
 		case sIFLNK:
 			m |= fs.ModeSymlink
-		case 0o010000:
-			m |= fs.ModeNamedPipe
-		case 0o020000:
-			m |= fs.ModeDevice | fs.ModeCharDevice
-		case 0o060000:
-			m |= fs.ModeDevice
-		case 0o140000:
-			m |= fs.ModeSocket
 		}
+		// Pipes, devices and sockets come out as regular files holding
+		// the stored data, as 7-Zip extracts them (zip records stdin as
+		// a pipe).
 	default:
 		m = 0o644
 		if h.extAttr&0x10 != 0 {

@@ -71,6 +71,7 @@ func (s *section) WriteTo(w io.Writer) (int64, error) {
 // small handle that guards against use after Close.
 type openState struct {
 	sec section
+	wt  bool // the body is an io.WriterTo (crc32x passes WriteTo through)
 	br  *bufio.Reader
 	dec *deflate.Reader
 	v   crc32x.Reader
@@ -100,7 +101,35 @@ func (r *entryReader) WriteTo(w io.Writer) (int64, error) {
 	if r.s == nil {
 		return 0, errClosed
 	}
-	return r.s.v.WriteTo(w)
+	if r.s.wt {
+		return r.s.v.WriteTo(w)
+	}
+	return copyPooled(w, &r.s.v)
+}
+
+// copyPooled copies r to w through a pooled buffer (crc32x's own fallback
+// would put 32 KiB on the heap per call).
+func copyPooled(w io.Writer, r io.Reader) (int64, error) {
+	bp := pool.Get(32 << 10)
+	defer pool.Put(bp)
+	buf := *bp
+	var total int64
+	for {
+		n, err := r.Read(buf)
+		if n > 0 {
+			m, werr := w.Write(buf[:n])
+			total += int64(m)
+			if werr != nil {
+				return total, werr
+			}
+		}
+		if err == io.EOF {
+			return total, nil
+		}
+		if err != nil {
+			return total, err
+		}
+	}
 }
 
 func (r *entryReader) Close() error {
@@ -174,6 +203,7 @@ func (a *Archive) Open(i int) (io.ReadCloser, error) {
 		s.dec.Reset(s.br, f.method == methodDeflate64)
 		body = s.dec
 	}
+	_, s.wt = body.(io.WriterTo)
 	s.v.ResetCRC32(body, f.crc, int64(f.usize))
 	return &entryReader{s: s}, nil
 }

@@ -321,7 +321,13 @@ func (z *Reader) WriteTo(w io.Writer) (int64, error) {
 	if z.rdErr != nil {
 		return 0, z.rdErr
 	}
-	n, err := z.s.v.WriteTo(w)
+	var n int64
+	var err error
+	if _, ok := z.body.(io.WriterTo); ok {
+		n, err = z.s.v.WriteTo(w)
+	} else {
+		n, err = copyPooled(w, &z.s.v)
+	}
 	if err == nil {
 		z.noteEnd(io.EOF)
 	} else {

@@ -1,0 +1,171 @@
+package zip
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"io"
+	"runtime"
+	"testing"
+
+	"github.com/go-unarc/unarc/internal/errs"
+)
+
+// readAllArchive opens data and reads every entry, returning the first error.
+func readAllArchive(data []byte) error {
+	a, err := NewArchive(bytes.NewReader(data), int64(len(data)), nil)
+	if err != nil {
+		return err
+	}
+	for i := range a.Entries() {
+		rc, err := a.Open(i)
+		if err != nil {
+			return err
+		}
+		_, err = io.Copy(io.Discard, rc)
+		rc.Close()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// readAllStream reads data forward-only, returning the first error.
+func readAllStream(data []byte) error {
+	z, err := NewReader(onlyReader{bytes.NewReader(data)}, nil)
+	if err != nil {
+		return err
+	}
+	defer z.Close()
+	for {
+		if _, err := z.Next(); err == io.EOF {
+			return nil
+		} else if err != nil {
+			return err
+		}
+		if _, err := io.Copy(io.Discard, onlyReader{z}); err != nil {
+			return err
+		}
+	}
+}
+
+func isBad(err error) bool {
+	return errors.Is(err, errs.ErrCorrupt) || errors.Is(err, errs.ErrTruncated) ||
+		errors.Is(err, errs.ErrChecksum) || errors.Is(err, errs.ErrFormat)
+}
+
+// flip returns a copy of data with the byte at the first occurrence of
+// sub (plus delta) inverted.
+func flip(t *testing.T, data []byte, sub string, delta int) []byte {
+	i := bytes.Index(data, []byte(sub))
+	if i < 0 {
+		t.Fatalf("%q not found", sub)
+	}
+	b := bytes.Clone(data)
+	b[i+delta] ^= 0xff
+	return b
+}
+
+func TestCorrupt(t *testing.T) {
+	store := readTestdata(t, "infozip-store.zip")
+	deflated := readTestdata(t, "bsdtar-deflate.zip")
+	stdinStore := readTestdata(t, "infozip-stdin-store.zip")
+	le := binary.LittleEndian
+	// Central size of the first entry (hello.txt) changed.
+	badSize := bytes.Clone(store)
+	cd := bytes.Index(badSize, []byte("PK\x01\x02"))
+	le.PutUint32(badSize[cd+24:], 12)
+	le.PutUint32(badSize[cd+20:], 12)
+
+	tests := []struct {
+		name   string
+		data   []byte
+		stream bool // also through the Reader
+		want   error
+	}{
+		{"stored data byte", flip(t, store, "hello, world", 3), true, errs.ErrChecksum},
+		{"stored crc", flip(t, store, "PK\x01\x02", 16), false, errs.ErrChecksum},
+		{"stored size", badSize, false, errs.ErrChecksum},
+		{"deflate data byte", flip(t, deflated, "PK\x03\x04", 0x40+30+9), true, nil},
+		{"streamed stored data byte", flip(t, stdinStore, "PK\x03\x04", 100), true, nil},
+		{"local signature", flip(t, store, "PK\x03\x04", 2), true, nil},
+		{"no end record", flip(t, store, "PK\x05\x06", 2), false, errs.ErrFormat},
+		{"central signature", flip(t, store, "PK\x01\x02", 2), false, errs.ErrCorrupt},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			err := readAllArchive(tc.data)
+			if !isBad(err) || tc.want != nil && !errors.Is(err, tc.want) {
+				t.Errorf("Archive: %v, want %v", err, tc.want)
+			}
+			if tc.stream {
+				err := readAllStream(tc.data)
+				if !isBad(err) || tc.want != nil && !errors.Is(err, tc.want) {
+					t.Errorf("Reader: %v, want %v", err, tc.want)
+				}
+			}
+		})
+	}
+}
+
+// TestTruncated cuts testdata archives at every length: the Archive must
+// fail with a clear error; the Reader too, unless the cut is inside the
+// central directory (every entry was read and verified by then).
+func TestTruncated(t *testing.T) {
+	for _, name := range []string{"infozip-deflate.zip", "bsdtar-deflate.zip", "infozip-stdin-store.zip", "infozip-zip64.zip"} {
+		data := readTestdata(t, name)
+		cd := bytes.Index(data, []byte("PK\x01\x02"))
+		step := 1
+		if testing.Short() {
+			step = 7
+		}
+		for n := 0; n < len(data); n += step {
+			if err := readAllArchive(data[:n]); !isBad(err) {
+				t.Errorf("%s cut at %d: Archive: %v", name, n, err)
+			}
+			err := readAllStream(data[:n])
+			if n < cd && !isBad(err) {
+				t.Errorf("%s cut at %d: Reader: %v", name, n, err)
+			} else if err != nil && !isBad(err) {
+				t.Errorf("%s cut at %d: Reader: %v", name, n, err)
+			}
+		}
+	}
+}
+
+// TestHostileCounts: end records claiming huge entry counts and sizes must
+// fail without allocating what they claim.
+func TestHostileCounts(t *testing.T) {
+	le := binary.LittleEndian
+	base := readTestdata(t, "infozip-zip64.zip")
+	rec := bytes.LastIndex(base, []byte("PK\x06\x06"))
+	if rec < 0 {
+		t.Fatal("no Zip64 record")
+	}
+	huge := bytes.Clone(base)
+	le.PutUint64(huge[rec+24:], 1e9)
+	le.PutUint64(huge[rec+32:], 1e9)
+	hugeSize := bytes.Clone(base)
+	le.PutUint64(hugeSize[rec+40:], 1e15)
+	end := bytes.Clone(readTestdata(t, "infozip-store.zip"))
+	e := bytes.LastIndex(end, []byte("PK\x05\x06"))
+	le.PutUint16(end[e+8:], 0xfffe)
+	le.PutUint16(end[e+10:], 0xfffe)
+	for _, tc := range []struct {
+		name string
+		data []byte
+	}{{"1e9 entries", huge}, {"1e15-byte directory", hugeSize}, {"65534 entries", end}} {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		err := readAllArchive(tc.data)
+		runtime.ReadMemStats(&after)
+		if !isBad(err) {
+			t.Errorf("%s: %v", tc.name, err)
+		}
+		if d := after.TotalAlloc - before.TotalAlloc; d > 1<<20 {
+			t.Errorf("%s: allocated %d bytes", tc.name, d)
+		}
+	}
+}
