@@ -129,8 +129,11 @@ func MixedArchive(tb testing.TB, name, tool string, args ...string) string {
 	if _, err := os.Stat(out); err == nil {
 		return out
 	}
-	tmp := out + ".tmp" + filepath.Ext(name)
+	// A per-process temporary name: several test binaries (packages) may
+	// build the same archive at once; the last rename wins, all are equal.
+	tmp := fmt.Sprintf("%s.tmp%d%s", out, os.Getpid(), filepath.Ext(name))
 	os.Remove(tmp)
+	defer os.Remove(tmp)
 	var full []string
 	for _, a := range args {
 		if a == "{out}" {
