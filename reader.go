@@ -3,7 +3,11 @@ package unarc
 import (
 	"bufio"
 	"errors"
+	"fmt"
 	"io"
+	"sync"
+
+	"github.com/go-unarc/unarc/internal/errs"
 
 	"github.com/go-unarc/unarc/internal/arc"
 )
@@ -19,7 +23,12 @@ type Reader struct {
 	cur    *Entry
 	lr     limitReader
 	err    error
+	buf    *bufio.Reader // from bufPool, returned by Close
 }
+
+// bufPool keeps the stream buffers, so a Reader per archive costs no
+// 64 KiB allocation once warm.
+var bufPool = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, readerBufSize) }}
 
 // readerBufSize is the stream buffer: large enough that format readers
 // can peek whole headers and the SFX scan moves in big steps.
@@ -30,21 +39,33 @@ const readerBufSize = 64 << 10
 func NewReader(r io.Reader, opts ...Option) (*Reader, error) {
 	o := buildOptions(opts)
 	br, ok := r.(*bufio.Reader)
+	var pooled *bufio.Reader
 	if !ok || br.Size() < readerBufSize {
-		br = bufio.NewReaderSize(r, readerBufSize)
+		pooled = bufPool.Get().(*bufio.Reader)
+		pooled.Reset(r)
+		br = pooled
+	}
+	release := func() {
+		if pooled != nil {
+			pooled.Reset(nil)
+			bufPool.Put(pooled)
+		}
 	}
 	f, err := detectStream(br)
 	if err != nil {
+		release()
 		return nil, err
 	}
 	if f.NewReader == nil {
-		return nil, errors.New("unarc: " + f.Name + " cannot be read forward-only; use Open")
+		release()
+		return nil, fmt.Errorf("%w: %s cannot be read forward-only (its index is at the end); use Open", errs.ErrUnsupported, f.Name)
 	}
 	fr, err := f.NewReader(br, o.config())
 	if err != nil {
+		release()
 		return nil, err
 	}
-	return &Reader{r: fr, format: f.Name, opts: o}, nil
+	return &Reader{r: fr, format: f.Name, opts: o, buf: pooled}, nil
 }
 
 // Format names the detected format.
@@ -97,5 +118,22 @@ func (r *Reader) WriteTo(w io.Writer) (int64, error) {
 	return n, err
 }
 
-// Close releases the Reader's decoders. It does not close the source.
-func (r *Reader) Close() error { return r.r.Close() }
+// Close releases the Reader's decoders and buffer. It does not close the
+// source. The Reader cannot be used afterwards.
+func (r *Reader) Close() error {
+	if r.r == nil {
+		return nil
+	}
+	err := r.r.Close()
+	r.r = nil
+	r.cur = nil
+	r.err = errClosed
+	if r.buf != nil {
+		r.buf.Reset(nil)
+		bufPool.Put(r.buf)
+		r.buf = nil
+	}
+	return err
+}
+
+var errClosed = errors.New("unarc: Reader closed")
