@@ -3,6 +3,7 @@ package unarc
 import (
 	"context"
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -167,4 +168,48 @@ func TestFS(t *testing.T) {
 	if _, err := fs.Stat(a, "skip.txt"); err == nil {
 		t.Error("insecure name visible in the fs view")
 	}
+}
+
+func TestLimits(t *testing.T) {
+	big := file("big.bin", strings.Repeat("z", 5000))
+	big.e.PackedSize = 2 << 20 // large enough for the ratio check to apply
+	small := file("small.bin", "tiny")
+	t.Run("entry-size", func(t *testing.T) {
+		dest := t.TempDir()
+		a := newFakeOpts([]Option{WithLimits(Limits{MaxEntrySize: 100})}, big, small)
+		err := a.Extract(context.Background(), dest)
+		if !errors.Is(err, ErrLimit) {
+			t.Fatalf("Extract: %v, want ErrLimit", err)
+		}
+		if _, err := os.Stat(filepath.Join(dest, "big.bin")); err == nil {
+			t.Error("over-limit entry written")
+		}
+		if _, err := os.Stat(filepath.Join(dest, "small.bin")); err != nil {
+			t.Error("small entry not written")
+		}
+	})
+	t.Run("ratio", func(t *testing.T) {
+		bomb := file("bomb.bin", strings.Repeat("z", 3<<20))
+		bomb.e.PackedSize = 1 << 20
+		a := newFakeOpts([]Option{WithLimits(Limits{MaxRatio: 2})}, bomb)
+		rc, err := a.OpenEntry(a.Entries()[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = io.Copy(io.Discard, rc)
+		if !errors.Is(err, ErrLimit) {
+			t.Fatalf("read: %v, want ErrLimit", err)
+		}
+	})
+	t.Run("progress", func(t *testing.T) {
+		var last Progress
+		calls := 0
+		a := newFakeOpts([]Option{WithProgress(func(p Progress) { last = p; calls++ })}, small, file("b", "bb"))
+		if err := a.Extract(context.Background(), t.TempDir()); err != nil {
+			t.Fatal(err)
+		}
+		if calls < 2 || !last.Done || last.TotalWritten != 6 || last.Entry.Name != "b" {
+			t.Errorf("progress: %d calls, last %+v", calls, last)
+		}
+	})
 }

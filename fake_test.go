@@ -28,7 +28,9 @@ type fakeArchive struct {
 	crcs []uint32
 }
 
-func newFake(list ...fakeEntry) *Archive {
+func newFake(list ...fakeEntry) *Archive { return newFakeOpts(nil, list...) }
+
+func newFakeOpts(opts []Option, list ...fakeEntry) *Archive {
 	fa := &fakeArchive{}
 	for i, fe := range list {
 		e := fe.e
@@ -47,7 +49,7 @@ func newFake(list ...fakeEntry) *Archive {
 		fa.data = append(fa.data, fe.content)
 		fa.crcs = append(fa.crcs, sum)
 	}
-	o := buildOptions(nil)
+	o := buildOptions(opts)
 	return &Archive{a: fa, format: "fake", opts: o}
 }
 
