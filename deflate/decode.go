@@ -187,8 +187,11 @@ func (z *Reader) fast() {
 		s := op - dd
 		switch {
 		case dd >= 8:
-			// Each 8-byte load reads only bytes written before it.
-			for i := 0; i < length; i += 8 {
+			// Each 8-byte load reads only bytes written before it. Most
+			// matches are short: copy 16 bytes before looping.
+			binary.LittleEndian.PutUint64(out[op:], binary.LittleEndian.Uint64(out[s:]))
+			binary.LittleEndian.PutUint64(out[op+8:], binary.LittleEndian.Uint64(out[s+8:]))
+			for i := 16; i < length; i += 8 {
 				binary.LittleEndian.PutUint64(out[op+i:], binary.LittleEndian.Uint64(out[s+i:]))
 			}
 		case dd == 1:
