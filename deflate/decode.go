@@ -187,9 +187,19 @@ func (z *Reader) fast() {
 		s := op - dd
 		switch {
 		case dd >= 8:
-			// Each 8-byte load reads only bytes written before it.
-			for i := 0; i < length; i += 8 {
-				binary.LittleEndian.PutUint64(out[op+i:], binary.LittleEndian.Uint64(out[s+i:]))
+			// Each 8-byte load reads only bytes written before it. Most
+			// matches are short: copy 16 bytes before looping.
+			binary.LittleEndian.PutUint64(out[op:], binary.LittleEndian.Uint64(out[s:]))
+			binary.LittleEndian.PutUint64(out[op+8:], binary.LittleEndian.Uint64(out[s+8:]))
+			if length > 16 {
+				// The slices are rounded up to whole words (the margin has
+				// room); the loop conditions double as bounds checks.
+				dst := out[op+16 : op+(length+7)&^7]
+				src := out[s+16 : s+16+len(dst)]
+				for len(dst) >= 8 && len(src) >= 8 {
+					binary.LittleEndian.PutUint64(dst, binary.LittleEndian.Uint64(src))
+					dst, src = dst[8:], src[8:]
+				}
 			}
 		case dd == 1:
 			v := uint64(out[s]) * 0x0101010101010101
