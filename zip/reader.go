@@ -92,6 +92,38 @@ func (in *input) ReadByte() (byte, error) {
 	return c, nil
 }
 
+// Peek, Discard and Buffered make input a peeker for the deflate
+// decoder, which then reads whole words from the stream buffer and
+// discards exactly what it used: fast, and the position after the
+// compressed stream is exact.
+func (in *input) Peek(k int) ([]byte, error) {
+	if in.n >= 0 && int64(k) > in.n {
+		b, err := in.br.Peek(int(in.n))
+		if err == nil {
+			err = io.EOF
+		}
+		return b, err
+	}
+	return in.br.Peek(k)
+}
+
+func (in *input) Discard(k int) (int, error) {
+	n, err := in.br.Discard(k)
+	in.count += int64(n)
+	if in.n >= 0 {
+		in.n -= int64(n)
+	}
+	return n, err
+}
+
+func (in *input) Buffered() int {
+	b := in.br.Buffered()
+	if in.n >= 0 && int64(b) > in.n {
+		b = int(in.n)
+	}
+	return b
+}
+
 // skip discards the rest of a bounded input.
 func (in *input) skip() error {
 	if in.n <= 0 {
