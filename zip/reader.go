@@ -12,6 +12,7 @@ import (
 	"github.com/go-unarc/unarc/internal/arc"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/pool"
+	"github.com/go-unarc/unarc/lzma"
 )
 
 // Reader reads a ZIP archive forward-only from an io.Reader, through the
@@ -39,6 +40,7 @@ type streamState struct {
 	br      *bufio.Reader
 	in      input
 	dec     *deflate.Reader
+	lz      *lzma.Reader
 	v       crc32x.Reader
 	dd      descReader
 	scan    storedScan
@@ -280,6 +282,12 @@ func (z *Reader) readHeader() (*file, error) {
 	rdErr := checkOpen(f, &z.cfg)
 	plausible := f.csize != 0 && f.csize < 0xffffffff
 	known := !dd || plausible && (f.method == methodStore || rdErr != nil)
+	if rdErr == nil && f.method == methodLZMA && !known {
+		// The LZMA decoder reads ahead of its stream; only a known packed
+		// size says where the next header starts.
+		rdErr = errs.Unsupported("%s: LZMA entry with a data descriptor in a forward-only stream", f.Name)
+		known = plausible
+	}
 	if dd {
 		f.HasCRC32 = false
 		f.CRC32 = 0
@@ -306,6 +314,15 @@ func (z *Reader) readHeader() (*file, error) {
 	case f.method == methodStore:
 		s.scan = storedScan{z: z}
 		z.body = &s.scan
+	case f.method == methodLZMA:
+		lz, err := resetLZMA(&s.lz, &s.in, f, &z.cfg)
+		s.lz = lz
+		if err != nil {
+			z.rdErr = err
+			z.cur = nil
+			return f, nil
+		}
+		z.body = lz
 	default:
 		if s.dec == nil {
 			s.dec = deflate.NewReader(nil)
@@ -410,6 +427,9 @@ func (z *Reader) Close() error {
 	z.s = nil
 	if s.dec != nil {
 		s.dec.Close()
+	}
+	if s.lz != nil {
+		s.lz.Close()
 	}
 	s.br.Reset(nil)
 	s.in = input{}
