@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"hash/crc32"
 	"io"
 	"path/filepath"
@@ -128,5 +129,43 @@ func TestClosedReader(t *testing.T) {
 	}
 	if _, err := io.Copy(io.Discard, rc); err == nil {
 		t.Error("WriteTo after Close succeeded")
+	}
+}
+
+// TestConcurrentOpen reads every entry from several goroutines at once.
+func TestConcurrentOpen(t *testing.T) {
+	data := readTestdata(t, "bsdtar-deflate.zip")
+	a, err := NewArchive(bytes.NewReader(data), int64(len(data)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error)
+	for g := 0; g < 4; g++ {
+		go func() {
+			for k := 0; k < 20; k++ {
+				for i, e := range a.Entries() {
+					if e.IsDir() {
+						continue
+					}
+					rc, err := a.Open(i)
+					if err != nil {
+						done <- err
+						return
+					}
+					n, err := io.Copy(io.Discard, rc)
+					rc.Close()
+					if err != nil || n != e.Size {
+						done <- fmt.Errorf("%s: %d bytes, %v", e.Name, n, err)
+						return
+					}
+				}
+			}
+			done <- nil
+		}()
+	}
+	for g := 0; g < 4; g++ {
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
 	}
 }
