@@ -230,6 +230,13 @@ func resetLZMA(lz **lzma.Reader, r io.Reader, f *file, cfg *arc.Config) (*lzma.R
 	if f.flags&flagLZMAEOS != 0 {
 		size = -1
 	}
+	// The decoder sizes its window by the declared size. No LZMA stream
+	// expands more than about 7,500:1 (a saturated rep-match costs some
+	// 0.3 bits per 273 bytes), so a header claiming far more is lying and
+	// must not make us allocate for it.
+	if size > 1<<20 && f.csize < uint64(size)>>15 {
+		return *lz, errs.Corrupt("%s: %d packed bytes cannot hold %d bytes of LZMA data", f.Name, f.csize, size)
+	}
 	if *lz == nil {
 		*lz = new(lzma.Reader)
 	}
