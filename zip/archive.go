@@ -21,6 +21,9 @@ type Archive struct {
 	entries []*arc.Entry
 	comment string
 	base    int64 // added to every stored offset (prepended data not accounted for)
+	// diskStarts is set for spanned archives: the offset of each disk in
+	// the joined volumes (see volume.go).
+	diskStarts []int64
 }
 
 // directory is what the end records say about the central directory.
@@ -57,7 +60,12 @@ func NewArchive(ra io.ReaderAt, size int64, cfg *arc.Config) (*Archive, error) {
 	}
 	a.comment = d.comment
 	if d.disk != 0 || d.cdDisk != 0 {
-		return nil, errs.Unsupported("multi-volume (spanned) ZIP, %d disks", d.disk+1)
+		if err := a.joinVolumes(d.disk); err != nil {
+			return nil, err
+		}
+		if d, err = findDirectory(a.ra, a.size); err != nil {
+			return nil, err
+		}
 	}
 	if err := a.readDirectory(d); err != nil {
 		return nil, err
@@ -156,7 +164,13 @@ func (a *Archive) readDirectory(d *directory) error {
 	// end record breaks that guess, so fall back to the stored offset.
 	start := d.end - int64(d.size)
 	base := start - int64(d.offset)
-	if !a.centralAt(start) {
+	if a.diskStarts != nil {
+		// Offsets are per disk; the directory's start is known from its end.
+		base = 0
+		if d.cdDisk >= uint32(len(a.diskStarts)) || a.diskStarts[d.cdDisk]+int64(d.offset) != start {
+			return errs.Corrupt("spanned ZIP: central directory not where disk %d offset %d says", d.cdDisk, d.offset)
+		}
+	} else if !a.centralAt(start) {
 		switch {
 		case d.count == 0 && d.size == 0:
 			base = 0
@@ -229,6 +243,12 @@ func (a *Archive) readDirectory(d *directory) error {
 		f.Index = len(a.files) - 1
 		f.fill(&h, b[:nl], b[nl:nl+el], b[nl+el:])
 		f.headerOff += base
+		if a.diskStarts != nil {
+			if f.disk >= uint32(len(a.diskStarts))-1 {
+				return errs.Corrupt("%s: on disk %d of %d", f.Name, f.disk+1, len(a.diskStarts)-1)
+			}
+			f.headerOff += a.diskStarts[f.disk]
+		}
 	}
 	a.entries = make([]*arc.Entry, len(a.files))
 	for i := range a.files {

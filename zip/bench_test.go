@@ -140,3 +140,53 @@ func BenchmarkMixed(b *testing.B) {
 		})
 	}
 }
+
+// TestOpenAllocs: with warm pools, opening and reading an entry allocates
+// only the small handle (and the verifier's writer wrapper in WriteTo).
+func TestOpenAllocs(t *testing.T) {
+	if testing.CoverMode() != "" || raceEnabled {
+		t.Skip("allocation counts differ under -cover / -race")
+	}
+	data := readTestdata(t, "infozip-deflate.zip")
+	a, err := NewArchive(bytes.NewReader(data), int64(len(data)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"text.txt", "rand.bin"} {
+		i := -1
+		for k, e := range a.Entries() {
+			if e.Name == name {
+				i = k
+			}
+		}
+		n := testing.AllocsPerRun(50, func() {
+			rc, err := a.Open(i)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := io.Copy(io.Discard, rc); err != nil {
+				t.Fatal(err)
+			}
+			rc.Close()
+		})
+		if n > 2 {
+			t.Errorf("%s: %v allocations per Open+read", name, n)
+		}
+		t.Logf("%s: %v allocations per Open+read", name, n)
+	}
+	// The forward Reader: a whole archive allocates the Reader, and per
+	// entry its file struct and name.
+	n := testing.AllocsPerRun(20, func() {
+		z, _ := NewReader(bytes.NewReader(data), nil)
+		for {
+			if _, err := z.Next(); err != nil {
+				break
+			}
+			io.Copy(io.Discard, z)
+		}
+		z.Close()
+	})
+	if entries := len(a.Entries()); n > float64(3*entries+3) {
+		t.Errorf("Reader: %v allocations for %d entries", n, entries)
+	}
+}

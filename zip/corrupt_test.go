@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/internal/testutil"
 )
 
 // readAllArchive opens data and reads every entry, returning the first error.
@@ -167,5 +168,58 @@ func TestHostileCounts(t *testing.T) {
 		if d := after.TotalAlloc - before.TotalAlloc; d > 1<<20 {
 			t.Errorf("%s: allocated %d bytes", tc.name, d)
 		}
+	}
+}
+
+// TestLZMALyingSize: an LZMA entry declaring ~4 GiB must not make the
+// decoder allocate a window that size.
+func TestLZMALyingSize(t *testing.T) {
+	dir := testutil.CorpusDir(t)
+	data := bytes.Clone(loadCorpus(t, dir, "own/zip/zip_lzma.zip"))
+	a, err := NewArchive(bytes.NewReader(data), int64(len(data)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	patched := 0
+	for i := range a.files {
+		f := &a.files[i]
+		if f.method != methodLZMA {
+			continue
+		}
+		// A 3.75 GiB dictionary in the properties (version 2, size 2, props 5).
+		off, err := a.dataOffset(f, make([]byte, localLen))
+		if err != nil {
+			t.Fatal(err)
+		}
+		binary.LittleEndian.PutUint32(data[off+5:], 0xf0000000)
+		// Find this entry's central header by its name and patch the size.
+		cd := bytes.Index(data, []byte("PK\x01\x02"))
+		for cd >= 0 {
+			nl := int(binary.LittleEndian.Uint16(data[cd+28:]))
+			if string(data[cd+46:cd+46+nl]) == f.Name {
+				binary.LittleEndian.PutUint32(data[cd+24:], 0xf0000000)
+				patched++
+				break
+			}
+			next := bytes.Index(data[cd+4:], []byte("PK\x01\x02"))
+			if next < 0 {
+				break
+			}
+			cd += 4 + next
+		}
+	}
+	if patched == 0 {
+		t.Fatal("no LZMA entry patched")
+	}
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	err = readAllArchive(data)
+	runtime.ReadMemStats(&after)
+	if !isBad(err) {
+		t.Errorf("got %v", err)
+	}
+	if d := after.TotalAlloc - before.TotalAlloc; d > 64<<20 {
+		t.Errorf("allocated %d bytes", d)
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/go-unarc/unarc/internal/arc"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/pool"
+	"github.com/go-unarc/unarc/lzma"
 )
 
 // Reader reads a ZIP archive forward-only from an io.Reader, through the
@@ -39,6 +40,7 @@ type streamState struct {
 	br      *bufio.Reader
 	in      input
 	dec     *deflate.Reader
+	lz      *lzma.Reader
 	v       crc32x.Reader
 	dd      descReader
 	scan    storedScan
@@ -90,6 +92,38 @@ func (in *input) ReadByte() (byte, error) {
 		in.n--
 	}
 	return c, nil
+}
+
+// Peek, Discard and Buffered make input a peeker for the deflate
+// decoder, which then reads whole words from the stream buffer and
+// discards exactly what it used: fast, and the position after the
+// compressed stream is exact.
+func (in *input) Peek(k int) ([]byte, error) {
+	if in.n >= 0 && int64(k) > in.n {
+		b, err := in.br.Peek(int(in.n))
+		if err == nil {
+			err = io.EOF
+		}
+		return b, err
+	}
+	return in.br.Peek(k)
+}
+
+func (in *input) Discard(k int) (int, error) {
+	n, err := in.br.Discard(k)
+	in.count += int64(n)
+	if in.n >= 0 {
+		in.n -= int64(n)
+	}
+	return n, err
+}
+
+func (in *input) Buffered() int {
+	b := in.br.Buffered()
+	if in.n >= 0 && int64(b) > in.n {
+		b = int(in.n)
+	}
+	return b
 }
 
 // skip discards the rest of a bounded input.
@@ -248,6 +282,12 @@ func (z *Reader) readHeader() (*file, error) {
 	rdErr := checkOpen(f, &z.cfg)
 	plausible := f.csize != 0 && f.csize < 0xffffffff
 	known := !dd || plausible && (f.method == methodStore || rdErr != nil)
+	if rdErr == nil && f.method == methodLZMA && !known {
+		// The LZMA decoder reads ahead of its stream; only a known packed
+		// size says where the next header starts.
+		rdErr = errs.Unsupported("%s: LZMA entry with a data descriptor in a forward-only stream", f.Name)
+		known = plausible
+	}
 	if dd {
 		f.HasCRC32 = false
 		f.CRC32 = 0
@@ -274,6 +314,15 @@ func (z *Reader) readHeader() (*file, error) {
 	case f.method == methodStore:
 		s.scan = storedScan{z: z}
 		z.body = &s.scan
+	case f.method == methodLZMA:
+		lz, err := resetLZMA(&s.lz, &s.in, f, &z.cfg)
+		s.lz = lz
+		if err != nil {
+			z.rdErr = err
+			z.cur = nil
+			return f, nil
+		}
+		z.body = lz
 	default:
 		if s.dec == nil {
 			s.dec = deflate.NewReader(nil)
@@ -378,6 +427,9 @@ func (z *Reader) Close() error {
 	z.s = nil
 	if s.dec != nil {
 		s.dec.Close()
+	}
+	if s.lz != nil {
+		s.lz.Close()
 	}
 	s.br.Reset(nil)
 	s.in = input{}

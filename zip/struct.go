@@ -66,6 +66,7 @@ const (
 // General purpose flag bits (APPNOTE 4.4.4).
 const (
 	flagEncrypted  = 1 << 0
+	flagLZMAEOS    = 1 << 1  // method 14: the stream ends with an end marker
 	flagDescriptor = 1 << 3  // CRC and sizes follow the data
 	flagStrong     = 1 << 6  // PKWARE strong encryption
 	flagUTF8       = 1 << 11 // name and comment are UTF-8
@@ -77,6 +78,7 @@ const (
 	methodStore     = 0
 	methodDeflate   = 8
 	methodDeflate64 = 9
+	methodLZMA      = 14 // APPNOTE 5.8; flag bit 1 says an end marker is present
 	methodAES       = 99 // WinZip AES; the real method is in extra 0x9901
 )
 

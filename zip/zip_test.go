@@ -253,3 +253,31 @@ func TestReaderAgrees(t *testing.T) {
 		}
 	}
 }
+
+func TestSniffAndFormat(t *testing.T) {
+	for _, tc := range testArchives {
+		data := readTestdata(t, tc.file)
+		if !Format.Sniff(bytes.NewReader(data), int64(len(data))) {
+			t.Errorf("%s: Sniff false", tc.file)
+		}
+		a, err := Format.Open(bytes.NewReader(data), int64(len(data)), nil)
+		if err != nil || len(a.Entries()) != len(tc.entries) {
+			t.Errorf("%s: Format.Open: %v", tc.file, err)
+		}
+		start := bytes.Index(data, Format.Magic[0])
+		r, err := Format.NewReader(bytes.NewReader(data[start:]), nil)
+		if err != nil {
+			t.Errorf("%s: Format.NewReader: %v", tc.file, err)
+		} else {
+			r.Close()
+		}
+	}
+	for _, junk := range [][]byte{nil, []byte("PK"), bytes.Repeat([]byte("not a zip "), 100)} {
+		if Format.Sniff(bytes.NewReader(junk), int64(len(junk))) {
+			t.Errorf("Sniff true on %q", junk[:min(len(junk), 12)])
+		}
+		if _, err := NewArchive(bytes.NewReader(junk), int64(len(junk)), nil); !errors.Is(err, errs.ErrFormat) {
+			t.Errorf("NewArchive on junk: %v", err)
+		}
+	}
+}
