@@ -48,7 +48,28 @@ var expEscape = [16]uint8{25, 14, 9, 7, 5, 5, 4, 4, 4, 3, 3, 3, 2, 2, 2, 2}
 
 var initBinEsc = [8]uint16{0x3CDD, 0x1F3F, 0x59BF, 0x48F3, 0x64A1, 0x5ABC, 0x6632, 0x6051}
 
+// initBinSumm and initSee are the start values of the binary and SEE
+// contexts, copied in on every restart (tiny arenas restart often).
+var (
+	initBinSumm [128][64]uint16
+	initSee     [25][16]see
+)
+
 func init() {
+	for i := range initBinSumm {
+		for k := 0; k < 8; k++ {
+			val := uint16(binScale - uint32(initBinEsc[k])/uint32(i+2))
+			for j := 0; j < 64; j += 8 {
+				initBinSumm[i][k+j] = val
+			}
+		}
+	}
+	for i := range initSee {
+		summ := uint16((5*i + 10) << (periodBits - 4))
+		for k := range initSee[i] {
+			initSee[i][k] = see{summ: summ, shift: periodBits - 4, count: 4}
+		}
+	}
 	k := 0
 	for i := 0; i < numIndexes; i++ {
 		step := 4
@@ -230,19 +251,7 @@ func (m *Model) restart() {
 		r[2], r[3], r[4], r[5] = 0, 0, 0, 0
 	}
 
-	for i := range m.binSumm {
-		for k := 0; k < 8; k++ {
-			val := uint16(binScale - uint32(initBinEsc[k])/uint32(i+2))
-			for j := 0; j < 64; j += 8 {
-				m.binSumm[i][k+j] = val
-			}
-		}
-	}
-	for i := range m.see {
-		summ := uint16((5*i + 10) << (periodBits - 4))
-		for k := range m.see[i] {
-			m.see[i][k] = see{summ: summ, shift: periodBits - 4, count: 4}
-		}
-	}
+	m.binSumm = initBinSumm
+	m.see = initSee
 	m.dummySee = see{summ: 0, shift: periodBits, count: 64}
 }
