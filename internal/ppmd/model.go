@@ -133,8 +133,9 @@ type Model struct {
 	unitsStart uint32
 	freeList   [numIndexes]uint32
 
-	maskGen uint8      // charMask[s] == maskGen means s is masked (excluded)
-	mask    [256]uint8 // per-symbol exclusion marks, see maskGen
+	// mask[s] is 0 for a symbol excluded by the escapes of the current
+	// decode, 0xFF otherwise, so frequencies are summed without branches.
+	mask [256]uint8
 
 	dummySee see
 	see      [25][16]see
@@ -164,8 +165,6 @@ func (m *Model) Init(order, memSize int) error {
 	m.maxOrder = uint32(order)
 	m.initEsc = 0
 	m.hiBitsFlag = 0
-	m.maskGen = 0
-	clear(m.mask[:])
 	m.restart()
 	return nil
 }
