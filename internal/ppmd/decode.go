@@ -120,7 +120,7 @@ func (rc *rangeDecoder) decode(start, size uint32) {
 func (m *Model) decodeSymbol(rc *rangeDecoder) int {
 	mem := m.mem
 	mc := m.minContext
-	ctx := mem[mc : mc+unitSize : mc+unitSize]
+	ctx := (*[unitSize]byte)(mem[mc:])
 	if ns := uint32(ctx[0]) | uint32(ctx[1])<<8; ns != 1 {
 		summFreq := uint32(ctx[2]) | uint32(ctx[3])<<8
 		s := binary.LittleEndian.Uint32(ctx[4:])
@@ -224,13 +224,19 @@ func (m *Model) decodeSymbol(rc *rangeDecoder) int {
 				break
 			}
 		}
-		ctx := mem[mc : mc+unitSize : mc+unitSize]
+		ctx := (*[unitSize]byte)(mem[mc:])
 		s := binary.LittleEndian.Uint32(ctx[4:])
 		st := mem[s : s+(uint32(ctx[0])|uint32(ctx[1])<<8)*stateSize]
 		mask := &m.mask
 		hiCnt := uint32(0)
-		for i := 0; i < len(st); i += stateSize {
-			hiCnt += uint32(st[i+1] & mask[st[i]])
+		i := 0
+		if len(st)%(2*stateSize) != 0 {
+			hiCnt = uint32(st[1] & mask[st[0]])
+			i = stateSize
+		}
+		for ; i+2*stateSize <= len(st); i += 2 * stateSize {
+			p := st[i : i+2*stateSize : i+2*stateSize]
+			hiCnt += uint32(p[1]&mask[p[0]]) + uint32(p[7]&mask[p[6]])
 		}
 		m.minContext = mc
 		sp, freqSum := m.makeEscFreq(numMasked)
@@ -241,7 +247,7 @@ func (m *Model) decodeSymbol(rc *rangeDecoder) int {
 		count := rc.threshold(freqSum)
 		if count < hiCnt {
 			cnt0 := count
-			i := 0
+			i = 0
 			var f uint32
 			for ; i < len(st); i += stateSize {
 				f = uint32(st[i+1] & mask[st[i]])
