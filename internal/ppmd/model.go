@@ -133,6 +133,8 @@ type Model struct {
 	unitsStart uint32
 	freeList   [numIndexes]uint32
 
+	ps [MaxOrder]uint32 // createSuccessors scratch, kept here to skip zeroing it
+
 	// mask[s] is 0 for a symbol excluded by the escapes of the current
 	// decode, 0xFF otherwise, so frequencies are summed without branches.
 	mask [256]uint8
@@ -210,10 +212,9 @@ func b2u(b bool) uint32 {
 
 // swapStates exchanges the 6-byte states at a and b.
 func (m *Model) swapStates(a, b uint32) {
-	var t [stateSize]byte
-	copy(t[:], m.mem[a:a+stateSize])
-	copy(m.mem[a:a+stateSize], m.mem[b:b+stateSize])
-	copy(m.mem[b:b+stateSize], t[:])
+	pa := (*[stateSize]byte)(m.mem[a:])
+	pb := (*[stateSize]byte)(m.mem[b:])
+	*pa, *pb = *pb, *pa
 }
 
 // restart empties the model: one order-0 context with all 256 symbols at
