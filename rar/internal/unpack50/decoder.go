@@ -70,7 +70,7 @@ type filter struct {
 
 type tables struct {
 	bd, ld, dd, ldd, rd huffTable
-	lens               [nc + dcx + ldc + rc]byte
+	lens                [nc + dcx + ldc + rc]byte
 }
 
 var tablePool = pool.Of[tables]{New: func() *tables { return new(tables) }}

@@ -22,10 +22,10 @@ type huffTable struct {
 	quickBits uint
 	unrarQB   uint // unrar's own quick bits: decides which fallback symbol invalid codes get
 
-	size   int               // alphabet size
-	limit  [16]uint32        // left-aligned (16-bit) exclusive upper code per length
-	pos    [16]uint32        // first index in syms per length
-	syms   [maxAlphabet]uint16 // symbols in code order
+	size  int                 // alphabet size
+	limit [16]uint32          // left-aligned (16-bit) exclusive upper code per length
+	pos   [16]uint32          // first index in syms per length
+	syms  [maxAlphabet]uint16 // symbols in code order
 }
 
 const maxAlphabet = 306
