@@ -1,3 +1,7 @@
 module github.com/go-unarc/unarc
 
-go 1.26
+go 1.26.0
+
+require golang.org/x/crypto v0.59.0
+
+require golang.org/x/sys v0.50.0 // indirect
