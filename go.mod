@@ -4,4 +4,7 @@ go 1.26.0
 
 require golang.org/x/crypto v0.59.0
 
-require golang.org/x/sys v0.50.0 // indirect
+require (
+	github.com/nwaples/rardecode/v2 v2.4.6 // indirect
+	golang.org/x/sys v0.50.0 // indirect
+)

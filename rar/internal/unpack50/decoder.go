@@ -41,10 +41,6 @@ const (
 	minWindow     = 0x40000  // unrar never uses a smaller window
 	maxDict       = 1 << 36  // 64 GiB, unrar UNPACK_MAX_DICT
 
-	// windowTail bytes after the window absorb the last match of a pass,
-	// so the hot loop never checks for wrap-around per byte.
-	windowTail = maxIncLZMatch + 64
-
 	initialWindowMax = 64 << 20
 
 	// maxOvershoot bounds the bytes a stream may produce past the entry's
@@ -82,7 +78,7 @@ type Decoder struct {
 	t  *tables
 
 	winp  *[]byte
-	win   []byte // len(win) == wsize + windowTail
+	win   []byte // len(win) == wsize
 	wsize int    // window modulus; equals dict once the window wraps
 	dict  int64  // effective dictionary, >= minWindow
 	w     int    // window index of the next byte; == total while linear
@@ -196,9 +192,9 @@ func (d *Decoder) ResetVersion(src io.Reader, version int, dictSize, unpackedSiz
 
 // setWindow makes the window hold at least want bytes (fresh contents).
 func (d *Decoder) setWindow(want int) {
-	if d.winp == nil || cap(*d.winp) < want+windowTail {
+	if d.winp == nil || cap(*d.winp) < want {
 		pool.Put(d.winp)
-		d.winp = pool.Get(want + windowTail)
+		d.winp = pool.Get(want)
 	}
 	d.useWindow()
 }
@@ -207,12 +203,12 @@ func (d *Decoder) setWindow(want int) {
 // the spare room saves growing later.
 func (d *Decoder) useWindow() {
 	b := (*d.winp)[:cap(*d.winp)]
-	ws := int64(len(b) - windowTail)
+	ws := int64(len(b))
 	if ws > d.dict {
 		ws = d.dict
 	}
 	d.wsize = int(ws)
-	d.win = b[:d.wsize+windowTail]
+	d.win = b[:d.wsize]
 }
 
 // grow enlarges a linear (never wrapped) window, keeping its contents.
@@ -224,7 +220,7 @@ func (d *Decoder) grow() {
 	if n > d.dict {
 		n = d.dict
 	}
-	np := pool.Get(int(n) + windowTail)
+	np := pool.Get(int(n))
 	copy((*np)[:cap(*np)], d.win[:d.w])
 	pool.Put(d.winp)
 	d.winp = np

@@ -78,6 +78,9 @@ func (d *Decoder) slowCheck() error {
 // decode decodes symbols until the window pass is full, the entry is
 // done, or the filter queue needs draining.
 func (d *Decoder) decode() error {
+	for d.linear() && d.w >= d.wsize-maxIncLZMatch {
+		d.grow()
+	}
 	// Budget: never overwrite bytes not yet handed out, stop at the
 	// window end, and give up on streams running far past the entry size.
 	budget := d.entryEnd - d.total + maxOvershoot
@@ -91,25 +94,34 @@ func (d *Decoder) decode() error {
 		room := int64(d.wsize) - maxIncLZMatch - (d.total - d.rpos)
 		budget = min(budget, room)
 	}
-	stopW := d.wsize
+	stopTotal := d.total + budget
+	// The fast loop keeps a whole match of room before the window end.
+	limit := d.wsize - maxIncLZMatch
+	stopW := limit
 	if budget < int64(stopW-d.w) {
 		stopW = d.w + int(budget)
 	}
-	err := d.lz(stopW)
-	if d.w >= d.wsize {
-		if d.linear() {
-			d.grow()
+	if err := d.lz(stopW); err != nil || d.streamDone || d.w < limit {
+		return err
+	}
+	if d.linear() {
+		return nil // grown on the next call
+	}
+	// Circular window near its end: symbol by symbol with wrap-around
+	// until the write position is back at the start.
+	for d.w >= limit && d.total < stopTotal && !d.streamDone {
+		if err := d.carefulSymbol(); err != nil {
+			return err
 		}
-		if !d.linear() && d.w >= d.wsize {
-			// The pass overran into the tail: move it to the front.
-			copy(d.win, d.win[d.wsize:d.w])
-			d.w -= d.wsize
+		if len(d.filters)-d.fhead >= maxFilters {
+			return nil
 		}
 	}
-	return err
+	return nil
 }
 
-// lz is the hot loop: decode symbols while d.w < stopW.
+// lz is the hot loop: decode symbols while d.w < stopW, which leaves room
+// for a whole match before the window end.
 func (d *Decoder) lz(stopW int) error {
 	br := &d.br
 	t := d.t
@@ -135,67 +147,141 @@ func (d *Decoder) lz(stopW int) error {
 			d.total++
 			continue
 		}
-		if sym >= 262 {
-			slot := sym - 262
-			length := int(lenBase[slot])
-			if lb := uint(lenBits[slot]); lb > 0 {
-				length += int(br.get(lb))
-			}
-			ds := br.decodeSym(&t.dd)
-			dist := distBase[ds]
-			if db := uint(distBits[ds]); db >= 4 {
-				if db > 4 {
-					br.refill()
-					dist += (br.bits >> (64 - (db - 4))) << 4
-					br.skip(db - 4)
-				}
-				dist += uint64(br.decodeSym(&t.ldd))
-			} else if db > 0 {
-				dist += uint64(br.get(db))
-			}
-			if dist > 0x100 {
-				length++
-				if dist > 0x2000 {
-					length++
-					if dist > 0x40000 {
-						length++
-					}
-				}
-			}
-			d.oldDist[3], d.oldDist[2], d.oldDist[1], d.oldDist[0] = d.oldDist[2], d.oldDist[1], d.oldDist[0], dist
-			d.lastLen = length
+		switch {
+		case sym >= 262:
+			length, dist := d.readMatch(sym)
 			d.copyMatch(length, dist)
-			continue
-		}
-		switch sym {
-		case 256:
+		case sym == 256:
 			if err := d.readFilter(); err != nil {
 				return err
 			}
 			if len(d.filters)-d.fhead >= maxFilters {
 				return nil // let the caller drain finished filters
 			}
-		case 257:
+		case sym == 257:
 			if d.lastLen != 0 {
 				d.copyMatch(d.lastLen, d.oldDist[0])
 			}
-		default: // 258..261: one of the last four distances
-			n := sym - 258
-			dist := d.oldDist[n]
-			for i := n; i > 0; i-- {
-				d.oldDist[i] = d.oldDist[i-1]
-			}
-			d.oldDist[0] = dist
-			slot := br.decodeSym(&t.rd)
-			length := int(lenBase[slot])
-			if lb := uint(lenBits[slot]); lb > 0 {
-				length += int(br.get(lb))
-			}
-			d.lastLen = length
+		default:
+			length, dist := d.readRepeat(sym)
 			d.copyMatch(length, dist)
 		}
 	}
 	return nil
+}
+
+// carefulSymbol decodes one symbol, wrapping writes at the window end.
+func (d *Decoder) carefulSymbol() error {
+	if err := d.slowCheck(); err != nil || d.streamDone {
+		return err
+	}
+	sym := d.br.decodeSym(&d.t.ld)
+	switch {
+	case sym < 256:
+		d.win[d.w] = byte(sym)
+		d.w++
+		if d.w == d.wsize {
+			d.w = 0
+		}
+		d.total++
+	case sym >= 262:
+		length, dist := d.readMatch(sym)
+		d.copyWrap(length, dist)
+	case sym == 256:
+		return d.readFilter()
+	case sym == 257:
+		if d.lastLen != 0 {
+			d.copyWrap(d.lastLen, d.oldDist[0])
+		}
+	default:
+		length, dist := d.readRepeat(sym)
+		d.copyWrap(length, dist)
+	}
+	return nil
+}
+
+// readMatch reads the rest of a new match (main symbol 262..305): length
+// slot extra bits, distance slot, distance bits; it updates the repeated
+// distances (unrar Unpack5, "MainSlot>=262").
+func (d *Decoder) readMatch(sym uint) (int, uint64) {
+	br := &d.br
+	slot := sym - 262
+	length := int(lenBase[slot])
+	if lb := uint(lenBits[slot]); lb > 0 {
+		length += int(br.get(lb))
+	}
+	ds := br.decodeSym(&d.t.dd)
+	dist := distBase[ds]
+	if db := uint(distBits[ds]); db >= 4 {
+		if db > 4 {
+			br.refill()
+			dist += (br.bits >> (64 - (db - 4))) << 4
+			br.skip(db - 4)
+		}
+		dist += uint64(br.decodeSym(&d.t.ldd))
+	} else if db > 0 {
+		dist += uint64(br.get(db))
+	}
+	if dist > 0x100 {
+		length++
+		if dist > 0x2000 {
+			length++
+			if dist > 0x40000 {
+				length++
+			}
+		}
+	}
+	d.oldDist[3], d.oldDist[2], d.oldDist[1], d.oldDist[0] = d.oldDist[2], d.oldDist[1], d.oldDist[0], dist
+	d.lastLen = length
+	return length, dist
+}
+
+// readRepeat handles main symbols 258..261: reuse one of the last four
+// distances, moving it to the front, with a length from the RD table.
+func (d *Decoder) readRepeat(sym uint) (int, uint64) {
+	n := sym - 258
+	dist := d.oldDist[n]
+	for i := n; i > 0; i-- {
+		d.oldDist[i] = d.oldDist[i-1]
+	}
+	d.oldDist[0] = dist
+	br := &d.br
+	slot := br.decodeSym(&d.t.rd)
+	length := int(lenBase[slot])
+	if lb := uint(lenBits[slot]); lb > 0 {
+		length += int(br.get(lb))
+	}
+	d.lastLen = length
+	return length, dist
+}
+
+// copyWrap is copyMatch for a destination that may cross the window end.
+func (d *Decoder) copyWrap(length int, dist uint64) {
+	w, win, ws := d.w, d.win, d.wsize
+	if dist > uint64(d.total) || dist > uint64(d.dict) {
+		for range length {
+			win[w] = 0
+			if w++; w == ws {
+				w = 0
+			}
+		}
+	} else {
+		src := w - int(dist)
+		if src < 0 {
+			src += ws
+		}
+		for range length {
+			win[w] = win[src]
+			if w++; w == ws {
+				w = 0
+			}
+			if src++; src == ws {
+				src = 0
+			}
+		}
+	}
+	d.w = w
+	d.total += int64(length)
 }
 
 // copyMatch copies length bytes from dist back. Like unrar, a distance
