@@ -42,6 +42,9 @@ func (d *Decoder) readBlockHeader() error {
 	return nil
 }
 
+// mainQuickBits is the quick-table width of the main code.
+const mainQuickBits = 10
+
 // decodeSym reads one symbol of t.
 func (b *bitReader) decodeSym(t *huffTable) uint {
 	b.refill()
@@ -130,7 +133,7 @@ func (d *Decoder) readTables() error {
 	if err := br.check(); err != nil {
 		return err
 	}
-	t.ld.build(lens[:nc], 10, 9)
+	t.ld.build(lens[:nc], mainQuickBits, 9)
 	t.dd.build(lens[nc:nc+dcodes], 8, 6)
 	t.ldd.build(lens[nc+dcodes:nc+dcodes+ldc], 7, 6)
 	t.rd.build(lens[nc+dcodes+ldc:], 8, 6)

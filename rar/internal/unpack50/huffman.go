@@ -12,13 +12,15 @@ package unpack50
 
 const maxCodeLen = 15
 
+const maxQuickBits = 10
+
 // huffTable maps a bit window to (symbol, length).
 //
 // quick[prefix] holds sym<<4 | len for every quickBits-bit prefix whose code
 // is at most quickBits long; 0 sends the decoder to slow(), which walks the
 // per-length limits like unrar's DecodeNumber.
 type huffTable struct {
-	quick     []uint16 // 1<<quickBits entries
+	quick     [1 << maxQuickBits]uint16 // first 1<<quickBits entries used
 	quickBits uint
 	unrarQB   uint // unrar's own quick bits: decides which fallback symbol invalid codes get
 
@@ -37,9 +39,6 @@ func (t *huffTable) build(lengths []byte, quickBits, unrarQB uint) {
 	t.size = n
 	t.quickBits = quickBits
 	t.unrarQB = unrarQB
-	if len(t.quick) != 1<<quickBits {
-		t.quick = make([]uint16, 1<<quickBits)
-	}
 	var count [16]uint32
 	for _, l := range lengths {
 		count[l&15]++

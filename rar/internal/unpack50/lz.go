@@ -1,6 +1,7 @@
 package unpack50
 
 import (
+	"encoding/binary"
 	"math"
 
 	"github.com/go-unarc/unarc/internal/errs"
@@ -121,32 +122,63 @@ func (d *Decoder) decode() error {
 }
 
 // lz is the hot loop: decode symbols while d.w < stopW, which leaves room
-// for a whole match before the window end.
+// for a whole match before the window end. Literals, the common case, run
+// on local copies of the bit buffer and write position; everything else
+// syncs them back and uses the methods.
 func (d *Decoder) lz(stopW int) error {
 	br := &d.br
 	t := d.t
 	win := d.win
+	quick := &t.ld.quick
 	fastLimit := -1
-	for d.w < stopW {
-		if br.pos >= fastLimit {
+	w := d.w
+	bits, n, pos := br.bits, br.n, br.pos
+	buf := br.buf
+	for w < stopW {
+		if pos >= fastLimit {
+			br.bits, br.n, br.pos = bits, n, pos
+			d.total += int64(w - d.w)
+			d.w = w
 			if err := d.slowCheck(); err != nil {
 				return err
 			}
 			if d.streamDone {
 				return nil
 			}
+			bits, n, pos = br.bits, br.n, br.pos
+			buf = br.buf
 			fastLimit = br.end - fastMargin
 			if be := int(d.blockEnd>>3 - br.base); be < fastLimit {
 				fastLimit = be
 			}
 		}
-		sym := br.decodeSym(&t.ld)
+		if n <= 56 {
+			bits |= binary.BigEndian.Uint64(buf[pos:]) >> n
+			pos += int(63-n) >> 3
+			n |= 56
+		}
+		var sym uint
+		if e := quick[bits>>(64-mainQuickBits)&(1<<mainQuickBits-1)]; e != 0 {
+			l := uint(e & 15)
+			bits <<= l
+			n -= l
+			sym = uint(e >> 4)
+		} else {
+			s, l := t.ld.slow(uint32(bits >> 48))
+			bits <<= l
+			n -= l
+			sym = uint(s)
+		}
 		if sym < 256 {
-			win[d.w] = byte(sym)
-			d.w++
-			d.total++
+			if uint(w) < uint(len(win)) {
+				win[w] = byte(sym)
+			}
+			w++
 			continue
 		}
+		br.bits, br.n, br.pos = bits, n, pos
+		d.total += int64(w - d.w)
+		d.w = w
 		switch {
 		case sym >= 262:
 			length, dist := d.readMatch(sym)
@@ -166,7 +198,12 @@ func (d *Decoder) lz(stopW int) error {
 			length, dist := d.readRepeat(sym)
 			d.copyMatch(length, dist)
 		}
+		w = d.w
+		bits, n, pos = br.bits, br.n, br.pos
 	}
+	br.bits, br.n, br.pos = bits, n, pos
+	d.total += int64(w - d.w)
+	d.w = w
 	return nil
 }
 
@@ -284,29 +321,46 @@ func (d *Decoder) copyWrap(length int, dist uint64) {
 	d.total += int64(length)
 }
 
-// copyMatch copies length bytes from dist back. Like unrar, a distance
-// reaching before the stream start or beyond the dictionary yields zeros.
+// copyMatch copies length bytes from dist back; the destination fits
+// before the window end. Like unrar, a distance reaching before the stream
+// start or beyond the dictionary yields zeros.
 func (d *Decoder) copyMatch(length int, dist uint64) {
 	w := d.w
 	win := d.win
-	if dist > uint64(d.total) || dist > uint64(d.dict) {
+	switch src := w - int(dist); {
+	case dist > uint64(d.total) || dist > uint64(d.dict):
 		clear(win[w : w+length])
-	} else if src := w - int(dist); src >= 0 {
-		if int(dist) >= length {
-			copy(win[w:w+length], win[src:src+length])
-		} else {
-			for i := range length {
-				win[w+i] = win[src+i]
-			}
-		}
-	} else {
+	case src < 0:
 		src += d.wsize
+		if src+length <= d.wsize {
+			// src >= w here, so even an overlap (dist near wsize)
+			// copies like unrar's forward byte loop.
+			copy(win[w:w+length], win[src:src+length])
+			break
+		}
 		for i := range length {
 			win[w+i] = win[src]
-			src++
-			if src == d.wsize {
+			if src++; src == d.wsize {
 				src = 0
 			}
+		}
+	case dist >= 8:
+		// 8-byte steps read only bytes already written (dist >= 8) and
+		// never write past w+length.
+		dst := win[w : w+length]
+		from := win[src : src+length]
+		i := 0
+		for ; i+8 <= len(dst); i += 8 {
+			binary.LittleEndian.PutUint64(dst[i:], binary.LittleEndian.Uint64(from[i:]))
+		}
+		for ; i < len(dst); i++ {
+			dst[i] = from[i]
+		}
+	default:
+		dst := win[w : w+length]
+		from := win[src : src+length]
+		for i := range dst {
+			dst[i] = from[i]
 		}
 	}
 	d.w = w + length
