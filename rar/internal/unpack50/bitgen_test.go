@@ -58,7 +58,7 @@ func writeTables(w *bitWriter, lens []byte) {
 func TestExtraDist(t *testing.T) {
 	lens := make([]byte, nc+dcx+ldc+rc)
 	lens['a'], lens['b'], lens[257], lens[262] = 2, 2, 2, 2 // codes 00 01 10 11
-	lens[nc+0], lens[nc+70] = 1, 1                        // codes 0 1
+	lens[nc+0], lens[nc+70] = 1, 1                          // codes 0 1
 	lens[nc+dcx+0], lens[nc+dcx+1] = 1, 1
 	var w bitWriter
 	writeTables(&w, lens)
