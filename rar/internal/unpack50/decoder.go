@@ -109,6 +109,7 @@ type Decoder struct {
 	err        error
 
 	filtersRun [4]int // filters applied per type, for tests
+	naive      bool   // tests: copy every match byte by byte (the reference)
 }
 
 // NewDecoder returns a decoder ready for Reset.

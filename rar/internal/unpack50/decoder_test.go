@@ -50,6 +50,7 @@ const (
 	modeWriteTo readMode = iota
 	modeRead
 	modeOneByte // one-byte packed input reads and tiny output reads
+	modeNaive   // WriteTo with the byte-by-byte reference match copy
 )
 
 // decodeAll decodes every entry of an archive from testdata, checking each,
@@ -60,6 +61,7 @@ func decodeAll(t *testing.T, name string, mode readMode) *Decoder {
 		t.Fatal(err)
 	}
 	d := NewDecoder()
+	d.naive = mode == modeNaive
 	for _, e := range ents {
 		if e.method == 0 {
 			t.Fatalf("%s: stored; make.sh should compress", e.name)
@@ -73,7 +75,7 @@ func decodeAll(t *testing.T, name string, mode readMode) *Decoder {
 		}
 		var buf bytes.Buffer
 		switch mode {
-		case modeWriteTo:
+		case modeWriteTo, modeNaive:
 			_, err = d.WriteTo(&buf)
 		case modeRead:
 			_, err = io.Copy(&buf, iotest.HalfReader(d))
@@ -117,7 +119,7 @@ func TestArchives(t *testing.T) {
 		{"solid-wrap.rar", -1},
 	}
 	for _, tc := range tests {
-		for _, mode := range []readMode{modeWriteTo, modeRead, modeOneByte} {
+		for _, mode := range []readMode{modeWriteTo, modeRead, modeOneByte, modeNaive} {
 			t.Run(tc.name, func(t *testing.T) {
 				d := decodeAll(t, tc.name, mode)
 				if tc.filter >= 0 && d.filtersRun[tc.filter] == 0 {

@@ -325,44 +325,59 @@ func (d *Decoder) copyWrap(length int, dist uint64) {
 // before the window end. Like unrar, a distance reaching before the stream
 // start or beyond the dictionary yields zeros.
 func (d *Decoder) copyMatch(length int, dist uint64) {
+	if d.naive {
+		d.copyWrap(length, dist)
+		return
+	}
 	w := d.w
 	win := d.win
-	switch src := w - int(dist); {
-	case dist > uint64(d.total) || dist > uint64(d.dict):
+	d.w = w + length
+	d.total += int64(length)
+	if dist > uint64(d.total-int64(length)) || dist > uint64(d.dict) {
 		clear(win[w : w+length])
-	case src < 0:
-		src += d.wsize
-		if src+length <= d.wsize {
-			// src >= w here, so even an overlap (dist near wsize)
-			// copies like unrar's forward byte loop.
-			copy(win[w:w+length], win[src:src+length])
-			break
-		}
-		for i := range length {
-			win[w+i] = win[src]
-			if src++; src == d.wsize {
-				src = 0
+		return
+	}
+	src := w - int(dist)
+	if src < 0 {
+		src += d.wsize // from the previous pass over the window
+		if src+length > d.wsize {
+			// The source itself wraps: rare, byte by byte.
+			for i := range length {
+				win[w+i] = win[src]
+				if src++; src == d.wsize {
+					src = 0
+				}
 			}
+			return
 		}
-	case dist >= 8:
-		// 8-byte steps read only bytes already written (dist >= 8) and
-		// never write past w+length.
-		dst := win[w : w+length]
-		from := win[src : src+length]
-		i := 0
-		for ; i+8 <= len(dst); i += 8 {
-			binary.LittleEndian.PutUint64(dst[i:], binary.LittleEndian.Uint64(from[i:]))
+		if src < w+length {
+			// dist is close to the window size: the source lies just
+			// ahead of the destination. Forward bytes read old data,
+			// as unrar's loop does.
+			for i := range length {
+				win[w+i] = win[src+i]
+			}
+			return
 		}
-		for ; i < len(dst); i++ {
-			dst[i] = from[i]
-		}
-	default:
-		dst := win[w : w+length]
-		from := win[src : src+length]
+	}
+	dst := win[w : w+length]
+	from := win[src : src+length]
+	if length < 8 || (src < w && w-src < 8) {
 		for i := range dst {
 			dst[i] = from[i]
 		}
+		return
 	}
-	d.w = w + length
-	d.total += int64(length)
+	// 8-byte steps: with dist >= 8 each step reads bytes already final;
+	// the last step is realigned to end exactly at the match end (it
+	// rewrites a few bytes with the same values), so nothing past the
+	// match is touched and the oldest history survives.
+	i := 0
+	for ; i+8 <= len(dst); i += 8 {
+		binary.LittleEndian.PutUint64(dst[i:], binary.LittleEndian.Uint64(from[i:]))
+	}
+	if i < len(dst) {
+		j := len(dst) - 8
+		binary.LittleEndian.PutUint64(dst[j:], binary.LittleEndian.Uint64(from[j:]))
+	}
 }
