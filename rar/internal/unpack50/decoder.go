@@ -17,6 +17,7 @@
 package unpack50
 
 import (
+	"errors"
 	"io"
 	"math"
 
@@ -270,7 +271,7 @@ func (d *Decoder) WriteTo(w io.Writer) (int64, error) {
 	}
 }
 
-var errClosed = errs.Corrupt("rar5: read after Close")
+var errClosed = errors.New("unpack50: read after Close")
 
 // Close returns the window, tables and buffers to their pools. The
 // decoder may be Reset again afterwards (non-solid).
@@ -330,8 +331,11 @@ func (d *Decoder) emit() bool {
 		var f *filter
 		if d.fhead < len(d.filters) {
 			f = &d.filters[d.fhead]
-			if f.start >= d.entryEnd {
-				f = nil // starts beyond the data: unrar never applies it
+			if f.start >= d.entryEnd || d.streamDone && f.start >= d.total {
+				// Starts beyond the data: unrar never applies it and
+				// writes the bytes before it as they are.
+				d.filters, d.fhead, d.fgot = d.filters[:0], 0, 0
+				f = nil
 			}
 		}
 		if f != nil && f.start <= d.rpos {

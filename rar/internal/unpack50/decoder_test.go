@@ -228,3 +228,58 @@ func TestResetAllocs(t *testing.T) {
 		t.Errorf("%v allocations per entry", a)
 	}
 }
+
+// TestSolidSkip reads only the start of each solid entry: Reset must
+// finish the previous entry itself so the next one still decodes right.
+func TestSolidSkip(t *testing.T) {
+	for _, name := range []string{"solid-m3.rar", "solid-wrap.rar"} {
+		ents, err := parseRAR5(testdata(t, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		d := NewDecoder()
+		for i, e := range ents {
+			if !e.solid && i > 0 {
+				t.Fatalf("%s: entry %d not solid", name, i)
+			}
+			if err := d.ResetVersion(bytes.NewReader(e.packed), e.version, e.dict, e.size, e.solid); err != nil {
+				t.Fatal(err)
+			}
+			if i < len(ents)-1 {
+				p := make([]byte, 100)
+				if _, err := io.ReadFull(d, p); err != nil {
+					t.Fatal(err)
+				}
+				continue
+			}
+			got, err := io.ReadAll(d)
+			if err != nil {
+				t.Fatal(err)
+			}
+			verify(t, e, got)
+		}
+		d.Close()
+	}
+}
+
+// TestCorruptSolidChain checks that a solid entry after a failed one
+// reports an error instead of decoding against a broken window.
+func TestCorruptSolidChain(t *testing.T) {
+	ents, err := parseRAR5(testdata(t, "solid-m3.rar"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := NewDecoder()
+	defer d.Close()
+	bad := bytes.Clone(ents[0].packed)
+	bad[0] ^= 0xff // block header check byte no longer matches
+	if err := d.Reset(bytes.NewReader(bad), ents[0].dict, ents[0].size, false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.ReadAll(d); !errors.Is(err, errs.ErrCorrupt) {
+		t.Fatalf("corrupt first entry: %v", err)
+	}
+	if err := d.Reset(bytes.NewReader(ents[1].packed), ents[1].dict, ents[1].size, true); err == nil {
+		t.Fatal("solid entry after a failed one: no error")
+	}
+}
