@@ -127,3 +127,78 @@ func TestCompInfo(t *testing.T) {
 		}
 	}
 }
+
+// TestFilterAcrossWrap hand-builds a stream for a 256 KiB window whose
+// DELTA filter block straddles the point where the circular window wraps,
+// with zero-filled matches (distances before the stream start) around it.
+func TestFilterAcrossWrap(t *testing.T) {
+	lens := make([]byte, nc+dcb+ldc+rc)
+	for i := 0; i < 256; i++ {
+		lens[i] = 9 // codes 100000000 + i
+	}
+	lens[256] = 2 // filter: 00
+	lens[262] = 3 // length 2: 010
+	lens[305] = 3 // length slot 43: 011
+	lens[nc+63] = 1
+	lens[nc+dcb+0] = 1
+	var w bitWriter
+	writeTables(&w, lens)
+	zeros := func(extra uint64) { // 3586+extra+3 zero bytes
+		w.put(0b011, 3)
+		w.put(extra, 9)
+		w.put(0, 1)  // distance slot 63: 1 + 3<<30 + ..., beyond the data
+		w.put(0, 26) // explicit distance bits
+		w.put(0, 1)  // LDD 0
+	}
+	const start = minWindow - 100
+	var want []byte
+	for i := 0; i < 63; i++ {
+		zeros(511)
+	}
+	zeros(155)
+	want = append(want, make([]byte, start)...)
+	w.put(0b00, 2)        // filter
+	w.put(0, 2)           // start: 1 byte
+	w.put(0, 8)           //   0 bytes ahead
+	w.put(0, 2)           // length: 1 byte
+	w.put(200, 8)         //   200
+	w.put(filterDelta, 3) // type
+	w.put(0, 5)           // 1 channel
+	var prev byte
+	for i := 0; i < 200; i++ {
+		w.put(0b100000000+uint64(i+1), 9)
+		prev -= byte(i + 1)
+		want = append(want, prev)
+	}
+	for i := 0; i < 9; i++ {
+		zeros(511)
+	}
+	want = append(want, make([]byte, 9*4100)...)
+	packed := block(&w, true, true)
+	if len(packed) > 1<<16+4 {
+		t.Fatalf("block of %d bytes needs three size bytes", len(packed))
+	}
+
+	for _, naive := range []bool{false, true} {
+		d := NewDecoder()
+		d.naive = naive
+		if err := d.Reset(bytes.NewReader(packed), minWindow, int64(len(want)), false); err != nil {
+			t.Fatal(err)
+		}
+		got, err := io.ReadAll(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, want) {
+			i := 0
+			for i < len(got) && i < len(want) && got[i] == want[i] {
+				i++
+			}
+			t.Fatalf("naive=%v: %d bytes, want %d; first difference at %d", naive, len(got), len(want), i)
+		}
+		if d.linear() || d.filtersRun[filterDelta] != 1 {
+			t.Errorf("window linear=%v, filters %v: the test misses its point", d.linear(), d.filtersRun)
+		}
+		d.Close()
+	}
+}
