@@ -1,0 +1,119 @@
+package unpack50
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/go-unarc/unarc/internal/testutil"
+)
+
+// fuzzCap bounds the output read per input, so streams of unknown size
+// that expand a lot stay quick.
+const fuzzCap = 1 << 20
+
+func fuzzSeeds(f *testing.F) {
+	dir := filepath.Join(testutil.ModuleRoot(), "testdata", "rar5u")
+	names, _ := filepath.Glob(filepath.Join(dir, "*.rar"))
+	for _, n := range names {
+		data, err := os.ReadFile(n)
+		if err != nil {
+			continue
+		}
+		ents, err := parseRAR5(data)
+		if err != nil {
+			continue
+		}
+		for _, e := range ents {
+			if e.method == 0 {
+				continue
+			}
+			// Short seeds keep executions fast: whole small streams, and
+			// the first 2 KiB (tables, first symbols) of the others.
+			p := e.packed
+			if len(p) > 6<<10 {
+				p = p[:2<<10]
+			}
+			f.Add(p, uint8(e.ci>>10&0xf), min(e.size, fuzzCap), uint8(e.version))
+		}
+	}
+}
+
+// readAllCapped reads r to the end or to fuzzCap bytes.
+func readAllCapped(r io.Reader, chunk int) ([]byte, error) {
+	var out []byte
+	p := make([]byte, chunk)
+	for len(out) < fuzzCap {
+		n, err := r.Read(p)
+		out = append(out, p[:n]...)
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return out, err
+		}
+	}
+	return out[:fuzzCap], nil
+}
+
+type cappedWriter struct{ buf []byte }
+
+var errCap = errors.New("cap reached")
+
+func (w *cappedWriter) Write(p []byte) (int, error) {
+	if room := fuzzCap - len(w.buf); len(p) > room {
+		w.buf = append(w.buf, p[:room]...)
+		return room, errCap
+	}
+	w.buf = append(w.buf, p...)
+	return len(p), nil
+}
+
+// FuzzUnpack50 decodes arbitrary packed data with various dictionary and
+// size settings; it must not panic or hang, and the Read and WriteTo paths
+// (and a reused decoder) must produce the same bytes and error class.
+func FuzzUnpack50(f *testing.F) {
+	fuzzSeeds(f)
+	f.Add([]byte{0xc8, 0x12, 0x80, 0x00, 0x11, 0x11}, uint8(0), int64(64), uint8(0))
+	d1, d2 := NewDecoder(), NewDecoder()
+	d2.naive = true // and the plain byte-by-byte match copy
+	f.Fuzz(func(t *testing.T, data []byte, dictBits uint8, size int64, version uint8) {
+		// A hang crashes the worker, so the fuzzer keeps the input.
+		watchdog := time.AfterFunc(30*time.Second, func() { panic("unpack50: decode hung") })
+		defer watchdog.Stop()
+		dict := int64(0x20000) << (dictBits % 16)
+		if size < -1 || size > fuzzCap {
+			size = size & (fuzzCap - 1)
+		}
+		v := int(version % 2)
+		if err := d1.ResetVersion(bytes.NewReader(data), v, dict, size, false); err != nil {
+			t.Fatal(err)
+		}
+		var w cappedWriter
+		_, err1 := d1.WriteTo(&w)
+		if err1 == errCap {
+			err1 = nil
+		}
+		if err := d2.ResetVersion(bytes.NewReader(data), v, dict, size, false); err != nil {
+			t.Fatal(err)
+		}
+		d2.naive = true
+		got2, err2 := readAllCapped(d2, 3+len(data)%5000)
+		if !bytes.Equal(w.buf, got2) {
+			t.Fatalf("WriteTo gave %d bytes, Read %d", len(w.buf), len(got2))
+		}
+		if (err1 == nil) != (err2 == nil) {
+			t.Fatalf("WriteTo error %v, Read error %v", err1, err2)
+		}
+		if err1 != nil && !isErrClass(err1) {
+			t.Fatalf("unexpected error class: %v", err1)
+		}
+		if size >= 0 && int64(len(w.buf)) > size {
+			t.Fatalf("%d bytes for size %d", len(w.buf), size)
+		}
+	})
+}

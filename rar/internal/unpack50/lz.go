@@ -1,0 +1,383 @@
+package unpack50
+
+import (
+	"encoding/binary"
+	"math"
+
+	"github.com/go-unarc/unarc/internal/errs"
+)
+
+// Length slots (unrar SlotToLength): slot < 8 is length 2+slot; above,
+// (4|slot&3) << (slot/4-1) plus that many extra bits, plus 2.
+var lenBase, lenBits [rc]uint32
+
+// Distance slots: slot < 4 is distance 1+slot; above, 1 + (2|slot&1) <<
+// (slot/2-1) plus that many extra bits (the low 4 from the LDD table once
+// there are at least 4).
+var distBase [dcx]uint64
+var distBits [dcx]uint8
+
+func init() {
+	for s := uint32(0); s < rc; s++ {
+		if s < 8 {
+			lenBase[s] = 2 + s
+			continue
+		}
+		b := s/4 - 1
+		lenBase[s] = 2 + (4|s&3)<<b
+		lenBits[s] = b
+	}
+	for s := uint64(0); s < dcx; s++ {
+		if s < 4 {
+			distBase[s] = 1 + s
+			continue
+		}
+		b := s/2 - 1
+		distBase[s] = 1 + (2|s&1)<<b
+		distBits[s] = uint8(b)
+	}
+}
+
+// slowCheck runs where the fast loop cannot vouch for the input: near the
+// end of the buffered input or of the block. It refills input, detects
+// truncation and moves to the next block when the current one is done.
+func (d *Decoder) slowCheck() error {
+	br := &d.br
+	br.fill()
+	bp := br.bitPos()
+	if bp <= br.endBits() && d.entryEnd != math.MaxInt64 && d.total >= d.entryEnd {
+		d.complete = true
+	}
+	for {
+		if bp > br.endBits() {
+			if d.complete {
+				// unrar stops quietly when the input ends after the
+				// entry's data even without a last-block flag.
+				d.streamDone = true
+				return nil
+			}
+			return br.check()
+		}
+		if bp < d.blockEnd {
+			return nil
+		}
+		if d.lastBlock {
+			d.streamDone = true
+			return nil
+		}
+		if err := d.readBlockHeader(); err != nil {
+			if d.complete && br.bitPos() > br.endBits() {
+				d.streamDone = true
+				return nil
+			}
+			return err
+		}
+		bp = br.bitPos()
+	}
+}
+
+// decode decodes symbols until the window pass is full, the entry is
+// done, or the filter queue needs draining.
+func (d *Decoder) decode() error {
+	for d.linear() && d.w >= d.wsize-maxIncLZMatch {
+		d.grow()
+	}
+	// Budget: never overwrite bytes not yet handed out, stop at the
+	// window end, and give up on streams running far past the entry size.
+	budget := d.entryEnd - d.total + maxOvershoot
+	if d.entryEnd == math.MaxInt64 {
+		budget = math.MaxInt64
+	}
+	if budget <= 0 {
+		return errs.Corrupt("rar5: data far beyond the entry size")
+	}
+	if !d.linear() {
+		room := int64(d.wsize) - maxIncLZMatch - (d.total - d.rpos)
+		budget = min(budget, room)
+	}
+	stopTotal := d.total + budget
+	// The fast loop keeps a whole match of room before the window end.
+	limit := d.wsize - maxIncLZMatch
+	stopW := limit
+	if budget < int64(stopW-d.w) {
+		stopW = d.w + int(budget)
+	}
+	if err := d.lz(stopW); err != nil || d.streamDone || d.w < limit {
+		return err
+	}
+	if d.linear() {
+		return nil // grown on the next call
+	}
+	// Circular window near its end: symbol by symbol with wrap-around
+	// until the write position is back at the start.
+	for d.w >= limit && d.total < stopTotal && !d.streamDone {
+		if err := d.carefulSymbol(); err != nil {
+			return err
+		}
+		if len(d.filters)-d.fhead >= maxFilters {
+			return nil
+		}
+	}
+	return nil
+}
+
+// lz is the hot loop: decode symbols while d.w < stopW, which leaves room
+// for a whole match before the window end. Literals, the common case, run
+// on local copies of the bit buffer and write position; everything else
+// syncs them back and uses the methods.
+func (d *Decoder) lz(stopW int) error {
+	br := &d.br
+	t := d.t
+	win := d.win
+	quick := &t.ld.quick
+	fastLimit := -1
+	w := d.w
+	bits, n, pos := br.bits, br.n, br.pos
+	buf := br.buf
+	for w < stopW {
+		if pos >= fastLimit {
+			br.bits, br.n, br.pos = bits, n, pos
+			d.total += int64(w - d.w)
+			d.w = w
+			if err := d.slowCheck(); err != nil {
+				return err
+			}
+			if d.streamDone {
+				return nil
+			}
+			bits, n, pos = br.bits, br.n, br.pos
+			buf = br.buf
+			fastLimit = br.end - fastMargin
+			if be := int(d.blockEnd>>3 - br.base); be < fastLimit {
+				fastLimit = be
+			}
+		}
+		if n <= 56 {
+			bits |= binary.BigEndian.Uint64(buf[pos:]) >> n
+			pos += int(63-n) >> 3
+			n |= 56
+		}
+		var sym uint
+		if e := quick[bits>>(64-mainQuickBits)&(1<<mainQuickBits-1)]; e != 0 {
+			l := uint(e & 15)
+			bits <<= l
+			n -= l
+			sym = uint(e >> 4)
+		} else {
+			s, l := t.ld.slow(uint32(bits >> 48))
+			bits <<= l
+			n -= l
+			sym = uint(s)
+		}
+		if sym < 256 {
+			if uint(w) < uint(len(win)) {
+				win[w] = byte(sym)
+			}
+			w++
+			continue
+		}
+		br.bits, br.n, br.pos = bits, n, pos
+		d.total += int64(w - d.w)
+		d.w = w
+		switch {
+		case sym >= 262:
+			length, dist := d.readMatch(sym)
+			d.copyMatch(length, dist)
+		case sym == 256:
+			if err := d.readFilter(); err != nil {
+				return err
+			}
+			if len(d.filters)-d.fhead >= maxFilters {
+				return nil // let the caller drain finished filters
+			}
+		case sym == 257:
+			if d.lastLen != 0 {
+				d.copyMatch(d.lastLen, d.oldDist[0])
+			}
+		default:
+			length, dist := d.readRepeat(sym)
+			d.copyMatch(length, dist)
+		}
+		w = d.w
+		bits, n, pos = br.bits, br.n, br.pos
+	}
+	br.bits, br.n, br.pos = bits, n, pos
+	d.total += int64(w - d.w)
+	d.w = w
+	return nil
+}
+
+// carefulSymbol decodes one symbol, wrapping writes at the window end.
+func (d *Decoder) carefulSymbol() error {
+	if err := d.slowCheck(); err != nil || d.streamDone {
+		return err
+	}
+	sym := d.br.decodeSym(&d.t.ld)
+	switch {
+	case sym < 256:
+		d.win[d.w] = byte(sym)
+		d.w++
+		if d.w == d.wsize {
+			d.w = 0
+		}
+		d.total++
+	case sym >= 262:
+		length, dist := d.readMatch(sym)
+		d.copyWrap(length, dist)
+	case sym == 256:
+		return d.readFilter()
+	case sym == 257:
+		if d.lastLen != 0 {
+			d.copyWrap(d.lastLen, d.oldDist[0])
+		}
+	default:
+		length, dist := d.readRepeat(sym)
+		d.copyWrap(length, dist)
+	}
+	return nil
+}
+
+// readMatch reads the rest of a new match (main symbol 262..305): length
+// slot extra bits, distance slot, distance bits; it updates the repeated
+// distances (unrar Unpack5, "MainSlot>=262").
+func (d *Decoder) readMatch(sym uint) (int, uint64) {
+	br := &d.br
+	slot := sym - 262
+	length := int(lenBase[slot])
+	if lb := uint(lenBits[slot]); lb > 0 {
+		length += int(br.get(lb))
+	}
+	ds := br.decodeSym(&d.t.dd)
+	dist := distBase[ds]
+	if db := uint(distBits[ds]); db >= 4 {
+		if db > 4 {
+			br.refill()
+			dist += (br.bits >> (64 - (db - 4))) << 4
+			br.skip(db - 4)
+		}
+		dist += uint64(br.decodeSym(&d.t.ldd))
+	} else if db > 0 {
+		dist += uint64(br.get(db))
+	}
+	if dist > 0x100 {
+		length++
+		if dist > 0x2000 {
+			length++
+			if dist > 0x40000 {
+				length++
+			}
+		}
+	}
+	d.oldDist[3], d.oldDist[2], d.oldDist[1], d.oldDist[0] = d.oldDist[2], d.oldDist[1], d.oldDist[0], dist
+	d.lastLen = length
+	return length, dist
+}
+
+// readRepeat handles main symbols 258..261: reuse one of the last four
+// distances, moving it to the front, with a length from the RD table.
+func (d *Decoder) readRepeat(sym uint) (int, uint64) {
+	n := sym - 258
+	dist := d.oldDist[n]
+	for i := n; i > 0; i-- {
+		d.oldDist[i] = d.oldDist[i-1]
+	}
+	d.oldDist[0] = dist
+	br := &d.br
+	slot := br.decodeSym(&d.t.rd)
+	length := int(lenBase[slot])
+	if lb := uint(lenBits[slot]); lb > 0 {
+		length += int(br.get(lb))
+	}
+	d.lastLen = length
+	return length, dist
+}
+
+// copyWrap is copyMatch for a destination that may cross the window end.
+func (d *Decoder) copyWrap(length int, dist uint64) {
+	w, win, ws := d.w, d.win, d.wsize
+	if dist > uint64(d.total) || dist > uint64(d.dict) {
+		for range length {
+			win[w] = 0
+			if w++; w == ws {
+				w = 0
+			}
+		}
+	} else {
+		src := w - int(dist)
+		if src < 0 {
+			src += ws
+		}
+		for range length {
+			win[w] = win[src]
+			if w++; w == ws {
+				w = 0
+			}
+			if src++; src == ws {
+				src = 0
+			}
+		}
+	}
+	d.w = w
+	d.total += int64(length)
+}
+
+// copyMatch copies length bytes from dist back; the destination fits
+// before the window end. Like unrar, a distance reaching before the stream
+// start or beyond the dictionary yields zeros.
+func (d *Decoder) copyMatch(length int, dist uint64) {
+	if d.naive {
+		d.copyWrap(length, dist)
+		return
+	}
+	w := d.w
+	win := d.win
+	d.w = w + length
+	d.total += int64(length)
+	if dist > uint64(d.total-int64(length)) || dist > uint64(d.dict) {
+		clear(win[w : w+length])
+		return
+	}
+	src := w - int(dist)
+	if src < 0 {
+		src += d.wsize // from the previous pass over the window
+		if src+length > d.wsize {
+			// The source itself wraps: rare, byte by byte.
+			for i := range length {
+				win[w+i] = win[src]
+				if src++; src == d.wsize {
+					src = 0
+				}
+			}
+			return
+		}
+		if src < w+length {
+			// dist is close to the window size: the source lies just
+			// ahead of the destination. Forward bytes read old data,
+			// as unrar's loop does.
+			for i := range length {
+				win[w+i] = win[src+i]
+			}
+			return
+		}
+	}
+	dst := win[w : w+length]
+	from := win[src : src+length]
+	if length < 8 || (src < w && w-src < 8) {
+		for i := range dst {
+			dst[i] = from[i]
+		}
+		return
+	}
+	// 8-byte steps: with dist >= 8 each step reads bytes already final;
+	// the last step is realigned to end exactly at the match end (it
+	// rewrites a few bytes with the same values), so nothing past the
+	// match is touched and the oldest history survives.
+	i := 0
+	for ; i+8 <= len(dst); i += 8 {
+		binary.LittleEndian.PutUint64(dst[i:], binary.LittleEndian.Uint64(from[i:]))
+	}
+	if i < len(dst) {
+		j := len(dst) - 8
+		binary.LittleEndian.PutUint64(dst[j:], binary.LittleEndian.Uint64(from[j:]))
+	}
+}
