@@ -61,6 +61,7 @@ type Decoder struct {
 	err     error  // sticky; io.EOF once the entry is complete
 	done    bool   // the entry's compressed data is finished
 	short   error  // why decoding stopped before the declared size, if it did
+	header  bool   // a block header must be read before the first symbol
 	started bool   // a stream is in progress (solid continuation possible)
 
 	lz  lzState
@@ -108,6 +109,10 @@ func (d *Decoder) Reset(src io.Reader, dictSize, unpackedSize int64, solid bool)
 		}
 		d.flt.newEntry()
 	}
+	// unrar reads a block header at the start of every non-solid entry and
+	// of a solid one whose predecessor ended with "new tables follow" or
+	// in a PPMd block (ReadTables30 leaves TablesRead clear for PPMd).
+	d.header = !solid || !d.lz.tablesRead
 	d.started = true
 	d.start = d.pos
 	d.wr = d.pos
@@ -272,7 +277,10 @@ func (d *Decoder) finish() {
 func (d *Decoder) decode(limit int64) error {
 	for d.pos < limit && !d.done {
 		var err error
-		if d.ppm.active {
+		if d.header {
+			d.header = false
+			err = d.readTables()
+		} else if d.ppm.active {
 			err = d.decodePPM(limit)
 		} else {
 			err = d.decodeLZ(limit)

@@ -73,14 +73,6 @@ func (s *lzState) reset() {
 // entry ends, or the input runs out.
 func (d *Decoder) decodeLZ(limit int64) error {
 	s := &d.lz
-	if !s.tablesRead {
-		if err := d.readTables(); err != nil {
-			return err
-		}
-		if d.ppm.active {
-			return nil
-		}
-	}
 	br := &d.br
 	win := d.win
 	mask := d.mask
