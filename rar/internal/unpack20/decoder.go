@@ -308,14 +308,16 @@ func (d *Decoder) decodeLZ(limit int64) error {
 	win := d.win
 	mask := d.mask
 	pos := d.pos
+	last := pos
 	for pos < limit {
 		if br.n < 40 {
 			br.fill()
 		}
 		if br.pad != 0 && br.overrun() {
-			d.pos = pos
+			d.pos = last // the previous symbol came from padding
 			return br.inputErr()
 		}
+		last = pos
 		if d.audio {
 			sym := d.md[d.cur].decode(br)
 			if sym == 256 {
@@ -433,6 +435,10 @@ func (d *Decoder) decodeLZ(limit int64) error {
 		}
 		copyMatch(win, mask, pos, int(length), int(dist))
 		pos += int64(length)
+	}
+	if br.pad != 0 && br.overrun() {
+		d.pos = last
+		return br.inputErr()
 	}
 	d.pos = pos
 	return nil

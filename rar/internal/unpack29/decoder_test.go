@@ -98,8 +98,12 @@ func TestTruncated(t *testing.T) {
 		if err := d.Reset(bytes.NewReader(e.packed[:n]), e.dict, e.size, false); err != nil {
 			t.Fatal(err)
 		}
-		_, err := d.WriteTo(io.Discard)
+		h := crc32.NewIEEE()
+		_, err := d.WriteTo(h)
 		if err == nil {
+			if h.Sum32() == e.crc {
+				continue // only the end-of-file marker was cut
+			}
 			t.Fatalf("prefix %d: no error", n)
 		}
 		if !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, errs.ErrCorrupt) {
