@@ -36,12 +36,10 @@ func FuzzUnpack29(f *testing.F) {
 		f.Add(append([]byte{2}, p...))  // 70000 bytes
 		f.Add(append([]byte{11}, p...)) // 300000 bytes, then a solid second pass
 	})
-	old := MaxPPMMemory
-	MaxPPMMemory = 16 << 20 // keep executions fast; bigger models hit ErrLimit
-	defer func() { MaxPPMMemory = old }()
 	sizes := []int64{0, 100, 70000, 300000}
 	dicts := []int64{64 << 10, 4 << 20}
 	d1, d2 := NewDecoder(), NewDecoder()
+	d1.MaxMemory, d2.MaxMemory = 16<<20, 16<<20 // keep executions fast; bigger models hit ErrLimit
 	f.Fuzz(func(t *testing.T, in []byte) {
 		if len(in) == 0 {
 			return
