@@ -66,6 +66,9 @@ func TestCorpus(t *testing.T) {
 			}
 			ok++
 		}
+		if d.flt.runs != [len(d.flt.runs)]int{} {
+			t.Logf("%s: filter runs by kind (E8, E8E9, Itanium, Delta, RGB, Audio): %v", c.Archive, d.flt.runs[1:])
+		}
 		d.Close()
 		if c.Error != "" {
 			if sawErr {
