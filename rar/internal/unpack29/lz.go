@@ -240,6 +240,12 @@ func copyMatch(win []byte, mask int64, pos int64, length, dist int) {
 			}
 			return
 		}
+		if dist >= length {
+			// The source may lie after dst (it wrapped): plain copy.
+			copy(win[dst:dst+length], win[src:src+length])
+			return
+		}
+		// Overlapping (dist < length) implies src < dst here.
 		w := win[src : dst+length]
 		for i := dist; i < len(w); i++ {
 			w[i] = w[i-dist]
