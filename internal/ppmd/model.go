@@ -48,7 +48,28 @@ var expEscape = [16]uint8{25, 14, 9, 7, 5, 5, 4, 4, 4, 3, 3, 3, 2, 2, 2, 2}
 
 var initBinEsc = [8]uint16{0x3CDD, 0x1F3F, 0x59BF, 0x48F3, 0x64A1, 0x5ABC, 0x6632, 0x6051}
 
+// initBinSumm and initSee are the start values of the binary and SEE
+// contexts, copied in on every restart (tiny arenas restart often).
+var (
+	initBinSumm [128][64]uint16
+	initSee     [25][16]see
+)
+
 func init() {
+	for i := range initBinSumm {
+		for k := 0; k < 8; k++ {
+			val := uint16(binScale - uint32(initBinEsc[k])/uint32(i+2))
+			for j := 0; j < 64; j += 8 {
+				initBinSumm[i][k+j] = val
+			}
+		}
+	}
+	for i := range initSee {
+		summ := uint16((5*i + 10) << (periodBits - 4))
+		for k := range initSee[i] {
+			initSee[i][k] = see{summ: summ, shift: periodBits - 4, count: 4}
+		}
+	}
 	k := 0
 	for i := 0; i < numIndexes; i++ {
 		step := 4
@@ -112,8 +133,11 @@ type Model struct {
 	unitsStart uint32
 	freeList   [numIndexes]uint32
 
-	maskGen uint8      // charMask[s] == maskGen means s is masked (excluded)
-	mask    [256]uint8 // per-symbol exclusion marks, see maskGen
+	ps [MaxOrder]uint32 // createSuccessors scratch, kept here to skip zeroing it
+
+	// mask[s] is 0 for a symbol excluded by the escapes of the current
+	// decode, 0xFF otherwise, so frequencies are summed without branches.
+	mask [256]uint8
 
 	dummySee see
 	see      [25][16]see
@@ -143,8 +167,6 @@ func (m *Model) Init(order, memSize int) error {
 	m.maxOrder = uint32(order)
 	m.initEsc = 0
 	m.hiBitsFlag = 0
-	m.maskGen = 0
-	clear(m.mask[:])
 	m.restart()
 	return nil
 }
@@ -190,10 +212,9 @@ func b2u(b bool) uint32 {
 
 // swapStates exchanges the 6-byte states at a and b.
 func (m *Model) swapStates(a, b uint32) {
-	var t [stateSize]byte
-	copy(t[:], m.mem[a:a+stateSize])
-	copy(m.mem[a:a+stateSize], m.mem[b:b+stateSize])
-	copy(m.mem[b:b+stateSize], t[:])
+	pa := (*[stateSize]byte)(m.mem[a:])
+	pb := (*[stateSize]byte)(m.mem[b:])
+	*pa, *pb = *pb, *pa
 }
 
 // restart empties the model: one order-0 context with all 256 symbols at
@@ -230,19 +251,7 @@ func (m *Model) restart() {
 		r[2], r[3], r[4], r[5] = 0, 0, 0, 0
 	}
 
-	for i := range m.binSumm {
-		for k := 0; k < 8; k++ {
-			val := uint16(binScale - uint32(initBinEsc[k])/uint32(i+2))
-			for j := 0; j < 64; j += 8 {
-				m.binSumm[i][k+j] = val
-			}
-		}
-	}
-	for i := range m.see {
-		summ := uint16((5*i + 10) << (periodBits - 4))
-		for k := range m.see[i] {
-			m.see[i][k] = see{summ: summ, shift: periodBits - 4, count: 4}
-		}
-	}
+	m.binSumm = initBinSumm
+	m.see = initSee
 	m.dummySee = see{summ: 0, shift: periodBits, count: 64}
 }

@@ -198,3 +198,22 @@ func TestProps7z(t *testing.T) {
 		}
 	}
 }
+
+func TestNewReader7zProps(t *testing.T) {
+	f := loadFacts(t, "7z")[0]
+	packed := packed7z(t, f.Archive)
+	props := []byte{byte(f.Order), 0, 0, 0, 0}
+	binary.LittleEndian.PutUint32(props[1:], f.Mem)
+	if _, err := NewReader7zProps(bytes.NewReader(packed), props, f.Size, int64(f.Mem)-1); !errors.Is(err, errs.ErrLimit) {
+		t.Fatalf("over the limit: %v, want ErrLimit", err)
+	}
+	z, err := NewReader7zProps(bytes.NewReader(packed), props, f.Size, int64(f.Mem))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer z.Close()
+	got, err := io.ReadAll(z)
+	if err != nil || sum(got) != f.SHA256 {
+		t.Fatalf("%v, sha256 %s want %s", err, sum(got), f.SHA256)
+	}
+}
