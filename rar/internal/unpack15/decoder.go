@@ -135,7 +135,7 @@ func (s *state) init() {
 func (d *Decoder) sizeWindow(solid bool) {
 	need := d.dict
 	if d.size < d.dict {
-		need = min(d.dict, d.pos+d.size) + margin
+		need = min(d.dict, d.pos+d.size+margin)
 	}
 	n := int64(minWindow)
 	for n < need {

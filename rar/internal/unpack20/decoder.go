@@ -156,7 +156,7 @@ func (d *Decoder) Reset(src io.Reader, dictSize, unpackedSize int64, solid bool)
 func (d *Decoder) sizeWindow(solid bool) {
 	need := d.dict
 	if d.size < d.dict {
-		need = min(d.dict, d.pos+d.size) + margin
+		need = min(d.dict, d.pos+d.size+margin)
 	}
 	n := int64(minWindow)
 	for n < need {

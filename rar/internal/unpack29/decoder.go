@@ -97,6 +97,10 @@ func (d *Decoder) Reset(src io.Reader, dictSize, unpackedSize int64, solid bool)
 	if dictSize <= 0 || dictSize > maxWindow {
 		dictSize = maxWindow
 	}
+	// A filter block (up to the VM's 256 KiB) must fit in the window with
+	// room to spare, whatever the dictionary; unrar's window is never
+	// smaller either. Small entries still get small windows (sizeWindow).
+	dictSize = max(dictSize, 2*vmMemSize)
 	d.br.reset(src)
 	d.out = nil
 	d.err = nil
@@ -136,7 +140,7 @@ func (d *Decoder) Reset(src io.Reader, dictSize, unpackedSize int64, solid bool)
 func (d *Decoder) sizeWindow(solid bool) {
 	need := d.dict
 	if d.size >= 0 && d.size < d.dict {
-		need = min(d.dict, d.pos+d.size) + margin
+		need = min(d.dict, d.pos+d.size+margin)
 	}
 	n := int64(minWindow)
 	for n < need {
