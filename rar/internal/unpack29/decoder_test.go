@@ -168,6 +168,19 @@ func TestWindowSized(t *testing.T) {
 	if want := max(int64(minWindow), e.size+margin); int64(len(d.win)) >= 2*want {
 		t.Fatalf("window %d bytes for a %d-byte entry", len(d.win), e.size)
 	}
+	// A solid stream longer than its dictionary: the window stays at the
+	// dictionary size.
+	for _, e := range entriesOf(t, "solid.rar") {
+		if err := d.Reset(bytes.NewReader(e.packed), 64<<10, e.size, e.solid); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := d.WriteTo(io.Discard); err != nil {
+			t.Fatal(err)
+		}
+		if len(d.win) > 2*vmMemSize {
+			t.Fatalf("solid window %d bytes for a 64 KiB dictionary", len(d.win))
+		}
+	}
 }
 
 // TestResetAllocs: once warm, decoding an entry allocates nothing.
