@@ -1,0 +1,276 @@
+package rar
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/go-unarc/unarc/crc32x"
+	"github.com/go-unarc/unarc/internal/arc"
+	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/rar/internal/rarcrypto"
+)
+
+// solidState is the archive's shared decoder and where it stands: after
+// entry next-1 of the solid run starting at run was decoded, opening
+// entry next continues without decoding anything again.
+type solidState struct {
+	dec  unpacker
+	fam  int
+	next int // index the decoder is positioned at; -1 none
+	run  int
+	gen  int // bumped whenever the decoder moves; stale readers fail
+	busy bool
+}
+
+func (s *solidState) close() {
+	if s.dec != nil {
+		s.dec.Close()
+		s.dec = nil
+	}
+	s.next = -1
+}
+
+// entryReader is one opened entry: source -> decryptor -> decoder ->
+// verifier, with the decoder shared for solid runs.
+type entryReader struct {
+	a      *Archive
+	idx    int
+	parts  partsReader
+	crypt  rarcrypto.Reader
+	v      crc32x.Reader
+	dec    unpacker // owned (non-shared) decoder, closed on Close
+	shared bool     // uses a.solid.dec
+	gen    int
+	guess  bool // wrong password only visible in the data
+	done   bool
+}
+
+// Open returns a reader of entry i's content; reading it to the end
+// verifies the stored CRC32 or BLAKE2sp. In a solid archive the entries
+// before i in its solid run are decoded first (once: opening entries in
+// order continues the same decoder). Only the last reader opened on a
+// solid run can be read.
+func (a *Archive) Open(i int) (io.ReadCloser, error) {
+	if i < 0 || i >= len(a.files) {
+		return nil, fmt.Errorf("rar: entry index %d out of range", i)
+	}
+	f := a.files[i]
+	if f.copyOf >= 0 {
+		// A file copy: unrar writes the content of the source entry.
+		return a.Open(f.copyOf)
+	}
+	if f.e.Link == arc.LinkCopy {
+		return nil, errs.Corrupt("%s: file copy of missing entry %s", f.e.Name, f.e.LinkTarget)
+	}
+	return a.openFile(f, i)
+}
+
+func (a *Archive) openFile(f *file, i int) (io.ReadCloser, error) {
+	if !entryData(f.e) {
+		return noData{}, nil
+	}
+	if f.split {
+		return nil, fmt.Errorf("%w: %s continues in a missing volume", errs.ErrTruncated, f.e.Name)
+	}
+	r := &entryReader{a: a, idx: i}
+	r.parts.reset(a.vols, f.parts)
+	src, guess, err := a.p.decrypter(f, &r.parts, &r.crypt)
+	if err != nil {
+		return nil, err
+	}
+	r.guess = guess
+	var out io.Reader
+	switch {
+	case f.method == 0:
+		out = io.LimitReader(src, f.e.Size)
+		if f.unknown {
+			out = src
+		}
+	case f.method < 0:
+		return nil, errs.Unsupported("%s: RAR method byte", f.e.Name)
+	default:
+		if err := a.p.checkDict(f); err != nil {
+			return nil, err
+		}
+		if a.p.solid && i >= 0 {
+			if err := a.solidSeek(r, f, i, src); err != nil {
+				return nil, mapErr(err, guess)
+			}
+			out = a.solid.dec
+		} else {
+			d, err := newUnpacker(f)
+			if err != nil {
+				return nil, err
+			}
+			if err := d.Reset(src, a.window(f, i, false), f.e.Size, false); err != nil {
+				d.Close()
+				return nil, mapErr(err, guess)
+			}
+			r.dec, out = d, d
+		}
+	}
+	verifier(&r.v, f, out)
+	return r, nil
+}
+
+// window is the decoder window for entry i: the dictionary, but never
+// more than what the entry (or, solid, the rest of its run) will produce.
+func (a *Archive) window(f *file, i int, solid bool) int64 {
+	total := f.e.Size
+	if solid {
+		total = 0
+		for j := i; j < len(a.files); j++ {
+			g := a.files[j]
+			if j > i && !g.solid && g.method != 0 && entryData(g.e) {
+				break
+			}
+			if g.unknown {
+				return f.dict
+			}
+			total += g.e.Size
+		}
+	}
+	if total < 0 || f.unknown {
+		return f.dict
+	}
+	return min(f.dict, max(total, 1))
+}
+
+// solidSeek positions the shared decoder at the start of entry i,
+// decoding earlier entries of its run into io.Discard when needed.
+func (a *Archive) solidSeek(r *entryReader, f *file, i int, src io.Reader) error {
+	s := &a.solid
+	// The run starts at the nearest entry at or before i that has packed
+	// data and does not continue the previous one.
+	run := i
+	for a.files[run].solid {
+		j := run - 1
+		for j >= 0 && (!entryData(a.files[j].e) || a.files[j].method == 0) {
+			j--
+		}
+		if j < 0 {
+			break
+		}
+		run = j
+	}
+	from := run
+	if s.dec != nil && s.next >= 0 && s.run == run && s.next <= i && s.fam == family(f.algo) {
+		from = s.next
+	}
+	s.gen++
+	s.next = -1
+	if s.dec == nil || s.fam != family(f.algo) {
+		if s.dec != nil {
+			s.dec.Close()
+		}
+		d, err := newUnpacker(f)
+		if err != nil {
+			s.dec = nil
+			return err
+		}
+		s.dec, s.fam = d, family(f.algo)
+	}
+	for j := from; j < i; j++ {
+		g := a.files[j]
+		if !entryData(g.e) || g.method == 0 || g.copyOf >= 0 {
+			continue
+		}
+		if g.split {
+			return fmt.Errorf("%w: %s continues in a missing volume", errs.ErrTruncated, g.e.Name)
+		}
+		if err := a.p.checkDict(g); err != nil {
+			return err
+		}
+		var pr partsReader
+		var cr rarcrypto.Reader
+		pr.reset(a.vols, g.parts)
+		gsrc, guess, err := a.p.decrypter(g, &pr, &cr)
+		if err != nil {
+			return fmt.Errorf("solid predecessor: %w", err)
+		}
+		if err := s.dec.Reset(gsrc, a.window(g, j, true), g.e.Size, j != run); err != nil {
+			return mapErr(err, guess)
+		}
+		var v crc32x.Reader
+		verifier(&v, g, s.dec)
+		if _, err := v.WriteTo(io.Discard); err != nil {
+			return mapErr(fmt.Errorf("solid predecessor %s: %w", g.e.Name, err), guess)
+		}
+	}
+	if err := s.dec.Reset(src, a.window(f, i, true), f.e.Size, i != run); err != nil {
+		return err
+	}
+	s.run = run
+	r.shared, r.gen = true, s.gen
+	return nil
+}
+
+// Read reads decoded, verified content.
+func (r *entryReader) Read(p []byte) (int, error) {
+	if r.shared && r.a.solid.gen != r.gen {
+		return 0, fmt.Errorf("rar: solid entry reader superseded by a later Open")
+	}
+	n, err := r.v.Read(p)
+	if err != nil {
+		r.finish(err)
+		err = mapErr(err, r.guess)
+	}
+	return n, err
+}
+
+// WriteTo writes the content to w, straight from the decoder's window
+// when it has one.
+func (r *entryReader) WriteTo(w io.Writer) (int64, error) {
+	if r.shared && r.a.solid.gen != r.gen {
+		return 0, fmt.Errorf("rar: solid entry reader superseded by a later Open")
+	}
+	n, err := r.v.WriteTo(w)
+	if err == nil {
+		r.finish(io.EOF)
+	} else {
+		r.finish(err)
+	}
+	return n, mapErr(err, r.guess)
+}
+
+func (r *entryReader) finish(err error) {
+	if r.done {
+		return
+	}
+	r.done = true
+	if r.shared {
+		if err == io.EOF {
+			r.a.solid.next = r.idx + 1
+		} else {
+			r.a.solid.next = -1
+		}
+	}
+}
+
+// Close releases the entry's decoder.
+func (r *entryReader) Close() error {
+	if r.dec != nil {
+		r.dec.Close()
+		r.dec = nil
+	}
+	if r.shared && !r.done && r.a.solid.gen == r.gen {
+		r.a.solid.next = -1
+	}
+	r.done = true
+	return nil
+}
+
+// decodeComment4 decodes a packed RAR 3.x CMT service header.
+func (a *Archive) decodeComment4() string {
+	f := a.p.cmtFile
+	rc, err := a.openFile(f, -1)
+	if err != nil {
+		return ""
+	}
+	defer rc.Close()
+	b, err := io.ReadAll(io.LimitReader(rc, 1<<20))
+	if err != nil {
+		return ""
+	}
+	return string(b)
+}
