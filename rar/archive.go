@@ -120,13 +120,13 @@ func (a *Archive) openNext() error {
 	return p.beginAt(ra, size, len(a.vols)-1)
 }
 
-// resolve links file copies to their source entries and fills in the
+// resolve links file copies and hard links to their source entries and fills in the
 // targets of RAR4 symlinks, which are stored as the entry's data.
 func (a *Archive) resolve() {
 	byName := make(map[string]int, len(a.files))
 	for i, f := range a.files {
 		e := f.e
-		if e.Link == arc.LinkCopy {
+		if e.Link == arc.LinkCopy || e.Link == arc.LinkHardlink {
 			if j, ok := byName[e.LinkTarget]; ok {
 				f.copyOf = j
 			}

@@ -81,14 +81,15 @@ func (p *parser) readHeader4() (*header4, error) {
 		}
 		mode.CryptBlocks(first[:], first[:])
 		size := int(binary.LittleEndian.Uint16(first[5:]))
-		if size < 7 {
+		if size < 7 || first[2] < head4Mark || first[2] > head4End {
 			return nil, fmt.Errorf("%w: headers do not decrypt", errs.ErrPassword)
 		}
 		padded := (size + 15) &^ 15
 		h = p.header(padded)
 		copy(h, first[:])
 		if err := p.s.full(h[16:], "header"); err != nil {
-			return nil, errs.EOF(err, "header")
+			// A wrong key makes a random size; so does a cut archive.
+			return nil, fmt.Errorf("%w, or %w", errs.ErrPassword, errs.EOF(err, "encrypted header"))
 		}
 		mode.CryptBlocks(h[16:], h[16:])
 		h = h[:size]
@@ -207,6 +208,12 @@ func (p *parser) oldComment(c *cursor) {
 
 func (p *parser) next4() (*file, error) {
 	for {
+		if p.pending > 0 {
+			if err := p.s.skip(p.pending, "data area"); err != nil {
+				return nil, err
+			}
+			p.pending = 0
+		}
 		hd, err := p.readHeader4()
 		if err == io.EOF {
 			p.done = true
@@ -281,9 +288,10 @@ func (p *parser) file4(hd *header4, service bool) (*file, error) {
 	}
 	f.solid = fl&lhdSolid != 0 && !service
 	f.dict = 0x10000 << ((fl & lhdWindowMask) >> 5)
-	e.Name = decodeName4(rawName, fl&lhdUnicode != 0)
+	// RAR 1.5–4.x stores '\\' as the path separator whatever the host.
+	e.Name = strings.ReplaceAll(decodeName4(rawName, fl&lhdUnicode != 0), "\\", "/")
 	if fl&lhdSalt != 0 {
-		f.salt = c.bytes(8)
+		f.salt = clone(c.bytes(8))
 	}
 	if fl&lhdPassword != 0 {
 		e.Encrypted = true
@@ -313,7 +321,6 @@ func (p *parser) file4(hd *header4, service bool) (*file, error) {
 			e.Link = arc.LinkSymlink
 		}
 	} else {
-		e.Name = strings.ReplaceAll(e.Name, `\`, "/")
 		if attr&0x10 != 0 {
 			dir = true
 		}

@@ -90,6 +90,9 @@ func (p *parser) readHeader5() (*header5, error) {
 		h = p.header(padded)
 		copy(h, first[:])
 		if err := p.s.full(h[16:], "header"); err != nil {
+			if p.hcheck == nil {
+				return nil, fmt.Errorf("%w, or %w", errs.ErrPassword, errs.EOF(err, "encrypted header"))
+			}
 			return nil, errs.EOF(err, "header")
 		}
 		mode.CryptBlocks(h[16:], h[16:])
@@ -140,7 +143,7 @@ func (p *parser) readHeader5() (*header5, error) {
 		hd.dataSize = hd.body.vintN(1 << 62)
 	}
 	if hd.body.bad || extraSize > uint64(len(hd.body.b)) {
-		return nil, errs.Corrupt("RAR5 header fields")
+		return nil, errs.Corrupt("RAR5 header fields (type %d, extra %d of %d)", hd.typ, extraSize, len(hd.body.b))
 	}
 	cut := len(hd.body.b) - int(extraSize)
 	hd.extra = hd.body.b[cut:]
@@ -215,7 +218,7 @@ func (p *parser) crypt5(hd *header5) error {
 			p.pwCache = nil
 			return fmt.Errorf("%w (archive headers)", errs.ErrPassword)
 		}
-		p.hcheck = append([]byte(nil), check...)
+		p.hcheck = clone(check)
 	}
 	p.hkey5, p.encHeaders = k, true
 	return nil
@@ -223,6 +226,12 @@ func (p *parser) crypt5(hd *header5) error {
 
 func (p *parser) next5() (*file, error) {
 	for {
+		if p.pending > 0 {
+			if err := p.s.skip(p.pending, "data area"); err != nil {
+				return nil, err
+			}
+			p.pending = 0
+		}
 		hd, err := p.readHeader5()
 		if err == io.EOF {
 			p.done = true
@@ -406,15 +415,15 @@ func (p *parser) extra5(f *file, extra []byte) error {
 			if ver != 0 || lg2 > rarcrypto.MaxLg2 {
 				f.crypt = -1 // unsupported; reported when opened
 			}
-			f.lg2, f.salt = lg2, salt
+			f.lg2, f.salt = lg2, clone(salt)
 			copy(f.iv[:], iv)
 			if check != nil && rarcrypto.CheckSum5(check, sum) {
-				f.check = check
+				f.check = clone(check)
 			}
 			f.useMAC = fl&2 != 0
 		case fx5Hash:
 			if c.vint() == 0 { // BLAKE2sp
-				f.blake = c.bytes(32)
+				f.blake = clone(c.bytes(32))
 			}
 		case fx5Time:
 			fl := c.vint()
@@ -513,4 +522,12 @@ func filetime(ft uint64) time.Time {
 	}
 	t := int64(ft) - epochDiff
 	return time.Unix(t/1e7, (t%1e7)*100).UTC()
+}
+
+// clone copies b out of the reusable header buffer (nil stays nil).
+func clone(b []byte) []byte {
+	if b == nil {
+		return nil
+	}
+	return append([]byte(nil), b...)
 }

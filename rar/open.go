@@ -56,7 +56,8 @@ func (a *Archive) Open(i int) (io.ReadCloser, error) {
 	}
 	f := a.files[i]
 	if f.copyOf >= 0 {
-		// A file copy: unrar writes the content of the source entry.
+		// A file copy or hard link: its content is the source entry's
+		// (unrar writes a copy's content; Open gives the same for links).
 		return a.Open(f.copyOf)
 	}
 	if f.e.Link == arc.LinkCopy {

@@ -35,12 +35,12 @@ type parser struct {
 	hkey5      *rarcrypto.Keys5
 	hcheck     []byte // RAR5 header password check value or nil
 
-	comment    string
-	haveCmt    bool
-	pwCache    *string
-	keys5      map[string]*rarcrypto.Keys5
-	keys3      map[string]*rarcrypto.Keys3
-	lastFile   *file
+	comment  string
+	haveCmt  bool
+	pwCache  *string
+	keys5    map[string]*rarcrypto.Keys5
+	keys3    map[string]*rarcrypto.Keys3
+	lastFile *file
 	comment4
 	dictMax    int64
 	nfiles     int

@@ -64,7 +64,7 @@ func Derive5(password string, salt []byte, lg2 int) *Keys5 {
 				k.Check[i%8] ^= b
 			}
 		}
-		rounds = 17 // 16 additional rounds per extra value
+		rounds = 17 // 16 more rounds per extra value
 	}
 	return k
 }
