@@ -1,0 +1,109 @@
+package unpack29
+
+import (
+	"bytes"
+	"errors"
+	"hash/crc32"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+	"testing/iotest"
+
+	"github.com/go-unarc/unarc/internal/errs"
+)
+
+// onlyReader hides WriteTo so io.Copy goes through Read.
+type onlyReader struct{ r io.Reader }
+
+func (o onlyReader) Read(p []byte) (int, error) { return o.r.Read(p) }
+
+// decodeArchive decodes every v29 entry of a RAR4 archive with one
+// Decoder, through WriteTo (or Read with small buffers when viaRead).
+func decodeArchive(t *testing.T, path string, viaRead bool) (n int, runs [filterAudio + 1]int) {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ents, err := parseRAR4(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := NewDecoder()
+	defer func() { runs = d.flt.runs; d.Close() }()
+	for _, e := range ents {
+		if e.dir || e.method == 0x30 {
+			continue
+		}
+		if e.ver != 29 {
+			t.Fatalf("%s: version %d", e.name, e.ver)
+		}
+		if err := d.Reset(bytes.NewReader(e.packed), e.dict, e.size, e.solid); err != nil {
+			t.Fatalf("%s: Reset: %v", e.name, err)
+		}
+		h := crc32.NewIEEE()
+		var got int64
+		if viaRead {
+			got, err = io.CopyBuffer(h, onlyReader{iotest.HalfReader(d)}, make([]byte, 777))
+		} else {
+			got, err = d.WriteTo(h)
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", e.name, err)
+		}
+		if got != e.size || h.Sum32() != e.crc {
+			t.Fatalf("%s: got %d bytes crc %08x, want %d bytes crc %08x", e.name, got, h.Sum32(), e.size, e.crc)
+		}
+		n++
+	}
+	return n, runs
+}
+
+func TestArchives(t *testing.T) {
+	files, _ := filepath.Glob("../../../testdata/rar29/*.rar")
+	if len(files) == 0 {
+		t.Fatal("no test archives")
+	}
+	for _, f := range files {
+		name := filepath.Base(f)
+		t.Run(name, func(t *testing.T) {
+			n, runs := decodeArchive(t, f, false)
+			if n == 0 {
+				t.Fatal("no entries decoded")
+			}
+			want := map[string]filterKind{"e8.rar": filterE8, "delta.rar": filterDelta, "audio.rar": filterAudio, "rgb.rar": filterRGB}
+			if k, ok := want[name]; ok && runs[k] == 0 {
+				t.Errorf("filter %d never ran: %v", k, runs)
+			}
+			t.Logf("%d entries, filter runs %v", n, runs)
+			decodeArchive(t, f, true)
+		})
+	}
+}
+
+// TestTruncated: every prefix of a valid stream fails with a truncation
+// or corruption error, never a panic or a silent short result.
+func TestTruncated(t *testing.T) {
+	data, err := os.ReadFile("../../../testdata/rar29/m3.rar")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ents, _ := parseRAR4(data)
+	e := ents[0]
+	d := NewDecoder()
+	defer d.Close()
+	step := max(1, len(e.packed)/300)
+	for n := 0; n < len(e.packed); n += step {
+		if err := d.Reset(bytes.NewReader(e.packed[:n]), e.dict, e.size, false); err != nil {
+			t.Fatal(err)
+		}
+		_, err := d.WriteTo(io.Discard)
+		if err == nil {
+			t.Fatalf("prefix %d: no error", n)
+		}
+		if !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, errs.ErrCorrupt) {
+			t.Fatalf("prefix %d: %v", n, err)
+		}
+	}
+}

@@ -1,0 +1,401 @@
+package unpack29
+
+import (
+	"errors"
+
+	"github.com/go-unarc/unarc/internal/errs"
+)
+
+// Table sizes of RAR 2.9 LZ blocks (unrar: NC30, DC30, LDC30, RC30, BC30).
+const (
+	mainSyms    = 299 // 256 literals, 8 control codes, 28 length slots
+	distSyms    = 60
+	lowDistSyms = 17
+	repSyms     = 28
+	tableSize   = mainSyms + distSyms + lowDistSyms + repSyms
+	bitLenSyms  = 20
+	lowDistRep  = 16 // LOW_DIST_REP_COUNT
+)
+
+var (
+	lenBase  = [28]uint8{0, 1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 14, 16, 20, 24, 28, 32, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224}
+	lenBits  = [28]uint8{0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5}
+	sdBase   = [8]uint8{0, 4, 8, 16, 32, 64, 128, 192}
+	sdBits   = [8]uint8{2, 2, 3, 4, 5, 6, 6, 6}
+	distBase [distSyms]uint32
+	distBits [distSyms]uint8
+)
+
+func init() {
+	// Slots per number of extra bits, 0..18 (unrar's DBitLengthCounts);
+	// they cover distances up to 4 MiB.
+	counts := [...]int{4, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 14, 0, 12}
+	var base uint32
+	slot := 0
+	for bits, c := range counts {
+		for range c {
+			distBase[slot] = base
+			distBits[slot] = uint8(bits)
+			base += 1 << bits
+			slot++
+		}
+	}
+}
+
+// errOverrun is internal: the decoder consumed bits past the input's end.
+var errOverrun = errors.New("unpack29: input overrun")
+
+// lzState is what an LZ block carries between symbols and, in solid
+// streams, between entries.
+type lzState struct {
+	tablesRead bool
+	oldDist    [4]uint32
+	lastLength uint32
+	lowDist    uint32
+	lowDistRep uint32
+	oldTable   [tableSize]byte
+	main       huffman
+	dist       huffman
+	low        huffman
+	rep        huffman
+	bitLen     huffman
+}
+
+func (s *lzState) reset() {
+	s.tablesRead = false
+	s.oldDist = [4]uint32{}
+	s.lastLength = 0
+	s.lowDist, s.lowDistRep = 0, 0
+	clear(s.oldTable[:])
+}
+
+// decodeLZ decodes LZ symbols until pos reaches limit, the block or the
+// entry ends, or the input runs out.
+func (d *Decoder) decodeLZ(limit int64) error {
+	s := &d.lz
+	br := &d.br
+	win := d.win
+	mask := d.mask
+	pos := d.pos
+	last := pos
+	for pos < limit {
+		if br.n < 40 {
+			br.fill()
+		}
+		if br.pad != 0 && br.overrun() {
+			// The previous symbol was decoded from padding: drop it.
+			d.pos = last
+			return errOverrun
+		}
+		last = pos
+		sym := s.main.decode(br)
+		if uint(sym) < 256 {
+			win[pos&mask] = byte(sym)
+			pos++
+			continue
+		}
+		var length, dist uint32
+		switch {
+		case sym >= 271:
+			sym -= 271
+			length = uint32(lenBase[sym]) + 3
+			if b := uint(lenBits[sym]); b > 0 {
+				length += uint32(br.v >> (64 - b))
+				br.skip(b)
+			}
+			ds := s.dist.decode(br)
+			if ds < 0 {
+				d.pos = pos
+				return errs.Corrupt("rar v29: bad distance code")
+			}
+			if br.n < 32 {
+				br.fill()
+			}
+			dist = distBase[ds] + 1
+			if b := uint(distBits[ds]); b > 0 {
+				if ds > 9 {
+					if b > 4 {
+						dist += uint32(br.v>>(64-(b-4))) << 4
+						br.skip(b - 4)
+					}
+					if s.lowDistRep > 0 {
+						s.lowDistRep--
+						dist += s.lowDist
+					} else {
+						ld := s.low.decode(br)
+						switch {
+						case ld == 16:
+							s.lowDistRep = lowDistRep - 1
+							dist += s.lowDist
+						case ld >= 0:
+							dist += uint32(ld)
+							s.lowDist = uint32(ld)
+						default:
+							d.pos = pos
+							return errs.Corrupt("rar v29: bad low distance code")
+						}
+					}
+				} else {
+					dist += uint32(br.v >> (64 - b))
+					br.skip(b)
+				}
+			}
+			if dist >= 0x2000 {
+				length++
+				if dist >= 0x40000 {
+					length++
+				}
+			}
+			s.oldDist[3], s.oldDist[2], s.oldDist[1], s.oldDist[0] = s.oldDist[2], s.oldDist[1], s.oldDist[0], dist
+			s.lastLength = length
+		case sym == 256:
+			d.pos = pos
+			if err := d.endOfBlock(); err != nil || d.done || d.ppm.active {
+				return err
+			}
+			continue
+		case sym == 257:
+			d.pos = pos
+			if err := d.readVMCodeLZ(); err != nil {
+				return err
+			}
+			continue
+		case sym == 258:
+			if s.lastLength == 0 {
+				continue
+			}
+			length, dist = s.lastLength, s.oldDist[0]
+		case sym >= 263:
+			sym -= 263
+			dist = uint32(sdBase[sym]) + 1
+			if b := uint(sdBits[sym]); b > 0 {
+				dist += uint32(br.v >> (64 - b))
+				br.skip(b)
+			}
+			s.oldDist[3], s.oldDist[2], s.oldDist[1], s.oldDist[0] = s.oldDist[2], s.oldDist[1], s.oldDist[0], dist
+			length = 2
+			s.lastLength = 2
+		case sym >= 259:
+			i := sym - 259
+			dist = s.oldDist[i]
+			for ; i > 0; i-- {
+				s.oldDist[i] = s.oldDist[i-1]
+			}
+			s.oldDist[0] = dist
+			ls := s.rep.decode(br)
+			if ls < 0 {
+				d.pos = pos
+				return errs.Corrupt("rar v29: bad length code")
+			}
+			length = uint32(lenBase[ls]) + 2
+			if b := uint(lenBits[ls]); b > 0 {
+				length += uint32(br.v >> (64 - b))
+				br.skip(b)
+			}
+			s.lastLength = length
+		default:
+			d.pos = pos
+			return errs.Corrupt("rar v29: bad main code")
+		}
+		if int64(dist) > pos || int64(dist) > int64(len(win)) {
+			d.pos = pos
+			return errs.Corrupt("rar v29: distance %d before the start of the data", dist)
+		}
+		copyMatch(win, mask, pos, int(length), int(dist))
+		pos += int64(length)
+	}
+	d.pos = pos
+	return nil
+}
+
+// copyMatch copies length bytes from dist back to pos in the ring win.
+func copyMatch(win []byte, mask int64, pos int64, length, dist int) {
+	dst := int(pos & mask)
+	src := int((pos - int64(dist)) & mask)
+	if dst+length <= len(win) && src+length <= len(win) {
+		if dist >= length {
+			copy(win[dst:dst+length], win[src:src+length])
+			return
+		}
+		w := win[src : dst+length]
+		for i := dist; i < len(w); i++ {
+			w[i] = w[i-dist]
+		}
+		return
+	}
+	m := int(mask)
+	for i := 0; i < length; i++ {
+		win[(dst+i)&m] = win[(src+i)&m]
+	}
+}
+
+// copyOut is copyMatch with the checks, for the PPMd block's LZ escapes.
+func (d *Decoder) copyOut(length, dist int) error {
+	if int64(dist) > d.pos || dist > len(d.win) {
+		return errs.Corrupt("rar v29: distance %d before the start of the data", dist)
+	}
+	copyMatch(d.win, d.mask, d.pos, length, dist)
+	d.pos += int64(length)
+	return nil
+}
+
+// endOfBlock reads the flags after code 256 (unrar ReadEndOfBlock):
+// "1" new tables follow; "00" end of file; "01" end of file, new tables at
+// the start of the next (solid) file.
+func (d *Decoder) endOfBlock() error {
+	br := &d.br
+	if br.n < 16 {
+		br.fill()
+	}
+	if br.v>>63 != 0 {
+		br.skip(1)
+		return d.readTables()
+	}
+	newTable := br.v>>62&1 != 0
+	br.skip(2)
+	if br.overrun() {
+		return errOverrun
+	}
+	d.lz.tablesRead = !newTable
+	d.done = true
+	return nil
+}
+
+// readTables reads a block header at the next byte boundary: a PPMd
+// block's parameters, or an LZ block's Huffman code lengths, coded with a
+// 20-symbol pre-code and run lengths, as deltas to the previous table
+// unless the "keep old table" bit is clear (unrar ReadTables30).
+func (d *Decoder) readTables() error {
+	s := &d.lz
+	br := &d.br
+	br.align()
+	br.fill()
+	if br.overrun() {
+		return errOverrun
+	}
+	if br.v>>63 != 0 {
+		return d.startPPM()
+	}
+	d.ppm.active = false
+	s.lowDist, s.lowDistRep = 0, 0
+	if br.v>>62&1 == 0 {
+		clear(s.oldTable[:])
+	}
+	br.skip(2)
+	var bl [bitLenSyms]byte
+	for i := 0; i < bitLenSyms; {
+		if br.n < 8 {
+			br.fill()
+		}
+		l := byte(br.bits(4))
+		if l != 15 {
+			bl[i] = l
+			i++
+			continue
+		}
+		z := int(br.bits(4))
+		if z == 0 {
+			bl[i] = 15
+			i++
+			continue
+		}
+		for z += 2; z > 0 && i < bitLenSyms; z-- {
+			bl[i] = 0
+			i++
+		}
+	}
+	if err := s.bitLen.build(bl[:]); err != nil {
+		return err
+	}
+	var t [tableSize]byte
+	for i := 0; i < tableSize; {
+		if br.n < 32 {
+			br.fill()
+		}
+		if br.overrun() {
+			return errOverrun
+		}
+		c := s.bitLen.decode(br)
+		switch {
+		case c < 0:
+			return errs.Corrupt("rar v29: bad code-length code")
+		case c < 16:
+			t[i] = (byte(c) + s.oldTable[i]) & 15
+			i++
+		case c < 18:
+			var n int
+			if c == 16 {
+				n = int(br.bits(3)) + 3
+			} else {
+				n = int(br.bits(7)) + 11
+			}
+			if i == 0 {
+				return errs.Corrupt("rar v29: code-length repeat at the start")
+			}
+			for ; n > 0 && i < tableSize; n-- {
+				t[i] = t[i-1]
+				i++
+			}
+		default:
+			var n int
+			if c == 18 {
+				n = int(br.bits(3)) + 3
+			} else {
+				n = int(br.bits(7)) + 11
+			}
+			for ; n > 0 && i < tableSize; n-- {
+				t[i] = 0
+				i++
+			}
+		}
+	}
+	if br.overrun() {
+		return errOverrun
+	}
+	if err := s.main.build(t[:mainSyms]); err != nil {
+		return err
+	}
+	if err := s.dist.build(t[mainSyms : mainSyms+distSyms]); err != nil {
+		return err
+	}
+	if err := s.low.build(t[mainSyms+distSyms : mainSyms+distSyms+lowDistSyms]); err != nil {
+		return err
+	}
+	if err := s.rep.build(t[mainSyms+distSyms+lowDistSyms:]); err != nil {
+		return err
+	}
+	s.oldTable = t
+	s.tablesRead = true
+	return nil
+}
+
+// readVMCodeLZ reads a filter definition from an LZ block (unrar
+// ReadVMCode): a flags byte, a length, then that many bytes.
+func (d *Decoder) readVMCodeLZ() error {
+	br := &d.br
+	if br.n < 32 {
+		br.fill()
+	}
+	first := byte(br.bits(8))
+	n := int(first&7) + 1
+	switch n {
+	case 7:
+		n = int(br.bits(8)) + 7
+	case 8:
+		n = int(br.bits(16))
+	}
+	if n == 0 {
+		return errs.Corrupt("rar v29: empty filter code")
+	}
+	code := d.flt.codeBuf(n)
+	for i := range code {
+		if br.n < 8 {
+			br.fill()
+		}
+		code[i] = byte(br.bits(8))
+	}
+	if br.overrun() {
+		return errOverrun
+	}
+	return d.addFilter(first, code)
+}
