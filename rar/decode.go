@@ -141,7 +141,7 @@ func newUnpacker(f *file) (unpacker, error) {
 	if mk == nil {
 		return nil, errs.Unsupported("%s: RAR compression %s", f.e.Name, f.e.Method)
 	}
-	return mk(f.algo), nil
+	return mk(), nil
 }
 
 // mapErr turns data errors of an encrypted entry with no password check

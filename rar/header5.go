@@ -14,6 +14,7 @@ import (
 	"github.com/go-unarc/unarc/internal/arc"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/rar/internal/rarcrypto"
+	"github.com/go-unarc/unarc/rar/internal/unpack50"
 )
 
 // RAR 5.0 header types and flags (technote "General archive structure").
@@ -313,23 +314,16 @@ func (p *parser) file5(hd *header5, service bool) (*file, error) {
 	// algorithm version (0: RAR 5.0, 1: RAR 7.0), bit 6 solid, bits 7–9
 	// method, bits 10+ dictionary 128 KiB << n (RAR7: 5 bits plus a
 	// fraction in bits 15–19).
-	algo := ci & 0x3f
+	ver, method, _, dict, err := unpack50.CompInfo(ci)
 	f.solid = ci&0x40 != 0 && !service
-	f.method = int(ci>>7) & 7
-	switch algo {
-	case 0:
-		f.algo = 50
-		f.dict = 0x20000 << ((ci >> 10) & 0xf)
-	case 1:
+	f.method, f.dict = method, dict
+	switch {
+	case err != nil:
+		f.algo = -1 // unsupported: reported when the entry is opened
+	case ver == 1:
 		f.algo = 70
-		n := (ci >> 10) & 0x1f
-		if n > 23 { // above 1 TiB
-			return nil, errs.Unsupported("RAR7 dictionary 128 KiB << %d", n)
-		}
-		f.dict = 0x20000 << n
-		f.dict += f.dict / 32 * int64((ci>>15)&0x1f)
 	default:
-		f.algo = -int(algo)
+		f.algo = 50
 	}
 	e.Method = f.methodName()
 	e.Solid = f.solid

@@ -103,7 +103,7 @@ func (a *Archive) openFile(f *file, i int) (io.ReadCloser, error) {
 			if err != nil {
 				return nil, err
 			}
-			if err := d.Reset(src, a.window(f, i, false), f.e.Size, false); err != nil {
+			if err := d.reset(src, f.algo, f.dict, f.e.Size, false); err != nil {
 				d.Close()
 				return nil, mapErr(err, guess)
 			}
@@ -112,29 +112,6 @@ func (a *Archive) openFile(f *file, i int) (io.ReadCloser, error) {
 	}
 	verifier(&r.v, f, out)
 	return r, nil
-}
-
-// window is the decoder window for entry i: the dictionary, but never
-// more than what the entry (or, solid, the rest of its run) will produce.
-func (a *Archive) window(f *file, i int, solid bool) int64 {
-	total := f.e.Size
-	if solid {
-		total = 0
-		for j := i; j < len(a.files); j++ {
-			g := a.files[j]
-			if j > i && !g.solid && g.method != 0 && entryData(g.e) {
-				break
-			}
-			if g.unknown {
-				return f.dict
-			}
-			total += g.e.Size
-		}
-	}
-	if total < 0 || f.unknown {
-		return f.dict
-	}
-	return min(f.dict, max(total, 1))
 }
 
 // solidSeek positions the shared decoder at the start of entry i,
@@ -189,7 +166,7 @@ func (a *Archive) solidSeek(r *entryReader, f *file, i int, src io.Reader) error
 		if err != nil {
 			return fmt.Errorf("solid predecessor: %w", err)
 		}
-		if err := s.dec.Reset(gsrc, a.window(g, j, true), g.e.Size, j != run); err != nil {
+		if err := s.dec.reset(gsrc, g.algo, g.dict, g.e.Size, j != run); err != nil {
 			return mapErr(err, guess)
 		}
 		var v crc32x.Reader
@@ -198,7 +175,7 @@ func (a *Archive) solidSeek(r *entryReader, f *file, i int, src io.Reader) error
 			return mapErr(fmt.Errorf("solid predecessor %s: %w", g.e.Name, err), guess)
 		}
 	}
-	if err := s.dec.Reset(src, a.window(f, i, true), f.e.Size, i != run); err != nil {
+	if err := s.dec.reset(src, f.algo, f.dict, f.e.Size, i != run); err != nil {
 		return err
 	}
 	s.run = run

@@ -168,11 +168,7 @@ func (r *Reader) startEntry() error {
 		}
 		r.used = true
 		r.decOK = false
-		win := f.dict
-		if !r.p.solid && !f.unknown {
-			win = min(f.dict, max(f.e.Size, 1))
-		}
-		if err := r.dec.Reset(src, win, f.e.Size, f.solid); err != nil {
+		if err := r.dec.reset(src, f.algo, f.dict, f.e.Size, f.solid); err != nil {
 			return mapErr(err, guess)
 		}
 		out = r.dec

@@ -2,13 +2,18 @@ package rar
 
 import (
 	"io"
+
+	"github.com/go-unarc/unarc/rar/internal/unpack29"
+	"github.com/go-unarc/unarc/rar/internal/unpack50"
 )
 
-// unpacker is the API every RAR LZ decoder package offers (unpack50,
-// unpack29, …): Reset starts an entry of unpackedSize bytes (-1 unknown)
-// from src; solid continues the previous entry's window and tables.
+// unpacker is what the container needs from a RAR LZ decoder (unpack50,
+// unpack29, …): reset starts an entry of unpackedSize bytes (-1 unknown)
+// from src with the header's algorithm version and dictionary; solid
+// continues the previous entry's window and tables. The decoders size
+// their windows from the dictionary and the sizes they are told.
 type unpacker interface {
-	Reset(src io.Reader, dictSize, unpackedSize int64, solid bool) error
+	reset(src io.Reader, algo int, dictSize, unpackedSize int64, solid bool) error
 	Read(p []byte) (int, error)
 	WriteTo(w io.Writer) (int64, error)
 	Close() error
@@ -39,4 +44,23 @@ func family(algo int) int {
 
 // unpackers holds the constructors of the decoders linked in; a family
 // without one is reported as errs.ErrUnsupported.
-var unpackers = map[int]func(algo int) unpacker{}
+var unpackers = map[int]func() unpacker{
+	fam50: func() unpacker { return dec50{unpack50.NewDecoder()} },
+	fam29: func() unpacker { return dec29{unpack29.NewDecoder()} },
+}
+
+type dec50 struct{ *unpack50.Decoder }
+
+func (d dec50) reset(src io.Reader, algo int, dict, size int64, solid bool) error {
+	v := 0
+	if algo == 70 {
+		v = 1
+	}
+	return d.ResetVersion(src, v, dict, size, solid)
+}
+
+type dec29 struct{ *unpack29.Decoder }
+
+func (d dec29) reset(src io.Reader, algo int, dict, size int64, solid bool) error {
+	return d.Reset(src, dict, size, solid)
+}
