@@ -29,6 +29,7 @@ type Archive struct {
 	entries []*arc.Entry
 	comment string
 	closers []io.Closer
+	warning error // a cut end of archive met after the entries
 
 	solid solidState
 }
@@ -61,6 +62,12 @@ func Open(ra io.ReaderAt, size int64, cfg *arc.Config) (*Archive, error) {
 			continue
 		}
 		if err != nil {
+			if len(a.files) > 0 && errors.Is(err, errs.ErrTruncated) && !errors.Is(err, errs.ErrPassword) {
+				// unrar lists and extracts what precedes a cut header
+				// ("unexpected end of archive"); the error stays available.
+				a.warning = err
+				break
+			}
 			return nil, err
 		}
 		if !f.first {
@@ -156,6 +163,10 @@ func (a *Archive) Comment() string {
 	}
 	return a.comment
 }
+
+// Warning returns the problem that ended the listing early (a cut last
+// header after at least one entry), or nil.
+func (a *Archive) Warning() error { return a.warning }
 
 // Locked reports whether the archive was locked against changes (-k).
 func (a *Archive) Locked() bool { return a.p.locked }

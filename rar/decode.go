@@ -154,6 +154,9 @@ func mapErr(err error, guess bool) error {
 	if errors.Is(err, errs.ErrChecksum) || errors.Is(err, errs.ErrCorrupt) {
 		return fmt.Errorf("%w (data check failed: %w)", errs.ErrPassword, err)
 	}
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		return fmt.Errorf("%w, or %w", errs.ErrPassword, errs.Truncated("encrypted data"))
+	}
 	return err
 }
 

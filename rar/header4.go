@@ -132,6 +132,11 @@ func oldCRCExempt(h []byte) bool {
 		return uint16(crc32.ChecksumIEEE(h[2:13])) == binary.LittleEndian.Uint16(h) ||
 			binary.LittleEndian.Uint16(h[3:])&mhd4Comment != 0
 	}
+	// RAR 1.5–2.x file headers with an embedded file comment (flag 0x08)
+	// carry a CRC unrar does not check either; the data CRC still is.
+	if h[2] == head4File && binary.LittleEndian.Uint16(h[3:])&0x0008 != 0 && len(h) > 24 && h[24] < 29 {
+		return true
+	}
 	// Old subblocks and comment/AV blocks of RAR 1.5–2.x are skipped.
 	return h[2] == head4Comm || h[2] == 0x76 || h[2] == head4Sub || h[2] == 0x79
 }
@@ -303,11 +308,12 @@ func (p *parser) file4(hd *header4, service bool) (*file, error) {
 		}
 	}
 	e.Modified = dosTime(ftime)
-	if fl&lhdExtTime != 0 {
-		extTime4(c, e, ftime)
-	}
 	if c.bad {
 		return nil, errs.Corrupt("RAR file header")
+	}
+	if fl&lhdExtTime != 0 {
+		// A damaged extended time leaves the DOS time (unrar does the same).
+		extTime4(c, e, ftime)
 	}
 	// Host OS: 0 MS-DOS, 1 OS/2, 2 Win32, 3 Unix, 4 Mac OS, 5 BeOS.
 	dir := fl&lhdWindowMask == lhdDirectory

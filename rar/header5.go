@@ -116,6 +116,10 @@ func (p *parser) readHeader5() (*header5, error) {
 		c := cursor{b: first[4:n]}
 		size := c.vint()
 		if c.bad || size == 0 || size > maxHeader5 {
+			if p.s.size >= 0 && p.s.size-p.s.off < 8 {
+				// Zero padding in the last bytes: unrar's "unexpected end of archive".
+				return nil, errs.Truncated("last header")
+			}
 			return nil, errs.Corrupt("header size")
 		}
 		h = p.header(n + int(size))
