@@ -45,6 +45,7 @@ func Open(ra io.ReaderAt, size int64, cfg *arc.Config) (*Archive, error) {
 	p := newParser(cfg)
 	a := &Archive{p: p}
 	a.solid.next = -1
+	ra, size, a.closers, _ = p.joinSplit(ra, size, p.cfg.Name)
 	a.vols = append(a.vols, volume{ra: ra, size: size, name: p.cfg.Name})
 	if err := p.beginAt(ra, size, 0); err != nil {
 		return nil, err
