@@ -52,6 +52,10 @@ const (
 	maxHeader5 = 2 << 20
 )
 
+// kdfMaxLg2 bounds the PBKDF2 round count (2^n) an archive may ask for:
+// unrar's limit is 2^24, which costs seconds per salt.
+var kdfMaxLg2 = rarcrypto.MaxLg2
+
 // header5 is one raw RAR5 header after its size field.
 type header5 struct {
 	typ      uint64
@@ -210,7 +214,7 @@ func (p *parser) crypt5(hd *header5) error {
 	if ver != 0 {
 		return errs.Unsupported("RAR5 encryption version %d", ver)
 	}
-	if lg2 > rarcrypto.MaxLg2 {
+	if lg2 > kdfMaxLg2 {
 		return errs.Unsupported("RAR5 KDF count 2^%d", lg2)
 	}
 	pw, err := p.password(nil)
@@ -410,7 +414,7 @@ func (p *parser) extra5(f *file, extra []byte) error {
 			}
 			e.Encrypted = true
 			f.crypt = cryptRAR5
-			if ver != 0 || lg2 > rarcrypto.MaxLg2 {
+			if ver != 0 || lg2 > kdfMaxLg2 {
 				f.crypt = -1 // unsupported; reported when opened
 			}
 			f.lg2, f.salt = lg2, clone(salt)
