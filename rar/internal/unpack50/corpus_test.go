@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/go-unarc/unarc/internal/blake2sp"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/testutil"
 )
@@ -103,6 +104,13 @@ func TestCorpus(t *testing.T) {
 							failed++
 						}
 						return
+					}
+					if e.hash != nil {
+						if h := blake2sp.Sum256(got); !bytes.Equal(h[:], e.hash) {
+							t.Errorf("%s: BLAKE2sp mismatch", e.name)
+							failed++
+							return
+						}
 					}
 					if e.hasCRC && crc32.ChecksumIEEE(got) != e.crc {
 						t.Errorf("%s: CRC mismatch (%d bytes)", e.name, len(got))

@@ -111,6 +111,8 @@ type Decoder struct {
 	complete   bool // all bytes of the entry were produced from real input
 	started    bool // a solid stream exists
 	err        error
+
+	filtersRun [4]int // filters applied per type, for tests
 }
 
 // NewDecoder returns a decoder ready for Reset.
@@ -281,7 +283,7 @@ func (d *Decoder) Close() error {
 	pool.Put(d.fbufp)
 	pool.Put(d.fdstp)
 	tablePool.Put(d.t)
-	*d = Decoder{filters: d.filters[:0], err: errClosed}
+	*d = Decoder{filters: d.filters[:0], err: errClosed, filtersRun: d.filtersRun}
 	return nil
 }
 

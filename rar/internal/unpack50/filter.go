@@ -73,6 +73,7 @@ func (d *Decoder) readFilter() error {
 func (d *Decoder) applyFilter(f *filter) []byte {
 	data := (*d.fbufp)[:f.length]
 	off := uint32(f.start - d.entryStart) // unrar: WrittenFileSize, per entry
+	d.filtersRun[f.typ]++
 	switch f.typ {
 	case filterE8, filterE8E9:
 		e8e9(data, off, f.typ == filterE8E9)

@@ -1,0 +1,228 @@
+package unpack50
+
+import (
+	"bytes"
+	"errors"
+	"hash/crc32"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+	"testing/iotest"
+
+	"github.com/go-unarc/unarc/internal/blake2sp"
+	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/internal/testutil"
+)
+
+func testdata(t testing.TB, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(testutil.ModuleRoot(), "testdata", "rar5u", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// verify checks got against the entry's stored CRC32 or BLAKE2sp.
+func verify(t testing.TB, e *testEntry, got []byte) {
+	t.Helper()
+	if e.size >= 0 && int64(len(got)) != e.size {
+		t.Fatalf("%s: %d bytes, want %d", e.name, len(got), e.size)
+	}
+	if e.hash != nil {
+		if h := blake2sp.Sum256(got); !bytes.Equal(h[:], e.hash) {
+			t.Fatalf("%s: BLAKE2sp mismatch", e.name)
+		}
+		return
+	}
+	if !e.hasCRC {
+		t.Fatalf("%s: no checksum stored", e.name)
+	}
+	if crc32.ChecksumIEEE(got) != e.crc {
+		t.Fatalf("%s: CRC32 mismatch", e.name)
+	}
+}
+
+type readMode int
+
+const (
+	modeWriteTo readMode = iota
+	modeRead
+	modeOneByte // one-byte packed input reads and tiny output reads
+)
+
+// decodeAll decodes every entry of an archive from testdata, checking each,
+// and returns the decoder for inspection.
+func decodeAll(t *testing.T, name string, mode readMode) *Decoder {
+	ents, err := parseRAR5(testdata(t, name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := NewDecoder()
+	for _, e := range ents {
+		if e.method == 0 {
+			t.Fatalf("%s: stored; make.sh should compress", e.name)
+		}
+		var src io.Reader = bytes.NewReader(e.packed)
+		if mode == modeOneByte {
+			src = iotest.OneByteReader(src)
+		}
+		if err := d.ResetVersion(src, e.version, e.dict, e.size, e.solid); err != nil {
+			t.Fatal(err)
+		}
+		var buf bytes.Buffer
+		switch mode {
+		case modeWriteTo:
+			_, err = d.WriteTo(&buf)
+		case modeRead:
+			_, err = io.Copy(&buf, iotest.HalfReader(d))
+		case modeOneByte:
+			p := make([]byte, 7)
+			for err == nil {
+				var n int
+				n, err = d.Read(p)
+				buf.Write(p[:n])
+			}
+			if err == io.EOF {
+				err = nil
+			}
+		}
+		if err != nil {
+			t.Fatalf("%s: %v", e.name, err)
+		}
+		verify(t, e, buf.Bytes())
+	}
+	return d
+}
+
+func TestArchives(t *testing.T) {
+	tests := []struct {
+		name   string
+		filter int // filter type that must have run, or -1
+	}{
+		{"text-m1.rar", -1},
+		{"text-m2.rar", -1},
+		{"text-m3.rar", -1},
+		{"text-m4.rar", -1},
+		{"text-m5.rar", -1},
+		{"solid-m3.rar", -1},
+		{"solid-blake2.rar", -1},
+		{"blake2-m3.rar", -1},
+		{"x86-e8.rar", filterE8},
+		{"delta4.rar", filterDelta},
+		{"md64m-small.rar", -1},
+		{"md1g-small.rar", -1},
+		{"md128k-wrap.rar", -1},
+		{"solid-wrap.rar", -1},
+	}
+	for _, tc := range tests {
+		for _, mode := range []readMode{modeWriteTo, modeRead, modeOneByte} {
+			t.Run(tc.name, func(t *testing.T) {
+				d := decodeAll(t, tc.name, mode)
+				if tc.filter >= 0 && d.filtersRun[tc.filter] == 0 {
+					t.Errorf("filter %d never ran: %v", tc.filter, d.filtersRun)
+				}
+				d.Close()
+			})
+		}
+	}
+}
+
+// TestWindowSize checks that a big declared dictionary does not allocate
+// a big window for a small entry.
+func TestWindowSize(t *testing.T) {
+	ents, err := parseRAR5(testdata(t, "md1g-small.rar"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := ents[0]
+	if e.dict < 1<<30 {
+		t.Skipf("rar reduced the dictionary to %d", e.dict)
+	}
+	d := NewDecoder()
+	defer d.Close()
+	if err := d.Reset(bytes.NewReader(e.packed), e.dict, e.size, false); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.WriteTo(io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if c := cap(*d.winp); c > 64<<10 {
+		t.Errorf("window of %d bytes for a %d-byte entry", c, e.size)
+	}
+}
+
+// TestTruncated cuts the packed data of each entry at many points: every
+// prefix must fail with a truncation or corruption error, or, when the cut
+// only removes bits after the last byte of output (unrar accepts that too),
+// give exactly the right data.
+func TestTruncated(t *testing.T) {
+	for _, name := range []string{"text-m3.rar", "x86-e8.rar", "delta4.rar"} {
+		ents, err := parseRAR5(testdata(t, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		e := ents[0]
+		d := NewDecoder()
+		step := max(1, len(e.packed)/200)
+		for n := 0; n < len(e.packed); n += step {
+			if err := d.Reset(bytes.NewReader(e.packed[:n]), e.dict, e.size, false); err != nil {
+				t.Fatal(err)
+			}
+			got, err := io.ReadAll(d)
+			if err == nil {
+				verify(t, e, got)
+				t.Logf("%s cut at %d of %d: complete output", name, n, len(e.packed))
+				continue
+			}
+			if !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, errs.ErrCorrupt) {
+				t.Fatalf("%s cut at %d: %v", name, n, err)
+			}
+		}
+		d.Close()
+	}
+}
+
+// TestReuse decodes different archives with one decoder, checking Reset
+// really resets.
+func TestReuse(t *testing.T) {
+	d := NewDecoder()
+	defer d.Close()
+	for _, name := range []string{"md128k-wrap.rar", "text-m3.rar", "x86-e8.rar", "text-m3.rar"} {
+		ents, _ := parseRAR5(testdata(t, name))
+		for _, e := range ents {
+			if err := d.ResetVersion(bytes.NewReader(e.packed), e.version, e.dict, e.size, false); err != nil {
+				t.Fatal(err)
+			}
+			var buf bytes.Buffer
+			if _, err := d.WriteTo(&buf); err != nil {
+				t.Fatal(err)
+			}
+			verify(t, e, buf.Bytes())
+		}
+	}
+}
+
+// TestResetAllocs checks a warm decoder decodes an entry without
+// allocating.
+func TestResetAllocs(t *testing.T) {
+	ents, _ := parseRAR5(testdata(t, "x86-e8.rar"))
+	e := ents[0]
+	d := NewDecoder()
+	defer d.Close()
+	r := bytes.NewReader(e.packed)
+	run := func() {
+		r.Reset(e.packed)
+		if err := d.Reset(r, e.dict, e.size, false); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := d.WriteTo(io.Discard); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run()
+	if a := testing.AllocsPerRun(10, run); a > 0 {
+		t.Errorf("%v allocations per entry", a)
+	}
+}

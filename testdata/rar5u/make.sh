@@ -1,0 +1,29 @@
+#!/bin/sh
+# Rebuilds the RAR 5 test archives of rar/internal/unpack50 with rar 7.
+# Inputs are generated deterministically by gen.py; archives are stored
+# with fixed mtimes. Run from anywhere: sh testdata/rar5u/make.sh
+set -eu
+export TZ=UTC
+here=$(cd "$(dirname "$0")" && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cd "$work"
+python3 "$here/gen.py"
+touch -d '2024-01-02 03:04:05' *
+RAR="rar a -cfg- -idq -ep -tsm0 -tsc0 -tsa0 -qo- -mt1"
+rm -f "$here"/*.rar
+for m in 1 2 3 4 5; do
+	$RAR -m$m -s- "$here/text-m$m.rar" text.txt
+done
+$RAR -m3 -s "$here/solid-m3.rar" solid-*.txt
+$RAR -m5 -s -htb "$here/solid-blake2.rar" solid-*.txt
+$RAR -m3 -mcE+ "$here/x86-e8.rar" x86.bin
+$RAR -m3 -mc4D+ "$here/delta4.rar" audio.bin
+$RAR -m3 -md64m "$here/md64m-small.rar" small.txt
+$RAR -m3 -md1g "$here/md1g-small.rar" small.txt
+# 128 KiB dictionary (unrar uses a 256 KiB window at least), 420 KB file with
+# repeats ~66 KB back: the window wraps.
+$RAR -m3 -md128k "$here/md128k-wrap.rar" wrap.bin
+$RAR -m3 -htb "$here/blake2-m3.rar" text.txt small.txt
+$RAR -m5 -s -md128k "$here/solid-wrap.rar" wrap.bin text.txt solid-*.txt
+ls -l "$here"/*.rar
