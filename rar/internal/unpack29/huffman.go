@@ -72,6 +72,7 @@ func (h *huffman) decode(br *bitReader) int {
 	return h.decodeSlow(br, v)
 }
 
+//go:noinline
 func (h *huffman) decodeSlow(br *bitReader, v uint32) int {
 	for l := quickBits + 1; l <= maxCodeLen; l++ {
 		if v < h.limit[l] {

@@ -88,7 +88,16 @@ func (d *Decoder) decodeLZ(limit int64) error {
 			return errOverrun
 		}
 		last = pos
-		sym := s.main.decode(br)
+		// s.main.decode, by hand: the compiler does not inline it.
+		v := uint32(br.v >> 48)
+		var sym int
+		if e := s.main.quick[v>>(16-quickBits)]; e != 0 {
+			br.v <<= e & 15
+			br.n -= uint(e & 15)
+			sym = int(e >> 4)
+		} else {
+			sym = s.main.decodeSlow(br, v)
+		}
 		if uint(sym) < 256 {
 			win[pos&mask] = byte(sym)
 			pos++
