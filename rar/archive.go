@@ -32,6 +32,7 @@ type Archive struct {
 	warning error // a cut end of archive met after the entries
 
 	solid solidState
+	spare map[int]unpacker // idle decoders by family, reused across entries
 }
 
 // open parses every header of every volume (Format.Open).
@@ -43,7 +44,7 @@ func open(ra io.ReaderAt, size int64, cfg *arc.Config) (arc.Archive, error) {
 // the volumes that follow it, found through cfg.Name and cfg.OpenVolume.
 func Open(ra io.ReaderAt, size int64, cfg *arc.Config) (*Archive, error) {
 	p := newParser(cfg)
-	a := &Archive{p: p}
+	a := &Archive{p: p, spare: map[int]unpacker{}}
 	a.solid.next = -1
 	ra, size, a.closers, _ = p.joinSplit(ra, size, p.cfg.Name)
 	a.vols = append(a.vols, volume{ra: ra, size: size, name: p.cfg.Name})
@@ -178,6 +179,12 @@ func (a *Archive) IsSolid() bool { return a.p.solid }
 // Close releases decoders and closes the volumes this package opened.
 func (a *Archive) Close() error {
 	a.solid.close()
+	for k, d := range a.spare {
+		if d != nil {
+			d.Close()
+		}
+		delete(a.spare, k)
+	}
 	var err error
 	for _, c := range a.closers {
 		if e := c.Close(); e != nil && err == nil {

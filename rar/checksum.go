@@ -5,12 +5,12 @@ import (
 	"hash"
 	"hash/crc32"
 
+	"github.com/go-unarc/unarc/internal/blake2sp"
 	"github.com/go-unarc/unarc/rar/internal/rarcrypto"
 )
 
-// newBLAKE2sp returns a BLAKE2sp hash; nil until a BLAKE2sp package is
-// linked in, and then BLAKE2sp entries are checked by size only.
-var newBLAKE2sp func() hash.Hash
+// newBLAKE2sp returns the hash RAR5 -htb archives store (32-byte BLAKE2sp).
+var newBLAKE2sp = blake2sp.New
 
 // macCRC is a CRC-32 whose Sum is the RAR5 MAC of the CRC (unrar
 // ConvertHashToMAC), as 4 big-endian bytes, for entries whose stored

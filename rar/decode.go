@@ -110,7 +110,7 @@ func verifier(v *crc32x.Reader, f *file, r io.Reader) {
 		size = -1
 	}
 	switch {
-	case f.blake != nil && newBLAKE2sp != nil:
+	case f.blake != nil:
 		h := newBLAKE2sp()
 		if f.useMAC && f.hashKey != nil {
 			h = macHash{h, f.hashKey}

@@ -1,6 +1,7 @@
 package rar
 
 import (
+	"errors"
 	"fmt"
 	"io"
 
@@ -36,10 +37,10 @@ type entryReader struct {
 	a      *Archive
 	idx    int
 	parts  partsReader
-	crypt  rarcrypto.Reader
 	v      crc32x.Reader
-	dec    unpacker // owned (non-shared) decoder, closed on Close
-	shared bool     // uses a.solid.dec
+	dec    unpacker // owned (non-shared) decoder, back to Archive.spare on Close
+	fam    int
+	shared bool // uses a.solid.dec
 	gen    int
 	guess  bool // wrong password only visible in the data
 	done   bool
@@ -73,9 +74,15 @@ func (a *Archive) openFile(f *file, i int) (io.ReadCloser, error) {
 	if f.split {
 		return nil, fmt.Errorf("%w: %s continues in a missing volume", errs.ErrTruncated, f.e.Name)
 	}
+	// One small allocation per Open: the reader is not recycled, so a
+	// handle used after Close fails instead of reading another entry.
 	r := &entryReader{a: a, idx: i}
 	r.parts.reset(a.vols, f.parts)
-	src, guess, err := a.p.decrypter(f, &r.parts, &r.crypt)
+	var crypt *rarcrypto.Reader
+	if f.crypt != cryptNone {
+		crypt = new(rarcrypto.Reader)
+	}
+	src, guess, err := a.p.decrypter(f, &r.parts, crypt)
 	if err != nil {
 		return nil, err
 	}
@@ -99,15 +106,19 @@ func (a *Archive) openFile(f *file, i int) (io.ReadCloser, error) {
 			}
 			out = a.solid.dec
 		} else {
-			d, err := newUnpacker(f)
-			if err != nil {
-				return nil, err
+			fam := family(f.algo)
+			d := a.spare[fam]
+			delete(a.spare, fam)
+			if d == nil {
+				if d, err = newUnpacker(f); err != nil {
+					return nil, err
+				}
 			}
+			r.dec, r.fam, out = d, fam, d
 			if err := d.reset(src, f.algo, f.dict, f.e.Size, false); err != nil {
-				d.Close()
+				r.Close()
 				return nil, mapErr(err, guess)
 			}
-			r.dec, out = d, d
 		}
 	}
 	verifier(&r.v, f, out)
@@ -183,8 +194,13 @@ func (a *Archive) solidSeek(r *entryReader, f *file, i int, src io.Reader) error
 	return nil
 }
 
+var errClosed = errors.New("rar: read after Close")
+
 // Read reads decoded, verified content.
 func (r *entryReader) Read(p []byte) (int, error) {
+	if r.a == nil {
+		return 0, errClosed
+	}
 	if r.shared && r.a.solid.gen != r.gen {
 		return 0, fmt.Errorf("rar: solid entry reader superseded by a later Open")
 	}
@@ -199,6 +215,9 @@ func (r *entryReader) Read(p []byte) (int, error) {
 // WriteTo writes the content to w, straight from the decoder's window
 // when it has one.
 func (r *entryReader) WriteTo(w io.Writer) (int64, error) {
+	if r.a == nil {
+		return 0, errClosed
+	}
 	if r.shared && r.a.solid.gen != r.gen {
 		return 0, fmt.Errorf("rar: solid entry reader superseded by a later Open")
 	}
@@ -227,14 +246,22 @@ func (r *entryReader) finish(err error) {
 
 // Close releases the entry's decoder.
 func (r *entryReader) Close() error {
+	if r.a == nil {
+		return nil // closed before
+	}
 	if r.dec != nil {
-		r.dec.Close()
+		// Keep the decoder (and its tables) for the next entry.
+		if old := r.a.spare[r.fam]; old != nil {
+			old.Close()
+		}
+		r.a.spare[r.fam] = r.dec
 		r.dec = nil
 	}
 	if r.shared && !r.done && r.a.solid.gen == r.gen {
 		r.a.solid.next = -1
 	}
 	r.done = true
+	r.a = nil
 	return nil
 }
 

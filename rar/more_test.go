@@ -1,0 +1,149 @@
+package rar
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/go-unarc/unarc/internal/arc"
+	"github.com/go-unarc/unarc/internal/errs"
+)
+
+// TestChecksumMismatch damages one data byte of the first file: stored
+// entries must fail with ErrChecksum (plain CRC32, BLAKE2sp, and MACs of
+// encrypted entries with a password check), never return data as good.
+func TestChecksumMismatch(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		want error
+	}{
+		{"rar5_m0.rar", errs.ErrChecksum},
+		{"rar4_m0.rar", errs.ErrChecksum},
+		{"rar5_pw_stored.rar", errs.ErrChecksum}, // MAC'd CRC, password checked
+		{"rar4_pw_stored.rar", errs.ErrPassword}, // no check value: a bad CRC may be a wrong password
+		{"rar5_m3.rar", nil},                     // compressed: checksum or corrupt
+		{"rar5_blake.rar", nil},                  // BLAKE2sp
+		{"rar5_pw_blake.rar", nil},               // MAC'd BLAKE2sp
+		{"rar4_m3.rar", nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path := filepath.Join(testdata, tc.name)
+			data, _ := os.ReadFile(path)
+			a, err := Open(bytes.NewReader(data), int64(len(data)), config(t, "", testPassword(tc.name)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			idx := -1
+			for i, e := range a.Entries() {
+				if !e.IsDir() && e.Size > 100 {
+					idx = i
+					break
+				}
+			}
+			f := a.files[idx]
+			if _, err := readAll(a, idx); err != nil {
+				t.Fatalf("undamaged: %v", err)
+			}
+			bad := bytes.Clone(data)
+			bad[f.parts[0].off+f.parts[0].size/2] ^= 1
+			a, err = Open(bytes.NewReader(bad), int64(len(bad)), config(t, "", testPassword(tc.name)))
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = readAll(a, idx)
+			if tc.want != nil && !errors.Is(err, tc.want) {
+				t.Fatalf("got %v, want %v", err, tc.want)
+			}
+			if err == nil || !isSentinel(err) {
+				t.Fatalf("damaged data: got %v", err)
+			}
+		})
+	}
+}
+
+// TestSolidOrder opens the entries of solid archives in reverse and in
+// a repeated order; the content must match in-order reading.
+func TestSolidOrder(t *testing.T) {
+	for _, name := range []string{"rar5_solid.rar", "rar4_solid.rar", "rar5_hp_solid.rar"} {
+		t.Run(name, func(t *testing.T) {
+			a, err := openPath(t, filepath.Join(testdata, name), testPassword(name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !a.IsSolid() {
+				t.Fatal("not solid")
+			}
+			n := len(a.Entries())
+			want := make([][]byte, n)
+			for i := range n {
+				if want[i], err = readAll(a, i); err != nil {
+					t.Fatalf("%d: %v", i, err)
+				}
+			}
+			order := []int{}
+			for i := n - 1; i >= 0; i-- {
+				order = append(order, i)
+			}
+			order = append(order, 0, 0, n-1, 1)
+			for _, i := range order {
+				got, err := readAll(a, i)
+				if err != nil || !bytes.Equal(got, want[i]) {
+					t.Fatalf("entry %d out of order: %v", i, err)
+				}
+			}
+			// A superseded reader fails instead of returning wrong data.
+			var big []int
+			for i, e := range a.Entries() {
+				if e.Size > 1000 && a.files[i].method != 0 {
+					big = append(big, i)
+				}
+			}
+			if len(big) >= 2 {
+				r1, _ := a.Open(big[0])
+				r2, _ := a.Open(big[1])
+				if _, err := io.ReadAll(r1); err == nil {
+					t.Error("stale solid reader read without error")
+				}
+				r1.Close()
+				r2.Close()
+			}
+		})
+	}
+}
+
+// TestAllocs: once warm, opening and reading an entry allocates only
+// the reader handle (a few objects), not windows or tables.
+func TestAllocs(t *testing.T) {
+	for _, name := range []string{"rar5_m3.rar", "rar4_m3.rar", "rar5_solid.rar"} {
+		data, _ := os.ReadFile(filepath.Join(testdata, name))
+		a, err := Open(bytes.NewReader(data), int64(len(data)), &arc.Config{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		idx := 0
+		for i, e := range a.Entries() {
+			if e.Size > 1000 {
+				idx = i
+			}
+		}
+		read := func() {
+			rc, err := a.Open(idx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := io.Copy(io.Discard, rc); err != nil {
+				t.Fatal(err)
+			}
+			rc.Close()
+		}
+		read()
+		if n := testing.AllocsPerRun(20, read); n > 8 {
+			t.Errorf("%s: %.0f allocations per entry once warm", name, n)
+		} else {
+			t.Logf("%s: %.0f allocations per entry", name, n)
+		}
+	}
+}
