@@ -10,6 +10,7 @@ import (
 
 	"github.com/go-unarc/unarc/internal/arc"
 	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/internal/testutil"
 )
 
 // TestChecksumMismatch damages one data byte of the first file: stored
@@ -145,5 +146,63 @@ func TestAllocs(t *testing.T) {
 		} else {
 			t.Logf("%s: %.0f allocations per entry", name, n)
 		}
+	}
+}
+
+func TestDictionaryLimit(t *testing.T) {
+	// rar shrinks -md to fit small inputs, so the repo's rar5_md64m.rar
+	// declares 128 KiB; the corpus one really declares 64 MiB.
+	path := filepath.Join(testutil.CorpusDir(t), "own/rar/rar5_md64m.rar")
+	data, _ := os.ReadFile(path)
+	cfg := &arc.Config{Limits: arc.Limits{MaxDictionary: 32 << 20}}
+	a, err := Open(bytes.NewReader(data), int64(len(data)), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Open(0); !errors.Is(err, errs.ErrLimit) {
+		t.Fatalf("64 MiB dictionary under a 32 MiB limit: got %v", err)
+	}
+	r, err := NewReader(bytes.NewReader(data), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Next(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := io.ReadAll(r); !errors.Is(err, errs.ErrLimit) {
+		t.Fatalf("Reader: got %v", err)
+	}
+}
+
+// TestRAR4SymlinkReader: forward-only, a RAR4 symlink's target (its data)
+// is known when Next returns.
+func TestRAR4SymlinkReader(t *testing.T) {
+	f, err := os.Open(filepath.Join(testdata, "rar4_links.rar"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r, err := NewReader(f, &arc.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for {
+		e, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e.Name == "link.txt" {
+			found = true
+			if e.Link != arc.LinkSymlink || e.LinkTarget != "target.txt" {
+				t.Errorf("link.txt: %v %q", e.Link, e.LinkTarget)
+			}
+		}
+	}
+	if !found {
+		t.Error("link.txt not listed")
 	}
 }

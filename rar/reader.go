@@ -1,6 +1,7 @@
 package rar
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -30,6 +31,7 @@ type Reader struct {
 	fam   int
 	decOK bool // decoder state valid for a solid continuation
 	body  io.Reader
+	link  bytes.Reader // content of a RAR4 symlink, read at Next
 	guess bool
 	used  bool // the decoder was given the current entry
 	err   error
@@ -93,6 +95,16 @@ func (r *Reader) Next() (*arc.Entry, error) {
 		if err := r.startEntry(); err != nil {
 			// The entry is listed; reading it reports err.
 			r.body = errReader{err}
+		} else if f.version == 4 && f.e.Link == arc.LinkSymlink && f.e.Size <= 64<<10 {
+			// RAR 1.5–4.x Unix symlinks store the target as the data.
+			b, err := io.ReadAll(r.body)
+			if err != nil {
+				r.body = errReader{err}
+			} else {
+				f.e.LinkTarget = string(b)
+				r.link.Reset(b)
+				r.body = &r.link
+			}
 		}
 		return f.e, nil
 	}
