@@ -106,7 +106,10 @@ func (p *parser) entryPassword(f *file) (string, error) {
 // verifier returns the checksum stage for f over r.
 func verifier(v *crc32x.Reader, f *file, r io.Reader) {
 	size := f.e.Size
-	if f.unknown {
+	if f.unknown || f.method != 0 {
+		// As unrar: a compressed stream that ends (cleanly, by its own
+		// end-of-data mark) before the declared size is judged by its
+		// checksum alone; the decoder never produces more than the size.
 		size = -1
 	}
 	switch {

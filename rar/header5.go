@@ -92,6 +92,12 @@ func (p *parser) readHeader5() (*header5, error) {
 		}
 		n := 4 + (12 - len(c.b)) + int(size) // CRC + vint + header
 		padded := (n + 15) &^ 15
+		if p.s.size >= 0 && int64(padded-16) > p.s.size-p.s.off {
+			if p.hcheck == nil {
+				return nil, fmt.Errorf("%w, or %w", errs.ErrPassword, errs.Truncated("encrypted header"))
+			}
+			return nil, errs.Truncated("header larger than the rest of the volume")
+		}
 		h = p.header(padded)
 		copy(h, first[:])
 		if err := p.s.full(h[16:], "header"); err != nil {
@@ -120,11 +126,14 @@ func (p *parser) readHeader5() (*header5, error) {
 		c := cursor{b: first[4:n]}
 		size := c.vint()
 		if c.bad || size == 0 || size > maxHeader5 {
-			if p.s.size >= 0 && p.s.size-p.s.off < 8 {
+			if p.s.size >= 0 && p.s.size-p.s.off < 8 || p.s.size < 0 && p.s.short(8) {
 				// Zero padding in the last bytes: unrar's "unexpected end of archive".
 				return nil, errs.Truncated("last header")
 			}
 			return nil, errs.Corrupt("header size")
+		}
+		if p.s.size >= 0 && int64(size) > p.s.size-p.s.off {
+			return nil, errs.Truncated("header larger than the rest of the volume")
 		}
 		h = p.header(n + int(size))
 		copy(h, first[:n])

@@ -88,3 +88,9 @@ func (s *source) atEOF() bool {
 	_, err := s.br.Peek(1)
 	return err != nil
 }
+
+// short reports whether fewer than n bytes are left (streams only peek).
+func (s *source) short(n int) bool {
+	_, err := s.br.Peek(n)
+	return err != nil
+}
