@@ -61,7 +61,11 @@ func (b *bitReader) load() {
 		b.w = copy(b.buf, b.buf[b.r:b.w])
 		b.r = 0
 	}
-	for b.w < len(b.buf) {
+	for empty := 0; b.w < len(b.buf); empty++ {
+		if empty == 100 {
+			b.err = io.ErrNoProgress // a Reader that keeps returning 0, nil
+			return
+		}
 		k, err := b.src.Read(b.buf[b.w:])
 		b.w += k
 		if err != nil {

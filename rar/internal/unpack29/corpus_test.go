@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"hash/crc32"
 	"io"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -20,11 +19,7 @@ func TestCorpus(t *testing.T) {
 	dir := testutil.CorpusDir(t)
 	var ok, skipped, failedAsExpected int
 	for _, c := range testutil.Manifest(t, dir) {
-		data, err := os.ReadFile(filepath.Join(dir, c.Archive))
-		if err != nil {
-			continue
-		}
-		ents, perr := parseRAR4(data)
+		ents, perr := loadRAR4(filepath.Join(dir, c.Archive))
 		if len(ents) == 0 {
 			continue
 		}

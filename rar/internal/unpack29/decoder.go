@@ -14,7 +14,7 @@
 // The window is min(dictionary, data still to come) rounded up to a power
 // of two, never more than 4 MiB (the largest distance the format can
 // express). A PPMd block declares its model size (up to 256 MiB); it is
-// checked against MaxPPMMemory before anything is allocated. Filter
+// checked against Decoder.MaxMemory before anything is allocated. Filter
 // blocks are bounded by the 256 KiB RarVM memory, and the number of
 // filters by unrar's own limits.
 package unpack29
@@ -37,13 +37,19 @@ const (
 	margin = 512
 )
 
-// MaxPPMMemory bounds the model size a PPMd block may declare. RAR's
-// format maximum is 256 MiB; that is also our default.
-var MaxPPMMemory int64 = 256 << 20
+// DefaultMaxMemory is the PPMd model size a block may declare when
+// Decoder.MaxMemory is zero: RAR's format maximum, 256 MiB.
+const DefaultMaxMemory = 256 << 20
 
 // Decoder decodes one RAR 2.9 stream, entry by entry. The zero value is
 // not usable; call NewDecoder, then Reset for each entry.
 type Decoder struct {
+	// MaxMemory caps the PPMd model a block header may ask for (bytes);
+	// 0 means DefaultMaxMemory. A larger request fails with errs.ErrLimit
+	// before anything is allocated. Set it before decoding, e.g. from
+	// arc.Limits.MaxMemory.
+	MaxMemory int64
+
 	br bitReader
 
 	winp *[]byte

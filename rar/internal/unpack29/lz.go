@@ -213,6 +213,10 @@ func (d *Decoder) decodeLZ(limit int64) error {
 		copyMatch(win, mask, pos, int(length), int(dist))
 		pos += int64(length)
 	}
+	if br.pad != 0 && br.overrun() {
+		d.pos = last // the last symbol came from padding
+		return errOverrun
+	}
 	d.pos = pos
 	return nil
 }

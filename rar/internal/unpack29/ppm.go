@@ -43,11 +43,15 @@ func (s *byteSource) ReadByte() (byte, error) {
 }
 
 // startPPM reads a PPMd block header at the current (byte-aligned)
-// position; the model's memory is checked against MaxPPMMemory before it
+// position; the model's memory is checked against d.MaxMemory before it
 // is allocated.
 func (d *Decoder) startPPM() error {
 	p := &d.ppm
-	p.rar.MaxMemory = int(min(MaxPPMMemory, ppmd.RARMaxMemory))
+	limit := d.MaxMemory
+	if limit <= 0 || limit > DefaultMaxMemory {
+		limit = DefaultMaxMemory
+	}
+	p.rar.MaxMemory = int(limit)
 	esc, err := p.rar.ReadHeader((*byteSource)(&d.br))
 	if err != nil {
 		p.active = false

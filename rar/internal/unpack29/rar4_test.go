@@ -4,6 +4,11 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
 )
 
 // rar4Entry is one file of a RAR 1.5-4.x archive, as far as the decoder
@@ -19,7 +24,9 @@ type rar4Entry struct {
 	method    byte // 0x30 stored .. 0x35
 	encrypted bool
 	dir       bool
-	split     bool
+	split     bool // part of a multi-volume entry that was not joined
+
+	splitBefore, splitAfter bool
 }
 
 var rar4Marker = []byte("Rar!\x1a\x07\x00")
@@ -65,6 +72,9 @@ func parseRAR4(b []byte) ([]rar4Entry, error) {
 				solid:     flags&0x10 != 0,
 				encrypted: flags&0x04 != 0,
 				split:     flags&0x03 != 0,
+
+				splitBefore: flags&0x01 != 0,
+				splitAfter:  flags&0x02 != 0,
 			}
 			add = int64(binary.LittleEndian.Uint32(h[7:]))
 			nameSize := int(binary.LittleEndian.Uint16(h[26:]))
@@ -103,3 +113,73 @@ func parseRAR4(b []byte) ([]rar4Entry, error) {
 	}
 	return out, nil
 }
+
+// loadRAR4 parses an archive and, for a multi-volume set (name.partN.rar,
+// name.rar + name.rNN, or a byte-split name.001), the volumes after it,
+// joining the packed data of entries split across volumes.
+func loadRAR4(path string) ([]rar4Entry, error) {
+	var vols []string
+	dir, base := filepath.Split(path)
+	switch {
+	case strings.HasSuffix(base, ".001"):
+		// A byte-level split: the pieces concatenate to one archive.
+		stem := strings.TrimSuffix(base, ".001")
+		var all []byte
+		for i := 1; ; i++ {
+			b, err := os.ReadFile(filepath.Join(dir, fmt.Sprintf("%s.%03d", stem, i)))
+			if err != nil {
+				break
+			}
+			all = append(all, b...)
+		}
+		return parseRAR4(all)
+	case partRE.MatchString(base):
+		m := partRE.FindStringSubmatch(base)
+		for i := 1; ; i++ {
+			p := filepath.Join(dir, fmt.Sprintf("%s.part%0*d.rar", m[1], len(m[2]), i))
+			if _, err := os.Stat(p); err != nil {
+				break
+			}
+			vols = append(vols, p)
+		}
+	case strings.HasSuffix(base, ".rar"):
+		vols = append(vols, path)
+		stem := strings.TrimSuffix(path, ".rar")
+		for i := 0; ; i++ {
+			p := fmt.Sprintf("%s.r%02d", stem, i)
+			if _, err := os.Stat(p); err != nil {
+				break
+			}
+			vols = append(vols, p)
+		}
+	default:
+		vols = append(vols, path)
+	}
+	var out []rar4Entry
+	for _, v := range vols {
+		b, err := os.ReadFile(v)
+		if err != nil {
+			return out, err
+		}
+		ents, perr := parseRAR4(b)
+		for _, e := range ents {
+			if e.splitBefore && len(out) > 0 && out[len(out)-1].splitAfter {
+				last := &out[len(out)-1]
+				last.packed = append(append([]byte(nil), last.packed...), e.packed...)
+				last.splitAfter = e.splitAfter
+				last.crc = e.crc // the last part carries the file's CRC
+				continue
+			}
+			out = append(out, e)
+		}
+		if perr != nil {
+			return out, perr
+		}
+	}
+	for i := range out {
+		out[i].split = out[i].splitBefore || out[i].splitAfter
+	}
+	return out, nil
+}
+
+var partRE = regexp.MustCompile(`^(.*)\.part([0-9]+)\.rar$`)

@@ -1,0 +1,473 @@
+// Package unpack20 decodes RAR 2.0 compression (file header UNP_VER 20
+// and 26): LZ77 with three canonical Huffman tables, and the multimedia
+// ("audio") mode that predicts up to four interleaved 8-bit channels and
+// codes the prediction errors with one Huffman table per channel. The
+// stream has no end marker: it ends at the entry's declared size.
+//
+// Bit-stream facts follow unrar's unpack20.cpp. Distances before the
+// start of the stream and over-subscribed tables are corrupt data.
+//
+// # Security
+//
+// The window is min(dictionary, data still to come) rounded up to a power
+// of two and never more than 4 MiB; nothing else scales with the input.
+package unpack20
+
+import (
+	"io"
+
+	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/internal/pool"
+)
+
+const (
+	maxWindow = 4 << 20
+	minWindow = 4 << 10
+	margin    = 512 // room for the longest copy (261 bytes)
+
+	mainSyms  = 298 // NC20: 256 literals, repeat, 4 old distances, table switch, 8 short, 28 lengths
+	distSyms  = 48  // DC20
+	repSyms   = 28  // RC20
+	audioSyms = 257 // MC20: 256 deltas and the table switch
+	bitSyms   = 19  // BC20
+	lzTable   = mainSyms + distSyms + repSyms
+)
+
+var (
+	lenBase  = [28]uint8{0, 1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 14, 16, 20, 24, 28, 32, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224}
+	lenBits  = [28]uint8{0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5}
+	sdBase   = [8]uint8{0, 4, 8, 16, 32, 64, 128, 192}
+	sdBits   = [8]uint8{2, 2, 3, 4, 5, 6, 6, 6}
+	distBase [distSyms]uint32
+	distBits [distSyms]uint8
+)
+
+func init() {
+	// Two slots per extra-bit count 0..15, then 14 slots of 16 bits.
+	var base uint32
+	for i := range distSyms {
+		b := 16
+		if i < 4 {
+			b = 0
+		} else if i < 34 {
+			b = i/2 - 1
+		}
+		distBase[i] = base
+		distBits[i] = uint8(b)
+		base += 1 << b
+	}
+}
+
+// audioVars is one channel's predictor (unrar AudioVariables).
+type audioVars struct {
+	k         [5]int32
+	d         [4]int32 // D1..D4
+	lastDelta int32
+	dif       [11]uint32
+	byteCount uint32
+	lastChar  int32
+}
+
+// Decoder decodes one RAR 2.0 stream, entry by entry. The zero value is
+// not usable; call NewDecoder, then Reset for each entry.
+type Decoder struct {
+	br bitReader
+
+	winp *[]byte
+	win  []byte
+	mask int64
+	dict int64
+
+	pos, wr    int64 // decoded and flushed positions since the stream began
+	start, end int64 // the entry's positions
+	size       int64
+
+	out     []byte
+	err     error
+	done    bool
+	started bool
+	header  bool // read tables before the first symbol
+
+	tablesRead bool
+	oldDist    [4]uint32
+	oldDistPtr uint32
+	lastDist   uint32
+	lastLength uint32
+	oldTable   [audioSyms * 4]byte
+
+	audio        bool
+	channels     int
+	cur          int
+	channelDelta int32
+	av           [4]audioVars
+
+	main, dist, rep, bitLen huffman
+	md                      [4]huffman
+}
+
+// NewDecoder returns a Decoder ready for Reset.
+func NewDecoder() *Decoder { return new(Decoder) }
+
+// Reset prepares d to decode one entry of unpackedSize bytes (RAR 2.0
+// streams have no end marker, so the size must be known) from src. With
+// solid set the entry continues the previous one's window and tables; an
+// unfinished previous entry is decoded to its end first.
+func (d *Decoder) Reset(src io.Reader, dictSize, unpackedSize int64, solid bool) error {
+	if solid && d.started && d.err == nil {
+		for d.err == nil {
+			d.out = nil
+			d.step()
+		}
+		d.out = nil
+	}
+	if solid && d.started && d.err != io.EOF {
+		return errs.Corrupt("rar v20: solid entry follows a broken one")
+	}
+	if unpackedSize < 0 {
+		return errs.Corrupt("rar v20: unknown unpacked size")
+	}
+	if dictSize <= 0 || dictSize > maxWindow {
+		dictSize = maxWindow
+	}
+	d.br.reset(src)
+	d.out, d.err, d.done = nil, nil, false
+	d.size = unpackedSize
+	if !solid || !d.started {
+		d.dict = dictSize
+		d.pos = 0
+		d.tablesRead = false
+		d.oldDist = [4]uint32{}
+		d.oldDistPtr, d.lastDist, d.lastLength = 0, 0, 0
+		clear(d.oldTable[:])
+		d.audio = false
+		d.channels, d.cur, d.channelDelta = 1, 0, 0
+		d.av = [4]audioVars{}
+	} else if dictSize > d.dict {
+		d.dict = dictSize
+	}
+	d.header = !solid || !d.tablesRead
+	d.started = true
+	d.start, d.wr = d.pos, d.pos
+	d.end = d.pos + unpackedSize
+	d.sizeWindow(solid)
+	return nil
+}
+
+func (d *Decoder) sizeWindow(solid bool) {
+	need := d.dict
+	if d.size < d.dict {
+		need = min(d.dict, d.pos+d.size) + margin
+	}
+	n := int64(minWindow)
+	for n < need {
+		n <<= 1
+	}
+	if d.winp != nil && int64(len(d.win)) >= n {
+		return
+	}
+	p := pool.Get(int(n))
+	w := *p
+	if solid && d.winp != nil && d.pos > 0 {
+		keep := min(d.pos, int64(len(d.win)))
+		for x := d.pos - keep; x < d.pos; {
+			i, j := int(x&d.mask), int(x&(n-1))
+			k := min(int64(len(d.win)-i), int64(len(w)-j), d.pos-x)
+			copy(w[j:j+int(k)], d.win[i:i+int(k)])
+			x += k
+		}
+	}
+	if d.winp != nil {
+		pool.Put(d.winp)
+	}
+	d.winp, d.win, d.mask = p, w, n-1
+}
+
+// Read implements io.Reader.
+func (d *Decoder) Read(p []byte) (int, error) {
+	for len(d.out) == 0 {
+		if d.err != nil {
+			return 0, d.err
+		}
+		d.step()
+	}
+	n := copy(p, d.out)
+	d.out = d.out[n:]
+	return n, nil
+}
+
+// WriteTo implements io.WriterTo, writing straight from the window.
+func (d *Decoder) WriteTo(w io.Writer) (int64, error) {
+	var total int64
+	for {
+		if len(d.out) > 0 {
+			n, err := w.Write(d.out)
+			total += int64(n)
+			d.out = d.out[n:]
+			if err != nil {
+				return total, err
+			}
+			continue
+		}
+		if d.err != nil {
+			if d.err == io.EOF {
+				return total, nil
+			}
+			return total, d.err
+		}
+		d.step()
+	}
+}
+
+// Close returns the window and input buffer to the pool.
+func (d *Decoder) Close() error {
+	if d.winp != nil {
+		pool.Put(d.winp)
+		d.winp, d.win = nil, nil
+	}
+	d.br.release()
+	d.started = false
+	d.out = nil
+	if d.err == nil {
+		d.err = errs.Corrupt("rar v20: decoder closed")
+	}
+	return nil
+}
+
+func (d *Decoder) step() {
+	if d.wr < d.pos {
+		i := int(d.wr & d.mask)
+		n := int(min(d.pos-d.wr, int64(len(d.win)-i)))
+		b := d.win[i : i+n]
+		if rem := d.end - d.wr; rem < int64(n) {
+			b = b[:max(rem, 0)]
+		}
+		d.out = b
+		d.wr += int64(n)
+		return
+	}
+	if d.done {
+		d.err = io.EOF
+		return
+	}
+	limit := min(d.wr+int64(len(d.win))-margin, d.end)
+	if err := d.decode(limit); err != nil {
+		d.err = err
+	}
+}
+
+// decode fills the window up to limit; at the end of the entry it reads
+// the table switch that may follow (unrar ReadLastTables), so a solid
+// successor starts with the right tables.
+func (d *Decoder) decode(limit int64) error {
+	if d.header {
+		d.header = false
+		if err := d.readTables(); err != nil {
+			if err != errOverrun {
+				return err
+			}
+			if d.pos < d.end {
+				return d.br.inputErr()
+			}
+			d.done = true // an empty entry may have no data at all
+			return nil
+		}
+	}
+	if err := d.decodeLZ(limit); err != nil {
+		return err
+	}
+	if d.pos >= d.end {
+		d.done = true
+		// Five more bytes of input (unrar: ReadTop >= InAddr+5) mean a
+		// table switch may sit there.
+		if d.br.atLeast(33) {
+			d.br.fill()
+			if d.audio {
+				if d.md[d.cur].decode(&d.br) == 256 {
+					return d.lastTables()
+				}
+			} else if d.main.decode(&d.br) == 269 {
+				return d.lastTables()
+			}
+		}
+	}
+	return nil
+}
+
+// lastTables reads tables after the end of an entry; input that runs out
+// there only matters to a solid successor, which will find out itself.
+func (d *Decoder) lastTables() error {
+	if err := d.readTables(); err != nil && err != errOverrun {
+		return err
+	}
+	return nil
+}
+
+// decodeLZ decodes LZ or audio symbols until pos reaches limit.
+func (d *Decoder) decodeLZ(limit int64) error {
+	br := &d.br
+	win := d.win
+	mask := d.mask
+	pos := d.pos
+	last := pos
+	for pos < limit {
+		if br.n < 40 {
+			br.fill()
+		}
+		if br.pad != 0 && br.overrun() {
+			d.pos = last // the previous symbol came from padding
+			return br.inputErr()
+		}
+		last = pos
+		if d.audio {
+			sym := d.md[d.cur].decode(br)
+			if sym == 256 {
+				d.pos = pos
+				if err := d.readTables(); err != nil {
+					return d.overrunErr(err)
+				}
+				continue
+			}
+			if sym < 0 {
+				d.pos = pos
+				return errs.Corrupt("rar v20: bad audio code")
+			}
+			win[pos&mask] = d.decodeAudio(int32(sym))
+			pos++
+			if d.cur++; d.cur == d.channels {
+				d.cur = 0
+			}
+			continue
+		}
+		v := uint32(br.v >> 48)
+		var sym int
+		if e := d.main.quick[v>>(16-quickBits)]; e != 0 {
+			br.v <<= e & 15
+			br.n -= uint(e & 15)
+			sym = int(e >> 4)
+		} else {
+			sym = d.main.decodeSlow(br, v)
+		}
+		if uint(sym) < 256 {
+			win[pos&mask] = byte(sym)
+			pos++
+			continue
+		}
+		var length, dist uint32
+		switch {
+		case sym >= 270:
+			sym -= 270
+			length = uint32(lenBase[sym]) + 3
+			if b := uint(lenBits[sym]); b > 0 {
+				length += uint32(br.v >> (64 - b))
+				br.skip(b)
+			}
+			ds := d.dist.decode(br)
+			if ds < 0 {
+				d.pos = pos
+				return errs.Corrupt("rar v20: bad distance code")
+			}
+			dist = distBase[ds] + 1
+			if b := uint(distBits[ds]); b > 0 {
+				if br.n < 16 {
+					br.fill()
+				}
+				dist += uint32(br.v >> (64 - b))
+				br.skip(b)
+			}
+			if dist >= 0x2000 {
+				length++
+				if dist >= 0x40000 {
+					length++
+				}
+			}
+		case sym == 269:
+			d.pos = pos
+			if err := d.readTables(); err != nil {
+				return d.overrunErr(err)
+			}
+			continue
+		case sym == 256:
+			length, dist = d.lastLength, d.lastDist
+		case sym < 261:
+			dist = d.oldDist[(d.oldDistPtr-uint32(sym-256))&3]
+			ls := d.rep.decode(br)
+			if ls < 0 {
+				d.pos = pos
+				return errs.Corrupt("rar v20: bad length code")
+			}
+			length = uint32(lenBase[ls]) + 2
+			if b := uint(lenBits[ls]); b > 0 {
+				length += uint32(br.v >> (64 - b))
+				br.skip(b)
+			}
+			if dist >= 0x101 {
+				length++
+				if dist >= 0x2000 {
+					length++
+					if dist >= 0x40000 {
+						length++
+					}
+				}
+			}
+		case sym < 270:
+			sym -= 261
+			dist = uint32(sdBase[sym]) + 1
+			if b := uint(sdBits[sym]); b > 0 {
+				dist += uint32(br.v >> (64 - b))
+				br.skip(b)
+			}
+			length = 2
+		default:
+			d.pos = pos
+			return errs.Corrupt("rar v20: bad main code")
+		}
+		// unrar CopyString20: every match, even a repeat, enters the
+		// distance history.
+		d.oldDist[d.oldDistPtr] = dist
+		d.oldDistPtr = (d.oldDistPtr + 1) & 3
+		d.lastDist, d.lastLength = dist, length
+		if length == 0 {
+			continue
+		}
+		if int64(dist) > pos || int64(dist) > int64(len(win)) {
+			d.pos = pos
+			return errs.Corrupt("rar v20: distance %d before the start of the data", dist)
+		}
+		copyMatch(win, mask, pos, int(length), int(dist))
+		pos += int64(length)
+	}
+	if br.pad != 0 && br.overrun() {
+		d.pos = last
+		return br.inputErr()
+	}
+	d.pos = pos
+	return nil
+}
+
+func (d *Decoder) overrunErr(err error) error {
+	if err == errOverrun {
+		return d.br.inputErr()
+	}
+	return err
+}
+
+// copyMatch copies length bytes from dist back to pos in the ring win.
+func copyMatch(win []byte, mask int64, pos int64, length, dist int) {
+	dst := int(pos & mask)
+	src := int((pos - int64(dist)) & mask)
+	if dst+length <= len(win) && src+length <= len(win) {
+		if dist >= length {
+			copy(win[dst:dst+length], win[src:src+length])
+			return
+		}
+		w := win[src : dst+length]
+		for i := dist; i < len(w); i++ {
+			w[i] = w[i-dist]
+		}
+		return
+	}
+	m := int(mask)
+	for i := 0; i < length; i++ {
+		win[(dst+i)&m] = win[(src+i)&m]
+	}
+}

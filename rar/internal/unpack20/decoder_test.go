@@ -1,0 +1,134 @@
+package unpack20
+
+import (
+	"bytes"
+	"errors"
+	"hash/crc32"
+	"io"
+	"path/filepath"
+	"testing"
+	"testing/iotest"
+
+	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/internal/testutil"
+)
+
+type onlyReader struct{ r io.Reader }
+
+func (o onlyReader) Read(p []byte) (int, error) { return o.r.Read(p) }
+
+// corpusStreams returns the v20 entries of the shared corpus (skipping
+// the test when it is missing).
+func corpusStreams(tb testing.TB) []rar4Entry {
+	dir := testutil.CorpusDir(tb)
+	var out []rar4Entry
+	for _, c := range testutil.Manifest(tb, dir) {
+		if c.Error != "" {
+			continue
+		}
+		ents, _ := loadRAR4(filepath.Join(dir, c.Archive))
+		for _, e := range ents {
+			if !e.dir && e.method != 0x30 && !e.encrypted && !e.split && !e.solid && (e.ver == 20 || e.ver == 26) {
+				out = append(out, e)
+			}
+		}
+	}
+	return out
+}
+
+// TestReadPaths decodes each corpus stream through Read with odd buffer
+// sizes and a half reader under the decoder, and checks the CRC.
+func TestReadPaths(t *testing.T) {
+	d := NewDecoder()
+	defer d.Close()
+	for _, e := range corpusStreams(t) {
+		if err := d.Reset(iotest.HalfReader(bytes.NewReader(e.packed)), e.dict, e.size, false); err != nil {
+			t.Fatal(err)
+		}
+		h := crc32.NewIEEE()
+		n, err := io.CopyBuffer(h, onlyReader{d}, make([]byte, 333))
+		if err != nil || n != e.size || h.Sum32() != e.crc {
+			t.Errorf("%s: %d bytes, crc %08x, %v", e.name, n, h.Sum32(), err)
+		}
+	}
+}
+
+// TestTruncated: every prefix of a valid stream fails as truncated or
+// corrupt, never silently short.
+func TestTruncated(t *testing.T) {
+	d := NewDecoder()
+	defer d.Close()
+	for _, e := range corpusStreams(t) {
+		step := max(1, len(e.packed)/200)
+		for n := 0; n < len(e.packed); n += step {
+			if err := d.Reset(bytes.NewReader(e.packed[:n]), e.dict, e.size, false); err != nil {
+				t.Fatal(err)
+			}
+			h := crc32.NewIEEE()
+			_, err := d.WriteTo(h)
+			if err == nil {
+				if h.Sum32() == e.crc {
+					continue // the tail held only a trailing table switch
+				}
+				t.Fatalf("%s: prefix %d of %d: no error", e.name, n, len(e.packed))
+			}
+			if !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, errs.ErrCorrupt) {
+				t.Fatalf("%s: prefix %d: %v", e.name, n, err)
+			}
+		}
+	}
+}
+
+// FuzzUnpack20: arbitrary packed data, a size and a dictionary from the
+// first byte; no panic or hang, known error classes, Read == WriteTo.
+func FuzzUnpack20(f *testing.F) {
+	for _, e := range corpusStreams(f) {
+		if len(e.packed) < 64<<10 {
+			f.Add(append([]byte{2}, e.packed...))
+			f.Add(append([]byte{11}, e.packed...))
+		}
+	}
+	f.Add([]byte{3, 0x80, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0})
+	sizes := []int64{0, 100, 70000, 300000}
+	dicts := []int64{64 << 10, 4 << 20}
+	d1, d2 := NewDecoder(), NewDecoder()
+	f.Fuzz(func(t *testing.T, in []byte) {
+		if len(in) == 0 {
+			return
+		}
+		sel, in := in[0], in[1:]
+		size, dict, passes := sizes[sel&3], dicts[sel>>2&1], 1+int(sel>>3&1)
+		var outs [2][]byte
+		var errsSeen [2]error
+		for k, d := range []*Decoder{d1, d2} {
+			var buf bytes.Buffer
+			for pass := 0; pass < passes; pass++ {
+				if err := d.Reset(bytes.NewReader(in), dict, size, pass > 0); err != nil {
+					errsSeen[k] = err
+					break
+				}
+				var err error
+				if k == 0 {
+					_, err = d.WriteTo(&buf)
+				} else {
+					_, err = io.CopyBuffer(&buf, onlyReader{d}, make([]byte, 333))
+				}
+				if err != nil {
+					errsSeen[k] = err
+					break
+				}
+			}
+			outs[k] = buf.Bytes()
+		}
+		if !bytes.Equal(outs[0], outs[1]) || (errsSeen[0] == nil) != (errsSeen[1] == nil) {
+			t.Fatalf("WriteTo and Read disagree: %d/%d bytes, %v / %v", len(outs[0]), len(outs[1]), errsSeen[0], errsSeen[1])
+		}
+		if err := errsSeen[0]; err != nil {
+			if !errors.Is(err, errs.ErrCorrupt) && !errors.Is(err, errs.ErrTruncated) {
+				t.Fatalf("unexpected error class: %v", err)
+			}
+		} else if int64(len(outs[0])) != size*int64(passes) {
+			t.Fatalf("no error but %d bytes", len(outs[0]))
+		}
+	})
+}

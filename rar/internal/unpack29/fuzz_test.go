@@ -1,0 +1,141 @@
+package unpack29
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/go-unarc/unarc/internal/errs"
+)
+
+// seedStreams adds the packed data of every test archive entry.
+func seedStreams(f *testing.F, add func(packed []byte, e rar4Entry)) {
+	files, _ := filepath.Glob("../../../testdata/rar29/*.rar")
+	for _, p := range files {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			f.Fatal(err)
+		}
+		ents, _ := parseRAR4(data)
+		for _, e := range ents {
+			if len(e.packed) > 0 && len(e.packed) < 64<<10 {
+				add(e.packed, e)
+			}
+		}
+	}
+}
+
+// FuzzUnpack29 decodes arbitrary bytes as packed data with a size and
+// dictionary taken from the first byte: no panic, no hang, only the
+// package's error classes, and Read agrees with WriteTo.
+func FuzzUnpack29(f *testing.F) {
+	seedStreams(f, func(p []byte, e rar4Entry) {
+		f.Add(append([]byte{2}, p...))  // 70000 bytes
+		f.Add(append([]byte{11}, p...)) // 300000 bytes, then a solid second pass
+	})
+	sizes := []int64{0, 100, 70000, 300000}
+	dicts := []int64{64 << 10, 4 << 20}
+	d1, d2 := NewDecoder(), NewDecoder()
+	d1.MaxMemory, d2.MaxMemory = 16<<20, 16<<20 // keep executions fast; bigger models hit ErrLimit
+	f.Fuzz(func(t *testing.T, in []byte) {
+		if len(in) == 0 {
+			return
+		}
+		sel, in := in[0], in[1:]
+		size := sizes[sel&3]
+		dict := dicts[sel>>2&1]
+		solid := sel&8 != 0 // a second pass continues the first as a solid entry
+		var outs [2][]byte
+		var errsSeen [2]error
+		for k, d := range []*Decoder{d1, d2} {
+			var buf bytes.Buffer
+			for pass := 0; pass < 1+b2i(solid); pass++ {
+				if err := d.Reset(bytes.NewReader(in), dict, size, pass > 0); err != nil {
+					errsSeen[k] = err
+					break
+				}
+				var err error
+				if k == 0 {
+					_, err = d.WriteTo(&buf)
+				} else {
+					_, err = io.CopyBuffer(&buf, onlyReader{d}, make([]byte, 333))
+				}
+				if err != nil {
+					errsSeen[k] = err
+					break
+				}
+			}
+			outs[k] = buf.Bytes()
+		}
+		if !bytes.Equal(outs[0], outs[1]) || (errsSeen[0] == nil) != (errsSeen[1] == nil) {
+			t.Fatalf("WriteTo and Read disagree: %d/%d bytes, %v / %v", len(outs[0]), len(outs[1]), errsSeen[0], errsSeen[1])
+		}
+		if err := errsSeen[0]; err != nil {
+			if !errors.Is(err, errs.ErrCorrupt) && !errors.Is(err, errs.ErrTruncated) &&
+				!errors.Is(err, errs.ErrUnsupported) && !errors.Is(err, errs.ErrLimit) {
+				t.Fatalf("unexpected error class: %v", err)
+			}
+		} else if int64(len(outs[0])) != size*int64(1+b2i(solid)) {
+			t.Fatalf("no error but %d bytes", len(outs[0]))
+		}
+	})
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// FuzzFilters runs the standard filters on arbitrary blocks and
+// registers: no panic, and the output has the block's length.
+func FuzzFilters(f *testing.F) {
+	f.Add([]byte{1, 0, 0, 0, 0xe8, 1, 2, 3, 4, 5, 0xe8, 0xff, 0xff, 0xff, 0xff, 0})
+	f.Add(append([]byte{4, 3, 0, 0}, bytes.Repeat([]byte{1, 2, 3, 4}, 40)...))
+	f.Add(append([]byte{5, 30, 1, 0}, bytes.Repeat([]byte{9, 200, 3}, 60)...))
+	f.Add(append([]byte{6, 2, 0, 0}, bytes.Repeat([]byte{7, 250}, 100)...))
+	f.Add(append([]byte{3, 0, 0, 0}, bytes.Repeat([]byte{0x10, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x50}, 8)...))
+	mem := make([]byte, vmMemSize)
+	f.Fuzz(func(t *testing.T, in []byte) {
+		if len(in) < 4 {
+			return
+		}
+		kind := filterKind(in[0]%6 + 1)
+		r := [7]uint32{uint32(in[1]), uint32(in[2]), 0, vmGlobalAddr, 0, 0, 0}
+		off := uint32(in[3]) << 12
+		blk := in[4:]
+		if len(blk) > vmMemSize/2 {
+			blk = blk[:vmMemSize/2]
+		}
+		n := copy(mem, blk)
+		out, err := applyFilter(kind, mem, n, &r, off)
+		if err != nil {
+			if !errors.Is(err, errs.ErrCorrupt) {
+				t.Fatal(err)
+			}
+			return
+		}
+		if len(out) != n {
+			t.Fatalf("filter %d: %d bytes out of %d", kind, len(out), n)
+		}
+		if kind == filterDelta {
+			// Delta is easy to invert: re-encode and compare.
+			ch := int(r[0])
+			enc := make([]byte, 0, n)
+			for c := 0; c < ch; c++ {
+				var prev byte
+				for j := c; j < n; j += ch {
+					enc = append(enc, prev-out[j])
+					prev = out[j]
+				}
+			}
+			if !bytes.Equal(enc, blk[:n]) {
+				t.Fatal("delta does not round-trip")
+			}
+		}
+	})
+}
