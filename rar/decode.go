@@ -138,13 +138,13 @@ func (p *parser) checkDict(f *file) error {
 }
 
 // newUnpacker returns a decoder for f's algorithm or ErrUnsupported.
-func newUnpacker(f *file) (unpacker, error) {
+func (p *parser) newUnpacker(f *file) (unpacker, error) {
 	fam := family(f.algo)
 	mk := unpackers[fam]
 	if mk == nil {
 		return nil, errs.Unsupported("%s: RAR compression %s", f.e.Name, f.e.Method)
 	}
-	return mk(), nil
+	return mk(p.memMax), nil
 }
 
 // mapErr turns data errors of an encrypted entry with no password check

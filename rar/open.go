@@ -110,7 +110,7 @@ func (a *Archive) openFile(f *file, i int) (io.ReadCloser, error) {
 			d := a.spare[fam]
 			delete(a.spare, fam)
 			if d == nil {
-				if d, err = newUnpacker(f); err != nil {
+				if d, err = a.p.newUnpacker(f); err != nil {
 					return nil, err
 				}
 			}
@@ -152,7 +152,7 @@ func (a *Archive) solidSeek(r *entryReader, f *file, i int, src io.Reader) error
 		if s.dec != nil {
 			s.dec.Close()
 		}
-		d, err := newUnpacker(f)
+		d, err := a.p.newUnpacker(f)
 		if err != nil {
 			s.dec = nil
 			return err

@@ -43,6 +43,7 @@ type parser struct {
 	lastFile *file
 	comment4
 	dictMax    int64
+	memMax     int64
 	nfiles     int
 	emptyNames int
 }
@@ -52,7 +53,7 @@ func newParser(cfg *arc.Config) *parser {
 		cfg = &arc.Config{}
 	}
 	lim := cfg.Limits.WithDefaults()
-	return &parser{cfg: cfg, s: newSource(), dictMax: lim.MaxDictionary}
+	return &parser{cfg: cfg, s: newSource(), dictMax: lim.MaxDictionary, memMax: lim.MaxMemory}
 }
 
 // password returns the password for e (nil: the headers). A nil callback

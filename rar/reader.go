@@ -169,7 +169,7 @@ func (r *Reader) startEntry() error {
 			return errs.Corrupt("%s: solid entry without its predecessor", f.e.Name)
 		}
 		if r.dec == nil || family(f.algo) != r.fam {
-			d, err := newUnpacker(f)
+			d, err := r.p.newUnpacker(f)
 			if err != nil {
 				return err
 			}

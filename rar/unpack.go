@@ -3,6 +3,8 @@ package rar
 import (
 	"io"
 
+	"github.com/go-unarc/unarc/rar/internal/unpack15"
+	"github.com/go-unarc/unarc/rar/internal/unpack20"
 	"github.com/go-unarc/unarc/rar/internal/unpack29"
 	"github.com/go-unarc/unarc/rar/internal/unpack50"
 )
@@ -44,9 +46,15 @@ func family(algo int) int {
 
 // unpackers holds the constructors of the decoders linked in; a family
 // without one is reported as errs.ErrUnsupported.
-var unpackers = map[int]func() unpacker{
-	fam50: func() unpacker { return dec50{unpack50.NewDecoder()} },
-	fam29: func() unpacker { return dec29{unpack29.NewDecoder()} },
+var unpackers = map[int]func(maxMem int64) unpacker{
+	fam50: func(int64) unpacker { return dec50{unpack50.NewDecoder()} },
+	fam29: func(maxMem int64) unpacker {
+		d := unpack29.NewDecoder()
+		d.MaxMemory = maxMem // bounds the PPMd model a block may declare
+		return dec29{d}
+	},
+	fam20: func(int64) unpacker { return dec20{unpack20.NewDecoder()} },
+	fam15: func(int64) unpacker { return dec15{unpack15.NewDecoder()} },
 }
 
 type dec50 struct{ *unpack50.Decoder }
@@ -62,5 +70,17 @@ func (d dec50) reset(src io.Reader, algo int, dict, size int64, solid bool) erro
 type dec29 struct{ *unpack29.Decoder }
 
 func (d dec29) reset(src io.Reader, algo int, dict, size int64, solid bool) error {
+	return d.Reset(src, dict, size, solid)
+}
+
+type dec20 struct{ *unpack20.Decoder }
+
+func (d dec20) reset(src io.Reader, algo int, dict, size int64, solid bool) error {
+	return d.Reset(src, dict, size, solid)
+}
+
+type dec15 struct{ *unpack15.Decoder }
+
+func (d dec15) reset(src io.Reader, algo int, dict, size int64, solid bool) error {
 	return d.Reset(src, dict, size, solid)
 }
