@@ -78,16 +78,20 @@ func (p *parser) decrypter(f *file, src io.Reader, dst *rarcrypto.Reader) (io.Re
 		if err != nil {
 			return nil, false, err
 		}
-		if len(f.salt) == 0 {
-			// No salt: the key is derived from the password alone.
-		}
+		// Without a salt the key comes from the password alone.
 		k := p.derive3(pw, f.salt)
 		if err := dst.Reset(src, k.Key[:], k.IV[:]); err != nil {
 			return nil, false, err
 		}
 		return dst, true, nil
+	case cryptRAR20:
+		pw, err := p.entryPassword(f)
+		if err != nil {
+			return nil, false, err
+		}
+		return rarcrypto.NewReader20(src, rarcrypto.NewCipher20(pw)), true, nil
 	}
-	return nil, false, errs.Unsupported("RAR encryption of %s (only AES, RAR 3.x and later)", f.e.Name)
+	return nil, false, errs.Unsupported("RAR 1.3/1.5 encryption of %s", f.e.Name)
 }
 
 // entryPassword asks for the entry's password; with encrypted headers the

@@ -14,7 +14,8 @@ const (
 	cryptNone  = 0
 	cryptRAR3  = 3 // AES-128-CBC, SHA-1 KDF (RAR 2.9–4.x)
 	cryptRAR5  = 5 // AES-256-CBC, PBKDF2-HMAC-SHA256
-	cryptOlder = 1 // RAR 1.3/1.5/2.0 proprietary ciphers: not supported
+	cryptRAR20 = 2 // RAR 2.0 proprietary block cipher
+	cryptOlder = 1 // RAR 1.3/1.5 proprietary ciphers: not supported
 )
 
 // part is one piece of an entry's packed data, in volume vol.

@@ -303,6 +303,8 @@ func (p *parser) file4(hd *header4, service bool) (*file, error) {
 		switch {
 		case ver >= 29:
 			f.crypt = cryptRAR3
+		case ver >= 20:
+			f.crypt = cryptRAR20
 		default:
 			f.crypt = cryptOlder
 		}
