@@ -252,8 +252,10 @@ func (p *parser) next5() (*file, error) {
 		}
 		hd, err := p.readHeader5()
 		if err == io.EOF {
+			// rar always ends a RAR5 volume with an end-of-archive header:
+			// its absence means the file was cut at a header boundary.
 			p.done = true
-			return nil, io.EOF
+			return nil, errs.Truncated("RAR5 volume ends without its end-of-archive header")
 		}
 		if err != nil {
 			return nil, err

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"testing/iotest"
 
 	"github.com/go-unarc/unarc/internal/arc"
 	"github.com/go-unarc/unarc/internal/errs"
@@ -204,5 +205,62 @@ func TestRAR4SymlinkReader(t *testing.T) {
 	}
 	if !found {
 		t.Error("link.txt not listed")
+	}
+}
+
+// TestReaderShortReads reads archives forward-only through readers that
+// return one byte or half the request at a time, and every truncated
+// prefix must fail with an error matching io.ErrUnexpectedEOF or another
+// sentinel, never a panic or silent success with missing data.
+func TestReaderShortReads(t *testing.T) {
+	for _, name := range []string{"rar5_m3.rar", "rar4_m3.rar", "rar5_solid.rar", "rar5_hp_stored.rar", "rar4_hp.rar"} {
+		data, _ := os.ReadFile(filepath.Join(testdata, name))
+		cfg := config(t, "", testPassword(name))
+		want := readStream(t, bytes.NewReader(data), cfg)
+		for _, wrap := range []func(io.Reader) io.Reader{iotest.OneByteReader, iotest.HalfReader} {
+			if got := readStream(t, wrap(bytes.NewReader(data)), cfg); !bytes.Equal(got, want) {
+				t.Errorf("%s: short reads change the content", name)
+			}
+		}
+		step := 1 + len(data)/50
+		for n := 8; n < len(data); n += step {
+			r, err := NewReader(bytes.NewReader(data[:n]), cfg)
+			if err != nil {
+				continue
+			}
+			var rerr error
+			for rerr == nil {
+				if _, rerr = r.Next(); rerr == nil {
+					_, rerr = io.Copy(io.Discard, r)
+				}
+			}
+			if rerr == io.EOF {
+				t.Errorf("%s cut at %d: no error", name, n)
+			} else if !isSentinel(rerr) && !errors.Is(rerr, io.ErrUnexpectedEOF) {
+				t.Errorf("%s cut at %d: %v", name, n, rerr)
+			}
+		}
+	}
+}
+
+func readStream(t *testing.T, src io.Reader, cfg *arc.Config) []byte {
+	r, err := NewReader(src, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var all bytes.Buffer
+	for {
+		e, err := r.Next()
+		if err == io.EOF {
+			return all.Bytes()
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		all.WriteString(e.Name)
+		if _, err := io.Copy(&all, r); err != nil {
+			t.Fatal(e.Name, err)
+		}
 	}
 }
