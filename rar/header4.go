@@ -49,6 +49,10 @@ const (
 	earcNextVolume = 0x0001
 )
 
+// maxHeaderSalts bounds how many times the encrypted headers of one
+// archive may change their salt.
+const maxHeaderSalts = 16
+
 // header4 is one RAR 1.5–4.x block header.
 type header4 struct {
 	typ     byte
@@ -72,6 +76,14 @@ func (p *parser) readHeader4() (*header4, error) {
 		if err != nil {
 			return nil, fmt.Errorf("encrypted headers: %w", err)
 		}
+		// rar writes one salt for all headers; a new salt per header
+		// would cost a 2^18-round derivation each (a denial of service).
+		if p.hsalts++; p.hsalts > 1 && string(salt[:]) != p.hsalt {
+			if p.hsaltsDistinct++; p.hsaltsDistinct > maxHeaderSalts {
+				return nil, errs.Limit("more than %d distinct header salts", maxHeaderSalts)
+			}
+		}
+		p.hsalt = string(salt[:])
 		k := p.derive3(pw, salt[:])
 		b, _ := aes.NewCipher(k.Key[:])
 		mode := cipher.NewCBCDecrypter(b, k.IV[:])

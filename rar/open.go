@@ -21,6 +21,10 @@ type solidState struct {
 	run  int
 	gen  int // bumped whenever the decoder moves; stale readers fail
 	busy bool
+
+	// The first entry of run whose decoding failed (failErr != nil).
+	failRun, failAt int
+	failErr         error
 }
 
 func (s *solidState) close() {
@@ -142,6 +146,12 @@ func (a *Archive) solidSeek(r *entryReader, f *file, i int, src io.Reader) error
 		}
 		run = j
 	}
+	if s.failErr != nil && s.failRun == run && s.failAt < i {
+		// unrar's rule: after a broken entry the rest of a solid stream
+		// cannot be decoded. Failing fast also keeps a hostile archive
+		// from making every later Open re-decode the whole run.
+		return fmt.Errorf("solid predecessor %s: %w", a.files[s.failAt].e.Name, s.failErr)
+	}
 	from := run
 	if s.dec != nil && s.next >= 0 && s.run == run && s.next <= i && s.fam == family(f.algo) {
 		from = s.next
@@ -183,7 +193,9 @@ func (a *Archive) solidSeek(r *entryReader, f *file, i int, src io.Reader) error
 		var v crc32x.Reader
 		verifier(&v, g, s.dec)
 		if _, err := v.WriteTo(io.Discard); err != nil {
-			return mapErr(fmt.Errorf("solid predecessor %s: %w", g.e.Name, err), guess)
+			err = mapErr(err, guess)
+			s.failRun, s.failAt, s.failErr = run, j, err
+			return fmt.Errorf("solid predecessor %s: %w", g.e.Name, err)
 		}
 	}
 	if err := s.dec.reset(src, f.algo, f.dict, f.e.Size, i != run); err != nil {
@@ -236,10 +248,14 @@ func (r *entryReader) finish(err error) {
 	}
 	r.done = true
 	if r.shared {
+		s := &r.a.solid
 		if err == io.EOF {
-			r.a.solid.next = r.idx + 1
+			s.next = r.idx + 1
 		} else {
-			r.a.solid.next = -1
+			s.next = -1
+			if s.failErr == nil && !errors.Is(err, errs.ErrPassword) && !errors.Is(err, errs.ErrPasswordRequired) {
+				s.failRun, s.failAt, s.failErr = s.run, r.idx, err
+			}
 		}
 	}
 }

@@ -31,9 +31,12 @@ type parser struct {
 	more      bool // end header says another volume follows
 
 	// Encrypted headers (-hp).
-	encHeaders bool
-	hkey5      *rarcrypto.Keys5
-	hcheck     []byte // RAR5 header password check value or nil
+	encHeaders     bool
+	hkey5          *rarcrypto.Keys5
+	hcheck         []byte // RAR5 header password check value or nil
+	hsalt          string // RAR4: last header salt
+	hsalts         int
+	hsaltsDistinct int
 
 	comment  string
 	haveCmt  bool
@@ -78,6 +81,9 @@ func (p *parser) password(e *arc.Entry) (string, error) {
 	return pw, nil
 }
 
+// maxKeys bounds the key caches.
+const maxKeys = 256
+
 // derive5 caches RAR5 keys per password, salt and round count: rar uses
 // one salt for a whole archive, and each derivation costs 2^15+ HMACs.
 func (p *parser) derive5(pw string, salt []byte, lg2 int) *rarcrypto.Keys5 {
@@ -87,6 +93,9 @@ func (p *parser) derive5(pw string, salt []byte, lg2 int) *rarcrypto.Keys5 {
 	k := pw + "\x00" + string(salt) + string(rune(lg2))
 	if v, ok := p.keys5[k]; ok {
 		return v
+	}
+	if len(p.keys5) >= maxKeys {
+		clear(p.keys5) // bounded memory; a hostile archive pays per salt anyway
 	}
 	v := rarcrypto.Derive5(pw, salt, lg2)
 	p.keys5[k] = v
@@ -101,6 +110,9 @@ func (p *parser) derive3(pw string, salt []byte) *rarcrypto.Keys3 {
 	k := pw + "\x00" + string(salt)
 	if v, ok := p.keys3[k]; ok {
 		return v
+	}
+	if len(p.keys3) >= maxKeys {
+		clear(p.keys3)
 	}
 	v := rarcrypto.Derive3(pw, salt)
 	p.keys3[k] = v

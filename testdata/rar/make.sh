@@ -13,22 +13,22 @@ src=$(mktemp -d)
 trap 'rm -rf "$src"' EXIT
 cd "$src"
 
-# Inputs: text.txt (repetitive text, 20 KiB), rand.bin (4 KiB of
-# pseudo-random bytes), big.txt (~60 KiB text for volumes), an empty file,
-# an empty dir, a nested dir and a unicode name.
-mkdir -p in/sub/deeper in/emptydir
+# Inputs: in/ holds text.txt (repetitive text, 11 KiB), rand.bin (4 KiB
+# of pseudo-random bytes), an empty file, an empty dir, a nested dir and a
+# unicode name; vol/big.txt (~38 KiB of text) is cut into 20 KiB volumes.
+mkdir -p in/sub/deeper in/emptydir vol
 i=0; : > in/text.txt
-while [ $i -lt 400 ]; do echo "line $i of the unarc rar test text, quite compressible" >> in/text.txt; i=$((i+1)); done
+while [ $i -lt 200 ]; do echo "line $i of the unarc rar test text, quite compressible" >> in/text.txt; i=$((i+1)); done
 head -c 4096 /dev/zero | openssl enc -aes-128-ctr -nosalt -K 00112233445566778899aabbccddeeff -iv 00000000000000000000000000000000 > in/rand.bin 2>/dev/null
-i=0; : > in/sub/big.txt
-while [ $i -lt 1200 ]; do echo "record $i: $(( (i*7919) % 100000 )) amount $(( (i*31337) % 1000000 ))" >> in/sub/big.txt; i=$((i+1)); done
+i=0; : > vol/big.txt
+while [ $i -lt 1200 ]; do echo "record $i: $(( (i*7919) % 100000 )) amount $(( (i*31337) % 1000000 ))" >> vol/big.txt; i=$((i+1)); done
 : > in/sub/empty.txt
 printf 'nested file\n' > in/sub/deeper/n.txt
 printf 'unicode name\n' > "in/sub/ünïcødé-名前.txt"
-find in -exec touch -h -d '2024-01-02 03:04:05' {} +
+find in vol -exec touch -h -d '2024-01-02 03:04:05' {} +
 
-R="rar a -idq -cfg- -tsm4 -tsc- -tsa-"
-R4="rar6 a -idq -cfg- -ma4"
+R="rar a -r -idq -cfg- -tsm4 -tsc- -tsa-"
+R4="rar6 a -r -idq -cfg- -ma4"
 cd in
 for m in 0 3; do $R -m$m "$out/rar5_m$m.rar" . ; done
 $R -m3 -s "$out/rar5_solid.rar" .
@@ -38,7 +38,7 @@ $R -m3 -ptest "$out/rar5_pw.rar" .
 $R -m3 -htb -ptest "$out/rar5_pw_blake.rar" .
 $R -m0 -hptest "$out/rar5_hp_stored.rar" .
 $R -m3 -s -hptest "$out/rar5_hp_solid.rar" .
-$R -m0 -v20k "$out/rar5_vol.rar" sub/big.txt
+$R -m0 -v20k "$out/rar5_vol.rar" ../vol/big.txt
 $R -m3 -md64m "$out/rar5_md64m.rar" text.txt
 printf 'archive comment\nline two\n' > /tmp/unarc-rar-cmt.txt
 $R -m0 -z/tmp/unarc-rar-cmt.txt "$out/rar5_comment.rar" text.txt
@@ -62,8 +62,8 @@ $R4 -m0 -ptest "$out/rar4_pw_stored.rar" .
 $R4 -m3 -ptest "$out/rar4_pw.rar" .
 $R4 -m0 -hptest "$out/rar4_hp_stored.rar" .
 $R4 -m3 -hptest "$out/rar4_hp.rar" .
-$R4 -m0 -v20k "$out/rar4_vol.rar" sub/big.txt
-$R4 -m0 -v20k -vn "$out/rar4_oldvol.rar" sub/big.txt
+$R4 -m0 -v20k "$out/rar4_vol.rar" ../vol/big.txt
+$R4 -m0 -v20k -vn "$out/rar4_oldvol.rar" ../vol/big.txt
 $R4 -m0 -z/tmp/unarc-rar-cmt.txt "$out/rar4_comment.rar" text.txt
 $R4 -m0 -rr5% "$out/rar4_rr.rar" text.txt
 # SFX: rar's default.sfx module is ~270 KiB, too big to commit; the tests
