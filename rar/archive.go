@@ -159,12 +159,7 @@ func (a *Archive) resolve() {
 func (a *Archive) Entries() []*arc.Entry { return a.entries }
 
 // Comment returns the archive comment ("" when there is none).
-func (a *Archive) Comment() string {
-	if a.comment == "" && a.p.cmtFile != nil {
-		a.comment = a.decodeComment4()
-	}
-	return a.comment
-}
+func (a *Archive) Comment() string { return a.comment }
 
 // Warning returns the problem that ended the listing early (a cut last
 // header after at least one entry), or nil.

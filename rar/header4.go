@@ -218,9 +218,7 @@ func (p *parser) oldComment(c *cursor) {
 	if method == 0x30 && len(data) >= unp {
 		p.comment, p.haveCmt = string(data[:unp]), true
 	}
-	// Packed old comments need the v1.5/2.0 unpacker; see comment4.
-	p.oldCmt = append(p.oldCmt[:0], data...)
-	p.oldCmtSize = unp
+	// Packed old comments are dropped: unrar 6 reports them corrupt too.
 }
 
 func (p *parser) next4() (*file, error) {
@@ -253,8 +251,8 @@ func (p *parser) next4() (*file, error) {
 					if err := p.readComment(hd.addSize); err != nil {
 						return nil, err
 					}
-				} else if p.cmtFile == nil {
-					p.cmtFile = f // packed: decoded on demand by Comment
+				} else if err := p.packedComment(f); err != nil {
+					return nil, err
 				}
 			}
 		case head4End:

@@ -273,9 +273,13 @@ func (p *parser) next5() (*file, error) {
 			if err != nil {
 				return nil, err
 			}
-			if f.e.Name == "CMT" && !p.haveCmt && f.method == 0 && f.crypt == cryptNone &&
+			if f.e.Name == "CMT" && !p.haveCmt && f.crypt == cryptNone &&
 				hd.flags&(hfl5SplitBefore|hfl5SplitAfter) == 0 {
-				if err := p.readComment(hd.dataSize); err != nil {
+				if f.method == 0 {
+					if err := p.readComment(hd.dataSize); err != nil {
+						return nil, err
+					}
+				} else if err := p.packedComment(f); err != nil {
 					return nil, err
 				}
 			}

@@ -280,18 +280,3 @@ func (r *entryReader) Close() error {
 	r.a = nil
 	return nil
 }
-
-// decodeComment4 decodes a packed RAR 3.x CMT service header.
-func (a *Archive) decodeComment4() string {
-	f := a.p.cmtFile
-	rc, err := a.openFile(f, -1)
-	if err != nil {
-		return ""
-	}
-	defer rc.Close()
-	b, err := io.ReadAll(io.LimitReader(rc, 1<<20))
-	if err != nil {
-		return ""
-	}
-	return string(b)
-}

@@ -1,6 +1,8 @@
 package rar
 
 import (
+	"bytes"
+	"hash/crc32"
 	"io"
 
 	"github.com/go-unarc/unarc/internal/arc"
@@ -38,13 +40,12 @@ type parser struct {
 	hsalts         int
 	hsaltsDistinct int
 
-	comment  string
-	haveCmt  bool
-	pwCache  *string
-	keys5    map[string]*rarcrypto.Keys5
-	keys3    map[string]*rarcrypto.Keys3
-	lastFile *file
-	comment4
+	comment    string
+	haveCmt    bool
+	pwCache    *string
+	keys5      map[string]*rarcrypto.Keys5
+	keys3      map[string]*rarcrypto.Keys3
+	lastFile   *file
 	dictMax    int64
 	memMax     int64
 	nfiles     int
@@ -208,9 +209,35 @@ func (p *parser) readComment(n int64) error {
 	return nil
 }
 
-// Pieces of RAR4 comments that need an unpacker, decoded on demand.
-type comment4 struct {
-	oldCmt     []byte // packed RAR 1.5–2.x main-header comment
-	oldCmtSize int
-	cmtFile    *file // packed RAR 3.x CMT service header
+// packedComment decodes a compressed CMT service header (RAR 3.x packs
+// comments) from the pending data. A comment that does not decode is
+// dropped, as unrar reports it and goes on; only I/O errors stop parsing.
+func (p *parser) packedComment(f *file) error {
+	const maxComment = 1 << 20
+	n := p.pending
+	if n > maxComment || f.e.Size > maxComment || f.e.Size < 0 {
+		return nil
+	}
+	packed := make([]byte, n)
+	if err := p.s.full(packed, "comment"); err != nil {
+		return err
+	}
+	p.pending = 0
+	d, err := p.newUnpacker(f)
+	if err != nil || p.checkDict(f) != nil {
+		return nil
+	}
+	defer d.Close()
+	if d.reset(bytes.NewReader(packed), f.algo, f.dict, f.e.Size, false) != nil {
+		return nil
+	}
+	out := make([]byte, f.e.Size)
+	if _, err := io.ReadFull(d, out); err != nil {
+		return nil
+	}
+	if f.hasCRC && crc32.ChecksumIEEE(out) != f.crc {
+		return nil
+	}
+	p.comment, p.haveCmt = string(out), true
+	return nil
 }

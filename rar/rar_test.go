@@ -209,9 +209,6 @@ func TestPasswords(t *testing.T) {
 
 func TestComment(t *testing.T) {
 	for _, name := range []string{"rar5_comment.rar", "rar4_comment.rar"} {
-		if name == "rar4_comment.rar" && unpackers[fam29] == nil {
-			continue // RAR 3.x comments are packed: needs unpack29
-		}
 		a, err := openPath(t, filepath.Join(testdata, name), "")
 		if err != nil {
 			t.Fatal(err)
@@ -219,6 +216,16 @@ func TestComment(t *testing.T) {
 		if got := strings.ReplaceAll(a.Comment(), "\r\n", "\n"); got != "archive comment\nline two\n" {
 			t.Errorf("%s: comment %q", name, got)
 		}
+		f, _ := os.Open(filepath.Join(testdata, name))
+		r, err := NewReader(f, &arc.Config{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		r.Next()
+		if got := strings.ReplaceAll(r.Comment(), "\r\n", "\n"); got != "archive comment\nline two\n" {
+			t.Errorf("%s: Reader comment %q", name, got)
+		}
+		f.Close()
 	}
 }
 
