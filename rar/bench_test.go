@@ -1,0 +1,91 @@
+package rar
+
+import (
+	"io"
+	"os"
+	"testing"
+
+	"github.com/go-unarc/unarc/internal/arc"
+	"github.com/go-unarc/unarc/internal/testutil"
+	"github.com/nwaples/rardecode/v2"
+)
+
+// BenchmarkRAR5 extracts the mixed-200 RAR5 archive (rar -m3 -md8m,
+// non-solid) with this package and, in the same run, with the peer
+// github.com/nwaples/rardecode/v2.
+func BenchmarkRAR5(b *testing.B) {
+	path := testutil.MixedArchive(b, "mixed-rar5.rar", "rar", "a", "-cfg-", "-m3", "-md8m", "-mt1", "-s-", "-ep", "-htc", "-qo-", "-idq", "{out}")
+	f, err := os.Open(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	st, _ := f.Stat()
+
+	b.Run("archive", func(b *testing.B) {
+		b.SetBytes(testutil.MixedTotalSize)
+		b.ReportAllocs()
+		for b.Loop() {
+			a, err := Open(f, st.Size(), &arc.Config{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			for i := range a.Entries() {
+				rc, err := a.Open(i)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := io.Copy(io.Discard, rc); err != nil {
+					b.Fatal(err)
+				}
+				rc.Close()
+			}
+			a.Close()
+		}
+	})
+	b.Run("reader", func(b *testing.B) {
+		b.SetBytes(testutil.MixedTotalSize)
+		b.ReportAllocs()
+		for b.Loop() {
+			r, err := NewReader(io.NewSectionReader(f, 0, st.Size()), &arc.Config{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			for {
+				_, err := r.Next()
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := io.Copy(io.Discard, r); err != nil {
+					b.Fatal(err)
+				}
+			}
+			r.Close()
+		}
+	})
+	b.Run("rardecode", func(b *testing.B) {
+		b.SetBytes(testutil.MixedTotalSize)
+		b.ReportAllocs()
+		for b.Loop() {
+			r, err := rardecode.NewReader(io.NewSectionReader(f, 0, st.Size()))
+			if err != nil {
+				b.Fatal(err)
+			}
+			for {
+				_, err := r.Next()
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := io.Copy(io.Discard, r); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	})
+}

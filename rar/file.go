@@ -1,0 +1,70 @@
+package rar
+
+import (
+	"fmt"
+
+	"github.com/go-unarc/unarc/internal/arc"
+	"github.com/go-unarc/unarc/internal/errs"
+)
+
+var errFormat = fmt.Errorf("%w: no RAR marker", errs.ErrFormat)
+
+// Encryption schemes of an entry's data.
+const (
+	cryptNone  = 0
+	cryptRAR3  = 3 // AES-128-CBC, SHA-1 KDF (RAR 2.9–4.x)
+	cryptRAR5  = 5 // AES-256-CBC, PBKDF2-HMAC-SHA256
+	cryptRAR20 = 2 // RAR 2.0 proprietary block cipher
+	cryptOlder = 1 // RAR 1.3/1.5 proprietary ciphers: not supported
+)
+
+// part is one piece of an entry's packed data, in volume vol.
+type part struct {
+	vol  int
+	off  int64
+	size int64
+}
+
+// file is what the parser knows about one entry beyond arc.Entry.
+type file struct {
+	e       *arc.Entry
+	parts   []part
+	version int // container: 4 or 5
+	algo    int // unpack algorithm: 15, 20, 26, 29, 36, 50, 70
+	method  int // 0 stored … 5 best
+	dict    int64
+	solid   bool // continues the previous entry's decoder state
+	unknown bool // unpacked size not known in advance (RAR5 flag)
+	split   bool // data continues in a later volume (not yet complete)
+	first   bool // first part seen (not continued from a volume we lack)
+
+	// Encryption.
+	crypt   int
+	salt    []byte
+	iv      [16]byte
+	lg2     int
+	check   []byte // RAR5 password check value (8 bytes) or nil
+	useMAC  bool   // RAR5: stored checksums are HMACs keyed by the hash key
+	hashKey *[32]byte
+
+	// Checksums as stored.
+	hasCRC bool
+	crc    uint32
+	blake  []byte // RAR5 BLAKE2sp digest (32 bytes) or nil
+
+	copyOf int // LinkCopy: index of the entry holding the content; -1 otherwise
+}
+
+// methodName is the listing name: "stored", "RAR5 m3", "v29 m3".
+func (f *file) methodName() string {
+	if f.method == 0 {
+		return "stored"
+	}
+	if f.version == 5 {
+		if f.algo == 70 {
+			return fmt.Sprintf("RAR7 m%d", f.method)
+		}
+		return fmt.Sprintf("RAR5 m%d", f.method)
+	}
+	return fmt.Sprintf("v%d m%d", f.algo, f.method)
+}

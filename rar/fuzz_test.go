@@ -1,0 +1,74 @@
+package rar
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/go-unarc/unarc/internal/arc"
+	"github.com/go-unarc/unarc/internal/testutil"
+)
+
+// FuzzArchive feeds arbitrary bytes to the header parser, the Archive and
+// the Reader: no panic, no hang, only sentinel errors, and bounded memory
+// (the limits below keep decoders small).
+func FuzzArchive(f *testing.F) {
+	seeds, _ := filepath.Glob(filepath.Join(testdata, "*.rar"))
+	{
+		if _, err := os.Stat(filepath.Join(testutil.ModuleRoot(), "..", "shared", "corpus")); err == nil {
+			more, _ := filepath.Glob(filepath.Join(testutil.ModuleRoot(), "..", "shared", "corpus", "*", "*", "*.rar"))
+			more2, _ := filepath.Glob(filepath.Join(testutil.ModuleRoot(), "..", "shared", "corpus", "*", "*.rar"))
+			seeds = append(seeds, append(more, more2...)...)
+		}
+	}
+	for _, s := range seeds {
+		if b, err := os.ReadFile(s); err == nil && len(b) <= 64<<10 {
+			f.Add(b)
+		}
+	}
+	kdfMaxLg2 = 16 // keep hostile KDF counts from dominating the run
+	f.Fuzz(func(t *testing.T, data []byte) {
+		cfg := &arc.Config{
+			Password: func(*arc.Entry) (string, error) { return "test", nil },
+			Limits:   arc.Limits{MaxDictionary: 1 << 22},
+		}
+		a, err := Open(bytes.NewReader(data), int64(len(data)), cfg)
+		if err == nil {
+			for i, e := range a.Entries() {
+				if e.Size > 1<<22 {
+					continue
+				}
+				if rc, err := a.Open(i); err == nil {
+					io.Copy(io.Discard, rc)
+					rc.Close()
+				} else if !isSentinel(err) {
+					t.Fatalf("Open(%d): non-sentinel error %v", i, err)
+				}
+			}
+			a.Comment()
+			a.Close()
+		} else if !isSentinel(err) {
+			t.Fatalf("Open: non-sentinel error %v", err)
+		}
+		off, _, err := findMarker(bytes.NewReader(data), int64(len(data)))
+		if err != nil {
+			return
+		}
+		r, err := NewReader(bytes.NewReader(data[off:]), cfg)
+		if err != nil {
+			return
+		}
+		defer r.Close()
+		for n := 0; n < 10000; n++ {
+			e, err := r.Next()
+			if err != nil {
+				break
+			}
+			if e.Size <= 1<<22 {
+				io.Copy(io.Discard, r)
+			}
+		}
+	})
+}

@@ -1,0 +1,503 @@
+package rar
+
+import (
+	"crypto/aes"
+	"crypto/cipher"
+	"encoding/binary"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"io/fs"
+	"strings"
+	"time"
+	"unicode/utf16"
+	"unicode/utf8"
+
+	"github.com/go-unarc/unarc/internal/arc"
+	"github.com/go-unarc/unarc/internal/errs"
+)
+
+// RAR 1.5–4.x block types and flags (RAR 4.x technote, "Block formats").
+const (
+	head4Mark    = 0x72
+	head4Main    = 0x73
+	head4File    = 0x74
+	head4Comm    = 0x75 // old comment block
+	head4Sub     = 0x77 // old subblock
+	head4NewSub  = 0x7a // service header (CMT, ACL, STM, RR, …)
+	head4End     = 0x7b
+	hfl4LongBlk  = 0x8000
+	mhd4Volume   = 0x0001
+	mhd4Comment  = 0x0002
+	mhd4Locked   = 0x0004
+	mhd4Solid    = 0x0008
+	mhd4NewNum   = 0x0010
+	mhd4Password = 0x0080
+	mhd4FirstVol = 0x0100
+
+	lhdSplitBefore = 0x0001
+	lhdSplitAfter  = 0x0002
+	lhdPassword    = 0x0004
+	lhdSolid       = 0x0010
+	lhdWindowMask  = 0x00e0
+	lhdDirectory   = 0x00e0
+	lhdLarge       = 0x0100
+	lhdUnicode     = 0x0200
+	lhdSalt        = 0x0400
+	lhdExtTime     = 0x1000
+
+	earcNextVolume = 0x0001
+)
+
+// maxHeaderSalts bounds how many times the encrypted headers of one
+// archive may change their salt.
+const maxHeaderSalts = 16
+
+// header4 is one RAR 1.5–4.x block header.
+type header4 struct {
+	typ     byte
+	flags   uint16
+	body    cursor // after the 7 common bytes
+	addSize int64  // data area size for long blocks
+}
+
+// readHeader4 reads the next block header and checks its CRC16 (the low
+// half of a CRC32 from the type byte). With encrypted headers each block
+// is preceded by an 8-byte salt and padded to the AES block size; a CRC
+// mismatch there means the password is wrong.
+func (p *parser) readHeader4() (*header4, error) {
+	var h []byte
+	if p.encHeaders {
+		var salt [8]byte
+		if err := p.s.full(salt[:], "header salt"); err != nil {
+			return nil, err
+		}
+		pw, err := p.password(nil)
+		if err != nil {
+			return nil, fmt.Errorf("encrypted headers: %w", err)
+		}
+		// rar writes one salt for all headers; a new salt per header
+		// would cost a 2^18-round derivation each (a denial of service).
+		if p.hsalts++; p.hsalts > 1 && string(salt[:]) != p.hsalt {
+			if p.hsaltsDistinct++; p.hsaltsDistinct > maxHeaderSalts {
+				return nil, errs.Limit("more than %d distinct header salts", maxHeaderSalts)
+			}
+		}
+		p.hsalt = string(salt[:])
+		k := p.derive3(pw, salt[:])
+		b, _ := aes.NewCipher(k.Key[:])
+		mode := cipher.NewCBCDecrypter(b, k.IV[:])
+		var first [16]byte
+		if err := p.s.full(first[:], "header"); err != nil {
+			return nil, errs.EOF(err, "header")
+		}
+		mode.CryptBlocks(first[:], first[:])
+		size := int(binary.LittleEndian.Uint16(first[5:]))
+		if size < 7 || first[2] < head4Mark || first[2] > head4End {
+			return nil, fmt.Errorf("%w: headers do not decrypt", errs.ErrPassword)
+		}
+		padded := (size + 15) &^ 15
+		h = p.header(padded)
+		copy(h, first[:])
+		if err := p.s.full(h[16:], "header"); err != nil {
+			// A wrong key makes a random size; so does a cut archive.
+			return nil, fmt.Errorf("%w, or %w", errs.ErrPassword, errs.EOF(err, "encrypted header"))
+		}
+		mode.CryptBlocks(h[16:], h[16:])
+		h = h[:size]
+		if uint16(crc32.ChecksumIEEE(h[2:])) != binary.LittleEndian.Uint16(h) {
+			return nil, fmt.Errorf("%w: header checksum fails after decryption", errs.ErrPassword)
+		}
+	} else {
+		var fixed [7]byte
+		if err := p.s.full(fixed[:], "header"); err != nil {
+			return nil, err
+		}
+		size := int(binary.LittleEndian.Uint16(fixed[5:]))
+		if size < 7 {
+			return nil, errs.Corrupt("RAR block size %d", size)
+		}
+		h = p.header(size)
+		copy(h, fixed[:])
+		if err := p.s.full(h[7:], "header"); err != nil {
+			return nil, errs.EOF(err, "header")
+		}
+		if uint16(crc32.ChecksumIEEE(h[2:])) != binary.LittleEndian.Uint16(h) && !oldCRCExempt(h) {
+			return nil, fmt.Errorf("%w: RAR block header CRC", errs.ErrChecksum)
+		}
+	}
+	hd := &header4{typ: h[2], flags: binary.LittleEndian.Uint16(h[3:]), body: cursor{b: h[7:]}}
+	if hd.flags&hfl4LongBlk != 0 || hd.typ == head4File || hd.typ == head4NewSub {
+		if len(h) < 11 {
+			return nil, errs.Corrupt("RAR block too short")
+		}
+		hd.addSize = int64(binary.LittleEndian.Uint32(h[7:]))
+	}
+	return hd, nil
+}
+
+// oldCRCExempt reports blocks whose CRC old rar versions compute over a
+// shorter range: the main header with an embedded RAR 2.x comment is
+// checked over its fixed part only (unrar does not verify it either).
+func oldCRCExempt(h []byte) bool {
+	if h[2] == head4Main && len(h) >= 13 {
+		return uint16(crc32.ChecksumIEEE(h[2:13])) == binary.LittleEndian.Uint16(h) ||
+			binary.LittleEndian.Uint16(h[3:])&mhd4Comment != 0
+	}
+	// RAR 1.5–2.x file headers with an embedded file comment (flag 0x08)
+	// carry a CRC unrar does not check either; the data CRC still is.
+	if h[2] == head4File && binary.LittleEndian.Uint16(h[3:])&0x0008 != 0 && len(h) > 24 && h[24] < 29 {
+		return true
+	}
+	// Old subblocks and comment/AV blocks of RAR 1.5–2.x are skipped.
+	return h[2] == head4Comm || h[2] == 0x76 || h[2] == head4Sub || h[2] == 0x79
+}
+
+func (p *parser) main4() error {
+	for {
+		hd, err := p.readHeader4()
+		if err != nil {
+			return errs.EOF(err, "main header")
+		}
+		if hd.typ == head4Mark {
+			continue
+		}
+		if hd.typ != head4Main {
+			return errs.Corrupt("RAR block type %#x before the main header", hd.typ)
+		}
+		fl := hd.flags
+		p.volume = fl&mhd4Volume != 0
+		p.solid = fl&mhd4Solid != 0
+		p.locked = fl&mhd4Locked != 0
+		p.newNaming = fl&mhd4NewNum != 0
+		p.firstVol = fl&mhd4FirstVol != 0 || !p.volume
+		c := &hd.body
+		c.u16() // HighPosAV
+		c.u32() // PosAV
+		if fl&0x0200 != 0 {
+			c.u8() // EncryptVer
+		}
+		if fl&mhd4Comment != 0 && !p.haveCmt {
+			p.oldComment(c)
+		}
+		if fl&mhd4Password != 0 {
+			if _, err := p.password(nil); err != nil {
+				return fmt.Errorf("encrypted headers: %w", err)
+			}
+			p.encHeaders = true
+		}
+		if hd.flags&hfl4LongBlk != 0 {
+			return p.s.skip(hd.addSize, "main header data")
+		}
+		return nil
+	}
+}
+
+// oldComment reads a RAR 1.5–2.x comment embedded in the main header:
+// a 13-byte comment block header (type 0x75, unpacked size, version,
+// method, CRC16) then the comment, kept when it is stored.
+func (p *parser) oldComment(c *cursor) {
+	ch := cursor{b: c.b}
+	ch.u16()
+	if ch.u8() != head4Comm {
+		return
+	}
+	ch.u16()
+	size := int(ch.u16())
+	unp := int(ch.u16())
+	ch.u8()
+	method := ch.u8()
+	ch.u16()
+	if ch.bad || size < 13 {
+		return
+	}
+	data := ch.bytes(uint64(size - 13))
+	if ch.bad {
+		return
+	}
+	if method == 0x30 && len(data) >= unp {
+		p.comment, p.haveCmt = string(data[:unp]), true
+	}
+	// Packed old comments are dropped: unrar 6 reports them corrupt too.
+}
+
+func (p *parser) next4() (*file, error) {
+	for {
+		if p.pending > 0 {
+			if err := p.s.skip(p.pending, "data area"); err != nil {
+				return nil, err
+			}
+			p.pending = 0
+		}
+		hd, err := p.readHeader4()
+		if err == io.EOF {
+			p.done = true
+			return nil, io.EOF
+		}
+		if err != nil {
+			return nil, err
+		}
+		p.pending = hd.addSize
+		switch hd.typ {
+		case head4File:
+			return p.file4(hd, false)
+		case head4NewSub:
+			f, err := p.file4(hd, true)
+			if err != nil {
+				return nil, err
+			}
+			if f.e.Name == "CMT" && !p.haveCmt && f.crypt == cryptNone && !f.split && f.first {
+				if f.method == 0 {
+					if err := p.readComment(hd.addSize); err != nil {
+						return nil, err
+					}
+				} else if err := p.packedComment(f); err != nil {
+					return nil, err
+				}
+			}
+		case head4End:
+			p.more = hd.flags&earcNextVolume != 0
+			p.done = true
+			return nil, io.EOF
+		case head4Main, head4Mark:
+			return nil, errs.Corrupt("RAR block type %#x repeated", hd.typ)
+		default:
+			// Old comments, AV, subblocks, recovery records: skipped.
+		}
+	}
+}
+
+// file4 parses a file header or a service header (same layout).
+func (p *parser) file4(hd *header4, service bool) (*file, error) {
+	c := &hd.body
+	fl := hd.flags
+	pack := int64(c.u32())
+	unp := int64(c.u32())
+	host := c.u8()
+	crc := c.u32()
+	ftime := c.u32()
+	ver := c.u8()
+	method := c.u8()
+	nameLen := c.u16()
+	attr := c.u32()
+	if fl&lhdLarge != 0 {
+		pack |= int64(c.u32()) << 32
+		unp |= int64(c.u32()) << 32
+	}
+	rawName := c.bytes(uint64(nameLen))
+	if c.bad {
+		return nil, errs.Corrupt("RAR file header")
+	}
+	p.pending = pack
+	f := &file{version: 4, copyOf: -1, first: fl&lhdSplitBefore == 0, split: fl&lhdSplitAfter != 0}
+	e := &arc.Entry{PackedSize: pack, Size: unp, Index: -1}
+	f.e = e
+	if unp < 0 || unp == 0xffffffff && fl&lhdLarge == 0 && false {
+		return nil, errs.Corrupt("RAR file size")
+	}
+	f.crc, f.hasCRC = crc, true
+	f.algo = int(ver)
+	f.method = int(method) - 0x30
+	if f.method < 0 || f.method > 5 {
+		f.method = -1
+	}
+	f.solid = fl&lhdSolid != 0 && !service
+	f.dict = 0x10000 << ((fl & lhdWindowMask) >> 5)
+	// RAR 1.5–4.x stores '\\' as the path separator whatever the host.
+	e.Name = strings.ReplaceAll(decodeName4(rawName, fl&lhdUnicode != 0), "\\", "/")
+	if fl&lhdSalt != 0 {
+		f.salt = clone(c.bytes(8))
+	}
+	if fl&lhdPassword != 0 {
+		e.Encrypted = true
+		switch {
+		case ver >= 29:
+			f.crypt = cryptRAR3
+		case ver >= 20:
+			f.crypt = cryptRAR20
+		default:
+			f.crypt = cryptOlder
+		}
+	}
+	e.Modified = dosTime(ftime)
+	if c.bad {
+		return nil, errs.Corrupt("RAR file header")
+	}
+	if fl&lhdExtTime != 0 {
+		// A damaged extended time leaves the DOS time (unrar does the same).
+		extTime4(c, e, ftime)
+	}
+	// Host OS: 0 MS-DOS, 1 OS/2, 2 Win32, 3 Unix, 4 Mac OS, 5 BeOS.
+	dir := fl&lhdWindowMask == lhdDirectory
+	if host == 3 || host == 5 {
+		e.Mode = fs.FileMode(attr & 0o777)
+		switch attr & 0o170000 {
+		case 0o040000:
+			dir = true
+		case 0o120000:
+			e.Mode |= fs.ModeSymlink
+			e.Link = arc.LinkSymlink
+		}
+	} else {
+		if attr&0x10 != 0 {
+			dir = true
+		}
+		e.Mode = 0o644
+		if attr&1 != 0 {
+			e.Mode = 0o444
+		}
+	}
+	if dir {
+		e.Mode = e.Mode&^fs.ModeType | fs.ModeDir
+		if e.Mode.Perm()&0o700 == 0o600 || e.Mode.Perm() == 0o444 {
+			e.Mode |= 0o111
+		}
+		e.Link = arc.LinkNone
+		f.dict = 0
+		e.Size = 0
+	}
+	e.Solid = f.solid
+	e.Method = f.methodName()
+	e.HasCRC32, e.CRC32 = !dir, crc
+	f.parts = append(f.parts, part{vol: p.vol, off: p.s.off, size: pack})
+	return f, nil
+}
+
+// decodeName4 decodes a RAR 2.x–4.x name: plain bytes, or with the
+// Unicode flag either UTF-8 or "ASCII\0packed UTF-16" (unrar
+// EncodeFileName::Decode).
+func decodeName4(raw []byte, unicode bool) string {
+	if !unicode {
+		return string(raw)
+	}
+	z := -1
+	for i, b := range raw {
+		if b == 0 {
+			z = i
+			break
+		}
+	}
+	if z < 0 {
+		return string(raw) // UTF-8
+	}
+	name, enc := raw[:z], raw[z+1:]
+	if len(enc) == 0 {
+		return string(name)
+	}
+	out := make([]uint16, 0, len(name))
+	high := uint16(enc[0])
+	pos := 1
+	var flags byte
+	bits := 0
+	maxLen := max(len(name), 1) * 2
+	for pos < len(enc) && len(out) < maxLen {
+		if bits == 0 {
+			flags = enc[pos]
+			pos++
+			bits = 8
+		}
+		switch flags >> 6 {
+		case 0:
+			if pos >= len(enc) {
+				break
+			}
+			out = append(out, uint16(enc[pos]))
+			pos++
+		case 1:
+			if pos >= len(enc) {
+				break
+			}
+			out = append(out, uint16(enc[pos])+high<<8)
+			pos++
+		case 2:
+			if pos+1 >= len(enc) {
+				pos = len(enc)
+				break
+			}
+			out = append(out, uint16(enc[pos])|uint16(enc[pos+1])<<8)
+			pos += 2
+		case 3:
+			if pos >= len(enc) {
+				break
+			}
+			n := int(enc[pos])
+			pos++
+			if n&0x80 != 0 {
+				if pos >= len(enc) {
+					break
+				}
+				corr := enc[pos]
+				pos++
+				for n = n&0x7f + 2; n > 0 && len(out) < len(name); n-- {
+					out = append(out, uint16(name[len(out)]+corr)|high<<8)
+				}
+			} else {
+				for n += 2; n > 0 && len(out) < len(name); n-- {
+					out = append(out, uint16(name[len(out)]))
+				}
+			}
+		}
+		flags <<= 2
+		bits -= 2
+	}
+	var b strings.Builder
+	for _, r := range utf16.Decode(out) {
+		if r == 0 {
+			break
+		}
+		b.WriteRune(r)
+	}
+	s := b.String()
+	if !utf8.ValidString(s) {
+		return string(name)
+	}
+	return s
+}
+
+// dosTime converts an MS-DOS date and time (local time of the archiver,
+// kept as UTC here: the format records no zone).
+func dosTime(t uint32) time.Time {
+	if t == 0 {
+		return time.Time{}
+	}
+	return time.Date(int(t>>25)+1980, time.Month(t>>21&15), int(t>>16&31),
+		int(t>>11&31), int(t>>5&63), int(t&31)*2, 0, time.UTC)
+}
+
+// extTime4 reads the extended time field: a 16-bit flag word, 4 bits per
+// time (mtime, ctime, atime, arctime): bit 3 present, bit 2 add one
+// second, bits 0–1 count of extra 100 ns bytes; times other than mtime
+// first carry their own DOS time.
+func extTime4(c *cursor, e *arc.Entry, mtime uint32) {
+	fl := c.u16()
+	for i := 0; i < 4; i++ {
+		m := fl >> ((3 - i) * 4)
+		if m&8 == 0 {
+			continue
+		}
+		dt := mtime
+		if i != 0 {
+			dt = c.u32()
+		}
+		t := dosTime(dt)
+		if m&4 != 0 {
+			t = t.Add(time.Second)
+		}
+		n := int(m & 3)
+		var frac uint32
+		for j := 0; j < n; j++ {
+			frac |= uint32(c.u8()) << ((j + 3 - n) * 8)
+		}
+		if frac < 1e7 {
+			t = t.Add(time.Duration(frac) * 100)
+		}
+		switch i {
+		case 0:
+			e.Modified = t
+		case 1:
+			e.Created = t
+		case 2:
+			e.Accessed = t
+		}
+	}
+}

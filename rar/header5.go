@@ -1,0 +1,550 @@
+package rar
+
+import (
+	"crypto/aes"
+	"crypto/cipher"
+	"encoding/binary"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"io/fs"
+	"strings"
+	"time"
+
+	"github.com/go-unarc/unarc/internal/arc"
+	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/rar/internal/rarcrypto"
+	"github.com/go-unarc/unarc/rar/internal/unpack50"
+)
+
+// RAR 5.0 header types and flags (technote "General archive structure").
+const (
+	head5Main    = 1
+	head5File    = 2
+	head5Service = 3
+	head5Crypt   = 4
+	head5End     = 5
+
+	hfl5Extra       = 0x0001 // extra area present
+	hfl5Data        = 0x0002 // data area present
+	hfl5SplitBefore = 0x0008 // data continues from the previous volume
+	hfl5SplitAfter  = 0x0010 // data continues in the next volume
+
+	mhd5Volume    = 0x0001
+	mhd5VolNumber = 0x0002
+	mhd5Solid     = 0x0004
+	mhd5Locked    = 0x0010
+
+	fhd5Dir         = 0x0001
+	fhd5UnixTime    = 0x0002
+	fhd5CRC         = 0x0004
+	fhd5UnknownSize = 0x0008
+
+	// Extra record types of file and service headers.
+	fx5Crypt   = 1
+	fx5Hash    = 2
+	fx5Time    = 3
+	fx5Version = 4
+	fx5Redir   = 5
+	fx5Owner   = 6
+
+	// maxHeader5 bounds a RAR5 header: the technote limits it to 2 MiB.
+	maxHeader5 = 2 << 20
+)
+
+// kdfMaxLg2 bounds the PBKDF2 round count (2^n) an archive may ask for:
+// unrar's limit is 2^24, which costs seconds per salt.
+var kdfMaxLg2 = rarcrypto.MaxLg2
+
+// header5 is one raw RAR5 header after its size field.
+type header5 struct {
+	typ      uint64
+	flags    uint64
+	extra    []byte
+	dataSize int64
+	body     cursor
+}
+
+// readHeader5 reads and checks the next header, decrypting it when the
+// archive's headers are encrypted (each one then starts with its own IV).
+func (p *parser) readHeader5() (*header5, error) {
+	var first [16]byte
+	var mode cipher.BlockMode
+	var h []byte
+	if p.encHeaders {
+		var iv [16]byte
+		if err := p.s.full(iv[:], "header IV"); err != nil {
+			return nil, err
+		}
+		if err := p.s.full(first[:], "header"); err != nil {
+			return nil, errs.EOF(err, "header")
+		}
+		b, _ := aes.NewCipher(p.hkey5.Key[:])
+		mode = cipher.NewCBCDecrypter(b, iv[:])
+		mode.CryptBlocks(first[:], first[:])
+		c := cursor{b: first[4:]}
+		size := c.vint()
+		if c.bad || size == 0 || size > maxHeader5 {
+			if p.hcheck == nil {
+				return nil, fmt.Errorf("%w: headers do not decrypt", errs.ErrPassword)
+			}
+			return nil, errs.Corrupt("header size %d", size)
+		}
+		n := 4 + (12 - len(c.b)) + int(size) // CRC + vint + header
+		padded := (n + 15) &^ 15
+		if p.s.size >= 0 && int64(padded-16) > p.s.size-p.s.off {
+			if p.hcheck == nil {
+				return nil, fmt.Errorf("%w, or %w", errs.ErrPassword, errs.Truncated("encrypted header"))
+			}
+			return nil, errs.Truncated("header larger than the rest of the volume")
+		}
+		h = p.header(padded)
+		copy(h, first[:])
+		if err := p.s.full(h[16:], "header"); err != nil {
+			if p.hcheck == nil {
+				return nil, fmt.Errorf("%w, or %w", errs.ErrPassword, errs.EOF(err, "encrypted header"))
+			}
+			return nil, errs.EOF(err, "header")
+		}
+		mode.CryptBlocks(h[16:], h[16:])
+		h = h[:n]
+	} else {
+		if err := p.s.full(first[:5], "header"); err != nil {
+			return nil, err // io.EOF: physical end without an end header
+		}
+		// The size vint is 1–3 bytes (2 MiB); read what it needs.
+		n := 5
+		for first[n-1]&0x80 != 0 {
+			if n == 8 {
+				return nil, errs.Corrupt("header size")
+			}
+			if err := p.s.full(first[n:n+1], "header"); err != nil {
+				return nil, errs.EOF(err, "header")
+			}
+			n++
+		}
+		c := cursor{b: first[4:n]}
+		size := c.vint()
+		if c.bad || size == 0 || size > maxHeader5 {
+			if p.s.size >= 0 && p.s.size-p.s.off < 8 || p.s.size < 0 && p.s.short(8) {
+				// Zero padding in the last bytes: unrar's "unexpected end of archive".
+				return nil, errs.Truncated("last header")
+			}
+			return nil, errs.Corrupt("header size")
+		}
+		if p.s.size >= 0 && int64(size) > p.s.size-p.s.off {
+			return nil, errs.Truncated("header larger than the rest of the volume")
+		}
+		h = p.header(n + int(size))
+		copy(h, first[:n])
+		if err := p.s.full(h[n:], "header"); err != nil {
+			return nil, errs.EOF(err, "header")
+		}
+	}
+	c := cursor{b: h[4:]}
+	size := c.vint()
+	body := c.b[:size]
+	if crc32.ChecksumIEEE(h[4:len(h)-len(c.b)+int(size)]) != binary.LittleEndian.Uint32(h) {
+		if p.encHeaders && p.hcheck == nil {
+			return nil, fmt.Errorf("%w: header checksum fails after decryption", errs.ErrPassword)
+		}
+		return nil, fmt.Errorf("%w: RAR5 header CRC", errs.ErrChecksum)
+	}
+	hd := &header5{body: cursor{b: body}}
+	hd.typ = hd.body.vint()
+	hd.flags = hd.body.vint()
+	var extraSize uint64
+	if hd.flags&hfl5Extra != 0 {
+		extraSize = hd.body.vint()
+	}
+	if hd.flags&hfl5Data != 0 {
+		hd.dataSize = hd.body.vintN(1 << 62)
+	}
+	if hd.body.bad || extraSize > uint64(len(hd.body.b)) {
+		return nil, errs.Corrupt("RAR5 header fields (type %d, extra %d of %d)", hd.typ, extraSize, len(hd.body.b))
+	}
+	cut := len(hd.body.b) - int(extraSize)
+	hd.extra = hd.body.b[cut:]
+	hd.body.b = hd.body.b[:cut]
+	return hd, nil
+}
+
+func (p *parser) main5() error {
+	for {
+		hd, err := p.readHeader5()
+		if err != nil {
+			return errs.EOF(err, "main header")
+		}
+		switch hd.typ {
+		case head5Crypt:
+			if err := p.crypt5(hd); err != nil {
+				return err
+			}
+			continue
+		case head5Main:
+		default:
+			return errs.Corrupt("RAR5 header type %d before the main header", hd.typ)
+		}
+		c := &hd.body
+		fl := c.vint()
+		p.volume = fl&mhd5Volume != 0
+		p.solid = fl&mhd5Solid != 0
+		p.locked = fl&mhd5Locked != 0
+		p.volNum = 0
+		if fl&mhd5VolNumber != 0 {
+			p.volNum = int(c.vintN(1 << 30))
+		}
+		p.firstVol = p.volNum == 0
+		if c.bad {
+			return errs.Corrupt("RAR5 main header")
+		}
+		// The extra area holds the locator (quick-open and recovery
+		// offsets) and, from rar 7, archive metadata: neither is needed.
+		return p.s.skip(hd.dataSize, "main header data")
+	}
+}
+
+// crypt5 reads the archive encryption header (-hp) and derives the key
+// that decrypts every later header.
+func (p *parser) crypt5(hd *header5) error {
+	c := &hd.body
+	ver := c.vint()
+	fl := c.vint()
+	lg2 := int(c.u8())
+	salt := c.bytes(rarcrypto.SaltSize5)
+	var check, sum []byte
+	if fl&1 != 0 {
+		check = c.bytes(rarcrypto.CheckSize5)
+		sum = c.bytes(4)
+	}
+	if c.bad {
+		return errs.Corrupt("RAR5 encryption header")
+	}
+	if ver != 0 {
+		return errs.Unsupported("RAR5 encryption version %d", ver)
+	}
+	if lg2 > kdfMaxLg2 {
+		return errs.Unsupported("RAR5 KDF count 2^%d", lg2)
+	}
+	pw, err := p.password(nil)
+	if err != nil {
+		return fmt.Errorf("encrypted headers: %w", err)
+	}
+	k := p.derive5(pw, salt, lg2)
+	if check != nil && rarcrypto.CheckSum5(check, sum) {
+		if string(k.Check[:]) != string(check) {
+			p.pwCache = nil
+			return fmt.Errorf("%w (archive headers)", errs.ErrPassword)
+		}
+		p.hcheck = clone(check)
+	}
+	p.hkey5, p.encHeaders = k, true
+	return nil
+}
+
+func (p *parser) next5() (*file, error) {
+	for {
+		if p.pending > 0 {
+			if err := p.s.skip(p.pending, "data area"); err != nil {
+				return nil, err
+			}
+			p.pending = 0
+		}
+		hd, err := p.readHeader5()
+		if err == io.EOF {
+			// rar always ends a RAR5 volume with an end-of-archive header:
+			// its absence means the file was cut at a header boundary.
+			p.done = true
+			return nil, errs.Truncated("RAR5 volume ends without its end-of-archive header")
+		}
+		if err != nil {
+			return nil, err
+		}
+		p.pending = hd.dataSize
+		switch hd.typ {
+		case head5File:
+			f, err := p.file5(hd, false)
+			if err != nil {
+				return nil, err
+			}
+			return f, nil
+		case head5Service:
+			f, err := p.file5(hd, true)
+			if err != nil {
+				return nil, err
+			}
+			if f.e.Name == "CMT" && !p.haveCmt && f.crypt == cryptNone &&
+				hd.flags&(hfl5SplitBefore|hfl5SplitAfter) == 0 {
+				if f.method == 0 {
+					if err := p.readComment(hd.dataSize); err != nil {
+						return nil, err
+					}
+				} else if err := p.packedComment(f); err != nil {
+					return nil, err
+				}
+			}
+			// QO, ACL, STM, RR and unknown service headers are skipped.
+		case head5End:
+			fl := hd.body.vint()
+			p.more = fl&1 != 0
+			p.done = true
+			return nil, io.EOF
+		case head5Crypt, head5Main:
+			return nil, errs.Corrupt("RAR5 header type %d repeated", hd.typ)
+		default:
+			// Unknown header types are skipped with their data (technote:
+			// readers skip what they do not know).
+		}
+	}
+}
+
+// file5 parses a file or service header (they share the layout).
+func (p *parser) file5(hd *header5, service bool) (*file, error) {
+	c := &hd.body
+	ff := c.vint()
+	unp := c.vint()
+	attr := c.vint()
+	var mtime uint32
+	if ff&fhd5UnixTime != 0 {
+		mtime = c.u32()
+	}
+	f := &file{version: 5, copyOf: -1, first: hd.flags&hfl5SplitBefore == 0}
+	if ff&fhd5CRC != 0 {
+		f.crc, f.hasCRC = c.u32(), true
+	}
+	ci := c.vint()
+	host := c.vint()
+	nameLen := c.vint()
+	name := c.bytes(nameLen)
+	if c.bad {
+		return nil, errs.Corrupt("RAR5 file header")
+	}
+	e := &arc.Entry{Name: string(name), PackedSize: hd.dataSize}
+	f.e = e
+	f.unknown = ff&fhd5UnknownSize != 0
+	if unp > 1<<62 {
+		return nil, errs.Corrupt("RAR5 unpacked size")
+	}
+	e.Size = int64(unp)
+	if f.unknown {
+		e.Size = -1
+	}
+	f.split = hd.flags&hfl5SplitAfter != 0
+	if mtime != 0 {
+		e.Modified = time.Unix(int64(mtime), 0).UTC()
+	}
+	// Compression information (technote "File header"): bits 0–5
+	// algorithm version (0: RAR 5.0, 1: RAR 7.0), bit 6 solid, bits 7–9
+	// method, bits 10+ dictionary 128 KiB << n (RAR7: 5 bits plus a
+	// fraction in bits 15–19).
+	ver, method, _, dict, err := unpack50.CompInfo(ci)
+	f.solid = ci&0x40 != 0 && !service
+	f.method, f.dict = method, dict
+	switch {
+	case err != nil:
+		f.algo = -1 // unsupported: reported when the entry is opened
+	case ver == 1:
+		f.algo = 70
+	default:
+		f.algo = 50
+	}
+	e.Method = f.methodName()
+	e.Solid = f.solid
+	e.Index = -1
+
+	dir := ff&fhd5Dir != 0
+	switch host {
+	case 1: // Unix: attr is st_mode
+		e.Mode = fs.FileMode(attr & 0o777)
+		switch attr & 0o170000 {
+		case 0o040000:
+			dir = true
+		case 0o120000:
+			e.Mode |= fs.ModeSymlink
+		}
+		if attr&0o4000 != 0 {
+			e.Mode |= fs.ModeSetuid
+		}
+		if attr&0o2000 != 0 {
+			e.Mode |= fs.ModeSetgid
+		}
+		if attr&0o1000 != 0 {
+			e.Mode |= fs.ModeSticky
+		}
+	default: // Windows attributes
+		if attr&0x10 != 0 {
+			dir = true
+		}
+		e.Mode = 0o644
+		if attr&1 != 0 {
+			e.Mode = 0o444
+		}
+	}
+	if dir {
+		e.Mode = e.Mode&^fs.ModeType | fs.ModeDir
+		if e.Mode.Perm() == 0o644 || e.Mode.Perm() == 0o444 {
+			e.Mode |= 0o111
+		}
+		e.Size = 0
+	}
+	if err := p.extra5(f, hd.extra); err != nil {
+		return nil, err
+	}
+	if f.hasCRC {
+		e.HasCRC32, e.CRC32 = !f.useMAC, f.crc
+	}
+	if f.blake != nil && !f.useMAC {
+		e.HashKind, e.Hash = "BLAKE2sp", f.blake
+	}
+	f.parts = append(f.parts, part{vol: p.vol, off: p.s.off, size: hd.dataSize})
+	return f, nil
+}
+
+// extra5 parses the extra records of a file or service header.
+func (p *parser) extra5(f *file, extra []byte) error {
+	e := f.e
+	x := cursor{b: extra}
+	for len(x.b) > 0 {
+		size := x.vint()
+		rec := x.bytes(size)
+		if x.bad {
+			return errs.Corrupt("RAR5 extra record size")
+		}
+		c := cursor{b: rec}
+		typ := c.vint()
+		switch typ {
+		case fx5Crypt:
+			ver := c.vint()
+			fl := c.vint()
+			lg2 := int(c.u8())
+			salt := c.bytes(rarcrypto.SaltSize5)
+			iv := c.bytes(rarcrypto.IVSize)
+			var check, sum []byte
+			if fl&1 != 0 {
+				check = c.bytes(rarcrypto.CheckSize5)
+				sum = c.bytes(4)
+			}
+			if c.bad {
+				return errs.Corrupt("RAR5 encryption record")
+			}
+			e.Encrypted = true
+			f.crypt = cryptRAR5
+			if ver != 0 || lg2 > kdfMaxLg2 {
+				f.crypt = -1 // unsupported; reported when opened
+			}
+			f.lg2, f.salt = lg2, clone(salt)
+			copy(f.iv[:], iv)
+			if check != nil && rarcrypto.CheckSum5(check, sum) {
+				f.check = clone(check)
+			}
+			f.useMAC = fl&2 != 0
+		case fx5Hash:
+			if c.vint() == 0 { // BLAKE2sp
+				f.blake = clone(c.bytes(32))
+			}
+		case fx5Time:
+			fl := c.vint()
+			unix := fl&1 != 0
+			var ts [3]time.Time
+			var secs [3]int64
+			var have [3]bool
+			for i := 0; i < 3; i++ {
+				if fl&(2<<i) == 0 {
+					continue
+				}
+				have[i] = true
+				if unix {
+					secs[i] = int64(c.u32())
+					ts[i] = time.Unix(secs[i], 0).UTC()
+				} else {
+					ts[i] = filetime(c.u64())
+				}
+			}
+			if unix && fl&0x10 != 0 {
+				for i := 0; i < 3; i++ {
+					if have[i] {
+						ns := c.u32()
+						if ns < 1e9 {
+							ts[i] = time.Unix(secs[i], int64(ns)).UTC()
+						}
+					}
+				}
+			}
+			if c.bad {
+				continue // a damaged time record does not make the entry unreadable
+			}
+			if have[0] {
+				e.Modified = ts[0]
+			}
+			if have[1] {
+				e.Created = ts[1]
+			}
+			if have[2] {
+				e.Accessed = ts[2]
+			}
+		case fx5Version:
+			// File version (-ver): unrar appends ";n" to the name.
+			c.vint()
+			if v := c.vint(); !c.bad && v > 0 {
+				e.Name = fmt.Sprintf("%s;%d", e.Name, v)
+			}
+		case fx5Redir:
+			kind := c.vint()
+			c.vint() // flags: target is a directory
+			n := c.vint()
+			target := c.bytes(n)
+			if c.bad {
+				return errs.Corrupt("RAR5 redirection record")
+			}
+			t := string(target)
+			switch kind {
+			case 1:
+				e.Link = arc.LinkSymlink
+			case 2:
+				e.Link = arc.LinkSymlink
+				t = winLink(t)
+			case 3:
+				e.Link = arc.LinkJunction
+				t = winLink(t)
+			case 4:
+				e.Link = arc.LinkHardlink
+			case 5:
+				e.Link = arc.LinkCopy
+			default:
+				continue // unknown redirection: an ordinary entry
+			}
+			e.LinkTarget = t
+			if e.Link == arc.LinkSymlink || e.Link == arc.LinkJunction {
+				e.Mode = e.Mode&^fs.ModeType | fs.ModeSymlink
+			}
+		case fx5Owner:
+			// User and group names: not part of arc.Entry.
+		}
+	}
+	return nil
+}
+
+// winLink turns a stored Windows link target into '/' form, dropping the
+// NT "\??\" prefix of absolute targets.
+func winLink(t string) string {
+	t = strings.TrimPrefix(t, `\??\`)
+	return strings.ReplaceAll(t, `\`, "/")
+}
+
+// filetime converts a Windows FILETIME (100 ns since 1601) to time.Time.
+func filetime(ft uint64) time.Time {
+	const epochDiff = 116444736000000000 // 1601 → 1970 in 100 ns
+	if ft == 0 {
+		return time.Time{}
+	}
+	t := int64(ft) - epochDiff
+	return time.Unix(t/1e7, (t%1e7)*100).UTC()
+}
+
+// clone copies b out of the reusable header buffer (nil stays nil).
+func clone(b []byte) []byte {
+	if b == nil {
+		return nil
+	}
+	return append([]byte(nil), b...)
+}

@@ -1,0 +1,243 @@
+package rar
+
+import (
+	"bytes"
+	"hash/crc32"
+	"io"
+
+	"github.com/go-unarc/unarc/internal/arc"
+	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/rar/internal/rarcrypto"
+)
+
+// parser reads the headers of one volume after another. It is shared by
+// the random-access Archive and the forward-only Reader: next returns the
+// next file entry with its data area still unread (pending bytes).
+type parser struct {
+	cfg     *arc.Config
+	s       *source
+	vol     int // index of the current volume
+	version int // 4 or 5, from the first volume's marker
+	hbuf    []byte
+
+	pending int64 // data-area bytes of the last header not yet consumed
+	done    bool  // end-of-archive header (or EOF) met in this volume
+
+	// From the main header of the current volume.
+	volume    bool // part of a multi-volume set
+	solid     bool
+	locked    bool
+	newNaming bool // RAR4 ".partN.rar" naming flag
+	volNum    int  // RAR5 volume number (0 for the first)
+	firstVol  bool
+	more      bool // end header says another volume follows
+
+	// Encrypted headers (-hp).
+	encHeaders     bool
+	hkey5          *rarcrypto.Keys5
+	hcheck         []byte // RAR5 header password check value or nil
+	hsalt          string // RAR4: last header salt
+	hsalts         int
+	hsaltsDistinct int
+
+	comment    string
+	haveCmt    bool
+	pwCache    *string
+	keys5      map[string]*rarcrypto.Keys5
+	keys3      map[string]*rarcrypto.Keys3
+	lastFile   *file
+	dictMax    int64
+	memMax     int64
+	nfiles     int
+	emptyNames int
+}
+
+func newParser(cfg *arc.Config) *parser {
+	if cfg == nil {
+		cfg = &arc.Config{}
+	}
+	lim := cfg.Limits.WithDefaults()
+	return &parser{cfg: cfg, s: newSource(), dictMax: lim.MaxDictionary, memMax: lim.MaxMemory}
+}
+
+// password returns the password for e (nil: the headers). A nil callback
+// or an empty answer means none is known.
+func (p *parser) password(e *arc.Entry) (string, error) {
+	if e == nil && p.pwCache != nil {
+		return *p.pwCache, nil
+	}
+	if p.cfg.Password == nil {
+		return "", errs.ErrPasswordRequired
+	}
+	pw, err := p.cfg.Password(e)
+	if err != nil {
+		return "", err
+	}
+	if pw == "" {
+		return "", errs.ErrPasswordRequired
+	}
+	if e == nil {
+		p.pwCache = &pw
+	}
+	return pw, nil
+}
+
+// maxKeys bounds the key caches.
+const maxKeys = 256
+
+// derive5 caches RAR5 keys per password, salt and round count: rar uses
+// one salt for a whole archive, and each derivation costs 2^15+ HMACs.
+func (p *parser) derive5(pw string, salt []byte, lg2 int) *rarcrypto.Keys5 {
+	if p.keys5 == nil {
+		p.keys5 = make(map[string]*rarcrypto.Keys5)
+	}
+	k := pw + "\x00" + string(salt) + string(rune(lg2))
+	if v, ok := p.keys5[k]; ok {
+		return v
+	}
+	if len(p.keys5) >= maxKeys {
+		clear(p.keys5) // bounded memory; a hostile archive pays per salt anyway
+	}
+	v := rarcrypto.Derive5(pw, salt, lg2)
+	p.keys5[k] = v
+	return v
+}
+
+// derive3 caches RAR3 keys per password and salt (2^18 SHA-1 rounds each).
+func (p *parser) derive3(pw string, salt []byte) *rarcrypto.Keys3 {
+	if p.keys3 == nil {
+		p.keys3 = make(map[string]*rarcrypto.Keys3)
+	}
+	k := pw + "\x00" + string(salt)
+	if v, ok := p.keys3[k]; ok {
+		return v
+	}
+	if len(p.keys3) >= maxKeys {
+		clear(p.keys3)
+	}
+	v := rarcrypto.Derive3(pw, salt)
+	p.keys3[k] = v
+	return v
+}
+
+// beginStream starts parsing a volume read forward from r, which is
+// positioned at the marker.
+func (p *parser) beginStream(r io.Reader, vol int) error {
+	p.s.resetStream(r)
+	return p.begin(vol)
+}
+
+// beginAt starts parsing volume vol held in ra, searching for the marker.
+func (p *parser) beginAt(ra io.ReaderAt, size int64, vol int) error {
+	off, _, err := findMarker(ra, size)
+	if err != nil {
+		return err
+	}
+	p.s.resetAt(ra, off, size)
+	return p.begin(vol)
+}
+
+func (p *parser) begin(vol int) error {
+	var m [8]byte
+	if err := p.s.full(m[:7], "marker"); err != nil {
+		return errs.EOF(err, "marker")
+	}
+	ver := 0
+	switch {
+	case string(m[:7]) == string(sig4):
+		ver = 4
+	case string(m[:7]) == string(sig5[:7]):
+		if err := p.s.full(m[7:8], "marker"); err != nil {
+			return errs.EOF(err, "marker")
+		}
+		if m[7] != 0 {
+			return errs.Unsupported("RAR marker version %d", m[7])
+		}
+		ver = 5
+	default:
+		return errFormat
+	}
+	if p.version != 0 && ver != p.version {
+		return errs.Corrupt("volume %d is RAR%d, the first is RAR%d", vol+1, ver, p.version)
+	}
+	p.version, p.vol, p.pending, p.done, p.more = ver, vol, 0, false, false
+	p.encHeaders = false
+	if ver == 5 {
+		return p.main5()
+	}
+	return p.main4()
+}
+
+// next returns the next file entry of the current volume, or io.EOF at
+// the volume's end. The entry's data area is left pending.
+func (p *parser) next() (*file, error) {
+	if p.pending > 0 {
+		if err := p.s.skip(p.pending, "data area"); err != nil {
+			return nil, err
+		}
+		p.pending = 0
+	}
+	if p.done {
+		return nil, io.EOF
+	}
+	if p.version == 5 {
+		return p.next5()
+	}
+	return p.next4()
+}
+
+// header returns a reusable buffer of n bytes.
+func (p *parser) header(n int) []byte {
+	if cap(p.hbuf) < n {
+		p.hbuf = make([]byte, n, max(n, 4096))
+	}
+	return p.hbuf[:n]
+}
+
+// readComment reads a stored comment of n bytes from the pending data.
+func (p *parser) readComment(n int64) error {
+	const maxComment = 1 << 20
+	if n > maxComment || n > p.pending {
+		return nil // leave it: skipped with the data area
+	}
+	b := make([]byte, n)
+	if err := p.s.full(b, "comment"); err != nil {
+		return err
+	}
+	p.pending -= n
+	p.comment, p.haveCmt = string(b), true
+	return nil
+}
+
+// packedComment decodes a compressed CMT service header (RAR 3.x packs
+// comments) from the pending data. A comment that does not decode is
+// dropped, as unrar reports it and goes on; only I/O errors stop parsing.
+func (p *parser) packedComment(f *file) error {
+	const maxComment = 1 << 20
+	n := p.pending
+	if n > maxComment || f.e.Size > maxComment || f.e.Size < 0 {
+		return nil
+	}
+	packed := make([]byte, n)
+	if err := p.s.full(packed, "comment"); err != nil {
+		return err
+	}
+	p.pending = 0
+	d, err := p.newUnpacker(f)
+	if err != nil || p.checkDict(f) != nil {
+		return nil
+	}
+	defer d.Close()
+	if d.reset(bytes.NewReader(packed), f.algo, f.dict, f.e.Size, false) != nil {
+		return nil
+	}
+	out := make([]byte, f.e.Size)
+	if _, err := io.ReadFull(d, out); err != nil {
+		return nil
+	}
+	if f.hasCRC && crc32.ChecksumIEEE(out) != f.crc {
+		return nil
+	}
+	p.comment, p.haveCmt = string(out), true
+	return nil
+}

@@ -1,0 +1,302 @@
+package rar
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"path/filepath"
+
+	"github.com/go-unarc/unarc/crc32x"
+	"github.com/go-unarc/unarc/internal/arc"
+	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/rar/internal/rarcrypto"
+)
+
+// Reader reads a RAR archive forward-only from a stream; it implements
+// arc.Reader. Later volumes are opened through Config.OpenVolume.
+type Reader struct {
+	p     *parser
+	cur   *file
+	index int
+	name  string // current volume name
+	vols  int
+	close []io.Closer
+
+	data  streamData
+	crypt rarcrypto.Reader
+	v     crc32x.Reader
+	dec   unpacker
+	fam   int
+	decOK bool // decoder state valid for a solid continuation
+	body  io.Reader
+	link  bytes.Reader // content of a RAR4 symlink, read at Next
+	guess bool
+	used  bool // the decoder was given the current entry
+	err   error
+}
+
+func newReader(r io.Reader, cfg *arc.Config) (arc.Reader, error) { return NewReader(r, cfg) }
+
+// NewReader reads the marker and main header from r, which must be
+// positioned at the RAR marker.
+func NewReader(r io.Reader, cfg *arc.Config) (*Reader, error) {
+	p := newParser(cfg)
+	if err := p.beginStream(r, 0); err != nil {
+		return nil, err
+	}
+	rd := &Reader{p: p, name: p.cfg.Name, vols: 1}
+	rd.data.r = rd
+	return rd, nil
+}
+
+// Comment returns the archive comment seen so far (RAR stores it before
+// the first entry, so it is known once NewReader returns or after the
+// first Next).
+func (r *Reader) Comment() string { return r.p.comment }
+
+// Next advances to the next entry. In a solid archive the rest of the
+// current entry is decoded (not just skipped): the next one depends on it.
+func (r *Reader) Next() (*arc.Entry, error) {
+	if r.err != nil {
+		return nil, r.err
+	}
+	if r.cur != nil {
+		if err := r.finishEntry(); err != nil {
+			r.err = err
+			return nil, err
+		}
+	}
+	for {
+		f, err := r.p.next()
+		if err == io.EOF {
+			if r.p.volume && (r.p.more || r.cur != nil && r.cur.split) {
+				if err := r.nextVolume(); err != nil {
+					r.err = err
+					return nil, err
+				}
+				continue
+			}
+			r.cur = nil
+			r.err = io.EOF
+			return nil, io.EOF
+		}
+		if err != nil {
+			r.err = err
+			return nil, err
+		}
+		if !f.first {
+			continue // continuation whose start we skipped
+		}
+		f.e.Index = r.index
+		r.index++
+		r.cur = f
+		if err := r.startEntry(); err != nil {
+			// The entry is listed; reading it reports err.
+			r.body = errReader{err}
+		} else if f.version == 4 && f.e.Link == arc.LinkSymlink && f.e.Size <= 64<<10 {
+			// RAR 1.5–4.x Unix symlinks store the target as the data.
+			b, err := io.ReadAll(r.body)
+			if err != nil {
+				r.body = errReader{err}
+			} else {
+				f.e.LinkTarget = string(b)
+				r.link.Reset(b)
+				r.body = &r.link
+			}
+		}
+		return f.e, nil
+	}
+}
+
+// nextVolume opens the volume after the current one.
+func (r *Reader) nextVolume() error {
+	p := r.p
+	if r.vols >= maxVolumes {
+		return errs.Limit("more than %d volumes", maxVolumes)
+	}
+	if r.name == "" || p.cfg.OpenVolume == nil {
+		return fmt.Errorf("%w: missing volume %d (no volume opener)", errs.ErrTruncated, r.vols+1)
+	}
+	name := nextVolume(r.name, p.version == 5 || p.newNaming)
+	ra, size, err := p.cfg.OpenVolume(name)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("%w: missing volume %s: %w", errs.ErrTruncated, filepath.Base(name), err)
+		}
+		return err
+	}
+	if c, ok := ra.(io.Closer); ok {
+		r.close = append(r.close, c)
+	}
+	r.name = name
+	r.vols++
+	return p.beginAt(ra, size, r.vols-1)
+}
+
+// startEntry builds the data chain of the current entry.
+func (r *Reader) startEntry() error {
+	f := r.cur
+	r.used = false
+	r.data.left = r.p.pending
+	r.body = noData{}
+	if !entryData(f.e) {
+		return nil
+	}
+	if f.e.Link == arc.LinkCopy {
+		return errs.Unsupported("%s: file copy of %s cannot be read forward-only; copy the extracted %s", f.e.Name, f.e.LinkTarget, f.e.LinkTarget)
+	}
+	src, guess, err := r.p.decrypter(f, &r.data, &r.crypt)
+	if err != nil {
+		return err
+	}
+	r.guess = guess
+	var out io.Reader
+	switch {
+	case f.method == 0:
+		out = io.LimitReader(src, f.e.Size)
+		if f.unknown {
+			out = src
+		}
+	case f.method < 0:
+		return errs.Unsupported("%s: RAR method byte", f.e.Name)
+	default:
+		if err := r.p.checkDict(f); err != nil {
+			return err
+		}
+		if f.solid && !r.decOK {
+			return errs.Corrupt("%s: solid entry without its predecessor", f.e.Name)
+		}
+		if r.dec == nil || family(f.algo) != r.fam {
+			d, err := r.p.newUnpacker(f)
+			if err != nil {
+				return err
+			}
+			if r.dec != nil {
+				r.dec.Close()
+			}
+			r.dec, r.fam = d, family(f.algo)
+		}
+		r.used = true
+		r.decOK = false
+		if err := r.dec.reset(src, f.algo, f.dict, f.e.Size, f.solid); err != nil {
+			return mapErr(err, guess)
+		}
+		out = r.dec
+	}
+	verifier(&r.v, f, out)
+	r.body = &r.v
+	return nil
+}
+
+// finishEntry consumes what is left of the current entry: decoded to the
+// end in solid archives, skipped otherwise.
+func (r *Reader) finishEntry() error {
+	f := r.cur
+	if r.used && r.p.solid {
+		if _, err := io.Copy(io.Discard, r.body); err != nil && !r.p.solid {
+			return err
+		} else if err == nil {
+			r.decOK = true
+		}
+	}
+	// Skip the rest of the packed data, across volumes.
+	r.p.pending = r.data.left
+	for f.split {
+		if err := r.data.nextPart(); err != nil {
+			return err
+		}
+		r.p.pending = r.data.left
+	}
+	return nil
+}
+
+// Read reads the current entry's content, verified at its end.
+func (r *Reader) Read(p []byte) (int, error) {
+	if r.cur == nil || r.body == nil {
+		return 0, io.EOF
+	}
+	n, err := r.body.Read(p)
+	if err == io.EOF && r.used {
+		r.decOK = true
+	}
+	return n, mapErr(err, r.guess)
+}
+
+// Close releases the decoder and the volumes the Reader opened.
+func (r *Reader) Close() error {
+	if r.dec != nil {
+		r.dec.Close()
+		r.dec = nil
+	}
+	for _, c := range r.close {
+		c.Close()
+	}
+	r.close = nil
+	r.err = errors.New("rar: reader closed")
+	return nil
+}
+
+// streamData reads the current entry's packed data from the stream,
+// moving to the next volume when a part ends and the entry continues.
+type streamData struct {
+	r    *Reader
+	left int64
+}
+
+func (d *streamData) Read(p []byte) (int, error) {
+	for d.left == 0 {
+		if !d.r.cur.split {
+			return 0, io.EOF
+		}
+		if err := d.nextPart(); err != nil {
+			return 0, err
+		}
+	}
+	if int64(len(p)) > d.left {
+		p = p[:d.left]
+	}
+	n, err := d.r.p.s.Read(p)
+	d.left -= int64(n)
+	if err == io.EOF {
+		err = errs.Truncated("entry data")
+	}
+	return n, err
+}
+
+// nextPart opens the next volume and reads the continuation header.
+func (d *streamData) nextPart() error {
+	r := d.r
+	f := r.cur
+	p := r.p
+	p.pending = d.left
+	for {
+		g, err := p.next()
+		if err == io.EOF {
+			if err := r.nextVolume(); err != nil {
+				return err
+			}
+			continue
+		}
+		if err != nil {
+			return err
+		}
+		if g.first || g.e.Name != f.e.Name {
+			return errs.Corrupt("%s: continuation missing in the next volume", f.e.Name)
+		}
+		f.split = g.split
+		f.hasCRC, f.crc, f.blake = g.hasCRC, g.crc, g.blake
+		if g.hasCRC && !f.useMAC {
+			// The checksum of the whole file sits in the last part.
+			r.v.Expect(g.crc, f.e.Size)
+		}
+		d.left = p.pending
+		p.pending = 0
+		return nil
+	}
+}
+
+type errReader struct{ err error }
+
+func (e errReader) Read([]byte) (int, error) { return 0, e.err }

@@ -1,0 +1,86 @@
+package rar
+
+import (
+	"io"
+
+	"github.com/go-unarc/unarc/rar/internal/unpack15"
+	"github.com/go-unarc/unarc/rar/internal/unpack20"
+	"github.com/go-unarc/unarc/rar/internal/unpack29"
+	"github.com/go-unarc/unarc/rar/internal/unpack50"
+)
+
+// unpacker is what the container needs from a RAR LZ decoder (unpack50,
+// unpack29, …): reset starts an entry of unpackedSize bytes (-1 unknown)
+// from src with the header's algorithm version and dictionary; solid
+// continues the previous entry's window and tables. The decoders size
+// their windows from the dictionary and the sizes they are told.
+type unpacker interface {
+	reset(src io.Reader, algo int, dictSize, unpackedSize int64, solid bool) error
+	Read(p []byte) (int, error)
+	WriteTo(w io.Writer) (int64, error)
+	Close() error
+}
+
+// Algorithm families: one decoder type each.
+const (
+	fam15 = 15
+	fam20 = 20
+	fam29 = 29
+	fam50 = 50
+)
+
+// family maps a header's algorithm version to its decoder family, or 0.
+func family(algo int) int {
+	switch algo {
+	case 50, 70:
+		return fam50
+	case 29, 36:
+		return fam29
+	case 20, 26:
+		return fam20
+	case 15:
+		return fam15
+	}
+	return 0
+}
+
+// unpackers holds the constructors of the decoders linked in; a family
+// without one is reported as errs.ErrUnsupported.
+var unpackers = map[int]func(maxMem int64) unpacker{
+	fam50: func(int64) unpacker { return dec50{unpack50.NewDecoder()} },
+	fam29: func(maxMem int64) unpacker {
+		d := unpack29.NewDecoder()
+		d.MaxMemory = maxMem // bounds the PPMd model a block may declare
+		return dec29{d}
+	},
+	fam20: func(int64) unpacker { return dec20{unpack20.NewDecoder()} },
+	fam15: func(int64) unpacker { return dec15{unpack15.NewDecoder()} },
+}
+
+type dec50 struct{ *unpack50.Decoder }
+
+func (d dec50) reset(src io.Reader, algo int, dict, size int64, solid bool) error {
+	v := 0
+	if algo == 70 {
+		v = 1
+	}
+	return d.ResetVersion(src, v, dict, size, solid)
+}
+
+type dec29 struct{ *unpack29.Decoder }
+
+func (d dec29) reset(src io.Reader, algo int, dict, size int64, solid bool) error {
+	return d.Reset(src, dict, size, solid)
+}
+
+type dec20 struct{ *unpack20.Decoder }
+
+func (d dec20) reset(src io.Reader, algo int, dict, size int64, solid bool) error {
+	return d.Reset(src, dict, size, solid)
+}
+
+type dec15 struct{ *unpack15.Decoder }
+
+func (d dec15) reset(src io.Reader, algo int, dict, size int64, solid bool) error {
+	return d.Reset(src, dict, size, solid)
+}
