@@ -25,7 +25,7 @@ z ppmd.7z -m0=ppmd -mx5 $all
 z bzip2.7z -m0=bzip2 $all
 z deflate.7z -m0=deflate $all
 z deflate64.7z -m0=deflate64 $all
-z aes_copy.7z -m0=copy -psecret -mhe=off $all
+z aes_copy.7z -mhc=off -m0=copy -psecret -mhe=off $all
 z aes_lzma2_he.7z -m0=lzma2 -psecret -mhe=on $all
 z aes_copy_he.7z -m0=copy -mhc=off -psecret -mhe=on $all
 # Filters over Copy (so filter bugs show without a compressor) and LZMA.
@@ -34,8 +34,8 @@ for f in BCJ ARM ARMT ARM64 PPC SPARC IA64 RISCV; do
   z filter_${lc}_copy.7z -m0=$f -m1=copy code.bin
   z filter_${lc}.7z -mf=$f -m0=lzma2 code.bin
 done
-z filter_delta4_copy.7z -m0=delta:4 -m1=copy code.bin text.txt
+z filter_delta4_copy.7z -mhc=off -m0=delta:4 -m1=copy code.bin text.txt
 z filter_bcj2.7z -mf=BCJ2 -m0=lzma code.bin text.txt
-z filter_bcj2_copy.7z -m0=BCJ2 -m1=copy -m2=copy -m3=copy -mb0s0:1 -mb0s1:2 -mb0s2:3 code.bin text.txt
+z filter_bcj2_copy.7z -mhc=off -m0=BCJ2 -m1=copy -m2=copy -m3=copy -mb0s0:1 -mb0s1:2 -mb0s2:3 code.bin text.txt
 # Multi-volume.
 z vol.7z -m0=copy -v4k $all
