@@ -39,3 +39,12 @@ z filter_bcj2.7z -mf=BCJ2 -m0=lzma code.bin text.txt
 z filter_bcj2_copy.7z -mhc=off -m0=BCJ2 -m1=copy -m2=copy -m3=copy -mb0s0:1 -mb0s1:2 -mb0s2:3 code.bin text.txt
 # Multi-volume.
 z vol.7z -m0=copy -v4k $all
+# Tiny archives (fuzz seeds): a few short files, each coder.
+printf 'hello, 7z\n' > tiny.txt
+touch -d '2024-01-02 03:04:05' tiny.txt
+for m in copy lzma lzma2 ppmd bzip2 deflate; do
+  z tiny_$m.7z -m0=$m tiny.txt dir/empty.txt emptydir
+done
+z tiny_copy_plainhdr.7z -m0=copy -mhc=off tiny.txt dir/empty.txt emptydir
+z tiny_aes_he.7z -m0=copy -psecret -mhe=on tiny.txt
+z tiny_bcj2.7z -mf=BCJ2 -m0=lzma tiny.txt
