@@ -1,0 +1,168 @@
+// Package lzma decodes LZMA and LZMA2 streams: raw LZMA with explicit
+// properties, the 13-byte .lzma header form, the ZIP method 14 form and
+// LZMA2 as used by 7z and xz.
+//
+// The decoders own their window, probability tables and input buffer;
+// all three come from internal/pool and go back on Close, and Reset reuses
+// them, so decoding a stream allocates nothing once the pools are warm.
+// Both readers implement io.WriterTo, writing straight from the window.
+//
+// The format is described in lzma-specification.txt of the LZMA SDK
+// ("LZMA specification", Igor Pavlov); section names below refer to it.
+// LZMA2 framing follows Lzma2Dec.c of the same SDK and the xz file format.
+//
+// # Security
+//
+// A window is sized by the data it will hold: min(dictionary, known size),
+// or, when the size is unknown, grown by doubling up to the dictionary.
+// MaxDict limits that size before anything is allocated. Input buffering
+// may read past the end of the compressed stream; give the decoder a reader
+// bounded to the stream (io.SectionReader, io.LimitReader) when more data
+// follows it.
+package lzma
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+
+	"github.com/go-unarc/unarc/internal/errs"
+)
+
+// Props are the LZMA model properties: literal context bits (LC), literal
+// position bits (LP), position bits (PB) and the dictionary size.
+type Props struct {
+	LC, LP, PB int
+	DictSize   uint32
+}
+
+// Property limits (specification, "LZMA properties"). LZMA2 also requires
+// LC+LP <= 4.
+const (
+	maxLC = 8
+	maxLP = 4
+	maxPB = 4
+
+	// minDictSize is the smallest dictionary a decoder uses: smaller
+	// declared sizes are rounded up, as the SDK does.
+	minDictSize = 1 << 12
+)
+
+// Errors besides the root sentinels. Each wraps one of them, so callers
+// match with errors.Is(err, errs.ErrCorrupt) and friends.
+var (
+	// ErrPastSize: the stream holds more data than its declared
+	// uncompressed size (a match or symbols beyond it, or chunks after it).
+	ErrPastSize = fmt.Errorf("%w: lzma: data past the declared size", errs.ErrCorrupt)
+	// ErrClosed: Read after Close without a Reset.
+	ErrClosed = errors.New("lzma: reader closed")
+)
+
+// DecodeProps decodes the 5-byte properties block used by 7z coder
+// properties, the .lzma header and the ZIP LZMA header: one byte
+// (PB*5+LP)*9+LC, then the dictionary size as uint32 little endian.
+func DecodeProps(b []byte) (Props, error) {
+	if len(b) < 5 {
+		return Props{}, errs.Corrupt("lzma: properties are %d bytes, want 5", len(b))
+	}
+	p, err := decodePropsByte(b[0])
+	if err != nil {
+		return Props{}, err
+	}
+	p.DictSize = binary.LittleEndian.Uint32(b[1:5])
+	return p, nil
+}
+
+// decodePropsByte splits the (PB*5+LP)*9+LC byte.
+func decodePropsByte(c byte) (Props, error) {
+	if c >= 9*5*5 {
+		return Props{}, errs.Corrupt("lzma: properties byte %#x out of range", c)
+	}
+	d := int(c)
+	return Props{LC: d % 9, LP: d / 9 % 5, PB: d / 45}, nil
+}
+
+// Encode returns the 5-byte form of p (the inverse of DecodeProps).
+func (p Props) Encode() [5]byte {
+	var b [5]byte
+	b[0] = byte((p.PB*5+p.LP)*9 + p.LC)
+	binary.LittleEndian.PutUint32(b[1:], p.DictSize)
+	return b
+}
+
+// verify checks the ranges of p.
+func (p Props) verify() error {
+	if p.LC < 0 || p.LC > maxLC || p.LP < 0 || p.LP > maxLP || p.PB < 0 || p.PB > maxPB {
+		return errs.Corrupt("lzma: properties lc=%d lp=%d pb=%d out of range", p.LC, p.LP, p.PB)
+	}
+	return nil
+}
+
+// DictSizeLZMA2 decodes the one-byte LZMA2 dictionary size used by 7z and
+// xz: 40 means 4 GiB - 1, smaller values b mean (2 | b&1) << (b/2 + 11).
+func DictSizeLZMA2(b byte) (int64, error) {
+	switch {
+	case b > 40:
+		return 0, errs.Corrupt("lzma2: dictionary size byte %d out of range", b)
+	case b == 40:
+		return 1<<32 - 1, nil
+	}
+	return int64(2|b&1) << (b/2 + 11), nil
+}
+
+// Marker says whether an LZMA stream ends with an end marker.
+type Marker uint8
+
+const (
+	// MarkerAuto: an end marker is required when the size is unknown and
+	// allowed (not required) after the last byte of a known size.
+	MarkerAuto Marker = iota
+	// MarkerRequired: the stream must end with an end marker.
+	MarkerRequired
+	// MarkerForbidden: the stream must not have an end marker (the size
+	// must then be known).
+	MarkerForbidden
+)
+
+// Option configures a decoder. Options are plain values, so passing them
+// to Reset allocates nothing.
+type Option struct {
+	kind optKind
+	v    int64
+}
+
+type optKind uint8
+
+const (
+	optMaxDict optKind = iota + 1
+	optMarker
+)
+
+// MaxDict limits the window a decoder may allocate to n bytes (0: no
+// limit). A stream that needs more fails with an error matching
+// errs.ErrLimit before anything is allocated. The window needed is
+// min(dictionary size, uncompressed size) when the size is known, else the
+// dictionary size.
+func MaxDict(n int64) Option { return Option{kind: optMaxDict, v: n} }
+
+// EndMarker sets the end-marker policy of an LZMA decoder (not LZMA2,
+// whose framing has its own end).
+func EndMarker(m Marker) Option { return Option{kind: optMarker, v: int64(m)} }
+
+// config is what the options set.
+type config struct {
+	maxDict int64
+	marker  Marker
+}
+
+func (c *config) apply(opts []Option) {
+	*c = config{}
+	for _, o := range opts {
+		switch o.kind {
+		case optMaxDict:
+			c.maxDict = o.v
+		case optMarker:
+			c.marker = Marker(o.v)
+		}
+	}
+}
