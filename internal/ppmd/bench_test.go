@@ -1,0 +1,74 @@
+package ppmd
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"os/exec"
+	"testing"
+
+	"github.com/go-unarc/unarc/internal/testutil"
+)
+
+// BenchmarkReader7z decodes the committed test streams (already in memory).
+func BenchmarkReader7z(b *testing.B) {
+	for _, f := range loadFacts(b, "7z") {
+		packed := packed7z(b, f.Archive)
+		b.Run(f.Archive, func(b *testing.B) {
+			benchDecode(b, packed, f.Order, f.Mem, f.Size)
+		})
+	}
+}
+
+func benchDecode(b *testing.B, packed []byte, order int, mem uint32, size int64) {
+	buf := make([]byte, 1<<16)
+	br := bytes.NewReader(packed)
+	z, err := NewReader7z(br, order, mem, size)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.SetBytes(size)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		br.Reset(packed)
+		if err := z.Reset(br, order, mem, size); err != nil {
+			b.Fatal(err)
+		}
+		n := int64(0)
+		for {
+			k, err := z.Read(buf)
+			n += int64(k)
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				b.Fatal(err)
+			}
+		}
+		if n != size {
+			b.Fatalf("decoded %d of %d", n, size)
+		}
+	}
+}
+
+// BenchmarkPPMd7z decodes the mixed-200 workload file 0 (50 MiB) packed by
+// 7zz with PPMd -mx5 (order 6, 16 MiB); `7zz t` on the same archive is the
+// reference (see the package report).
+func BenchmarkPPMd7z(b *testing.B) {
+	arch := testutil.MixedArchive(b, "7z-ppmd-0.7z", "sh", "-c",
+		`7zz a -t7z -m0=PPMd -mx5 -mmt1 -mhc=off "$0" mixed-0.bin >/dev/null`, "{out}")
+	data, err := os.ReadFile(arch)
+	if err != nil {
+		b.Fatal(err)
+	}
+	out, err := exec.Command("7zz", "l", "-slt", arch).Output()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if !bytes.Contains(out, []byte("Method = PPMD:o6:mem24")) {
+		b.Fatalf("unexpected method:\n%s", out)
+	}
+	next := int64(data[12]) | int64(data[13])<<8 | int64(data[14])<<16 | int64(data[15])<<24
+	benchDecode(b, data[32:32+next], 6, 1<<24, testutil.MixedFileSize)
+}

@@ -1,0 +1,290 @@
+package ppmd
+
+import (
+	"io"
+
+	"github.com/go-unarc/unarc/internal/errs"
+)
+
+const (
+	symEnd   = -1 // escape out of the order-0 context: end marker
+	symError = -2 // the range decoder's code points outside the total
+)
+
+const (
+	kTop = 1 << 24
+	kBot = 1 << 15
+)
+
+// rangeDecoder is either 7-Zip's range decoder (Ppmd7z) or the
+// carry-less range decoder of PPMd var.H as used by RAR (Ppmd7a, rar set).
+// The two differ only in normalisation and in the binary-context split.
+type rangeDecoder struct {
+	rng, code, low uint32
+	rar            bool
+	br             io.ByteReader
+	err            error // first read error; bytes read after it are 0
+}
+
+func (rc *rangeDecoder) readByte() uint32 {
+	b, err := rc.br.ReadByte()
+	if err != nil {
+		if rc.err == nil {
+			rc.err = err
+		}
+		return 0
+	}
+	return uint32(b)
+}
+
+// init7z starts a Ppmd7z stream: a zero byte, then 4 code bytes.
+func (rc *rangeDecoder) init7z(br io.ByteReader) error {
+	*rc = rangeDecoder{rng: 0xFFFFFFFF, br: br}
+	first := rc.readByte()
+	for i := 0; i < 4; i++ {
+		rc.code = rc.code<<8 | rc.readByte()
+	}
+	if rc.err != nil {
+		return errs.EOF(rc.err, "ppmd: range coder header")
+	}
+	if first != 0 || rc.code == 0xFFFFFFFF {
+		return errs.Corrupt("ppmd: bad range coder header")
+	}
+	return nil
+}
+
+// initRAR starts a carry-less range decoder: 4 code bytes. Like unrar and
+// 7-Zip, no value is rejected.
+func (rc *rangeDecoder) initRAR(br io.ByteReader) error {
+	*rc = rangeDecoder{rng: 0xFFFFFFFF, br: br, rar: true}
+	for i := 0; i < 4; i++ {
+		rc.code = rc.code<<8 | rc.readByte()
+	}
+	if rc.err != nil {
+		return errs.EOF(rc.err, "ppmd: range coder header")
+	}
+	return nil
+}
+
+// normalize refills the range. 7z: at most two bytes bring the range back
+// to >= 2^24. RAR: Subbotin's carry-less rule.
+func (rc *rangeDecoder) normalize() {
+	if !rc.rar {
+		if rc.rng < kTop {
+			rc.code = rc.code<<8 | rc.readByte()
+			rc.rng <<= 8
+			if rc.rng < kTop {
+				rc.code = rc.code<<8 | rc.readByte()
+				rc.rng <<= 8
+			}
+		}
+		return
+	}
+	for {
+		if rc.low^(rc.low+rc.rng) >= kTop {
+			if rc.rng >= kBot {
+				return
+			}
+			rc.rng = -rc.low & (kBot - 1)
+			if rc.rng == 0 {
+				// Only corrupt input gets here; a zero range would shift
+				// forever. Later totals exceed it and fail the symbol.
+				return
+			}
+		}
+		rc.code = rc.code<<8 | rc.readByte()
+		rc.rng <<= 8
+		rc.low <<= 8
+	}
+}
+
+// threshold scales the range by total and returns the cumulative count
+// the code falls on. The caller has checked total <= rng.
+func (rc *rangeDecoder) threshold(total uint32) uint32 {
+	rc.rng /= total
+	return rc.code / rc.rng
+}
+
+// decode consumes the interval [start, start+size) (in units of the last
+// threshold) without normalising.
+func (rc *rangeDecoder) decode(start, size uint32) {
+	start *= rc.rng
+	rc.low += start
+	rc.code -= start
+	rc.rng *= size
+}
+
+// decodeSymbol decodes one symbol with the model and range decoder rc.
+// It returns the byte, symEnd or symError. Read errors are left in rc.err.
+func (m *Model) decodeSymbol(rc *rangeDecoder) int {
+	mem := m.mem
+	mc := m.minContext
+	if m.numStats(mc) != 1 {
+		s := m.stats(mc)
+		summFreq := m.summFreq(mc)
+		if summFreq > rc.rng || summFreq == 0 {
+			return symError
+		}
+		count := rc.threshold(summFreq)
+		hiCnt := count
+		f := uint32(mem[s+1])
+		if count < f {
+			rc.decode(0, f)
+			rc.normalize()
+			m.foundState = s
+			sym := mem[s]
+			m.update1_0()
+			return int(sym)
+		}
+		count -= f
+		m.prevSuccess = 0
+		for i := m.numStats(mc) - 1; i > 0; i-- {
+			s += stateSize
+			f = uint32(mem[s+1])
+			if count < f {
+				rc.decode(hiCnt-count, f)
+				rc.normalize()
+				m.foundState = s
+				sym := mem[s]
+				m.update1()
+				return int(sym)
+			}
+			count -= f
+		}
+		if hiCnt >= summFreq {
+			return symError
+		}
+		hiCnt -= count
+		rc.decode(hiCnt, summFreq-hiCnt)
+		m.hiBitsFlag = hiBits3(uint32(mem[m.foundState]))
+		gen := m.nextMaskGen()
+		for s, end := m.stats(mc), m.stats(mc)+m.numStats(mc)*stateSize; s != end; s += stateSize {
+			m.mask[mem[s]] = gen
+		}
+	} else {
+		s := oneState(mc)
+		m.hiBitsFlag = hiBits3(uint32(mem[m.foundState]))
+		f := uint32(mem[s+1])
+		col := m.prevSuccess +
+			uint32((m.runLength>>26)&0x20) +
+			uint32(ns2BSIndx[(m.numStats(m.suffix(mc))-1)&0xFF]) +
+			hiBits4(uint32(mem[s])) +
+			m.hiBitsFlag
+		prob := &m.binSumm[(f-1)&127][col&63]
+		pr := uint32(*prob)
+		size0 := (rc.rng >> 14) * pr
+		pr -= (pr + 1<<(periodBits-2)) >> periodBits // PPMD_UPDATE_PROB_1
+		if rc.code < size0 {
+			*prob = uint16(pr + 1<<intBits)
+			rc.rng = size0
+			rc.normalize()
+			sym := mem[s]
+			if f < 128 {
+				mem[s+1] = byte(f + 1)
+			}
+			m.foundState = s
+			m.prevSuccess = 1
+			m.runLength++
+			c := m.successor(s)
+			if m.orderFall == 0 && c > m.text {
+				m.minContext, m.maxContext = c, c
+			} else {
+				m.updateModel()
+			}
+			return int(sym)
+		}
+		*prob = uint16(pr)
+		m.initEsc = uint32(expEscape[pr>>10])
+		if rc.rar {
+			rc.low += size0
+			rc.code -= size0
+			rc.rng = (rc.rng &^ (binScale - 1)) - size0
+		} else {
+			rc.code -= size0
+			rc.rng -= size0
+		}
+		gen := m.nextMaskGen()
+		m.mask[mem[s]] = gen
+		m.prevSuccess = 0
+	}
+
+	gen := m.maskGen
+	for {
+		rc.normalize()
+		mc := m.minContext
+		numMasked := m.numStats(mc)
+		for {
+			m.orderFall++
+			mc = m.suffix(mc)
+			if mc == 0 {
+				return symEnd
+			}
+			if m.numStats(mc) != numMasked {
+				break
+			}
+		}
+		s := m.stats(mc)
+		end := s + m.numStats(mc)*stateSize
+		hiCnt := uint32(0)
+		for ; s != end; s += stateSize {
+			if m.mask[mem[s]] != gen {
+				hiCnt += uint32(mem[s+1])
+			}
+		}
+		m.minContext = mc
+		sp, freqSum := m.makeEscFreq(numMasked)
+		freqSum += hiCnt
+		if freqSum > rc.rng {
+			return symError
+		}
+		count := rc.threshold(freqSum)
+		if count < hiCnt {
+			s = m.stats(mc)
+			cnt0 := count
+			var f uint32
+			for {
+				f = 0
+				if m.mask[mem[s]] != gen {
+					f = uint32(mem[s+1])
+				}
+				if count < f {
+					break
+				}
+				count -= f
+				s += stateSize
+			}
+			rc.decode(cnt0-count, f)
+			rc.normalize()
+			if sp.shift < periodBits {
+				sp.count--
+				if sp.count == 0 {
+					sp.summ <<= 1
+					sp.count = uint8(3 << sp.shift)
+					sp.shift++
+				}
+			}
+			m.foundState = s
+			sym := mem[s]
+			m.update2()
+			return int(sym)
+		}
+		if count >= freqSum {
+			return symError
+		}
+		rc.decode(hiCnt, freqSum-hiCnt)
+		sp.summ += uint16(freqSum)
+		for s = m.stats(mc); s != end; s += stateSize {
+			m.mask[mem[s]] = gen
+		}
+	}
+}
+
+// nextMaskGen starts a new exclusion set: all symbols unmasked.
+func (m *Model) nextMaskGen() uint8 {
+	m.maskGen++
+	if m.maskGen == 0 {
+		clear(m.mask[:])
+		m.maskGen = 1
+	}
+	return m.maskGen
+}

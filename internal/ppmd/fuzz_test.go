@@ -1,0 +1,89 @@
+package ppmd
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+	"testing/iotest"
+
+	"github.com/go-unarc/unarc/internal/errs"
+)
+
+// fuzzMaxMem caps the model arena in fuzzing: small arenas restart often,
+// which exercises the allocator's rare paths.
+const fuzzMaxMem = 1 << 20
+
+// FuzzPPMd7z decodes arbitrary input with arbitrary model parameters. It
+// must not panic or hang, errors must be corrupt or truncated, and a fresh
+// reader, a Reset reader and a one-byte source must agree.
+func FuzzPPMd7z(f *testing.F) {
+	for _, fc := range loadFacts(f, "7z") {
+		f.Add(packed7z(f, fc.Archive), uint8(fc.Order), fc.Mem, uint32(fc.Size))
+	}
+	f.Add([]byte{0, 1, 2, 3, 4, 5, 6, 7}, uint8(2), uint32(MinMemory), uint32(100))
+	reused, err := NewReader7z(bytes.NewReader(packed7z(f, loadFacts(f, "7z")[1].Archive)), 6, 1<<16, 10)
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Fuzz(func(t *testing.T, data []byte, order uint8, mem uint32, size uint32) {
+		o := MinOrder + int(order)%(MaxOrder-MinOrder+1)
+		mem = max(MinMemory, min(mem, fuzzMaxMem))
+		n := int64(size % (1 << 16))
+		z, err := NewReader7z(bytes.NewReader(data), o, mem, n)
+		if err != nil {
+			checkClass(t, err)
+			return
+		}
+		a, errA := io.ReadAll(z)
+		z.Close()
+		checkClass(t, errA)
+
+		if err := reused.Reset(iotest.OneByteReader(bytes.NewReader(data)), o, mem, n); err != nil {
+			t.Fatalf("Reset failed after NewReader succeeded: %v", err)
+		}
+		b, errB := io.ReadAll(reused)
+		if !bytes.Equal(a, b) || (errA == nil) != (errB == nil) {
+			t.Fatalf("fresh: %d bytes, %v; reset+one-byte: %d bytes, %v", len(a), errA, len(b), errB)
+		}
+	})
+}
+
+// FuzzPPMdRAR feeds arbitrary bytes to the RAR block header and decoder.
+func FuzzPPMdRAR(f *testing.F) {
+	for _, fc := range loadFacts(f, "rar") {
+		b, err := os.ReadFile(filepath.Join(testdataDir(), fc.Archive))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(parseRAR4(f, b).packed)
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		d := RAR{MaxMemory: fuzzMaxMem}
+		defer d.Close()
+		br := bytes.NewReader(data)
+		for blocks := 0; blocks < 4 && br.Len() > 0; blocks++ {
+			if _, err := d.ReadHeader(br); err != nil {
+				checkClass(t, err)
+				continue
+			}
+			for i := 0; i < 1<<18; i++ {
+				if _, err := d.Decode(); err != nil {
+					checkClass(t, err)
+					break
+				}
+			}
+		}
+	})
+}
+
+func checkClass(t *testing.T, err error) {
+	t.Helper()
+	if err == nil || errors.Is(err, errs.ErrCorrupt) || errors.Is(err, errs.ErrTruncated) ||
+		errors.Is(err, errs.ErrLimit) || errors.Is(err, errs.ErrUnsupported) {
+		return
+	}
+	t.Fatalf("unexpected error class: %v", err)
+}

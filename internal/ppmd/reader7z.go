@@ -1,0 +1,145 @@
+package ppmd
+
+import (
+	"bufio"
+	"encoding/binary"
+	"io"
+
+	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/internal/pool"
+)
+
+// ParseProps7z reads the 5-byte properties of 7z coder 03 04 01: the model
+// order, then the memory size as a little-endian uint32. Values outside
+// what 7-Zip accepts are reported as unsupported. Check mem against your
+// memory limit before NewReader7z.
+func ParseProps7z(props []byte) (order int, mem uint32, err error) {
+	if len(props) < 5 {
+		return 0, 0, errs.Corrupt("ppmd: %d property bytes, want 5", len(props))
+	}
+	order = int(props[0])
+	mem = binary.LittleEndian.Uint32(props[1:])
+	if order < MinOrder || order > MaxOrder || mem < MinMemory || mem > MaxMemory {
+		return 0, 0, errs.Unsupported("ppmd: order %d, memory %d", order, mem)
+	}
+	return order, mem, nil
+}
+
+var modelPool = pool.Of[Model]{New: NewModel}
+
+// Reader7z decodes a 7z PPMd (Ppmd7z) stream of a known unpacked size.
+type Reader7z struct {
+	m     *Model
+	rc    rangeDecoder
+	br    io.ByteReader
+	bufr  *bufio.Reader // kept across Reset when the source needs wrapping
+	order int
+	mem   uint32
+	left  int64 // bytes still to produce; < 0: until the end marker
+	err   error // sticky: io.EOF at the end
+}
+
+// NewReader7z returns a reader of the size bytes packed in r with the
+// given model order and memory (see ParseProps7z). size < 0 means unknown:
+// decode up to the end marker. The model arena (mem bytes) is allocated
+// here, so bound mem first. Close returns it to the pool.
+func NewReader7z(r io.Reader, order int, mem uint32, size int64) (*Reader7z, error) {
+	z := new(Reader7z)
+	if err := z.Reset(r, order, mem, size); err != nil {
+		return nil, err
+	}
+	return z, nil
+}
+
+// Reset starts decoding a new stream, reusing the model arena and input
+// buffer when they fit. It reads the 5-byte range coder header.
+func (z *Reader7z) Reset(r io.Reader, order int, mem uint32, size int64) error {
+	if order < MinOrder || order > MaxOrder || mem < MinMemory || mem > MaxMemory {
+		z.err = errs.Unsupported("ppmd: order %d, memory %d", order, mem)
+		return z.err
+	}
+	br, ok := r.(io.ByteReader)
+	if !ok {
+		if z.bufr == nil {
+			z.bufr = bufio.NewReaderSize(r, 1<<16)
+		} else {
+			z.bufr.Reset(r)
+		}
+		br = z.bufr
+	}
+	*z = Reader7z{m: z.m, bufr: z.bufr, br: br, order: order, mem: mem, left: size}
+	if z.m == nil {
+		z.m = modelPool.Get()
+	}
+	if err := z.rc.init7z(br); err != nil {
+		z.err = err
+		return err
+	}
+	if err := z.m.Init(order, int(mem)); err != nil {
+		z.err = err
+		return err
+	}
+	return nil
+}
+
+// Read decodes into p. At the end of the stream it checks that the range
+// decoder finished cleanly (code 0) and returns io.EOF.
+func (z *Reader7z) Read(p []byte) (int, error) {
+	if z.err != nil {
+		return 0, z.err
+	}
+	if z.m == nil {
+		return 0, errs.Corrupt("ppmd: read after close")
+	}
+	n := 0
+	if z.left >= 0 && int64(len(p)) > z.left {
+		p = p[:z.left]
+	}
+	m, rc := z.m, &z.rc
+	for n < len(p) {
+		sym := m.decodeSymbol(rc)
+		if rc.err != nil {
+			z.err = errs.EOF(rc.err, "ppmd: stream")
+			return n, z.err
+		}
+		if sym < 0 {
+			if sym == symEnd && z.left < 0 && rc.code == 0 {
+				z.err = io.EOF
+			} else if sym == symEnd {
+				z.err = errs.Corrupt("ppmd: unexpected end marker")
+			} else {
+				z.err = errs.Corrupt("ppmd: bad symbol")
+			}
+			return n, z.err
+		}
+		p[n] = byte(sym)
+		n++
+	}
+	if z.left >= 0 {
+		z.left -= int64(n)
+		if z.left == 0 {
+			if rc.code != 0 {
+				z.err = errs.Corrupt("ppmd: data after the last symbol")
+			} else {
+				z.err = io.EOF
+			}
+			if n == 0 {
+				return 0, z.err
+			}
+		}
+	}
+	return n, nil
+}
+
+// Close returns the model to the pool. Later Reads fail.
+func (z *Reader7z) Close() error {
+	if z.m != nil {
+		z.m.Release()
+		modelPool.Put(z.m)
+		z.m = nil
+	}
+	if z.err == nil || z.err == io.EOF {
+		z.err = errs.Corrupt("ppmd: read after close")
+	}
+	return nil
+}

@@ -1,0 +1,407 @@
+package ppmd
+
+// Model update after each decoded symbol (Ppmd7.c: CreateSuccessors,
+// UpdateModel, Rescale, MakeEscFreq, Update1, Update1_0, Update2).
+
+// createSuccessors turns the raw successor of foundState into context
+// records: one new single-symbol context for foundState and for every
+// suffix state that shares the same raw successor. It returns the new
+// (or existing) context, or 0 when memory is exhausted.
+func (m *Model) createSuccessors() uint32 {
+	c := m.minContext
+	upBranch := m.successor(m.foundState)
+	var ps [MaxOrder]uint32
+	numPs := 0
+	if m.orderFall != 0 {
+		ps[numPs] = m.foundState
+		numPs++
+	}
+	fsSym := m.mem[m.foundState]
+	for m.suffix(c) != 0 {
+		c = m.suffix(c)
+		var s uint32
+		if m.numStats(c) != 1 {
+			s = m.stats(c)
+			for m.mem[s] != fsSym {
+				s += stateSize
+			}
+		} else {
+			s = oneState(c)
+		}
+		succ := m.successor(s)
+		if succ != upBranch {
+			c = succ
+			if numPs == 0 {
+				return c
+			}
+			break
+		}
+		ps[numPs] = s
+		numPs++
+	}
+
+	newSym := m.mem[upBranch]
+	upBranch++
+	var newFreq uint32
+	if m.numStats(c) == 1 {
+		newFreq = m.freq(oneState(c))
+	} else {
+		s := m.stats(c)
+		for m.mem[s] != newSym {
+			s += stateSize
+		}
+		cf := m.freq(s) - 1
+		s0 := m.summFreq(c) - m.numStats(c) - cf
+		if 2*cf <= s0 {
+			newFreq = 1 + b2u(5*cf > s0)
+		} else {
+			if s0 == 0 { // impossible in a consistent model (escape freq >= 1); avoid dividing by 0
+				s0 = 1
+			}
+			newFreq = 1 + (2*cf+s0-1)/(2*s0) + 1
+		}
+	}
+
+	for numPs != 0 {
+		c1 := m.allocContext()
+		if c1 == 0 {
+			return 0
+		}
+		m.setNumStats(c1, 1)
+		st := oneState(c1)
+		m.mem[st] = newSym
+		m.mem[st+1] = byte(newFreq)
+		m.setSuccessor(st, upBranch)
+		m.put32(c1+8, c)
+		numPs--
+		m.setSuccessor(ps[numPs], c1)
+		c = c1
+	}
+	return c
+}
+
+// updateModel adds the symbol just coded (foundState) to the contexts
+// between maxContext and minContext, creates successor contexts, and
+// moves to the next context. Out of memory restarts the model.
+func (m *Model) updateModel() {
+	fs := m.foundState
+	fsSym := m.mem[fs]
+	if m.freq(fs) < maxFreq/4 && m.suffix(m.minContext) != 0 {
+		// Update the symbol's frequency in the suffix context too.
+		c := m.suffix(m.minContext)
+		if m.numStats(c) == 1 {
+			s := oneState(c)
+			if m.mem[s+1] < 32 {
+				m.mem[s+1]++
+			}
+		} else {
+			s := m.stats(c)
+			if m.mem[s] != fsSym {
+				for {
+					s += stateSize
+					if m.mem[s] == fsSym {
+						break
+					}
+				}
+				if m.mem[s+1] >= m.mem[s-stateSize+1] {
+					m.swapStates(s, s-stateSize)
+					s -= stateSize
+				}
+			}
+			if m.mem[s+1] < maxFreq-9 {
+				m.mem[s+1] += 2
+				m.setSummFreq(c, m.summFreq(c)+2)
+			}
+		}
+	}
+
+	if m.orderFall == 0 {
+		// At maximum order: foundState's successor is raw.
+		mc := m.createSuccessors()
+		m.minContext, m.maxContext = mc, mc
+		if mc == 0 {
+			m.restart()
+			return
+		}
+		m.setSuccessor(m.foundState, mc)
+		return
+	}
+
+	m.mem[m.text] = fsSym
+	m.text++
+	if m.text >= m.unitsStart {
+		m.restart()
+		return
+	}
+	maxSuccessor := m.text
+
+	minSuccessor := m.successor(fs)
+	if minSuccessor != 0 {
+		if minSuccessor <= maxSuccessor {
+			// Raw successor: make real contexts for it.
+			cs := m.createSuccessors()
+			if cs == 0 {
+				m.restart()
+				return
+			}
+			minSuccessor = cs
+		}
+		m.orderFall--
+		if m.orderFall == 0 {
+			maxSuccessor = minSuccessor
+			if m.maxContext != m.minContext {
+				m.text--
+			}
+		}
+	} else {
+		// Only the root holds null successors.
+		m.setSuccessor(fs, maxSuccessor)
+		minSuccessor = m.minContext
+	}
+
+	mc := m.minContext
+	c := m.maxContext
+	m.minContext, m.maxContext = minSuccessor, minSuccessor
+	if c == mc {
+		return
+	}
+
+	ns := m.numStats(mc)
+	s0 := m.summFreq(mc) - ns - (m.freq(fs) - 1) // escape frequency of mc
+	fsFreq := m.freq(fs)
+	for c != mc {
+		ns1 := m.numStats(c)
+		var sum uint32
+		if ns1 != 1 {
+			if ns1&1 == 0 {
+				// The state vector is full: grow it by one unit.
+				oldNU := ns1 >> 1
+				i := u2i(oldNU)
+				if i != u2i(oldNU+1) {
+					ptr := m.allocUnits(i + 1)
+					if ptr == 0 {
+						m.restart()
+						return
+					}
+					old := m.stats(c)
+					copy(m.mem[ptr:ptr+u2b(oldNU)], m.mem[old:old+u2b(oldNU)])
+					m.insertNode(old, i)
+					m.setStats(c, ptr)
+				}
+			}
+			sum = m.summFreq(c)
+			sum += b2u(2*ns1 < ns) + 2*(b2u(4*ns1 <= ns)&b2u(sum <= 8*ns1))
+		} else {
+			// Turn the single-symbol context into a two-symbol one.
+			s := m.allocUnits(0)
+			if s == 0 {
+				m.restart()
+				return
+			}
+			freq := uint32(m.mem[c+3])
+			m.mem[s] = m.mem[c+2]
+			copy(m.mem[s+2:s+6], m.mem[c+4:c+8])
+			m.setStats(c, s)
+			if freq < maxFreq/4-1 {
+				freq <<= 1
+			} else {
+				freq = maxFreq - 4
+			}
+			m.mem[s+1] = byte(freq)
+			sum = freq + m.initEsc + b2u(ns > 3)
+		}
+
+		s := m.stats(c) + ns1*stateSize
+		cf := 2 * (sum + 6) * fsFreq
+		sf := s0 + sum
+		m.mem[s] = fsSym
+		m.setNumStats(c, ns1+1)
+		m.setSuccessor(s, maxSuccessor)
+		if cf < 6*sf {
+			cf = 1 + b2u(cf > sf) + b2u(cf >= 4*sf)
+			sum += 3
+		} else {
+			cf = 4 + b2u(cf >= 9*sf) + b2u(cf >= 12*sf) + b2u(cf >= 15*sf)
+			sum += cf
+		}
+		m.setSummFreq(c, sum)
+		m.mem[s+1] = byte(cf)
+		c = m.suffix(c)
+	}
+}
+
+// rescale halves the frequencies of minContext, keeping the states sorted
+// by frequency and dropping those that reach 0 (only possible at maximum
+// order).
+func (m *Model) rescale() {
+	mc := m.minContext
+	stats := m.stats(mc)
+	s := m.foundState
+	mem := m.mem
+
+	// Move foundState to the front.
+	if s != stats {
+		var tmp [stateSize]byte
+		copy(tmp[:], mem[s:s+stateSize])
+		copy(mem[stats+stateSize:s+stateSize], mem[stats:s])
+		copy(mem[stats:stats+stateSize], tmp[:])
+		s = stats
+	}
+
+	sumFreq := m.freq(s)
+	escFreq := m.summFreq(mc) - sumFreq
+	adder := b2u(m.orderFall != 0)
+	sumFreq = (sumFreq + 4 + adder) >> 1
+	mem[s+1] = byte(sumFreq)
+	for i := m.numStats(mc) - 1; i > 0; i-- {
+		s += stateSize
+		freq := uint32(mem[s+1])
+		escFreq -= freq
+		freq = (freq + adder) >> 1
+		sumFreq += freq
+		mem[s+1] = byte(freq)
+		if freq > uint32(mem[s-stateSize+1]) {
+			// Insertion step: move the state up past smaller ones.
+			var tmp [stateSize]byte
+			copy(tmp[:], mem[s:s+stateSize])
+			s1 := s
+			for {
+				copy(mem[s1:s1+stateSize], mem[s1-stateSize:s1])
+				s1 -= stateSize
+				if s1 == stats || freq <= uint32(mem[s1-stateSize+1]) {
+					break
+				}
+			}
+			copy(mem[s1:s1+stateSize], tmp[:])
+		}
+	}
+
+	if mem[s+1] == 0 {
+		// Remove the states whose frequency dropped to 0.
+		i := uint32(0)
+		for {
+			i++
+			s -= stateSize
+			if mem[s+1] != 0 {
+				break
+			}
+		}
+		escFreq += i
+		numStats := m.numStats(mc)
+		numStatsNew := numStats - i
+		m.setNumStats(mc, numStatsNew)
+		n0 := (numStats + 1) >> 1
+		if numStatsNew == 1 {
+			freq := uint32(mem[stats+1])
+			for {
+				escFreq >>= 1
+				freq = (freq + 1) >> 1
+				if escFreq <= 1 {
+					break
+				}
+			}
+			one := oneState(mc)
+			copy(mem[one:one+stateSize], mem[stats:stats+stateSize])
+			mem[one+1] = byte(freq)
+			m.foundState = one
+			m.insertNode(stats, u2i(n0))
+			return
+		}
+		n1 := (numStatsNew + 1) >> 1
+		if n0 != n1 {
+			i0 := u2i(n0)
+			i1 := u2i(n1)
+			if i0 != i1 {
+				if m.freeList[i1] != 0 {
+					ptr := m.removeNode(i1)
+					m.setStats(mc, ptr)
+					copy(mem[ptr:ptr+u2b(n1)], mem[stats:stats+u2b(n1)])
+					m.insertNode(stats, i0)
+				} else {
+					m.splitBlock(stats, i0, i1)
+				}
+			}
+		}
+	}
+	m.setSummFreq(mc, sumFreq+escFreq-(escFreq>>1))
+	m.foundState = m.stats(mc)
+}
+
+// makeEscFreq picks the SEE context for an escape from minContext with
+// numMasked symbols already excluded and returns it with the escape
+// frequency it estimates.
+func (m *Model) makeEscFreq(numMasked uint32) (*see, uint32) {
+	mc := m.minContext
+	numStats := m.numStats(mc)
+	if numStats == 256 {
+		return &m.dummySee, 1
+	}
+	nonMasked := numStats - numMasked
+	j := b2u(nonMasked < m.numStats(m.suffix(mc))-numStats) +
+		2*b2u(m.summFreq(mc) < 11*numStats) +
+		4*b2u(numMasked > nonMasked) +
+		m.hiBitsFlag
+	sp := &m.see[ns2Indx[(nonMasked-1)&0xFF]][j&15]
+	summ := sp.summ
+	r := uint32(summ >> sp.shift)
+	sp.summ = summ - uint16(r)
+	return sp, r + b2u(r == 0)
+}
+
+// nextContext moves to the successor of foundState when it is a real
+// context at maximum order, else updates the model.
+func (m *Model) nextContext() {
+	c := m.successor(m.foundState)
+	if m.orderFall == 0 && c > m.text {
+		m.minContext, m.maxContext = c, c
+	} else {
+		m.updateModel()
+	}
+}
+
+// update1: a symbol other than the first was found in minContext.
+func (m *Model) update1() {
+	s := m.foundState
+	freq := m.freq(s) + 4
+	m.setSummFreq(m.minContext, m.summFreq(m.minContext)+4)
+	m.mem[s+1] = byte(freq)
+	if freq > m.freq(s-stateSize) {
+		m.swapStates(s, s-stateSize)
+		s -= stateSize
+		m.foundState = s
+		if freq > maxFreq {
+			m.rescale()
+		}
+	}
+	m.nextContext()
+}
+
+// update1_0: the first (most probable) symbol of minContext was found.
+func (m *Model) update1_0() {
+	s := m.foundState
+	mc := m.minContext
+	freq := m.freq(s)
+	summFreq := m.summFreq(mc)
+	m.prevSuccess = b2u(2*freq > summFreq)
+	m.runLength += int32(m.prevSuccess)
+	m.setSummFreq(mc, summFreq+4)
+	freq += 4
+	m.mem[s+1] = byte(freq)
+	if freq > maxFreq {
+		m.rescale()
+	}
+	m.nextContext()
+}
+
+// update2: the symbol was found after one or more escapes.
+func (m *Model) update2() {
+	s := m.foundState
+	freq := m.freq(s) + 4
+	m.runLength = m.initRL
+	m.setSummFreq(m.minContext, m.summFreq(m.minContext)+4)
+	m.mem[s+1] = byte(freq)
+	if freq > maxFreq {
+		m.rescale()
+	}
+	m.updateModel()
+}
