@@ -2,14 +2,16 @@ module github.com/go-unarc/unarc
 
 go 1.26
 
-require github.com/bodgit/sevenzip v1.6.5
+require (
+	github.com/bodgit/sevenzip v1.6.5
+	github.com/klauspost/compress v1.20.4
+)
 
 require (
 	github.com/andybalholm/brotli v1.2.2 // indirect
 	github.com/bodgit/plumbing v1.3.0 // indirect
 	github.com/bodgit/windows v1.0.1 // indirect
 	github.com/hashicorp/golang-lru/v2 v2.0.7 // indirect
-	github.com/klauspost/compress v1.19.0 // indirect
 	github.com/pierrec/lz4/v4 v4.1.27 // indirect
 	github.com/spf13/afero v1.15.0 // indirect
 	github.com/stangelandcl/ppmd v0.1.1 // indirect
