@@ -150,6 +150,8 @@ type Archive struct {
 	pw     string          // archive-wide password, once resolved
 	hasPW  bool
 	closed bool
+
+	folderStarts int // decoders started (tests check solid reads decode once)
 }
 
 // location says where an entry's data is.

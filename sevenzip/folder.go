@@ -47,6 +47,9 @@ func (l *limitedReader) Read(p []byte) (int, error) {
 func (a *Archive) newFolderReader(si *streamsInfo, fi int, password func() (string, error)) (*folderReader, error) {
 	f := &si.folders[fi]
 	fr := &folderReader{index: fi}
+	a.mu.Lock()
+	a.folderStarts++
+	a.mu.Unlock()
 	fr.env.limits = a.cfg.Limits
 	fr.env.password = password
 	// Map stream indices to coders.
