@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/go-unarc/unarc/crc32x"
+	"github.com/go-unarc/unarc/internal/arc"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/pool"
 )
@@ -25,7 +26,7 @@ func (a *Archive) Open(i int) (io.ReadCloser, error) {
 	loc := a.locs[i]
 	er := &entryReader{a: a, remain: e.Size}
 	if loc.folder >= 0 && e.Size > 0 {
-		fr, err := a.takeFolder(loc.folder, loc.offset)
+		fr, err := a.takeFolder(loc.folder, loc.offset, e)
 		if err != nil {
 			return nil, err
 		}
@@ -43,7 +44,7 @@ func (a *Archive) Open(i int) (io.ReadCloser, error) {
 
 // takeFolder returns a decoder of folder fi positioned at off: a parked
 // one at or before off when there is one, else a new one.
-func (a *Archive) takeFolder(fi int, off int64) (*folderReader, error) {
+func (a *Archive) takeFolder(fi int, off int64, e *arc.Entry) (*folderReader, error) {
 	a.mu.Lock()
 	best := -1
 	for j, fr := range a.idle {
@@ -59,7 +60,7 @@ func (a *Archive) takeFolder(fi int, off int64) (*folderReader, error) {
 	a.mu.Unlock()
 	if fr == nil {
 		var err error
-		fr, err = a.newFolderReader(a.si, fi, func() (string, error) { return a.password(nil) })
+		fr, err = a.newFolderReader(a.si, fi, func() (string, error) { return a.password(e) })
 		if err != nil {
 			return nil, err
 		}
