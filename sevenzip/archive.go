@@ -3,6 +3,22 @@
 // coder graph of each folder, and the files stored in the folders'
 // substreams. Archives are random access only: 7z keeps its header at the
 // end, so a forward-only reader cannot work.
+//
+// Coders: Copy, LZMA, LZMA2, PPMd (H, 7z range coder), BZip2, Deflate,
+// Deflate64, 7zAES, the branch filters BCJ, BCJ2, ARM, ARMT, ARM64, PPC,
+// SPARC, IA64, RISCV and Delta. Any other method ID fails with an error
+// matching errs.ErrUnsupported that names the ID.
+//
+// # Security
+//
+// Every count in the header (folders, coders, streams, substreams, files)
+// is checked against the bytes left in the header before anything is
+// allocated for it; coder graphs are bounded (64 coders/streams) and
+// checked for unconnected inputs, doubly bound streams and cycles; pack
+// streams must lie inside the archive. Decoder windows are bounded by
+// Limits.MaxDictionary and the decoded size, PPMd models and encoded
+// headers by Limits.MaxMemory. AES key derivation is refused above 2^24
+// rounds, as 7-Zip does.
 package sevenzip
 
 import (
