@@ -251,6 +251,13 @@ func (a *Archive) parseHeader(hdr []byte) error {
 // decodeHeader unpacks an encoded header (every folder, concatenated).
 func (a *Archive) decodeHeader(si *streamsInfo) ([]byte, error) {
 	var out bytes.Buffer
+	var total int64
+	for fi := range si.folders {
+		total += si.folders[fi].size()
+	}
+	if total > 0 && total <= 1<<20 {
+		out.Grow(int(total)) // else grow as data really arrives
+	}
 	for fi := range si.folders {
 		f := &si.folders[fi]
 		if f.size() > a.cfg.Limits.MaxMemory {
@@ -376,6 +383,7 @@ func (a *Archive) buildEntries(files []fileInfo) error {
 	// Walk substreams in folder order.
 	fi, sub, k := 0, 0, 0
 	var off int64
+	methods := make([]string, len(si.folders)) // named once per folder
 	for i := range files {
 		f := &files[i]
 		if f.isAnti {
@@ -403,7 +411,10 @@ func (a *Archive) buildEntries(files []fileInfo) error {
 			loc = location{folder: fi, offset: off}
 			e.Size = si.subSizes[k]
 			e.HasCRC32, e.CRC32 = si.subHasCRC[k], si.subCRC[k]
-			e.Method = folderMethod(fo)
+			if methods[fi] == "" {
+				methods[fi] = folderMethod(fo)
+			}
+			e.Method = methods[fi]
 			e.Solid = fo.numSub > 1
 			e.PackedSize = -1
 			if fo.numSub == 1 {
