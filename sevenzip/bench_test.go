@@ -1,0 +1,109 @@
+package sevenzip
+
+import (
+	"io"
+	"os"
+	"testing"
+
+	peer "github.com/bodgit/sevenzip"
+
+	"github.com/go-unarc/unarc/internal/arc"
+	"github.com/go-unarc/unarc/internal/testutil"
+)
+
+type benchArchive struct {
+	name     string
+	password string
+	args     []string
+}
+
+var benchArchives = []benchArchive{
+	{"7z-lzma2", "", []string{"a", "-t7z", "-m0=lzma2", "-mx5", "-mmt1", "-md8m", "{out}"}},
+	{"7z-lzma", "", []string{"a", "-t7z", "-m0=lzma", "-mx5", "-mmt1", "-md8m", "{out}"}},
+	{"7z-ppmd", "", []string{"a", "-t7z", "-m0=ppmd", "-mx5", "-mmt1", "{out}"}},
+	{"7z-aes", "SECRET", []string{"a", "-t7z", "-m0=lzma2", "-mx5", "-mmt1", "-md8m", "-pSECRET", "-mhe=on", "{out}"}},
+}
+
+func openBench(b *testing.B, path string) (*os.File, int64) {
+	f, err := os.Open(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { f.Close() })
+	st, err := f.Stat()
+	if err != nil {
+		b.Fatal(err)
+	}
+	return f, st.Size()
+}
+
+// BenchmarkArchive opens each workload archive and drains every entry to
+// io.Discard with CRC verification, once per op.
+func BenchmarkArchive(b *testing.B) {
+	for _, ba := range benchArchives {
+		b.Run(ba.name, func(b *testing.B) {
+			path := testutil.MixedArchive(b, ba.name+".7z", "7zz", ba.args...)
+			f, size := openBench(b, path)
+			cfg := &arc.Config{}
+			if ba.password != "" {
+				pw := ba.password
+				cfg.Password = func(*arc.Entry) (string, error) { return pw, nil }
+			}
+			b.SetBytes(testutil.MixedFiles * testutil.MixedFileSize)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				a, err := Open(f, size, cfg)
+				if err != nil {
+					b.Fatal(err)
+				}
+				for i := range a.Entries() {
+					rc, err := a.Open(i)
+					if err != nil {
+						b.Fatal(err)
+					}
+					if _, err := io.Copy(io.Discard, rc); err != nil {
+						b.Fatal(err)
+					}
+					rc.Close()
+				}
+				a.Close()
+			}
+		})
+	}
+}
+
+// BenchmarkPeer reads the same archives with github.com/bodgit/sevenzip.
+func BenchmarkPeer(b *testing.B) {
+	for _, ba := range benchArchives {
+		b.Run(ba.name+"/bodgit", func(b *testing.B) {
+			path := testutil.MixedArchive(b, ba.name+".7z", "7zz", ba.args...)
+			f, size := openBench(b, path)
+			b.SetBytes(testutil.MixedFiles * testutil.MixedFileSize)
+			b.ReportAllocs()
+			b.ResetTimer()
+			for b.Loop() {
+				var r *peer.Reader
+				var err error
+				if ba.password != "" {
+					r, err = peer.NewReaderWithPassword(f, size, ba.password)
+				} else {
+					r, err = peer.NewReader(f, size)
+				}
+				if err != nil {
+					b.Fatal(err)
+				}
+				for _, pf := range r.File {
+					rc, err := pf.Open()
+					if err != nil {
+						b.Fatal(err)
+					}
+					if _, err := io.Copy(io.Discard, rc); err != nil {
+						b.Fatal(err)
+					}
+					rc.Close()
+				}
+			}
+		})
+	}
+}

@@ -1,0 +1,244 @@
+package sevenzip
+
+import (
+	"compress/bzip2"
+	"encoding/binary"
+	"fmt"
+	"io"
+
+	"github.com/go-unarc/unarc/deflate"
+	"github.com/go-unarc/unarc/internal/aes7z"
+	"github.com/go-unarc/unarc/internal/arc"
+	"github.com/go-unarc/unarc/internal/bcj"
+	"github.com/go-unarc/unarc/internal/errs"
+)
+
+// Method IDs (7-Zip DOC/Methods.txt).
+const (
+	mCopy      = 0x00
+	mDelta     = 0x03
+	mX86       = 0x04 // xz-style single-byte filter IDs, also accepted by 7-Zip
+	mPPC       = 0x05
+	mIA64      = 0x06
+	mARM       = 0x07
+	mARMT      = 0x08
+	mSPARC     = 0x09
+	mARM64     = 0x0A
+	mRISCV     = 0x0B
+	mLZMA2     = 0x21
+	mLZMA      = 0x030101
+	mBCJ       = 0x03030103
+	mBCJ2      = 0x0303011B
+	mPPC2      = 0x03030205
+	mIA642     = 0x03030401
+	mARM2      = 0x03030501
+	mARMT2     = 0x03030701
+	mSPARC2    = 0x03030805
+	mPPMD      = 0x030401
+	mDeflate   = 0x040108
+	mDeflate64 = 0x040109
+	mBZip2     = 0x040202
+	mAES       = 0x06F10701
+)
+
+// methodName names a method as 7-Zip lists it.
+func methodName(c *coder) string {
+	switch c.method {
+	case mCopy:
+		return "Copy"
+	case mDelta:
+		if len(c.props) == 1 {
+			return fmt.Sprintf("Delta:%d", int(c.props[0])+1)
+		}
+		return "Delta"
+	case mX86, mBCJ:
+		return "BCJ"
+	case mBCJ2:
+		return "BCJ2"
+	case mPPC, mPPC2:
+		return "PPC"
+	case mIA64, mIA642:
+		return "IA64"
+	case mARM, mARM2:
+		return "ARM"
+	case mARMT, mARMT2:
+		return "ARMT"
+	case mSPARC, mSPARC2:
+		return "SPARC"
+	case mARM64:
+		return "ARM64"
+	case mRISCV:
+		return "RISCV"
+	case mLZMA:
+		if len(c.props) == 5 {
+			return "LZMA:" + dictName(binary.LittleEndian.Uint32(c.props[1:]))
+		}
+		return "LZMA"
+	case mLZMA2:
+		if len(c.props) == 1 {
+			return "LZMA2:" + dictName(lzma2Dict(c.props[0]))
+		}
+		return "LZMA2"
+	case mPPMD:
+		if len(c.props) == 5 {
+			return fmt.Sprintf("PPMD:o%d:mem%s", c.props[0], dictName(binary.LittleEndian.Uint32(c.props[1:])))
+		}
+		return "PPMD"
+	case mDeflate:
+		return "Deflate"
+	case mDeflate64:
+		return "Deflate64"
+	case mBZip2:
+		return "BZip2"
+	case mAES:
+		return "7zAES"
+	}
+	return fmt.Sprintf("%X", c.method)
+}
+
+// dictName formats a dictionary size the way 7-Zip does: the power of two
+// when it is one, else with a unit.
+func dictName(d uint32) string {
+	for i := 0; i < 32; i++ {
+		if d == 1<<i {
+			return fmt.Sprint(i)
+		}
+	}
+	switch {
+	case d&(1<<20-1) == 0:
+		return fmt.Sprintf("%dm", d>>20)
+	case d&(1<<10-1) == 0:
+		return fmt.Sprintf("%dk", d>>10)
+	}
+	return fmt.Sprint(d)
+}
+
+// lzma2Dict converts LZMA2's one-byte dictionary property to bytes.
+func lzma2Dict(p byte) uint32 {
+	if p >= 40 {
+		return 0xFFFFFFFF
+	}
+	return (2 | uint32(p)&1) << (p/2 + 11)
+}
+
+// decodeEnv is what a coder constructor may need besides its inputs.
+type decodeEnv struct {
+	password func() (string, error) // resolves the password on first need
+	limits   arc.Limits
+	closers  []io.Closer // released when the folder decoder is closed
+}
+
+func (e *decodeEnv) onClose(c io.Closer) { e.closers = append(e.closers, c) }
+
+// filterStart reads the optional 4-byte start offset of a branch filter.
+func filterStart(props []byte) (uint32, error) {
+	switch len(props) {
+	case 0:
+		return 0, nil
+	case 4:
+		return binary.LittleEndian.Uint32(props), nil
+	}
+	return 0, errs.Corrupt("7z: branch filter with %d property bytes", len(props))
+}
+
+// newCoder builds the decoder for c over its inputs, producing size bytes.
+func newCoder(c *coder, in []io.Reader, size int64, env *decodeEnv) (io.Reader, error) {
+	if c.method != mBCJ2 && (c.numIn != 1 || c.numOut != 1) {
+		return nil, errs.Unsupported("7z: method %s with %d inputs and %d outputs", methodName(c), c.numIn, c.numOut)
+	}
+	if c.numOut != 1 {
+		return nil, errs.Unsupported("7z: BCJ2 with %d outputs", c.numOut)
+	}
+	var kind bcj.Kind
+	switch c.method {
+	case mCopy:
+		return in[0], nil
+	case mBCJ2:
+		if len(in) != 4 {
+			return nil, errs.Corrupt("7z: BCJ2 with %d inputs", len(in))
+		}
+		return bcj.NewBCJ2(in[0], in[1], in[2], in[3], size), nil
+	case mDelta:
+		if len(c.props) != 1 {
+			return nil, errs.Corrupt("7z: Delta with %d property bytes", len(c.props))
+		}
+		f := bcj.NewReader(in[0], bcj.Delta, 0, int(c.props[0])+1)
+		env.onClose(f)
+		return f, nil
+	case mX86, mBCJ:
+		kind = bcj.X86
+	case mPPC, mPPC2:
+		kind = bcj.PPC
+	case mIA64, mIA642:
+		kind = bcj.IA64
+	case mARM, mARM2:
+		kind = bcj.ARM
+	case mARMT, mARMT2:
+		kind = bcj.ARMT
+	case mSPARC, mSPARC2:
+		kind = bcj.SPARC
+	case mARM64:
+		kind = bcj.ARM64
+	case mRISCV:
+		kind = bcj.RISCV
+	case mDeflate, mDeflate64:
+		z := deflate.NewReader(in[0])
+		if c.method == mDeflate64 {
+			z.Reset(in[0], true)
+		}
+		env.onClose(z)
+		return z, nil
+	case mBZip2:
+		return bzip2Reader{bzip2.NewReader(in[0])}, nil
+	case mAES:
+		return newAES(c, in[0], env)
+	case mLZMA, mLZMA2:
+		return newLZMA(c, in[0], size, env)
+	case mPPMD:
+		return newPPMd(c, in[0], size, env)
+	default:
+		return nil, errs.Unsupported("7z: method %s", methodName(c))
+	}
+	start, err := filterStart(c.props)
+	if err != nil {
+		return nil, err
+	}
+	f := bcj.NewReader(in[0], kind, start, 0)
+	env.onClose(f)
+	return f, nil
+}
+
+// bzip2Reader maps compress/bzip2's error type to our sentinels.
+type bzip2Reader struct{ r io.Reader }
+
+func (b bzip2Reader) Read(p []byte) (int, error) {
+	n, err := b.r.Read(p)
+	if err != nil && err != io.EOF {
+		if err == io.ErrUnexpectedEOF {
+			return n, errs.Truncated("bzip2 stream")
+		}
+		if _, ok := err.(bzip2.StructuralError); ok {
+			return n, errs.Corrupt("bzip2: %v", err)
+		}
+	}
+	return n, err
+}
+
+func newAES(c *coder, in io.Reader, env *decodeEnv) (io.Reader, error) {
+	p, err := aes7z.ParseProps(c.props)
+	if err != nil {
+		return nil, err
+	}
+	if env.password == nil {
+		return nil, fmt.Errorf("%w: 7z data is encrypted", errs.ErrPasswordRequired)
+	}
+	pw, err := env.password()
+	if err != nil {
+		return nil, err
+	}
+	key, err := aes7z.Key(pw, &p)
+	if err != nil {
+		return nil, err
+	}
+	return aes7z.NewReader(in, key, p.IV)
+}

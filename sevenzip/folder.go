@@ -1,0 +1,151 @@
+package sevenzip
+
+import (
+	"io"
+
+	"github.com/go-unarc/unarc/internal/errs"
+)
+
+// folderReader decodes one folder's unpacked stream from its start. It
+// owns every stage's scratch and releases it on Close.
+type folderReader struct {
+	index   int
+	r       io.Reader // the folder's main output, cut to its size
+	pos     int64     // bytes of the main output consumed so far
+	env     decodeEnv
+	packs   []*packReader
+	encrypt bool
+}
+
+// limitedReader is io.LimitedReader that reports a short stream as
+// truncation rather than a quiet EOF.
+type limitedReader struct {
+	r io.Reader
+	n int64
+}
+
+func (l *limitedReader) Read(p []byte) (int, error) {
+	if l.n <= 0 {
+		return 0, io.EOF
+	}
+	if int64(len(p)) > l.n {
+		p = p[:l.n]
+	}
+	n, err := l.r.Read(p)
+	l.n -= int64(n)
+	if err == io.EOF && l.n > 0 {
+		err = errs.Truncated("7z coder output shorter than its declared size")
+	}
+	if err == nil && l.n == 0 {
+		err = nil
+	}
+	return n, err
+}
+
+// newFolderReader builds the decoding graph of folder fi (7zFormat.txt:
+// coders, bind pairs, packed streams) over the archive's pack streams.
+func (a *Archive) newFolderReader(si *streamsInfo, fi int, password func() (string, error)) (*folderReader, error) {
+	f := &si.folders[fi]
+	fr := &folderReader{index: fi}
+	a.mu.Lock()
+	a.folderStarts++
+	a.mu.Unlock()
+	fr.env.limits = a.cfg.Limits
+	fr.env.password = password
+	// Map stream indices to coders.
+	inBase := make([]int, len(f.coders))
+	outBase := make([]int, len(f.coders))
+	nIn, nOut := 0, 0
+	for i := range f.coders {
+		inBase[i], outBase[i] = nIn, nOut
+		nIn += f.coders[i].numIn
+		nOut += f.coders[i].numOut
+		if f.coders[i].method == mAES {
+			fr.encrypt = true
+		}
+	}
+	visiting := make([]bool, len(f.coders))
+	var build func(out int, depth int) (io.Reader, error)
+	build = func(out int, depth int) (io.Reader, error) {
+		ci := -1
+		for i := range f.coders {
+			if out >= outBase[i] && out < outBase[i]+f.coders[i].numOut {
+				ci = i
+				break
+			}
+		}
+		if ci < 0 || depth > len(f.coders) {
+			return nil, errs.Corrupt("7z: bad coder graph")
+		}
+		if visiting[ci] {
+			return nil, errs.Corrupt("7z: cycle in the coder graph")
+		}
+		visiting[ci] = true
+		defer func() { visiting[ci] = false }()
+		c := &f.coders[ci]
+		ins := make([]io.Reader, c.numIn)
+		for j := range ins {
+			in := inBase[ci] + j
+			var src io.Reader
+			for _, bp := range f.bindPairs {
+				if bp.in == in {
+					r, err := build(bp.out, depth+1)
+					if err != nil {
+						return nil, err
+					}
+					src = r
+					break
+				}
+			}
+			if src == nil {
+				for k, p := range f.packed {
+					if p == in {
+						pi := f.firstPack + k
+						off := a.base + si.packPos + si.packOff[pi]
+						pr := newPackReader(a.ra, off, si.packSizes[pi])
+						fr.packs = append(fr.packs, pr)
+						src = pr
+						break
+					}
+				}
+			}
+			if src == nil {
+				return nil, errs.Corrupt("7z: coder input %d not connected", in)
+			}
+			ins[j] = src
+		}
+		size := f.unpackSizes[out]
+		r, err := newCoder(c, ins, size, &fr.env)
+		if err != nil {
+			return nil, err
+		}
+		return &limitedReader{r: r, n: size}, nil
+	}
+	r, err := build(f.mainOut, 0)
+	if err != nil {
+		fr.Close()
+		return nil, err
+	}
+	fr.r = r
+	return fr, nil
+}
+
+// Read reads the folder's output.
+func (fr *folderReader) Read(p []byte) (int, error) {
+	n, err := fr.r.Read(p)
+	fr.pos += int64(n)
+	return n, err
+}
+
+// Close releases every stage's scratch memory.
+func (fr *folderReader) Close() error {
+	for _, c := range fr.env.closers {
+		c.Close()
+	}
+	fr.env.closers = nil
+	for _, p := range fr.packs {
+		p.Close()
+	}
+	fr.packs = nil
+	return nil
+}

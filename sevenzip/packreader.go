@@ -1,0 +1,109 @@
+package sevenzip
+
+import (
+	"io"
+
+	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/internal/pool"
+)
+
+const packBufSize = 64 << 10
+
+// packReader reads one pack stream from the archive through a pooled
+// buffer. It is an io.ByteReader so range decoders use it directly.
+type packReader struct {
+	ra   io.ReaderAt
+	off  int64 // next file offset to read
+	end  int64
+	bufp *[]byte
+	buf  []byte
+	r, w int
+	err  error
+}
+
+func newPackReader(ra io.ReaderAt, off, size int64) *packReader {
+	p := &packReader{ra: ra, off: off, end: off + size}
+	p.bufp = pool.Get(packBufSize)
+	p.buf = (*p.bufp)[:packBufSize]
+	return p
+}
+
+func (p *packReader) fill() bool {
+	if p.err != nil {
+		return false
+	}
+	if p.buf == nil {
+		p.err = io.ErrClosedPipe
+		return false
+	}
+	n := int64(len(p.buf))
+	if rem := p.end - p.off; rem < n {
+		n = rem
+	}
+	if n <= 0 {
+		p.err = io.EOF
+		return false
+	}
+	m, err := p.ra.ReadAt(p.buf[:n], p.off)
+	p.off += int64(m)
+	p.r, p.w = 0, m
+	if m < int(n) {
+		if err == nil || err == io.EOF {
+			err = errs.Truncated("7z pack stream beyond the end of the archive")
+		}
+		p.err = err
+	}
+	return m > 0
+}
+
+func (p *packReader) Read(b []byte) (int, error) {
+	if p.r == p.w {
+		// Large reads bypass the buffer.
+		if len(b) >= len(p.buf) && p.err == nil && p.buf != nil {
+			n := int64(len(b))
+			if rem := p.end - p.off; rem < n {
+				n = rem
+			}
+			if n <= 0 {
+				p.err = io.EOF
+				return 0, io.EOF
+			}
+			m, err := p.ra.ReadAt(b[:n], p.off)
+			p.off += int64(m)
+			if m < int(n) {
+				if err == nil || err == io.EOF {
+					err = errs.Truncated("7z pack stream beyond the end of the archive")
+				}
+				p.err = err
+			}
+			if m > 0 {
+				return m, nil
+			}
+			return 0, p.err
+		}
+		if !p.fill() {
+			return 0, p.err
+		}
+	}
+	n := copy(b, p.buf[p.r:p.w])
+	p.r += n
+	return n, nil
+}
+
+func (p *packReader) ReadByte() (byte, error) {
+	if p.r == p.w && !p.fill() {
+		return 0, p.err
+	}
+	c := p.buf[p.r]
+	p.r++
+	return c, nil
+}
+
+func (p *packReader) Close() error {
+	if p.bufp != nil {
+		pool.Put(p.bufp)
+		p.bufp, p.buf = nil, nil
+		p.r, p.w = 0, 0
+	}
+	return nil
+}
