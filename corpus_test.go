@@ -189,7 +189,7 @@ func hashEntry(a *unarc.Archive, e *unarc.Entry) ([]byte, int64, error) {
 
 func readAll(a *unarc.Archive) error {
 	for _, e := range a.Entries() {
-		if e.IsDir() || e.Link == unarc.LinkSymlink || e.Link == unarc.LinkHardlink {
+		if e.IsDir() || e.Link == unarc.LinkHardlink || (e.Link == unarc.LinkSymlink && e.LinkTarget != "") {
 			continue
 		}
 		if _, _, err := hashEntry(a, e); err != nil {

@@ -271,7 +271,15 @@ func (x *extractor) entry(e *Entry, open func() (io.ReadCloser, error)) {
 	case e.IsDir() && e.Link == LinkNone:
 		err = x.dir(e, final)
 	case e.Link == LinkSymlink || e.Link == LinkJunction:
-		err = x.symlink(e, rel, parent, final)
+		target := e.LinkTarget
+		if target == "" {
+			// The format could not read the target up front (encrypted,
+			// or an unsupported method): reading it says why.
+			target, err = readLinkTarget(open)
+		}
+		if err == nil {
+			err = x.symlink(e, target, rel, parent, final)
+		}
 	case e.Link == LinkHardlink:
 		err = x.hardlink(e, rel, parent, final)
 	default:
@@ -323,15 +331,34 @@ func tempName(parent string) string {
 	return filepath.Join(parent, fmt.Sprintf(".unarc-%d-%d.tmp", os.Getpid(), time.Now().UnixNano()))
 }
 
-func (x *extractor) symlink(e *Entry, rel, parent, final string) error {
+// maxLinkTarget bounds a symlink target read from entry data.
+const maxLinkTarget = 64 << 10
+
+func readLinkTarget(open func() (io.ReadCloser, error)) (string, error) {
+	rc, err := open()
+	if err != nil {
+		return "", err
+	}
+	defer rc.Close()
+	b, err := io.ReadAll(io.LimitReader(rc, maxLinkTarget+1))
+	if err != nil {
+		return "", err
+	}
+	if len(b) > maxLinkTarget {
+		return "", fmt.Errorf("%w: symlink target longer than %d bytes", errs.ErrLimit, maxLinkTarget)
+	}
+	return string(b), nil
+}
+
+func (x *extractor) symlink(e *Entry, target, rel, parent, final string) error {
 	if e.Link == LinkJunction {
 		return fmt.Errorf("%w: %q: junctions are not extracted", errs.ErrInsecurePath, e.Name)
 	}
-	if err := checkLinkTarget(rel, e.LinkTarget); err != nil {
+	if err := checkLinkTarget(rel, target); err != nil {
 		return err
 	}
 	tmp := tempName(parent)
-	if err := os.Symlink(e.LinkTarget, tmp); err != nil {
+	if err := os.Symlink(target, tmp); err != nil {
 		return err
 	}
 	if !e.Modified.IsZero() {

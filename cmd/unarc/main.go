@@ -135,7 +135,8 @@ func msg(err error) string {
 func test(a *unarc.Archive) error {
 	var failed []*unarc.EntryError
 	for _, e := range a.Entries() {
-		if e.IsDir() || e.Link == unarc.LinkSymlink || e.Link == unarc.LinkHardlink || e.Link == unarc.LinkJunction {
+		if e.IsDir() || e.Link == unarc.LinkHardlink || e.Link == unarc.LinkJunction ||
+			(e.Link == unarc.LinkSymlink && e.LinkTarget != "") {
 			continue
 		}
 		rc, err := a.OpenEntry(e)
