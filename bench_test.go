@@ -7,7 +7,9 @@ import (
 	"os"
 	"testing"
 
+	"github.com/bodgit/sevenzip"
 	kzip "github.com/klauspost/compress/zip"
+	"github.com/nwaples/rardecode/v2"
 
 	"github.com/go-unarc/unarc"
 	"github.com/go-unarc/unarc/internal/testutil"
@@ -28,6 +30,40 @@ var benchCases = []benchCase{
 	{name: "zip-store", file: "mixed-zip-store.zip", tool: "7zz", args: []string{"a", "-tzip", "-mx0", "-mmt1", "{out}"}},
 	{name: "zip-deflate", file: "mixed-zip-deflate.zip", tool: "7zz", args: []string{"a", "-tzip", "-mx5", "-mmt1", "{out}"}},
 	{name: "zip-deflate64", file: "mixed-zip-deflate64.zip", tool: "7zz", args: []string{"a", "-tzip", "-mm=Deflate64", "-mx5", "-mmt1", "{out}"}},
+	{name: "7z-lzma2", file: "7z-lzma2.7z", tool: "7zz", args: []string{"a", "-t7z", "-m0=lzma2", "-mx5", "-mmt1", "-md8m", "{out}"}, noReader: true},
+	{name: "7z-lzma", file: "7z-lzma.7z", tool: "7zz", args: []string{"a", "-t7z", "-m0=lzma", "-mx5", "-mmt1", "-md8m", "{out}"}, noReader: true},
+	{name: "7z-ppmd", file: "7z-ppmd.7z", tool: "7zz", args: []string{"a", "-t7z", "-m0=ppmd", "-mx5", "-mmt1", "{out}"}, noReader: true},
+	{name: "7z-aes", file: "7z-aes.7z", tool: "7zz", args: []string{"a", "-t7z", "-m0=lzma2", "-mx5", "-mmt1", "-md8m", "-pSECRET", "-mhe=on", "{out}"}, password: "SECRET", noReader: true},
+	{name: "rar5", file: "mixed-rar5.rar", tool: "rar", args: rar5Args()},
+	{name: "rar5-solid", file: "mixed-rar5-solid.rar", tool: "rar", args: rar5Args("-s")},
+	{name: "rar5-blake2", file: "mixed-rar5-blake2.rar", tool: "rar", args: rar5Args("-htb")},
+	{name: "rar5-aes", file: "mixed-rar5-aes.rar", tool: "rar", args: rar5Args("-pSECRET", "-hpSECRET"), password: "SECRET"},
+	{name: "rar4", file: "mixed-rar4.rar", tool: "rar6", args: []string{"a", "-ma4", "-m3", "-md4m", "-s-", "-ep", "-idq", "{out}"}},
+	{name: "rar4-solid", file: "mixed-rar4-solid.rar", tool: "rar6", args: []string{"a", "-ma4", "-m3", "-md4m", "-s", "-ep", "-idq", "{out}"}},
+}
+
+// rar5Args is the DESIGN.md RAR5 command line; extra switches replace -s-
+// or add to it.
+func rar5Args(extra ...string) []string {
+	args := []string{"a", "-cfg-", "-m3", "-md8m", "-mt1"}
+	solid := false
+	for _, e := range extra {
+		solid = solid || e == "-s"
+	}
+	if !solid {
+		args = append(args, "-s-")
+	}
+	args = append(args, extra...)
+	return append(args, "-ep", "-htc", "-qo-", "-idq", "{out}")
+}
+
+func caseNamed(name string) benchCase {
+	for _, c := range benchCases {
+		if c.name == name {
+			return c
+		}
+	}
+	panic("no bench case " + name)
 }
 
 // loadBench makes (or reuses) the archive and reads it into memory, so
@@ -143,9 +179,58 @@ func BenchmarkExtract(b *testing.B) {
 	}
 }
 
-// BenchmarkPeer runs the Go peers on the same archives, for same-run ratios.
+// BenchmarkPeer runs the Go peers on the same archives, for same-run
+// ratios: archive/zip and klauspost/compress/zip, bodgit/sevenzip,
+// nwaples/rardecode.
 func BenchmarkPeer(b *testing.B) {
-	c := benchCases[1] // zip-deflate
+	b.Run("7z-lzma2", func(b *testing.B) {
+		data := loadBench(b, caseNamed("7z-lzma2"))
+		b.Run("bodgit", func(b *testing.B) {
+			b.SetBytes(testutil.MixedTotalSize)
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				zr, err := sevenzip.NewReader(bytes.NewReader(data), int64(len(data)))
+				if err != nil {
+					b.Fatal(err)
+				}
+				drainPeerZip(b, len(zr.File), func(i int) (io.ReadCloser, error) { return zr.File[i].Open() })
+			}
+		})
+	})
+	for _, name := range []string{"rar5", "rar4"} {
+		b.Run(name, func(b *testing.B) {
+			data := loadBench(b, caseNamed(name))
+			b.Run("rardecode", func(b *testing.B) {
+				b.SetBytes(testutil.MixedTotalSize)
+				b.ReportAllocs()
+				for i := 0; i < b.N; i++ {
+					rr, err := rardecode.NewReader(bytes.NewReader(data))
+					if err != nil {
+						b.Fatal(err)
+					}
+					var total int64
+					for {
+						_, err := rr.Next()
+						if err == io.EOF {
+							break
+						}
+						if err != nil {
+							b.Fatal(err)
+						}
+						n, err := io.Copy(io.Discard, rr)
+						if err != nil {
+							b.Fatal(err)
+						}
+						total += n
+					}
+					if total != testutil.MixedTotalSize {
+						b.Fatalf("rardecode extracted %d bytes", total)
+					}
+				}
+			})
+		})
+	}
+	c := caseNamed("zip-deflate")
 	b.Run("zip-deflate", func(b *testing.B) {
 		data := loadBench(b, c)
 		b.Run("stdlib", func(b *testing.B) {
