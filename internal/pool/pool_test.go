@@ -1,0 +1,41 @@
+package pool
+
+import "testing"
+
+func TestGetPut(t *testing.T) {
+	for _, n := range []int{0, 1, 255, 256, 257, 4096, 5000, 1 << 20} {
+		p := Get(n)
+		if len(*p) != n {
+			t.Fatalf("Get(%d): len %d", n, len(*p))
+		}
+		if c := cap(*p); c < n || c&(c-1) != 0 {
+			t.Fatalf("Get(%d): cap %d is not a power of two >= n", n, c)
+		}
+		Put(p)
+	}
+	Put(nil)
+	odd := make([]byte, 300)
+	Put(&odd) // not a pool size: dropped, must not be handed out as 512
+	if p := Get(300); cap(*p) != 512 {
+		t.Fatalf("cap %d", cap(*p))
+	}
+}
+
+func TestNoAllocsWhenWarm(t *testing.T) {
+	Put(Get(64 << 10))
+	if a := testing.AllocsPerRun(100, func() { Put(Get(40 << 10)) }); a > 0.5 { // a GC may empty the pool once
+		t.Errorf("%v allocs per Get/Put once warm", a)
+	}
+}
+
+func TestOf(t *testing.T) {
+	type table struct{ v [16]int }
+	made := 0
+	o := Of[table]{New: func() *table { made++; return new(table) }}
+	a := o.Get()
+	o.Put(a)
+	o.Put(nil)
+	if b := o.Get(); b == nil || made == 0 {
+		t.Fatal("Of.Get")
+	}
+}
