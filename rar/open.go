@@ -104,7 +104,7 @@ func (a *Archive) openFile(f *file, i int) (io.ReadCloser, error) {
 		if err := a.p.checkDict(f); err != nil {
 			return nil, err
 		}
-		if a.p.solid && i >= 0 {
+		if (a.p.solid || f.solid) && i >= 0 {
 			if err := a.solidSeek(r, f, i, src); err != nil {
 				return nil, mapErr(err, guess)
 			}

@@ -165,7 +165,7 @@ func (r *Reader) startEntry() error {
 		if err := r.p.checkDict(f); err != nil {
 			return err
 		}
-		if f.solid && !r.decOK {
+		if f.solid && !r.decOK && r.dec != nil {
 			return errs.Corrupt("%s: solid entry without its predecessor", f.e.Name)
 		}
 		if r.dec == nil || family(f.algo) != r.fam {
