@@ -224,6 +224,23 @@ func (r *Reader) Read(p []byte) (int, error) {
 	return n, mapErr(err, r.guess)
 }
 
+// WriteTo writes the rest of the current entry to w, straight from the
+// decoder's window when there is one (io.Copy uses it).
+func (r *Reader) WriteTo(w io.Writer) (int64, error) {
+	if r.cur == nil || r.body == nil {
+		return 0, nil
+	}
+	wt, ok := r.body.(io.WriterTo)
+	if !ok {
+		return io.Copy(w, struct{ io.Reader }{r})
+	}
+	n, err := wt.WriteTo(w)
+	if err == nil && r.used {
+		r.decOK = true
+	}
+	return n, mapErr(err, r.guess)
+}
+
 // Close releases the decoder and the volumes the Reader opened.
 func (r *Reader) Close() error {
 	if r.dec != nil {
