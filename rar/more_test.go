@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 	"testing/iotest"
+	"time"
 
 	"github.com/go-unarc/unarc/internal/arc"
 	"github.com/go-unarc/unarc/internal/errs"
@@ -259,6 +260,38 @@ func readStream(t *testing.T, src io.Reader, cfg *arc.Config) []byte {
 		all.WriteString(e.Name)
 		if _, err := io.Copy(&all, r); err != nil {
 			t.Fatal(e.Name, err)
+		}
+	}
+}
+
+// TestMetadata: make.sh stamps every input with 2024-01-02 03:04:05 UTC;
+// directories and modes come from the Unix host.
+func TestMetadata(t *testing.T) {
+	want := time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC)
+	for _, name := range []string{"rar5_m0.rar", "rar4_m0.rar", "rar5_m3.rar", "rar4_m3.rar"} {
+		a, err := openPath(t, filepath.Join(testdata, name), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		dirs := 0
+		for _, e := range a.Entries() {
+			if d := e.Modified.Sub(want); d < -2*time.Second || d > 2*time.Second {
+				t.Errorf("%s %s: modified %v, want %v", name, e.Name, e.Modified, want)
+			}
+			if e.IsDir() {
+				dirs++
+				if e.Mode.Perm() != 0o755 {
+					t.Errorf("%s %s: dir mode %v", name, e.Name, e.Mode)
+				}
+			} else if e.Mode.Perm() != 0o644 {
+				t.Errorf("%s %s: mode %v", name, e.Name, e.Mode)
+			}
+			if e.Method == "" {
+				t.Errorf("%s %s: no method name", name, e.Name)
+			}
+		}
+		if dirs != 3 {
+			t.Errorf("%s: %d directories, want 3", name, dirs)
 		}
 	}
 }
