@@ -295,3 +295,20 @@ func TestMetadata(t *testing.T) {
 		}
 	}
 }
+
+func TestEntrySizeLimit(t *testing.T) {
+	data, _ := os.ReadFile(filepath.Join(testdata, "rar5_m0.rar"))
+	a, err := Open(bytes.NewReader(data), int64(len(data)), &arc.Config{Limits: arc.Limits{MaxEntrySize: 1000}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, e := range a.Entries() {
+		_, err := readAll(a, i)
+		if e.Size > 1000 && !errors.Is(err, errs.ErrLimit) {
+			t.Errorf("%s (%d bytes): got %v, want ErrLimit", e.Name, e.Size, err)
+		}
+		if e.Size <= 1000 && err != nil {
+			t.Errorf("%s: %v", e.Name, err)
+		}
+	}
+}

@@ -78,6 +78,9 @@ func (a *Archive) openFile(f *file, i int) (io.ReadCloser, error) {
 	if f.split {
 		return nil, fmt.Errorf("%w: %s continues in a missing volume", errs.ErrTruncated, f.e.Name)
 	}
+	if err := a.p.checkSize(f); err != nil {
+		return nil, err
+	}
 	// One small allocation per Open: the reader is not recycled, so a
 	// handle used after Close fails instead of reading another entry.
 	r := &entryReader{a: a, idx: i}

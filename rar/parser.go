@@ -49,6 +49,7 @@ type parser struct {
 	lastFile   *file
 	dictMax    int64
 	memMax     int64
+	sizeMax    int64
 	nfiles     int
 	emptyNames int
 }
@@ -58,7 +59,7 @@ func newParser(cfg *arc.Config) *parser {
 		cfg = &arc.Config{}
 	}
 	lim := cfg.Limits.WithDefaults()
-	return &parser{cfg: cfg, s: newSource(), dictMax: lim.MaxDictionary, memMax: lim.MaxMemory}
+	return &parser{cfg: cfg, s: newSource(), dictMax: lim.MaxDictionary, memMax: lim.MaxMemory, sizeMax: lim.MaxEntrySize}
 }
 
 // password returns the password for e (nil: the headers). A nil callback

@@ -147,6 +147,9 @@ func (r *Reader) startEntry() error {
 	if f.e.Link == arc.LinkCopy {
 		return errs.Unsupported("%s: file copy of %s cannot be read forward-only; copy the extracted %s", f.e.Name, f.e.LinkTarget, f.e.LinkTarget)
 	}
+	if err := r.p.checkSize(f); err != nil {
+		return err
+	}
 	src, guess, err := r.p.decrypter(f, &r.data, &r.crypt)
 	if err != nil {
 		return err
