@@ -312,3 +312,34 @@ func TestEntrySizeLimit(t *testing.T) {
 		}
 	}
 }
+
+func TestFormat(t *testing.T) {
+	junk := bytes.Repeat([]byte("not a rar archive "), 1000)
+	if Format.Sniff(bytes.NewReader(junk), int64(len(junk))) {
+		t.Error("junk sniffed as RAR")
+	}
+	if _, err := Format.Open(bytes.NewReader(junk), int64(len(junk)), &arc.Config{}); !errors.Is(err, errs.ErrFormat) {
+		t.Errorf("Open(junk): %v", err)
+	}
+	if _, err := Format.NewReader(bytes.NewReader(junk), &arc.Config{}); !errors.Is(err, errs.ErrFormat) {
+		t.Errorf("NewReader(junk): %v", err)
+	}
+	data, _ := os.ReadFile(filepath.Join(testdata, "rar5_m0.rar"))
+	a, err := Format.Open(bytes.NewReader(data), int64(len(data)), &arc.Config{})
+	if err != nil || len(a.Entries()) == 0 {
+		t.Fatalf("Format.Open: %v", err)
+	}
+	for _, m := range Format.Magic {
+		if !bytes.HasPrefix(data, m) && !bytes.HasPrefix([]byte("Rar!\x1a\x07\x00"), m) {
+			t.Errorf("magic %q", m)
+		}
+	}
+	r, err := Format.NewReader(bytes.NewReader(data), &arc.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := r.Next()
+	if err != nil || e.Name == "" {
+		t.Fatalf("Next: %v", err)
+	}
+}
