@@ -41,6 +41,7 @@ type entryReader struct {
 	a      *Archive
 	idx    int
 	parts  partsReader
+	lim    io.LimitedReader // stored data: the unpacked size of the (padded) stream
 	v      crc32x.Reader
 	dec    unpacker // owned (non-shared) decoder, back to Archive.spare on Close
 	fam    int
@@ -97,7 +98,8 @@ func (a *Archive) openFile(f *file, i int) (io.ReadCloser, error) {
 	var out io.Reader
 	switch {
 	case f.method == 0:
-		out = io.LimitReader(src, f.e.Size)
+		r.lim = io.LimitedReader{R: src, N: f.e.Size}
+		out = &r.lim
 		if f.unknown {
 			out = src
 		}
