@@ -133,6 +133,14 @@ func verifier(v *crc32x.Reader, f *file, r io.Reader) {
 	}
 }
 
+// checkSize applies Limits.MaxEntrySize to the declared size.
+func (p *parser) checkSize(f *file) error {
+	if f.e.Size > p.sizeMax {
+		return errs.Limit("%s: %d bytes exceeds the entry size limit of %d", f.e.Name, f.e.Size, p.sizeMax)
+	}
+	return nil
+}
+
 // checkDict applies the dictionary limit before any decoder allocates.
 func (p *parser) checkDict(f *file) error {
 	if f.dict > p.dictMax {

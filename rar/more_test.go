@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 	"testing/iotest"
+	"time"
 
 	"github.com/go-unarc/unarc/internal/arc"
 	"github.com/go-unarc/unarc/internal/errs"
@@ -260,5 +261,85 @@ func readStream(t *testing.T, src io.Reader, cfg *arc.Config) []byte {
 		if _, err := io.Copy(&all, r); err != nil {
 			t.Fatal(e.Name, err)
 		}
+	}
+}
+
+// TestMetadata: make.sh stamps every input with 2024-01-02 03:04:05 UTC;
+// directories and modes come from the Unix host.
+func TestMetadata(t *testing.T) {
+	want := time.Date(2024, 1, 2, 3, 4, 5, 0, time.UTC)
+	for _, name := range []string{"rar5_m0.rar", "rar4_m0.rar", "rar5_m3.rar", "rar4_m3.rar"} {
+		a, err := openPath(t, filepath.Join(testdata, name), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		dirs := 0
+		for _, e := range a.Entries() {
+			if d := e.Modified.Sub(want); d < -2*time.Second || d > 2*time.Second {
+				t.Errorf("%s %s: modified %v, want %v", name, e.Name, e.Modified, want)
+			}
+			if e.IsDir() {
+				dirs++
+				if e.Mode.Perm() != 0o755 {
+					t.Errorf("%s %s: dir mode %v", name, e.Name, e.Mode)
+				}
+			} else if e.Mode.Perm() != 0o644 {
+				t.Errorf("%s %s: mode %v", name, e.Name, e.Mode)
+			}
+			if e.Method == "" {
+				t.Errorf("%s %s: no method name", name, e.Name)
+			}
+		}
+		if dirs != 3 {
+			t.Errorf("%s: %d directories, want 3", name, dirs)
+		}
+	}
+}
+
+func TestEntrySizeLimit(t *testing.T) {
+	data, _ := os.ReadFile(filepath.Join(testdata, "rar5_m0.rar"))
+	a, err := Open(bytes.NewReader(data), int64(len(data)), &arc.Config{Limits: arc.Limits{MaxEntrySize: 1000}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, e := range a.Entries() {
+		_, err := readAll(a, i)
+		if e.Size > 1000 && !errors.Is(err, errs.ErrLimit) {
+			t.Errorf("%s (%d bytes): got %v, want ErrLimit", e.Name, e.Size, err)
+		}
+		if e.Size <= 1000 && err != nil {
+			t.Errorf("%s: %v", e.Name, err)
+		}
+	}
+}
+
+func TestFormat(t *testing.T) {
+	junk := bytes.Repeat([]byte("not a rar archive "), 1000)
+	if Format.Sniff(bytes.NewReader(junk), int64(len(junk))) {
+		t.Error("junk sniffed as RAR")
+	}
+	if _, err := Format.Open(bytes.NewReader(junk), int64(len(junk)), &arc.Config{}); !errors.Is(err, errs.ErrFormat) {
+		t.Errorf("Open(junk): %v", err)
+	}
+	if _, err := Format.NewReader(bytes.NewReader(junk), &arc.Config{}); !errors.Is(err, errs.ErrFormat) {
+		t.Errorf("NewReader(junk): %v", err)
+	}
+	data, _ := os.ReadFile(filepath.Join(testdata, "rar5_m0.rar"))
+	a, err := Format.Open(bytes.NewReader(data), int64(len(data)), &arc.Config{})
+	if err != nil || len(a.Entries()) == 0 {
+		t.Fatalf("Format.Open: %v", err)
+	}
+	for _, m := range Format.Magic {
+		if !bytes.HasPrefix(data, m) && !bytes.HasPrefix([]byte("Rar!\x1a\x07\x00"), m) {
+			t.Errorf("magic %q", m)
+		}
+	}
+	r, err := Format.NewReader(bytes.NewReader(data), &arc.Config{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := r.Next()
+	if err != nil || e.Name == "" {
+		t.Fatalf("Next: %v", err)
 	}
 }

@@ -41,6 +41,7 @@ type entryReader struct {
 	a      *Archive
 	idx    int
 	parts  partsReader
+	lim    io.LimitedReader // stored data: the unpacked size of the (padded) stream
 	v      crc32x.Reader
 	dec    unpacker // owned (non-shared) decoder, back to Archive.spare on Close
 	fam    int
@@ -78,6 +79,9 @@ func (a *Archive) openFile(f *file, i int) (io.ReadCloser, error) {
 	if f.split {
 		return nil, fmt.Errorf("%w: %s continues in a missing volume", errs.ErrTruncated, f.e.Name)
 	}
+	if err := a.p.checkSize(f); err != nil {
+		return nil, err
+	}
 	// One small allocation per Open: the reader is not recycled, so a
 	// handle used after Close fails instead of reading another entry.
 	r := &entryReader{a: a, idx: i}
@@ -94,7 +98,8 @@ func (a *Archive) openFile(f *file, i int) (io.ReadCloser, error) {
 	var out io.Reader
 	switch {
 	case f.method == 0:
-		out = io.LimitReader(src, f.e.Size)
+		r.lim = io.LimitedReader{R: src, N: f.e.Size}
+		out = &r.lim
 		if f.unknown {
 			out = src
 		}
@@ -104,7 +109,7 @@ func (a *Archive) openFile(f *file, i int) (io.ReadCloser, error) {
 		if err := a.p.checkDict(f); err != nil {
 			return nil, err
 		}
-		if a.p.solid && i >= 0 {
+		if (a.p.solid || f.solid) && i >= 0 {
 			if err := a.solidSeek(r, f, i, src); err != nil {
 				return nil, mapErr(err, guess)
 			}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"hash/crc32"
 	"io"
+	"sync"
 
 	"github.com/go-unarc/unarc/internal/arc"
 	"github.com/go-unarc/unarc/internal/errs"
@@ -48,6 +49,7 @@ type parser struct {
 	lastFile   *file
 	dictMax    int64
 	memMax     int64
+	sizeMax    int64
 	nfiles     int
 	emptyNames int
 }
@@ -57,7 +59,7 @@ func newParser(cfg *arc.Config) *parser {
 		cfg = &arc.Config{}
 	}
 	lim := cfg.Limits.WithDefaults()
-	return &parser{cfg: cfg, s: newSource(), dictMax: lim.MaxDictionary, memMax: lim.MaxMemory}
+	return &parser{cfg: cfg, s: newSource(), dictMax: lim.MaxDictionary, memMax: lim.MaxMemory, sizeMax: lim.MaxEntrySize}
 }
 
 // password returns the password for e (nil: the headers). A nil callback
@@ -82,6 +84,11 @@ func (p *parser) password(e *arc.Entry) (string, error) {
 	return pw, nil
 }
 
+// sharedKeys, when set (by the fuzz test only), memoizes derived keys
+// across archives; the library itself keeps keys per archive so they do
+// not outlive it.
+var sharedKeys *sync.Map
+
 // maxKeys bounds the key caches.
 const maxKeys = 256
 
@@ -98,7 +105,18 @@ func (p *parser) derive5(pw string, salt []byte, lg2 int) *rarcrypto.Keys5 {
 	if len(p.keys5) >= maxKeys {
 		clear(p.keys5) // bounded memory; a hostile archive pays per salt anyway
 	}
-	v := rarcrypto.Derive5(pw, salt, lg2)
+	var v *rarcrypto.Keys5
+	if sharedKeys != nil {
+		if x, ok := sharedKeys.Load("5" + k); ok {
+			v = x.(*rarcrypto.Keys5)
+		}
+	}
+	if v == nil {
+		v = rarcrypto.Derive5(pw, salt, lg2)
+		if sharedKeys != nil {
+			sharedKeys.Store("5"+k, v)
+		}
+	}
 	p.keys5[k] = v
 	return v
 }
@@ -115,7 +133,18 @@ func (p *parser) derive3(pw string, salt []byte) *rarcrypto.Keys3 {
 	if len(p.keys3) >= maxKeys {
 		clear(p.keys3)
 	}
-	v := rarcrypto.Derive3(pw, salt)
+	var v *rarcrypto.Keys3
+	if sharedKeys != nil {
+		if x, ok := sharedKeys.Load("3" + k); ok {
+			v = x.(*rarcrypto.Keys3)
+		}
+	}
+	if v == nil {
+		v = rarcrypto.Derive3(pw, salt)
+		if sharedKeys != nil {
+			sharedKeys.Store("3"+k, v)
+		}
+	}
 	p.keys3[k] = v
 	return v
 }

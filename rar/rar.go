@@ -30,8 +30,9 @@ var (
 )
 
 // maxSFX bounds how far into a file the marker is searched for: SFX
-// modules are a few hundred KiB; unrar searches a few MiB.
-const maxSFX = 16 << 20
+// modules are a few hundred KiB; unrar searches the first 4 MiB
+// (MAXSFXSIZE), and so does Sniff, which runs on every input.
+const maxSFX = 4 << 20
 
 // Format registers RAR with the root package.
 var Format = arc.Format{

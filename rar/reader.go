@@ -147,6 +147,9 @@ func (r *Reader) startEntry() error {
 	if f.e.Link == arc.LinkCopy {
 		return errs.Unsupported("%s: file copy of %s cannot be read forward-only; copy the extracted %s", f.e.Name, f.e.LinkTarget, f.e.LinkTarget)
 	}
+	if err := r.p.checkSize(f); err != nil {
+		return err
+	}
 	src, guess, err := r.p.decrypter(f, &r.data, &r.crypt)
 	if err != nil {
 		return err
@@ -165,7 +168,7 @@ func (r *Reader) startEntry() error {
 		if err := r.p.checkDict(f); err != nil {
 			return err
 		}
-		if f.solid && !r.decOK {
+		if f.solid && !r.decOK && r.dec != nil {
 			return errs.Corrupt("%s: solid entry without its predecessor", f.e.Name)
 		}
 		if r.dec == nil || family(f.algo) != r.fam {
@@ -219,6 +222,23 @@ func (r *Reader) Read(p []byte) (int, error) {
 	}
 	n, err := r.body.Read(p)
 	if err == io.EOF && r.used {
+		r.decOK = true
+	}
+	return n, mapErr(err, r.guess)
+}
+
+// WriteTo writes the rest of the current entry to w, straight from the
+// decoder's window when there is one (io.Copy uses it).
+func (r *Reader) WriteTo(w io.Writer) (int64, error) {
+	if r.cur == nil || r.body == nil {
+		return 0, nil
+	}
+	wt, ok := r.body.(io.WriterTo)
+	if !ok {
+		return io.Copy(w, struct{ io.Reader }{r})
+	}
+	n, err := wt.WriteTo(w)
+	if err == nil && r.used {
 		r.decOK = true
 	}
 	return n, mapErr(err, r.guess)
