@@ -55,6 +55,7 @@ func (r *Reader) Extract(ctx context.Context, dir string) error {
 	if err != nil {
 		return err
 	}
+	x.stream = true
 	for {
 		if err := ctx.Err(); err != nil {
 			return x.finish(err)
@@ -77,13 +78,14 @@ type dirMeta struct {
 }
 
 type extractor struct {
-	ctx   context.Context
-	root  string // absolute
-	opts  *options
-	dirs  []dirMeta
-	files map[string]bool // slash paths of regular files written, for hard links
-	errs  []*EntryError
-	total int64
+	ctx    context.Context
+	root   string // absolute
+	opts   *options
+	dirs   []dirMeta
+	files  map[string]bool // slash paths of regular files written, for hard links
+	errs   []*EntryError
+	total  int64
+	stream bool // entries come from a forward-only Reader
 }
 
 func newExtractor(ctx context.Context, dir string, o *options) (*extractor, error) {
@@ -282,6 +284,10 @@ func (x *extractor) entry(e *Entry, open func() (io.ReadCloser, error)) {
 		}
 	case e.Link == LinkHardlink:
 		err = x.hardlink(e, rel, parent, final)
+	case e.Link == LinkCopy && x.stream:
+		// A forward-only stream cannot go back for the source's data:
+		// copy the file this call already extracted.
+		err = x.file(e, rel, parent, final, func() (io.ReadCloser, error) { return x.openExtracted(e) })
 	default:
 		err = x.file(e, rel, parent, final, open)
 	}
@@ -389,6 +395,20 @@ func (x *extractor) hardlink(e *Entry, rel, parent, final string) error {
 	}
 	x.files[rel] = true
 	return nil
+}
+
+// openExtracted opens the file an earlier entry of this call wrote, for a
+// file-copy entry (RAR5) read from a stream.
+func (x *extractor) openExtracted(e *Entry) (io.ReadCloser, error) {
+	target, err := localName(e.LinkTarget)
+	if err != nil || target == "" || !x.files[target] {
+		return nil, fmt.Errorf("%w: file copy %q of %q: source was not extracted before it", errs.ErrInsecurePath, e.Name, e.LinkTarget)
+	}
+	src := filepath.Join(x.root, filepath.FromSlash(target))
+	if st, err := os.Lstat(src); err != nil || !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%w: file copy %q: source is not a regular file", errs.ErrInsecurePath, e.Name)
+	}
+	return os.Open(src)
 }
 
 // ctxWriter stops a long copy when the context is cancelled.

@@ -213,3 +213,40 @@ func TestLimits(t *testing.T) {
 		}
 	})
 }
+
+// fakeStream adapts a fake archive to the forward-only Reader, to test
+// what Extract does without random access.
+type fakeStream struct {
+	a   *fakeArchive
+	i   int
+	cur io.Reader
+}
+
+func (f *fakeStream) Next() (*Entry, error) {
+	if f.i >= len(f.a.ents) {
+		return nil, io.EOF
+	}
+	e := f.a.ents[f.i]
+	rc, _ := f.a.Open(f.i)
+	if e.Link == LinkCopy {
+		rc = io.NopCloser(strings.NewReader("")) // like rar's Reader: no source data in a stream
+	}
+	f.cur = rc
+	f.i++
+	return e, nil
+}
+func (f *fakeStream) Read(p []byte) (int, error) { return f.cur.Read(p) }
+func (f *fakeStream) Close() error               { return nil }
+
+func TestReaderExtractFileCopy(t *testing.T) {
+	cp := fakeEntry{e: Entry{Name: "copy.txt", Mode: 0o644, Link: LinkCopy, LinkTarget: "orig.txt", Size: 8}}
+	a := newFake(file("orig.txt", "original"), cp)
+	r := &Reader{r: &fakeStream{a: a.a.(*fakeArchive)}, opts: a.opts}
+	dest := t.TempDir()
+	if err := r.Extract(context.Background(), dest); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(filepath.Join(dest, "copy.txt")); err != nil || string(b) != "original" {
+		t.Fatalf("copy.txt = %q, %v", b, err)
+	}
+}
