@@ -132,6 +132,19 @@ func (z *Reader) fast() {
 				nb -= n
 				out[op] = byte(e >> 16)
 				op++
+				// A third literal (at least 26 bits remain); anything
+				// else is decoded again after the next refill.
+				e = lit[bits&(1<<litBits-1)]
+				if e&eSub != 0 {
+					e = lit[(e>>16+uint32(bits>>litBits)&(1<<(e>>eExtraShft&31)-1))&(litSize-1)]
+				}
+				if e&eLit != 0 {
+					n := uint(e & eLenMask)
+					bits >>= n
+					nb -= n
+					out[op] = byte(e >> 16)
+					op++
+				}
 				continue
 			}
 		}
