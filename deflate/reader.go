@@ -27,7 +27,10 @@ const (
 	fastIn = 16
 )
 
-var errClosed = errors.New("deflate: read after Close")
+var (
+	errClosed   = errors.New("deflate: read after Close")
+	errNoSource = errors.New("deflate: Reset with a nil source")
+)
 
 // peeker is a buffered source read without over-consuming: the decoder
 // decodes from Peek'ed bytes and Discards exactly what it used.
@@ -107,6 +110,10 @@ func (z *Reader) Reset(r io.Reader, d64 bool) {
 	*z = Reader{src: r, own: own, wbuf: wbuf, out: out, win: win, d64: d64, tabs: z.tabs}
 	if len(out) > 0 {
 		z.full = len(out) - margin
+	}
+	if r == nil {
+		z.err = errNoSource
+		return
 	}
 	switch s := r.(type) {
 	case peeker:
