@@ -293,7 +293,10 @@ func (z *Reader) sizeReached() error {
 	if z.d.remLen > 0 {
 		return ErrPastSize
 	}
-	if z.d.code == 0 && z.cfg.marker != MarkerRequired {
+	if z.d.code == 0 {
+		if z.cfg.marker == MarkerRequired {
+			return errs.Corrupt("lzma: no end marker")
+		}
 		return io.EOF
 	}
 	if z.cfg.marker == MarkerForbidden {
