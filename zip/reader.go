@@ -203,7 +203,7 @@ func (z *Reader) skip() error {
 	if z.eof {
 		return nil
 	}
-	if z.body == nil || f.method == methodStore && s.in.n >= 0 {
+	if z.body == nil || s.in.n >= 0 {
 		// The end is known from the header: discard without decoding.
 		if s.in.n < 0 {
 			return fmt.Errorf("%w (cannot find where the streamed entry %s ends)", z.rdErr, f.Name)
@@ -218,19 +218,10 @@ func (z *Reader) skip() error {
 		}
 		return nil
 	}
-	// Compressed or streamed: decode to find the end (the descriptor is
-	// consumed by the body on the way).
-	if _, err := io.Copy(io.Discard, z.body); err != nil {
-		return err
-	}
-	if s.in.n > 0 {
-		// Bytes after the end of the compressed stream but inside the
-		// declared packed size.
-		if err := s.in.skip(); err != nil {
-			return err
-		}
-	}
-	return nil
+	// Size only in the descriptor: decode or scan to find the end (the
+	// descriptor is consumed by the body on the way).
+	_, err := io.Copy(io.Discard, z.body)
+	return err
 }
 
 // readHeader reads the next local header into a new file.
