@@ -151,3 +151,36 @@ func TestLifecycle(t *testing.T) {
 	}
 	z.Close()
 }
+
+// TestSizeHint decodes with right, short and missing size hints; a short
+// hint must only cost a move to a full buffer.
+func TestSizeHint(t *testing.T) {
+	var cases []namedData
+	for _, in := range inputs() {
+		cases = append(cases, namedData{in.name, compress(t, in.data, 6)})
+	}
+	want := map[string][]byte{}
+	for _, in := range inputs() {
+		want[in.name] = in.data
+	}
+	long := readZip(t, "d64-7zz-mx9.zip")[1]
+	for _, c := range append(cases, namedData{"d64", long.raw}) {
+		d64 := c.name == "d64"
+		w := want[c.name]
+		if d64 {
+			w = zipInputs()[long.name]
+		}
+		for _, hint := range []int64{-1, 0, 1, 100, int64(len(w)) / 2, int64(len(w)), int64(len(w)) * 3} {
+			z := NewReader(nil)
+			z.ResetSize(bytes.NewReader(c.data), d64, hint)
+			got, err := io.ReadAll(z)
+			if err != nil || !bytes.Equal(got, w) {
+				t.Errorf("%s hint %d: err %v, equal %v", c.name, hint, err, bytes.Equal(got, w))
+			}
+			if hint >= 0 && hint < 4*int64(z.win)-margin && len(w) <= int(hint) && len(z.out) > int(hint)*2+2*margin {
+				t.Errorf("%s hint %d: buffer of %d bytes", c.name, hint, len(z.out))
+			}
+			z.Close()
+		}
+	}
+}

@@ -162,6 +162,7 @@ func BenchmarkDecode(b *testing.B) {
 					b.Fatal(err)
 				}
 				b.ResetTimer()
+				cpu := startCPU()
 				for range b.N {
 					br.Reset(s.packed)
 					var n int64
@@ -180,15 +181,18 @@ func BenchmarkDecode(b *testing.B) {
 						b.Fatalf("decoded %d bytes: %v", n, err)
 					}
 				}
+				cpu.report(b, s.size)
 			})
 			b.Run("ulikunitz", func(b *testing.B) {
 				b.SetBytes(s.size)
 				b.ReportAllocs()
+				cpu := startCPU()
 				for range b.N {
 					if err := theirs(io.Discard); err != nil {
 						b.Fatal(err)
 					}
 				}
+				cpu.report(b, s.size)
 			})
 		})
 	}

@@ -50,22 +50,42 @@ func (d *decoder) resetState() {
 func bit(p *uint16, rng, code uint32, in []byte, ip int) (uint32, uint32, int, uint32) {
 	v := uint32(*p)
 	bound := (rng >> 11) * v
-	var b uint32
+	b := uint32(0)
 	if code < bound {
 		rng = bound
-		*p = uint16(v + (2048-v)>>5)
+		v += (2048 - v) >> 5
 	} else {
 		rng -= bound
 		code -= bound
-		*p = uint16(v - v>>5)
+		v -= v >> 5
 		b = 1
 	}
+	*p = uint16(v)
 	if rng < topValue {
 		rng <<= 8
 		code = code<<8 | uint32(in[ip])
 		ip++
 	}
 	return rng, code, ip, b
+}
+
+// bitLit is bit without branches on the decoded value, for literals,
+// whose bits are close to random and would defeat branch prediction:
+// m is all ones for a 0 bit (code < bound), computed in 64 bits.
+func bitLit(p *uint16, rng, code uint32, in []byte, ip int) (uint32, uint32, int, uint32) {
+	v := uint32(*p)
+	bound := (rng >> 11) * v
+	m := uint32((uint64(code) - uint64(bound)) >> 32)
+	v1 := v - v>>5
+	*p = uint16(v1 ^ ((v1 ^ (v + (2048-v)>>5)) & m))
+	rng = rng - bound + ((2*bound - rng) & m)
+	code -= bound &^ m
+	if rng < topValue {
+		rng <<= 8
+		code = code<<8 | uint32(in[ip])
+		ip++
+	}
+	return rng, code, ip, m + 1
 }
 
 // tree3 decodes a 3-bit symbol from a bit tree.
@@ -254,7 +274,21 @@ func (d *decoder) decode(w *window, limit int, in []byte, ip, inLimit int) (int,
 				for sym < 0x100 {
 					mb := match >> 7 & 1
 					match <<= 1
-					rng, code, ip, b = bit(&probs[(1+mb)<<8+sym], rng, code, in, ip)
+					p := &probs[(1+mb)<<8+sym]
+					// bitLit, inlined by hand (it is over the inlining budget).
+					v := uint32(*p)
+					bound := (rng >> 11) * v
+					m := uint32((uint64(code) - uint64(bound)) >> 32)
+					v1 := v - v>>5
+					*p = uint16(v1 ^ ((v1 ^ (v + (2048-v)>>5)) & m))
+					rng = rng - bound + ((2*bound - rng) & m)
+					code -= bound &^ m
+					if rng < topValue {
+						rng <<= 8
+						code = code<<8 | uint32(in[ip])
+						ip++
+					}
+					b = m + 1
 					sym = sym<<1 | b
 					if mb != b {
 						break
@@ -262,8 +296,21 @@ func (d *decoder) decode(w *window, limit int, in []byte, ip, inLimit int) (int,
 				}
 			}
 			for sym < 0x100 {
-				rng, code, ip, b = bit(&probs[sym], rng, code, in, ip)
-				sym = sym<<1 | b
+				// bitLit, inlined by hand.
+				p := &probs[sym]
+				v := uint32(*p)
+				bound := (rng >> 11) * v
+				m := uint32((uint64(code) - uint64(bound)) >> 32)
+				v1 := v - v>>5
+				*p = uint16(v1 ^ ((v1 ^ (v + (2048-v)>>5)) & m))
+				rng = rng - bound + ((2*bound - rng) & m)
+				code -= bound &^ m
+				if rng < topValue {
+					rng <<= 8
+					code = code<<8 | uint32(in[ip])
+					ip++
+				}
+				sym = sym<<1 | (m + 1)
 			}
 			buf[pos] = byte(sym)
 			pos++

@@ -189,8 +189,8 @@ func (a *Archive) readDirectory(d *directory) error {
 	if m := d.size / centralLen; capN > m {
 		capN = m
 	}
-	if capN > 1<<20 {
-		capN = 1 << 20
+	if capN > 1<<16 {
+		capN = 1 << 16 // larger directories grow by append, as they really hold entries
 	}
 	a.files = make([]file, 0, capN)
 

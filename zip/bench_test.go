@@ -62,7 +62,11 @@ func extractPeer(b *testing.B, ra io.ReaderAt, size int64) int64 {
 }
 
 func extractStream(b *testing.B, data []byte) int64 {
-	z, err := NewReader(bytes.NewReader(data), nil)
+	return extractStreamFrom(b, bytes.NewReader(data))
+}
+
+func extractStreamFrom(b *testing.B, r io.Reader) int64 {
+	z, err := NewReader(r, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -137,6 +141,13 @@ func BenchmarkMixed(b *testing.B) {
 			defer f.Close()
 			st, _ := f.Stat()
 			benchAll(b, nil, f, st.Size())
+			b.Run("unarc-Reader", func(b *testing.B) {
+				b.SetBytes(st.Size())
+				b.ReportAllocs()
+				for i := 0; i < b.N; i++ {
+					extractStreamFrom(b, onlyReader{io.NewSectionReader(f, 0, st.Size())})
+				}
+			})
 		})
 	}
 }

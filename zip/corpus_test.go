@@ -303,6 +303,11 @@ func (o onlyReader) Read(p []byte) (int, error) { return o.r.Read(p) }
 // readStream reads data with the forward-only Reader, from the first
 // local header (the root positions the stream at a Magic), through wrap.
 func readStream(data []byte, cfg *arc.Config, wrap func(io.Reader) io.Reader) *got {
+	return readStreamCopy(data, cfg, wrap, func(w io.Writer, z *Reader) (int64, error) { return io.Copy(w, onlyReader{z}) })
+}
+
+// readStreamCopy is readStream with the entry data moved by copyFn.
+func readStreamCopy(data []byte, cfg *arc.Config, wrap func(io.Reader) io.Reader, copyFn func(io.Writer, *Reader) (int64, error)) *got {
 	g := &got{files: map[string][]byte{}, sizes: map[string]int64{}, links: map[string]string{}, dirs: map[string]bool{}}
 	if i := bytes.Index(data, []byte("PK\x03\x04")); i > 0 {
 		data = data[i:]
@@ -328,7 +333,7 @@ func readStream(data []byte, cfg *arc.Config, wrap func(io.Reader) io.Reader) *g
 			continue
 		}
 		h := sha256.New()
-		n, err := io.Copy(h, onlyReader{z})
+		n, err := copyFn(h, z)
 		if err != nil {
 			g.errs = append(g.errs, fmt.Errorf("%s: %w", e.Name, err))
 			continue

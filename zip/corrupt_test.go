@@ -51,6 +51,25 @@ func readAllStream(data []byte) error {
 	}
 }
 
+// readAllStreamWT is readAllStream through Reader.WriteTo.
+func readAllStreamWT(data []byte) error {
+	z, err := NewReader(bytes.NewReader(data), nil)
+	if err != nil {
+		return err
+	}
+	defer z.Close()
+	for {
+		if _, err := z.Next(); err == io.EOF {
+			return nil
+		} else if err != nil {
+			return err
+		}
+		if _, err := z.WriteTo(io.Discard); err != nil {
+			return err
+		}
+	}
+}
+
 func isBad(err error) bool {
 	return errors.Is(err, errs.ErrCorrupt) || errors.Is(err, errs.ErrTruncated) ||
 		errors.Is(err, errs.ErrChecksum) || errors.Is(err, errs.ErrFormat)
@@ -104,6 +123,10 @@ func TestCorrupt(t *testing.T) {
 				err := readAllStream(tc.data)
 				if !isBad(err) || tc.want != nil && !errors.Is(err, tc.want) {
 					t.Errorf("Reader: %v, want %v", err, tc.want)
+				}
+				err = readAllStreamWT(tc.data)
+				if !isBad(err) || tc.want != nil && !errors.Is(err, tc.want) {
+					t.Errorf("Reader.WriteTo: %v, want %v", err, tc.want)
 				}
 			}
 		})
@@ -221,5 +244,47 @@ func TestLZMALyingSize(t *testing.T) {
 	}
 	if d := after.TotalAlloc - before.TotalAlloc; d > 64<<20 {
 		t.Errorf("allocated %d bytes", d)
+	}
+}
+
+// TestReaderContinuesAfterChecksum: a checksum mismatch in one entry
+// leaves the stream position intact, so the next entries still read.
+func TestReaderContinuesAfterChecksum(t *testing.T) {
+	for _, name := range []string{"infozip-store.zip", "bsdtar-deflate.zip", "infozip-deflate.zip"} {
+		data := readTestdata(t, name)
+		i := bytes.Index(data, []byte("PK\x01\x02"))
+		// Corrupt the CRC of the first local header (no descriptor) or the
+		// first descriptor: either way the first file entry mismatches.
+		b := bytes.Clone(data)
+		if d := bytes.Index(b, []byte("PK\x07\x08")); d >= 0 && d < i {
+			b[d+4] ^= 0xff
+		} else {
+			b[14] ^= 0xff
+		}
+		z, err := NewReader(bytes.NewReader(b), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var bad, good int
+		for {
+			e, err := z.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatalf("%s: Next after %d entries: %v", name, bad+good, err)
+			}
+			if _, err := io.Copy(io.Discard, z); errors.Is(err, errs.ErrChecksum) {
+				bad++
+			} else if err != nil {
+				t.Fatalf("%s: %s: %v", name, e.Name, err)
+			} else {
+				good++
+			}
+		}
+		if bad != 1 || good == 0 {
+			t.Errorf("%s: %d bad, %d good entries", name, bad, good)
+		}
+		z.Close()
 	}
 }

@@ -22,7 +22,10 @@ import (
 // directory, so symlinks come out as regular files whose content is the
 // target, and modes are 0644 (0755 for directories). Entries written with
 // a data descriptor have Size -1 until their data has been read to the
-// end; then Size, PackedSize and CRC32 are filled in.
+// end; then Size, PackedSize and CRC32 are filled in. Deflate data ends
+// where its stream does; stored, LZMA and undecodable data (encrypted,
+// unsupported methods) without a size end at the first signed descriptor
+// that matches what precedes it.
 type Reader struct {
 	cfg   arc.Config
 	s     *streamState // nil after Close
@@ -200,7 +203,7 @@ func (z *Reader) skip() error {
 	if z.eof {
 		return nil
 	}
-	if z.rdErr != nil || f.method == methodStore && s.in.n >= 0 {
+	if z.body == nil || s.in.n >= 0 {
 		// The end is known from the header: discard without decoding.
 		if s.in.n < 0 {
 			return fmt.Errorf("%w (cannot find where the streamed entry %s ends)", z.rdErr, f.Name)
@@ -215,19 +218,10 @@ func (z *Reader) skip() error {
 		}
 		return nil
 	}
-	// Compressed or streamed: decode to find the end (the descriptor is
-	// consumed by the body on the way).
-	if _, err := io.Copy(io.Discard, z.body); err != nil {
-		return err
-	}
-	if s.in.n > 0 {
-		// Bytes after the end of the compressed stream but inside the
-		// declared packed size.
-		if err := s.in.skip(); err != nil {
-			return err
-		}
-	}
-	return nil
+	// Size only in the descriptor: decode or scan to find the end (the
+	// descriptor is consumed by the body on the way).
+	_, err := io.Copy(io.Discard, z.body)
+	return err
 }
 
 // readHeader reads the next local header into a new file.
@@ -281,13 +275,12 @@ func (z *Reader) readHeader() (*file, error) {
 	// we cannot decode (to skip it) and for stored data.
 	rdErr := checkOpen(f, &z.cfg)
 	plausible := f.csize != 0 && f.csize < 0xffffffff
-	known := !dd || plausible && (f.method == methodStore || rdErr != nil)
-	if rdErr == nil && f.method == methodLZMA && !known {
-		// The LZMA decoder reads ahead of its stream; only a known packed
-		// size says where the next header starts.
-		rdErr = errs.Unsupported("%s: LZMA entry with a data descriptor in a forward-only stream", f.Name)
-		known = plausible
-	}
+	ahead := f.method == methodStore || f.method == methodLZMA || rdErr != nil
+	known := !dd || plausible && ahead
+	// Without a size, data that does not end by itself for us (stored,
+	// LZMA which reads ahead, anything we cannot decode) ends at the data
+	// descriptor, found by scanning.
+	scan := dd && !known && ahead
 	if dd {
 		f.HasCRC32 = false
 		f.CRC32 = 0
@@ -303,32 +296,38 @@ func (z *Reader) readHeader() (*file, error) {
 	if known {
 		s.in.n = int64(f.csize)
 	}
-	z.rdErr = rdErr
-	if z.rdErr != nil {
-		return f, nil
+	var src io.Reader = &s.in
+	if scan {
+		s.scan = storedScan{z: z, packed: f.method != methodStore || rdErr != nil}
+		src = &s.scan
 	}
-	z.cur = f
+	z.rdErr = rdErr
 	switch {
-	case f.method == methodStore && known:
-		z.body = &s.in
+	case rdErr != nil:
 	case f.method == methodStore:
-		s.scan = storedScan{z: z}
-		z.body = &s.scan
+		z.body = src
 	case f.method == methodLZMA:
-		lz, err := resetLZMA(&s.lz, &s.in, f, &z.cfg)
+		lz, err := resetLZMA(&s.lz, src, f, &z.cfg)
 		s.lz = lz
 		if err != nil {
 			z.rdErr = err
-			z.cur = nil
-			return f, nil
+		} else {
+			z.body = lz
 		}
-		z.body = lz
 	default:
 		if s.dec == nil {
 			s.dec = deflate.NewReader(nil)
 		}
 		s.dec.Reset(&s.in, f.method == methodDeflate64)
 		z.body = s.dec
+	}
+	if z.rdErr != nil {
+		if scan {
+			// Only to skip it: the scan finds the end, the descriptor follows.
+			s.dd = descReader{z: z, r: src}
+			z.body = &s.dd
+		}
+		return f, nil
 	}
 	if dd {
 		s.dd = descReader{z: z, r: z.body}
@@ -525,17 +524,31 @@ func (d *descReader) Read(p []byte) (int, error) {
 	return n, io.EOF
 }
 
-// storedScan reads a stored entry whose size is only in its data
-// descriptor: the data ends at the first descriptor signature followed by
-// the CRC-32 and size of the bytes before it. (A stored entry with an
-// unsigned descriptor cannot be delimited and is reported corrupt.)
+// storedScan reads an entry whose size is only in its data descriptor
+// and whose data does not end by itself for us (stored, LZMA, encrypted or
+// unsupported): it ends at the first descriptor signature followed by the
+// CRC-32 and size of the bytes before it (for data we cannot check the
+// CRC of: the packed size, then a header signature). An entry with an
+// unsigned descriptor cannot be delimited this way and is reported
+// truncated.
 type storedScan struct {
-	z   *Reader
-	crc uint32
-	n   int64
+	z      *Reader
+	crc    uint32
+	n      int64
+	packed bool // data we do not decode here: match the packed size and the next signature, not the CRC
 }
 
 var descSig = []byte{'P', 'K', 7, 8}
+
+// isSignature reports whether b starts with a record that may follow an
+// entry: the next local header or the central directory.
+func isSignature(b []byte) bool {
+	switch le.Uint32(b) {
+	case sigLocal, sigCentral, sigEnd, sigEnd64:
+		return true
+	}
+	return false
+}
 
 func (sc *storedScan) Read(p []byte) (int, error) {
 	s := sc.z.s
@@ -583,10 +596,16 @@ func (sc *storedScan) Read(p []byte) (int, error) {
 // isDescriptor reports whether b (starting with the signature) is the
 // descriptor of the sc.n bytes read so far.
 func (sc *storedScan) isDescriptor(b []byte) bool {
+	n := uint64(sc.n)
+	if sc.packed {
+		// The CRC is of data we cannot see; the packed size and the
+		// header that must follow the descriptor decide.
+		return len(b) >= 20 && le.Uint32(b[8:]) == uint32(n) && isSignature(b[16:]) ||
+			len(b) >= 28 && le.Uint64(b[8:]) == n && isSignature(b[24:])
+	}
 	if len(b) < 16 || le.Uint32(b[4:]) != sc.crc {
 		return false
 	}
-	n := uint64(sc.n)
 	if le.Uint32(b[8:]) == uint32(n) && le.Uint32(b[12:]) == uint32(n) {
 		return true
 	}

@@ -251,6 +251,11 @@ func TestReaderAgrees(t *testing.T) {
 				t.Errorf("%s/%s: Reader saw %d files %d dirs, Archive %d files %d dirs", tc.file, w.name, len(gs.files), len(gs.dirs), len(ga.files), len(ga.dirs))
 			}
 		}
+		// Through Reader.WriteTo, as io.Copy and Extract use it.
+		gs := readStreamCopy(data, nil, func(r io.Reader) io.Reader { return r }, func(w io.Writer, z *Reader) (int64, error) { return z.WriteTo(w) })
+		if gs.openErr != nil || len(gs.errs) > 0 || fmt.Sprint(gs.files) != fmt.Sprint(ga.files) {
+			t.Errorf("%s/WriteTo: %v %v, %d files", tc.file, gs.openErr, gs.errs, len(gs.files))
+		}
 	}
 }
 
