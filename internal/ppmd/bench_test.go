@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"testing"
 
 	"github.com/go-unarc/unarc/internal/testutil"
@@ -71,4 +72,30 @@ func BenchmarkPPMd7z(b *testing.B) {
 	}
 	next := int64(data[12]) | int64(data[13])<<8 | int64(data[14])<<16 | int64(data[15])<<24
 	benchDecode(b, data[32:32+next], 6, 1<<24, testutil.MixedFileSize)
+}
+
+// BenchmarkRAR decodes the committed RAR 3.x PPMd archives through the
+// test's PPMd-only v29 loop (its output buffer is the one allocation).
+func BenchmarkRAR(b *testing.B) {
+	for _, f := range loadFacts(b, "rar") {
+		data, err := os.ReadFile(filepath.Join(testdataDir(), f.Archive))
+		if err != nil {
+			b.Fatal(err)
+		}
+		rf := parseRAR4(b, data)
+		var d RAR // outlives the sub-benchmark's runs, as a pooled decoder would
+		b.Run(f.Archive, func(b *testing.B) {
+			br := bytes.NewReader(rf.packed)
+			b.SetBytes(rf.size)
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				br.Reset(rf.packed)
+				d.Reset()
+				if _, err := unpackPPM29(&d, br, rf.size); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		d.Close()
+	}
 }
