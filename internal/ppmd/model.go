@@ -135,6 +135,8 @@ type Model struct {
 
 	ps [MaxOrder]uint32 // createSuccessors scratch, kept here to skip zeroing it
 
+	restarts int // model (re)starts since Init, for tests: > 1 means the arena filled
+
 	// mask[s] is 0 for a symbol excluded by the escapes of the current
 	// decode, 0xFF otherwise, so frequencies are summed without branches.
 	mask [256]uint8
@@ -167,6 +169,7 @@ func (m *Model) Init(order, memSize int) error {
 	m.maxOrder = uint32(order)
 	m.initEsc = 0
 	m.hiBitsFlag = 0
+	m.restarts = 0
 	m.restart()
 	return nil
 }
@@ -220,6 +223,7 @@ func (m *Model) swapStates(a, b uint32) {
 // restart empties the model: one order-0 context with all 256 symbols at
 // frequency 1 (Ppmd7.c RestartModel).
 func (m *Model) restart() {
+	m.restarts++
 	clear(m.freeList[:])
 	m.text = 0
 	m.hiUnit = m.size
