@@ -221,3 +221,26 @@ func TestNewReader7zProps(t *testing.T) {
 		t.Fatalf("%v, sha256 %s want %s", err, sum(got), f.SHA256)
 	}
 }
+
+// TestReader7zUnknownSize: with size -1 the reader decodes until the end
+// marker. 7-Zip writes no marker in 7z archives, so a real stream decodes
+// correctly up to its size and then runs into garbage, which must end in
+// an error (or a marker), never a panic or a hang.
+func TestReader7zUnknownSize(t *testing.T) {
+	f := loadFacts(t, "7z")[1]
+	packed := packed7z(t, f.Archive)
+	z, err := NewReader7z(bytes.NewReader(packed), f.Order, f.Mem, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer z.Close()
+	got, err := io.ReadAll(z)
+	if int64(len(got)) < f.Size || sum(got[:f.Size]) != f.SHA256 {
+		t.Fatalf("the first %d bytes differ (got %d bytes, %v)", f.Size, len(got), err)
+	}
+	if err == nil {
+		t.Logf("end marker met after %d bytes", len(got))
+	} else if !errors.Is(err, errs.ErrTruncated) && !errors.Is(err, errs.ErrCorrupt) {
+		t.Fatalf("error %v is neither truncated nor corrupt", err)
+	}
+}
