@@ -244,3 +244,25 @@ func TestReader7zUnknownSize(t *testing.T) {
 		t.Fatalf("error %v is neither truncated nor corrupt", err)
 	}
 }
+
+// TestReader7zMemoryMatters: in a stream whose arena fills, the memory size
+// decides when the model restarts, so decoding with another size must not
+// reproduce the data. This guards the allocator's exactness.
+func TestReader7zMemoryMatters(t *testing.T) {
+	for _, f := range loadFacts(t, "7z") {
+		if !strings.Contains(f.Archive, "64k") || strings.HasPrefix(f.Archive, "small") {
+			continue
+		}
+		for _, mem := range []uint32{f.Mem - unitSize, f.Mem + unitSize, 2 * f.Mem} {
+			z, err := NewReader7z(bytes.NewReader(packed7z(t, f.Archive)), f.Order, mem, f.Size)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := io.ReadAll(z)
+			z.Close()
+			if err == nil && sum(got) == f.SHA256 {
+				t.Errorf("%s: memory %d instead of %d decodes the same data", f.Archive, mem, f.Mem)
+			}
+		}
+	}
+}
