@@ -111,9 +111,11 @@ type see struct {
 	count uint8  // symbols until shift changes
 }
 
-// Model is a PPMd var.H model with its sub-allocator arena. The zero value
-// is not ready: call Init. A Model can be reused through Init; it keeps
-// its arena when the new size fits. Release returns the arena to the pool.
+// Model is a PPMd var.H model with its sub-allocator arena, shared by the
+// two decoders (Reader7z and RAR own one each; other packages rarely need
+// it directly). The zero value is not ready: call Init. A Model can be
+// reused through Init; it keeps its arena when the new size fits. Release
+// returns the arena to the pool.
 type Model struct {
 	mem  []byte  // the arena, len == size
 	memp *[]byte // pooled backing of mem
