@@ -3,6 +3,7 @@ package ppmd
 import (
 	"bufio"
 	"encoding/binary"
+	"errors"
 	"io"
 
 	"github.com/go-unarc/unarc/internal/errs"
@@ -26,6 +27,9 @@ func ParseProps7z(props []byte) (order int, mem uint32, err error) {
 }
 
 var modelPool = pool.Of[Model]{New: NewModel}
+
+// errClosed is returned by Read after Close.
+var errClosed = errors.New("ppmd: read after Close")
 
 // Reader7z decodes a 7z PPMd (Ppmd7z) stream of a known unpacked size.
 type Reader7z struct {
@@ -104,7 +108,7 @@ func (z *Reader7z) Read(p []byte) (int, error) {
 		return 0, z.err
 	}
 	if z.m == nil {
-		return 0, errs.Corrupt("ppmd: read after close")
+		return 0, errClosed
 	}
 	n := 0
 	if z.left >= 0 && int64(len(p)) > z.left {
@@ -153,8 +157,6 @@ func (z *Reader7z) Close() error {
 		modelPool.Put(z.m)
 		z.m = nil
 	}
-	if z.err == nil || z.err == io.EOF {
-		z.err = errs.Corrupt("ppmd: read after close")
-	}
+	z.err = errClosed
 	return nil
 }
