@@ -39,7 +39,11 @@ func decodeArchive(t *testing.T, path string, viaRead bool) (n int, runs [filter
 		if e.ver != 29 {
 			t.Fatalf("%s: version %d", e.name, e.ver)
 		}
-		if err := d.Reset(bytes.NewReader(e.packed), e.dict, e.size, e.solid); err != nil {
+		var src io.Reader = bytes.NewReader(e.packed)
+		if viaRead {
+			src = iotest.OneByteReader(src) // exercise the input refills too
+		}
+		if err := d.Reset(src, e.dict, e.size, e.solid); err != nil {
 			t.Fatalf("%s: Reset: %v", e.name, err)
 		}
 		h := crc32.NewIEEE()

@@ -89,6 +89,30 @@ func (d *Decoder) decodeLZ(limit int64) error {
 			return errOverrun
 		}
 		last = pos
+		if br.pad == 0 {
+			// Runs of literals with the bit state in registers. Without
+			// padding loaded every bit is real input, so no overrun check
+			// is needed; each code is at most 15 bits.
+			bv, bn := br.v, br.n
+			for bn >= maxCodeLen && pos < limit {
+				e := s.main.quick[bv>>(64-quickBits)]
+				if e == 0 || e>>4 >= 256 {
+					break
+				}
+				bv <<= e & 15
+				bn -= uint(e & 15)
+				win[pos&mask] = byte(e >> 4)
+				pos++
+			}
+			br.v, br.n = bv, bn
+			if pos >= limit {
+				break
+			}
+			if bn < 40 {
+				br.fill()
+			}
+			last = pos
+		}
 		// s.main.decode, by hand: the compiler does not inline it.
 		v := uint32(br.v >> 48)
 		var sym int
