@@ -43,6 +43,7 @@ const (
 	maxDict       = 1 << 36  // 64 GiB, unrar UNPACK_MAX_DICT
 
 	initialWindowMax = 64 << 20
+	initialUnknown   = 256 << 10 // first window when the size is unknown
 
 	// maxOvershoot bounds the bytes a stream may produce past the entry's
 	// declared size. unrar drops such bytes silently; valid archives
@@ -157,7 +158,7 @@ func (d *Decoder) ResetVersion(src io.Reader, version int, dictSize, unpackedSiz
 		if dict < minWindow {
 			dict = minWindow
 		}
-		want := int64(1 << 20)
+		want := int64(initialUnknown)
 		if unpackedSize >= 0 {
 			want = unpackedSize + 1
 		}
