@@ -42,8 +42,12 @@ func (d *Decoder) readBlockHeader() error {
 	return nil
 }
 
-// mainQuickBits is the quick-table width of the main code.
-const mainQuickBits = 10
+// Quick-table widths (at least unrar's 9 and 6, see huffTable).
+const (
+	mainQuickBits = 10
+	distQuickBits = 8
+	lowQuickBits  = 7
+)
 
 // decodeSym reads one symbol of t.
 func (b *bitReader) decodeSym(t *huffTable) uint {
@@ -134,8 +138,8 @@ func (d *Decoder) readTables() error {
 		return err
 	}
 	t.ld.build(lens[:nc], mainQuickBits, 9)
-	t.dd.build(lens[nc:nc+dcodes], 8, 6)
-	t.ldd.build(lens[nc+dcodes:nc+dcodes+ldc], 7, 6)
+	t.dd.build(lens[nc:nc+dcodes], distQuickBits, 6)
+	t.ldd.build(lens[nc+dcodes:nc+dcodes+ldc], lowQuickBits, 6)
 	t.rd.build(lens[nc+dcodes+ldc:], 8, 6)
 	d.haveTables = true
 	return nil
