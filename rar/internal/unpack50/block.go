@@ -1,7 +1,5 @@
 package unpack50
 
-import "github.com/go-unarc/unarc/internal/errs"
-
 // readBlockHeader reads a compressed block header (RAR 5.0 technote,
 // "compressed block"): byte aligned; flags (bits 0-2: bits used in the
 // last byte minus one, bits 3-4: size byte count minus one, bit 6: last
@@ -16,14 +14,14 @@ func (d *Decoder) readBlockHeader() error {
 	sum := br.get(8)
 	count := (flags>>3)&3 + 1
 	if count == 4 {
-		return errs.Corrupt("rar5: bad block size field")
+		return d.br.corrupt("rar5: bad block size field")
 	}
 	var size uint32
 	for i := uint32(0); i < count; i++ {
 		size |= br.get(8) << (8 * i)
 	}
 	if byte(0x5a^flags^size^size>>8^size>>16) != byte(sum) {
-		return errs.Corrupt("rar5: block header checksum mismatch")
+		return d.br.corrupt("rar5: block header checksum mismatch")
 	}
 	if err := br.check(); err != nil {
 		return err
@@ -37,7 +35,7 @@ func (d *Decoder) readBlockHeader() error {
 		}
 	}
 	if !d.haveTables {
-		return errs.Corrupt("rar5: block without Huffman tables")
+		return d.br.corrupt("rar5: block without Huffman tables")
 	}
 	return nil
 }
@@ -115,7 +113,7 @@ func (d *Decoder) readTables() error {
 				k = br.get(7) + 11
 			}
 			if i == 0 {
-				return errs.Corrupt("rar5: length repeat at table start")
+				return d.br.corrupt("rar5: length repeat at table start")
 			}
 			for ; k > 0 && i < size; k-- {
 				lens[i] = lens[i-1]
