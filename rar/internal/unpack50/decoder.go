@@ -135,7 +135,7 @@ func (d *Decoder) ResetVersion(src io.Reader, version int, dictSize, unpackedSiz
 	if version != 0 && version != 1 {
 		return errs.Unsupported("rar5 compression algorithm version %d", version)
 	}
-	if dictSize <= 0 || dictSize > maxDict || dictSize > math.MaxInt/2 {
+	if dictSize <= 0 || dictSize > maxDict || dictSize-1 > math.MaxInt/2 {
 		// The last bound matters on 32-bit platforms only: window
 		// indexes are ints.
 		return errs.Unsupported("rar5 dictionary size %d", dictSize)
