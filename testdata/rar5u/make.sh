@@ -2,6 +2,10 @@
 # Rebuilds the RAR 5 test archives of rar/internal/unpack50 with rar 7.
 # Inputs are generated deterministically by gen.py; archives are stored
 # with fixed mtimes. Run from anywhere: sh testdata/rar5u/make.sh
+#
+# Not made here: the ARM filter (rar stopped emitting it in 5.80; the shared
+# corpus has libarchive's rar5_arm.rar) and algorithm version 1 (rar 7 uses
+# it only for dictionaries above 4 GB); bitgen_test.go builds such streams.
 set -eu
 export TZ=UTC
 here=$(cd "$(dirname "$0")" && pwd)
