@@ -10,7 +10,7 @@
 // # Security
 //
 // The window is sized by what the stream produces, not by the declared
-// dictionary: it starts at min(dictionary, unpacked size, 4 MiB)
+// dictionary: it starts at min(dictionary, unpacked size, 32 MiB)
 // and grows as output appears, never beyond the dictionary. Callers must
 // still check the dictionary against their limits before Reset, because a
 // long stream legitimately grows the window up to the dictionary.
@@ -42,7 +42,7 @@ const (
 	minWindow     = 0x40000  // unrar never uses a smaller window
 	maxDict       = 1 << 36  // 64 GiB, unrar UNPACK_MAX_DICT
 
-	initialWindowMax = 4 << 20   // larger windows grow as data appears, not on a header's word
+	initialWindowMax = 32 << 20  // rar 7's default dictionary; beyond, windows grow as data appears
 	initialUnknown   = 256 << 10 // first window when the size is unknown
 
 	// maxOvershoot bounds the bytes a stream may produce past the entry's
