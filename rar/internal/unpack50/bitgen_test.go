@@ -2,8 +2,12 @@ package unpack50
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"testing"
+	"testing/iotest"
+
+	"github.com/go-unarc/unarc/internal/errs"
 )
 
 // bitWriter builds RAR 5 bit streams by hand (MSB first), for streams
@@ -200,5 +204,87 @@ func TestFilterAcrossWrap(t *testing.T) {
 			t.Errorf("window linear=%v, filters %v: the test misses its point", d.linear(), d.filtersRun)
 		}
 		d.Close()
+	}
+}
+
+// TestCorruptStreams feeds hand-made malformed streams; each must fail
+// with the right error class.
+func TestCorruptStreams(t *testing.T) {
+	simple := func(body func(w *bitWriter)) []byte {
+		lens := make([]byte, nc+dcb+ldc+rc)
+		lens['a'], lens[256] = 1, 1 // a: 0, filter: 1
+		var w bitWriter
+		writeTables(&w, lens)
+		body(&w)
+		return block(&w, true, true)
+	}
+	tests := []struct {
+		name string
+		data []byte
+		want error
+	}{
+		{"empty", nil, io.ErrUnexpectedEOF},
+		{"header only", []byte{0xc8}, io.ErrUnexpectedEOF},
+		{"bad check byte", []byte{0xc0, 0x00, 0x10, 0, 0, 0}, errs.ErrCorrupt},
+		{"four size bytes", []byte{0xd8, 0x5a ^ 0xd8, 1, 0, 0, 0, 0}, errs.ErrCorrupt},
+		{"no tables", func() []byte {
+			var w bitWriter
+			w.put(0, 16)
+			return block(&w, false, true)
+		}(), errs.ErrCorrupt},
+		{"repeat at table start", func() []byte {
+			var w bitWriter
+			for i := 0; i < bc; i++ {
+				w.put(5, 4)
+			}
+			w.put(16, 5) // repeat previous length: there is none
+			w.put(0, 3)
+			return block(&w, true, true)
+		}(), errs.ErrCorrupt},
+		{"unknown filter type", simple(func(w *bitWriter) {
+			w.put(0, 1) // a
+			w.put(1, 1) // filter
+			w.put(0, 2) // start: 1 byte
+			w.put(0, 8) //
+			w.put(0, 2) // length: 1 byte
+			w.put(4, 8) //
+			w.put(5, 3) // type 5 does not exist
+		}), errs.ErrCorrupt},
+		{"truncated block", simple(func(w *bitWriter) {
+			for i := 0; i < 100; i++ {
+				w.put(0, 1)
+			}
+		})[:40], io.ErrUnexpectedEOF},
+	}
+	d := NewDecoder()
+	defer d.Close()
+	for _, tc := range tests {
+		if err := d.Reset(bytes.NewReader(tc.data), 1<<20, 1000, false); err != nil {
+			t.Fatal(err)
+		}
+		_, err := io.ReadAll(d)
+		if !errors.Is(err, tc.want) {
+			t.Errorf("%s: got %v, want %v", tc.name, err, tc.want)
+		}
+	}
+}
+
+// TestIOTestReader runs the standard reader checks over a decoded entry.
+func TestIOTestReader(t *testing.T) {
+	ents, err := parseRAR5(testdata(t, "text-m3.rar"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := ents[0]
+	d := NewDecoder()
+	defer d.Close()
+	d.Reset(bytes.NewReader(e.packed), e.dict, e.size, false)
+	want, err := io.ReadAll(d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.Reset(bytes.NewReader(e.packed), e.dict, e.size, false)
+	if err := iotest.TestReader(d, want); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -138,3 +138,12 @@ func (b *bitReader) check() error {
 	}
 	return nil
 }
+
+// corrupt reports malformed data, unless the bits that looked malformed
+// came from past the end of the input: then it is a truncation.
+func (b *bitReader) corrupt(format string, args ...any) error {
+	if err := b.check(); err != nil {
+		return err
+	}
+	return errs.Corrupt(format, args...)
+}

@@ -1,7 +1,5 @@
 package unpack50
 
-import "github.com/go-unarc/unarc/internal/errs"
-
 // readBlockHeader reads a compressed block header (RAR 5.0 technote,
 // "compressed block"): byte aligned; flags (bits 0-2: bits used in the
 // last byte minus one, bits 3-4: size byte count minus one, bit 6: last
@@ -16,14 +14,14 @@ func (d *Decoder) readBlockHeader() error {
 	sum := br.get(8)
 	count := (flags>>3)&3 + 1
 	if count == 4 {
-		return errs.Corrupt("rar5: bad block size field")
+		return d.br.corrupt("rar5: bad block size field")
 	}
 	var size uint32
 	for i := uint32(0); i < count; i++ {
 		size |= br.get(8) << (8 * i)
 	}
 	if byte(0x5a^flags^size^size>>8^size>>16) != byte(sum) {
-		return errs.Corrupt("rar5: block header checksum mismatch")
+		return d.br.corrupt("rar5: block header checksum mismatch")
 	}
 	if err := br.check(); err != nil {
 		return err
@@ -37,13 +35,17 @@ func (d *Decoder) readBlockHeader() error {
 		}
 	}
 	if !d.haveTables {
-		return errs.Corrupt("rar5: block without Huffman tables")
+		return d.br.corrupt("rar5: block without Huffman tables")
 	}
 	return nil
 }
 
-// mainQuickBits is the quick-table width of the main code.
-const mainQuickBits = 10
+// Quick-table widths (at least unrar's 9 and 6, see huffTable).
+const (
+	mainQuickBits = 10
+	distQuickBits = 8
+	lowQuickBits  = 7
+)
 
 // decodeSym reads one symbol of t.
 func (b *bitReader) decodeSym(t *huffTable) uint {
@@ -111,7 +113,7 @@ func (d *Decoder) readTables() error {
 				k = br.get(7) + 11
 			}
 			if i == 0 {
-				return errs.Corrupt("rar5: length repeat at table start")
+				return d.br.corrupt("rar5: length repeat at table start")
 			}
 			for ; k > 0 && i < size; k-- {
 				lens[i] = lens[i-1]
@@ -134,8 +136,8 @@ func (d *Decoder) readTables() error {
 		return err
 	}
 	t.ld.build(lens[:nc], mainQuickBits, 9)
-	t.dd.build(lens[nc:nc+dcodes], 8, 6)
-	t.ldd.build(lens[nc+dcodes:nc+dcodes+ldc], 7, 6)
+	t.dd.build(lens[nc:nc+dcodes], distQuickBits, 6)
+	t.ldd.build(lens[nc+dcodes:nc+dcodes+ldc], lowQuickBits, 6)
 	t.rd.build(lens[nc+dcodes+ldc:], 8, 6)
 	d.haveTables = true
 	return nil

@@ -10,7 +10,7 @@
 // # Security
 //
 // The window is sized by what the stream produces, not by the declared
-// dictionary: it starts at min(dictionary, unpacked size) (at most 64 MiB)
+// dictionary: it starts at min(dictionary, unpacked size, 32 MiB)
 // and grows as output appears, never beyond the dictionary. Callers must
 // still check the dictionary against their limits before Reset, because a
 // long stream legitimately grows the window up to the dictionary.
@@ -42,7 +42,8 @@ const (
 	minWindow     = 0x40000  // unrar never uses a smaller window
 	maxDict       = 1 << 36  // 64 GiB, unrar UNPACK_MAX_DICT
 
-	initialWindowMax = 64 << 20
+	initialWindowMax = 32 << 20  // rar 7's default dictionary; beyond, windows grow as data appears
+	initialUnknown   = 256 << 10 // first window when the size is unknown
 
 	// maxOvershoot bounds the bytes a stream may produce past the entry's
 	// declared size. unrar drops such bytes silently; valid archives
@@ -134,7 +135,9 @@ func (d *Decoder) ResetVersion(src io.Reader, version int, dictSize, unpackedSiz
 	if version != 0 && version != 1 {
 		return errs.Unsupported("rar5 compression algorithm version %d", version)
 	}
-	if dictSize <= 0 || dictSize > maxDict {
+	if dictSize <= 0 || dictSize > maxDict || dictSize-1 > math.MaxInt/2 {
+		// The last bound matters on 32-bit platforms only: window
+		// indexes are ints.
 		return errs.Unsupported("rar5 dictionary size %d", dictSize)
 	}
 	if solid && d.started && d.err == nil {
@@ -157,7 +160,7 @@ func (d *Decoder) ResetVersion(src io.Reader, version int, dictSize, unpackedSiz
 		if dict < minWindow {
 			dict = minWindow
 		}
-		want := int64(1 << 20)
+		want := int64(initialUnknown)
 		if unpackedSize >= 0 {
 			want = unpackedSize + 1
 		}

@@ -3,7 +3,6 @@ package unpack50
 import (
 	"encoding/binary"
 
-	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/pool"
 )
 
@@ -46,7 +45,7 @@ func (d *Decoder) readFilter() error {
 		ch = int(br.get(5)) + 1
 	}
 	if typ > filterARM {
-		return errs.Corrupt("rar5: unknown filter type %d", typ)
+		return d.br.corrupt("rar5: unknown filter type %d", typ)
 	}
 	f := filter{start: d.total + int64(start), length: int(length), typ: typ, channels: ch}
 	if n := len(d.filters); n > d.fhead {
@@ -56,7 +55,7 @@ func (d *Decoder) readFilter() error {
 		}
 	}
 	if len(d.filters)-d.fhead >= maxFilters {
-		return errs.Corrupt("rar5: more than %d pending filters", maxFilters)
+		return d.br.corrupt("rar5: more than %d pending filters", maxFilters)
 	}
 	if d.fhead > 0 && len(d.filters) == cap(d.filters) {
 		// Reuse the consumed front of the queue.

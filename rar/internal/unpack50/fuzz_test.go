@@ -115,5 +115,27 @@ func FuzzUnpack50(f *testing.F) {
 		if size >= 0 && int64(len(w.buf)) > size {
 			t.Fatalf("%d bytes for size %d", len(w.buf), size)
 		}
+		if err1 != nil || len(w.buf) >= fuzzCap {
+			return
+		}
+		// The same bytes again as a solid continuation: window, tables
+		// and distances carry over, and both decoders must still agree.
+		e1 := d1.ResetVersion(bytes.NewReader(data), v, dict, size, true)
+		e2 := d2.ResetVersion(bytes.NewReader(data), v, dict, size, true)
+		if (e1 == nil) != (e2 == nil) {
+			t.Fatalf("solid Reset: %v vs %v", e1, e2)
+		}
+		if e1 != nil {
+			return
+		}
+		w.buf = w.buf[:0]
+		_, err1 = d1.WriteTo(&w)
+		if err1 == errCap {
+			err1 = nil
+		}
+		got2, err2 = readAllCapped(d2, 1+len(data)%777)
+		if !bytes.Equal(w.buf, got2) || (err1 == nil) != (err2 == nil) {
+			t.Fatalf("solid: WriteTo %d bytes (%v), Read %d (%v)", len(w.buf), err1, len(got2), err2)
+		}
 	})
 }

@@ -22,6 +22,7 @@ const maxQuickBits = 10
 type huffTable struct {
 	quick     [1 << maxQuickBits]uint16 // first 1<<quickBits entries used
 	quickBits uint
+	qshift    uint // 64 - quickBits
 	unrarQB   uint // unrar's own quick bits: decides which fallback symbol invalid codes get
 
 	size  int                 // alphabet size
@@ -38,6 +39,7 @@ func (t *huffTable) build(lengths []byte, quickBits, unrarQB uint) {
 	n := len(lengths)
 	t.size = n
 	t.quickBits = quickBits
+	t.qshift = 64 - quickBits
 	t.unrarQB = unrarQB
 	var count [16]uint32
 	for _, l := range lengths {
@@ -118,4 +120,13 @@ func (t *huffTable) slow(field uint32) (uint16, uint) {
 		p = 0
 	}
 	return t.syms[p], l
+}
+
+// slowBits is slow for a 64-bit buffer, kept out of line so that the
+// hot loop's inline quick lookups stay small.
+//
+//go:noinline
+func (t *huffTable) slowBits(bits uint64) (uint, uint) {
+	s, l := t.slow(uint32(bits >> 48))
+	return uint(s), l
 }

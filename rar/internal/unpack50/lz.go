@@ -9,13 +9,13 @@ import (
 
 // Length slots (unrar SlotToLength): slot < 8 is length 2+slot; above,
 // (4|slot&3) << (slot/4-1) plus that many extra bits, plus 2.
-var lenBase, lenBits [rc]uint32
+var lenBase, lenBits [64]uint32 // rc used; sized for masking away bounds checks
 
 // Distance slots: slot < 4 is distance 1+slot; above, 1 + (2|slot&1) <<
 // (slot/2-1) plus that many extra bits (the low 4 from the LDD table once
 // there are at least 4).
-var distBase [dcx]uint64
-var distBits [dcx]uint8
+var distBase [128]uint64 // dcx used
+var distBits [128]uint8
 
 func init() {
 	for s := uint32(0); s < rc; s++ {
@@ -176,13 +176,86 @@ func (d *Decoder) lz(stopW int) error {
 			w++
 			continue
 		}
+		if sym >= 262 {
+			// New match, decoded on the local bit buffer (readMatch is
+			// the same logic for the careful path). After the main code
+			// at least 41 bits remain: enough for 9 length bits.
+			slot := sym - 262
+			length := int(lenBase[slot&63])
+			if lb := uint(lenBits[slot&63]); lb > 0 {
+				length += int(bits >> (64 - lb))
+				bits <<= lb
+				n -= lb
+			}
+			if n <= 56 {
+				bits |= binary.BigEndian.Uint64(buf[pos:]) >> n
+				pos += int(63-n) >> 3
+				n |= 56
+			}
+			var ds uint
+			if e := t.dd.quick[bits>>(64-distQuickBits)]; e != 0 {
+				ds = uint(e >> 4)
+				bits <<= e & 15
+				n -= uint(e & 15)
+			} else {
+				var l uint
+				ds, l = t.dd.slowBits(bits)
+				bits <<= l
+				n -= l
+			}
+			dist := distBase[ds&127]
+			if db := uint(distBits[ds&127]); db >= 4 {
+				if db > 4 {
+					if n <= 56 {
+						bits |= binary.BigEndian.Uint64(buf[pos:]) >> n
+						pos += int(63-n) >> 3
+						n |= 56
+					}
+					dist += (bits >> (64 - (db - 4))) << 4
+					bits <<= db - 4
+					n -= db - 4
+				}
+				if n <= 56 {
+					bits |= binary.BigEndian.Uint64(buf[pos:]) >> n
+					pos += int(63-n) >> 3
+					n |= 56
+				}
+				if e := t.ldd.quick[bits>>(64-lowQuickBits)]; e != 0 {
+					dist += uint64(e >> 4)
+					bits <<= e & 15
+					n -= uint(e & 15)
+				} else {
+					low, l := t.ldd.slowBits(bits)
+					bits <<= l
+					n -= l
+					dist += uint64(low)
+				}
+			} else if db > 0 {
+				dist += bits >> (64 - db)
+				bits <<= db
+				n -= db
+			}
+			if dist > 0x100 {
+				length++
+				if dist > 0x2000 {
+					length++
+					if dist > 0x40000 {
+						length++
+					}
+				}
+			}
+			d.oldDist[3], d.oldDist[2], d.oldDist[1], d.oldDist[0] = d.oldDist[2], d.oldDist[1], d.oldDist[0], dist
+			d.lastLen = length
+			d.total += int64(w - d.w)
+			d.w = w
+			d.copyMatch(length, dist)
+			w = d.w
+			continue
+		}
 		br.bits, br.n, br.pos = bits, n, pos
 		d.total += int64(w - d.w)
 		d.w = w
 		switch {
-		case sym >= 262:
-			length, dist := d.readMatch(sym)
-			d.copyMatch(length, dist)
 		case sym == 256:
 			if err := d.readFilter(); err != nil {
 				return err
