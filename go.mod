@@ -2,4 +2,4 @@ module github.com/go-unarc/unarc
 
 go 1.26
 
-require github.com/ulikunitz/xz v0.5.17 // indirect
+require github.com/ulikunitz/xz v0.5.17
