@@ -249,7 +249,8 @@ func (d *decoder) decode(w *window, limit int, in []byte, ip, inLimit int) (int,
 		d.remLen -= n
 	}
 
-	for pos < limit && ip <= inLimit {
+	out := buf[:limit] // writes go here: pos < len(out) needs no check
+	for uint(pos) < uint(len(out)) && ip <= inLimit {
 		symStart = pos
 		posState := uint32(pos) & pbMask
 		var b uint32
@@ -258,7 +259,7 @@ func (d *decoder) decode(w *window, limit int, in []byte, ip, inLimit int) (int,
 			// Literal (specification, "DecodeLiteral").
 			var prev uint32
 			if pos > 0 {
-				prev = uint32(buf[pos-1])
+				prev = uint32(out[pos-1])
 			} else if full {
 				prev = uint32(buf[len(buf)-1])
 			}
@@ -295,14 +296,17 @@ func (d *decoder) decode(w *window, limit int, in []byte, ip, inLimit int) (int,
 					}
 				}
 			}
+			// bitLit, inlined by hand (it is over the inlining budget). The
+			// probabilities of both children are loaded before the bit is
+			// known, taking the load off the bit-to-bit dependency chain.
+			v := uint32(probs[sym&0x1ff])
 			for sym < 0x100 {
-				// bitLit, inlined by hand.
-				p := &probs[sym]
-				v := uint32(*p)
+				c0 := uint32(probs[sym<<1&0x1ff])
+				c1 := uint32(probs[(sym<<1|1)&0x1ff])
 				bound := (rng >> 11) * v
 				m := uint32((uint64(code) - uint64(bound)) >> 32)
 				v1 := v - v>>5
-				*p = uint16(v1 ^ ((v1 ^ (v + (2048-v)>>5)) & m))
+				probs[sym&0xff] = uint16(v1 ^ ((v1 ^ (v + (2048-v)>>5)) & m))
 				rng = rng - bound + ((2*bound - rng) & m)
 				code -= bound &^ m
 				if rng < topValue {
@@ -311,8 +315,9 @@ func (d *decoder) decode(w *window, limit int, in []byte, ip, inLimit int) (int,
 					ip++
 				}
 				sym = sym<<1 | (m + 1)
+				v = c1 ^ ((c1 ^ c0) & m)
 			}
-			buf[pos] = byte(sym)
+			out[pos] = byte(sym)
 			pos++
 			state = uint32(litNext[state&15])
 			continue
@@ -343,7 +348,7 @@ func (d *decoder) decode(w *window, limit int, in []byte, ip, inLimit int) (int,
 					if src < 0 {
 						src += len(buf)
 					}
-					buf[pos] = buf[src]
+					out[pos] = buf[src]
 					pos++
 					state = shortRepNext(state)
 					continue

@@ -2,6 +2,7 @@ package lzma
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"io"
 	"os"
@@ -14,7 +15,7 @@ import (
 
 // fuzzMaxOut caps the output compared per input, so inputs that declare
 // huge sizes stay fast.
-const fuzzMaxOut = 1 << 20
+const fuzzMaxOut = 256 << 10
 
 // seedFiles adds the committed streams whose names end in ext.
 func seedFiles(f *testing.F, ext string) {
@@ -43,11 +44,34 @@ func checkErrClass(t *testing.T, err error) {
 	t.Fatalf("unexpected error class: %v", err)
 }
 
+// seed7z adds the packed streams of the committed 7z archives of form,
+// as .lzma (13-byte header) or raw LZMA2 inputs.
+func seed7z(f *testing.F, form string) {
+	for _, s := range loadStreams(f) {
+		if s.form != form {
+			continue
+		}
+		in := packed7z(f, s.data)
+		if form == "7z-lzma" {
+			if s.props.LC+s.props.LP > 4 {
+				continue
+			}
+			h := s.props.Encode()
+			var hdr [13]byte
+			copy(hdr[:], h[:])
+			binary.LittleEndian.PutUint64(hdr[5:], uint64(s.size))
+			in = append(hdr[:], in...)
+		}
+		f.Add(in)
+	}
+}
+
 // FuzzLZMA decodes .lzma-header streams with this package (WriteTo and
 // small Reads over a fresh and a Reset reader) and with ulikunitz/xz, and
 // checks that the outputs agree wherever both decoders succeed.
 func FuzzLZMA(f *testing.F) {
 	seedFiles(f, ".lzma")
+	seed7z(f, "7z-lzma")
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) < 13 {
 			return
@@ -93,6 +117,7 @@ func FuzzLZMA(f *testing.F) {
 // FuzzLZMA2 does the same for LZMA2 streams with a 1 MiB dictionary.
 func FuzzLZMA2(f *testing.F) {
 	seedFiles(f, ".lzma2")
+	seed7z(f, "7z-lzma2")
 	f.Fuzz(func(t *testing.T, data []byte) {
 		z, err := NewReader2(bytes.NewReader(data), 1<<20, -1)
 		if err != nil {
@@ -136,12 +161,13 @@ func compare(t *testing.T, ours []byte, errOurs error, theirs []byte, errTheirs 
 	}
 }
 
-// decodeSmall reads with 7-byte reads, up to fuzzMaxOut bytes.
+// decodeSmall reads with reads of 1 to 4093 bytes, up to fuzzMaxOut bytes.
 func decodeSmall(r io.Reader) ([]byte, error) {
 	var out []byte
-	var buf [7]byte
-	for len(out) < fuzzMaxOut {
-		n, err := r.Read(buf[:min(len(buf), fuzzMaxOut-len(out))])
+	var buf [4093]byte
+	sizes := [...]int{1, 7, 100, 4093}
+	for i := 0; len(out) < fuzzMaxOut; i++ {
+		n, err := r.Read(buf[:min(sizes[i%len(sizes)], fuzzMaxOut-len(out))])
 		out = append(out, buf[:n]...)
 		if err == io.EOF {
 			return out, nil
