@@ -22,6 +22,7 @@ import (
 	"io"
 
 	"github.com/go-unarc/unarc/internal/arc"
+	"github.com/go-unarc/unarc/internal/pool"
 )
 
 var (
@@ -51,8 +52,20 @@ func sniff(ra io.ReaderAt, size int64) bool {
 // findMarker returns the offset of the first RAR marker within maxSFX
 // bytes and the container version (5 or 4).
 func findMarker(ra io.ReaderAt, size int64) (int64, int, error) {
+	// Most archives start with the marker: check that before scanning.
+	var head [8]byte
+	if n, _ := ra.ReadAt(head[:min(8, size)], 0); n >= 7 {
+		if bytes.Equal(head[:7], sig4) {
+			return 0, 4, nil
+		}
+		if n == 8 && bytes.Equal(head[:8], sig5) {
+			return 0, 5, nil
+		}
+	}
 	const chunk = 64 << 10
-	var buf [chunk + 8]byte
+	bp := pool.Get(chunk + 8)
+	defer pool.Put(bp)
+	buf := *bp
 	limit := min(size, maxSFX)
 	for off := int64(0); off < limit; off += chunk {
 		n, err := ra.ReadAt(buf[:min(int64(len(buf)), size-off)], off)

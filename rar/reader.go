@@ -254,6 +254,7 @@ func (r *Reader) Close() error {
 		c.Close()
 	}
 	r.close = nil
+	r.p.s.release()
 	r.err = errors.New("rar: reader closed")
 	return nil
 }

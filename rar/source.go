@@ -3,6 +3,7 @@ package rar
 import (
 	"bufio"
 	"io"
+	"sync"
 
 	"github.com/go-unarc/unarc/internal/errs"
 )
@@ -17,7 +18,21 @@ type source struct {
 	size int64             // -1 for a stream
 }
 
-func newSource() *source { return &source{br: bufio.NewReaderSize(nil, 32<<10)} }
+// brPool keeps the 32 KiB header buffers: one per archive opened would
+// otherwise be most of what an extraction allocates.
+var brPool = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 32<<10) }}
+
+func newSource() *source { return &source{br: brPool.Get().(*bufio.Reader)} }
+
+// release returns the buffer to the pool; the source is unusable after.
+func (s *source) release() {
+	if s.br != nil {
+		s.br.Reset(nil)
+		brPool.Put(s.br)
+		s.br = nil
+	}
+	s.sr = nil
+}
 
 func (s *source) resetAt(ra io.ReaderAt, off, size int64) {
 	s.sr = io.NewSectionReader(ra, 0, size)

@@ -25,6 +25,60 @@ func class(n int) int {
 	return bits.Len(uint(n - 1))
 }
 
+// Large buffers (decoder windows) are also kept on a small free list that
+// the garbage collector does not empty: a sync.Pool loses its items on
+// every second GC and cannot hand a P-private item to another P, and
+// re-allocating (and zeroing) an 8 MiB window per archive is what the
+// pooling is meant to avoid. The list is bounded per class and in total.
+const (
+	bigShift    = 20        // classes from 1 MiB use the free list
+	bigPerClass = 2         // at most this many buffers kept per class
+	bigRetained = 256 << 20 // and at most this many bytes in all
+)
+
+var big struct {
+	sync.Mutex
+	free     [maxShift + 1][]*[]byte
+	retained int
+}
+
+func getBig(c int) *[]byte {
+	big.Lock()
+	defer big.Unlock()
+	l := big.free[c]
+	if len(l) == 0 {
+		return nil
+	}
+	p := l[len(l)-1]
+	l[len(l)-1] = nil
+	big.free[c] = l[:len(l)-1]
+	big.retained -= 1 << c
+	return p
+}
+
+func putBig(c int, p *[]byte) bool {
+	big.Lock()
+	defer big.Unlock()
+	if len(big.free[c]) >= bigPerClass || big.retained+1<<c > bigRetained {
+		return false
+	}
+	big.free[c] = append(big.free[c], p)
+	big.retained += 1 << c
+	return true
+}
+
+// Release drops the large buffers kept on the free list, for programs
+// that want the memory back after a burst of extraction.
+func Release() {
+	big.Lock()
+	defer big.Unlock()
+	for c := range big.free {
+		clear(big.free[c])
+		big.free[c] = big.free[c][:0]
+	}
+	big.retained = 0
+}
+
 // Get returns a slice of length n whose capacity is n rounded up to a power
 // of two. Its contents are undefined: callers that need zeroes clear it.
 // The pointer is what goes back to Put, so Get/Put allocate nothing once warm.
@@ -36,6 +90,12 @@ func Get(n int) *[]byte {
 	if c > maxShift {
 		b := make([]byte, n)
 		return &b
+	}
+	if c >= bigShift {
+		if p := getBig(c); p != nil {
+			*p = (*p)[:n]
+			return p
+		}
 	}
 	if v := classes[c].Get(); v != nil {
 		p := v.(*[]byte)
@@ -56,7 +116,11 @@ func Put(p *[]byte) {
 		return // not one of ours (or too big to keep)
 	}
 	*p = (*p)[:0]
-	classes[bits.Len(uint(c))-1].Put(p)
+	k := bits.Len(uint(c)) - 1
+	if k >= bigShift && putBig(k, p) {
+		return
+	}
+	classes[k].Put(p)
 }
 
 // Of pools values of one type, such as Huffman tables or probability

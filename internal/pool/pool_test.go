@@ -1,6 +1,9 @@
 package pool
 
-import "testing"
+import (
+	"runtime"
+	"testing"
+)
 
 func TestGetPut(t *testing.T) {
 	for _, n := range []int{0, 1, 255, 256, 257, 4096, 5000, 1 << 20} {
@@ -37,5 +40,35 @@ func TestOf(t *testing.T) {
 	o.Put(nil)
 	if b := o.Get(); b == nil || made == 0 {
 		t.Fatal("Of.Get")
+	}
+}
+
+func TestBigSurvivesGC(t *testing.T) {
+	Release()
+	p := Get(8 << 20)
+	Put(p)
+	runtime.GC()
+	runtime.GC()
+	if q := Get(6 << 20); q != p {
+		t.Error("a large buffer did not survive two GCs")
+	}
+	// The free list is bounded: more than bigPerClass buffers go to the
+	// sync.Pool.
+	var ps []*[]byte
+	for i := 0; i < bigPerClass+3; i++ {
+		ps = append(ps, Get(2<<20))
+	}
+	for _, p := range ps {
+		Put(p)
+	}
+	big.Lock()
+	n := len(big.free[21])
+	big.Unlock()
+	if n != bigPerClass {
+		t.Errorf("%d buffers kept in class 2 MiB, want %d", n, bigPerClass)
+	}
+	Release()
+	if big.retained != 0 {
+		t.Error("Release kept memory")
 	}
 }
