@@ -177,7 +177,7 @@ func (a *Archive) Close() error {
 	a.solid.close()
 	for k, d := range a.spare {
 		if d != nil {
-			d.Close()
+			releaseUnpacker(k, d)
 		}
 		delete(a.spare, k)
 	}

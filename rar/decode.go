@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 
 	"github.com/go-unarc/unarc/crc32x"
 	"github.com/go-unarc/unarc/internal/arc"
@@ -156,7 +157,28 @@ func (p *parser) newUnpacker(f *file) (unpacker, error) {
 	if mk == nil {
 		return nil, errs.Unsupported("%s: RAR compression %s", f.e.Name, f.e.Method)
 	}
+	if pl := unpackerPools[fam]; pl != nil {
+		if v := pl.Get(); v != nil {
+			u := v.(unpacker)
+			if d, ok := u.(dec29); ok {
+				d.MaxMemory = p.memMax
+			}
+			return u, nil
+		}
+	}
 	return mk(p.memMax), nil
+}
+
+// unpackerPools keep closed decoders (their tables are tens of KiB) for the
+// next archive; windows go back to internal/pool on Close.
+var unpackerPools = map[int]*sync.Pool{fam50: {}, fam29: {}, fam20: {}, fam15: {}}
+
+// releaseUnpacker closes d, which must not be used again, and pools it.
+func releaseUnpacker(fam int, d unpacker) {
+	d.Close()
+	if pl := unpackerPools[fam]; pl != nil {
+		pl.Put(d)
+	}
 }
 
 // mapErr turns data errors of an encrypted entry with no password check

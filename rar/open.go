@@ -29,7 +29,7 @@ type solidState struct {
 
 func (s *solidState) close() {
 	if s.dec != nil {
-		s.dec.Close()
+		releaseUnpacker(s.fam, s.dec)
 		s.dec = nil
 	}
 	s.next = -1

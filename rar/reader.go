@@ -247,7 +247,7 @@ func (r *Reader) WriteTo(w io.Writer) (int64, error) {
 // Close releases the decoder and the volumes the Reader opened.
 func (r *Reader) Close() error {
 	if r.dec != nil {
-		r.dec.Close()
+		releaseUnpacker(r.fam, r.dec)
 		r.dec = nil
 	}
 	for _, c := range r.close {
