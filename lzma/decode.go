@@ -50,22 +50,42 @@ func (d *decoder) resetState() {
 func bit(p *uint16, rng, code uint32, in []byte, ip int) (uint32, uint32, int, uint32) {
 	v := uint32(*p)
 	bound := (rng >> 11) * v
-	var b uint32
+	b := uint32(0)
 	if code < bound {
 		rng = bound
-		*p = uint16(v + (2048-v)>>5)
+		v += (2048 - v) >> 5
 	} else {
 		rng -= bound
 		code -= bound
-		*p = uint16(v - v>>5)
+		v -= v >> 5
 		b = 1
 	}
+	*p = uint16(v)
 	if rng < topValue {
 		rng <<= 8
 		code = code<<8 | uint32(in[ip])
 		ip++
 	}
 	return rng, code, ip, b
+}
+
+// bitLit is bit without branches on the decoded value, for literals,
+// whose bits are close to random and would defeat branch prediction:
+// m is all ones for a 0 bit (code < bound), computed in 64 bits.
+func bitLit(p *uint16, rng, code uint32, in []byte, ip int) (uint32, uint32, int, uint32) {
+	v := uint32(*p)
+	bound := (rng >> 11) * v
+	m := uint32((uint64(code) - uint64(bound)) >> 32)
+	v1 := v - v>>5
+	*p = uint16(v1 ^ ((v1 ^ (v + (2048-v)>>5)) & m))
+	rng = rng - bound + ((2*bound - rng) & m)
+	code -= bound &^ m
+	if rng < topValue {
+		rng <<= 8
+		code = code<<8 | uint32(in[ip])
+		ip++
+	}
+	return rng, code, ip, m + 1
 }
 
 // tree3 decodes a 3-bit symbol from a bit tree.
@@ -229,7 +249,8 @@ func (d *decoder) decode(w *window, limit int, in []byte, ip, inLimit int) (int,
 		d.remLen -= n
 	}
 
-	for pos < limit && ip <= inLimit {
+	out := buf[:limit] // writes go here: pos < len(out) needs no check
+	for uint(pos) < uint(len(out)) && ip <= inLimit {
 		symStart = pos
 		posState := uint32(pos) & pbMask
 		var b uint32
@@ -238,7 +259,7 @@ func (d *decoder) decode(w *window, limit int, in []byte, ip, inLimit int) (int,
 			// Literal (specification, "DecodeLiteral").
 			var prev uint32
 			if pos > 0 {
-				prev = uint32(buf[pos-1])
+				prev = uint32(out[pos-1])
 			} else if full {
 				prev = uint32(buf[len(buf)-1])
 			}
@@ -254,18 +275,49 @@ func (d *decoder) decode(w *window, limit int, in []byte, ip, inLimit int) (int,
 				for sym < 0x100 {
 					mb := match >> 7 & 1
 					match <<= 1
-					rng, code, ip, b = bit(&probs[(1+mb)<<8+sym], rng, code, in, ip)
+					p := &probs[(1+mb)<<8+sym]
+					// bitLit, inlined by hand (it is over the inlining budget).
+					v := uint32(*p)
+					bound := (rng >> 11) * v
+					m := uint32((uint64(code) - uint64(bound)) >> 32)
+					v1 := v - v>>5
+					*p = uint16(v1 ^ ((v1 ^ (v + (2048-v)>>5)) & m))
+					rng = rng - bound + ((2*bound - rng) & m)
+					code -= bound &^ m
+					if rng < topValue {
+						rng <<= 8
+						code = code<<8 | uint32(in[ip])
+						ip++
+					}
+					b = m + 1
 					sym = sym<<1 | b
 					if mb != b {
 						break
 					}
 				}
 			}
+			// bitLit, inlined by hand (it is over the inlining budget). The
+			// probabilities of both children are loaded before the bit is
+			// known, taking the load off the bit-to-bit dependency chain.
+			v := uint32(probs[sym&0x1ff])
 			for sym < 0x100 {
-				rng, code, ip, b = bit(&probs[sym], rng, code, in, ip)
-				sym = sym<<1 | b
+				c0 := uint32(probs[sym<<1&0x1ff])
+				c1 := uint32(probs[(sym<<1|1)&0x1ff])
+				bound := (rng >> 11) * v
+				m := uint32((uint64(code) - uint64(bound)) >> 32)
+				v1 := v - v>>5
+				probs[sym&0xff] = uint16(v1 ^ ((v1 ^ (v + (2048-v)>>5)) & m))
+				rng = rng - bound + ((2*bound - rng) & m)
+				code -= bound &^ m
+				if rng < topValue {
+					rng <<= 8
+					code = code<<8 | uint32(in[ip])
+					ip++
+				}
+				sym = sym<<1 | (m + 1)
+				v = c1 ^ ((c1 ^ c0) & m)
 			}
-			buf[pos] = byte(sym)
+			out[pos] = byte(sym)
 			pos++
 			state = uint32(litNext[state&15])
 			continue
@@ -296,7 +348,7 @@ func (d *decoder) decode(w *window, limit int, in []byte, ip, inLimit int) (int,
 					if src < 0 {
 						src += len(buf)
 					}
-					buf[pos] = buf[src]
+					out[pos] = buf[src]
 					pos++
 					state = shortRepNext(state)
 					continue

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 	"testing/iotest"
 )
@@ -60,12 +61,8 @@ func toolRun(t testing.TB, input []byte, tool string, args ...string) []byte {
 	}
 	full := make([]string, len(args))
 	for i, a := range args {
-		switch a {
-		case "{in}":
-			a = in
-		case "{out}":
-			a = out
-		}
+		a = strings.ReplaceAll(a, "{in}", in)
+		a = strings.ReplaceAll(a, "{out}", out)
 		full[i] = a
 	}
 	cmd := exec.Command(tool, full...)
@@ -76,8 +73,10 @@ func toolRun(t testing.TB, input []byte, tool string, args ...string) []byte {
 	if err := cmd.Run(); err != nil {
 		t.Fatalf("%s %v: %v", tool, full, err)
 	}
-	if b, err := os.ReadFile(out); err == nil {
-		return b
+	for _, name := range []string{out, out + ".7z", out + ".zip"} {
+		if b, err := os.ReadFile(name); err == nil {
+			return b
+		}
 	}
 	return stdout.Bytes()
 }

@@ -51,8 +51,9 @@ func NewReaderLZMAHeader(r io.Reader, opts ...Option) (*Reader, error) {
 // NewReaderZip returns a decoder for ZIP method 14 data (APPNOTE 5.8.8):
 // a 2-byte LZMA SDK version, the properties size as uint16 little endian
 // (5), the properties, then the stream. size is the entry's uncompressed
-// size, or -1 when the entry has the end-marker flag (bit 1) and the size
-// should not be trusted.
+// size (-1: unknown). Entries with general purpose flag bit 1 end with an
+// end marker; with the default MarkerAuto one is accepted after the size,
+// so the caller may pass the size either way.
 func NewReaderZip(r io.Reader, size int64, opts ...Option) (*Reader, error) {
 	z := new(Reader)
 	if err := z.ResetZip(r, size, opts...); err != nil {
@@ -293,7 +294,10 @@ func (z *Reader) sizeReached() error {
 	if z.d.remLen > 0 {
 		return ErrPastSize
 	}
-	if z.d.code == 0 && z.cfg.marker != MarkerRequired {
+	if z.d.code == 0 {
+		if z.cfg.marker == MarkerRequired {
+			return errs.Corrupt("lzma: no end marker")
+		}
 		return io.EOF
 	}
 	if z.cfg.marker == MarkerForbidden {
