@@ -2,9 +2,11 @@ package ppmd
 
 import (
 	"bytes"
+	"encoding/binary"
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"testing"
 
 	"github.com/go-unarc/unarc/internal/testutil"
@@ -52,6 +54,45 @@ func benchDecode(b *testing.B, packed []byte, order int, mem uint32, size int64)
 	}
 }
 
+// BenchmarkPPMd7zText decodes 4 MiB of text (the first 64 odd, text
+// chunks of mixed-0.bin) packed by 7zz -m0=PPMd -mx5 (order 6, 16 MiB).
+// Reference: hyperfine '7zz t <CacheDir>/7z-ppmd-text4m.7z'.
+func BenchmarkPPMd7zText(b *testing.B) {
+	if _, err := exec.LookPath("7zz"); err != nil {
+		b.Skip("7zz not installed")
+	}
+	arch := filepath.Join(testutil.CacheDir(b), "7z-ppmd-text4m.7z")
+	const size = 64 * testutil.MixedChunk
+	if _, err := os.Stat(arch); err != nil {
+		mixed, err := os.ReadFile(filepath.Join(testutil.MixedDir(b), testutil.MixedName(0)))
+		if err != nil {
+			b.Fatal(err)
+		}
+		text := make([]byte, 0, size)
+		for k := 1; len(text) < size; k += 2 {
+			text = append(text, mixed[k*testutil.MixedChunk:(k+1)*testutil.MixedChunk]...)
+		}
+		dir := b.TempDir()
+		if err := os.WriteFile(filepath.Join(dir, "text4m.txt"), text, 0o644); err != nil {
+			b.Fatal(err)
+		}
+		cmd := exec.Command("7zz", "a", "-t7z", "-m0=PPMd", "-mx5", "-mmt1", "-mhc=off", arch+".tmp.7z", "text4m.txt")
+		cmd.Dir = dir
+		if out, err := cmd.CombinedOutput(); err != nil {
+			b.Fatalf("7zz: %v\n%s", err, out)
+		}
+		if err := os.Rename(arch+".tmp.7z", arch); err != nil {
+			b.Fatal(err)
+		}
+	}
+	data, err := os.ReadFile(arch)
+	if err != nil {
+		b.Fatal(err)
+	}
+	next := int64(binary.LittleEndian.Uint64(data[12:]))
+	benchDecode(b, data[32:32+next], 6, 1<<24, size)
+}
+
 // BenchmarkPPMd7z decodes the mixed-200 workload file 0 (50 MiB) packed by
 // 7zz with PPMd -mx5 (order 6, 16 MiB); `7zz t` on the same archive is the
 // reference (see the package report).
@@ -69,6 +110,32 @@ func BenchmarkPPMd7z(b *testing.B) {
 	if !bytes.Contains(out, []byte("Method = PPMD:o6:mem24")) {
 		b.Fatalf("unexpected method:\n%s", out)
 	}
-	next := int64(data[12]) | int64(data[13])<<8 | int64(data[14])<<16 | int64(data[15])<<24
+	next := int64(binary.LittleEndian.Uint64(data[12:]))
 	benchDecode(b, data[32:32+next], 6, 1<<24, testutil.MixedFileSize)
+}
+
+// BenchmarkRAR decodes the committed RAR 3.x PPMd archives through the
+// test's PPMd-only v29 loop (its output buffer is the one allocation).
+func BenchmarkRAR(b *testing.B) {
+	for _, f := range loadFacts(b, "rar") {
+		data, err := os.ReadFile(filepath.Join(testdataDir(), f.Archive))
+		if err != nil {
+			b.Fatal(err)
+		}
+		rf := parseRAR4(b, data)
+		var d RAR // outlives the sub-benchmark's runs, as a pooled decoder would
+		b.Run(f.Archive, func(b *testing.B) {
+			br := bytes.NewReader(rf.packed)
+			b.SetBytes(rf.size)
+			b.ReportAllocs()
+			for i := 0; i < b.N; i++ {
+				br.Reset(rf.packed)
+				d.Reset()
+				if _, err := unpackPPM29(&d, br, rf.size); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		d.Close()
+	}
 }

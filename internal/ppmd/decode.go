@@ -1,6 +1,7 @@
 package ppmd
 
 import (
+	"encoding/binary"
 	"io"
 
 	"github.com/go-unarc/unarc/internal/errs"
@@ -119,33 +120,34 @@ func (rc *rangeDecoder) decode(start, size uint32) {
 func (m *Model) decodeSymbol(rc *rangeDecoder) int {
 	mem := m.mem
 	mc := m.minContext
-	if m.numStats(mc) != 1 {
-		s := m.stats(mc)
-		summFreq := m.summFreq(mc)
+	ctx := (*[unitSize]byte)(mem[mc:])
+	if ns := uint32(ctx[0]) | uint32(ctx[1])<<8; ns != 1 {
+		summFreq := uint32(ctx[2]) | uint32(ctx[3])<<8
+		s := binary.LittleEndian.Uint32(ctx[4:])
+		st := mem[s : s+ns*stateSize]
 		if summFreq > rc.rng || summFreq == 0 {
 			return symError
 		}
 		count := rc.threshold(summFreq)
 		hiCnt := count
-		f := uint32(mem[s+1])
+		f := uint32(st[1])
 		if count < f {
 			rc.decode(0, f)
 			rc.normalize()
 			m.foundState = s
-			sym := mem[s]
+			sym := st[0] // read before the update: a restart rewrites it
 			m.update1_0()
 			return int(sym)
 		}
 		count -= f
 		m.prevSuccess = 0
-		for i := m.numStats(mc) - 1; i > 0; i-- {
-			s += stateSize
-			f = uint32(mem[s+1])
+		for i := stateSize; i < len(st); i += stateSize {
+			f = uint32(st[i+1])
 			if count < f {
 				rc.decode(hiCnt-count, f)
 				rc.normalize()
-				m.foundState = s
-				sym := mem[s]
+				m.foundState = s + uint32(i)
+				sym := st[i]
 				m.update1()
 				return int(sym)
 			}
@@ -157,9 +159,9 @@ func (m *Model) decodeSymbol(rc *rangeDecoder) int {
 		hiCnt -= count
 		rc.decode(hiCnt, summFreq-hiCnt)
 		m.hiBitsFlag = hiBits3(uint32(mem[m.foundState]))
-		gen := m.nextMaskGen()
-		for s, end := m.stats(mc), m.stats(mc)+m.numStats(mc)*stateSize; s != end; s += stateSize {
-			m.mask[mem[s]] = gen
+		m.mask = noMask
+		for i := 0; i < len(st); i += stateSize {
+			m.mask[st[i]] = 0
 		}
 	} else {
 		s := oneState(mc)
@@ -203,12 +205,11 @@ func (m *Model) decodeSymbol(rc *rangeDecoder) int {
 			rc.code -= size0
 			rc.rng -= size0
 		}
-		gen := m.nextMaskGen()
-		m.mask[mem[s]] = gen
+		m.mask = noMask
+		m.mask[mem[s]] = 0
 		m.prevSuccess = 0
 	}
 
-	gen := m.maskGen
 	for {
 		rc.normalize()
 		mc := m.minContext
@@ -223,13 +224,19 @@ func (m *Model) decodeSymbol(rc *rangeDecoder) int {
 				break
 			}
 		}
-		s := m.stats(mc)
-		end := s + m.numStats(mc)*stateSize
+		ctx := (*[unitSize]byte)(mem[mc:])
+		s := binary.LittleEndian.Uint32(ctx[4:])
+		st := mem[s : s+(uint32(ctx[0])|uint32(ctx[1])<<8)*stateSize]
+		mask := &m.mask
 		hiCnt := uint32(0)
-		for ; s != end; s += stateSize {
-			if m.mask[mem[s]] != gen {
-				hiCnt += uint32(mem[s+1])
-			}
+		i := 0
+		if len(st)%(2*stateSize) != 0 {
+			hiCnt = uint32(st[1] & mask[st[0]])
+			i = stateSize
+		}
+		for ; i+2*stateSize <= len(st); i += 2 * stateSize {
+			p := st[i : i+2*stateSize : i+2*stateSize]
+			hiCnt += uint32(p[1]&mask[p[0]]) + uint32(p[7]&mask[p[6]])
 		}
 		m.minContext = mc
 		sp, freqSum := m.makeEscFreq(numMasked)
@@ -239,19 +246,18 @@ func (m *Model) decodeSymbol(rc *rangeDecoder) int {
 		}
 		count := rc.threshold(freqSum)
 		if count < hiCnt {
-			s = m.stats(mc)
 			cnt0 := count
+			i = 0
 			var f uint32
-			for {
-				f = 0
-				if m.mask[mem[s]] != gen {
-					f = uint32(mem[s+1])
-				}
+			for ; i < len(st); i += stateSize {
+				f = uint32(st[i+1] & mask[st[i]])
 				if count < f {
 					break
 				}
 				count -= f
-				s += stateSize
+			}
+			if i >= len(st) { // cannot happen: count < hiCnt
+				return symError
 			}
 			rc.decode(cnt0-count, f)
 			rc.normalize()
@@ -263,8 +269,8 @@ func (m *Model) decodeSymbol(rc *rangeDecoder) int {
 					sp.shift++
 				}
 			}
-			m.foundState = s
-			sym := mem[s]
+			m.foundState = s + uint32(i)
+			sym := st[i]
 			m.update2()
 			return int(sym)
 		}
@@ -273,18 +279,16 @@ func (m *Model) decodeSymbol(rc *rangeDecoder) int {
 		}
 		rc.decode(hiCnt, freqSum-hiCnt)
 		sp.summ += uint16(freqSum)
-		for s = m.stats(mc); s != end; s += stateSize {
-			m.mask[mem[s]] = gen
+		for i := 0; i < len(st); i += stateSize {
+			mask[st[i]] = 0
 		}
 	}
 }
 
-// nextMaskGen starts a new exclusion set: all symbols unmasked.
-func (m *Model) nextMaskGen() uint8 {
-	m.maskGen++
-	if m.maskGen == 0 {
-		clear(m.mask[:])
-		m.maskGen = 1
+// noMask is the exclusion mask with no symbol excluded.
+var noMask = func() (a [256]uint8) {
+	for i := range a {
+		a[i] = 0xFF
 	}
-	return m.maskGen
-}
+	return
+}()

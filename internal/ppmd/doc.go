@@ -1,26 +1,43 @@
 // Package ppmd decodes PPMd variant H (Dmitry Shkarin's PPMd var.H, 2001)
-// in the two flavours found in archives:
+// in the two flavours found in archives.
 //
-//   - 7z coder 03 04 01: the model driven by 7-Zip's range decoder
-//     ("Ppmd7z"). Props are 5 bytes: the model order and the memory size
-//     as a little-endian uint32 (see ParseProps7z). Use NewReader7z.
-//   - RAR 2.9/3.x (unpack version 29): the same model driven by Subbotin's
-//     carry-less range decoder ("Ppmd7a"), embedded in the v29 stream as
-//     PPMd blocks. The v29 unpacker drives a RAR value symbol by symbol.
+// 7z coder 03 04 01 drives the model with 7-Zip's range decoder
+// ("Ppmd7z"). Its 5 property bytes are the model order and the memory
+// size as a little-endian uint32:
+//
+//	z, err := ppmd.NewReader7zProps(packed, props, unpackSize, maxMem)
+//	// or: order, mem, err := ppmd.ParseProps7z(props); check mem; NewReader7z(packed, order, mem, unpackSize)
+//	... z.Read ... (io.EOF after unpackSize bytes; the coder must end cleanly)
+//	z.Reset(next, order, mem, size) // reuses arena and input buffer
+//	z.Close()                       // arena back to the pool
+//
+// RAR 2.9/3.x (unpack version 29) drives the same model with Subbotin's
+// carry-less range decoder ("Ppmd7a") inside PPMd blocks of the v29
+// stream; the v29 unpacker runs the escape protocol and asks RAR for one
+// symbol at a time:
+//
+//	var d ppmd.RAR                 // zero value ready; d.MaxMemory caps the model
+//	esc, err := d.ReadHeader(br)   // br at the aligned byte whose bit 7 flagged PPMd
+//	if esc >= 0 { escChar = esc }
+//	c, err := d.Decode()           // per symbol, from the same br
+//	d.Reset()                      // new non-solid file: next block must reset the model
+//	d.Close()
 //
 // The model lives in one arena of memSize bytes addressed by 32-bit
 // offsets (no pointers, so the garbage collector never scans it). Its
 // sub-allocator hands out 12-byte units exactly like the reference
-// implementation: the moment the arena fills and the model restarts is
-// part of the format, so the allocator cannot be changed freely.
+// implementation (Ppmd7.c): the moment the arena fills and the model
+// restarts is part of the format, so the allocator cannot be changed
+// freely.
 //
 // # Security
 //
 // The arena is as large as the stream says (up to 4 GiB for 7z, 256 MiB
-// for RAR). Callers must check the size against their limits before
-// calling NewReader7z or letting a RAR block header reset the model:
-// ParseProps7z returns the size, RAR.MaxMemory caps it. Corrupt input
-// yields errors wrapping errs.ErrCorrupt, and input that ends early
+// for RAR), whatever the data size: check it against your limits first
+// (NewReader7zProps and RAR.MaxMemory do, with errs.ErrLimit). Corrupt
+// input yields errors wrapping errs.ErrCorrupt, and input that ends early
 // errors matching errs.ErrTruncated and io.ErrUnexpectedEOF; neither
-// panics nor loops forever.
+// panics nor loops forever. The model's state changes only through
+// symbols a valid encoder could also have produced, so arena offsets stay
+// in range by construction; every access is still bounds-checked by Go.
 package ppmd

@@ -20,8 +20,11 @@ const fuzzMaxMem = 1 << 20
 // must not panic or hang, errors must be corrupt or truncated, and a fresh
 // reader, a Reset reader and a one-byte source must agree.
 func FuzzPPMd7z(f *testing.F) {
+	// Seeds: whole small streams and the first 2 KiB of the others (the
+	// fuzzer mutates big inputs slowly).
 	for _, fc := range loadFacts(f, "7z") {
-		f.Add(packed7z(f, fc.Archive), uint8(fc.Order), fc.Mem, uint32(fc.Size))
+		p := packed7z(f, fc.Archive)
+		f.Add(p[:min(len(p), 2048)], uint8(fc.Order-MinOrder), fc.Mem, uint32(min(fc.Size, 4000)))
 	}
 	f.Add([]byte{0, 1, 2, 3, 4, 5, 6, 7}, uint8(2), uint32(MinMemory), uint32(100))
 	reused, err := NewReader7z(bytes.NewReader(packed7z(f, loadFacts(f, "7z")[1].Archive)), 6, 1<<16, 10)
@@ -31,7 +34,7 @@ func FuzzPPMd7z(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte, order uint8, mem uint32, size uint32) {
 		o := MinOrder + int(order)%(MaxOrder-MinOrder+1)
 		mem = max(MinMemory, min(mem, fuzzMaxMem))
-		n := int64(size % (1 << 16))
+		n := int64(size % (1 << 12))
 		z, err := NewReader7z(bytes.NewReader(data), o, mem, n)
 		if err != nil {
 			checkClass(t, err)
@@ -58,7 +61,8 @@ func FuzzPPMdRAR(f *testing.F) {
 		if err != nil {
 			f.Fatal(err)
 		}
-		f.Add(parseRAR4(f, b).packed)
+		p := parseRAR4(f, b).packed
+		f.Add(p[:min(len(p), 2048)])
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		d := RAR{MaxMemory: fuzzMaxMem}
@@ -69,7 +73,7 @@ func FuzzPPMdRAR(f *testing.F) {
 				checkClass(t, err)
 				continue
 			}
-			for i := 0; i < 1<<18; i++ {
+			for i := 0; i < 1<<14; i++ {
 				if _, err := d.Decode(); err != nil {
 					checkClass(t, err)
 					break

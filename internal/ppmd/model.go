@@ -111,9 +111,11 @@ type see struct {
 	count uint8  // symbols until shift changes
 }
 
-// Model is a PPMd var.H model with its sub-allocator arena. The zero value
-// is not ready: call Init. A Model can be reused through Init; it keeps
-// its arena when the new size fits. Release returns the arena to the pool.
+// Model is a PPMd var.H model with its sub-allocator arena, shared by the
+// two decoders (Reader7z and RAR own one each; other packages rarely need
+// it directly). The zero value is not ready: call Init. A Model can be
+// reused through Init; it keeps its arena when the new size fits. Release
+// returns the arena to the pool.
 type Model struct {
 	mem  []byte  // the arena, len == size
 	memp *[]byte // pooled backing of mem
@@ -133,8 +135,13 @@ type Model struct {
 	unitsStart uint32
 	freeList   [numIndexes]uint32
 
-	maskGen uint8      // charMask[s] == maskGen means s is masked (excluded)
-	mask    [256]uint8 // per-symbol exclusion marks, see maskGen
+	ps [MaxOrder]uint32 // createSuccessors scratch, kept here to skip zeroing it
+
+	restarts int // model (re)starts since Init, for tests: > 1 means the arena filled
+
+	// mask[s] is 0 for a symbol excluded by the escapes of the current
+	// decode, 0xFF otherwise, so frequencies are summed without branches.
+	mask [256]uint8
 
 	dummySee see
 	see      [25][16]see
@@ -164,8 +171,7 @@ func (m *Model) Init(order, memSize int) error {
 	m.maxOrder = uint32(order)
 	m.initEsc = 0
 	m.hiBitsFlag = 0
-	m.maskGen = 0
-	clear(m.mask[:])
+	m.restarts = 0
 	m.restart()
 	return nil
 }
@@ -211,15 +217,15 @@ func b2u(b bool) uint32 {
 
 // swapStates exchanges the 6-byte states at a and b.
 func (m *Model) swapStates(a, b uint32) {
-	var t [stateSize]byte
-	copy(t[:], m.mem[a:a+stateSize])
-	copy(m.mem[a:a+stateSize], m.mem[b:b+stateSize])
-	copy(m.mem[b:b+stateSize], t[:])
+	pa := (*[stateSize]byte)(m.mem[a:])
+	pb := (*[stateSize]byte)(m.mem[b:])
+	*pa, *pb = *pb, *pa
 }
 
 // restart empties the model: one order-0 context with all 256 symbols at
 // frequency 1 (Ppmd7.c RestartModel).
 func (m *Model) restart() {
+	m.restarts++
 	clear(m.freeList[:])
 	m.text = 0
 	m.hiUnit = m.size

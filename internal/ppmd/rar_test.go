@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/go-unarc/unarc/internal/errs"
@@ -199,6 +200,10 @@ func TestRAR(t *testing.T) {
 			}
 			if c := crc32.ChecksumIEEE(got); c != rf.crc || sum(got) != f.SHA256 {
 				t.Fatalf("crc %08x sha256 %s; want %08x %s", c, sum(got), rf.crc, f.SHA256)
+			}
+			t.Logf("model started %d times", d.m.restarts)
+			if strings.Contains(f.Archive, "-1m") && d.m.restarts < 2 {
+				t.Errorf("the arena never filled; the test misses the restart path")
 			}
 		})
 	}

@@ -3,6 +3,7 @@ package ppmd
 import (
 	"bufio"
 	"encoding/binary"
+	"errors"
 	"io"
 
 	"github.com/go-unarc/unarc/internal/errs"
@@ -27,6 +28,9 @@ func ParseProps7z(props []byte) (order int, mem uint32, err error) {
 
 var modelPool = pool.Of[Model]{New: NewModel}
 
+// errClosed is returned by Read after Close.
+var errClosed = errors.New("ppmd: read after Close")
+
 // Reader7z decodes a 7z PPMd (Ppmd7z) stream of a known unpacked size.
 type Reader7z struct {
 	m     *Model
@@ -49,6 +53,21 @@ func NewReader7z(r io.Reader, order int, mem uint32, size int64) (*Reader7z, err
 		return nil, err
 	}
 	return z, nil
+}
+
+// NewReader7zProps is NewReader7z for a 7z coder record: it parses the
+// 5 property bytes and refuses (errs.ErrLimit) a model larger than
+// maxMem bytes before allocating it. maxMem <= 0 means no limit beyond
+// the format's own (4 GiB).
+func NewReader7zProps(r io.Reader, props []byte, size int64, maxMem int64) (*Reader7z, error) {
+	order, mem, err := ParseProps7z(props)
+	if err != nil {
+		return nil, err
+	}
+	if maxMem > 0 && int64(mem) > maxMem {
+		return nil, errs.Limit("ppmd: model memory %d exceeds the limit %d", mem, maxMem)
+	}
+	return NewReader7z(r, order, mem, size)
 }
 
 // Reset starts decoding a new stream, reusing the model arena and input
@@ -89,7 +108,7 @@ func (z *Reader7z) Read(p []byte) (int, error) {
 		return 0, z.err
 	}
 	if z.m == nil {
-		return 0, errs.Corrupt("ppmd: read after close")
+		return 0, errClosed
 	}
 	n := 0
 	if z.left >= 0 && int64(len(p)) > z.left {
@@ -138,8 +157,6 @@ func (z *Reader7z) Close() error {
 		modelPool.Put(z.m)
 		z.m = nil
 	}
-	if z.err == nil || z.err == io.EOF {
-		z.err = errs.Corrupt("ppmd: read after close")
-	}
+	z.err = errClosed
 	return nil
 }

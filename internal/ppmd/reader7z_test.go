@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"testing/iotest"
 
@@ -97,6 +98,9 @@ func TestReader7z(t *testing.T) {
 				}
 				if int64(len(got)) != f.Size || sum(got) != f.SHA256 {
 					t.Fatalf("%s: got %d bytes sha256 %s, want %d %s", rd.name, len(got), sum(got), f.Size, f.SHA256)
+				}
+				if strings.Contains(f.Archive, "64k") && !strings.HasPrefix(f.Archive, "small") && z.m.restarts < 2 {
+					t.Errorf("%s: the arena never filled; the test misses the restart path", rd.name)
 				}
 				z.Close()
 			}
@@ -195,6 +199,70 @@ func TestProps7z(t *testing.T) {
 		o, m, err := ParseProps7z(tc.props)
 		if !errors.Is(err, tc.err) || (tc.err == nil && err != nil) || o != tc.order || m != tc.mem {
 			t.Errorf("ParseProps7z(%x) = %d, %d, %v; want %d, %d, %v", tc.props, o, m, err, tc.order, tc.mem, tc.err)
+		}
+	}
+}
+
+func TestNewReader7zProps(t *testing.T) {
+	f := loadFacts(t, "7z")[0]
+	packed := packed7z(t, f.Archive)
+	props := []byte{byte(f.Order), 0, 0, 0, 0}
+	binary.LittleEndian.PutUint32(props[1:], f.Mem)
+	if _, err := NewReader7zProps(bytes.NewReader(packed), props, f.Size, int64(f.Mem)-1); !errors.Is(err, errs.ErrLimit) {
+		t.Fatalf("over the limit: %v, want ErrLimit", err)
+	}
+	z, err := NewReader7zProps(bytes.NewReader(packed), props, f.Size, int64(f.Mem))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer z.Close()
+	got, err := io.ReadAll(z)
+	if err != nil || sum(got) != f.SHA256 {
+		t.Fatalf("%v, sha256 %s want %s", err, sum(got), f.SHA256)
+	}
+}
+
+// TestReader7zUnknownSize: with size -1 the reader decodes until the end
+// marker. 7-Zip writes no marker in 7z archives, so a real stream decodes
+// correctly up to its size and then runs into garbage, which must end in
+// an error (or a marker), never a panic or a hang.
+func TestReader7zUnknownSize(t *testing.T) {
+	f := loadFacts(t, "7z")[1]
+	packed := packed7z(t, f.Archive)
+	z, err := NewReader7z(bytes.NewReader(packed), f.Order, f.Mem, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer z.Close()
+	got, err := io.ReadAll(z)
+	if int64(len(got)) < f.Size || sum(got[:f.Size]) != f.SHA256 {
+		t.Fatalf("the first %d bytes differ (got %d bytes, %v)", f.Size, len(got), err)
+	}
+	if err == nil {
+		t.Logf("end marker met after %d bytes", len(got))
+	} else if !errors.Is(err, errs.ErrTruncated) && !errors.Is(err, errs.ErrCorrupt) {
+		t.Fatalf("error %v is neither truncated nor corrupt", err)
+	}
+}
+
+// TestReader7zMemoryMatters: in a stream whose arena fills, the memory size
+// decides when the model restarts, so decoding with another size must not
+// reproduce the data. This guards the allocator's exactness.
+func TestReader7zMemoryMatters(t *testing.T) {
+	for _, f := range loadFacts(t, "7z") {
+		if !strings.Contains(f.Archive, "64k") || strings.HasPrefix(f.Archive, "small") {
+			continue
+		}
+		for _, mem := range []uint32{f.Mem - unitSize, f.Mem + unitSize, 2 * f.Mem} {
+			z, err := NewReader7z(bytes.NewReader(packed7z(t, f.Archive)), f.Order, mem, f.Size)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := io.ReadAll(z)
+			z.Close()
+			if err == nil && sum(got) == f.SHA256 {
+				t.Errorf("%s: memory %d instead of %d decodes the same data", f.Archive, mem, f.Mem)
+			}
 		}
 	}
 }

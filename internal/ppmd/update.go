@@ -10,7 +10,7 @@ package ppmd
 func (m *Model) createSuccessors() uint32 {
 	c := m.minContext
 	upBranch := m.successor(m.foundState)
-	var ps [MaxOrder]uint32
+	ps := &m.ps
 	numPs := 0
 	if m.orderFall != 0 {
 		ps[numPs] = m.foundState
