@@ -5,6 +5,7 @@ go 1.26
 require (
 	github.com/bodgit/sevenzip v1.6.5
 	github.com/klauspost/compress v1.20.4
+	github.com/ulikunitz/xz v0.5.17
 )
 
 require (
@@ -15,7 +16,6 @@ require (
 	github.com/pierrec/lz4/v4 v4.1.27 // indirect
 	github.com/spf13/afero v1.15.0 // indirect
 	github.com/stangelandcl/ppmd v0.1.1 // indirect
-	github.com/ulikunitz/xz v0.5.17 // indirect
 	go4.org v0.0.0-20260112195520-a5071408f32f // indirect
 	golang.org/x/text v0.40.0 // indirect
 )

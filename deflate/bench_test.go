@@ -3,7 +3,9 @@ package deflate
 import (
 	"bytes"
 	"compress/flate"
+	"encoding/binary"
 	"io"
+	"os"
 	"sync"
 	"testing"
 
@@ -20,7 +22,7 @@ var benchStream struct {
 
 // mixedStream is testutil.Mixed(0) (52 MB) compressed once at level 5 with
 // compress/flate, cached in memory for all sub-benchmarks.
-func mixedStream(b *testing.B) ([]byte, int64) {
+func mixedStream(testing.TB) ([]byte, int64) {
 	benchStream.once.Do(func() {
 		data := testutil.Mixed(0)
 		var buf bytes.Buffer
@@ -76,5 +78,44 @@ func BenchmarkDecode(b *testing.B) {
 				b.Fatal(n, err)
 			}
 		}
+	})
+}
+
+// BenchmarkDecode64 decodes mixed-0.bin from a Deflate64 zip made by
+// 7-Zip (no Go peer decodes Deflate64).
+func BenchmarkDecode64(b *testing.B) {
+	path := testutil.MixedArchive(b, "mixed-200-deflate64.zip", "7zz", "a", "-tzip", "-mm=Deflate64", "-mx5", "-mmt1", "{out}")
+	f, err := os.Open(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer f.Close()
+	var h [30]byte
+	if _, err := io.ReadFull(f, h[:]); err != nil {
+		b.Fatal(err)
+	}
+	if binary.LittleEndian.Uint16(h[8:]) != 9 {
+		b.Fatalf("first entry has method %d, want 9", binary.LittleEndian.Uint16(h[8:]))
+	}
+	csize := int64(binary.LittleEndian.Uint32(h[18:]))
+	size := int64(binary.LittleEndian.Uint32(h[22:]))
+	skip := int64(binary.LittleEndian.Uint16(h[26:])) + int64(binary.LittleEndian.Uint16(h[28:]))
+	stream := make([]byte, csize)
+	if _, err := f.ReadAt(stream, 30+skip); err != nil {
+		b.Fatal(err)
+	}
+	b.Run("unarc", func(b *testing.B) {
+		b.SetBytes(size)
+		b.ReportAllocs()
+		br := bytes.NewReader(stream)
+		z := NewReader64(br)
+		for b.Loop() {
+			br.Reset(stream)
+			z.Reset(br, true)
+			if n, err := io.Copy(io.Discard, z); err != nil || n != size {
+				b.Fatal(n, err)
+			}
+		}
+		z.Close()
 	})
 }

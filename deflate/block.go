@@ -61,6 +61,20 @@ func (z *Reader) storedData() {
 		dst := z.out[z.op:min(len(z.out), z.op+z.stored)]
 		var n int
 		switch {
+		case z.pk != nil && z.own != nil && z.ip >= len(z.in) && len(dst) >= 4096 && z.own.Buffered() == z.ip:
+			// Our own buffer is used up: read the stored bytes straight
+			// into the window instead of through it (never past the block).
+			z.own.Discard(z.ip)
+			z.in, z.ip = nil, 0
+			var err error
+			n, err = z.src.Read(dst)
+			if n == 0 && err != nil {
+				if err != io.EOF && err != io.ErrUnexpectedEOF {
+					z.rerr = err
+				}
+				z.short()
+				return
+			}
 		case z.pk != nil:
 			if z.ip >= len(z.in) && !z.more() {
 				z.short()

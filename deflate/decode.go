@@ -91,9 +91,11 @@ func (z *Reader) slow() {
 
 // fast is the hot loop. The bit buffer and positions live in locals; each
 // step refills the bit buffer with one unaligned 8-byte load (at least 56
-// valid bits), enough for two literals or a length code with its extra
-// bits; a second load precedes the distance. Writes stay below
-// full+maxMatch+8 <= len(out), so matches copy eight bytes at a time.
+// valid bits), enough for three literal codes (15 bits each), or two
+// codes and a length's extra bits (16 in Deflate64); a second load
+// precedes the distance (15+14 bits). A step starts below full and writes
+// at most 2 literals plus a match rounded up to whole words, which the
+// margin behind full holds, so matches copy eight bytes at a time.
 func (z *Reader) fast() {
 	var (
 		out  = z.out
@@ -132,6 +134,19 @@ func (z *Reader) fast() {
 				nb -= n
 				out[op] = byte(e >> 16)
 				op++
+				// A third literal (at least 26 bits remain); anything
+				// else is decoded again after the next refill.
+				e = lit[bits&(1<<litBits-1)]
+				if e&eSub != 0 {
+					e = lit[(e>>16+uint32(bits>>litBits)&(1<<(e>>eExtraShft&31)-1))&(litSize-1)]
+				}
+				if e&eLit != 0 {
+					n := uint(e & eLenMask)
+					bits >>= n
+					nb -= n
+					out[op] = byte(e >> 16)
+					op++
+				}
 				continue
 			}
 		}
@@ -187,9 +202,19 @@ func (z *Reader) fast() {
 		s := op - dd
 		switch {
 		case dd >= 8:
-			// Each 8-byte load reads only bytes written before it.
-			for i := 0; i < length; i += 8 {
-				binary.LittleEndian.PutUint64(out[op+i:], binary.LittleEndian.Uint64(out[s+i:]))
+			// Each 8-byte load reads only bytes written before it. Most
+			// matches are short: copy 16 bytes before looping.
+			binary.LittleEndian.PutUint64(out[op:], binary.LittleEndian.Uint64(out[s:]))
+			binary.LittleEndian.PutUint64(out[op+8:], binary.LittleEndian.Uint64(out[s+8:]))
+			if length > 16 {
+				// The slices are rounded up to whole words (the margin has
+				// room); the loop conditions double as bounds checks.
+				dst := out[op+16 : op+(length+7)&^7]
+				src := out[s+16 : s+16+len(dst)]
+				for len(dst) >= 8 && len(src) >= 8 {
+					binary.LittleEndian.PutUint64(dst, binary.LittleEndian.Uint64(src))
+					dst, src = dst[8:], src[8:]
+				}
 			}
 		case dd == 1:
 			v := uint64(out[s]) * 0x0101010101010101

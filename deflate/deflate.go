@@ -24,7 +24,10 @@
 // # Memory
 //
 // A Reader holds a pooled output buffer of four windows (128 KiB for
-// Deflate, 256 KiB for Deflate64) and, for dynamic blocks, pooled Huffman
-// tables (about 21 KiB); Close returns both. Nothing is allocated per
-// stream once the pools are warm.
+// Deflate, 256 KiB for Deflate64; matches never wrap, and the last window
+// slides to the front when it fills) and, for dynamic blocks, pooled
+// Huffman tables (about 21 KiB); Close returns both. Nothing is allocated
+// per stream once the pools are warm. ResetSize lets a container pass the
+// entry's declared size, so a small entry gets a buffer of about its size;
+// the size is only a hint and a longer stream still decodes.
 package deflate

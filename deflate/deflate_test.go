@@ -204,7 +204,12 @@ func TestTruncated(t *testing.T) {
 			stream := compress(t, in.data, level)
 			z := NewReader(nil)
 			for n := range len(stream) {
-				for _, src := range sources {
+				for i, src := range sources {
+					// Every prefix through the buffered and the exact
+					// reader; the other sources sample the prefixes.
+					if i != 0 && i != 3 && n%7 != 0 {
+						continue
+					}
 					r, _ := src.make(stream[:n])
 					z.Reset(r, false)
 					_, err := io.Copy(io.Discard, z)

@@ -33,14 +33,15 @@ func addSeeds(f *testing.F, d64 bool) {
 }
 
 // decodeCapped decodes data with WriteTo (readFn false) or small Reads
-// (readFn true) from an exact-mode or buffered source, up to fuzzCap bytes.
-func decodeCapped(data []byte, d64, readFn bool) ([]byte, error) {
+// (readFn true) from an exact-mode or buffered source, up to fuzzCap bytes,
+// with a size hint (-1 for none).
+func decodeCapped(data []byte, d64, readFn bool, hint int64) ([]byte, error) {
 	var r io.Reader = bytes.NewReader(data)
 	if readFn {
 		r = &byteReader{bytes.NewReader(data)}
 	}
 	z := NewReader(nil)
-	z.Reset(r, d64)
+	z.ResetSize(r, d64, hint)
 	defer z.Close()
 	var out bytes.Buffer
 	var err error
@@ -109,7 +110,11 @@ func FuzzDecode(f *testing.F) {
 			t.Fatalf("compress/flate: %v", werr)
 		}
 		for _, readFn := range []bool{false, true} {
-			got, err := decodeCapped(data, false, readFn)
+			hint := int64(-1)
+			if readFn {
+				hint = int64(len(data)) // usually too small: exercises growing
+			}
+			got, err := decodeCapped(data, false, readFn, hint)
 			if c := errClass(err); c != wantClass && len(want) < fuzzCap {
 				t.Fatalf("readFn=%v: error %v (%s), compress/flate %v (%s)", readFn, err, c, werr, wantClass)
 			}
@@ -121,14 +126,19 @@ func FuzzDecode(f *testing.F) {
 }
 
 // FuzzDecode64 checks that Deflate64 decoding never panics or hangs and
-// that the WriteTo and Read paths (buffered and exact sources) agree.
+// that the WriteTo and Read paths (buffered and exact sources) and a
+// decoder given a (mostly wrong) size hint agree.
 func FuzzDecode64(f *testing.F) {
 	addSeeds(f, true)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		a, aerr := decodeCapped(data, true, false)
-		b, berr := decodeCapped(data, true, true)
+		a, aerr := decodeCapped(data, true, false, -1)
+		b, berr := decodeCapped(data, true, true, -1)
 		if errClass(aerr) != errClass(berr) || !bytes.Equal(a, b) {
 			t.Fatalf("WriteTo: %d bytes, %v; Read: %d bytes, %v", len(a), aerr, len(b), berr)
+		}
+		c, cerr := decodeCapped(data, true, false, int64(len(data)))
+		if errClass(aerr) != errClass(cerr) || !bytes.Equal(a, c) {
+			t.Fatalf("WriteTo: %d bytes, %v; with size hint: %d bytes, %v", len(a), aerr, len(c), cerr)
 		}
 	})
 }

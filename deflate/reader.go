@@ -27,7 +27,10 @@ const (
 	fastIn = 16
 )
 
-var errClosed = errors.New("deflate: read after Close")
+var (
+	errClosed   = errors.New("deflate: read after Close")
+	errNoSource = errors.New("deflate: Reset with a nil source")
+)
 
 // peeker is a buffered source read without over-consuming: the decoder
 // decodes from Peek'ed bytes and Discards exactly what it used.
@@ -72,6 +75,7 @@ type Reader struct {
 	rp   int
 	full int
 	win  int
+	hint int64 // expected output size, -1 if unknown (ResetSize)
 
 	tabs     *tables
 	lit      *tableLit
@@ -104,9 +108,13 @@ func (z *Reader) Reset(r io.Reader, d64 bool) {
 		wbuf, out = nil, nil
 	}
 	own := z.own
-	*z = Reader{src: r, own: own, wbuf: wbuf, out: out, win: win, d64: d64, tabs: z.tabs}
+	*z = Reader{src: r, own: own, wbuf: wbuf, out: out, win: win, d64: d64, tabs: z.tabs, hint: -1}
 	if len(out) > 0 {
 		z.full = len(out) - margin
+	}
+	if r == nil {
+		z.err = errNoSource
+		return
 	}
 	switch s := r.(type) {
 	case peeker:
@@ -124,6 +132,15 @@ func (z *Reader) Reset(r io.Reader, d64 bool) {
 	z.own.Reset(r)
 	z.pk = z.own
 	z.seek, _ = r.(io.Seeker)
+}
+
+// ResetSize is Reset for a stream expected to decode to size bytes (from
+// a container header; -1 if unknown). If z has no buffer yet, a small
+// stream gets one of about its size instead of four windows. The hint
+// is not trusted: a stream that turns out longer moves to a full buffer.
+func (z *Reader) ResetSize(r io.Reader, d64 bool, size int64) {
+	z.Reset(r, d64)
+	z.hint = size
 }
 
 // Close returns the window, tables and input buffer to their pools. Later
@@ -207,14 +224,22 @@ func (z *Reader) WriteTo(w io.Writer) (int64, error) {
 // stream ends or an error occurs. All output has been handed out.
 func (z *Reader) decode() {
 	if z.out == nil {
-		z.wbuf = pool.Get(4 * z.win)
-		z.out = *z.wbuf
-		z.full = len(z.out) - margin
-	}
-	if z.op >= z.full {
-		// Keep the last window of history at the front.
-		n := copy(z.out, z.out[z.op-z.win:z.op])
-		z.op, z.rp = n, n
+		size := 4 * z.win
+		if z.hint >= 0 && z.hint < int64(size-margin) {
+			size = int(z.hint) + margin + 1
+		}
+		z.setBuffer(pool.Get(size), 0)
+	} else if z.op >= z.full {
+		if len(z.out) < 4*z.win {
+			// The size hint was too small: move to a full buffer.
+			old, b := z.wbuf, pool.Get(4*z.win)
+			z.setBuffer(b, copy(*b, z.out[max(0, z.op-z.win):z.op]))
+			pool.Put(old)
+		} else {
+			// Keep the last window of history at the front.
+			n := copy(z.out, z.out[z.op-z.win:z.op])
+			z.op, z.rp = n, n
+		}
 	}
 	for z.err == nil && z.op < z.full {
 		switch z.state {
@@ -226,6 +251,13 @@ func (z *Reader) decode() {
 			z.huffman()
 		}
 	}
+}
+
+// setBuffer makes b the output buffer holding n bytes of history.
+func (z *Reader) setBuffer(b *[]byte, n int) {
+	z.wbuf, z.out = b, *b
+	z.full = len(z.out) - margin
+	z.op, z.rp = n, n
 }
 
 // finish ends the stream and leaves the source just after it.
