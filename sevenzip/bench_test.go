@@ -4,12 +4,17 @@ import (
 	"io"
 	"os"
 	"testing"
+	"time"
 
 	peer "github.com/bodgit/sevenzip"
 
 	"github.com/go-unarc/unarc/internal/arc"
 	"github.com/go-unarc/unarc/internal/testutil"
 )
+
+func reportCPU(b *testing.B, start time.Duration) {
+	b.ReportMetric((cpuTime()-start).Seconds()/float64(b.N), "cpu-s/op")
+}
 
 type benchArchive struct {
 	name     string
@@ -69,9 +74,11 @@ func BenchmarkArchive(b *testing.B) {
 			extract() // warm-up outside the timer: windows and buffers
 			b.SetBytes(testutil.MixedFiles * testutil.MixedFileSize)
 			b.ReportAllocs()
+			cpu := cpuTime()
 			for b.Loop() {
 				extract()
 			}
+			reportCPU(b, cpu)
 		})
 	}
 }
@@ -107,9 +114,11 @@ func BenchmarkPeer(b *testing.B) {
 			extract() // same warm-up as BenchmarkArchive
 			b.SetBytes(testutil.MixedFiles * testutil.MixedFileSize)
 			b.ReportAllocs()
+			cpu := cpuTime()
 			for b.Loop() {
 				extract()
 			}
+			reportCPU(b, cpu)
 		})
 	}
 }
