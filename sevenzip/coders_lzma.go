@@ -2,6 +2,7 @@ package sevenzip
 
 import (
 	"io"
+	"sync"
 
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/ppmd"
@@ -21,23 +22,117 @@ func newLZMA(c *coder, in io.Reader, size int64, env *decodeEnv) (io.Reader, err
 		if err != nil {
 			return nil, err
 		}
-		z, err := lzma.NewReader2(in, dict, size, maxDict)
-		if err != nil {
+		z := idle.get2()
+		if z == nil {
+			z = new(lzma.Reader2)
+		}
+		if err := z.Reset(in, dict, size, maxDict); err != nil {
+			z.Close()
 			return nil, err
 		}
-		env.onClose(z)
+		env.onClose(reader2Closer{z, keepWindow(int64(dict), size)})
 		return z, nil
 	}
 	p, err := lzma.DecodeProps(c.props)
 	if err != nil {
 		return nil, err
 	}
-	z, err := lzma.NewReader(in, p, size, maxDict)
-	if err != nil {
+	z := idle.get1()
+	if z == nil {
+		z = new(lzma.Reader)
+	}
+	if err := z.Reset(in, p, size, maxDict); err != nil {
+		z.Close()
 		return nil, err
 	}
-	env.onClose(z)
+	env.onClose(reader1Closer{z, keepWindow(int64(p.DictSize), size)})
 	return z, nil
+}
+
+// idle keeps a few LZMA decoders, with their windows, between folders and
+// between archives. internal/pool's sync.Pool classes are emptied by
+// every garbage collection, which would make the next extraction
+// allocate its multi-MiB window again; this short list is not.
+var idle decoderList
+
+// Bounds on what the idle list holds.
+const (
+	maxIdleDecoders = 2
+	maxIdleWindow   = 64 << 20
+)
+
+type decoderList struct {
+	mu sync.Mutex
+	r1 []*lzma.Reader
+	r2 []*lzma.Reader2
+}
+
+func (l *decoderList) get1() *lzma.Reader {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if n := len(l.r1); n > 0 {
+		z := l.r1[n-1]
+		l.r1 = l.r1[:n-1]
+		return z
+	}
+	return nil
+}
+
+func (l *decoderList) get2() *lzma.Reader2 {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if n := len(l.r2); n > 0 {
+		z := l.r2[n-1]
+		l.r2 = l.r2[:n-1]
+		return z
+	}
+	return nil
+}
+
+// keepWindow says whether a decoder's window (the smaller of dictionary
+// and output size) is small enough to keep idle.
+func keepWindow(dict, size int64) bool {
+	w := dict
+	if size >= 0 && size < w {
+		w = size
+	}
+	return w <= maxIdleWindow
+}
+
+type reader1Closer struct {
+	z    *lzma.Reader
+	keep bool
+}
+
+func (c reader1Closer) Close() error {
+	if c.keep {
+		idle.mu.Lock()
+		if len(idle.r1) < maxIdleDecoders {
+			idle.r1 = append(idle.r1, c.z)
+			idle.mu.Unlock()
+			return nil
+		}
+		idle.mu.Unlock()
+	}
+	return c.z.Close()
+}
+
+type reader2Closer struct {
+	z    *lzma.Reader2
+	keep bool
+}
+
+func (c reader2Closer) Close() error {
+	if c.keep {
+		idle.mu.Lock()
+		if len(idle.r2) < maxIdleDecoders {
+			idle.r2 = append(idle.r2, c.z)
+			idle.mu.Unlock()
+			return nil
+		}
+		idle.mu.Unlock()
+	}
+	return c.z.Close()
 }
 
 // newPPMd builds a PPMd variant H decoder with 7-Zip's range coder

@@ -8,10 +8,7 @@ import (
 	"github.com/go-unarc/unarc/crc32x"
 	"github.com/go-unarc/unarc/internal/arc"
 	"github.com/go-unarc/unarc/internal/errs"
-	"github.com/go-unarc/unarc/internal/pool"
 )
-
-const copyBufSize = 64 << 10
 
 // Open returns a reader of entry i's content that verifies its CRC at
 // EOF. Entries of one solid folder opened in order share one decoder:
@@ -66,8 +63,8 @@ func (a *Archive) takeFolder(fi int, off int64, e *arc.Entry) (*folderReader, er
 		}
 	}
 	if skip := off - fr.pos; skip > 0 {
-		bufp := pool.Get(copyBufSize)
-		buf := (*bufp)[:copyBufSize]
+		bufp := getBuf()
+		buf := *bufp
 		for skip > 0 {
 			n := int64(len(buf))
 			if skip < n {
@@ -76,12 +73,12 @@ func (a *Archive) takeFolder(fi int, off int64, e *arc.Entry) (*folderReader, er
 			m, err := io.ReadFull(fr, buf[:n])
 			skip -= int64(m)
 			if err != nil {
-				pool.Put(bufp)
+				putBuf(bufp)
 				fr.Close()
 				return nil, mapErr(fr.encrypt, errs.EOF(err, "7z folder"))
 			}
 		}
-		pool.Put(bufp)
+		putBuf(bufp)
 	}
 	return fr, nil
 }
@@ -154,9 +151,9 @@ func (er *entryReader) Read(p []byte) (int, error) {
 
 // WriteTo copies the rest of the entry to w through a pooled buffer.
 func (er *entryReader) WriteTo(w io.Writer) (int64, error) {
-	bufp := pool.Get(copyBufSize)
-	defer pool.Put(bufp)
-	buf := (*bufp)[:copyBufSize]
+	bufp := getBuf()
+	defer putBuf(bufp)
+	buf := *bufp
 	var total int64
 	for {
 		n, err := er.Read(buf)

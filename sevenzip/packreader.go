@@ -2,6 +2,7 @@ package sevenzip
 
 import (
 	"io"
+	"sync"
 
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/pool"
@@ -21,9 +22,46 @@ type packReader struct {
 	err  error
 }
 
+// Pack buffers are kept in a short list that survives garbage
+// collection (internal/pool's sync.Pool does not), so steady-state
+// extraction allocates none.
+var packBufs struct {
+	sync.Mutex
+	free []*[]byte
+}
+
+const maxIdlePackBufs = 8
+
+// getBuf returns a packBufSize buffer from the idle list or the pool.
+func getBuf() *[]byte {
+	packBufs.Lock()
+	if n := len(packBufs.free); n > 0 {
+		b := packBufs.free[n-1]
+		packBufs.free = packBufs.free[:n-1]
+		packBufs.Unlock()
+		*b = (*b)[:packBufSize]
+		return b
+	}
+	packBufs.Unlock()
+	return pool.Get(packBufSize)
+}
+
+// putBuf gives back a buffer from getBuf.
+func putBuf(b *[]byte) {
+	packBufs.Lock()
+	if len(packBufs.free) < maxIdlePackBufs {
+		packBufs.free = append(packBufs.free, b)
+		b = nil
+	}
+	packBufs.Unlock()
+	if b != nil {
+		pool.Put(b)
+	}
+}
+
 func newPackReader(ra io.ReaderAt, off, size int64) *packReader {
 	p := &packReader{ra: ra, off: off, end: off + size}
-	p.bufp = pool.Get(packBufSize)
+	p.bufp = getBuf()
 	p.buf = (*p.bufp)[:packBufSize]
 	return p
 }
@@ -101,7 +139,7 @@ func (p *packReader) ReadByte() (byte, error) {
 
 func (p *packReader) Close() error {
 	if p.bufp != nil {
-		pool.Put(p.bufp)
+		putBuf(p.bufp)
 		p.bufp, p.buf = nil, nil
 		p.r, p.w = 0, 0
 	}

@@ -134,7 +134,7 @@ func utf16le(s string) []byte {
 type Reader struct {
 	r    io.Reader
 	cbc  cipher.BlockMode
-	buf  [4096]byte
+	buf  [2048]byte
 	lo   int // buf[lo:hi] decrypted, unread
 	hi   int
 	tail int // buf[hi:hi+tail] read but not a whole block yet
