@@ -47,7 +47,9 @@ func errorClassMatches(class string, err error) bool {
 		return errors.Is(err, unarc.ErrCorrupt) || errors.Is(err, unarc.ErrFormat) ||
 			errors.Is(err, unarc.ErrTruncated) || errors.Is(err, unarc.ErrChecksum)
 	case "wrong_password":
-		return errors.Is(err, unarc.ErrPassword)
+		// The reference tool ran without a password where the manifest
+		// has none; "password required" is the same class (exit 4).
+		return errors.Is(err, unarc.ErrPassword) || errors.Is(err, unarc.ErrPasswordRequired)
 	case "unsupported":
 		return errors.Is(err, unarc.ErrUnsupported)
 	}
