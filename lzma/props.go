@@ -1,24 +1,3 @@
-// Package lzma decodes LZMA and LZMA2 streams: raw LZMA with explicit
-// properties, the 13-byte .lzma header form, the ZIP method 14 form and
-// LZMA2 as used by 7z and xz.
-//
-// The decoders own their window, probability tables and input buffer;
-// all three come from internal/pool and go back on Close, and Reset reuses
-// them, so decoding a stream allocates nothing once the pools are warm.
-// Both readers implement io.WriterTo, writing straight from the window.
-//
-// The format is described in lzma-specification.txt of the LZMA SDK
-// ("LZMA specification", Igor Pavlov); section names below refer to it.
-// LZMA2 framing follows Lzma2Dec.c of the same SDK and the xz file format.
-//
-// # Security
-//
-// A window is sized by the data it will hold: min(dictionary, known size),
-// or, when the size is unknown, grown by doubling up to the dictionary.
-// MaxDict limits that size before anything is allocated. Input buffering
-// may read past the end of the compressed stream; give the decoder a reader
-// bounded to the stream (io.SectionReader, io.LimitReader) when more data
-// follows it.
 package lzma
 
 import (
