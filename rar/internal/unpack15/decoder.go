@@ -94,7 +94,7 @@ func (d *Decoder) Reset(src io.Reader, dictSize, unpackedSize int64, solid bool)
 	if dictSize <= 0 || dictSize > maxWindow {
 		dictSize = maxWindow
 	}
-	d.br.reset(src)
+	d.br.Reset(src)
 	d.out, d.err, d.done = nil, nil, false
 	d.size = unpackedSize
 	if !solid || !d.started {
@@ -203,7 +203,7 @@ func (d *Decoder) Close() error {
 		pool.Put(d.winp)
 		d.winp, d.win = nil, nil
 	}
-	d.br.release()
+	d.br.Release()
 	d.started = false
 	d.out = nil
 	if d.err == nil {

@@ -31,10 +31,10 @@ var (
 )
 
 func (d *Decoder) get16() uint32 {
-	if d.br.n < 16 {
-		d.br.fill()
+	if d.br.N < 16 {
+		d.br.Fill()
 	}
-	return uint32(d.br.v >> 48)
+	return uint32(d.br.V >> 48)
 }
 
 // decodeNum decodes one value of a code family from the 16-bit window num.
@@ -45,7 +45,7 @@ func (d *Decoder) decodeNum(num, start uint32, dec []uint32, pos *[13]uint32) ui
 		start++
 		i++
 	}
-	d.br.skip(uint(start))
+	d.br.Skip(uint(start))
 	var prev uint32
 	if i > 0 {
 		prev = dec[i-1]
@@ -115,9 +115,9 @@ func (d *Decoder) decode(limit int64) error {
 				}
 			}
 		}
-		if br.pad != 0 && br.overrun() {
+		if br.Pad != 0 && br.Overrun() {
 			d.pos = last // decoded from padding: the input is short
-			return br.inputErr()
+			return br.InputErr()
 		}
 		if err != nil {
 			return err
@@ -202,7 +202,7 @@ func (d *Decoder) huffDecode() error {
 		}
 		if place == 0 {
 			bf = d.get16()
-			d.br.skip(1)
+			d.br.Skip(1)
 			if bf&0x8000 != 0 {
 				s.numHuf = 0
 				s.stMode = false
@@ -212,10 +212,10 @@ func (d *Decoder) huffDecode() error {
 			if bf&0x4000 != 0 {
 				length = 4
 			}
-			d.br.skip(1)
+			d.br.Skip(1)
 			dist := d.decodeNum(d.get16(), 5, decHf2[:], &posHf2)
 			dist = dist<<5 | d.get16()>>11
-			d.br.skip(5)
+			d.br.Skip(5)
 			return d.copyString(dist, length)
 		}
 		place--
@@ -267,11 +267,11 @@ func (d *Decoder) longLZ() error {
 		length = d.decodeNum(bf, 2, decL1[:], &posL1)
 	case bf < 0x100:
 		length = bf
-		d.br.skip(16)
+		d.br.Skip(16)
 	default:
 		for length = 0; (bf<<length)&0x8000 == 0; length++ {
 		}
-		d.br.skip(uint(length) + 1)
+		d.br.Skip(uint(length) + 1)
 	}
 	s.avrLn2 += length
 	s.avrLn2 -= s.avrLn2 >> 5
@@ -302,7 +302,7 @@ func (d *Decoder) longLZ() error {
 	s.chSetB[place&0xff] = s.chSetB[np]
 	s.chSetB[np] = uint16(dist)
 	dist = (dist&0xff00 | d.get16()>>8) >> 1
-	d.br.skip(7)
+	d.br.Skip(7)
 	oldAvr3 := s.avrLn3
 	if length != 1 && length != 4 {
 		if length == 0 && dist <= s.maxDist3 {
@@ -335,7 +335,7 @@ func (d *Decoder) shortLZ() error {
 	s.numHuf = 0
 	bf := d.get16()
 	if s.lCount == 2 {
-		d.br.skip(1)
+		d.br.Skip(1)
 		if bf >= 0x8000 {
 			return d.copyString(s.lastDist, s.lastLength)
 		}
@@ -365,7 +365,7 @@ func (d *Decoder) shortLZ() error {
 			}
 		}
 	}
-	d.br.skip(uint(n))
+	d.br.Skip(uint(n))
 	if length >= 9 {
 		if length == 9 {
 			s.lCount++
@@ -375,7 +375,7 @@ func (d *Decoder) shortLZ() error {
 			s.lCount = 0
 			length = d.decodeNum(d.get16(), 3, decL2[:], &posL2) + 5
 			dist := d.get16()>>1 | 0x8000
-			d.br.skip(15)
+			d.br.Skip(15)
 			s.lastLength, s.lastDist = length, dist
 			return d.copyString(dist, length)
 		}

@@ -14,6 +14,7 @@
 package unpack20
 
 import (
+	"github.com/go-unarc/unarc/rar/internal/rarbits"
 	"io"
 
 	"github.com/go-unarc/unarc/internal/errs"
@@ -129,7 +130,7 @@ func (d *Decoder) Reset(src io.Reader, dictSize, unpackedSize int64, solid bool)
 	if dictSize <= 0 || dictSize > maxWindow {
 		dictSize = maxWindow
 	}
-	d.br.reset(src)
+	d.br.Reset(src)
 	d.out, d.err, d.done = nil, nil, false
 	d.size = unpackedSize
 	if !solid || !d.started {
@@ -224,7 +225,7 @@ func (d *Decoder) Close() error {
 		pool.Put(d.winp)
 		d.winp, d.win = nil, nil
 	}
-	d.br.release()
+	d.br.Release()
 	d.started = false
 	d.out = nil
 	if d.err == nil {
@@ -266,7 +267,7 @@ func (d *Decoder) decode(limit int64) error {
 				return err
 			}
 			if d.pos < d.end {
-				return d.br.inputErr()
+				return d.br.InputErr()
 			}
 			d.done = true // an empty entry may have no data at all
 			return nil
@@ -279,13 +280,13 @@ func (d *Decoder) decode(limit int64) error {
 		d.done = true
 		// Five more bytes of input (unrar: ReadTop >= InAddr+5) mean a
 		// table switch may sit there.
-		if d.br.atLeast(33) {
-			d.br.fill()
+		if d.br.AtLeast(33) {
+			d.br.Fill()
 			if d.audio {
-				if d.md[d.cur].decode(&d.br) == 256 {
+				if d.md[d.cur].Decode(&d.br) == 256 {
 					return d.lastTables()
 				}
-			} else if d.main.decode(&d.br) == 269 {
+			} else if d.main.Decode(&d.br) == 269 {
 				return d.lastTables()
 			}
 		}
@@ -310,16 +311,16 @@ func (d *Decoder) decodeLZ(limit int64) error {
 	pos := d.pos
 	last := pos
 	for pos < limit {
-		if br.n < 40 {
-			br.fill()
+		if br.N < 40 {
+			br.Fill()
 		}
-		if br.pad != 0 && br.overrun() {
+		if br.Pad != 0 && br.Overrun() {
 			d.pos = last // the previous symbol came from padding
-			return br.inputErr()
+			return br.InputErr()
 		}
 		last = pos
 		if d.audio {
-			sym := d.md[d.cur].decode(br)
+			sym := d.md[d.cur].Decode(br)
 			if sym == 256 {
 				d.pos = pos
 				if err := d.readTables(); err != nil {
@@ -338,14 +339,14 @@ func (d *Decoder) decodeLZ(limit int64) error {
 			}
 			continue
 		}
-		v := uint32(br.v >> 48)
+		v := uint32(br.V >> 48)
 		var sym int
-		if e := d.main.quick[v>>(16-quickBits)]; e != 0 {
-			br.v <<= e & 15
-			br.n -= uint(e & 15)
+		if e := d.main.Quick[v>>(16-rarbits.QuickBits)]; e != 0 {
+			br.V <<= e & 15
+			br.N -= uint(e & 15)
 			sym = int(e >> 4)
 		} else {
-			sym = d.main.decodeSlow(br, v)
+			sym = d.main.DecodeSlow(br, v)
 		}
 		if uint(sym) < 256 {
 			win[pos&mask] = byte(sym)
@@ -358,21 +359,21 @@ func (d *Decoder) decodeLZ(limit int64) error {
 			sym -= 270
 			length = uint32(lenBase[sym]) + 3
 			if b := uint(lenBits[sym]); b > 0 {
-				length += uint32(br.v >> (64 - b))
-				br.skip(b)
+				length += uint32(br.V >> (64 - b))
+				br.Skip(b)
 			}
-			ds := d.dist.decode(br)
+			ds := d.dist.Decode(br)
 			if ds < 0 {
 				d.pos = pos
 				return errs.Corrupt("rar v20: bad distance code")
 			}
 			dist = distBase[ds] + 1
 			if b := uint(distBits[ds]); b > 0 {
-				if br.n < 16 {
-					br.fill()
+				if br.N < 16 {
+					br.Fill()
 				}
-				dist += uint32(br.v >> (64 - b))
-				br.skip(b)
+				dist += uint32(br.V >> (64 - b))
+				br.Skip(b)
 			}
 			if dist >= 0x2000 {
 				length++
@@ -390,15 +391,15 @@ func (d *Decoder) decodeLZ(limit int64) error {
 			length, dist = d.lastLength, d.lastDist
 		case sym < 261:
 			dist = d.oldDist[(d.oldDistPtr-uint32(sym-256))&3]
-			ls := d.rep.decode(br)
+			ls := d.rep.Decode(br)
 			if ls < 0 {
 				d.pos = pos
 				return errs.Corrupt("rar v20: bad length code")
 			}
 			length = uint32(lenBase[ls]) + 2
 			if b := uint(lenBits[ls]); b > 0 {
-				length += uint32(br.v >> (64 - b))
-				br.skip(b)
+				length += uint32(br.V >> (64 - b))
+				br.Skip(b)
 			}
 			if dist >= 0x101 {
 				length++
@@ -413,8 +414,8 @@ func (d *Decoder) decodeLZ(limit int64) error {
 			sym -= 261
 			dist = uint32(sdBase[sym]) + 1
 			if b := uint(sdBits[sym]); b > 0 {
-				dist += uint32(br.v >> (64 - b))
-				br.skip(b)
+				dist += uint32(br.V >> (64 - b))
+				br.Skip(b)
 			}
 			length = 2
 		default:
@@ -436,9 +437,9 @@ func (d *Decoder) decodeLZ(limit int64) error {
 		copyMatch(win, mask, pos, int(length), int(dist))
 		pos += int64(length)
 	}
-	if br.pad != 0 && br.overrun() {
+	if br.Pad != 0 && br.Overrun() {
 		d.pos = last
-		return br.inputErr()
+		return br.InputErr()
 	}
 	d.pos = pos
 	return nil
@@ -446,7 +447,7 @@ func (d *Decoder) decodeLZ(limit int64) error {
 
 func (d *Decoder) overrunErr(err error) error {
 	if err == errOverrun {
-		return d.br.inputErr()
+		return d.br.InputErr()
 	}
 	return err
 }

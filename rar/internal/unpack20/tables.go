@@ -14,19 +14,19 @@ var errOverrun = errors.New("unpack20: input overrun")
 // with run-length codes 16 (repeat previous), 17 and 18 (zeros).
 func (d *Decoder) readTables() error {
 	br := &d.br
-	br.fill()
-	if br.overrun() {
+	br.Fill()
+	if br.Overrun() {
 		return errOverrun
 	}
-	flags := br.v >> 62
+	flags := br.V >> 62
 	d.audio = flags&2 != 0
 	if flags&1 == 0 {
 		clear(d.oldTable[:])
 	}
-	br.skip(2)
+	br.Skip(2)
 	size := lzTable
 	if d.audio {
-		d.channels = int(br.bits(2)) + 1
+		d.channels = int(br.Bits(2)) + 1
 		if d.cur >= d.channels {
 			d.cur = 0
 		}
@@ -34,23 +34,23 @@ func (d *Decoder) readTables() error {
 	}
 	var bl [bitSyms]byte
 	for i := range bl {
-		if br.n < 8 {
-			br.fill()
+		if br.N < 8 {
+			br.Fill()
 		}
-		bl[i] = byte(br.bits(4))
+		bl[i] = byte(br.Bits(4))
 	}
-	if err := d.bitLen.build(bl[:]); err != nil {
+	if err := d.bitLen.Build(bl[:]); err != nil {
 		return err
 	}
 	var t [audioSyms * 4]byte
 	for i := 0; i < size; {
-		if br.n < 32 {
-			br.fill()
+		if br.N < 32 {
+			br.Fill()
 		}
-		if br.overrun() {
+		if br.Overrun() {
 			return errOverrun
 		}
-		c := d.bitLen.decode(br)
+		c := d.bitLen.Decode(br)
 		switch {
 		case c < 0:
 			return errs.Corrupt("rar v20: bad code-length code")
@@ -58,7 +58,7 @@ func (d *Decoder) readTables() error {
 			t[i] = (byte(c) + d.oldTable[i]) & 15
 			i++
 		case c == 16:
-			n := int(br.bits(2)) + 3
+			n := int(br.Bits(2)) + 3
 			if i == 0 {
 				return errs.Corrupt("rar v20: code-length repeat at the start")
 			}
@@ -69,9 +69,9 @@ func (d *Decoder) readTables() error {
 		default:
 			var n int
 			if c == 17 {
-				n = int(br.bits(3)) + 3
+				n = int(br.Bits(3)) + 3
 			} else {
-				n = int(br.bits(7)) + 11
+				n = int(br.Bits(7)) + 11
 			}
 			for ; n > 0 && i < size; n-- {
 				t[i] = 0
@@ -79,24 +79,24 @@ func (d *Decoder) readTables() error {
 			}
 		}
 	}
-	if br.overrun() {
+	if br.Overrun() {
 		return errOverrun
 	}
 	d.tablesRead = true
 	if d.audio {
 		for c := 0; c < d.channels; c++ {
-			if err := d.md[c].build(t[c*audioSyms : (c+1)*audioSyms]); err != nil {
+			if err := d.md[c].Build(t[c*audioSyms : (c+1)*audioSyms]); err != nil {
 				return err
 			}
 		}
 	} else {
-		if err := d.main.build(t[:mainSyms]); err != nil {
+		if err := d.main.Build(t[:mainSyms]); err != nil {
 			return err
 		}
-		if err := d.dist.build(t[mainSyms : mainSyms+distSyms]); err != nil {
+		if err := d.dist.Build(t[mainSyms : mainSyms+distSyms]); err != nil {
 			return err
 		}
-		if err := d.rep.build(t[mainSyms+distSyms : lzTable]); err != nil {
+		if err := d.rep.Build(t[mainSyms+distSyms : lzTable]); err != nil {
 			return err
 		}
 	}

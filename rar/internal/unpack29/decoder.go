@@ -101,7 +101,7 @@ func (d *Decoder) Reset(src io.Reader, dictSize, unpackedSize int64, solid bool)
 	// room to spare, whatever the dictionary; unrar's window is never
 	// smaller either. Small entries still get small windows (sizeWindow).
 	dictSize = max(dictSize, 2*vmMemSize)
-	d.br.reset(src)
+	d.br.Reset(src)
 	d.out = nil
 	d.err = nil
 	d.done = false
@@ -210,7 +210,7 @@ func (d *Decoder) Close() error {
 		pool.Put(d.winp)
 		d.winp, d.win = nil, nil
 	}
-	d.br.release()
+	d.br.Release()
 	d.flt.release()
 	d.ppm.release()
 	d.started = false
@@ -302,7 +302,7 @@ func (d *Decoder) decode(limit int64) error {
 			if d.size < 0 || d.pos-d.start >= d.size {
 				return nil
 			}
-			d.short = d.br.inputErr()
+			d.short = d.br.InputErr()
 			return nil
 		}
 		if err != nil {

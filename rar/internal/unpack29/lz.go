@@ -3,6 +3,7 @@ package unpack29
 import (
 	"encoding/binary"
 	"errors"
+	"github.com/go-unarc/unarc/rar/internal/rarbits"
 
 	"github.com/go-unarc/unarc/internal/errs"
 )
@@ -80,22 +81,22 @@ func (d *Decoder) decodeLZ(limit int64) error {
 	pos := d.pos
 	last := pos
 	for pos < limit {
-		if br.n < 40 {
-			br.fill()
+		if br.N < 40 {
+			br.Fill()
 		}
-		if br.pad != 0 && br.overrun() {
+		if br.Pad != 0 && br.Overrun() {
 			// The previous symbol was decoded from padding: drop it.
 			d.pos = last
 			return errOverrun
 		}
 		last = pos
-		if br.pad == 0 {
+		if br.Pad == 0 {
 			// Runs of literals with the bit state in registers. Without
 			// padding loaded every bit is real input, so no overrun check
 			// is needed; each code is at most 15 bits.
-			bv, bn := br.v, br.n
-			for bn >= maxCodeLen && pos < limit {
-				e := s.main.quick[bv>>(64-quickBits)]
+			bv, bn := br.V, br.N
+			for bn >= rarbits.MaxCodeLen && pos < limit {
+				e := s.main.Quick[bv>>(64-rarbits.QuickBits)]
 				if e == 0 || e>>4 >= 256 {
 					break
 				}
@@ -104,24 +105,24 @@ func (d *Decoder) decodeLZ(limit int64) error {
 				win[pos&mask] = byte(e >> 4)
 				pos++
 			}
-			br.v, br.n = bv, bn
+			br.V, br.N = bv, bn
 			if pos >= limit {
 				break
 			}
 			if bn < 40 {
-				br.fill()
+				br.Fill()
 			}
 			last = pos
 		}
 		// s.main.decode, by hand: the compiler does not inline it.
-		v := uint32(br.v >> 48)
+		v := uint32(br.V >> 48)
 		var sym int
-		if e := s.main.quick[v>>(16-quickBits)]; e != 0 {
-			br.v <<= e & 15
-			br.n -= uint(e & 15)
+		if e := s.main.Quick[v>>(16-rarbits.QuickBits)]; e != 0 {
+			br.V <<= e & 15
+			br.N -= uint(e & 15)
 			sym = int(e >> 4)
 		} else {
-			sym = s.main.decodeSlow(br, v)
+			sym = s.main.DecodeSlow(br, v)
 		}
 		if uint(sym) < 256 {
 			win[pos&mask] = byte(sym)
@@ -134,29 +135,29 @@ func (d *Decoder) decodeLZ(limit int64) error {
 			sym -= 271
 			length = uint32(lenBase[sym]) + 3
 			if b := uint(lenBits[sym]); b > 0 {
-				length += uint32(br.v >> (64 - b))
-				br.skip(b)
+				length += uint32(br.V >> (64 - b))
+				br.Skip(b)
 			}
-			ds := s.dist.decode(br)
+			ds := s.dist.Decode(br)
 			if ds < 0 {
 				d.pos = pos
 				return errs.Corrupt("rar v29: bad distance code")
 			}
-			if br.n < 32 {
-				br.fill()
+			if br.N < 32 {
+				br.Fill()
 			}
 			dist = distBase[ds] + 1
 			if b := uint(distBits[ds]); b > 0 {
 				if ds > 9 {
 					if b > 4 {
-						dist += uint32(br.v>>(64-(b-4))) << 4
-						br.skip(b - 4)
+						dist += uint32(br.V>>(64-(b-4))) << 4
+						br.Skip(b - 4)
 					}
 					if s.lowDistRep > 0 {
 						s.lowDistRep--
 						dist += s.lowDist
 					} else {
-						ld := s.low.decode(br)
+						ld := s.low.Decode(br)
 						switch {
 						case ld == 16:
 							s.lowDistRep = lowDistRep - 1
@@ -170,8 +171,8 @@ func (d *Decoder) decodeLZ(limit int64) error {
 						}
 					}
 				} else {
-					dist += uint32(br.v >> (64 - b))
-					br.skip(b)
+					dist += uint32(br.V >> (64 - b))
+					br.Skip(b)
 				}
 			}
 			if dist >= 0x2000 {
@@ -203,8 +204,8 @@ func (d *Decoder) decodeLZ(limit int64) error {
 			sym -= 263
 			dist = uint32(sdBase[sym]) + 1
 			if b := uint(sdBits[sym]); b > 0 {
-				dist += uint32(br.v >> (64 - b))
-				br.skip(b)
+				dist += uint32(br.V >> (64 - b))
+				br.Skip(b)
 			}
 			s.oldDist[3], s.oldDist[2], s.oldDist[1], s.oldDist[0] = s.oldDist[2], s.oldDist[1], s.oldDist[0], dist
 			length = 2
@@ -216,15 +217,15 @@ func (d *Decoder) decodeLZ(limit int64) error {
 				s.oldDist[i] = s.oldDist[i-1]
 			}
 			s.oldDist[0] = dist
-			ls := s.rep.decode(br)
+			ls := s.rep.Decode(br)
 			if ls < 0 {
 				d.pos = pos
 				return errs.Corrupt("rar v29: bad length code")
 			}
 			length = uint32(lenBase[ls]) + 2
 			if b := uint(lenBits[ls]); b > 0 {
-				length += uint32(br.v >> (64 - b))
-				br.skip(b)
+				length += uint32(br.V >> (64 - b))
+				br.Skip(b)
 			}
 			s.lastLength = length
 		default:
@@ -238,7 +239,7 @@ func (d *Decoder) decodeLZ(limit int64) error {
 		copyMatch(win, mask, pos, int(length), int(dist))
 		pos += int64(length)
 	}
-	if br.pad != 0 && br.overrun() {
+	if br.Pad != 0 && br.Overrun() {
 		d.pos = last // the last symbol came from padding
 		return errOverrun
 	}
@@ -297,16 +298,16 @@ func (d *Decoder) copyOut(length, dist int) error {
 // the start of the next (solid) file.
 func (d *Decoder) endOfBlock() error {
 	br := &d.br
-	if br.n < 16 {
-		br.fill()
+	if br.N < 16 {
+		br.Fill()
 	}
-	if br.v>>63 != 0 {
-		br.skip(1)
+	if br.V>>63 != 0 {
+		br.Skip(1)
 		return d.readTables()
 	}
-	newTable := br.v>>62&1 != 0
-	br.skip(2)
-	if br.overrun() {
+	newTable := br.V>>62&1 != 0
+	br.Skip(2)
+	if br.Overrun() {
 		return errOverrun
 	}
 	d.lz.tablesRead = !newTable
@@ -321,32 +322,32 @@ func (d *Decoder) endOfBlock() error {
 func (d *Decoder) readTables() error {
 	s := &d.lz
 	br := &d.br
-	br.align()
-	br.fill()
-	if br.overrun() {
+	br.Align()
+	br.Fill()
+	if br.Overrun() {
 		return errOverrun
 	}
-	if br.v>>63 != 0 {
+	if br.V>>63 != 0 {
 		return d.startPPM()
 	}
 	d.ppm.active = false
 	s.lowDist, s.lowDistRep = 0, 0
-	if br.v>>62&1 == 0 {
+	if br.V>>62&1 == 0 {
 		clear(s.oldTable[:])
 	}
-	br.skip(2)
+	br.Skip(2)
 	var bl [bitLenSyms]byte
 	for i := 0; i < bitLenSyms; {
-		if br.n < 8 {
-			br.fill()
+		if br.N < 8 {
+			br.Fill()
 		}
-		l := byte(br.bits(4))
+		l := byte(br.Bits(4))
 		if l != 15 {
 			bl[i] = l
 			i++
 			continue
 		}
-		z := int(br.bits(4))
+		z := int(br.Bits(4))
 		if z == 0 {
 			bl[i] = 15
 			i++
@@ -357,18 +358,18 @@ func (d *Decoder) readTables() error {
 			i++
 		}
 	}
-	if err := s.bitLen.build(bl[:]); err != nil {
+	if err := s.bitLen.Build(bl[:]); err != nil {
 		return err
 	}
 	var t [tableSize]byte
 	for i := 0; i < tableSize; {
-		if br.n < 32 {
-			br.fill()
+		if br.N < 32 {
+			br.Fill()
 		}
-		if br.overrun() {
+		if br.Overrun() {
 			return errOverrun
 		}
-		c := s.bitLen.decode(br)
+		c := s.bitLen.Decode(br)
 		switch {
 		case c < 0:
 			return errs.Corrupt("rar v29: bad code-length code")
@@ -378,9 +379,9 @@ func (d *Decoder) readTables() error {
 		case c < 18:
 			var n int
 			if c == 16 {
-				n = int(br.bits(3)) + 3
+				n = int(br.Bits(3)) + 3
 			} else {
-				n = int(br.bits(7)) + 11
+				n = int(br.Bits(7)) + 11
 			}
 			if i == 0 {
 				return errs.Corrupt("rar v29: code-length repeat at the start")
@@ -392,9 +393,9 @@ func (d *Decoder) readTables() error {
 		default:
 			var n int
 			if c == 18 {
-				n = int(br.bits(3)) + 3
+				n = int(br.Bits(3)) + 3
 			} else {
-				n = int(br.bits(7)) + 11
+				n = int(br.Bits(7)) + 11
 			}
 			for ; n > 0 && i < tableSize; n-- {
 				t[i] = 0
@@ -402,19 +403,19 @@ func (d *Decoder) readTables() error {
 			}
 		}
 	}
-	if br.overrun() {
+	if br.Overrun() {
 		return errOverrun
 	}
-	if err := s.main.build(t[:mainSyms]); err != nil {
+	if err := s.main.Build(t[:mainSyms]); err != nil {
 		return err
 	}
-	if err := s.dist.build(t[mainSyms : mainSyms+distSyms]); err != nil {
+	if err := s.dist.Build(t[mainSyms : mainSyms+distSyms]); err != nil {
 		return err
 	}
-	if err := s.low.build(t[mainSyms+distSyms : mainSyms+distSyms+lowDistSyms]); err != nil {
+	if err := s.low.Build(t[mainSyms+distSyms : mainSyms+distSyms+lowDistSyms]); err != nil {
 		return err
 	}
-	if err := s.rep.build(t[mainSyms+distSyms+lowDistSyms:]); err != nil {
+	if err := s.rep.Build(t[mainSyms+distSyms+lowDistSyms:]); err != nil {
 		return err
 	}
 	s.oldTable = t
@@ -426,28 +427,28 @@ func (d *Decoder) readTables() error {
 // ReadVMCode): a flags byte, a length, then that many bytes.
 func (d *Decoder) readVMCodeLZ() error {
 	br := &d.br
-	if br.n < 32 {
-		br.fill()
+	if br.N < 32 {
+		br.Fill()
 	}
-	first := byte(br.bits(8))
+	first := byte(br.Bits(8))
 	n := int(first&7) + 1
 	switch n {
 	case 7:
-		n = int(br.bits(8)) + 7
+		n = int(br.Bits(8)) + 7
 	case 8:
-		n = int(br.bits(16))
+		n = int(br.Bits(16))
 	}
 	if n == 0 {
 		return errs.Corrupt("rar v29: empty filter code")
 	}
 	code := d.flt.codeBuf(n)
 	for i := range code {
-		if br.n < 8 {
-			br.fill()
+		if br.N < 8 {
+			br.Fill()
 		}
-		code[i] = byte(br.bits(8))
+		code[i] = byte(br.Bits(8))
 	}
-	if br.overrun() {
+	if br.Overrun() {
 		return errOverrun
 	}
 	return d.addFilter(first, code)

@@ -35,8 +35,8 @@ type byteSource bitReader
 
 func (s *byteSource) ReadByte() (byte, error) {
 	b := (*bitReader)(s)
-	c := b.readByte()
-	if b.overrun() {
+	c := b.Byte()
+	if b.Overrun() {
 		return 0, io.EOF
 	}
 	return c, nil

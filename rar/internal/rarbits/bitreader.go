@@ -1,4 +1,4 @@
-package unpack20
+package rarbits
 
 import (
 	"encoding/binary"
@@ -16,32 +16,32 @@ const inBufSize = 64 << 10
 // kept left-aligned in v; n counts the valid ones. When the source ends it
 // appends zero bytes and counts them in pad, so a decoder can tell a
 // stream that ran past its end (pad*8 > n) from one that ended cleanly.
-type bitReader struct {
+type Reader struct {
 	src  io.Reader
 	bufp *[]byte
 	buf  []byte
 	r, w int    // unread input is buf[r:w]
-	v    uint64 // next bits, MSB first
-	n    uint   // valid bits in v
-	pad  int    // zero bytes appended after the source ended
+	V    uint64 // next bits, MSB first
+	N    uint   // valid bits in v
+	Pad  int    // zero bytes appended after the source ended
 	eof  bool   // src returned io.EOF
 	err  error  // a read error other than io.EOF
 }
 
-func (b *bitReader) reset(src io.Reader) {
+func (b *Reader) Reset(src io.Reader) {
 	if b.bufp == nil {
 		b.bufp = pool.Get(inBufSize)
 		b.buf = *b.bufp
 	}
 	b.src = src
 	b.r, b.w = 0, 0
-	b.v, b.n = 0, 0
-	b.pad = 0
+	b.V, b.N = 0, 0
+	b.Pad = 0
 	b.eof = false
 	b.err = nil
 }
 
-func (b *bitReader) release() {
+func (b *Reader) Release() {
 	if b.bufp != nil {
 		pool.Put(b.bufp)
 		b.bufp, b.buf = nil, nil
@@ -50,10 +50,10 @@ func (b *bitReader) release() {
 }
 
 // overrun reports whether bits past the end of the input were consumed.
-func (b *bitReader) overrun() bool { return b.pad > 0 && uint(b.pad)*8 > b.n }
+func (b *Reader) Overrun() bool { return b.Pad > 0 && uint(b.Pad)*8 > b.N }
 
 // load reads more input into buf, keeping buf[r:w].
-func (b *bitReader) load() {
+func (b *Reader) Load() {
 	if b.eof || b.err != nil {
 		return
 	}
@@ -83,94 +83,94 @@ func (b *bitReader) load() {
 }
 
 // fill tops v up to at least 56 valid bits.
-func (b *bitReader) fill() {
+func (b *Reader) Fill() {
 	if b.w-b.r >= 8 {
 		x := binary.BigEndian.Uint64(b.buf[b.r:])
-		b.v |= x >> b.n
-		k := (63 - b.n) >> 3
+		b.V |= x >> b.N
+		k := (63 - b.N) >> 3
 		b.r += int(k)
-		b.n += k * 8
+		b.N += k * 8
 		return
 	}
-	b.fillSlow()
+	b.FillSlow()
 }
 
-func (b *bitReader) fillSlow() {
-	for b.n <= 56 {
+func (b *Reader) FillSlow() {
+	for b.N <= 56 {
 		if b.r == b.w {
-			b.load()
+			b.Load()
 			if b.r == b.w {
 				// Past the end: zeros, counted. Cap pad so it cannot grow
 				// without bound while a caller keeps asking.
-				if b.pad < 1<<20 {
-					b.pad++
+				if b.Pad < 1<<20 {
+					b.Pad++
 				}
-				b.n += 8
+				b.N += 8
 				continue
 			}
 		}
-		b.v |= uint64(b.buf[b.r]) << (56 - b.n)
+		b.V |= uint64(b.buf[b.r]) << (56 - b.N)
 		b.r++
-		b.n += 8
+		b.N += 8
 	}
 }
 
 // peek16 returns the next 16 bits; the caller has filled.
-func (b *bitReader) peek16() uint32 { return uint32(b.v >> 48) }
+func (b *Reader) Peek16() uint32 { return uint32(b.V >> 48) }
 
-func (b *bitReader) skip(k uint) {
-	b.v <<= k
-	b.n -= k
+func (b *Reader) Skip(k uint) {
+	b.V <<= k
+	b.N -= k
 }
 
 // bits reads k <= 24 bits, filling as needed.
-func (b *bitReader) bits(k uint) uint32 {
-	if b.n < k {
-		b.fill()
+func (b *Reader) Bits(k uint) uint32 {
+	if b.N < k {
+		b.Fill()
 	}
-	x := uint32(b.v >> (64 - k))
-	b.v <<= k
-	b.n -= k
+	x := uint32(b.V >> (64 - k))
+	b.V <<= k
+	b.N -= k
 	return x
 }
 
 // align drops the bits up to the next byte boundary. Whole bytes are
 // loaded into v, so the boundary is n rounded down to a multiple of 8.
-func (b *bitReader) align() {
-	k := b.n & 7
-	b.v <<= k
-	b.n -= k
+func (b *Reader) Align() {
+	k := b.N & 7
+	b.V <<= k
+	b.N -= k
 }
 
 // readByte reads a byte at a byte-aligned position (PPMd's range coder and
 // block headers). Past the end of input it returns 0 and counts padding.
-func (b *bitReader) readByte() byte {
-	if b.n < 8 {
-		b.fill()
+func (b *Reader) Byte() byte {
+	if b.N < 8 {
+		b.Fill()
 	}
-	c := byte(b.v >> 56)
-	b.v <<= 8
-	b.n -= 8
+	c := byte(b.V >> 56)
+	b.V <<= 8
+	b.N -= 8
 	return c
 }
 
 // inputErr maps the state after an overrun to the right error.
-func (b *bitReader) inputErr() error {
+func (b *Reader) InputErr() error {
 	if b.err != nil {
 		return b.err
 	}
-	return errs.Truncated("rar v20 packed data")
+	return errs.Truncated("RAR packed data")
 }
 
 // atLeast reports whether at least k bits of real input remain unread.
-func (b *bitReader) atLeast(k int) bool {
+func (b *Reader) AtLeast(k int) bool {
 	for {
-		if (b.w-b.r)*8+int(b.n)-b.pad*8 >= k {
+		if (b.w-b.r)*8+int(b.N)-b.Pad*8 >= k {
 			return true
 		}
 		if b.eof || b.err != nil {
 			return false
 		}
-		b.load()
+		b.Load()
 	}
 }

@@ -1,0 +1,85 @@
+package rarbits
+
+import "github.com/go-unarc/unarc/internal/errs"
+
+// RAR 2.x and 3.x Huffman codes are canonical, at most 15 bits long, assigned in
+// order of (length, symbol). Codes of up to QuickBits bits decode with one
+// table lookup; longer ones walk the per-length limits (unrar's
+// DecodeLen/DecodePos scheme).
+const (
+	MaxCodeLen = 15
+	QuickBits  = 10
+	MaxSyms    = 299 // the main table is the largest (NC30)
+)
+
+type Huffman struct {
+	Quick [1 << QuickBits]uint16 // sym<<4 | len; 0: longer than QuickBits or invalid
+	Limit [MaxCodeLen + 1]uint32 // left-aligned 16-bit end of codes of each length
+	Pos   [MaxCodeLen + 1]uint16 // index in syms of the first code of each length
+	Syms  [MaxSyms]uint16
+}
+
+// build makes the decoding tables from code lengths. An over-subscribed set
+// is corrupt; an incomplete one is allowed (unused codes fail on decode).
+func (h *Huffman) Build(lengths []byte) error {
+	var count [MaxCodeLen + 1]uint16
+	for _, l := range lengths {
+		count[l&15]++
+	}
+	count[0] = 0
+	var code uint32
+	var next [MaxCodeLen + 2]uint16
+	for l := 1; l <= MaxCodeLen; l++ {
+		code += uint32(count[l]) << (16 - l)
+		if code > 1<<16 {
+			return errs.Corrupt("RAR: over-subscribed Huffman table")
+		}
+		h.Limit[l] = code
+		h.Pos[l] = next[l]
+		next[l+1] = next[l] + count[l]
+	}
+	for s, l := range lengths {
+		if l != 0 {
+			h.Syms[next[l]] = uint16(s)
+			next[l]++
+		}
+	}
+	clear(h.Quick[:])
+	code = 0
+	for l := 1; l <= QuickBits; l++ {
+		n := 1 << (QuickBits - l)
+		for i := h.Pos[l]; i < h.Pos[l]+count[l]; i++ {
+			e := h.Syms[i]<<4 | uint16(l)
+			start := int(code >> (16 - QuickBits))
+			q := h.Quick[start : start+n]
+			for j := range q {
+				q[j] = e
+			}
+			code += 1 << (16 - l)
+		}
+	}
+	return nil
+}
+
+// decode reads one symbol. The caller guarantees at least 16 valid bits
+// (or padding) in br. It returns -1 for a code not in the table.
+func (h *Huffman) Decode(br *Reader) int {
+	v := br.Peek16()
+	if e := h.Quick[v>>(16-QuickBits)]; e != 0 {
+		br.Skip(uint(e & 15))
+		return int(e >> 4)
+	}
+	return h.DecodeSlow(br, v)
+}
+
+//go:noinline
+func (h *Huffman) DecodeSlow(br *Reader, v uint32) int {
+	for l := QuickBits + 1; l <= MaxCodeLen; l++ {
+		if v < h.Limit[l] {
+			i := uint32(h.Pos[l]) + (v-h.Limit[l-1])>>(16-l)
+			br.Skip(uint(l))
+			return int(h.Syms[i])
+		}
+	}
+	return -1
+}
