@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/go-unarc/unarc"
 )
@@ -26,7 +27,11 @@ func addSeeds(f *testing.F) {
 	})
 }
 
-var fuzzLimits = unarc.WithLimits(unarc.Limits{MaxDictionary: 64 << 20, MaxMemory: 256 << 20, MaxEntrySize: 64 << 20})
+// No password: key derivation may legally take 2^24 rounds (seconds per
+// input), and the format packages fuzz their decryption with cheap KDFs.
+// Small limits keep each input fast: a fuzzer-made header may ask for a
+// large model or declare a long output, which is legal but slow.
+var fuzzLimits = unarc.WithLimits(unarc.Limits{MaxDictionary: 16 << 20, MaxMemory: 32 << 20, MaxEntrySize: 8 << 20})
 
 // FuzzOpen feeds arbitrary bytes through format detection, the
 // random-access API and every entry's decoder: errors are fine, panics
@@ -34,7 +39,8 @@ var fuzzLimits = unarc.WithLimits(unarc.Limits{MaxDictionary: 64 << 20, MaxMemor
 func FuzzOpen(f *testing.F) {
 	addSeeds(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		a, err := unarc.Open(bytes.NewReader(data), int64(len(data)), fuzzLimits, unarc.WithPassword("test"))
+		defer watchdog(30 * time.Second)()
+		a, err := unarc.Open(bytes.NewReader(data), int64(len(data)), fuzzLimits)
 		if err != nil {
 			return
 		}
@@ -54,7 +60,8 @@ func FuzzOpen(f *testing.F) {
 func FuzzNewReader(f *testing.F) {
 	addSeeds(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		r, err := unarc.NewReader(bytes.NewReader(data), fuzzLimits, unarc.WithPassword("test"))
+		defer watchdog(30 * time.Second)()
+		r, err := unarc.NewReader(bytes.NewReader(data), fuzzLimits)
 		if err != nil {
 			return
 		}
@@ -66,4 +73,12 @@ func FuzzNewReader(f *testing.F) {
 			io.Copy(io.Discard, r)
 		}
 	})
+}
+
+// watchdog crashes the process when one input runs longer than d, so the
+// fuzzer records it as a failure (with every goroutine's stack under
+// GOTRACEBACK=all) instead of stalling. The returned func disarms it.
+func watchdog(d time.Duration) func() {
+	t := time.AfterFunc(d, func() { panic("fuzz input ran longer than " + d.String()) })
+	return func() { t.Stop() }
 }
