@@ -33,35 +33,35 @@ func TestCorpus(t *testing.T) {
 		chain := true // the solid stream so far decoded
 		sawErr := perr != nil
 		for _, e := range ents {
-			if e.dir || e.method == 0x30 {
+			if e.Dir || e.Method == 0x30 {
 				continue
 			}
-			if e.encrypted || e.split || e.ver != 15 {
+			if e.Encrypted || e.Split || e.Ver != 15 {
 				skipped++
 				chain = false
 				continue
 			}
-			if e.solid && !chain {
+			if e.Solid && !chain {
 				skipped++
 				continue
 			}
-			if err := d.Reset(bytes.NewReader(e.packed), e.dict, e.size, e.solid); err != nil {
+			if err := d.Reset(bytes.NewReader(e.Packed), e.Dict, e.Size, e.Solid); err != nil {
 				sawErr, chain = true, false
 				continue
 			}
 			h := sha256.New()
 			cr := crc32.NewIEEE()
 			n, err := d.WriteTo(io.MultiWriter(h, cr))
-			if err != nil || n != e.size || cr.Sum32() != e.crc {
+			if err != nil || n != e.Size || cr.Sum32() != e.CRC {
 				sawErr, chain = true, false
 				if c.Error == "" {
-					t.Errorf("%s: %s: %d bytes crc %08x (want %d, %08x): %v", c.Archive, e.name, n, cr.Sum32(), e.size, e.crc, err)
+					t.Errorf("%s: %s: %d bytes crc %08x (want %d, %08x): %v", c.Archive, e.Name, n, cr.Sum32(), e.Size, e.CRC, err)
 				}
 				continue
 			}
 			chain = true
 			if c.Error == "" && !want[[32]byte(h.Sum(nil))] {
-				t.Errorf("%s: %s: sha256 not in the manifest", c.Archive, e.name)
+				t.Errorf("%s: %s: sha256 not in the manifest", c.Archive, e.Name)
 				continue
 			}
 			ok++

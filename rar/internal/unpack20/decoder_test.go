@@ -28,7 +28,7 @@ func corpusStreams(tb testing.TB) []rar4Entry {
 		}
 		ents, _ := loadRAR4(filepath.Join(dir, c.Archive))
 		for _, e := range ents {
-			if !e.dir && e.method != 0x30 && !e.encrypted && !e.split && !e.solid && (e.ver == 20 || e.ver == 26) {
+			if !e.Dir && e.Method != 0x30 && !e.Encrypted && !e.Split && !e.Solid && (e.Ver == 20 || e.Ver == 26) {
 				out = append(out, e)
 			}
 		}
@@ -42,13 +42,13 @@ func TestReadPaths(t *testing.T) {
 	d := NewDecoder()
 	defer d.Close()
 	for _, e := range corpusStreams(t) {
-		if err := d.Reset(iotest.HalfReader(bytes.NewReader(e.packed)), e.dict, e.size, false); err != nil {
+		if err := d.Reset(iotest.HalfReader(bytes.NewReader(e.Packed)), e.Dict, e.Size, false); err != nil {
 			t.Fatal(err)
 		}
 		h := crc32.NewIEEE()
 		n, err := io.CopyBuffer(h, onlyReader{d}, make([]byte, 333))
-		if err != nil || n != e.size || h.Sum32() != e.crc {
-			t.Errorf("%s: %d bytes, crc %08x, %v", e.name, n, h.Sum32(), err)
+		if err != nil || n != e.Size || h.Sum32() != e.CRC {
+			t.Errorf("%s: %d bytes, crc %08x, %v", e.Name, n, h.Sum32(), err)
 		}
 	}
 }
@@ -59,21 +59,21 @@ func TestTruncated(t *testing.T) {
 	d := NewDecoder()
 	defer d.Close()
 	for _, e := range corpusStreams(t) {
-		step := max(1, len(e.packed)/200)
-		for n := 0; n < len(e.packed); n += step {
-			if err := d.Reset(bytes.NewReader(e.packed[:n]), e.dict, e.size, false); err != nil {
+		step := max(1, len(e.Packed)/200)
+		for n := 0; n < len(e.Packed); n += step {
+			if err := d.Reset(bytes.NewReader(e.Packed[:n]), e.Dict, e.Size, false); err != nil {
 				t.Fatal(err)
 			}
 			h := crc32.NewIEEE()
 			_, err := d.WriteTo(h)
 			if err == nil {
-				if h.Sum32() == e.crc {
+				if h.Sum32() == e.CRC {
 					continue // the tail held only a trailing table switch
 				}
-				t.Fatalf("%s: prefix %d of %d: no error", e.name, n, len(e.packed))
+				t.Fatalf("%s: prefix %d of %d: no error", e.Name, n, len(e.Packed))
 			}
 			if !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, errs.ErrCorrupt) {
-				t.Fatalf("%s: prefix %d: %v", e.name, n, err)
+				t.Fatalf("%s: prefix %d: %v", e.Name, n, err)
 			}
 		}
 	}
@@ -83,9 +83,9 @@ func TestTruncated(t *testing.T) {
 // first byte; no panic or hang, known error classes, Read == WriteTo.
 func FuzzUnpack20(f *testing.F) {
 	for _, e := range corpusStreams(f) {
-		if len(e.packed) < 64<<10 {
-			f.Add(append([]byte{2}, e.packed...))
-			f.Add(append([]byte{11}, e.packed...))
+		if len(e.Packed) < 64<<10 {
+			f.Add(append([]byte{2}, e.Packed...))
+			f.Add(append([]byte{11}, e.Packed...))
 		}
 	}
 	f.Add([]byte{3, 0x80, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0})

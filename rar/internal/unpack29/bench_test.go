@@ -35,8 +35,8 @@ func BenchmarkDecode(b *testing.B) {
 			warm = false
 			var n int64
 			for _, e := range ents {
-				src.Reset(e.packed)
-				if err := d.Reset(&src, e.dict, e.size, e.solid); err != nil {
+				src.Reset(e.Packed)
+				if err := d.Reset(&src, e.Dict, e.Size, e.Solid); err != nil {
 					b.Fatal(err)
 				}
 				k, err := d.WriteTo(io.Discard)

@@ -33,18 +33,18 @@ func decodeArchive(t *testing.T, path string, viaRead bool) (n int, runs [filter
 	d := NewDecoder()
 	defer func() { runs = d.flt.runs; d.Close() }()
 	for _, e := range ents {
-		if e.dir || e.method == 0x30 {
+		if e.Dir || e.Method == 0x30 {
 			continue
 		}
-		if e.ver != 29 {
-			t.Fatalf("%s: version %d", e.name, e.ver)
+		if e.Ver != 29 {
+			t.Fatalf("%s: version %d", e.Name, e.Ver)
 		}
-		var src io.Reader = bytes.NewReader(e.packed)
+		var src io.Reader = bytes.NewReader(e.Packed)
 		if viaRead {
 			src = iotest.OneByteReader(src) // exercise the input refills too
 		}
-		if err := d.Reset(src, e.dict, e.size, e.solid); err != nil {
-			t.Fatalf("%s: Reset: %v", e.name, err)
+		if err := d.Reset(src, e.Dict, e.Size, e.Solid); err != nil {
+			t.Fatalf("%s: Reset: %v", e.Name, err)
 		}
 		h := crc32.NewIEEE()
 		var got int64
@@ -54,10 +54,10 @@ func decodeArchive(t *testing.T, path string, viaRead bool) (n int, runs [filter
 			got, err = d.WriteTo(h)
 		}
 		if err != nil {
-			t.Fatalf("%s: %v", e.name, err)
+			t.Fatalf("%s: %v", e.Name, err)
 		}
-		if got != e.size || h.Sum32() != e.crc {
-			t.Fatalf("%s: got %d bytes crc %08x, want %d bytes crc %08x", e.name, got, h.Sum32(), e.size, e.crc)
+		if got != e.Size || h.Sum32() != e.CRC {
+			t.Fatalf("%s: got %d bytes crc %08x, want %d bytes crc %08x", e.Name, got, h.Sum32(), e.Size, e.CRC)
 		}
 		n++
 	}
@@ -97,15 +97,15 @@ func TestTruncated(t *testing.T) {
 	e := ents[0]
 	d := NewDecoder()
 	defer d.Close()
-	step := max(1, len(e.packed)/300)
-	for n := 0; n < len(e.packed); n += step {
-		if err := d.Reset(bytes.NewReader(e.packed[:n]), e.dict, e.size, false); err != nil {
+	step := max(1, len(e.Packed)/300)
+	for n := 0; n < len(e.Packed); n += step {
+		if err := d.Reset(bytes.NewReader(e.Packed[:n]), e.Dict, e.Size, false); err != nil {
 			t.Fatal(err)
 		}
 		h := crc32.NewIEEE()
 		_, err := d.WriteTo(h)
 		if err == nil {
-			if h.Sum32() == e.crc {
+			if h.Sum32() == e.CRC {
 				continue // only the end-of-file marker was cut
 			}
 			t.Fatalf("prefix %d: no error", n)
@@ -136,7 +136,7 @@ func TestPPMMemoryLimit(t *testing.T) {
 	d := NewDecoder()
 	defer d.Close()
 	d.MaxMemory = 1 << 20
-	if err := d.Reset(bytes.NewReader(e.packed), e.dict, e.size, false); err != nil {
+	if err := d.Reset(bytes.NewReader(e.Packed), e.Dict, e.Size, false); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := d.WriteTo(io.Discard); !errors.Is(err, errs.ErrLimit) {
@@ -166,16 +166,16 @@ func TestWindowSized(t *testing.T) {
 	e := entriesOf(t, "m3.rar")[0]
 	d := NewDecoder()
 	defer d.Close()
-	if err := d.Reset(bytes.NewReader(e.packed), 4<<20, e.size, false); err != nil {
+	if err := d.Reset(bytes.NewReader(e.Packed), 4<<20, e.Size, false); err != nil {
 		t.Fatal(err)
 	}
-	if want := max(int64(minWindow), e.size+margin); int64(len(d.win)) >= 2*want {
-		t.Fatalf("window %d bytes for a %d-byte entry", len(d.win), e.size)
+	if want := max(int64(minWindow), e.Size+margin); int64(len(d.win)) >= 2*want {
+		t.Fatalf("window %d bytes for a %d-byte entry", len(d.win), e.Size)
 	}
 	// A solid stream longer than its dictionary: the window stays at the
 	// dictionary size.
 	for _, e := range entriesOf(t, "solid.rar") {
-		if err := d.Reset(bytes.NewReader(e.packed), 64<<10, e.size, e.solid); err != nil {
+		if err := d.Reset(bytes.NewReader(e.Packed), 64<<10, e.Size, e.Solid); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := d.WriteTo(io.Discard); err != nil {
@@ -195,8 +195,8 @@ func TestResetAllocs(t *testing.T) {
 	var src bytes.Reader
 	run := func() {
 		for _, e := range ents {
-			src.Reset(e.packed)
-			if err := d.Reset(&src, e.dict, e.size, e.solid); err != nil {
+			src.Reset(e.Packed)
+			if err := d.Reset(&src, e.Dict, e.Size, e.Solid); err != nil {
 				t.Fatal(err)
 			}
 			if _, err := d.WriteTo(io.Discard); err != nil {
@@ -217,16 +217,16 @@ func TestSolidSkip(t *testing.T) {
 		ents := entriesOf(t, name)
 		d := NewDecoder()
 		for i, e := range ents {
-			if err := d.Reset(bytes.NewReader(e.packed), e.dict, e.size, e.solid); err != nil {
-				t.Fatalf("%s: %s: %v", name, e.name, err)
+			if err := d.Reset(bytes.NewReader(e.Packed), e.Dict, e.Size, e.Solid); err != nil {
+				t.Fatalf("%s: %s: %v", name, e.Name, err)
 			}
 			if i < len(ents)-1 {
 				io.CopyN(io.Discard, onlyReader{d}, 10)
 				continue
 			}
 			h := crc32.NewIEEE()
-			if _, err := d.WriteTo(h); err != nil || h.Sum32() != e.crc {
-				t.Fatalf("%s: %s: crc %08x want %08x, %v", name, e.name, h.Sum32(), e.crc, err)
+			if _, err := d.WriteTo(h); err != nil || h.Sum32() != e.CRC {
+				t.Fatalf("%s: %s: crc %08x want %08x, %v", name, e.Name, h.Sum32(), e.CRC, err)
 			}
 		}
 		d.Close()

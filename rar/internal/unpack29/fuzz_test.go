@@ -21,8 +21,8 @@ func seedStreams(f *testing.F, add func(packed []byte, e rar4Entry)) {
 		}
 		ents, _ := parseRAR4(data)
 		for _, e := range ents {
-			if len(e.packed) > 0 && len(e.packed) < 64<<10 {
-				add(e.packed, e)
+			if len(e.Packed) > 0 && len(e.Packed) < 64<<10 {
+				add(e.Packed, e)
 			}
 		}
 	}
