@@ -6,6 +6,7 @@ import (
 	"io"
 	"io/fs"
 	"path/filepath"
+	"sync"
 
 	"github.com/go-unarc/unarc/internal/arc"
 	"github.com/go-unarc/unarc/internal/errs"
@@ -23,6 +24,10 @@ type volume struct {
 
 // Archive is random access over a RAR archive; it implements arc.Archive.
 type Archive struct {
+	// mu guards the decoders shared between entries (spare, solid) and
+	// the parser's key cache: Open may be called from several goroutines.
+	// Non-solid entries then decode in parallel; solid ones take turns.
+	mu      sync.Mutex
 	p       *parser
 	vols    []volume
 	files   []*file
@@ -174,6 +179,8 @@ func (a *Archive) IsSolid() bool { return a.p.solid }
 
 // Close releases decoders and closes the volumes this package opened.
 func (a *Archive) Close() error {
+	a.mu.Lock()
+	defer a.mu.Unlock()
 	a.solid.close()
 	for k, d := range a.spare {
 		if d != nil {

@@ -57,6 +57,12 @@ type entryReader struct {
 // order continues the same decoder). Only the last reader opened on a
 // solid run can be read.
 func (a *Archive) Open(i int) (io.ReadCloser, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.open(i)
+}
+
+func (a *Archive) open(i int) (io.ReadCloser, error) {
 	if i < 0 || i >= len(a.files) {
 		return nil, fmt.Errorf("rar: entry index %d out of range", i)
 	}
@@ -64,7 +70,7 @@ func (a *Archive) Open(i int) (io.ReadCloser, error) {
 	if f.copyOf >= 0 {
 		// A file copy or hard link: its content is the source entry's
 		// (unrar writes a copy's content; Open gives the same for links).
-		return a.Open(f.copyOf)
+		return a.open(f.copyOf)
 	}
 	if f.e.Link == arc.LinkCopy {
 		return nil, errs.Corrupt("%s: file copy of missing entry %s", f.e.Name, f.e.LinkTarget)
@@ -125,7 +131,7 @@ func (a *Archive) openFile(f *file, i int) (io.ReadCloser, error) {
 			}
 			r.dec, r.fam, out = d, fam, d
 			if err := d.reset(src, f.algo, f.dict, f.e.Size, false); err != nil {
-				r.Close()
+				r.close() // a.mu is held by Open
 				return nil, mapErr(err, guess)
 			}
 		}
@@ -218,6 +224,11 @@ func (r *entryReader) Read(p []byte) (int, error) {
 	if r.a == nil {
 		return 0, errClosed
 	}
+	if r.shared {
+		// Solid entries share the archive's decoder and solid state.
+		r.a.mu.Lock()
+		defer r.a.mu.Unlock()
+	}
 	if r.shared && r.a.solid.gen != r.gen {
 		return 0, fmt.Errorf("rar: solid entry reader superseded by a later Open")
 	}
@@ -234,6 +245,10 @@ func (r *entryReader) Read(p []byte) (int, error) {
 func (r *entryReader) WriteTo(w io.Writer) (int64, error) {
 	if r.a == nil {
 		return 0, errClosed
+	}
+	if r.shared {
+		r.a.mu.Lock()
+		defer r.a.mu.Unlock()
 	}
 	if r.shared && r.a.solid.gen != r.gen {
 		return 0, fmt.Errorf("rar: solid entry reader superseded by a later Open")
@@ -269,6 +284,16 @@ func (r *entryReader) finish(err error) {
 func (r *entryReader) Close() error {
 	if r.a == nil {
 		return nil // closed before
+	}
+	r.a.mu.Lock()
+	defer r.a.mu.Unlock()
+	return r.close()
+}
+
+// close is Close with a.mu held.
+func (r *entryReader) close() error {
+	if r.a == nil {
+		return nil
 	}
 	if r.dec != nil {
 		// Keep the decoder (and its tables) for the next entry.
