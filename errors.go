@@ -28,7 +28,16 @@ type EntryError struct {
 	Err   error
 }
 
-func (e *EntryError) Error() string { return e.Entry + ": " + e.Err.Error() }
+func (e *EntryError) Error() string { return e.Entry + ": " + e.Message() }
+
+// Message is the error text without the entry name: format packages often
+// name the entry in their own message, and the "unarc: " prefix of the
+// sentinel adds nothing after it.
+func (e *EntryError) Message() string {
+	msg := strings.TrimPrefix(e.Err.Error(), "unarc: ")
+	msg = strings.TrimPrefix(msg, e.Entry+": ")
+	return strings.Replace(msg, ": "+e.Entry+": ", ": ", 1)
+}
 func (e *EntryError) Unwrap() error { return e.Err }
 
 // ExtractError lists every entry that failed during Extract; the others

@@ -3,6 +3,7 @@ package unarc
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
@@ -248,5 +249,19 @@ func TestReaderExtractFileCopy(t *testing.T) {
 	}
 	if b, err := os.ReadFile(filepath.Join(dest, "copy.txt")); err != nil || string(b) != "original" {
 		t.Fatalf("copy.txt = %q, %v", b, err)
+	}
+}
+
+func TestEntryErrorMessage(t *testing.T) {
+	e := &EntryError{Entry: "dir/a.txt", Err: fmt.Errorf("%w: dir/a.txt: compression method BZip2 (12)", ErrUnsupported)}
+	if got, want := e.Message(), "unsupported method or version: compression method BZip2 (12)"; got != want {
+		t.Errorf("Message() = %q, want %q", got, want)
+	}
+	if !errors.Is(e, ErrUnsupported) {
+		t.Error("EntryError does not unwrap")
+	}
+	short := &EntryError{Entry: "a", Err: errors.New("unarc: corrupt data: bad")}
+	if got := short.Message(); got != "corrupt data: bad" {
+		t.Errorf("short name: %q", got)
 	}
 }

@@ -118,10 +118,10 @@ func report(stderr io.Writer, name string, err error) int {
 	switch {
 	case errors.As(err, &xe):
 		for _, e := range xe.Errors {
-			fmt.Fprintf(stderr, "unarc: %s: %s: %s\n", name, e.Entry, msg(e.Err))
+			fmt.Fprintf(stderr, "unarc: %s: %s: %s\n", name, e.Entry, e.Message())
 		}
 	case errors.As(err, &ee):
-		fmt.Fprintf(stderr, "unarc: %s: %s: %s\n", name, ee.Entry, msg(ee.Err))
+		fmt.Fprintf(stderr, "unarc: %s: %s: %s\n", name, ee.Entry, ee.Message())
 	default:
 		fmt.Fprintf(stderr, "unarc: %s: %s\n", name, msg(err))
 	}
