@@ -36,6 +36,7 @@ func (e *EntryError) Error() string { return e.Entry + ": " + e.Message() }
 func (e *EntryError) Message() string {
 	msg := strings.TrimPrefix(e.Err.Error(), "unarc: ")
 	msg = strings.TrimPrefix(msg, e.Entry+": ")
+	msg = strings.TrimPrefix(msg, "unarc: ")
 	return strings.Replace(msg, ": "+e.Entry+": ", ": ", 1)
 }
 func (e *EntryError) Unwrap() error { return e.Err }

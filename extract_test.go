@@ -260,6 +260,10 @@ func TestEntryErrorMessage(t *testing.T) {
 	if !errors.Is(e, ErrUnsupported) {
 		t.Error("EntryError does not unwrap")
 	}
+	pw := &EntryError{Entry: "t.txt", Err: fmt.Errorf("t.txt: %w", ErrPasswordRequired)}
+	if got := pw.Message(); got != "password required" {
+		t.Errorf("name first: %q", got)
+	}
 	short := &EntryError{Entry: "a", Err: errors.New("unarc: corrupt data: bad")}
 	if got := short.Message(); got != "corrupt data: bad" {
 		t.Errorf("short name: %q", got)
