@@ -12,6 +12,7 @@ import (
 	"testing/iotest"
 
 	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/internal/testutil"
 )
 
 // Test inputs, all deterministic.
@@ -231,7 +232,7 @@ func isCorrupt(err error) bool { return errors.Is(err, errs.ErrCorrupt) }
 // TestAllocs checks that Reset, decoding and Close allocate nothing once
 // the pools are warm, for each kind of source.
 func TestAllocs(t *testing.T) {
-	if testing.CoverMode() != "" || raceEnabled {
+	if testing.CoverMode() != "" || testutil.RaceEnabled {
 		t.Skip("allocation counts differ under -cover/-race")
 	}
 	data := mixedData(300_000)

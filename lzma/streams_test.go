@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/internal/testutil"
 )
 
 // stream is one row of testdata/lzma/streams.tsv (written by make.sh).
@@ -364,6 +365,9 @@ func TestLimit(t *testing.T) {
 // TestAllocs checks that decoding a stream with a warm reader allocates
 // nothing, with Close and Reset between streams.
 func TestAllocs(t *testing.T) {
+	if testutil.RaceEnabled {
+		t.Skip("sync.Pool drops items under -race")
+	}
 	for _, s := range loadStreams(t) {
 		if s.form != "7z-lzma2" && s.form != "7z-lzma" {
 			continue

@@ -4,11 +4,16 @@ import (
 	"io"
 	"os"
 	"testing"
+
+	"github.com/go-unarc/unarc/internal/testutil"
 )
 
 // TestAllocsPerExtraction bounds what one open-and-extract of a small
 // solid LZMA2 archive allocates once the pools are warm.
 func TestAllocsPerExtraction(t *testing.T) {
+	if testutil.RaceEnabled {
+		t.Skip("sync.Pool drops items under -race")
+	}
 	f, err := os.Open("../testdata/7z/lzma2.7z")
 	if err != nil {
 		t.Fatal(err)

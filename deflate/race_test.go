@@ -1,5 +1,0 @@
-//go:build race
-
-package deflate
-
-const raceEnabled = true
