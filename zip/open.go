@@ -76,6 +76,7 @@ type openState struct {
 	br  *bufio.Reader
 	dec *deflate.Reader
 	lz  *lzma.Reader
+	oth *otherReader // BZip2 or Zstd; closed with the entry
 	v   crc32x.Reader
 	hdr [localLen]byte
 }
@@ -146,6 +147,10 @@ func (r *entryReader) Close() error {
 	if s.lz != nil {
 		s.lz.Close()
 	}
+	if s.oth != nil {
+		s.oth.Close()
+		s.oth = nil
+	}
 	s.sec = section{}
 	s.br.Reset(nil)
 	s.v.ResetCRC32(nil, 0, 0)
@@ -165,7 +170,7 @@ func checkOpen(f *file, cfg *arc.Config) error {
 		return errs.Unsupported("%s: encrypted central directory", f.Name)
 	}
 	switch f.method {
-	case methodStore, methodDeflate, methodDeflate64, methodLZMA:
+	case methodStore, methodDeflate, methodDeflate64, methodLZMA, methodBZip2, methodZstd:
 	default:
 		return errs.Unsupported("%s: compression method %s (%d)", f.Name, methodName(f.method), f.method)
 	}
@@ -217,6 +222,13 @@ func (a *Archive) Open(i int) (io.ReadCloser, error) {
 			return nil, err
 		}
 		body = lz
+	case methodBZip2, methodZstd:
+		oth, err := newOtherReader(f.method, &s.sec, f, &a.cfg)
+		if err != nil {
+			(&entryReader{s: s}).Close()
+			return nil, err
+		}
+		s.oth, body = oth, oth
 	}
 	_, s.wt = body.(io.WriterTo)
 	s.v.ResetCRC32(body, f.crc, int64(f.usize))

@@ -44,6 +44,7 @@ type streamState struct {
 	in      input
 	dec     *deflate.Reader
 	lz      *lzma.Reader
+	oth     *otherReader // BZip2 or Zstd of the current entry
 	v       crc32x.Reader
 	dd      descReader
 	scan    storedScan
@@ -275,7 +276,7 @@ func (z *Reader) readHeader() (*file, error) {
 	// we cannot decode (to skip it) and for stored data.
 	rdErr := checkOpen(f, &z.cfg)
 	plausible := f.csize != 0 && f.csize < 0xffffffff
-	ahead := f.method == methodStore || f.method == methodLZMA || rdErr != nil
+	ahead := f.method == methodStore || f.method == methodLZMA || f.method == methodBZip2 || f.method == methodZstd || rdErr != nil
 	known := !dd || plausible && ahead
 	// Without a size, data that does not end by itself for us (stored,
 	// LZMA which reads ahead, anything we cannot decode) ends at the data
@@ -301,6 +302,10 @@ func (z *Reader) readHeader() (*file, error) {
 		s.scan = storedScan{z: z, packed: f.method != methodStore || rdErr != nil}
 		src = &s.scan
 	}
+	if s.oth != nil { // the previous entry's BZip2/Zstd decoder
+		s.oth.Close()
+		s.oth = nil
+	}
 	z.rdErr = rdErr
 	switch {
 	case rdErr != nil:
@@ -313,6 +318,13 @@ func (z *Reader) readHeader() (*file, error) {
 			z.rdErr = err
 		} else {
 			z.body = lz
+		}
+	case f.method == methodBZip2 || f.method == methodZstd:
+		oth, err := newOtherReader(f.method, src, f, &z.cfg)
+		if err != nil {
+			z.rdErr = err
+		} else {
+			s.oth, z.body = oth, oth
 		}
 	default:
 		if s.dec == nil {
@@ -429,6 +441,10 @@ func (z *Reader) Close() error {
 	}
 	if s.lz != nil {
 		s.lz.Close()
+	}
+	if s.oth != nil {
+		s.oth.Close()
+		s.oth = nil
 	}
 	s.br.Reset(nil)
 	s.in = input{}
