@@ -18,12 +18,15 @@ import (
 
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/pool"
+	"github.com/go-unarc/unarc/rar/internal/rarbits"
 )
 
 const (
 	maxWindow = 4 << 20
-	minWindow = 4 << 10
-	margin    = 512 // room for the longest copy (267 bytes)
+	minWindow = rarbits.MinWindow
+	// margin is window room for one symbol's output (the longest copy is
+	// under 300 bytes in every version).
+	margin = rarbits.Margin
 )
 
 // state is everything RAR 1.5 adapts as it goes; a solid entry continues
@@ -133,32 +136,8 @@ func (s *state) init() {
 }
 
 func (d *Decoder) sizeWindow(solid bool) {
-	need := d.dict
-	if d.size < d.dict {
-		need = min(d.dict, d.pos+d.size+margin)
-	}
-	n := int64(minWindow)
-	for n < need {
-		n <<= 1
-	}
-	if d.winp != nil && int64(len(d.win)) >= n {
-		return
-	}
-	p := pool.Get(int(n))
-	w := *p
-	if solid && d.winp != nil && d.pos > 0 {
-		keep := min(d.pos, int64(len(d.win)))
-		for x := d.pos - keep; x < d.pos; {
-			i, j := int(x&d.mask), int(x&(n-1))
-			k := min(int64(len(d.win)-i), int64(len(w)-j), d.pos-x)
-			copy(w[j:j+int(k)], d.win[i:i+int(k)])
-			x += k
-		}
-	}
-	if d.winp != nil {
-		pool.Put(d.winp)
-	}
-	d.winp, d.win, d.mask = p, w, n-1
+	d.winp, d.win = rarbits.SizeWindow(d.winp, d.win, d.pos, d.dict, d.size, solid)
+	d.mask = int64(len(d.win)) - 1
 }
 
 // Read implements io.Reader.

@@ -25,16 +25,16 @@ import (
 
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/pool"
+	"github.com/go-unarc/unarc/rar/internal/rarbits"
 )
 
 const (
 	// maxWindow is the largest distance RAR 2.9 can encode (4 MiB).
 	maxWindow = 4 << 20
-	// minWindow keeps tiny entries from needing odd special cases.
-	minWindow = 4 << 10
-	// margin is room left in the window for one symbol's output: the
-	// longest copy is a PPMd "LZ inside PPM" match of 255+32 bytes.
-	margin = 512
+	minWindow = rarbits.MinWindow
+	// margin is window room for one symbol's output (the longest copy is
+	// under 300 bytes in every version).
+	margin = rarbits.Margin
 )
 
 // DefaultMaxMemory is the PPMd model size a block may declare when
@@ -138,33 +138,8 @@ func (d *Decoder) Reset(src io.Reader, dictSize, unpackedSize int64, solid bool)
 // can still reference), growing it (and keeping its history) for a solid
 // continuation.
 func (d *Decoder) sizeWindow(solid bool) {
-	need := d.dict
-	if d.size >= 0 && d.size < d.dict {
-		need = min(d.dict, d.pos+d.size+margin)
-	}
-	n := int64(minWindow)
-	for n < need {
-		n <<= 1
-	}
-	if d.winp != nil && int64(len(d.win)) >= n {
-		return
-	}
-	p := pool.Get(int(n))
-	w := *p
-	if solid && d.winp != nil && d.pos > 0 {
-		// Carry the history over: position x lives at x&mask in both.
-		keep := min(d.pos, int64(len(d.win)))
-		for x := d.pos - keep; x < d.pos; {
-			i, j := int(x&d.mask), int(x&(n-1))
-			k := min(int64(len(d.win)-i), int64(len(w)-j), d.pos-x)
-			copy(w[j:j+int(k)], d.win[i:i+int(k)])
-			x += k
-		}
-	}
-	if d.winp != nil {
-		pool.Put(d.winp)
-	}
-	d.winp, d.win, d.mask = p, w, n-1
+	d.winp, d.win = rarbits.SizeWindow(d.winp, d.win, d.pos, d.dict, d.size, solid)
+	d.mask = int64(len(d.win)) - 1
 }
 
 // Read implements io.Reader.
