@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"sync"
 
 	"github.com/go-unarc/unarc/internal/arc"
@@ -97,7 +98,10 @@ func OpenFile(name string, opts ...Option) (*Archive, error) {
 		return nil, err
 	}
 	if split != nil {
-		ra, size = split, split.start[len(split.parts)]
+		// The joined parts are the archive name.001 was cut from; formats
+		// must not look for volumes of their own named after .001.
+		ra, size = split, split.Size()
+		cfg.Name = name[:strings.LastIndexByte(name, '.')]
 	}
 	a, err := openArchive(ra, size, o, cfg)
 	if err != nil {

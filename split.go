@@ -1,55 +1,23 @@
 package unarc
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
 	"os"
-	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/go-unarc/unarc/internal/volume"
 )
 
-// concatReaderAt presents byte-split volumes (name.001, name.002, …, as
-// 7-Zip's -v switch and the split tool write them) as one io.ReaderAt.
-type concatReaderAt struct {
-	parts []io.ReaderAt
-	start []int64 // offset of each part; start[len(parts)] = total size
-}
-
-func (c *concatReaderAt) ReadAt(p []byte, off int64) (int, error) {
-	if off < 0 {
-		return 0, errors.New("unarc: negative offset")
-	}
-	total := c.start[len(c.parts)]
-	if off >= total {
-		return 0, io.EOF
-	}
-	i := sort.Search(len(c.parts), func(i int) bool { return c.start[i+1] > off })
-	n := 0
-	for n < len(p) && i < len(c.parts) {
-		want := min(int64(len(p)-n), c.start[i+1]-off)
-		m, err := c.parts[i].ReadAt(p[n:n+int(want)], off-c.start[i])
-		n += m
-		off += int64(m)
-		if m < int(want) {
-			if err == nil || err == io.EOF {
-				err = io.ErrUnexpectedEOF
-			}
-			return n, err
-		}
-		i++
-	}
-	if n < len(p) {
-		return n, io.EOF
-	}
-	return n, nil
-}
-
 // splitVolumes recognises name.001 and opens the numbered parts that
-// follow it. It returns nil when name is not the first part of such a set.
-func splitVolumes(name string, first *os.File, firstSize int64) (*concatReaderAt, []io.Closer, error) {
+// follow it. It returns nil when name is not the first part of such a set,
+// or when name.002 starts with an archive signature: then the parts are
+// real volumes (a RAR set named .001, .002) that the format reads itself.
+func splitVolumes(name string, first *os.File, firstSize int64) (*volume.Concat, []io.Closer, error) {
 	dot := strings.LastIndexByte(name, '.')
 	if dot < 0 {
 		return nil, nil, nil
@@ -58,7 +26,7 @@ func splitVolumes(name string, first *os.File, firstSize int64) (*concatReaderAt
 	if len(ext) < 3 || strings.Trim(ext, "0") != "1" || strings.Trim(ext, "0123456789") != "" {
 		return nil, nil, nil
 	}
-	c := &concatReaderAt{parts: []io.ReaderAt{first}, start: []int64{0, firstSize}}
+	c := volume.NewConcat(first, firstSize)
 	var closers []io.Closer
 	for n := 2; ; n++ {
 		num := strconv.Itoa(n)
@@ -77,14 +45,31 @@ func splitVolumes(name string, first *os.File, firstSize int64) (*concatReaderAt
 		if err != nil {
 			return nil, closers, err
 		}
-		c.parts = append(c.parts, f)
-		c.start = append(c.start, c.start[len(c.start)-1]+st.Size())
+		if n == 2 && startsWithSignature(f) {
+			return nil, closers, nil
+		}
+		c.Add(f, st.Size())
 		if n > 100000 {
 			return nil, closers, fmt.Errorf("%w: too many split volumes", ErrLimit)
 		}
 	}
-	if len(c.parts) == 1 {
+	if c.Len() == 1 {
 		return nil, closers, nil // a lone .001 is just a file
 	}
 	return c, closers, nil
+}
+
+// startsWithSignature reports whether r begins with a registered format's
+// signature.
+func startsWithSignature(r io.ReaderAt) bool {
+	var head [16]byte
+	n, _ := r.ReadAt(head[:], 0)
+	for _, f := range formats {
+		for _, m := range f.Magic {
+			if n >= len(m) && bytes.Equal(head[:len(m)], m) {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -30,7 +30,7 @@ func TestSplitVolumes(t *testing.T) {
 	if err != nil || c == nil {
 		t.Fatalf("splitVolumes: %v, %v", c, err)
 	}
-	if got := c.start[len(c.parts)]; got != 10000 {
+	if got := c.Size(); got != 10000 {
 		t.Fatalf("total size %d", got)
 	}
 	got, err := io.ReadAll(io.NewSectionReader(c, 0, 10000))
@@ -46,5 +46,23 @@ func TestSplitVolumes(t *testing.T) {
 	}
 	if c2, _, _ := splitVolumes(filepath.Join(dir, "plain.zip"), f, 1); c2 != nil {
 		t.Fatal("plain name taken as a split set")
+	}
+}
+
+// TestSplitVolumesRealVolumes: parts whose second file starts with an
+// archive signature are real volumes, left for the format to follow.
+func TestSplitVolumesRealVolumes(t *testing.T) {
+	dir := t.TempDir()
+	first := filepath.Join(dir, "a.rar.001")
+	os.WriteFile(first, []byte("Rar!\x1a\x07\x00 first volume"), 0o644)
+	os.WriteFile(filepath.Join(dir, "a.rar.002"), []byte("Rar!\x1a\x07\x00 second volume"), 0o644)
+	f, _ := os.Open(first)
+	defer f.Close()
+	c, closers, err := splitVolumes(first, f, 20)
+	for _, cl := range closers {
+		cl.Close()
+	}
+	if err != nil || c != nil {
+		t.Fatalf("real volumes joined as a byte split: %v, %v", c, err)
 	}
 }

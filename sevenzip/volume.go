@@ -9,52 +9,8 @@ import (
 	"strings"
 
 	"github.com/go-unarc/unarc/internal/arc"
-	"github.com/go-unarc/unarc/internal/errs"
+	splitvol "github.com/go-unarc/unarc/internal/volume"
 )
-
-// multiReaderAt joins the volumes of a split archive (name.7z.001,
-// name.7z.002, ...: plain byte-wise splits) into one address space.
-type multiReaderAt struct {
-	parts []io.ReaderAt
-	start []int64 // offset of each part in the joined space
-	size  int64
-}
-
-func (m *multiReaderAt) ReadAt(p []byte, off int64) (int, error) {
-	if off < 0 {
-		return 0, errs.Corrupt("negative offset")
-	}
-	total := 0
-	for len(p) > 0 {
-		if off >= m.size {
-			return total, io.EOF
-		}
-		// Find the part holding off (few parts: linear is fine).
-		i := len(m.start) - 1
-		for m.start[i] > off {
-			i--
-		}
-		end := m.size
-		if i+1 < len(m.start) {
-			end = m.start[i+1]
-		}
-		n := len(p)
-		if int64(n) > end-off {
-			n = int(end - off)
-		}
-		got, err := m.parts[i].ReadAt(p[:n], off-m.start[i])
-		total += got
-		off += int64(got)
-		p = p[got:]
-		if got < n {
-			if err == nil || err == io.EOF {
-				err = errs.Truncated("7z volume shorter than it claimed")
-			}
-			return total, err
-		}
-	}
-	return total, nil
-}
 
 // volumeNumber splits "name.7z.001" into its prefix and number width;
 // ok is false for names that are not the first volume of a split set.
@@ -81,7 +37,7 @@ func joinVolumes(ra io.ReaderAt, size int64, cfg *arc.Config) (io.ReaderAt, int6
 	if !ok || cfg.OpenVolume == nil {
 		return ra, size, nil
 	}
-	m := &multiReaderAt{parts: []io.ReaderAt{ra}, start: []int64{0}, size: size}
+	m := splitvol.NewConcat(ra, size)
 	for n := 2; ; n++ {
 		name := fmt.Sprintf("%s%0*d", prefix, width, n)
 		r, sz, err := cfg.OpenVolume(name)
@@ -91,12 +47,10 @@ func joinVolumes(ra io.ReaderAt, size int64, cfg *arc.Config) (io.ReaderAt, int6
 		if err != nil {
 			return nil, 0, err
 		}
-		m.parts = append(m.parts, r)
-		m.start = append(m.start, m.size)
-		m.size += sz
+		m.Add(r, sz)
 	}
-	if len(m.parts) == 1 {
+	if m.Len() == 1 {
 		return ra, size, nil
 	}
-	return m, m.size, nil
+	return m, m.Size(), nil
 }
