@@ -3,7 +3,6 @@ package unarc
 import (
 	"bufio"
 	"bytes"
-	"errors"
 	"io"
 
 	"github.com/go-unarc/unarc/internal/arc"
@@ -58,9 +57,6 @@ func detectStream(br *bufio.Reader) (*arc.Format, error) {
 		}
 		best, bestF := -1, (*arc.Format)(nil)
 		for i := range formats {
-			if formats[i].NewReader == nil && len(formats[i].Magic) == 0 {
-				continue
-			}
 			for _, m := range formats[i].Magic {
 				if k := bytes.Index(buf, m); k >= 0 && (best < 0 || k < best) {
 					best, bestF = k, &formats[i]
@@ -72,7 +68,7 @@ func detectStream(br *bufio.Reader) (*arc.Format, error) {
 			return bestF, nil
 		}
 		if err != nil { // EOF or read error with no signature in what is left
-			if errors.Is(err, io.EOF) || err == bufio.ErrBufferFull {
+			if err == io.EOF {
 				return nil, errs.ErrFormat
 			}
 			return nil, err
