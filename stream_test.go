@@ -3,6 +3,7 @@ package unarc_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"crypto/sha256"
 	"io"
 	"io/fs"
@@ -102,4 +103,28 @@ func TestReaderMatchesArchive(t *testing.T) {
 		t.Errorf("only %d archives compared", checked)
 	}
 	t.Logf("%d archives compared", checked)
+}
+
+// TestReaderLongStub finds an archive behind a stub larger than the
+// stream buffer, so the signature scan must slide (and may straddle).
+func TestReaderLongStub(t *testing.T) {
+	zipData, err := os.ReadFile("testdata/zip/infozip-store.zip")
+	if err != nil {
+		t.Skip(err)
+	}
+	for _, stubLen := range []int{0, 1, 65535, 65536 - 2, 200000} {
+		stub := bytes.Repeat([]byte{0x90}, stubLen)
+		r, err := unarc.NewReader(onlyReader{io.MultiReader(bytes.NewReader(stub), bytes.NewReader(zipData))})
+		if err != nil {
+			t.Fatalf("stub %d: %v", stubLen, err)
+		}
+		e, err := r.Next()
+		if err != nil || e.Name == "" {
+			t.Fatalf("stub %d: first entry %v, %v", stubLen, e, err)
+		}
+		r.Close()
+	}
+	if _, err := unarc.NewReader(bytes.NewReader(bytes.Repeat([]byte("no archive here "), 10000))); !errors.Is(err, unarc.ErrFormat) {
+		t.Fatalf("plain text: %v, want ErrFormat", err)
+	}
 }
