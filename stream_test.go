@@ -3,8 +3,8 @@ package unarc_test
 import (
 	"bytes"
 	"context"
-	"errors"
 	"crypto/sha256"
+	"errors"
 	"io"
 	"io/fs"
 	"os"
