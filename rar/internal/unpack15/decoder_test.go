@@ -1,39 +1,15 @@
 package unpack15
 
 import (
-	"bytes"
-	"errors"
-	"hash/crc32"
-	"io"
-	"path/filepath"
 	"testing"
-	"testing/iotest"
 
-	"github.com/go-unarc/unarc/internal/errs"
-	"github.com/go-unarc/unarc/internal/testutil"
+	"github.com/go-unarc/unarc/rar/internal/rar4test"
 )
-
-type onlyReader struct{ r io.Reader }
-
-func (o onlyReader) Read(p []byte) (int, error) { return o.r.Read(p) }
 
 // corpusStreams returns the v15 entries of the shared corpus (skipping
 // the test when it is missing).
 func corpusStreams(tb testing.TB) []rar4Entry {
-	dir := testutil.CorpusDir(tb)
-	var out []rar4Entry
-	for _, c := range testutil.Manifest(tb, dir) {
-		if c.Error != "" {
-			continue
-		}
-		ents, _ := loadRAR4(filepath.Join(dir, c.Archive))
-		for _, e := range ents {
-			if !e.Dir && e.Method != 0x30 && !e.Encrypted && !e.Split && !e.Solid && e.Ver == 15 {
-				out = append(out, e)
-			}
-		}
-	}
-	return out
+	return rar4test.CorpusStreams(tb, func(e rar4Entry) bool { return e.Ver == 15 })
 }
 
 // TestReadPaths decodes each corpus stream through Read with odd buffer
@@ -41,16 +17,7 @@ func corpusStreams(tb testing.TB) []rar4Entry {
 func TestReadPaths(t *testing.T) {
 	d := NewDecoder()
 	defer d.Close()
-	for _, e := range corpusStreams(t) {
-		if err := d.Reset(iotest.HalfReader(bytes.NewReader(e.Packed)), e.Dict, e.Size, false); err != nil {
-			t.Fatal(err)
-		}
-		h := crc32.NewIEEE()
-		n, err := io.CopyBuffer(h, onlyReader{d}, make([]byte, 333))
-		if err != nil || n != e.Size || h.Sum32() != e.CRC {
-			t.Errorf("%s: %d bytes, crc %08x, %v", e.Name, n, h.Sum32(), err)
-		}
-	}
+	rar4test.ReadPaths(t, d, corpusStreams(t))
 }
 
 // TestTruncated: every prefix of a valid stream fails as truncated or
@@ -58,77 +25,11 @@ func TestReadPaths(t *testing.T) {
 func TestTruncated(t *testing.T) {
 	d := NewDecoder()
 	defer d.Close()
-	for _, e := range corpusStreams(t) {
-		step := max(1, len(e.Packed)/200)
-		for n := 0; n < len(e.Packed); n += step {
-			if err := d.Reset(bytes.NewReader(e.Packed[:n]), e.Dict, e.Size, false); err != nil {
-				t.Fatal(err)
-			}
-			h := crc32.NewIEEE()
-			_, err := d.WriteTo(h)
-			if err == nil {
-				if h.Sum32() == e.CRC {
-					continue // the tail held only a trailing table switch
-				}
-				t.Fatalf("%s: prefix %d of %d: no error", e.Name, n, len(e.Packed))
-			}
-			if !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, errs.ErrCorrupt) {
-				t.Fatalf("%s: prefix %d: %v", e.Name, n, err)
-			}
-		}
-	}
+	rar4test.Truncated(t, d, corpusStreams(t))
 }
 
 // FuzzUnpack15: arbitrary packed data, a size and a dictionary from the
 // first byte; no panic or hang, known error classes, Read == WriteTo.
 func FuzzUnpack15(f *testing.F) {
-	for _, e := range corpusStreams(f) {
-		if len(e.Packed) < 64<<10 {
-			f.Add(append([]byte{2}, e.Packed...))
-			f.Add(append([]byte{11}, e.Packed...))
-		}
-	}
-	f.Add([]byte{3, 0x80, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0})
-	sizes := []int64{0, 100, 70000, 300000}
-	dicts := []int64{64 << 10, 4 << 20}
-	d1, d2 := NewDecoder(), NewDecoder()
-	f.Fuzz(func(t *testing.T, in []byte) {
-		if len(in) == 0 {
-			return
-		}
-		sel, in := in[0], in[1:]
-		size, dict, passes := sizes[sel&3], dicts[sel>>2&1], 1+int(sel>>3&1)
-		var outs [2][]byte
-		var errsSeen [2]error
-		for k, d := range []*Decoder{d1, d2} {
-			var buf bytes.Buffer
-			for pass := 0; pass < passes; pass++ {
-				if err := d.Reset(bytes.NewReader(in), dict, size, pass > 0); err != nil {
-					errsSeen[k] = err
-					break
-				}
-				var err error
-				if k == 0 {
-					_, err = d.WriteTo(&buf)
-				} else {
-					_, err = io.CopyBuffer(&buf, onlyReader{d}, make([]byte, 333))
-				}
-				if err != nil {
-					errsSeen[k] = err
-					break
-				}
-			}
-			outs[k] = buf.Bytes()
-		}
-		if !bytes.Equal(outs[0], outs[1]) || (errsSeen[0] == nil) != (errsSeen[1] == nil) {
-			t.Fatalf("WriteTo and Read disagree: %d/%d bytes, %v / %v", len(outs[0]), len(outs[1]), errsSeen[0], errsSeen[1])
-		}
-		if err := errsSeen[0]; err != nil {
-			if !errors.Is(err, errs.ErrCorrupt) && !errors.Is(err, errs.ErrTruncated) {
-				t.Fatalf("unexpected error class: %v", err)
-			}
-		} else if int64(len(outs[0])) != size*int64(passes) {
-			t.Fatalf("no error but %d bytes", len(outs[0]))
-		}
-	})
+	rar4test.Fuzz(f, func() rar4test.Decoder { return NewDecoder() }, corpusStreams(f))
 }
