@@ -1,81 +1,15 @@
 package unpack15
 
 import (
-	"bytes"
-	"crypto/sha256"
-	"hash/crc32"
-	"io"
-	"path/filepath"
 	"testing"
 
-	"github.com/go-unarc/unarc/internal/testutil"
+	"github.com/go-unarc/unarc/rar/internal/rar4test"
 )
 
 // TestCorpus decodes every unencrypted, single-volume v15 entry of the
-// shared corpus's RAR 1.5-4.x archives through the mini parser and checks
-// size, CRC-32 and the manifest's sha256. Archives the manifest calls
-// corrupt must fail somewhere without a panic or a hang.
+// shared corpus's RAR 1.5-4.x archives and checks them against the
+// manifest (rar4test.Corpus).
 func TestCorpus(t *testing.T) {
-	dir := testutil.CorpusDir(t)
-	var ok, skipped, failedAsExpected int
-	for _, c := range testutil.Manifest(t, dir) {
-		ents, perr := loadRAR4(filepath.Join(dir, c.Archive))
-		if len(ents) == 0 {
-			continue
-		}
-		want := map[[32]byte]bool{}
-		for _, r := range c.Rows {
-			if len(r.SHA256) == 32 {
-				want[[32]byte(r.SHA256)] = true
-			}
-		}
-		d := NewDecoder()
-		chain := true // the solid stream so far decoded
-		sawErr := perr != nil
-		for _, e := range ents {
-			if e.Dir || e.Method == 0x30 {
-				continue
-			}
-			if e.Encrypted || e.Split || e.Ver != 15 {
-				skipped++
-				chain = false
-				continue
-			}
-			if e.Solid && !chain {
-				skipped++
-				continue
-			}
-			if err := d.Reset(bytes.NewReader(e.Packed), e.Dict, e.Size, e.Solid); err != nil {
-				sawErr, chain = true, false
-				continue
-			}
-			h := sha256.New()
-			cr := crc32.NewIEEE()
-			n, err := d.WriteTo(io.MultiWriter(h, cr))
-			if err != nil || n != e.Size || cr.Sum32() != e.CRC {
-				sawErr, chain = true, false
-				if c.Error == "" {
-					t.Errorf("%s: %s: %d bytes crc %08x (want %d, %08x): %v", c.Archive, e.Name, n, cr.Sum32(), e.Size, e.CRC, err)
-				}
-				continue
-			}
-			chain = true
-			if c.Error == "" && !want[[32]byte(h.Sum(nil))] {
-				t.Errorf("%s: %s: sha256 not in the manifest", c.Archive, e.Name)
-				continue
-			}
-			ok++
-		}
-		d.Close()
-		if c.Error != "" {
-			if sawErr {
-				failedAsExpected++
-			}
-			t.Logf("%s: manifest says %s; decoder error seen: %v", c.Archive, c.Error, sawErr)
-		}
-	}
-	t.Logf("v15 entries decoded and matched: %d; skipped (encrypted, split, other versions, after a skip): %d; corrupt archives rejected: %d", ok, skipped, failedAsExpected)
-	if ok == 0 {
-		t.Error("no corpus entry decoded")
-	}
+	rar4test.Corpus(t, "v15", func() rar4test.Decoder { return NewDecoder() },
+		func(ver byte) bool { return ver == 15 }, nil)
 }
