@@ -86,23 +86,8 @@ func (l *limitReader) WriteTo(w io.Writer) (int64, error) {
 		_, err := wt.WriteTo(&l.lw)
 		return l.n - start, err
 	}
-	bp := pool.Get(32 << 10)
-	defer pool.Put(bp)
-	buf := *bp
-	for {
-		n, err := l.r.Read(buf)
-		if n > 0 {
-			if _, werr := l.lw.Write(buf[:n]); werr != nil {
-				return l.n - start, werr
-			}
-		}
-		if err == io.EOF {
-			return l.n - start, nil
-		}
-		if err != nil {
-			return l.n - start, err
-		}
-	}
+	_, err := pool.Copy(&l.lw, l.r)
+	return l.n - start, err
 }
 
 func (l *limitReader) Close() error {

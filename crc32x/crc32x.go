@@ -174,21 +174,7 @@ func (v *Reader) WriteTo(w io.Writer) (int64, error) {
 		}
 		return v.n - start, err
 	}
-	bp := pool.Get(32 << 10)
-	defer pool.Put(bp)
-	buf := *bp
-	for {
-		n, err := v.Read(buf)
-		if n > 0 {
-			if _, werr := w.Write(buf[:n]); werr != nil {
-				return v.n - start, werr
-			}
-		}
-		if err == io.EOF {
-			return v.n - start, nil
-		}
-		if err != nil {
-			return v.n - start, err
-		}
-	}
+	// No window to write from: copy what Read verifies.
+	_, err := pool.Copy(w, v)
+	return v.n - start, err
 }

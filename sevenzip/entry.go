@@ -8,6 +8,7 @@ import (
 	"github.com/go-unarc/unarc/crc32x"
 	"github.com/go-unarc/unarc/internal/arc"
 	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/internal/pool"
 )
 
 // Open returns a reader of entry i's content that verifies its CRC at
@@ -150,28 +151,7 @@ func (er *entryReader) Read(p []byte) (int, error) {
 }
 
 // WriteTo copies the rest of the entry to w through a pooled buffer.
-func (er *entryReader) WriteTo(w io.Writer) (int64, error) {
-	bufp := getBuf()
-	defer putBuf(bufp)
-	buf := *bufp
-	var total int64
-	for {
-		n, err := er.Read(buf)
-		if n > 0 {
-			m, werr := w.Write(buf[:n])
-			total += int64(m)
-			if werr != nil {
-				return total, werr
-			}
-		}
-		if err == io.EOF {
-			return total, nil
-		}
-		if err != nil {
-			return total, err
-		}
-	}
-}
+func (er *entryReader) WriteTo(w io.Writer) (int64, error) { return pool.Copy(w, er) }
 
 func (er *entryReader) close() {
 	if er.fr == nil {

@@ -2,7 +2,6 @@ package sevenzip
 
 import (
 	"io"
-	"sync"
 
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/pool"
@@ -22,42 +21,12 @@ type packReader struct {
 	err  error
 }
 
-// Pack buffers are kept in a short list that survives garbage
-// collection (internal/pool's sync.Pool does not), so steady-state
-// extraction allocates none.
-var packBufs struct {
-	sync.Mutex
-	free []*[]byte
-}
+// getBuf and putBuf take pack buffers from internal/pool, whose free list
+// for buffers of 64 KiB and up survives garbage collection, so
+// steady-state extraction allocates none.
+func getBuf() *[]byte { return pool.Get(packBufSize) }
 
-const maxIdlePackBufs = 8
-
-// getBuf returns a packBufSize buffer from the idle list or the pool.
-func getBuf() *[]byte {
-	packBufs.Lock()
-	if n := len(packBufs.free); n > 0 {
-		b := packBufs.free[n-1]
-		packBufs.free = packBufs.free[:n-1]
-		packBufs.Unlock()
-		*b = (*b)[:packBufSize]
-		return b
-	}
-	packBufs.Unlock()
-	return pool.Get(packBufSize)
-}
-
-// putBuf gives back a buffer from getBuf.
-func putBuf(b *[]byte) {
-	packBufs.Lock()
-	if len(packBufs.free) < maxIdlePackBufs {
-		packBufs.free = append(packBufs.free, b)
-		b = nil
-	}
-	packBufs.Unlock()
-	if b != nil {
-		pool.Put(b)
-	}
-}
+func putBuf(b *[]byte) { pool.Put(b) }
 
 func newPackReader(ra io.ReaderAt, off, size int64) *packReader {
 	p := &packReader{ra: ra, off: off, end: off + size}

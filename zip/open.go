@@ -44,28 +44,7 @@ func (s *section) Read(p []byte) (int, error) {
 }
 
 // WriteTo copies the rest of the section to w.
-func (s *section) WriteTo(w io.Writer) (int64, error) {
-	bp := pool.Get(64 << 10)
-	defer pool.Put(bp)
-	buf := *bp
-	var total int64
-	for {
-		n, err := s.Read(buf)
-		if n > 0 {
-			m, werr := w.Write(buf[:n])
-			total += int64(m)
-			if werr != nil {
-				return total, werr
-			}
-		}
-		if err == io.EOF {
-			return total, nil
-		}
-		if err != nil {
-			return total, err
-		}
-	}
-}
+func (s *section) WriteTo(w io.Writer) (int64, error) { return pool.Copy(w, s) }
 
 // openState is the reusable part of an open entry: input buffer,
 // decompressor and verifier. It is pooled, so Open allocates only the

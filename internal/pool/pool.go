@@ -4,6 +4,7 @@
 package pool
 
 import (
+	"io"
 	"math/bits"
 	"sync"
 )
@@ -25,14 +26,14 @@ func class(n int) int {
 	return bits.Len(uint(n - 1))
 }
 
-// Large buffers (decoder windows) are also kept on a small free list that
+// Large buffers (decoder windows, 64 KiB input buffers) are also kept on a small free list that
 // the garbage collector does not empty: a sync.Pool loses its items on
 // every second GC and cannot hand a P-private item to another P, and
 // re-allocating (and zeroing) an 8 MiB window per archive is what the
 // pooling is meant to avoid. The list is bounded per class and in total.
 const (
-	bigShift    = 20        // classes from 1 MiB use the free list
-	bigPerClass = 2         // at most this many buffers kept per class
+	bigShift    = 16        // classes from 64 KiB use the free list
+	bigPerClass = 4         // at most this many buffers kept per class
 	bigRetained = 256 << 20 // and at most this many bytes in all
 )
 
@@ -145,5 +146,35 @@ func (o *Of[T]) Get() *T {
 func (o *Of[T]) Put(v *T) {
 	if v != nil {
 		o.p.Put(v)
+	}
+}
+
+// Copy copies r to w through a pooled 64 KiB buffer until io.EOF. It is
+// the WriteTo of readers that have no window of their own; it calls
+// r.Read directly, never r's WriteTo or w's ReadFrom, so a WriteTo may
+// use it without recursing.
+func Copy(w io.Writer, r io.Reader) (int64, error) {
+	bp := Get(64 << 10)
+	defer Put(bp)
+	buf := *bp
+	var total int64
+	for {
+		n, err := r.Read(buf)
+		if n > 0 {
+			m, werr := w.Write(buf[:n])
+			total += int64(m)
+			if werr != nil {
+				return total, werr
+			}
+			if m < n {
+				return total, io.ErrShortWrite
+			}
+		}
+		if err == io.EOF {
+			return total, nil
+		}
+		if err != nil {
+			return total, err
+		}
 	}
 }
