@@ -27,3 +27,10 @@ type Limits = arc.Limits
 
 // DefaultLimits are used for zero fields of Limits.
 var DefaultLimits = arc.DefaultLimits
+
+// SafeLimits is the profile the unarc command applies by default: bombs
+// stop with ErrLimit, real archives still extract.
+var SafeLimits = arc.SafeLimits
+
+// Unlimited, set in a Limits field, lifts that limit.
+const Unlimited = arc.Unlimited

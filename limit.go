@@ -2,6 +2,7 @@ package unarc
 
 import (
 	"io"
+	"math"
 
 	"github.com/go-unarc/unarc/internal/pool"
 
@@ -27,7 +28,7 @@ type limitReader struct {
 func (l *limitReader) reset(r io.Reader, c io.Closer, e *Entry, lim *Limits) {
 	max := lim.MaxEntrySize
 	ratio := false
-	if lim.MaxRatio > 0 && e.PackedSize >= ratioFloor {
+	if lim.MaxRatio > 0 && !math.IsInf(lim.MaxRatio, 1) && e.PackedSize >= ratioFloor {
 		if m := int64(float64(e.PackedSize) * lim.MaxRatio); m < max {
 			max, ratio = m, true
 		}

@@ -55,5 +55,5 @@ func buildOptions(opts []Option) *options {
 }
 
 func (o *options) config() *arc.Config {
-	return &arc.Config{Password: o.password, Limits: o.limits}
+	return &arc.Config{Password: o.password, Limits: o.limits, Budget: arc.NewBudget(o.limits)}
 }

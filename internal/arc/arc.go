@@ -7,7 +7,11 @@ package arc
 import (
 	"io"
 	"io/fs"
+	"math"
+	"sync/atomic"
 	"time"
+
+	"github.com/go-unarc/unarc/internal/errs"
 )
 
 // LinkKind says what kind of link an entry is.
@@ -57,40 +61,147 @@ type Entry struct {
 	Index      int         // position in the archive listing, from 0
 }
 
+// Verifiable reports whether reading the entry checks its content
+// against something stored: a CRC32 or another hash (BLAKE2sp, an
+// authentication code). Entries that are not verifiable can be decoded,
+// but corrupt data or a wrong password may go unnoticed.
+func (e *Entry) Verifiable() bool { return e.HasCRC32 || e.HashKind != "" }
+
 // IsDir reports whether the entry is a directory.
 func (e *Entry) IsDir() bool { return e.Mode.IsDir() }
 
-// Limits bounds what an archive may make the library allocate or write.
-// Zero fields take the defaults from DefaultLimits.
+// Limits bounds what an archive may make the library allocate, write or
+// compute. For every field, zero takes the value from DefaultLimits and a
+// negative value lifts the limit. Each limit that is crossed fails with an
+// error matching errs.ErrLimit that names the limit and the value.
 type Limits struct {
-	MaxDictionary int64   // largest decoder window/dictionary (bytes)
-	MaxMemory     int64   // largest total decoder memory for one entry (bytes)
-	MaxEntrySize  int64   // largest uncompressed entry (bytes)
-	MaxRatio      float64 // largest uncompressed/packed ratio; checked only for entries whose packed size exceeds 1 MiB
+	// MaxDictionary is the largest window one decoder may allocate. A
+	// dictionary declared larger than the data it can hold is clamped to
+	// that data first, so this bounds real allocation, not declarations.
+	MaxDictionary int64
+	// MaxMemory is the total decoder memory of one entry (or one solid
+	// folder): every coder of a chain together — windows, PPMd models,
+	// BCJ2 buffers, zstd windows, bzip2 blocks, cipher state.
+	MaxMemory int64
+	// MaxHeaderMemory bounds the memory a format spends on its index: the
+	// decoded 7z header, the RAR or ZIP directory, and the Entry values.
+	MaxHeaderMemory int64
+	// MaxEntries is the largest number of entries an archive may declare;
+	// it is checked before anything is allocated per entry.
+	MaxEntries int64
+	// MaxEntrySize is the largest uncompressed entry.
+	MaxEntrySize int64
+	// MaxTotalSize bounds the bytes produced over an Archive's or
+	// Reader's whole life (every entry, solid run, file copy and link).
+	MaxTotalSize int64
+	// MaxRatio bounds produced / consumed bytes, measured as data flows
+	// once more than RatioFloor bytes have been produced.
+	MaxRatio float64
+	// RatioFloor is the output below which MaxRatio is not applied.
+	RatioFloor int64
+	// MaxNameLength is the longest entry name (bytes) Extract will create.
+	MaxNameLength int64
+	// MaxPathDepth is the largest number of path components Extract will create.
+	MaxPathDepth int64
+	// MaxKDFRounds bounds the key-derivation work of one archive: the sum
+	// of the rounds (iterations) of every distinct key derived.
+	MaxKDFRounds int64
 }
 
-// DefaultLimits are generous enough for any archive 7-Zip or RAR writes
-// with their largest presets, and small enough that a hostile header
-// cannot take the machine down.
+// Unlimited is the value that lifts a limit.
+const Unlimited = -1
+
+// DefaultLimits are what the library uses for zero fields: generous
+// enough for any archive 7-Zip or RAR writes with their largest presets
+// (and for backup restores of sparse disk images), small enough that a
+// hostile header cannot take the process down.
 var DefaultLimits = Limits{
-	MaxDictionary: 4 << 30,
-	MaxMemory:     5 << 30,
-	MaxEntrySize:  1 << 46,
-	MaxRatio:      0,
+	MaxDictionary:   4 << 30,
+	MaxMemory:       5 << 30,
+	MaxHeaderMemory: 1 << 30,
+	MaxEntries:      4 << 20,
+	MaxEntrySize:    1 << 46,
+	MaxTotalSize:    Unlimited,
+	MaxRatio:        Unlimited,
+	RatioFloor:      64 << 20,
+	MaxNameLength:   32 << 10,
+	MaxPathDepth:    1024,
+	MaxKDFRounds:    1 << 27,
 }
 
-// WithDefaults returns l with zero fields replaced by DefaultLimits.
+// SafeLimits is the profile the unarc command applies by default: it
+// stops decompression bombs (ratio, total output) while still reading
+// every archive the reference tools write at their largest presets.
+var SafeLimits = Limits{
+	MaxDictionary:   4 << 30,
+	MaxMemory:       5 << 30,
+	MaxHeaderMemory: 256 << 20,
+	MaxEntries:      1 << 20,
+	MaxEntrySize:    1 << 40,
+	MaxTotalSize:    1 << 40,
+	MaxRatio:        500,
+	RatioFloor:      16 << 20,
+	MaxNameLength:   4096,
+	MaxPathDepth:    256,
+	MaxKDFRounds:    1 << 26,
+}
+
+// WithDefaults returns l resolved for use: zero fields take DefaultLimits,
+// and lifted (negative) fields become the largest value, so code that
+// applies a limit needs no special case (a lifted MaxRatio becomes +Inf).
 func (l Limits) WithDefaults() Limits {
-	if l.MaxDictionary <= 0 {
-		l.MaxDictionary = DefaultLimits.MaxDictionary
+	d := DefaultLimits
+	pick := func(v *int64, def int64) {
+		if *v == 0 {
+			*v = def
+		}
+		if *v < 0 {
+			*v = math.MaxInt64
+		}
 	}
-	if l.MaxMemory <= 0 {
-		l.MaxMemory = DefaultLimits.MaxMemory
+	pick(&l.MaxDictionary, d.MaxDictionary)
+	pick(&l.MaxMemory, d.MaxMemory)
+	pick(&l.MaxHeaderMemory, d.MaxHeaderMemory)
+	pick(&l.MaxEntries, d.MaxEntries)
+	pick(&l.MaxEntrySize, d.MaxEntrySize)
+	pick(&l.MaxTotalSize, d.MaxTotalSize)
+	pick(&l.RatioFloor, d.RatioFloor)
+	pick(&l.MaxNameLength, d.MaxNameLength)
+	pick(&l.MaxPathDepth, d.MaxPathDepth)
+	pick(&l.MaxKDFRounds, d.MaxKDFRounds)
+	if l.MaxRatio == 0 {
+		l.MaxRatio = d.MaxRatio
 	}
-	if l.MaxEntrySize <= 0 {
-		l.MaxEntrySize = DefaultLimits.MaxEntrySize
+	if l.MaxRatio < 0 {
+		l.MaxRatio = math.Inf(1)
 	}
 	return l
+}
+
+// Budget is the per-archive account of work that an attacker can
+// multiply across entries: key derivation. One Budget belongs to one
+// Open (Archive or Reader) and is safe for concurrent use.
+type Budget struct {
+	kdf atomic.Int64
+	max int64
+}
+
+// NewBudget starts an account under l.
+func NewBudget(l Limits) *Budget { return &Budget{max: l.WithDefaults().MaxKDFRounds} }
+
+// ChargeKDF records rounds of key derivation about to be run (call it
+// before deriving, once per distinct key, not for cache hits). It fails
+// with errs.ErrLimit when the archive's total would pass MaxKDFRounds.
+// A nil Budget charges nothing.
+func (b *Budget) ChargeKDF(rounds int64) error {
+	if b == nil {
+		return nil
+	}
+	if n := b.kdf.Add(rounds); n > b.max || n < 0 {
+		b.kdf.Add(-rounds)
+		return errs.Limit("key derivation: %d more rounds would pass MaxKDFRounds (%d)", rounds, b.max)
+	}
+	return nil
 }
 
 // VolumeOpener opens another volume of a multi-volume set by its path
@@ -110,6 +221,17 @@ type Config struct {
 	// archive fails with a clear error naming the volume it needs.
 	Name       string
 	OpenVolume VolumeOpener
+	// Budget accounts key-derivation work across the archive; nil charges
+	// nothing (format packages used alone).
+	Budget *Budget
+}
+
+// Warner is implemented by a format Archive or Reader that can report
+// archive-level conditions that are not errors of any entry: a missing
+// end-of-archive record, a locked archive, recovery data, skipped file
+// versions. The root exposes them as Archive.Warnings.
+type Warner interface {
+	Warnings() []error
 }
 
 // Archive is a format package's random-access view of an archive.
