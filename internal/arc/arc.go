@@ -224,6 +224,12 @@ type Config struct {
 	// Budget accounts key-derivation work across the archive; nil charges
 	// nothing (format packages used alone).
 	Budget *Budget
+	// FileVersions lists older file versions (RAR "name;N") as entries of
+	// their own; by default they are skipped, as unrar does without -ver.
+	FileVersions bool
+	// DecodeName decodes an entry name stored in a legacy code page (a ZIP
+	// name without the UTF-8 flag). Nil means CP437, as APPNOTE says.
+	DecodeName func(raw []byte) string
 }
 
 // Warner is implemented by a format Archive or Reader that can report
