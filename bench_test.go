@@ -1,15 +1,10 @@
 package unarc_test
 
 import (
-	stdzip "archive/zip"
 	"bytes"
 	"io"
 	"os"
 	"testing"
-
-	"github.com/bodgit/sevenzip"
-	kzip "github.com/klauspost/compress/zip"
-	"github.com/nwaples/rardecode/v2"
 
 	"github.com/go-unarc/unarc"
 	"github.com/go-unarc/unarc/internal/testutil"
@@ -55,15 +50,6 @@ func rar5Args(extra ...string) []string {
 	}
 	args = append(args, extra...)
 	return append(args, "-ep", "-htc", "-qo-", "-idq", "{out}")
-}
-
-func caseNamed(name string) benchCase {
-	for _, c := range benchCases {
-		if c.name == name {
-			return c
-		}
-	}
-	panic("no bench case " + name)
 }
 
 // loadBench makes (or reuses) the archive and reads it into memory, so
@@ -176,103 +162,5 @@ func BenchmarkExtract(b *testing.B) {
 				}
 			})
 		})
-	}
-}
-
-// BenchmarkPeer runs the Go peers on the same archives, for same-run
-// ratios: archive/zip and klauspost/compress/zip, bodgit/sevenzip,
-// nwaples/rardecode.
-func BenchmarkPeer(b *testing.B) {
-	b.Run("7z-lzma2", func(b *testing.B) {
-		data := loadBench(b, caseNamed("7z-lzma2"))
-		b.Run("bodgit", func(b *testing.B) {
-			b.SetBytes(testutil.MixedTotalSize)
-			b.ReportAllocs()
-			for i := 0; i < b.N; i++ {
-				zr, err := sevenzip.NewReader(bytes.NewReader(data), int64(len(data)))
-				if err != nil {
-					b.Fatal(err)
-				}
-				drainPeerZip(b, len(zr.File), func(i int) (io.ReadCloser, error) { return zr.File[i].Open() })
-			}
-		})
-	})
-	for _, name := range []string{"rar5", "rar4"} {
-		b.Run(name, func(b *testing.B) {
-			data := loadBench(b, caseNamed(name))
-			b.Run("rardecode", func(b *testing.B) {
-				b.SetBytes(testutil.MixedTotalSize)
-				b.ReportAllocs()
-				for i := 0; i < b.N; i++ {
-					rr, err := rardecode.NewReader(bytes.NewReader(data))
-					if err != nil {
-						b.Fatal(err)
-					}
-					var total int64
-					for {
-						_, err := rr.Next()
-						if err == io.EOF {
-							break
-						}
-						if err != nil {
-							b.Fatal(err)
-						}
-						n, err := io.Copy(io.Discard, rr)
-						if err != nil {
-							b.Fatal(err)
-						}
-						total += n
-					}
-					if total != testutil.MixedTotalSize {
-						b.Fatalf("rardecode extracted %d bytes", total)
-					}
-				}
-			})
-		})
-	}
-	c := caseNamed("zip-deflate")
-	b.Run("zip-deflate", func(b *testing.B) {
-		data := loadBench(b, c)
-		b.Run("stdlib", func(b *testing.B) {
-			b.SetBytes(testutil.MixedTotalSize)
-			b.ReportAllocs()
-			for i := 0; i < b.N; i++ {
-				zr, err := stdzip.NewReader(bytes.NewReader(data), int64(len(data)))
-				if err != nil {
-					b.Fatal(err)
-				}
-				drainPeerZip(b, len(zr.File), func(i int) (io.ReadCloser, error) { return zr.File[i].Open() })
-			}
-		})
-		b.Run("klauspost", func(b *testing.B) {
-			b.SetBytes(testutil.MixedTotalSize)
-			b.ReportAllocs()
-			for i := 0; i < b.N; i++ {
-				zr, err := kzip.NewReader(bytes.NewReader(data), int64(len(data)))
-				if err != nil {
-					b.Fatal(err)
-				}
-				drainPeerZip(b, len(zr.File), func(i int) (io.ReadCloser, error) { return zr.File[i].Open() })
-			}
-		})
-	})
-}
-
-func drainPeerZip(b *testing.B, n int, open func(int) (io.ReadCloser, error)) {
-	var total int64
-	for i := 0; i < n; i++ {
-		rc, err := open(i)
-		if err != nil {
-			b.Fatal(err)
-		}
-		m, err := io.Copy(io.Discard, rc)
-		if err != nil {
-			b.Fatal(err)
-		}
-		rc.Close()
-		total += m
-	}
-	if total != testutil.MixedTotalSize {
-		b.Fatalf("peer extracted %d bytes, want %d", total, testutil.MixedTotalSize)
 	}
 }

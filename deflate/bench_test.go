@@ -9,8 +9,6 @@ import (
 	"sync"
 	"testing"
 
-	kflate "github.com/klauspost/compress/flate"
-
 	"github.com/go-unarc/unarc/internal/testutil"
 )
 
@@ -34,9 +32,10 @@ func mixedStream(testing.TB) ([]byte, int64) {
 	return benchStream.raw, benchStream.size
 }
 
-// BenchmarkDecode decodes the same stream with our decoder and the two
-// peers, each reused across iterations and read with io.Copy from a
-// *bytes.Reader.
+// BenchmarkDecode decodes the stream with this package, reused across
+// iterations and read with io.Copy from a *bytes.Reader. The comparison
+// with compress/flate and klauspost/compress/flate on the same stream is
+// in the bench module (BenchmarkDeflate, TestDeflateCPUTime).
 func BenchmarkDecode(b *testing.B) {
 	stream, size := mixedStream(b)
 	b.Run("unarc", func(b *testing.B) {
@@ -52,32 +51,6 @@ func BenchmarkDecode(b *testing.B) {
 			}
 		}
 		z.Close()
-	})
-	b.Run("stdlib", func(b *testing.B) {
-		b.SetBytes(size)
-		b.ReportAllocs()
-		br := bytes.NewReader(stream)
-		z := flate.NewReader(br)
-		for b.Loop() {
-			br.Reset(stream)
-			z.(flate.Resetter).Reset(br, nil)
-			if n, err := io.Copy(io.Discard, z); err != nil || n != size {
-				b.Fatal(n, err)
-			}
-		}
-	})
-	b.Run("klauspost", func(b *testing.B) {
-		b.SetBytes(size)
-		b.ReportAllocs()
-		br := bytes.NewReader(stream)
-		z := kflate.NewReader(br)
-		for b.Loop() {
-			br.Reset(stream)
-			z.(kflate.Resetter).Reset(br, nil)
-			if n, err := io.Copy(io.Discard, z); err != nil || n != size {
-				b.Fatal(n, err)
-			}
-		}
 	})
 }
 

@@ -11,7 +11,6 @@ import (
 	"testing"
 
 	"github.com/go-unarc/unarc/internal/testutil"
-	xlzma "github.com/ulikunitz/xz/lzma"
 )
 
 // benchStream is the packed stream of a solid 7z archive of the mixed-200
@@ -89,7 +88,8 @@ func (s *splitWriter) Write(p []byte) (int, error) {
 var verified sync.Map
 
 // BenchmarkDecode decodes the mixed-200 workload compressed by 7zz with
-// LZMA2 and LZMA (-mx5 -md8m), with this package and with ulikunitz/xz.
+// LZMA2 and LZMA (-mx5 -md8m) with this package. The comparison with
+// ulikunitz/xz is in the bench module (BenchmarkLZMA).
 func BenchmarkDecode(b *testing.B) {
 	cases := []struct {
 		name, file, method string
@@ -119,29 +119,6 @@ func BenchmarkDecode(b *testing.B) {
 				}
 				_, err = z.WriteTo(w)
 				z.Close()
-				return err
-			}
-			theirs := func(w io.Writer) error {
-				br.Reset(s.packed)
-				var r io.Reader
-				if c.method == "lzma2" {
-					r2, err := xlzma.Reader2Config{DictCap: 8 << 20}.NewReader2(&br)
-					if err != nil {
-						return err
-					}
-					r = r2
-				} else {
-					h := props.Encode()
-					var hdr [13]byte
-					copy(hdr[:], h[:])
-					binary.LittleEndian.PutUint64(hdr[5:], uint64(s.size))
-					r1, err := xlzma.ReaderConfig{DictCap: 8 << 20}.NewReader(io.MultiReader(bytes.NewReader(hdr[:]), &br))
-					if err != nil {
-						return err
-					}
-					r = r1
-				}
-				_, err := io.Copy(w, io.LimitReader(r, s.size))
 				return err
 			}
 			if _, done := verified.LoadOrStore(c.name, true); !done {
@@ -179,17 +156,6 @@ func BenchmarkDecode(b *testing.B) {
 					}
 					if err != nil || n != s.size {
 						b.Fatalf("decoded %d bytes: %v", n, err)
-					}
-				}
-				cpu.report(b, s.size)
-			})
-			b.Run("ulikunitz", func(b *testing.B) {
-				b.SetBytes(s.size)
-				b.ReportAllocs()
-				cpu := startCPU()
-				for range b.N {
-					if err := theirs(io.Discard); err != nil {
-						b.Fatal(err)
 					}
 				}
 				cpu.report(b, s.size)

@@ -7,12 +7,11 @@ import (
 
 	"github.com/go-unarc/unarc/internal/arc"
 	"github.com/go-unarc/unarc/internal/testutil"
-	"github.com/nwaples/rardecode/v2"
 )
 
 // BenchmarkRAR5 extracts the mixed-200 RAR5 archive (rar -m3 -md8m,
-// non-solid) with this package and, in the same run, with the peer
-// github.com/nwaples/rardecode/v2.
+// non-solid) with this package; the comparison with nwaples/rardecode is
+// in the bench module (BenchmarkPeer/rar5).
 func BenchmarkRAR5(b *testing.B) {
 	path := testutil.MixedArchive(b, "mixed-rar5.rar", "rar", "a", "-cfg-", "-m3", "-md8m", "-mt1", "-s-", "-ep", "-htc", "-qo-", "-idq", "{out}")
 	f, err := os.Open(path)
@@ -64,28 +63,6 @@ func BenchmarkRAR5(b *testing.B) {
 				}
 			}
 			r.Close()
-		}
-	})
-	b.Run("rardecode", func(b *testing.B) {
-		b.SetBytes(testutil.MixedTotalSize)
-		b.ReportAllocs()
-		for b.Loop() {
-			r, err := rardecode.NewReader(io.NewSectionReader(f, 0, st.Size()))
-			if err != nil {
-				b.Fatal(err)
-			}
-			for {
-				_, err := r.Next()
-				if err == io.EOF {
-					break
-				}
-				if err != nil {
-					b.Fatal(err)
-				}
-				if _, err := io.Copy(io.Discard, r); err != nil {
-					b.Fatal(err)
-				}
-			}
 		}
 	})
 }

@@ -6,8 +6,6 @@ import (
 	"testing"
 	"time"
 
-	peer "github.com/bodgit/sevenzip"
-
 	"github.com/go-unarc/unarc/internal/arc"
 	"github.com/go-unarc/unarc/internal/testutil"
 )
@@ -72,46 +70,6 @@ func BenchmarkArchive(b *testing.B) {
 				a.Close()
 			}
 			extract() // warm-up outside the timer: windows and buffers
-			b.SetBytes(testutil.MixedFiles * testutil.MixedFileSize)
-			b.ReportAllocs()
-			cpu := cpuTime()
-			for b.Loop() {
-				extract()
-			}
-			reportCPU(b, cpu)
-		})
-	}
-}
-
-// BenchmarkPeer reads the same archives with github.com/bodgit/sevenzip.
-func BenchmarkPeer(b *testing.B) {
-	for _, ba := range benchArchives {
-		b.Run(ba.name+"/bodgit", func(b *testing.B) {
-			path := testutil.MixedArchive(b, ba.name+".7z", "7zz", ba.args...)
-			f, size := openBench(b, path)
-			extract := func() {
-				var r *peer.Reader
-				var err error
-				if ba.password != "" {
-					r, err = peer.NewReaderWithPassword(f, size, ba.password)
-				} else {
-					r, err = peer.NewReader(f, size)
-				}
-				if err != nil {
-					b.Fatal(err)
-				}
-				for _, pf := range r.File {
-					rc, err := pf.Open()
-					if err != nil {
-						b.Fatal(err)
-					}
-					if _, err := io.Copy(io.Discard, rc); err != nil {
-						b.Fatal(err)
-					}
-					rc.Close()
-				}
-			}
-			extract() // same warm-up as BenchmarkArchive
 			b.SetBytes(testutil.MixedFiles * testutil.MixedFileSize)
 			b.ReportAllocs()
 			cpu := cpuTime()

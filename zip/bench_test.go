@@ -1,7 +1,6 @@
 package zip
 
 import (
-	"archive/zip"
 	"bytes"
 	"io"
 	"os"
@@ -23,31 +22,6 @@ func extractArchive(b *testing.B, ra io.ReaderAt, size int64) int64 {
 			continue
 		}
 		rc, err := a.Open(i)
-		if err != nil {
-			b.Fatal(err)
-		}
-		n, err := io.Copy(io.Discard, rc)
-		if err != nil {
-			b.Fatal(err)
-		}
-		rc.Close()
-		total += n
-	}
-	return total
-}
-
-// extractPeer does the same with archive/zip (the standard library).
-func extractPeer(b *testing.B, ra io.ReaderAt, size int64) int64 {
-	zr, err := zip.NewReader(ra, size)
-	if err != nil {
-		b.Fatal(err)
-	}
-	var total int64
-	for _, f := range zr.File {
-		if f.FileInfo().IsDir() {
-			continue
-		}
-		rc, err := f.Open()
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -111,14 +85,6 @@ func benchAll(b *testing.B, data []byte, ra io.ReaderAt, size int64) {
 			}
 		})
 	}
-	b.Run("archive-zip", func(b *testing.B) {
-		b.SetBytes(extractPeer(b, ra, size))
-		b.ReportAllocs()
-		b.ResetTimer()
-		for i := 0; i < b.N; i++ {
-			extractPeer(b, ra, size)
-		}
-	})
 }
 
 func BenchmarkSmall(b *testing.B) {
@@ -129,7 +95,8 @@ func BenchmarkSmall(b *testing.B) {
 }
 
 // BenchmarkMixed extracts the mixed-200 workload zipped by 7zz (Deflate
-// -mx5), against archive/zip in the same run.
+// -mx5). The comparison with archive/zip and klauspost/compress/zip is in
+// the bench module (BenchmarkPeer/zip-deflate).
 func BenchmarkMixed(b *testing.B) {
 	for _, tc := range []struct{ name, method string }{{"deflate", "Deflate"}, {"store", "Copy"}} {
 		b.Run(tc.name, func(b *testing.B) {

@@ -7,12 +7,12 @@ import (
 	"testing"
 
 	"github.com/go-unarc/unarc/internal/testutil"
-	"github.com/nwaples/rardecode/v2"
 )
 
 // BenchmarkDecode decodes the mixed-200 workload archived by rar6 -ma4
-// (v29, 4 MiB dictionary, not solid), through the mini parser, against
-// the peer rardecode on the same archive in the same run.
+// (v29, 4 MiB dictionary, not solid), through the mini parser. The
+// comparison with nwaples/rardecode is in the bench module
+// (BenchmarkPeer/rar4).
 func BenchmarkDecode(b *testing.B) {
 	path := testutil.MixedArchive(b, "mixed-rar4.rar", "rar6", "a", "-ma4", "-m3", "-md4m", "-s-", "-ep", "-idq", "{out}")
 	data, err := os.ReadFile(path)
@@ -40,34 +40,6 @@ func BenchmarkDecode(b *testing.B) {
 					b.Fatal(err)
 				}
 				k, err := d.WriteTo(io.Discard)
-				if err != nil {
-					b.Fatal(err)
-				}
-				n += k
-			}
-			if n != total {
-				b.Fatalf("decoded %d bytes", n)
-			}
-		}
-	})
-	b.Run("mixed-rar4/rardecode", func(b *testing.B) {
-		b.SetBytes(total)
-		b.ReportAllocs()
-		for b.Loop() {
-			r, err := rardecode.NewReader(bytes.NewReader(data))
-			if err != nil {
-				b.Fatal(err)
-			}
-			var n int64
-			for {
-				_, err := r.Next()
-				if err == io.EOF {
-					break
-				}
-				if err != nil {
-					b.Fatal(err)
-				}
-				k, err := io.Copy(io.Discard, r)
 				if err != nil {
 					b.Fatal(err)
 				}

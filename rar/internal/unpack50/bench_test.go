@@ -6,14 +6,13 @@ import (
 	"os"
 	"testing"
 
-	"github.com/nwaples/rardecode/v2"
-
 	"github.com/go-unarc/unarc/internal/testutil"
 )
 
 // BenchmarkDecode extracts the mixed-200 RAR 5 archive (issue 5) to
-// io.Discard with this package (through the test's mini parser) and with
-// rardecode, from memory, in the same run.
+// io.Discard with this package (through the test's mini parser), from
+// memory. The comparison with nwaples/rardecode is in the bench module
+// (BenchmarkPeer/rar5).
 func BenchmarkDecode(b *testing.B) {
 	path := testutil.MixedArchive(b, "mixed-rar5.rar", "rar", "a", "-cfg-", "-m3", "-md8m", "-mt1", "-s-", "-ep", "-htc", "-qo-", "-idq", "{out}")
 	data, err := os.ReadFile(path)
@@ -50,28 +49,6 @@ func BenchmarkDecode(b *testing.B) {
 		extract() // warm the pools: b.Loop measures the steady state
 		for b.Loop() {
 			extract()
-		}
-	})
-	b.Run("mixed-rar5/rardecode", func(b *testing.B) {
-		b.SetBytes(total)
-		b.ReportAllocs()
-		for b.Loop() {
-			r, err := rardecode.NewReader(bytes.NewReader(data))
-			if err != nil {
-				b.Fatal(err)
-			}
-			for {
-				_, err := r.Next()
-				if err == io.EOF {
-					break
-				}
-				if err != nil {
-					b.Fatal(err)
-				}
-				if _, err := io.Copy(io.Discard, r); err != nil {
-					b.Fatal(err)
-				}
-			}
 		}
 	})
 }

@@ -1,0 +1,95 @@
+package bench
+
+import (
+	"io"
+	"os"
+	"testing"
+	"time"
+)
+
+// cpuTimer reports process CPU time per operation next to the wall time:
+// on a shared, loaded machine it is the steadier figure for comparing two
+// decoders run side by side.
+type cpuTimer struct{ start time.Duration }
+
+func startCPU() cpuTimer { return cpuTimer{cpuNow()} }
+
+// report adds cpu-ms/op and cpu-MB/s for b.N operations of size bytes.
+func (c cpuTimer) report(b *testing.B, size int64) {
+	d := cpuNow() - c.start
+	b.ReportMetric(float64(d.Milliseconds())/float64(b.N), "cpu-ms/op")
+	if d > 0 {
+		b.ReportMetric(float64(size)*float64(b.N)/d.Seconds()/1e6, "cpu-MB/s")
+	}
+}
+
+// run measures one implementation: one untimed pass (warm pools, and a
+// size check), then b.N timed passes. extract returns the bytes it
+// produced, which must be the whole workload.
+func run(b *testing.B, want int64, extract func(b *testing.B) int64) {
+	if n := extract(b); n != want {
+		b.Fatalf("extracted %d bytes, want %d", n, want)
+	}
+	b.SetBytes(want)
+	b.ReportAllocs()
+	b.ResetTimer()
+	cpu := startCPU()
+	for range b.N {
+		extract(b)
+	}
+	cpu.report(b, want)
+}
+
+// loadFile reads the cached workload archive into memory, so every
+// iteration measures decoding, not the disk.
+func loadFile(b *testing.B, path string) []byte {
+	b.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	return data
+}
+
+// drainer copies opened entries to io.Discard: drainer{b}.drain(f.Open())
+// closes the entry and returns its size.
+type drainer struct{ b *testing.B }
+
+func (d drainer) drain(rc io.ReadCloser, err error) int64 {
+	b := d.b
+	if err != nil {
+		b.Fatal(err)
+	}
+	n, err := io.Copy(io.Discard, rc)
+	if err != nil {
+		b.Fatal(err)
+	}
+	rc.Close()
+	return n
+}
+
+// nextReader is the forward-only shape shared by unarc.Reader and
+// rardecode.Reader.
+type nextReader[E any] interface {
+	Next() (E, error)
+	io.Reader
+}
+
+// drainNext reads every entry of a forward-only reader.
+func drainNext[E any](b *testing.B, r nextReader[E]) int64 {
+	var total int64
+	for {
+		_, err := r.Next()
+		if err == io.EOF {
+			return total
+		}
+		if err != nil {
+			b.Fatal(err)
+		}
+		n, err := io.Copy(io.Discard, r)
+		if err != nil {
+			b.Fatal(err)
+		}
+		total += n
+	}
+}
