@@ -32,7 +32,7 @@ func TestNoAllocsWhenWarm(t *testing.T) {
 }
 
 func TestOf(t *testing.T) {
-	type table struct{ v [16]int }
+	type table [16]int
 	made := 0
 	o := Of[table]{New: func() *table { made++; return new(table) }}
 	a := o.Get()

@@ -21,13 +21,12 @@ import (
 // HEAD_SIZE u16, PACK_SIZE u32, UNP_SIZE u32, HOST_OS u8, FILE_CRC u32,
 // FTIME u32, UNP_VER u8, METHOD u8, ...).
 type rar4File struct {
-	packed  []byte
-	size    int64
-	crc     uint32
-	unpVer  byte
-	method  byte
-	solid   bool
-	hasHigh bool
+	packed []byte
+	size   int64
+	crc    uint32
+	unpVer byte
+	method byte
+	solid  bool
 }
 
 func parseRAR4(t testing.TB, b []byte) rar4File {
