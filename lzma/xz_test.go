@@ -59,7 +59,6 @@ func Test7zzLZMA(t *testing.T) {
 		name := fmt.Sprintf("lc%d-lp%d-pb%d", c.LC, c.LP, c.PB)
 		arc := toolRun(t, data, "7zz", "a", "-bd", "-t7z", "-mhc=off",
 			fmt.Sprintf("-m0=lzma:d=1m:lc=%d:lp=%d:pb=%d", c.LC, c.LP, c.PB), "{out}.7z", "in.bin")
-		_ = arc
 		c.DictSize = 1 << 20
 		readAllWays(t, name, data, func(r io.Reader) (io.ReadCloser, error) {
 			return NewReader(r, c, int64(len(data)))
