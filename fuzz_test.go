@@ -14,6 +14,12 @@ import (
 
 // addSeeds adds every small archive under testdata/ to the corpus.
 func addSeeds(f *testing.F) {
+	n := 0
+	defer func() {
+		if n == 0 {
+			f.Fatal("no seeds under testdata")
+		}
+	}()
 	filepath.WalkDir("testdata", func(p string, d os.DirEntry, err error) error {
 		if err != nil || d.IsDir() || strings.HasSuffix(p, ".sh") || strings.HasSuffix(p, ".txt") || strings.Contains(p, "/fuzz/") {
 			return nil
@@ -21,6 +27,7 @@ func addSeeds(f *testing.F) {
 		if st, err := d.Info(); err == nil && st.Size() <= 64<<10 {
 			if b, err := os.ReadFile(p); err == nil {
 				f.Add(b)
+				n++
 			}
 		}
 		return nil

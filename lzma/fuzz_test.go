@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/internal/testutil"
 )
 
 // fuzzMaxOut caps the output compared per input, so inputs that declare
@@ -18,8 +19,7 @@ const fuzzMaxOut = 256 << 10
 
 // seedFiles adds the committed streams whose names end in ext.
 func seedFiles(f *testing.F, ext string) {
-	files, _ := filepath.Glob(filepath.Join("..", "testdata", "lzma", "*"+ext))
-	for _, name := range files {
+	for _, name := range testutil.Glob(f, filepath.Join("..", "testdata", "lzma", "*"+ext)) {
 		b, err := os.ReadFile(name)
 		if err != nil {
 			f.Fatal(err)

@@ -52,6 +52,9 @@ func TestCorpus(t *testing.T) {
 	for _, k := range []string{"RAR5", "RAR4", "older"} {
 		tl := counts[k]
 		t.Logf("corpus %-5s: %d match, %d right error, %d wrong", k, tl.match, tl.rightErr, tl.wrong)
+		if tl.match == 0 {
+			t.Errorf("no %s corpus archive matched", k)
+		}
 	}
 	if os.Getenv("UNARC_CORPUS_STRICT") != "" && len(failures) > 0 {
 		t.Errorf("%d corpus archives wrong", len(failures))

@@ -16,7 +16,7 @@ import (
 // the Reader: no panic, no hang, only sentinel errors, and bounded memory
 // (the limits below keep decoders small).
 func FuzzArchive(f *testing.F) {
-	seeds, _ := filepath.Glob(filepath.Join(testdata, "*.rar"))
+	seeds := testutil.Glob(f, filepath.Join(testdata, "*.rar"))
 	{
 		if _, err := os.Stat(filepath.Join(testutil.ModuleRoot(), "..", "shared", "corpus")); err == nil {
 			more, _ := filepath.Glob(filepath.Join(testutil.ModuleRoot(), "..", "shared", "corpus", "*", "*", "*.rar"))

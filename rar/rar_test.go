@@ -13,6 +13,7 @@ import (
 
 	"github.com/go-unarc/unarc/internal/arc"
 	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/internal/testutil"
 )
 
 const testdata = "../testdata/rar"
@@ -77,7 +78,7 @@ func TestTestdata(t *testing.T) {
 	if _, err := exec.LookPath("unrar"); err != nil {
 		t.Skip("unrar not installed")
 	}
-	names, _ := filepath.Glob(filepath.Join(testdata, "*"))
+	names := testutil.Glob(t, filepath.Join(testdata, "*"))
 	for _, name := range names {
 		if strings.HasSuffix(name, ".sh") || laterVolume.MatchString(name) {
 			continue

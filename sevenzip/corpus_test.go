@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -150,6 +149,7 @@ func TestCorpus(t *testing.T) {
 		})
 	}
 	t.Logf("7z corpus: %d match, %d right error, %d wrong", match, rightErr, wrong)
+	if match == 0 {
+		t.Error("no 7z corpus archive matched")
+	}
 }
-
-var _ = fs.ModeDir

@@ -10,17 +10,15 @@ import (
 	"testing"
 
 	"github.com/go-unarc/unarc/internal/arc"
+	"github.com/go-unarc/unarc/internal/testutil"
 )
 
 const testPassword = "secret"
 
 // testArchives lists the first volume of every archive in testdata/7z.
 func testArchives(tb testing.TB) []string {
-	all, err := filepath.Glob("../testdata/7z/*.7z")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	vols, _ := filepath.Glob("../testdata/7z/*.7z.001")
+	all := testutil.Glob(tb, "../testdata/7z/*.7z")
+	vols := testutil.Glob(tb, "../testdata/7z/*.7z.001")
 	return append(all, vols...)
 }
 

@@ -184,6 +184,9 @@ func TestCorpus(t *testing.T) {
 	}
 	t.Logf("corpus ZIPs: %d match, %d fail with the expected sentinel, %d need a method/feature not implemented, %d known disagreements, %d wrong (of %d)",
 		match, rightErr, notImpl, disagree, wrong, len(cases))
+	if match == 0 {
+		t.Error("no corpus ZIP matched")
+	}
 }
 
 // disagreements are archives that 7zz rejects but other readers (bsdtar,
@@ -367,6 +370,9 @@ func TestCorpusReader(t *testing.T) {
 			}
 		}
 		t.Logf("%s: Reader verdicts %v", wname, counts)
+		if counts["match"] == 0 {
+			t.Errorf("%s: no corpus ZIP matched through the Reader", wname)
+		}
 	}
 }
 

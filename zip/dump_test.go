@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/go-unarc/unarc/internal/testutil"
 )
 
 // TestDump prints what the Archive sees in each testdata archive (go test -run Dump -v).
@@ -13,7 +15,7 @@ func TestDump(t *testing.T) {
 	if os.Getenv("ZIPDUMP") == "" {
 		t.Skip("set ZIPDUMP=1")
 	}
-	files, _ := filepath.Glob("../testdata/zip/*.zip")
+	files := testutil.Glob(t, "../testdata/zip/*.zip")
 	for _, p := range files {
 		data, _ := os.ReadFile(p)
 		a, err := NewArchive(bytes.NewReader(data), int64(len(data)), nil)

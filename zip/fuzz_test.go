@@ -17,7 +17,7 @@ import (
 // addSeeds adds the testdata archives and, when present, the shared
 // corpus ZIPs (small ones) to f.
 func addSeeds(f *testing.F) {
-	paths, _ := filepath.Glob("../testdata/zip/*.zip")
+	paths := testutil.Glob(f, "../testdata/zip/*.zip")
 	corpus := os.Getenv("UNARC_CORPUS")
 	if corpus == "" {
 		corpus = filepath.Join(testutil.ModuleRoot(), "..", "shared", "corpus")

@@ -126,7 +126,25 @@ func Manifest(tb testing.TB, dir string) []*Case {
 	if err := sc.Err(); err != nil {
 		tb.Fatal(err)
 	}
+	if len(cases) == 0 {
+		tb.Fatalf("%s: no archives in MANIFEST.tsv", dir)
+	}
 	return cases
+}
+
+// Glob returns the files matching pattern and fails tb when there are
+// none: a test or a fuzz target fed by a directory listing must not pass
+// by looping over nothing (a moved testdata folder, a renamed extension).
+func Glob(tb testing.TB, pattern string) []string {
+	tb.Helper()
+	m, err := filepath.Glob(pattern)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if len(m) == 0 {
+		tb.Fatalf("no files match %s", pattern)
+	}
+	return m
 }
 
 // Unescape undoes the manifest's escapes: \\ \t \n \xNN.

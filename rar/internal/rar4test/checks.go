@@ -42,6 +42,9 @@ func CorpusStreams(tb testing.TB, keep func(Entry) bool) []Entry {
 			}
 		}
 	}
+	if len(out) == 0 {
+		tb.Fatal("no corpus stream of this version")
+	}
 	return out
 }
 

@@ -5,16 +5,21 @@ import (
 	"errors"
 	"io"
 	"os"
-	"path/filepath"
 	"testing"
 
 	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/internal/testutil"
 )
 
 // seedStreams adds the packed data of every test archive entry.
 func seedStreams(f *testing.F, add func(packed []byte, e rar4Entry)) {
-	files, _ := filepath.Glob("../../../testdata/rar29/*.rar")
-	for _, p := range files {
+	n := 0
+	defer func() {
+		if n == 0 {
+			f.Fatal("no seed streams")
+		}
+	}()
+	for _, p := range testutil.Glob(f, "../../../testdata/rar29/*.rar") {
 		data, err := os.ReadFile(p)
 		if err != nil {
 			f.Fatal(err)
@@ -23,6 +28,7 @@ func seedStreams(f *testing.F, add func(packed []byte, e rar4Entry)) {
 		for _, e := range ents {
 			if len(e.Packed) > 0 && len(e.Packed) < 64<<10 {
 				add(e.Packed, e)
+				n++
 			}
 		}
 	}

@@ -138,6 +138,9 @@ func TestCorpus(t *testing.T) {
 		})
 	}
 	t.Logf("%d RAR5 archives, %d entries verified, %d failures", archives, entries, failed)
+	if entries == 0 {
+		t.Error("no RAR5 corpus entry verified")
+	}
 }
 
 func isErrClass(err error) bool {

@@ -18,8 +18,13 @@ const fuzzCap = 1 << 20
 
 func fuzzSeeds(f *testing.F) {
 	dir := filepath.Join(testutil.ModuleRoot(), "testdata", "rar5u")
-	names, _ := filepath.Glob(filepath.Join(dir, "*.rar"))
-	for _, n := range names {
+	seeds := 0
+	defer func() {
+		if seeds == 0 {
+			f.Fatal("no seed streams")
+		}
+	}()
+	for _, n := range testutil.Glob(f, filepath.Join(dir, "*.rar")) {
 		data, err := os.ReadFile(n)
 		if err != nil {
 			continue
@@ -39,6 +44,7 @@ func fuzzSeeds(f *testing.F) {
 				p = p[:2<<10]
 			}
 			f.Add(p, uint8(e.ci>>10&0xf), min(e.size, fuzzCap), uint8(e.version))
+			seeds++
 		}
 	}
 }
