@@ -227,6 +227,9 @@ func readGolden(t *testing.T) map[string]string {
 // TestCorpus runs every archive of ../shared/corpus/MANIFEST.tsv through
 // the public API and compares with the reference tools' extraction.
 func TestCorpus(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow (tens of seconds under -race); the run without -short covers it")
+	}
 	dir := testutil.CorpusDir(t)
 	cases := testutil.Manifest(t, dir)
 	golden := readGolden(t)

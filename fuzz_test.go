@@ -44,6 +44,9 @@ var fuzzLimits = unarc.WithLimits(unarc.Limits{MaxDictionary: 16 << 20, MaxMemor
 // random-access API and every entry's decoder: errors are fine, panics
 // and hangs are not.
 func FuzzOpen(f *testing.F) {
+	if testing.Short() {
+		f.Skip("slow (tens of seconds under -race); the run without -short covers it")
+	}
 	addSeeds(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		defer watchdog(30 * time.Second)()
@@ -65,6 +68,9 @@ func FuzzOpen(f *testing.F) {
 
 // FuzzNewReader does the same through the forward-only Reader.
 func FuzzNewReader(f *testing.F) {
+	if testing.Short() {
+		f.Skip("slow (tens of seconds under -race); the run without -short covers it")
+	}
 	addSeeds(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		defer watchdog(30 * time.Second)()

@@ -21,6 +21,9 @@ import (
 // *bufio.Reader source is left exactly at the end of the compressed data.
 // Archives the manifest lists as corrupt may fail; others may not.
 func TestCorpusZip(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow (tens of seconds under -race); the run without -short covers it")
+	}
 	dir := testutil.CorpusDir(t)
 	bad := map[string]bool{}
 	for _, c := range testutil.Manifest(t, dir) {

@@ -158,6 +158,9 @@ var trailer = []byte("TRAILER: the bytes after the stream")
 // kind of source, through Read and through WriteTo, and checks the output
 // and the source position after the stream.
 func TestDifferential(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow (tens of seconds under -race); the run without -short covers it")
+	}
 	for _, in := range inputs() {
 		for _, level := range levels {
 			stream := compress(t, in.data, level)
@@ -196,6 +199,9 @@ func TestDifferential(t *testing.T) {
 // TestTruncated checks that every proper prefix of valid streams fails with
 // a truncation error (io.ErrUnexpectedEOF), never corruption or success.
 func TestTruncated(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow (tens of seconds under -race); the run without -short covers it")
+	}
 	for _, in := range []namedData{
 		{"small", []byte("hello, hello, hello world")},
 		{"text", textData(3000)},

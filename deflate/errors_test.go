@@ -155,6 +155,9 @@ func TestLifecycle(t *testing.T) {
 // TestSizeHint decodes with right, short and missing size hints; a short
 // hint must only cost a move to a full buffer.
 func TestSizeHint(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow (tens of seconds under -race); the run without -short covers it")
+	}
 	var cases []namedData
 	for _, in := range inputs() {
 		cases = append(cases, namedData{in.name, compress(t, in.data, 6)})

@@ -107,6 +107,9 @@ var testZips = []string{"d64-7zz-mx9.zip", "d64-7zz-mx1.zip", "deflate-7zz-mx9.z
 // source kind, through Read and WriteTo, and checks content, CRC and the
 // position after the stream.
 func TestZips(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow (tens of seconds under -race); the run without -short covers it")
+	}
 	want := zipInputs()
 	for _, zname := range testZips {
 		for _, e := range readZip(t, zname) {
@@ -156,6 +159,9 @@ func TestZips(t *testing.T) {
 
 // TestZipsTruncated cuts the Deflate64 streams at many points.
 func TestZipsTruncated(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow (tens of seconds under -race); the run without -short covers it")
+	}
 	z := NewReader(nil)
 	for _, e := range readZip(t, "d64-7zz-mx9.zip") {
 		step := max(1, len(e.raw)/300)

@@ -27,6 +27,9 @@ func codeLike(n int, seed uint64) []byte {
 // input is split: instructions straddling buffer refills must be
 // converted exactly once.
 func TestChunking(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow (tens of seconds under -race); the run without -short covers it")
+	}
 	in := codeLike(200<<10, 7)
 	for k := X86; k <= Delta; k++ {
 		t.Run(k.String(), func(t *testing.T) {

@@ -180,6 +180,9 @@ func (p *prependReader) ReadByte() (byte, error) {
 }
 
 func TestRAR(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow (tens of seconds under -race); the run without -short covers it")
+	}
 	var d RAR
 	defer d.Close()
 	for _, f := range loadFacts(t, "rar") {
@@ -209,6 +212,9 @@ func TestRAR(t *testing.T) {
 }
 
 func TestRARTruncated(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow (tens of seconds under -race); the run without -short covers it")
+	}
 	f := loadFacts(t, "rar")[3]
 	b, err := os.ReadFile(filepath.Join(testdataDir(), f.Archive))
 	if err != nil {

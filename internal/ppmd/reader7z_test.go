@@ -77,6 +77,9 @@ func sum(b []byte) string {
 }
 
 func TestReader7z(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow (tens of seconds under -race); the run without -short covers it")
+	}
 	for _, f := range loadFacts(t, "7z") {
 		t.Run(f.Archive, func(t *testing.T) {
 			packed := packed7z(t, f.Archive)
@@ -111,6 +114,9 @@ func TestReader7z(t *testing.T) {
 // TestReader7zReset decodes every archive with one reader, reset between
 // streams, and checks the same result as fresh readers.
 func TestReader7zReset(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow (tens of seconds under -race); the run without -short covers it")
+	}
 	var z *Reader7z
 	for _, f := range loadFacts(t, "7z") {
 		packed := packed7z(t, f.Archive)
@@ -137,6 +143,9 @@ func TestReader7zReset(t *testing.T) {
 // TestReader7zTruncated: every prefix of a stream must fail with a
 // truncation error, never succeed or panic.
 func TestReader7zTruncated(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow (tens of seconds under -race); the run without -short covers it")
+	}
 	f := loadFacts(t, "7z")[1] // the small one
 	packed := packed7z(t, f.Archive)
 	for n := 0; n < len(packed); n++ {

@@ -23,6 +23,9 @@ func TestReadPaths(t *testing.T) {
 // TestTruncated: every prefix of a valid stream fails as truncated or
 // corrupt, never silently short.
 func TestTruncated(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow (tens of seconds under -race); the run without -short covers it")
+	}
 	d := NewDecoder()
 	defer d.Close()
 	rar4test.Truncated(t, d, corpusStreams(t))
