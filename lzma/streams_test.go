@@ -241,6 +241,9 @@ func decodeFull(t *testing.T, s *stream) []byte {
 // matching io.ErrUnexpectedEOF and errs.ErrTruncated, never succeeding
 // or panicking.
 func TestTruncated(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow (tens of seconds under -race); the run without -short covers it")
+	}
 	for _, s := range loadStreams(t) {
 		if s.size > 1<<20 || s.form == "zip-lzma" {
 			continue
@@ -412,6 +415,9 @@ func TestAllocs(t *testing.T) {
 // TestCorrupt flips bytes of each stream: decoding must end with a
 // corrupt or truncated error or succeed, never panic or hang.
 func TestCorrupt(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow (tens of seconds under -race); the run without -short covers it")
+	}
 	for _, s := range loadStreams(t) {
 		in, mk := s.opener(t)
 		for i := 0; i < len(in); i += 1 + len(in)/50 {

@@ -9,6 +9,9 @@ import (
 // TestXZLZMA1 decodes streams xz makes for every lc/lp/pb it accepts, in
 // the .lzma header form and raw (end marker, unknown size).
 func TestXZLZMA1(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow (tens of seconds under -race); the run without -short covers it")
+	}
 	data := genMixed(1, 100<<10)
 	for lc := 0; lc <= 4; lc++ {
 		for lp := 0; lc+lp <= 4; lp++ {
@@ -35,6 +38,9 @@ func TestXZLZMA1(t *testing.T) {
 
 // TestXZLZMA2 decodes multi-chunk raw LZMA2 streams made by xz.
 func TestXZLZMA2(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow (tens of seconds under -race); the run without -short covers it")
+	}
 	for _, n := range []int{0, 1, 1000, 300 << 10, 3 << 20} {
 		for _, seed := range []byte{2} {
 			data := genMixed(seed, n)
