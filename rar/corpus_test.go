@@ -25,6 +25,9 @@ func isRAR(name string) bool {
 // right error class, or wrong. Reported split by RAR5, RAR 2.9–4
 // (algorithm v29) and older algorithms (v15/v20).
 func TestCorpus(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow (tens of seconds under -race); the run without -short covers it")
+	}
 	dir := testutil.CorpusDir(t)
 	type tally struct{ match, rightErr, wrong int }
 	counts := map[string]*tally{"RAR5": {}, "RAR4": {}, "older": {}}

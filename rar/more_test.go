@@ -212,6 +212,9 @@ func TestRAR4SymlinkReader(t *testing.T) {
 // prefix must fail with an error matching io.ErrUnexpectedEOF or another
 // sentinel, never a panic or silent success with missing data.
 func TestReaderShortReads(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow (tens of seconds under -race); the run without -short covers it")
+	}
 	for _, name := range []string{"rar5_m3.rar", "rar4_m3.rar", "rar5_solid.rar", "rar5_hp_stored.rar", "rar4_hp.rar"} {
 		data, _ := os.ReadFile(filepath.Join(testdata, name))
 		cfg := config(t, "", testPassword(name))

@@ -75,6 +75,9 @@ func readAll(a *Archive, i int) ([]byte, error) {
 // TestTestdata extracts every test archive with unrar and compares each
 // entry read through Archive and through Reader with unrar's output.
 func TestTestdata(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow (tens of seconds under -race); the run without -short covers it")
+	}
 	if _, err := exec.LookPath("unrar"); err != nil {
 		t.Skip("unrar not installed")
 	}
@@ -291,6 +294,9 @@ func TestNextVolume(t *testing.T) {
 // be an error wrapping a sentinel (or, for data bytes, a checksum
 // error), never a panic or a hang.
 func TestHostile(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow (tens of seconds under -race); the run without -short covers it")
+	}
 	for _, name := range []string{"rar5_m0.rar", "rar4_m0.rar", "rar5_hp_stored.rar", "rar4_hp_stored.rar"} {
 		data, _ := os.ReadFile(filepath.Join(testdata, name))
 		pw := testPassword(name)

@@ -124,6 +124,9 @@ var errMismatch = errors.New("mismatch")
 // TestCorpus checks every 7z archive of the shared corpus against the
 // manifest: entries and contents, or the expected error class.
 func TestCorpus(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow (tens of seconds under -race); the run without -short covers it")
+	}
 	dir := testutil.CorpusDir(t)
 	match, rightErr, wrong := 0, 0, 0
 	for _, c := range testutil.Manifest(t, dir) {

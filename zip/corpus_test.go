@@ -157,6 +157,9 @@ func errClass(err error) string {
 
 // TestCorpus compares every ZIP in the shared corpus with MANIFEST.tsv.
 func TestCorpus(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow (tens of seconds under -race); the run without -short covers it")
+	}
 	dir, cases := corpusCases(t)
 	var match, rightErr, notImpl, wrong, disagree int
 	for _, c := range cases {
@@ -351,6 +354,9 @@ func readStreamCopy(data []byte, cfg *arc.Config, wrap func(io.Reader) io.Reader
 // as the Archive, except where only the central directory knows (modes,
 // symlinks) or the stream cannot be delimited.
 func TestCorpusReader(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow (tens of seconds under -race); the run without -short covers it")
+	}
 	dir, cases := corpusCases(t)
 	wraps := map[string]func(io.Reader) io.Reader{
 		"plain":   func(r io.Reader) io.Reader { return onlyReader{r} },

@@ -28,6 +28,9 @@ func manyEntries(t testing.TB, n int) []byte {
 }
 
 func TestManyEntries(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow (tens of seconds under -race); the run without -short covers it")
+	}
 	const n = 70000
 	data := manyEntries(t, n)
 	// Drop the Zip64 records: what a writer unaware of Zip64 leaves, a

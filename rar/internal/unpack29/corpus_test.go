@@ -10,6 +10,9 @@ import (
 // shared corpus's RAR 1.5-4.x archives and checks them against the
 // manifest (rar4test.Corpus).
 func TestCorpus(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow (tens of seconds under -race); the run without -short covers it")
+	}
 	rar4test.Corpus(t, "v29", func() rar4test.Decoder { return NewDecoder() },
 		func(ver byte) bool { return ver == 29 }, func(archive string, rd rar4test.Decoder) {
 			if d := rd.(*Decoder); d.flt.runs != [len(d.flt.runs)]int{} {

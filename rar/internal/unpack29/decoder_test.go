@@ -65,6 +65,9 @@ func decodeArchive(t *testing.T, path string, viaRead bool) (n int, runs [filter
 }
 
 func TestArchives(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow (tens of seconds under -race); the run without -short covers it")
+	}
 	files, _ := filepath.Glob("../../../testdata/rar29/*.rar")
 	if len(files) == 0 {
 		t.Fatal("no test archives")
@@ -89,6 +92,9 @@ func TestArchives(t *testing.T) {
 // TestTruncated: every prefix of a valid stream fails with a truncation
 // or corruption error, never a panic or a silent short result.
 func TestTruncated(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow (tens of seconds under -race); the run without -short covers it")
+	}
 	data, err := os.ReadFile("../../../testdata/rar29/m3.rar")
 	if err != nil {
 		t.Fatal(err)

@@ -62,6 +62,9 @@ func decodeArchive(t testing.TB, data []byte, useRead bool, check func(e *testEn
 }
 
 func TestCorpus(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow (tens of seconds under -race); the run without -short covers it")
+	}
 	dir := testutil.CorpusDir(t)
 	cases := testutil.Manifest(t, dir)
 	var archives, entries, failed int

@@ -99,6 +99,9 @@ func decodeAll(t *testing.T, name string, mode readMode) *Decoder {
 }
 
 func TestArchives(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow (tens of seconds under -race); the run without -short covers it")
+	}
 	tests := []struct {
 		name   string
 		filter int // filter type that must have run, or -1
@@ -165,6 +168,9 @@ func TestWindowSize(t *testing.T) {
 // only removes bits after the last byte of output (unrar accepts that too),
 // give exactly the right data.
 func TestTruncated(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow (tens of seconds under -race); the run without -short covers it")
+	}
 	for _, name := range []string{"text-m3.rar", "x86-e8.rar", "delta4.rar", "md128k-wrap.rar"} {
 		ents, err := parseRAR5(testdata(t, name))
 		if err != nil {
