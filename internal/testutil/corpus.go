@@ -13,15 +13,17 @@ import (
 	"testing"
 )
 
-// ModuleRoot returns the directory holding go.mod, searching upward from
-// the working directory (a package directory while testing).
+// ModuleRoot returns the directory holding unarc's go.mod, searching
+// upward from the working directory (a package directory while testing).
+// Nested modules (bench/) are passed over, so their tests find
+// ../shared beside the repository too.
 func ModuleRoot() string {
 	dir, err := os.Getwd()
 	if err != nil {
 		return "."
 	}
 	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+		if b, err := os.ReadFile(filepath.Join(dir, "go.mod")); err == nil && isUnarcModule(b) {
 			return dir
 		}
 		parent := filepath.Dir(dir)
@@ -30,6 +32,16 @@ func ModuleRoot() string {
 		}
 		dir = parent
 	}
+}
+
+// isUnarcModule reports whether a go.mod declares the library's module.
+func isUnarcModule(gomod []byte) bool {
+	for line := range strings.Lines(string(gomod)) {
+		if f := strings.Fields(line); len(f) == 2 && f[0] == "module" {
+			return f[1] == "github.com/go-unarc/unarc"
+		}
+	}
+	return false
 }
 
 // CorpusDir returns ../shared/corpus beside the module root, or

@@ -49,3 +49,29 @@ func TestManifestFailsWhenEmpty(t *testing.T) {
 		t.Fatalf("one-row manifest: %d cases, failure %q", len(cases), r.failed)
 	}
 }
+
+// TestModuleRootSkipsNestedModules: from inside bench/ (a module of its
+// own) ModuleRoot still names the repository root.
+func TestModuleRootSkipsNestedModules(t *testing.T) {
+	root := t.TempDir()
+	write := func(p, s string) {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write(filepath.Join(root, "go.mod"), "module github.com/go-unarc/unarc\n\ngo 1.26.0\n")
+	write(filepath.Join(root, "bench", "go.mod"), "// peers\nmodule github.com/go-unarc/unarc/bench\n")
+	sub := filepath.Join(root, "bench", "x")
+	if err := os.MkdirAll(sub, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(sub)
+	got, _ := filepath.EvalSymlinks(ModuleRoot())
+	want, _ := filepath.EvalSymlinks(root)
+	if got != want {
+		t.Fatalf("ModuleRoot from %s = %s, want %s", sub, got, want)
+	}
+}
