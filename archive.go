@@ -154,8 +154,34 @@ func (a *Archive) OpenEntry(e *Entry) (io.ReadCloser, error) {
 	if err != nil {
 		return nil, entryErr(e.Name, err)
 	}
-	return newLimitReader(rc, e, &a.opts.limits), nil
+	er := &entryReader{name: e.Name}
+	er.lr.reset(rc, rc, e, &a.opts.limits)
+	return er, nil
 }
+
+// entryReader is what OpenEntry returns: the limit-checked reader whose
+// every error (other than io.EOF) is an *EntryError naming the entry.
+type entryReader struct {
+	lr   limitReader
+	name string
+}
+
+func (r *entryReader) Read(p []byte) (int, error) {
+	n, err := r.lr.Read(p)
+	if err != nil && err != io.EOF {
+		err = entryErr(r.name, err)
+	}
+	return n, err
+}
+
+// WriteTo passes the decoder's WriteTo through, so io.Copy moves bytes
+// straight from its window.
+func (r *entryReader) WriteTo(w io.Writer) (int64, error) {
+	n, err := r.lr.WriteTo(w)
+	return n, entryErr(r.name, err)
+}
+
+func (r *entryReader) Close() error { return entryErr(r.name, r.lr.Close()) }
 
 // Close releases the archive and any volume files OpenFile opened.
 func (a *Archive) Close() error {
