@@ -120,4 +120,3 @@ func TestFSSeek(t *testing.T) {
 		})
 	}
 }
-

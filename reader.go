@@ -20,6 +20,7 @@ type Reader struct {
 	r      arc.Reader
 	format string
 	opts   *options
+	pw     *passwords
 	cur    *Entry
 	lr     limitReader
 	err    error
@@ -60,12 +61,13 @@ func NewReader(r io.Reader, opts ...Option) (*Reader, error) {
 		release()
 		return nil, fmt.Errorf("%w: %s cannot be read forward-only (its index is at the end); use Open", errs.ErrUnsupported, f.Name)
 	}
-	fr, err := f.NewReader(br, o.config())
+	cfg, pw := o.config()
+	fr, err := f.NewReader(br, cfg)
 	if err != nil {
 		release()
 		return nil, err
 	}
-	return &Reader{r: fr, format: f.Name, opts: o, buf: pooled}, nil
+	return &Reader{r: fr, format: f.Name, opts: o, pw: pw, buf: pooled}, nil
 }
 
 // Format names the detected format.
