@@ -294,3 +294,54 @@ func (a *Archive) Close() error {
 	}
 	return err
 }
+
+// Info holds facts about an archive as a whole.
+type Info struct {
+	Format string // "zip", "rar", "7z"
+	// Solid reports that some entries can only be decoded after the
+	// entries before them in the same block (RAR solid archives, 7z solid
+	// folders): random access to them costs decoding what precedes them.
+	Solid bool
+	// Locked reports a RAR archive locked against modification.
+	Locked bool
+	// Encrypted reports that some entry data (or the listing) is encrypted.
+	Encrypted bool
+	Entries   int    // len(Entries())
+	Comment   string // as Comment returns
+}
+
+// Info returns the archive's facts; it decodes nothing.
+func (a *Archive) Info() Info {
+	in := Info{Format: a.format, Entries: len(a.a.Entries()), Comment: a.a.Comment()}
+	if s, ok := a.a.(interface{ IsSolid() bool }); ok && s.IsSolid() {
+		in.Solid = true
+	}
+	if l, ok := a.a.(interface{ Locked() bool }); ok {
+		in.Locked = l.Locked()
+	}
+	for _, e := range a.a.Entries() {
+		in.Solid = in.Solid || e.Solid
+		in.Encrypted = in.Encrypted || e.Encrypted
+	}
+	return in
+}
+
+// Warnings returns conditions met while reading the archive that are not
+// errors of any entry: an archive cut after its last complete entry
+// (what precedes it is listed and readable), recovery records, skipped
+// file versions, as the format reports them. Nil when there are none.
+func (a *Archive) Warnings() []error { return formatWarnings(a.a) }
+
+// formatWarnings asks a format Archive or Reader for its warnings: the
+// arc.Warner interface, or a single Warning() error.
+func formatWarnings(v any) []error {
+	switch w := v.(type) {
+	case arc.Warner:
+		return w.Warnings()
+	case interface{ Warning() error }:
+		if err := w.Warning(); err != nil {
+			return []error{err}
+		}
+	}
+	return nil
+}

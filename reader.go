@@ -139,3 +139,12 @@ func (r *Reader) Close() error {
 }
 
 var errClosed = errors.New("unarc: Reader closed")
+
+// Warnings returns the stream's archive-level warnings so far (see
+// Archive.Warnings); call it after Next returned io.EOF for the full list.
+func (r *Reader) Warnings() []error {
+	if r.r == nil {
+		return nil
+	}
+	return formatWarnings(r.r)
+}

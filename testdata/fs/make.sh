@@ -43,3 +43,6 @@ printf 'last entry\n\n' > solid/z-last.txt
 find solid -exec touch -h -d '2024-01-02 03:04:05' {} +
 (cd solid && 7zz a -bd -bso0 -ms=on -mx1 "$out/solid.7z" a-big.txt z-last.txt)
 (cd solid && rar a -idq -cfg- -s -m1 "$out/solid.rar" a-big.txt z-last.txt)
+
+# A locked RAR (rar -k).
+(cd tree && LC_ALL=C.UTF-8 rar a -idq -cfg- -k "$out/locked.rar" hello)
