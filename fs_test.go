@@ -21,12 +21,17 @@ var _ interface {
 
 // TestFSRealArchives runs fstest.TestFS (which also checks Seek, ReadAt,
 // ReadFile, Stat and Lstat against Open) on the same tree written by zip,
-// 7zz and rar, with symlinks to a file and to a directory.
+// 7zz and rar, with symlinks to a file and to a directory (and, in the
+// ZIP, a CP437 name without the UTF-8 flag).
 func TestFSRealArchives(t *testing.T) {
 	for _, name := range []string{"fs/tree.zip", "fs/tree.7z", "fs/tree.rar"} {
 		t.Run(name, func(t *testing.T) {
 			a := openTestdata(t, name)
-			if err := fstest.TestFS(a, "hello", "link", "dirlink", "dir/a.txt", "dir/sub/n.txt", "dir/up", "dir/ünï-名前.txt", "big.txt"); err != nil {
+			want := []string{"hello", "link", "dirlink", "dir/a.txt", "dir/sub/n.txt", "dir/up", "dir/ünï-名前.txt", "big.txt"}
+			if strings.HasSuffix(name, ".zip") {
+				want = append(want, "café-¢.txt") // CP437, no UTF-8 flag
+			}
+			if err := fstest.TestFS(a, want...); err != nil {
 				t.Fatal(err)
 			}
 			if got, err := a.ReadLink("link"); err != nil || got != "hello" {
@@ -118,5 +123,30 @@ func TestFSSeek(t *testing.T) {
 				t.Fatalf("ReadAt over the end = %d, %v; want 5, EOF", n, err)
 			}
 		})
+	}
+}
+
+// TestFSLegacyNames: a ZIP name stored in CP437 without the UTF-8 flag
+// (Info-ZIP on a non-UTF-8 system) is decoded and visible in the fs.FS
+// view; it used to come back as raw bytes and vanish (not a valid path).
+func TestFSLegacyNames(t *testing.T) {
+	a := openTestdata(t, "fs/cp437.zip")
+	if got := a.Entries()[0].Name; got != "café-¢.txt" {
+		t.Errorf("name %q, want %q", got, "café-¢.txt")
+	}
+	if err := fstest.TestFS(a, "café-¢.txt"); err != nil {
+		t.Fatal(err)
+	}
+	// A caller's decoder gets the raw bytes.
+	var raw []byte
+	a = openTestdata(t, "fs/cp437.zip", unarc.WithNameDecoder(func(b []byte) string {
+		raw = append([]byte(nil), b...)
+		return "decoded.txt"
+	}))
+	if string(raw) != "caf\x82-\x9b.txt" {
+		t.Errorf("decoder got %q", raw)
+	}
+	if b, err := fs.ReadFile(a, "decoded.txt"); err != nil || string(b) != "legacy\n" {
+		t.Errorf("ReadFile(decoded.txt) = %q, %v", b, err)
 	}
 }

@@ -35,6 +35,7 @@ cd ..
 mkdir cp && printf 'legacy\n' > "cp/caf$(printf '\202')-$(printf '\233').txt"
 find cp -exec touch -h -d '2024-01-02 03:04:05' {} +
 (cd cp && zip -q -X "$out/cp437.zip" ./*)
+(cd cp && zip -q -X "$out/tree.zip" ./*) # the tree ZIP has it too
 
 # Solid: ~90 KiB of pseudo-random text first, the small file last.
 mkdir solid
