@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 	"testing/fstest"
 
@@ -149,4 +150,45 @@ func TestFSLegacyNames(t *testing.T) {
 	if b, err := fs.ReadFile(a, "decoded.txt"); err != nil || string(b) != "legacy\n" {
 		t.Errorf("ReadFile(decoded.txt) = %q, %v", b, err)
 	}
+}
+
+// TestFSConcurrent: ReadAt on one file from several goroutines, while
+// others Stat, ReadDir and Open, gives the right bytes (run with -race).
+func TestFSConcurrent(t *testing.T) {
+	a := openTestdata(t, "fs/tree.zip")
+	want, err := a.ReadFile("big.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := a.Open("big.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	ra := f.(io.ReaderAt)
+	var wg sync.WaitGroup
+	for g := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			buf := make([]byte, 100)
+			for i := range 20 {
+				off := int64((g*7919 + i*104729) % (len(want) - 100))
+				if _, err := ra.ReadAt(buf, off); err != nil || !bytes.Equal(buf, want[off:off+100]) {
+					t.Errorf("ReadAt(%d) = %q, %v", off, buf, err)
+					return
+				}
+				if _, err := a.Stat("dir/sub/n.txt"); err != nil {
+					t.Error(err)
+				}
+				if _, err := a.ReadDir("dir"); err != nil {
+					t.Error(err)
+				}
+				if b, err := fs.ReadFile(a, "link"); err != nil || string(b) != "hello, world\n" {
+					t.Errorf("ReadFile(link) = %q, %v", b, err)
+				}
+			}
+		}()
+	}
+	wg.Wait()
 }

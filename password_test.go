@@ -187,3 +187,24 @@ func TestPasswordReader(t *testing.T) {
 		t.Errorf("asked %d times", len(p.reqs))
 	}
 }
+
+// TestPasswordConcurrent: entries opened from several goroutines at once
+// share one answer; the prompt is asked once.
+func TestPasswordConcurrent(t *testing.T) {
+	p := &prompt{answers: []string{"test"}}
+	a := openTestdata(t, "rar/rar5_pw.rar", unarc.WithPasswordPrompt(p.ask))
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := readEntries(t, a); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	if len(p.reqs) != 1 {
+		t.Errorf("asked %d times", len(p.reqs))
+	}
+}
