@@ -59,10 +59,13 @@ func WithPasswordFunc(fn func(e *Entry) (string, error)) Option {
 //     headers, or by OpenEntry — formats that store a password check),
 //     the callback is asked again for that need with Wrong set, up to
 //     MaxPasswordTries answers; then the ErrPassword error is returned.
-//     A wrong password that only shows as a checksum mismatch at the end
-//     of the data (RAR 2.9 and ZipCrypto without a check value, 7z AES
-//     entries) cannot be retried: it fails that read, the cached answer
-//     is forgotten, and the next OpenEntry asks again.
+//     A wrong password that a format only finds at the end of the data
+//     (RAR 2.9 has no check value: ErrPassword after the data check)
+//     cannot be retried: it fails that read, the cached answer is
+//     forgotten, and the next OpenEntry of any entry asks again. Where a
+//     wrong password shows only as ErrChecksum (7z AES entries), the
+//     library cannot tell it from damage. A Reader never retries: its
+//     stream cannot be read again.
 //   - An error returned by the callback aborts the operation that asked
 //     (Open, OpenEntry, Next, Extract): it fails with an error matching
 //     both ErrAborted and the callback's error. The Archive then asks no
