@@ -208,3 +208,36 @@ func TestPasswordConcurrent(t *testing.T) {
 		t.Errorf("asked %d times", len(p.reqs))
 	}
 }
+
+// TestPasswordForgottenAfterDataCheck: RAR 2.9 encryption has no check
+// value, so a wrong answer fails only at the data's end (ErrPassword);
+// the answer is then forgotten and the next OpenEntry asks again, marked
+// wrong.
+func TestPasswordForgottenAfterDataCheck(t *testing.T) {
+	p := &prompt{answers: []string{"nope", "test"}}
+	a := openTestdata(t, "rar/rar4_pw.rar", unarc.WithPasswordPrompt(p.ask))
+	var e *unarc.Entry
+	for _, x := range a.Entries() {
+		if x.Name == "text.txt" {
+			e = x
+		}
+	}
+	read := func() error {
+		rc, err := a.OpenEntry(e)
+		if err != nil {
+			return err
+		}
+		defer rc.Close()
+		_, err = io.Copy(io.Discard, rc)
+		return err
+	}
+	if err := read(); !errors.Is(err, unarc.ErrPassword) {
+		t.Fatalf("first read: %v, want ErrPassword", err)
+	}
+	if err := read(); err != nil {
+		t.Fatalf("second read: %v", err)
+	}
+	if len(p.reqs) != 2 || !p.reqs[1].Wrong || p.reqs[1].Attempt != 2 {
+		t.Fatalf("requests %+v", p.reqs)
+	}
+}
