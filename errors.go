@@ -102,3 +102,28 @@ func entryErr(name string, err error) error {
 	}
 	return &EntryError{Entry: name, Err: err}
 }
+
+// archiveError presents an archive-level error (from Open or NewReader)
+// with one "unarc: " prefix, not one more wherever a format wrapped a
+// sentinel ("encrypted headers: unarc: password required"). errors.Is
+// and errors.As see the wrapped error unchanged.
+type archiveError struct{ err error }
+
+func (e *archiveError) Error() string { return "unarc: " + cleanMessage(e.err.Error(), "") }
+func (e *archiveError) Unwrap() error { return e.err }
+
+// archiveErr wraps err as an archiveError when its text repeats the
+// prefix; other errors (an *EntryError, an os error) pass through.
+func archiveErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	var ee *EntryError
+	if errors.As(err, &ee) {
+		return err
+	}
+	if msg := err.Error(); strings.Contains(msg, ": unarc: ") || strings.Contains(msg, "(unarc: ") {
+		return &archiveError{err}
+	}
+	return err
+}

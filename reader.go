@@ -65,7 +65,7 @@ func NewReader(r io.Reader, opts ...Option) (*Reader, error) {
 	fr, err := f.NewReader(br, cfg)
 	if err != nil {
 		release()
-		return nil, err
+		return nil, archiveErr(err)
 	}
 	return &Reader{r: fr, format: f.Name, opts: o, pw: pw, buf: pooled}, nil
 }
