@@ -51,7 +51,7 @@ func openArchive(r io.ReaderAt, size int64, o *options, cfg *arc.Config, pw *pas
 	}
 	a, err := retry(pw, func() (arc.Archive, error) { return f.Open(r, size, cfg) })
 	if err != nil {
-		return nil, err
+		return nil, archiveErr(err)
 	}
 	return &Archive{a: a, format: f.Name, opts: o, pw: pw}, nil
 }

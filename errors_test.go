@@ -261,15 +261,15 @@ func TestOneSentinel(t *testing.T) {
 	}
 }
 
-// TestArchiveErrorPrefix: an Open error carries the "unarc: " prefix
-// once, not again where a format wrapped a sentinel.
+// TestArchiveErrorPrefix: an Open error starts with the "unarc: " prefix
+// and carries it once, not again where a format wrapped a sentinel.
 func TestArchiveErrorPrefix(t *testing.T) {
 	for _, file := range []string{"rar/rar5_hp_solid.rar", "7z/aes_lzma2_he.7z"} {
 		_, err := unarc.OpenFile(filepath.Join("testdata", file))
 		if !errors.Is(err, unarc.ErrPasswordRequired) {
 			t.Fatalf("%s: %v", file, err)
 		}
-		if n := strings.Count(err.Error(), "unarc:"); n != 1 {
+		if n := strings.Count(err.Error(), "unarc:"); n != 1 || !strings.HasPrefix(err.Error(), "unarc: ") {
 			t.Errorf("%s: %q has the prefix %d times", file, err, n)
 		}
 		checkOneSentinel(t, file, err, unarc.ErrPasswordRequired)
