@@ -148,7 +148,11 @@ func (s *seekReaderAt) ReadAt(p []byte, off int64) (int, error) {
 	if _, err := s.f.Seek(off, io.SeekStart); err != nil {
 		return 0, err
 	}
-	return io.ReadFull(s.f, p)
+	n, err := io.ReadFull(s.f, p)
+	if err == io.ErrUnexpectedEOF {
+		err = io.EOF // io.ReaderAt reports a short read at the end as io.EOF
+	}
+	return n, err
 }
 
 func (s *seekReaderAt) Close() error { return s.f.Close() }

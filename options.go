@@ -72,6 +72,7 @@ func WithPasswordFunc(fn func(e *Entry) (string, error)) Option {
 //     more; every later need fails the same way.
 //
 // Calls are serialized: concurrent OpenEntry calls wait for one answer.
+// The callback must not use the Archive it answers for.
 func WithPasswordPrompt(fn func(req PasswordRequest) (string, error)) Option {
 	return func(o *options) { o.prompt, o.fixedPassword = fn, false }
 }

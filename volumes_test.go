@@ -132,3 +132,49 @@ func mapsEqual(a, b map[string][32]byte) bool {
 	}
 	return true
 }
+
+// seekOnlyFS serves files that are io.Seekers but not io.ReaderAts, as
+// some fs.FS implementations do.
+type seekOnlyFS struct{ fstest.MapFS }
+
+type seekOnlyFile struct{ f fs.File }
+
+func (s seekOnlyFS) Open(name string) (fs.File, error) {
+	f, err := s.MapFS.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	return seekOnlyFile{f}, nil
+}
+
+func (f seekOnlyFile) Stat() (fs.FileInfo, error) { return f.f.Stat() }
+func (f seekOnlyFile) Read(p []byte) (int, error) { return f.f.Read(p) }
+func (f seekOnlyFile) Close() error               { return f.f.Close() }
+func (f seekOnlyFile) Seek(off int64, whence int) (int64, error) {
+	return f.f.(io.Seeker).Seek(off, whence)
+}
+
+// TestOpenFSSeekOnly: OpenFS reads through io.Seeker when a file has no
+// ReadAt, including a 7z set split into .001 … parts.
+func TestOpenFSSeekOnly(t *testing.T) {
+	mfs := fstest.MapFS{}
+	for i := 1; i <= 6; i++ {
+		p := "7z/vol.7z.00" + string(rune('0'+i))
+		b, err := os.ReadFile(filepath.Join("testdata", p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		mfs[path.Base(p)] = &fstest.MapFile{Data: b}
+	}
+	if _, ok := any(seekOnlyFile{}).(io.ReaderAt); ok {
+		t.Fatal("test file type has ReadAt")
+	}
+	a, err := unarc.OpenFS(seekOnlyFS{mfs}, "vol.7z.001")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	if got, want := sums(t, a), sums(t, openTestdata(t, "7z/vol.7z.001")); !mapsEqual(got, want) {
+		t.Error("content differs from OpenFile")
+	}
+}
