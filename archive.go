@@ -19,7 +19,17 @@ import (
 // block share a decoder).
 //
 // Archive implements fs.FS, fs.StatFS, fs.ReadDirFS, fs.ReadFileFS and
-// fs.ReadLinkFS over its entries (see Open).
+// fs.ReadLinkFS over its entries. Stat, Lstat, ReadDir and ReadLink work
+// from the listing alone: they never decode or decrypt anything.
+// Symlinks behave as in os.DirFS: Open, Stat, ReadFile and ReadDir follow
+// them, resolved inside the archive (relative to the link's directory);
+// a link whose target is absolute, leaves the archive's root, is missing
+// or loops (more than 40 links) fails with fs.ErrNotExist. Lstat and
+// ReadLink, and the entries ReadDir lists, describe the link itself
+// (fs.ModeSymlink). Opened files also implement io.Seeker and
+// io.ReaderAt, so http.FileServer(http.FS(a)) serves Range requests;
+// seeking backwards decodes again from the entry's start (in a solid
+// block, from the block's start).
 type Archive struct {
 	a            arc.Archive
 	format       string

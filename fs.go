@@ -11,19 +11,7 @@ import (
 	"time"
 )
 
-// The io/fs view of an Archive.
-//
-// Archive implements fs.FS, fs.StatFS, fs.ReadDirFS, fs.ReadFileFS and
-// fs.ReadLinkFS. Stat, Lstat, ReadDir and ReadLink work from the listing
-// alone and never decode anything. Symlinks behave as in os.DirFS: Open,
-// Stat, ReadFile and ReadDir follow them, resolved inside the archive
-// (relative to the link's directory); a link whose target is absolute,
-// leaves the archive root, is missing, or loops (more than maxLinkHops
-// links) fails with fs.ErrNotExist. Lstat and ReadLink, and the entries
-// ReadDir lists, describe the link itself (fs.ModeSymlink).
-//
-// Opened files implement io.Seeker and io.ReaderAt (see fsFile), so
-// http.FileServer(http.FS(a)) serves Range requests.
+// The io/fs view of an Archive: see the Archive type for the rules.
 
 // maxLinkHops bounds symlink resolution, as Linux does (ELOOP at 40).
 const maxLinkHops = 40
