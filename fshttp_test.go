@@ -117,6 +117,16 @@ func TestFSStatDecodesNothing(t *testing.T) {
 	}
 	el := time.Since(start)
 	runtime.ReadMemStats(&m1)
+	t.Logf("Stat+ReadDir: %v, %d bytes allocated", el, m1.TotalAlloc-m0.TotalAlloc)
+	if b, err := fs.ReadFile(a, "z.txt"); err == nil {
+		t.Errorf("ReadFile without a password = %q", b)
+	}
+	if pa, err := unarc.OpenFile(arch, unarc.WithPassword("test")); err == nil {
+		start = time.Now()
+		b, err := fs.ReadFile(pa, "z.txt")
+		t.Logf("for comparison, reading z.txt with the password (decodes the block): %v (%q, %v)", time.Since(start), b, err)
+		pa.Close()
+	}
 	if el > 50*time.Millisecond {
 		t.Errorf("Stat+ReadDir took %v", el)
 	}
