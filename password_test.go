@@ -241,3 +241,38 @@ func TestPasswordForgottenAfterDataCheck(t *testing.T) {
 		t.Fatalf("requests %+v", p.reqs)
 	}
 }
+
+// TestPasswordReaderForgets: in a stream, a RAR 2.9 entry whose data
+// check rejects the answer makes the next entry ask again.
+func TestPasswordReaderForgets(t *testing.T) {
+	p := &prompt{answers: []string{"nope", "test"}}
+	r, err := unarc.NewReader(openFileT(t, "testdata/rar/rar4_pw.rar"), unarc.WithPasswordPrompt(p.ask))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	var errsSeen, ok int
+	for {
+		e, err := r.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if e.IsDir() || e.Size == 0 {
+			continue
+		}
+		if _, err := io.Copy(io.Discard, r); err != nil {
+			if !errors.Is(err, unarc.ErrPassword) {
+				t.Fatalf("%s: %v", e.Name, err)
+			}
+			errsSeen++
+		} else {
+			ok++
+		}
+	}
+	if errsSeen != 1 || ok == 0 || len(p.reqs) != 2 || !p.reqs[1].Wrong {
+		t.Fatalf("%d failed, %d read, requests %+v; want one failure, then a retry marked wrong", errsSeen, ok, p.reqs)
+	}
+}

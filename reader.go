@@ -103,7 +103,7 @@ func (r *Reader) Read(p []byte) (int, error) {
 	}
 	n, err := r.lr.Read(p)
 	if err != nil && err != io.EOF {
-		err = entryErr(r.cur.Name, err)
+		err = r.fail(err)
 	}
 	return n, err
 }
@@ -115,7 +115,7 @@ func (r *Reader) WriteTo(w io.Writer) (int64, error) {
 	}
 	n, err := r.lr.WriteTo(w)
 	if err != nil {
-		err = entryErr(r.cur.Name, err)
+		err = r.fail(err)
 	}
 	return n, err
 }
@@ -147,4 +147,13 @@ func (r *Reader) Warnings() []error {
 		return nil
 	}
 	return formatWarnings(r.r)
+}
+
+// fail names the current entry in err; a wrong password found at the
+// data's end (RAR 2.9) makes the next entry that needs one ask again.
+func (r *Reader) fail(err error) error {
+	if r.pw != nil && errors.Is(err, ErrPassword) {
+		r.pw.forget(r.pw.generation())
+	}
+	return entryErr(r.cur.Name, err)
 }
