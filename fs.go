@@ -308,8 +308,11 @@ func (fi fileInfo) String() string             { return fs.FormatFileInfo(fi) }
 // the decoder's position decodes ahead (discarding what is skipped);
 // reading before it reopens the entry and decodes from the start, so
 // random access into a solid block costs a decode from its start each
-// time it goes backwards. io.SeekEnd works from the declared size. ReadAt
-// is safe for concurrent use; it does not move the Read offset.
+// time it goes backwards — except within the first headSize bytes, which
+// are kept, so that sniffing the content type and going back to the start
+// (as http.ServeContent does) decodes once. io.SeekEnd works from the
+// declared size. ReadAt is safe for concurrent use; it does not move the
+// Read offset.
 type fsFile struct {
 	a    *Archive
 	n    *fsNode
@@ -318,9 +321,13 @@ type fsFile struct {
 	mu     sync.Mutex
 	rc     io.ReadCloser // the entry's reader, at offset rpos
 	rpos   int64
-	pos    int64 // the Read/Seek offset
+	pos    int64  // the Read/Seek offset
+	head   []byte // the content's first bytes, up to headSize, as decoded
 	closed bool
 }
+
+// headSize is what http.ServeContent reads to sniff a content type.
+const headSize = 512
 
 var (
 	_ io.Seeker   = (*fsFile)(nil)
@@ -362,10 +369,19 @@ func (f *fsFile) readAt(p []byte, off int64) (int, error) {
 	if f.closed {
 		return 0, &fs.PathError{Op: "read", Path: f.n.name, Err: fs.ErrClosed}
 	}
+	if off < int64(len(f.head)) && off < f.rpos {
+		return copy(p, f.head[off:]), nil
+	}
 	if err := f.seekTo(off); err != nil {
 		return 0, err
 	}
 	n, err := f.rc.Read(p)
+	if f.rpos < headSize && int64(len(f.head)) == f.rpos && n > 0 {
+		if f.head == nil {
+			f.head = make([]byte, 0, headSize)
+		}
+		f.head = append(f.head, p[:min(n, headSize-len(f.head))]...)
+	}
 	f.rpos += int64(n)
 	return n, err
 }

@@ -2,9 +2,13 @@ package unarc
 
 import (
 	"errors"
+	"io"
 	"io/fs"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/go-unarc/unarc/internal/arc"
 )
 
 // TestFSSymlinkResolution covers the link rules no real tool makes
@@ -76,5 +80,58 @@ func TestFSSymlinkResolution(t *testing.T) {
 	}
 	if _, err := a.ReadDir("d/f.txt"); err == nil {
 		t.Error("ReadDir of a file succeeded")
+	}
+}
+
+// countingArchive counts the entry opens of an arc.Archive.
+type countingArchive struct {
+	arc.Archive
+	opens int
+}
+
+func (c *countingArchive) Open(i int) (io.ReadCloser, error) {
+	c.opens++
+	return c.Archive.Open(i)
+}
+
+// TestFSSeekHead: reading the first bytes, seeking back to the start and
+// reading on (content sniffing) decodes once; going back past the kept
+// head reopens; every read returns the right bytes.
+func TestFSSeekHead(t *testing.T) {
+	content := strings.Repeat("0123456789abcdef", 200)
+	a := newFake(file("f", content))
+	ca := &countingArchive{Archive: a.a}
+	a.a = ca
+	f, err := a.Open("f")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	s := f.(io.ReadSeeker)
+	sniff := make([]byte, 512)
+	if _, err := io.ReadFull(s, sniff); err != nil || string(sniff) != content[:512] {
+		t.Fatal(err)
+	}
+	s.Seek(0, io.SeekStart)
+	all, err := io.ReadAll(s)
+	if err != nil || string(all) != content {
+		t.Fatalf("after sniff: %d bytes, %v", len(all), err)
+	}
+	if ca.opens != 1 {
+		t.Errorf("sniff and reread: %d opens, want 1", ca.opens)
+	}
+	s.Seek(1000, io.SeekStart)
+	buf := make([]byte, 10)
+	if _, err := io.ReadFull(s, buf); err != nil || string(buf) != content[1000:1010] {
+		t.Fatalf("at 1000: %q %v", buf, err)
+	}
+	if ca.opens != 2 {
+		t.Errorf("back past the head: %d opens, want 2", ca.opens)
+	}
+	if _, err := f.(io.ReaderAt).ReadAt(buf, 5); err != nil || string(buf) != content[5:15] {
+		t.Fatalf("ReadAt(5): %q %v", buf, err)
+	}
+	if ca.opens != 2 {
+		t.Errorf("ReadAt in the head: %d opens, want 2", ca.opens)
 	}
 }
