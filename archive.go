@@ -18,8 +18,8 @@ import (
 // that decodes in parallel depends on the format (entries of one solid
 // block share a decoder).
 //
-// Archive implements fs.FS, fs.StatFS, fs.ReadDirFS, fs.ReadFileFS and
-// fs.ReadLinkFS over its entries. Stat, Lstat, ReadDir and ReadLink work
+// Archive implements fs.FS, fs.StatFS, fs.ReadDirFS, fs.ReadFileFS,
+// fs.ReadLinkFS and fs.SubFS over its entries. Stat, Lstat, ReadDir and ReadLink work
 // from the listing alone: they never decode or decrypt anything.
 // Symlinks behave as in os.DirFS: Open, Stat, ReadFile and ReadDir follow
 // them, resolved inside the archive (relative to the link's directory);

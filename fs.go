@@ -485,3 +485,117 @@ func (d *fsDir) ReadDir(count int) ([]fs.DirEntry, error) {
 	d.off += len(rest)
 	return d.a.fsTree().dirEntries(d.n, rest), nil
 }
+
+// Sub implements fs.SubFS: the tree under dir (which may be reached
+// through symlinks), with the same methods as the Archive — so Stat and
+// ReadDir of the sub-tree still decode nothing, unlike the generic
+// fs.Sub, which would open entries to stat them. Symlinks keep resolving
+// against the whole archive.
+func (a *Archive) Sub(dir string) (fs.FS, error) {
+	n, err := a.fsTree().lookup("sub", dir, true)
+	if err != nil {
+		return nil, err
+	}
+	if !n.dir {
+		return nil, &fs.PathError{Op: "sub", Path: dir, Err: errors.New("not a directory")}
+	}
+	if n.name == "." {
+		return a, nil
+	}
+	return &subFS{a: a, dir: n.name}, nil
+}
+
+type subFS struct {
+	a   *Archive
+	dir string
+}
+
+var _ interface {
+	fs.StatFS
+	fs.ReadDirFS
+	fs.ReadFileFS
+	fs.ReadLinkFS
+	fs.SubFS
+} = (*subFS)(nil)
+
+// full maps a name in the sub-tree to the archive's path.
+func (s *subFS) full(op, name string) (string, error) {
+	if !fs.ValidPath(name) {
+		return "", &fs.PathError{Op: op, Path: name, Err: fs.ErrInvalid}
+	}
+	if name == "." {
+		return s.dir, nil
+	}
+	return s.dir + "/" + name, nil
+}
+
+// rename reports errors under the name the caller used.
+func rename(err error, name string) error {
+	if pe, ok := err.(*fs.PathError); ok {
+		return &fs.PathError{Op: pe.Op, Path: name, Err: pe.Err}
+	}
+	return err
+}
+
+func (s *subFS) Open(name string) (fs.File, error) {
+	p, err := s.full("open", name)
+	if err != nil {
+		return nil, err
+	}
+	f, err := s.a.Open(p)
+	return f, rename(err, name)
+}
+
+func (s *subFS) Stat(name string) (fs.FileInfo, error) {
+	p, err := s.full("stat", name)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := s.a.Stat(p)
+	return fi, rename(err, name)
+}
+
+func (s *subFS) Lstat(name string) (fs.FileInfo, error) {
+	p, err := s.full("lstat", name)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := s.a.Lstat(p)
+	return fi, rename(err, name)
+}
+
+func (s *subFS) ReadLink(name string) (string, error) {
+	p, err := s.full("readlink", name)
+	if err != nil {
+		return "", err
+	}
+	t, err := s.a.ReadLink(p)
+	return t, rename(err, name)
+}
+
+func (s *subFS) ReadDir(name string) ([]fs.DirEntry, error) {
+	p, err := s.full("readdir", name)
+	if err != nil {
+		return nil, err
+	}
+	d, err := s.a.ReadDir(p)
+	return d, rename(err, name)
+}
+
+func (s *subFS) ReadFile(name string) ([]byte, error) {
+	p, err := s.full("readfile", name)
+	if err != nil {
+		return nil, err
+	}
+	b, err := s.a.ReadFile(p)
+	return b, rename(err, name)
+}
+
+func (s *subFS) Sub(dir string) (fs.FS, error) {
+	p, err := s.full("sub", dir)
+	if err != nil {
+		return nil, err
+	}
+	sub, err := s.a.Sub(p)
+	return sub, rename(err, dir)
+}

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"strings"
 	"testing"
+	"testing/fstest"
 	"time"
 
 	"github.com/go-unarc/unarc/internal/arc"
@@ -133,5 +134,44 @@ func TestFSSeekHead(t *testing.T) {
 	}
 	if ca.opens != 2 {
 		t.Errorf("ReadAt in the head: %d opens, want 2", ca.opens)
+	}
+}
+
+// TestFSSub: fs.Sub of an Archive passes fstest.TestFS and still stats
+// and lists without opening any entry.
+func TestFSSub(t *testing.T) {
+	a := newFake(dir("d"), file("d/f.txt", "file"), dir("d/e"), file("d/e/g.txt", "gee"),
+		symlink("d/up", "../top.txt"), file("top.txt", "top"), symlink("dl", "d"))
+	ca := &countingArchive{Archive: a.a}
+	a.a = ca
+	for _, root := range []string{"d", "dl"} {
+		sub, err := fs.Sub(a, root)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := sub.(fs.StatFS); !ok {
+			t.Fatalf("fs.Sub(%s) is not a StatFS", root)
+		}
+		ca.opens = 0
+		if fi, err := fs.Stat(sub, "e/g.txt"); err != nil || fi.Size() != 3 {
+			t.Fatalf("Stat = %v, %v", fi, err)
+		}
+		if _, err := fs.ReadDir(sub, "e"); err != nil {
+			t.Fatal(err)
+		}
+		if ca.opens != 0 {
+			t.Errorf("Stat and ReadDir of a sub-tree opened %d entries", ca.opens)
+		}
+		if err := fstest.TestFS(sub, "f.txt", "e/g.txt", "up"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := fs.Stat(sub, "nothere"); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("missing: %v", err)
+		} else if pe := err.(*fs.PathError); pe.Path != "nothere" {
+			t.Errorf("error path %q", pe.Path)
+		}
+	}
+	if _, err := fs.Sub(a, "top.txt"); err == nil {
+		t.Error("Sub of a file succeeded")
 	}
 }
