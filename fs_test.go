@@ -18,6 +18,7 @@ var _ interface {
 	fs.ReadDirFS
 	fs.ReadFileFS
 	fs.ReadLinkFS
+	fs.SubFS
 } = (*unarc.Archive)(nil)
 
 // TestFSRealArchives runs fstest.TestFS (which also checks Seek, ReadAt,
@@ -52,6 +53,13 @@ func TestFSRealArchives(t *testing.T) {
 			}
 			if _, err := a.ReadLink("hello"); err == nil {
 				t.Error("ReadLink of a regular file succeeded")
+			}
+			sub, err := fs.Sub(a, "dirlink")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := fstest.TestFS(sub, "a.txt", "sub/n.txt", "up", "ünï-名前.txt"); err != nil {
+				t.Fatal("fs.Sub(dirlink):", err)
 			}
 		})
 	}
