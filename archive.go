@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strings"
 	"sync"
@@ -17,11 +18,23 @@ import (
 // that decodes in parallel depends on the format (entries of one solid
 // block share a decoder).
 //
-// Archive implements fs.FS over its entries (see Open).
+// Archive implements fs.FS, fs.StatFS, fs.ReadDirFS, fs.ReadFileFS,
+// fs.ReadLinkFS and fs.SubFS over its entries. Stat, Lstat, ReadDir and ReadLink work
+// from the listing alone: they never decode or decrypt anything.
+// Symlinks behave as in os.DirFS: Open, Stat, ReadFile and ReadDir follow
+// them, resolved inside the archive (relative to the link's directory);
+// a link whose target is absolute, leaves the archive's root, is missing
+// or loops (more than 40 links) fails with fs.ErrNotExist. Lstat and
+// ReadLink, and the entries ReadDir lists, describe the link itself
+// (fs.ModeSymlink). Opened files also implement io.Seeker and
+// io.ReaderAt, so http.FileServer(http.FS(a)) serves Range requests;
+// seeking backwards decodes again from the entry's start (in a solid
+// block, from the block's start).
 type Archive struct {
 	a            arc.Archive
 	format       string
 	opts         *options
+	pw           *passwords
 	closeVolumes func() error
 
 	fsOnce sync.Once
@@ -30,22 +43,27 @@ type Archive struct {
 
 // Open opens the archive in r (size bytes). The format is detected
 // from content, including archives behind an SFX stub or other prepended
-// data.
+// data. For a multi-volume set, r is the first volume and WithVolumes or
+// WithVolumeOpener says where the others are.
 func Open(r io.ReaderAt, size int64, opts ...Option) (*Archive, error) {
 	o := buildOptions(opts)
-	return openArchive(r, size, o, o.config())
+	if o.volOpen != nil {
+		return openSet(r, size, o.volName, o.volOpen, nil, o)
+	}
+	cfg, pw := o.config()
+	return openArchive(r, size, o, cfg, pw)
 }
 
-func openArchive(r io.ReaderAt, size int64, o *options, cfg *arc.Config) (*Archive, error) {
+func openArchive(r io.ReaderAt, size int64, o *options, cfg *arc.Config, pw *passwords) (*Archive, error) {
 	f, err := detectAt(r, size)
 	if err != nil {
 		return nil, err
 	}
-	a, err := f.Open(r, size, cfg)
+	a, err := retry(pw, func() (arc.Archive, error) { return f.Open(r, size, cfg) })
 	if err != nil {
-		return nil, err
+		return nil, archiveErr(err)
 	}
-	return &Archive{a: a, format: f.Name, opts: o}, nil
+	return &Archive{a: a, format: f.Name, opts: o, pw: pw}, nil
 }
 
 // OpenFile opens the archive file name. For a multi-volume set, name is
@@ -66,55 +84,101 @@ func OpenFile(name string, opts ...Option) (*Archive, error) {
 		f.Close()
 		return nil, fmt.Errorf("%w: %s is a directory", errs.ErrFormat, name)
 	}
+	return openSet(f, st.Size(), name, openOSFile, f, o)
+}
+
+// OpenFS opens the archive name in fsys; the other volumes of a set are
+// found beside it in fsys. Files of fsys that are not io.ReaderAt are
+// read through their io.Seeker.
+func OpenFS(fsys fs.FS, name string, opts ...Option) (*Archive, error) {
+	ra, size, err := openFSFile(fsys, name)
+	if err != nil {
+		return nil, err
+	}
+	o := buildOptions(opts)
+	o.volName = name
+	o.volOpen = func(vol string) (io.ReaderAt, int64, error) { return openFSFile(fsys, vol) }
+	var c io.Closer
+	if cl, ok := ra.(io.Closer); ok {
+		c = cl
+	}
+	return openSet(ra, size, name, o.volOpen, c, o)
+}
+
+func openOSFile(name string) (io.ReaderAt, int64, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, 0, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, 0, err
+	}
+	return f, st.Size(), nil
+}
+
+// openFSFile opens name in fsys as an io.ReaderAt (closed by its Close).
+func openFSFile(fsys fs.FS, name string) (io.ReaderAt, int64, error) {
+	f, err := fsys.Open(name)
+	if err != nil {
+		return nil, 0, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, 0, err
+	}
+	if st.IsDir() {
+		f.Close()
+		return nil, 0, fmt.Errorf("%w: %s is a directory", errs.ErrFormat, name)
+	}
+	switch rf := f.(type) {
+	case interface {
+		io.ReaderAt
+		io.Closer
+	}:
+		return rf, st.Size(), nil
+	case io.ReadSeekCloser:
+		return &seekReaderAt{f: rf}, st.Size(), nil
+	}
+	f.Close()
+	return nil, 0, fmt.Errorf("%w: %s: file is neither an io.ReaderAt nor an io.Seeker", errs.ErrUnsupported, name)
+}
+
+// seekReaderAt adapts an io.ReadSeeker to io.ReaderAt under a lock.
+type seekReaderAt struct {
+	mu sync.Mutex
+	f  io.ReadSeekCloser
+}
+
+func (s *seekReaderAt) ReadAt(p []byte, off int64) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if _, err := s.f.Seek(off, io.SeekStart); err != nil {
+		return 0, err
+	}
+	n, err := io.ReadFull(s.f, p)
+	if err == io.ErrUnexpectedEOF {
+		err = io.EOF // io.ReaderAt reports a short read at the end as io.EOF
+	}
+	return n, err
+}
+
+func (s *seekReaderAt) Close() error { return s.f.Close() }
+
+// openSet opens first (size bytes, named name) with open finding the
+// other volumes; every volume open returns that is an io.Closer, and
+// firstCloser, is closed by Archive.Close (or on failure).
+func openSet(first io.ReaderAt, size int64, name string, open func(string) (io.ReaderAt, int64, error), firstCloser io.Closer, o *options) (*Archive, error) {
 	var (
 		mu      sync.Mutex
-		closers = []io.Closer{f}
+		closers []io.Closer
 	)
-	cfg := o.config()
-	cfg.Name = name
-	cfg.OpenVolume = func(vol string) (io.ReaderAt, int64, error) {
-		vf, err := os.Open(vol)
-		if err != nil {
-			return nil, 0, err
-		}
-		vst, err := vf.Stat()
-		if err != nil {
-			vf.Close()
-			return nil, 0, err
-		}
-		mu.Lock()
-		closers = append(closers, vf)
-		mu.Unlock()
-		return vf, vst.Size(), nil
+	if firstCloser != nil {
+		closers = append(closers, firstCloser)
 	}
-	var ra io.ReaderAt = f
-	size := st.Size()
-	split, more, err := splitVolumes(name, f, size)
-	closers = append(closers, more...)
-	if err != nil {
-		for _, c := range closers {
-			c.Close()
-		}
-		return nil, err
-	}
-	if split != nil {
-		// The joined parts are the archive name.001 was cut from; formats
-		// must not look for volumes of their own named after .001.
-		ra, size = split, split.Size()
-		cfg.Name = name[:strings.LastIndexByte(name, '.')]
-	}
-	a, err := openArchive(ra, size, o, cfg)
-	if err != nil {
-		mu.Lock()
-		for _, c := range closers {
-			c.Close()
-		}
-		mu.Unlock()
-		return nil, err
-	}
-	// Volumes may be opened later (when an entry spans them), so Close
-	// reads the list under the same lock.
-	a.closeVolumes = func() error {
+	closeAll := func() error {
 		mu.Lock()
 		defer mu.Unlock()
 		var first error
@@ -126,6 +190,41 @@ func OpenFile(name string, opts ...Option) (*Archive, error) {
 		closers = nil
 		return first
 	}
+	tracked := func(vol string) (io.ReaderAt, int64, error) {
+		ra, n, err := open(vol)
+		if err != nil {
+			return nil, 0, err
+		}
+		if c, ok := ra.(io.Closer); ok {
+			mu.Lock()
+			closers = append(closers, c)
+			mu.Unlock()
+		}
+		return ra, n, nil
+	}
+	cfg, pw := o.config()
+	cfg.Name = name
+	cfg.OpenVolume = tracked
+	ra := first
+	split, err := splitVolumes(name, first, size, tracked)
+	if err != nil {
+		closeAll()
+		return nil, err
+	}
+	if split != nil {
+		// The joined parts are the archive name.001 was cut from; formats
+		// must not look for volumes of their own named after .001.
+		ra, size = split, split.Size()
+		cfg.Name = name[:strings.LastIndexByte(name, '.')]
+	}
+	a, err := openArchive(ra, size, o, cfg, pw)
+	if err != nil {
+		closeAll()
+		return nil, err
+	}
+	// Volumes may be opened later (when an entry spans them), so Close
+	// reads the list under the same lock.
+	a.closeVolumes = closeAll
 	return a, nil
 }
 
@@ -150,12 +249,54 @@ func (a *Archive) OpenEntry(e *Entry) (io.ReadCloser, error) {
 	if e.Index < 0 || e.Index >= len(ents) || ents[e.Index] != e {
 		return nil, fmt.Errorf("unarc: entry %q does not belong to this archive", e.Name)
 	}
-	rc, err := a.a.Open(e.Index)
+	gen := 0
+	if a.pw != nil {
+		gen = a.pw.generation()
+	}
+	rc, err := retry(a.pw, func() (io.ReadCloser, error) { return a.a.Open(e.Index) })
 	if err != nil {
 		return nil, entryErr(e.Name, err)
 	}
-	return newLimitReader(rc, e, &a.opts.limits), nil
+	if a.pw != nil {
+		gen = a.pw.generation()
+	}
+	er := &entryReader{name: e.Name, pw: a.pw, gen: gen}
+	er.lr.reset(rc, rc, e, &a.opts.limits)
+	return er, nil
 }
+
+// entryReader is what OpenEntry returns: the limit-checked reader whose
+// every error (other than io.EOF) is an *EntryError naming the entry.
+type entryReader struct {
+	lr   limitReader
+	name string
+	pw   *passwords
+	gen  int // the password generation the entry was opened with
+}
+
+func (r *entryReader) fail(err error) error {
+	if err == nil || err == io.EOF {
+		return err
+	}
+	if r.pw != nil && errors.Is(err, ErrPassword) {
+		r.pw.forget(r.gen)
+	}
+	return entryErr(r.name, err)
+}
+
+func (r *entryReader) Read(p []byte) (int, error) {
+	n, err := r.lr.Read(p)
+	return n, r.fail(err)
+}
+
+// WriteTo passes the decoder's WriteTo through, so io.Copy moves bytes
+// straight from its window.
+func (r *entryReader) WriteTo(w io.Writer) (int64, error) {
+	n, err := r.lr.WriteTo(w)
+	return n, r.fail(err)
+}
+
+func (r *entryReader) Close() error { return entryErr(r.name, r.lr.Close()) }
 
 // Close releases the archive and any volume files OpenFile opened.
 func (a *Archive) Close() error {
@@ -166,4 +307,55 @@ func (a *Archive) Close() error {
 		}
 	}
 	return err
+}
+
+// Info holds facts about an archive as a whole.
+type Info struct {
+	Format string // "zip", "rar", "7z"
+	// Solid reports that some entries can only be decoded after the
+	// entries before them in the same block (RAR solid archives, 7z solid
+	// folders): random access to them costs decoding what precedes them.
+	Solid bool
+	// Locked reports a RAR archive locked against modification.
+	Locked bool
+	// Encrypted reports that some entry data (or the listing) is encrypted.
+	Encrypted bool
+	Entries   int    // len(Entries())
+	Comment   string // as Comment returns
+}
+
+// Info returns the archive's facts; it decodes nothing.
+func (a *Archive) Info() Info {
+	in := Info{Format: a.format, Entries: len(a.a.Entries()), Comment: a.a.Comment()}
+	if s, ok := a.a.(interface{ IsSolid() bool }); ok && s.IsSolid() {
+		in.Solid = true
+	}
+	if l, ok := a.a.(interface{ Locked() bool }); ok {
+		in.Locked = l.Locked()
+	}
+	for _, e := range a.a.Entries() {
+		in.Solid = in.Solid || e.Solid
+		in.Encrypted = in.Encrypted || e.Encrypted
+	}
+	return in
+}
+
+// Warnings returns conditions met while reading the archive that are not
+// errors of any entry: an archive cut after its last complete entry
+// (what precedes it is listed and readable), recovery records, skipped
+// file versions, as the format reports them. Nil when there are none.
+func (a *Archive) Warnings() []error { return formatWarnings(a.a) }
+
+// formatWarnings asks a format Archive or Reader for its warnings: the
+// arc.Warner interface, or a single Warning() error.
+func formatWarnings(v any) []error {
+	switch w := v.(type) {
+	case arc.Warner:
+		return w.Warnings()
+	case interface{ Warning() error }:
+		if err := w.Warning(); err != nil {
+			return []error{err}
+		}
+	}
+	return nil
 }

@@ -22,7 +22,11 @@ var (
 	ErrLimit            = errs.ErrLimit            // a configured limit would be exceeded
 )
 
-// EntryError is an error that concerns one entry of an archive.
+// EntryError is an error that concerns one entry of an archive. Every
+// error about an entry — from OpenEntry, from reading the reader it
+// returns (Read, WriteTo, Close), from Reader.Next/Read/WriteTo and from
+// Extract — is an *EntryError, and its text names the entry once:
+// "dir/a.txt: checksum mismatch: CRC32 …".
 type EntryError struct {
 	Entry string // entry name as stored
 	Err   error
@@ -30,15 +34,33 @@ type EntryError struct {
 
 func (e *EntryError) Error() string { return e.Entry + ": " + e.Message() }
 
-// Message is the error text without the entry name: format packages often
-// name the entry in their own message, and the "unarc: " prefix of the
-// sentinel adds nothing after it.
-func (e *EntryError) Message() string {
-	msg := strings.TrimPrefix(e.Err.Error(), "unarc: ")
-	msg = strings.TrimPrefix(msg, e.Entry+": ")
-	msg = strings.TrimPrefix(msg, "unarc: ")
-	return strings.Replace(msg, ": "+e.Entry+": ", ": ", 1)
+// Message is the error text without the entry name.
+func (e *EntryError) Message() string { return cleanMessage(e.Err.Error(), e.Entry) }
+
+// cleanMessage drops what the entry prefix makes redundant: the "unarc: "
+// that the sentinels' own text starts with, wherever a wrapped sentinel
+// begins (the message start, or after ": "), and — a fallback for format
+// messages that still name the entry themselves — the name at the start,
+// at the end, or between separators once.
+func cleanMessage(msg, name string) string {
+	const prefix = "unarc: "
+	if strings.Contains(msg, prefix) {
+		msg = strings.TrimPrefix(msg, prefix)
+		msg = strings.ReplaceAll(msg, ": "+prefix, ": ")
+		msg = strings.ReplaceAll(msg, "("+prefix, "(")
+	}
+	if name == "" || !strings.Contains(msg, name) {
+		return msg
+	}
+	switch {
+	case strings.HasPrefix(msg, name+": "):
+		return msg[len(name)+2:]
+	case strings.HasSuffix(msg, ": "+name):
+		return msg[:len(msg)-len(name)-2]
+	}
+	return strings.Replace(msg, ": "+name+": ", ": ", 1)
 }
+
 func (e *EntryError) Unwrap() error { return e.Err }
 
 // ExtractError lists every entry that failed during Extract; the others
@@ -79,4 +101,29 @@ func entryErr(name string, err error) error {
 		return err
 	}
 	return &EntryError{Entry: name, Err: err}
+}
+
+// archiveError presents an archive-level error (from Open or NewReader)
+// with one "unarc: " prefix, not one more wherever a format wrapped a
+// sentinel ("encrypted headers: unarc: password required"). errors.Is
+// and errors.As see the wrapped error unchanged.
+type archiveError struct{ err error }
+
+func (e *archiveError) Error() string { return "unarc: " + cleanMessage(e.err.Error(), "") }
+func (e *archiveError) Unwrap() error { return e.err }
+
+// archiveErr wraps err as an archiveError when its text repeats the
+// prefix; other errors (an *EntryError, an os error) pass through.
+func archiveErr(err error) error {
+	if err == nil {
+		return nil
+	}
+	var ee *EntryError
+	if errors.As(err, &ee) {
+		return err
+	}
+	if msg := err.Error(); strings.Contains(msg, ": unarc: ") || strings.Contains(msg, "(unarc: ") {
+		return &archiveError{err}
+	}
+	return err
 }

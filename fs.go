@@ -1,13 +1,20 @@
 package unarc
 
 import (
+	"errors"
 	"io"
 	"io/fs"
 	"path"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 )
+
+// The io/fs view of an Archive: see the Archive type for the rules.
+
+// maxLinkHops bounds symlink resolution, as Linux does (ELOOP at 40).
+const maxLinkHops = 40
 
 // fsTree is the io/fs view of an archive: every valid entry path plus the
 // directories implied by them. Entries whose names are not valid fs paths
@@ -22,6 +29,8 @@ type fsNode struct {
 	dir      bool
 	children []string // base names, sorted
 }
+
+func (n *fsNode) symlink() bool { return !n.dir && n.entry != nil && n.entry.Link == LinkSymlink }
 
 // fsName maps a stored entry name to an fs path, or "" if it has none.
 func fsName(name string) string {
@@ -82,32 +91,185 @@ func (a *Archive) fsTree() *fsTree {
 	return a.tree
 }
 
+// lookup finds the node of name, following symlinks in every directory
+// component, and in the last one too when follow is set.
+func (t *fsTree) lookup(op, name string, follow bool) (*fsNode, error) {
+	if !fs.ValidPath(name) {
+		return nil, &fs.PathError{Op: op, Path: name, Err: fs.ErrInvalid}
+	}
+	notExist := &fs.PathError{Op: op, Path: name, Err: fs.ErrNotExist}
+	if name == "." {
+		return t.nodes["."], nil
+	}
+	hops := 0
+	rest := name // what is left to walk, relative to cur
+	cur := "."
+	for {
+		comp, tail, _ := strings.Cut(rest, "/")
+		next := comp
+		if cur != "." {
+			next = cur + "/" + comp
+		}
+		n := t.nodes[next]
+		if n == nil {
+			return nil, notExist
+		}
+		if n.symlink() && (tail != "" || follow) {
+			if hops++; hops > maxLinkHops {
+				return nil, notExist
+			}
+			target := n.entry.LinkTarget
+			if target == "" || strings.HasPrefix(target, "/") || strings.Contains(target, "\\") {
+				return nil, notExist
+			}
+			p := path.Join(cur, target)
+			if p == ".." || strings.HasPrefix(p, "../") {
+				return nil, notExist
+			}
+			if tail != "" {
+				p = path.Join(p, tail)
+			}
+			if p == "." {
+				return t.nodes["."], nil
+			}
+			cur, rest = ".", p
+			continue
+		}
+		if tail == "" {
+			return n, nil
+		}
+		if !n.dir {
+			return nil, notExist
+		}
+		cur, rest = next, tail
+	}
+}
+
 // Open implements fs.FS: name is a slash-separated path as fs.ValidPath
 // accepts; directories implied by entry paths exist even when the archive
-// does not list them. Symlinks are reported as such and not followed.
+// does not list them. Symlinks are followed inside the archive. A file is
+// an fs.File that also implements io.Seeker and io.ReaderAt; opening it
+// starts decoding as OpenEntry does (errors such as a missing password
+// are reported here, wrapped in *fs.PathError).
 func (a *Archive) Open(name string) (fs.File, error) {
-	if !fs.ValidPath(name) {
-		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
+	n, err := a.fsTree().lookup("open", name, true)
+	if err != nil {
+		return nil, err
 	}
+	base := path.Base(name)
+	if n.dir {
+		return &fsDir{a: a, n: n, base: base}, nil
+	}
+	f := &fsFile{a: a, n: n, base: base}
+	if err := f.reopen(); err != nil {
+		return nil, &fs.PathError{Op: "open", Path: name, Err: err}
+	}
+	return f, nil
+}
+
+// Stat implements fs.StatFS from the listing: nothing is decoded or
+// decrypted. It follows symlinks.
+func (a *Archive) Stat(name string) (fs.FileInfo, error) {
+	n, err := a.fsTree().lookup("stat", name, true)
+	if err != nil {
+		return nil, err
+	}
+	return fileInfo{n: n, base: path.Base(name)}, nil
+}
+
+// Lstat implements fs.ReadLinkFS: like Stat, but a symlink is described
+// as itself.
+func (a *Archive) Lstat(name string) (fs.FileInfo, error) {
+	n, err := a.fsTree().lookup("lstat", name, false)
+	if err != nil {
+		return nil, err
+	}
+	return fileInfo{n: n, base: path.Base(name)}, nil
+}
+
+// ReadLink implements fs.ReadLinkFS: it returns a symlink's target as
+// stored, without resolving it.
+func (a *Archive) ReadLink(name string) (string, error) {
+	n, err := a.fsTree().lookup("readlink", name, false)
+	if err != nil {
+		return "", err
+	}
+	if !n.symlink() {
+		return "", &fs.PathError{Op: "readlink", Path: name, Err: fs.ErrInvalid}
+	}
+	return n.entry.LinkTarget, nil
+}
+
+// ReadDir implements fs.ReadDirFS from the listing, sorted by name.
+func (a *Archive) ReadDir(name string) ([]fs.DirEntry, error) {
 	t := a.fsTree()
-	n := t.nodes[name]
-	if n == nil {
-		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrNotExist}
+	n, err := t.lookup("readdir", name, true)
+	if err != nil {
+		return nil, err
+	}
+	if !n.dir {
+		return nil, &fs.PathError{Op: "readdir", Path: name, Err: errors.New("not a directory")}
+	}
+	return t.dirEntries(n, n.children), nil
+}
+
+// ReadFile implements fs.ReadFileFS: the whole content, verified.
+func (a *Archive) ReadFile(name string) ([]byte, error) {
+	n, err := a.fsTree().lookup("readfile", name, true)
+	if err != nil {
+		return nil, err
 	}
 	if n.dir {
-		return &fsDir{a: a, n: n}, nil
+		return nil, &fs.PathError{Op: "readfile", Path: name, Err: errors.New("is a directory")}
 	}
 	rc, err := a.OpenEntry(n.entry)
 	if err != nil {
-		return nil, &fs.PathError{Op: "open", Path: name, Err: err}
+		return nil, &fs.PathError{Op: "readfile", Path: name, Err: err}
 	}
-	return &fsFile{n: n, rc: rc}, nil
+	defer rc.Close()
+	// The declared size is only a hint: a hostile header may claim more
+	// than the data holds, so the first buffer is capped.
+	hint := n.entry.Size
+	if hint < 0 || hint > 1<<20 {
+		hint = 1 << 20
+	}
+	buf := make([]byte, 0, hint+1)
+	for {
+		if len(buf) == cap(buf) {
+			buf = append(buf, 0)[:len(buf)]
+		}
+		m, err := rc.Read(buf[len(buf):cap(buf)])
+		buf = buf[:len(buf)+m]
+		if err == io.EOF {
+			return buf, nil
+		}
+		if err != nil {
+			return nil, &fs.PathError{Op: "readfile", Path: name, Err: err}
+		}
+	}
 }
 
-// fileInfo adapts a node to fs.FileInfo and fs.DirEntry.
-type fileInfo struct{ n *fsNode }
+func (t *fsTree) dirEntries(n *fsNode, names []string) []fs.DirEntry {
+	out := make([]fs.DirEntry, len(names))
+	for i, base := range names {
+		full := base
+		if n.name != "." {
+			full = n.name + "/" + base
+		}
+		out[i] = fileInfo{n: t.nodes[full], base: base}
+	}
+	return out
+}
 
-func (fi fileInfo) Name() string { return path.Base(fi.n.name) }
+// fileInfo adapts a node to fs.FileInfo and fs.DirEntry. base is the name
+// it was reached by (a followed symlink keeps the link's name, as os.Stat
+// does).
+type fileInfo struct {
+	n    *fsNode
+	base string
+}
+
+func (fi fileInfo) Name() string { return fi.base }
 func (fi fileInfo) Size() int64 {
 	if fi.n.entry == nil || fi.n.dir || fi.n.entry.Size < 0 {
 		return 0
@@ -122,8 +284,10 @@ func (fi fileInfo) Mode() fs.FileMode {
 		return fs.ModeDir | fi.n.entry.Mode.Perm()
 	}
 	m := fi.n.entry.Mode
-	if fi.n.entry.Link == LinkSymlink {
+	if fi.n.symlink() {
 		m = m&^fs.ModeType | fs.ModeSymlink
+	} else {
+		m &^= fs.ModeSymlink
 	}
 	return m
 }
@@ -139,22 +303,171 @@ func (fi fileInfo) Type() fs.FileMode          { return fi.Mode().Type() }
 func (fi fileInfo) Info() (fs.FileInfo, error) { return fi, nil }
 func (fi fileInfo) String() string             { return fs.FormatFileInfo(fi) }
 
+// fsFile is an opened regular file. Besides fs.File it implements
+// io.Seeker and io.ReaderAt over the decoded content: reading at or after
+// the decoder's position decodes ahead (discarding what is skipped);
+// reading before it reopens the entry and decodes from the start, so
+// random access into a solid block costs a decode from its start each
+// time it goes backwards — except within the first headSize bytes, which
+// are kept, so that sniffing the content type and going back to the start
+// (as http.ServeContent does) decodes once. io.SeekEnd works from the
+// declared size. ReadAt is safe for concurrent use; it does not move the
+// Read offset.
 type fsFile struct {
-	n  *fsNode
-	rc io.ReadCloser
+	a    *Archive
+	n    *fsNode
+	base string
+
+	mu     sync.Mutex
+	rc     io.ReadCloser // the entry's reader, at offset rpos
+	rpos   int64
+	pos    int64  // the Read/Seek offset
+	head   []byte // the content's first bytes, up to headSize, as decoded
+	closed bool
 }
 
-func (f *fsFile) Stat() (fs.FileInfo, error) { return fileInfo{f.n}, nil }
-func (f *fsFile) Read(p []byte) (int, error) { return f.rc.Read(p) }
-func (f *fsFile) Close() error               { return f.rc.Close() }
+// headSize is what http.ServeContent reads to sniff a content type.
+const headSize = 512
+
+var (
+	_ io.Seeker   = (*fsFile)(nil)
+	_ io.ReaderAt = (*fsFile)(nil)
+)
+
+func (f *fsFile) Stat() (fs.FileInfo, error) { return fileInfo{n: f.n, base: f.base}, nil }
+
+func (f *fsFile) reopen() error {
+	if f.rc != nil {
+		f.rc.Close()
+		f.rc = nil
+	}
+	rc, err := f.a.OpenEntry(f.n.entry)
+	if err != nil {
+		return err
+	}
+	f.rc, f.rpos = rc, 0
+	return nil
+}
+
+// seekTo moves the decoder to off: forward by discarding, backward by
+// reopening. It returns io.EOF when the content ends before off.
+func (f *fsFile) seekTo(off int64) error {
+	if f.rc == nil || off < f.rpos {
+		if err := f.reopen(); err != nil {
+			return err
+		}
+	}
+	if off == f.rpos {
+		return nil
+	}
+	n, err := io.CopyN(io.Discard, f.rc, off-f.rpos)
+	f.rpos += n
+	return err
+}
+
+func (f *fsFile) readAt(p []byte, off int64) (int, error) {
+	if f.closed {
+		return 0, &fs.PathError{Op: "read", Path: f.n.name, Err: fs.ErrClosed}
+	}
+	if off < int64(len(f.head)) && off < f.rpos {
+		return copy(p, f.head[off:]), nil
+	}
+	if err := f.seekTo(off); err != nil {
+		return 0, err
+	}
+	n, err := f.rc.Read(p)
+	if f.rpos < headSize && int64(len(f.head)) == f.rpos && n > 0 {
+		if f.head == nil {
+			f.head = make([]byte, 0, headSize)
+		}
+		f.head = append(f.head, p[:min(n, headSize-len(f.head))]...)
+	}
+	f.rpos += int64(n)
+	return n, err
+}
+
+func (f *fsFile) Read(p []byte) (int, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(p) == 0 && !f.closed {
+		return 0, nil
+	}
+	n, err := f.readAt(p, f.pos)
+	f.pos += int64(n)
+	return n, err
+}
+
+// ReadAt implements io.ReaderAt.
+func (f *fsFile) ReadAt(p []byte, off int64) (int, error) {
+	if off < 0 {
+		return 0, &fs.PathError{Op: "readat", Path: f.n.name, Err: fs.ErrInvalid}
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	total := 0
+	for total < len(p) {
+		n, err := f.readAt(p[total:], off+int64(total))
+		total += n
+		if err != nil {
+			return total, err
+		}
+		if n == 0 {
+			return total, io.ErrNoProgress
+		}
+	}
+	return total, nil
+}
+
+// Seek implements io.Seeker. Seeking itself decodes nothing; the next
+// Read does.
+func (f *fsFile) Seek(offset int64, whence int) (int64, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closed {
+		return 0, &fs.PathError{Op: "seek", Path: f.n.name, Err: fs.ErrClosed}
+	}
+	switch whence {
+	case io.SeekStart:
+	case io.SeekCurrent:
+		offset += f.pos
+	case io.SeekEnd:
+		if f.n.entry.Size < 0 {
+			return 0, &fs.PathError{Op: "seek", Path: f.n.name, Err: errors.New("size unknown")}
+		}
+		offset += f.n.entry.Size
+	default:
+		return 0, &fs.PathError{Op: "seek", Path: f.n.name, Err: fs.ErrInvalid}
+	}
+	if offset < 0 {
+		return 0, &fs.PathError{Op: "seek", Path: f.n.name, Err: fs.ErrInvalid}
+	}
+	f.pos = offset
+	return offset, nil
+}
+
+func (f *fsFile) Close() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.closed {
+		return &fs.PathError{Op: "close", Path: f.n.name, Err: fs.ErrClosed}
+	}
+	f.closed = true
+	if f.rc == nil {
+		return nil
+	}
+	err := f.rc.Close()
+	f.rc = nil
+	return err
+}
 
 type fsDir struct {
-	a   *Archive
-	n   *fsNode
-	off int
+	a    *Archive
+	n    *fsNode
+	base string
+	off  int
 }
 
-func (d *fsDir) Stat() (fs.FileInfo, error) { return fileInfo{d.n}, nil }
+func (d *fsDir) Stat() (fs.FileInfo, error) { return fileInfo{n: d.n, base: d.base}, nil }
 func (d *fsDir) Read([]byte) (int, error) {
 	return 0, &fs.PathError{Op: "read", Path: d.n.name, Err: fs.ErrInvalid}
 }
@@ -162,7 +475,6 @@ func (d *fsDir) Close() error { return nil }
 
 // ReadDir implements fs.ReadDirFile.
 func (d *fsDir) ReadDir(count int) ([]fs.DirEntry, error) {
-	t := d.a.fsTree()
 	rest := d.n.children[d.off:]
 	if count > 0 && len(rest) == 0 {
 		return nil, io.EOF
@@ -170,14 +482,120 @@ func (d *fsDir) ReadDir(count int) ([]fs.DirEntry, error) {
 	if count > 0 && count < len(rest) {
 		rest = rest[:count]
 	}
-	out := make([]fs.DirEntry, len(rest))
-	for i, base := range rest {
-		full := base
-		if d.n.name != "." {
-			full = d.n.name + "/" + base
-		}
-		out[i] = fileInfo{t.nodes[full]}
-	}
 	d.off += len(rest)
-	return out, nil
+	return d.a.fsTree().dirEntries(d.n, rest), nil
+}
+
+// Sub implements fs.SubFS: the tree under dir (which may be reached
+// through symlinks), with the same methods as the Archive — so Stat and
+// ReadDir of the sub-tree still decode nothing, unlike the generic
+// fs.Sub, which would open entries to stat them. Symlinks keep resolving
+// against the whole archive.
+func (a *Archive) Sub(dir string) (fs.FS, error) {
+	n, err := a.fsTree().lookup("sub", dir, true)
+	if err != nil {
+		return nil, err
+	}
+	if !n.dir {
+		return nil, &fs.PathError{Op: "sub", Path: dir, Err: errors.New("not a directory")}
+	}
+	if n.name == "." {
+		return a, nil
+	}
+	return &subFS{a: a, dir: n.name}, nil
+}
+
+type subFS struct {
+	a   *Archive
+	dir string
+}
+
+var _ interface {
+	fs.StatFS
+	fs.ReadDirFS
+	fs.ReadFileFS
+	fs.ReadLinkFS
+	fs.SubFS
+} = (*subFS)(nil)
+
+// full maps a name in the sub-tree to the archive's path.
+func (s *subFS) full(op, name string) (string, error) {
+	if !fs.ValidPath(name) {
+		return "", &fs.PathError{Op: op, Path: name, Err: fs.ErrInvalid}
+	}
+	if name == "." {
+		return s.dir, nil
+	}
+	return s.dir + "/" + name, nil
+}
+
+// rename reports errors under the name the caller used.
+func rename(err error, name string) error {
+	if pe, ok := err.(*fs.PathError); ok {
+		return &fs.PathError{Op: pe.Op, Path: name, Err: pe.Err}
+	}
+	return err
+}
+
+func (s *subFS) Open(name string) (fs.File, error) {
+	p, err := s.full("open", name)
+	if err != nil {
+		return nil, err
+	}
+	f, err := s.a.Open(p)
+	return f, rename(err, name)
+}
+
+func (s *subFS) Stat(name string) (fs.FileInfo, error) {
+	p, err := s.full("stat", name)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := s.a.Stat(p)
+	return fi, rename(err, name)
+}
+
+func (s *subFS) Lstat(name string) (fs.FileInfo, error) {
+	p, err := s.full("lstat", name)
+	if err != nil {
+		return nil, err
+	}
+	fi, err := s.a.Lstat(p)
+	return fi, rename(err, name)
+}
+
+func (s *subFS) ReadLink(name string) (string, error) {
+	p, err := s.full("readlink", name)
+	if err != nil {
+		return "", err
+	}
+	t, err := s.a.ReadLink(p)
+	return t, rename(err, name)
+}
+
+func (s *subFS) ReadDir(name string) ([]fs.DirEntry, error) {
+	p, err := s.full("readdir", name)
+	if err != nil {
+		return nil, err
+	}
+	d, err := s.a.ReadDir(p)
+	return d, rename(err, name)
+}
+
+func (s *subFS) ReadFile(name string) ([]byte, error) {
+	p, err := s.full("readfile", name)
+	if err != nil {
+		return nil, err
+	}
+	b, err := s.a.ReadFile(p)
+	return b, rename(err, name)
+}
+
+func (s *subFS) Sub(dir string) (fs.FS, error) {
+	p, err := s.full("sub", dir)
+	if err != nil {
+		return nil, err
+	}
+	sub, err := s.a.Sub(p)
+	return sub, rename(err, dir)
 }

@@ -1,8 +1,13 @@
 package unarc
 
-import "github.com/go-unarc/unarc/internal/arc"
+import (
+	"io"
+	"io/fs"
 
-// Option configures Open, OpenFile and NewReader.
+	"github.com/go-unarc/unarc/internal/arc"
+)
+
+// Option configures Open, OpenFile, OpenFS and NewReader.
 type Option func(*options)
 
 // Progress reports extraction progress: the entry being written, the
@@ -15,24 +20,61 @@ type Progress struct {
 }
 
 type options struct {
-	password func(*Entry) (string, error)
-	limits   Limits
-	progress func(Progress)
+	prompt        func(PasswordRequest) (string, error)
+	fixedPassword bool
+	limits        Limits
+	progress      func(Progress)
+	decodeName    func([]byte) string
+	// volumes: where the other volumes of a set opened with Open come
+	// from; volName is the first volume's name in that namespace.
+	volName string
+	volOpen func(name string) (io.ReaderAt, int64, error)
 }
 
 // WithPassword sets the password used for every encrypted entry and for
-// encrypted headers.
+// encrypted headers. A wrong password fails with ErrPassword at once (it
+// is not retried).
 func WithPassword(pw string) Option {
 	return func(o *options) {
-		o.password = func(*Entry) (string, error) { return pw, nil }
+		o.prompt = func(PasswordRequest) (string, error) { return pw, nil }
+		o.fixedPassword = true
 	}
 }
 
-// WithPasswordFunc sets a callback asked for the password of an encrypted
-// entry (e is nil for encrypted archive headers). Returning an error
-// aborts the operation with that error.
+// WithPasswordFunc sets a callback asked for a password: e is the entry
+// that needs it, or nil for encrypted archive headers. It is
+// WithPasswordPrompt without the attempt details; the same caching,
+// retry and abort rules apply.
 func WithPasswordFunc(fn func(e *Entry) (string, error)) Option {
-	return func(o *options) { o.password = fn }
+	return WithPasswordPrompt(func(r PasswordRequest) (string, error) { return fn(r.Entry) })
+}
+
+// WithPasswordPrompt sets a callback asked for a password when one is
+// needed and none is known:
+//
+//   - The answer is cached for the life of the Archive (or Reader) and
+//     used for every later need without asking again: most archives use
+//     one password for the headers and every entry.
+//   - When an answer is rejected with ErrPassword (by Open for encrypted
+//     headers, or by OpenEntry — formats that store a password check),
+//     the callback is asked again for that need with Wrong set, up to
+//     MaxPasswordTries answers; then the ErrPassword error is returned.
+//     A wrong password that a format only finds at the end of the data
+//     (RAR 2.9 has no check value: ErrPassword after the data check)
+//     cannot be retried: it fails that read, the cached answer is
+//     forgotten, and the next OpenEntry of any entry asks again. Where a
+//     wrong password shows only as ErrChecksum (7z AES entries), the
+//     library cannot tell it from damage. A Reader never retries: its
+//     stream cannot be read again.
+//   - An error returned by the callback aborts the operation that asked
+//     (Open, OpenEntry, Next, Extract): it fails with an error matching
+//     both ErrAborted and the callback's error. The Archive then asks no
+//     more; every later need fails the same way.
+//
+// Calls are serialized: concurrent OpenEntry calls wait for one answer.
+// The callback must not use the Archive it answers for.
+func WithPasswordPrompt(fn func(req PasswordRequest) (string, error)) Option {
+	return func(o *options) { o.prompt, o.fixedPassword = fn, false }
 }
 
 // WithLimits bounds memory, dictionary, entry size and compression ratio.
@@ -45,6 +87,37 @@ func WithProgress(fn func(Progress)) Option {
 	return func(o *options) { o.progress = fn }
 }
 
+// WithNameDecoder sets how names and comments stored in a legacy code
+// page are decoded: ZIP entries without the UTF-8 flag (other formats
+// store Unicode). fn gets the raw bytes of every such name that is not
+// plain ASCII, e.g. a Shift-JIS or GBK decoder from golang.org/x/text.
+// By default such names are decoded as IBM code page 437, as the ZIP
+// specification says, except that names which are valid UTF-8 are kept
+// as they are (many tools write UTF-8 without setting the flag). The
+// Info-ZIP Unicode path field, when its checksum matches, still wins.
+func WithNameDecoder(fn func(raw []byte) string) Option {
+	return func(o *options) { o.decodeName = fn }
+}
+
+// WithVolumes lets Open find the other volumes of a multi-volume set (RAR
+// parts, split ZIP, 7z.001 …) in fsys: name is the path in fsys of the
+// volume passed to Open, and the others are looked up beside it with the
+// format's naming rules. Files opened from fsys are closed by
+// Archive.Close. OpenFS does the same in one call; OpenFile needs no
+// option (it uses the operating system's files).
+func WithVolumes(fsys fs.FS, name string) Option {
+	return WithVolumeOpener(name, func(vol string) (io.ReaderAt, int64, error) { return openFSFile(fsys, vol) })
+}
+
+// WithVolumeOpener is WithVolumes for any storage (object stores, HTTP
+// ranges): open returns the volume named vol (a name derived from name by
+// the format's naming rules, '/'-separated if name is) with its size, or
+// an error matching fs.ErrNotExist when there is none. A returned value
+// that implements io.Closer is closed by Archive.Close.
+func WithVolumeOpener(name string, open func(vol string) (io.ReaderAt, int64, error)) Option {
+	return func(o *options) { o.volName, o.volOpen = name, open }
+}
+
 func buildOptions(opts []Option) *options {
 	o := &options{}
 	for _, fn := range opts {
@@ -54,6 +127,13 @@ func buildOptions(opts []Option) *options {
 	return o
 }
 
-func (o *options) config() *arc.Config {
-	return &arc.Config{Password: o.password, Limits: o.limits, Budget: arc.NewBudget(o.limits)}
+// config is the format configuration of one Open or NewReader: its own
+// password state and key-derivation budget.
+func (o *options) config() (*arc.Config, *passwords) {
+	pw := newPasswords(o)
+	cfg := &arc.Config{Limits: o.limits, Budget: arc.NewBudget(o.limits), DecodeName: o.decodeName}
+	if pw != nil {
+		cfg.Password = pw.get
+	}
+	return cfg, pw
 }

@@ -20,6 +20,7 @@ type Reader struct {
 	r      arc.Reader
 	format string
 	opts   *options
+	pw     *passwords
 	cur    *Entry
 	lr     limitReader
 	err    error
@@ -60,12 +61,13 @@ func NewReader(r io.Reader, opts ...Option) (*Reader, error) {
 		release()
 		return nil, fmt.Errorf("%w: %s cannot be read forward-only (its index is at the end); use Open", errs.ErrUnsupported, f.Name)
 	}
-	fr, err := f.NewReader(br, o.config())
+	cfg, pw := o.config()
+	fr, err := f.NewReader(br, cfg)
 	if err != nil {
 		release()
-		return nil, err
+		return nil, archiveErr(err)
 	}
-	return &Reader{r: fr, format: f.Name, opts: o, buf: pooled}, nil
+	return &Reader{r: fr, format: f.Name, opts: o, pw: pw, buf: pooled}, nil
 }
 
 // Format names the detected format.
@@ -101,7 +103,7 @@ func (r *Reader) Read(p []byte) (int, error) {
 	}
 	n, err := r.lr.Read(p)
 	if err != nil && err != io.EOF {
-		err = entryErr(r.cur.Name, err)
+		err = r.fail(err)
 	}
 	return n, err
 }
@@ -113,7 +115,7 @@ func (r *Reader) WriteTo(w io.Writer) (int64, error) {
 	}
 	n, err := r.lr.WriteTo(w)
 	if err != nil {
-		err = entryErr(r.cur.Name, err)
+		err = r.fail(err)
 	}
 	return n, err
 }
@@ -137,3 +139,21 @@ func (r *Reader) Close() error {
 }
 
 var errClosed = errors.New("unarc: Reader closed")
+
+// Warnings returns the stream's archive-level warnings so far (see
+// Archive.Warnings); call it after Next returned io.EOF for the full list.
+func (r *Reader) Warnings() []error {
+	if r.r == nil {
+		return nil
+	}
+	return formatWarnings(r.r)
+}
+
+// fail names the current entry in err; a wrong password found at the
+// data's end (RAR 2.9) makes the next entry that needs one ask again.
+func (r *Reader) fail(err error) error {
+	if r.pw != nil && errors.Is(err, ErrPassword) {
+		r.pw.forget(r.pw.generation())
+	}
+	return entryErr(r.cur.Name, err)
+}

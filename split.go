@@ -3,13 +3,12 @@ package unarc
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"strconv"
 	"strings"
 
+	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/volume"
 )
 
@@ -17,46 +16,43 @@ import (
 // follow it. It returns nil when name is not the first part of such a set,
 // or when name.002 starts with an archive signature: then the parts are
 // real volumes (a RAR set named .001, .002) that the format reads itself.
-func splitVolumes(name string, first *os.File, firstSize int64) (*volume.Concat, []io.Closer, error) {
+//
+// open opens a part by name (the caller closes what it opened); a part
+// it reports as fs.ErrNotExist ends the set.
+func splitVolumes(name string, first io.ReaderAt, firstSize int64, open func(string) (io.ReaderAt, int64, error)) (*volume.Concat, error) {
 	dot := strings.LastIndexByte(name, '.')
-	if dot < 0 {
-		return nil, nil, nil
+	if dot < 0 || open == nil {
+		return nil, nil
 	}
 	ext := name[dot+1:]
 	if len(ext) < 3 || strings.Trim(ext, "0") != "1" || strings.Trim(ext, "0123456789") != "" {
-		return nil, nil, nil
+		return nil, nil
 	}
 	c := volume.NewConcat(first, firstSize)
-	var closers []io.Closer
 	for n := 2; ; n++ {
 		num := strconv.Itoa(n)
 		if len(num) < len(ext) {
 			num = strings.Repeat("0", len(ext)-len(num)) + num
 		}
-		f, err := os.Open(name[:dot+1] + num)
+		f, size, err := open(name[:dot+1] + num)
 		if errors.Is(err, fs.ErrNotExist) {
 			break
 		}
 		if err != nil {
-			return nil, closers, err
-		}
-		closers = append(closers, f)
-		st, err := f.Stat()
-		if err != nil {
-			return nil, closers, err
+			return nil, err
 		}
 		if n == 2 && startsWithSignature(f) {
-			return nil, closers, nil
+			return nil, nil
 		}
-		c.Add(f, st.Size())
+		c.Add(f, size)
 		if n > 100000 {
-			return nil, closers, fmt.Errorf("%w: too many split volumes", ErrLimit)
+			return nil, errs.Limit("more than 100000 split volumes")
 		}
 	}
 	if c.Len() == 1 {
-		return nil, closers, nil // a lone .001 is just a file
+		return nil, nil // a lone .001 is just a file
 	}
-	return c, closers, nil
+	return c, nil
 }
 
 // startsWithSignature reports whether r begins with a registered format's

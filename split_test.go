@@ -23,10 +23,9 @@ func TestSplitVolumes(t *testing.T) {
 	}
 	f, _ := os.Open(name)
 	defer f.Close()
-	c, closers, err := splitVolumes(name, f, 3000)
-	for _, cl := range closers {
-		defer cl.Close()
-	}
+	open, closers := testOpener()
+	defer closers()
+	c, err := splitVolumes(name, f, 3000, open)
 	if err != nil || c == nil {
 		t.Fatalf("splitVolumes: %v, %v", c, err)
 	}
@@ -44,7 +43,7 @@ func TestSplitVolumes(t *testing.T) {
 	if n, err := c.ReadAt(buf, 8000); n != 2000 || err != io.EOF {
 		t.Fatalf("ReadAt past end: %d %v", n, err)
 	}
-	if c2, _, _ := splitVolumes(filepath.Join(dir, "plain.zip"), f, 1); c2 != nil {
+	if c2, _ := splitVolumes(filepath.Join(dir, "plain.zip"), f, 1, open); c2 != nil {
 		t.Fatal("plain name taken as a split set")
 	}
 }
@@ -58,11 +57,26 @@ func TestSplitVolumesRealVolumes(t *testing.T) {
 	os.WriteFile(filepath.Join(dir, "a.rar.002"), []byte("Rar!\x1a\x07\x00 second volume"), 0o644)
 	f, _ := os.Open(first)
 	defer f.Close()
-	c, closers, err := splitVolumes(first, f, 20)
-	for _, cl := range closers {
-		cl.Close()
-	}
+	open, closers := testOpener()
+	c, err := splitVolumes(first, f, 20, open)
+	closers()
 	if err != nil || c != nil {
 		t.Fatalf("real volumes joined as a byte split: %v, %v", c, err)
 	}
+}
+
+// testOpener opens OS files and closes them all when told.
+func testOpener() (func(string) (io.ReaderAt, int64, error), func()) {
+	var files []*os.File
+	return func(name string) (io.ReaderAt, int64, error) {
+			ra, n, err := openOSFile(name)
+			if err == nil {
+				files = append(files, ra.(*os.File))
+			}
+			return ra, n, err
+		}, func() {
+			for _, f := range files {
+				f.Close()
+			}
+		}
 }

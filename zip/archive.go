@@ -58,7 +58,7 @@ func NewArchive(ra io.ReaderAt, size int64, cfg *arc.Config) (*Archive, error) {
 	if err != nil {
 		return nil, err
 	}
-	a.comment = d.comment
+	a.comment = legacyText([]byte(d.comment), a.cfg.DecodeName)
 	if d.disk != 0 || d.cdDisk != 0 {
 		if err := a.joinVolumes(d.disk); err != nil {
 			return nil, err
@@ -241,7 +241,7 @@ func (a *Archive) readDirectory(d *directory) error {
 		a.files = append(a.files, file{})
 		f := &a.files[len(a.files)-1]
 		f.Index = len(a.files) - 1
-		f.fill(&h, b[:nl], b[nl:nl+el], b[nl+el:])
+		f.fill(&h, b[:nl], b[nl:nl+el], b[nl+el:], a.cfg.DecodeName)
 		f.headerOff += base
 		if a.diskStarts != nil {
 			if f.disk >= uint32(len(a.diskStarts))-1 {

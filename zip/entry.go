@@ -47,8 +47,8 @@ type header struct {
 }
 
 // fill sets f from h and the variable parts; name, extra and comment are
-// the raw bytes (they are copied).
-func (f *file) fill(h *header, name, extra, comment []byte) {
+// the raw bytes (they are copied). decode is Config.DecodeName.
+func (f *file) fill(h *header, name, extra, comment []byte, decode func([]byte) string) {
 	f.flags = h.flags
 	f.method = h.method
 	f.crc = h.crc
@@ -65,7 +65,7 @@ func (f *file) fill(h *header, name, extra, comment []byte) {
 	f.Name = ""
 	f.parseExtra(h, name, extra)
 	if f.Name == "" {
-		f.Name = string(name)
+		f.Name = entryText(name, h.flags, decode)
 		host := h.madeBy >> 8
 		if h.central && (host == hostDOS || host == hostNTFS || host == hostVFAT) && strings.IndexByte(f.Name, '\\') >= 0 {
 			// Windows tools wrote the path separator as '\'; APPNOTE 4.4.17
@@ -74,7 +74,7 @@ func (f *file) fill(h *header, name, extra, comment []byte) {
 		}
 	}
 	if len(comment) > 0 {
-		f.Comment = string(comment)
+		f.Comment = entryText(comment, h.flags, decode)
 	}
 	f.setMode(h)
 	f.setMethod()

@@ -8,7 +8,10 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"os/exec"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/go-unarc/unarc/internal/arc"
@@ -27,7 +30,7 @@ func unicodePathExtra(raw, utf8 string, crc uint32) []byte {
 }
 
 // TestNames covers name decoding: the Unicode path field (used only when
-// its CRC matches the raw name), raw legacy bytes kept as they are, DOS
+// its CRC matches the raw name), legacy bytes decoded as CP437, DOS
 // backslashes, and the DOS directory attribute.
 func TestNames(t *testing.T) {
 	raw := "caf\x82.txt" // CP437 "café.txt": not UTF-8
@@ -57,7 +60,7 @@ func TestNames(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"café.txt", "b" + raw, "win/path/file.txt", `unix\name`, "dosdir"}
+	want := []string{"café.txt", "bcafé.txt", "win/path/file.txt", `unix\name`, "dosdir"}
 	for i, e := range a.Entries() {
 		if e.Name != want[i] {
 			t.Errorf("entry %d: name %q, want %q", i, e.Name, want[i])
@@ -167,5 +170,103 @@ func TestConcurrentOpen(t *testing.T) {
 		if err := <-done; err != nil {
 			t.Error(err)
 		}
+	}
+}
+
+// TestCP437Table checks the whole upper half of the table against iconv.
+func TestCP437Table(t *testing.T) {
+	iconv, err := exec.LookPath("iconv")
+	if err != nil {
+		t.Skip("iconv not installed")
+	}
+	var all []byte
+	for c := 0x80; c <= 0xff; c++ {
+		all = append(all, byte(c), '\n')
+	}
+	cmd := exec.Command(iconv, "-f", "CP437", "-t", "UTF-8")
+	cmd.Stdin = bytes.NewReader(all)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Skipf("iconv has no CP437: %v", err)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+	if len(lines) != 128 {
+		t.Fatalf("iconv gave %d lines", len(lines))
+	}
+	for i, want := range lines {
+		if got := decodeCP437([]byte{byte(0x80 + i)}); got != want {
+			t.Errorf("0x%02x: %q, want %q", 0x80+i, got, want)
+		}
+	}
+	if got := decodeCP437([]byte("a\x82\x9b\xe1\xff")); got != "aé¢ß\u00a0" {
+		t.Errorf("mixed: %q", got)
+	}
+}
+
+// TestLegacyNames: names and comments without the UTF-8 flag are CP437 by
+// default, or go through Config.DecodeName; flagged names stay UTF-8; the
+// Unicode path field still wins over a decoder.
+func TestLegacyNames(t *testing.T) {
+	sjis := "\x83e\x83X\x83g.txt" // "テスト.txt" in Shift-JIS
+	var buf bytes.Buffer
+	w := zip.NewWriter(&buf)
+	add := func(name string, flags uint16, extra []byte, comment string) {
+		fh := &zip.FileHeader{Name: name, Extra: extra, Comment: comment, CreatorVersion: hostDOS<<8 | 20, Flags: flags}
+		// archive/zip sets the UTF-8 flag itself for valid non-ASCII
+		// names; NonUTF8 stops it, so the flag is exactly what we ask.
+		fh.NonUTF8 = flags&flagUTF8 == 0
+		if _, err := w.CreateRaw(fh); err != nil {
+			t.Fatal(err)
+		}
+	}
+	add(sjis, 0, nil, "\x82\xa0") // comment: Shift-JIS "あ"
+	add("naïve.txt", flagUTF8, nil, "")
+	add("\x80\x81", 0, unicodePathExtra("\x80\x81", "from-extra", crc32.ChecksumIEEE([]byte("\x80\x81"))), "")
+	w.SetComment("caf\x82")
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	data := buf.Bytes()
+	names := func(cfg *arc.Config) ([]string, string, string) {
+		a, err := NewArchive(bytes.NewReader(data), int64(len(data)), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []string
+		for _, e := range a.Entries() {
+			out = append(out, e.Name)
+		}
+		return out, a.Entries()[0].Comment, a.Comment()
+	}
+	got, ecmt, acmt := names(nil)
+	want := []string{"âeâXâg.txt", "naïve.txt", "from-extra"}
+	if !slices.Equal(got, want) || ecmt != "éá" || acmt != "café" {
+		t.Errorf("CP437: %q %q %q, want %q %q %q", got, ecmt, acmt, want, "éá", "café")
+	}
+	calls := 0
+	fake := func(b []byte) string { // a stand-in Shift-JIS decoder
+		calls++
+		switch string(b) {
+		case sjis:
+			return "テスト.txt"
+		case "\x82\xa0":
+			return "あ"
+		}
+		return "?" + string(b)
+	}
+	got, ecmt, _ = names(&arc.Config{DecodeName: fake})
+	want = []string{"テスト.txt", "naïve.txt", "from-extra"}
+	if !slices.Equal(got, want) || ecmt != "あ" {
+		t.Errorf("DecodeName: %q %q, want %q", got, ecmt, want)
+	}
+	z, err := NewReader(bytes.NewReader(data), &arc.Config{DecodeName: fake})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e, err := z.Next(); err != nil || e.Name != "テスト.txt" {
+		t.Errorf("Reader: %v, %v", e, err)
+	}
+	if calls == 0 {
+		t.Error("decoder never called")
 	}
 }

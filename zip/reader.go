@@ -265,7 +265,7 @@ func (z *Reader) readHeader() (*file, error) {
 		return nil, errs.EOF(err, "local header")
 	}
 	f := new(file)
-	f.fill(&h, b[:nl], b[nl:], nil)
+	f.fill(&h, b[:nl], b[nl:], nil, z.cfg.DecodeName)
 	if f.flags&flagMasked != 0 && f.Encrypted {
 		return nil, errs.Unsupported("%s: encrypted central directory (masked local header)", f.Name)
 	}

@@ -1,0 +1,60 @@
+// Package unarc reads RAR (1.5 to 5), ZIP and 7z archives in pure Go:
+// random access through Archive (an io.ReaderAt and its size, or a file),
+// forward-only streaming through Reader (any io.Reader: a pipe, a
+// socket), safe extraction into a directory, and an io/fs view that
+// http.FileServer can serve. The format is detected from content, SFX
+// stubs included; multi-volume sets are read from the OS, from any
+// fs.FS or from a callback (WithVolumes, WithVolumeOpener).
+//
+//	a, err := unarc.OpenFile("backup.rar", unarc.WithPassword(pw))
+//	if err != nil {
+//		return err
+//	}
+//	defer a.Close()
+//	for _, e := range a.Entries() {
+//		fmt.Println(e.Name, e.Size, e.Modified)
+//	}
+//	data, err := fs.ReadFile(a, "docs/readme.txt") // verified against its CRC
+//	err = a.Extract(ctx, "out")                   // refuses paths and links that escape "out"
+//
+// # Limits
+//
+// Nothing a header declares is trusted for allocation. Limits (set with
+// WithLimits) bound the dictionary, the decoder memory of an entry, the
+// index, the number and size of entries, the total output, the
+// compression ratio, name length and depth, and key-derivation work; a
+// crossed limit fails with ErrLimit. Zero fields take DefaultLimits,
+// which read anything the reference tools write; SafeLimits is the
+// stricter profile the unarc command uses against decompression bombs.
+//
+// # Errors
+//
+// Every error caused by the input matches exactly one sentinel with
+// errors.Is: ErrFormat, ErrCorrupt, ErrTruncated, ErrChecksum,
+// ErrPasswordRequired, ErrPassword, ErrUnsupported, ErrInsecurePath or
+// ErrLimit. An error about one entry — from OpenEntry, from reading what
+// it returned, from Reader or Extract — is an *EntryError naming the
+// entry once; Extract collects them in an *ExtractError and goes on with
+// the other entries. A checksum is verified when an entry is read to its
+// end: the mismatch comes in place of io.EOF, never as silent bad data.
+// A password callback that returns an error aborts with ErrAborted.
+//
+// # Passwords
+//
+// WithPassword gives one password; WithPasswordFunc and
+// WithPasswordPrompt ask when one is needed. The answer is cached for the
+// Archive's life, a wrong one is asked again (MaxPasswordTries), and
+// Entry.Encrypted and the listing are available without any password
+// unless the headers themselves are encrypted.
+//
+// # Concurrency
+//
+// An Archive is safe for concurrent use: several goroutines may open and
+// read entries at once (entries of one solid block share a decoder, so
+// they decode in turn), and its fs.FS methods may be called concurrently.
+// Each reader OpenEntry returns, and each opened fs.File, belongs to one
+// goroutine at a time, except that fs.File's ReadAt may be called
+// concurrently. A Reader is a single stream: use it from one goroutine.
+// Close an Archive only after its readers are closed; a reader used
+// after that fails, it never returns another archive's data.
+package unarc

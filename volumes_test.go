@@ -1,0 +1,180 @@
+package unarc_test
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"io"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"testing"
+	"testing/fstest"
+
+	"github.com/go-unarc/unarc"
+)
+
+// sums hashes every file of a.
+func sums(t *testing.T, a *unarc.Archive) map[string][32]byte {
+	t.Helper()
+	out := map[string][32]byte{}
+	for _, e := range a.Entries() {
+		if e.IsDir() {
+			continue
+		}
+		rc, err := a.OpenEntry(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := sha256.New()
+		if _, err := io.Copy(h, rc); err != nil {
+			t.Fatal(err)
+		}
+		rc.Close()
+		out[e.Name] = [32]byte(h.Sum(nil))
+	}
+	return out
+}
+
+// TestVolumesFromFS opens multi-volume sets held in an fstest.MapFS (as
+// from embed.FS or object storage) three ways — OpenFS, Open with
+// WithVolumes, Open with WithVolumeOpener — and gets what OpenFile reads
+// from the OS.
+func TestVolumesFromFS(t *testing.T) {
+	sets := [][]string{
+		{"rar/rar5_vol.part1.rar", "rar/rar5_vol.part2.rar"},
+		{"rar/rar4_vol.part1.rar", "rar/rar4_vol.part2.rar"},
+		{"rar/rar4_oldvol.rar", "rar/rar4_oldvol.r00"},
+		{"7z/vol.7z.001", "7z/vol.7z.002", "7z/vol.7z.003", "7z/vol.7z.004", "7z/vol.7z.005", "7z/vol.7z.006"},
+	}
+	for _, set := range sets {
+		t.Run(set[0], func(t *testing.T) {
+			mfs := fstest.MapFS{}
+			for _, p := range set {
+				b, err := os.ReadFile(filepath.Join("testdata", p))
+				if err != nil {
+					t.Fatal(err)
+				}
+				mfs["vols/"+path.Base(p)] = &fstest.MapFile{Data: b}
+			}
+			want := sums(t, openTestdata(t, set[0]))
+			if len(want) == 0 {
+				t.Fatal("no files")
+			}
+			first := "vols/" + path.Base(set[0])
+			data := mfs[first].Data
+
+			a, err := unarc.OpenFS(mfs, first)
+			if err != nil {
+				t.Fatal("OpenFS:", err)
+			}
+			if got := sums(t, a); !mapsEqual(got, want) {
+				t.Errorf("OpenFS read different content")
+			}
+			a.Close()
+
+			a, err = unarc.Open(bytes.NewReader(data), int64(len(data)), unarc.WithVolumes(mfs, first))
+			if err != nil {
+				t.Fatal("WithVolumes:", err)
+			}
+			if got := sums(t, a); !mapsEqual(got, want) {
+				t.Errorf("WithVolumes read different content")
+			}
+			a.Close()
+
+			var asked []string
+			closed := 0
+			open := func(vol string) (io.ReaderAt, int64, error) {
+				asked = append(asked, vol)
+				f, ok := mfs[vol]
+				if !ok {
+					return nil, 0, &fs.PathError{Op: "open", Path: vol, Err: fs.ErrNotExist}
+				}
+				return closeCounter{bytes.NewReader(f.Data), &closed}, int64(len(f.Data)), nil
+			}
+			a, err = unarc.Open(bytes.NewReader(data), int64(len(data)), unarc.WithVolumeOpener(first, open))
+			if err != nil {
+				t.Fatal("WithVolumeOpener:", err)
+			}
+			if got := sums(t, a); !mapsEqual(got, want) {
+				t.Errorf("WithVolumeOpener read different content")
+			}
+			a.Close()
+			if len(asked) == 0 || closed == 0 {
+				t.Errorf("opener asked %v, %d volumes closed", asked, closed)
+			}
+
+			// Without the option the rest of the set cannot be found.
+			if err := openBytes(data); err == nil {
+				t.Error("the first volume alone read without error")
+			} else {
+				t.Logf("first volume alone: %v", err)
+			}
+		})
+	}
+}
+
+type closeCounter struct {
+	*bytes.Reader
+	n *int
+}
+
+func (c closeCounter) Close() error { *c.n++; return nil }
+
+func mapsEqual(a, b map[string][32]byte) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+// seekOnlyFS serves files that are io.Seekers but not io.ReaderAts, as
+// some fs.FS implementations do.
+type seekOnlyFS struct{ fstest.MapFS }
+
+type seekOnlyFile struct{ f fs.File }
+
+func (s seekOnlyFS) Open(name string) (fs.File, error) {
+	f, err := s.MapFS.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	return seekOnlyFile{f}, nil
+}
+
+func (f seekOnlyFile) Stat() (fs.FileInfo, error) { return f.f.Stat() }
+func (f seekOnlyFile) Read(p []byte) (int, error) { return f.f.Read(p) }
+func (f seekOnlyFile) Close() error               { return f.f.Close() }
+func (f seekOnlyFile) Seek(off int64, whence int) (int64, error) {
+	return f.f.(io.Seeker).Seek(off, whence)
+}
+
+// TestOpenFSSeekOnly: OpenFS reads through io.Seeker when a file has no
+// ReadAt, including a 7z set split into .001 … parts.
+func TestOpenFSSeekOnly(t *testing.T) {
+	mfs := fstest.MapFS{}
+	for i := 1; i <= 6; i++ {
+		p := "7z/vol.7z.00" + string(rune('0'+i))
+		b, err := os.ReadFile(filepath.Join("testdata", p))
+		if err != nil {
+			t.Fatal(err)
+		}
+		mfs[path.Base(p)] = &fstest.MapFile{Data: b}
+	}
+	if _, ok := any(seekOnlyFile{}).(io.ReaderAt); ok {
+		t.Fatal("test file type has ReadAt")
+	}
+	a, err := unarc.OpenFS(seekOnlyFS{mfs}, "vol.7z.001")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	if got, want := sums(t, a), sums(t, openTestdata(t, "7z/vol.7z.001")); !mapsEqual(got, want) {
+		t.Error("content differs from OpenFile")
+	}
+}
