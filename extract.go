@@ -441,7 +441,7 @@ func (x *extractor) dir(e *Entry, rel string) error {
 				return fsErr(err)
 			}
 		default:
-			return conflict("exists as %s; a directory is not put in its place", kindName(st.Mode()))
+			return conflict("it is %s; a directory is not put in its place", kindName(st.Mode()))
 		}
 	}
 	x.mine[rel] = madeDir
@@ -479,13 +479,13 @@ func (x *extractor) destination(e *Entry, rel string) (dst string, replace bool,
 		dst, err := x.freeName(rel)
 		return dst, false, err
 	case !regular:
-		return "", false, conflict("exists as %s; not replaced", kindName(st.Mode()))
+		return "", false, conflict("it is %s; not replaced", kindName(st.Mode()))
 	case policy == OverwriteSkip:
 		return "", false, errSkip
 	case policy == OverwriteAlways:
 		return rel, true, nil
 	}
-	return "", false, conflict("exists; not overwritten (overwrite policy: error)")
+	return "", false, conflict("not overwritten (overwrite policy: error)")
 }
 
 // freeName finds name_N.ext that nothing occupies, as 7-Zip -aou does.
@@ -549,10 +549,10 @@ func (x *extractor) place(tmp, dst string, replace bool) error {
 		}
 	} else if st, err := x.root.Lstat(dst); err == nil && !st.Mode().IsRegular() && x.mine[dst] == madeNothing {
 		x.root.Remove(tmp)
-		return conflict("exists as %s; not replaced", kindName(st.Mode()))
+		return conflict("it is %s; not replaced", kindName(st.Mode()))
 	} else if err == nil && st.IsDir() {
 		x.root.Remove(tmp)
-		return conflict("exists as a directory")
+		return conflict("it is a directory; not replaced")
 	}
 	if err := x.root.Rename(tmp, dst); err != nil {
 		x.root.Remove(tmp)
