@@ -1,0 +1,464 @@
+package main
+
+import (
+	"archive/zip"
+	"bytes"
+	"compress/flate"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+var (
+	binOnce sync.Once
+	binPath string
+	binErr  error
+)
+
+// binary builds the command once for the tests that need a real process
+// (pipes, signals, a terminal).
+func binary(t *testing.T) string {
+	t.Helper()
+	binOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "unarc-cli-test")
+		if err != nil {
+			binErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "unarc")
+		out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput()
+		if err != nil {
+			binErr = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if binErr != nil {
+		t.Fatal(binErr)
+	}
+	return binPath
+}
+
+func testdata(t *testing.T, rel string) string {
+	t.Helper()
+	p := filepath.Join("..", "..", "testdata", rel)
+	if _, err := os.Stat(p); err != nil {
+		t.Skipf("%s missing", p)
+	}
+	abs, _ := filepath.Abs(p)
+	return abs
+}
+
+// tree lists the paths under dir, '/'-separated, sorted.
+func tree(dir string) []string {
+	var out []string
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if p != dir {
+			rel, _ := filepath.Rel(dir, p)
+			out = append(out, filepath.ToSlash(rel))
+		}
+		return nil
+	})
+	sort.Strings(out)
+	return out
+}
+
+func TestFlagsAfterArchive(t *testing.T) {
+	pw := testdata(t, "rar/rar5_pw.rar")
+	dest := t.TempDir()
+	if code, _, errs := runCLI("x", pw, "-o", dest, "-p", "test"); code != 0 {
+		t.Fatalf("x ARCHIVE -o DIR -p PW: exit %d: %s", code, errs)
+	}
+	if b, err := os.ReadFile(filepath.Join(dest, "sub/deeper/n.txt")); err != nil || len(b) == 0 {
+		t.Errorf("not extracted: %v", err)
+	}
+	code, out, _ := runCLI("l", pw, "-json", "-p", "test", "text.txt")
+	if code != 0 || strings.Count(out, "\n") != 1 || !strings.Contains(out, `"name":"text.txt"`) {
+		t.Errorf("l ARCHIVE -json NAME: exit %d\n%s", code, out)
+	}
+	if code, _, errs := runCLI("x", pw, "-bogus"); code != 1 || !strings.Contains(errs, "bogus") {
+		t.Errorf("unknown flag: exit %d, stderr %q", code, errs)
+	}
+	if code, out, _ := runCLI("--version"); code != 0 || !strings.HasPrefix(out, "unarc ") {
+		t.Errorf("--version: %d %q", code, out)
+	}
+}
+
+func TestPatterns(t *testing.T) {
+	solid := testdata(t, "rar/rar5_solid.rar")
+	dest := t.TempDir()
+	if code, _, errs := runCLI("x", "-o", dest, solid, "sub/*"); code != 0 {
+		t.Fatalf("x 'sub/*': exit %d: %s", code, errs)
+	}
+	for _, p := range tree(dest) {
+		if p != "sub" && !strings.HasPrefix(p, "sub/") {
+			t.Errorf("extracted %s, outside the pattern", p)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dest, "sub/deeper/n.txt")); err != nil {
+		t.Errorf("sub/deeper/n.txt not extracted (a pattern matching a directory selects its contents): %v", err)
+	}
+	dest2 := t.TempDir()
+	if code, _, errs := runCLI("x", "-o", dest2, solid, "text.txt"); code != 0 {
+		t.Fatalf("x NAME: exit %d: %s", code, errs)
+	}
+	if got := tree(dest2); strings.Join(got, ",") != "text.txt" {
+		t.Errorf("x text.txt extracted %v", got)
+	}
+	code, _, errs := runCLI("t", solid, "nothing-*")
+	if code != 1 || !strings.Contains(errs, "nothing-*: no entry matches") {
+		t.Errorf("unmatched pattern: exit %d, %q", code, errs)
+	}
+	if code, _, _ := runCLI("l", solid, "[bad"); code != 1 {
+		t.Errorf("bad pattern: exit %d", code)
+	}
+}
+
+func TestStdin(t *testing.T) {
+	bin := binary(t)
+	z := testdata(t, "zip/infozip-deflate.zip")
+	data, _ := os.ReadFile(z)
+	run := func(stdin []byte, args ...string) (int, string, string) {
+		cmd := exec.Command(bin, args...)
+		cmd.Stdin = bytes.NewReader(stdin) // a pipe, not a file
+		var out, errb bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &out, &errb
+		err := cmd.Run()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		return code, out.String(), errb.String()
+	}
+	if code, _, errs := run(data, "t", "-"); code != 0 {
+		t.Errorf("cat a.zip | unarc t -: exit %d: %s", code, errs)
+	}
+	if code, out, errs := run(data, "l", "/dev/stdin"); code != 0 || !strings.Contains(out, "hello.txt") {
+		t.Errorf("unarc l /dev/stdin from a pipe: exit %d: %s%s", code, out, errs)
+	}
+	if code, out, _ := run(data, "l"); code != 0 || !strings.Contains(out, "hello.txt") {
+		t.Errorf("unarc l (no file): exit %d", code)
+	}
+	dest := t.TempDir()
+	if code, _, errs := run(data, "x", "-", "-o", dest, "hello.txt"); code != 0 {
+		t.Errorf("x - NAME: exit %d: %s", code, errs)
+	}
+	if got := tree(dest); strings.Join(got, ",") != "hello.txt" {
+		t.Errorf("x - hello.txt extracted %v", got)
+	}
+	// A truncated stream is exit 2.
+	if code, _, _ := run(data[:len(data)/2], "t", "-"); code != 2 {
+		t.Errorf("truncated stream: exit %d, want 2", code)
+	}
+	sz := testdata(t, "7z/copy.7z")
+	data7, _ := os.ReadFile(sz)
+	if code, _, errs := run(data7, "l", "-"); code != 5 || !strings.Contains(errs, "needs random access") {
+		t.Errorf("7z on a pipe: exit %d, %q", code, errs)
+	}
+}
+
+// prepare makes the destination of the conflict tests: a file where the
+// archive has a directory, a directory where it has a file, a symlink to
+// outside where it has a directory, and an edited file.
+func prepare(t *testing.T) (dest, elsewhere string) {
+	base := t.TempDir()
+	dest = filepath.Join(base, "dest")
+	elsewhere = filepath.Join(base, "elsewhere")
+	os.MkdirAll(filepath.Join(dest, "adir"), 0o755)
+	os.MkdirAll(elsewhere, 0o755)
+	os.WriteFile(filepath.Join(dest, "emptydir"), []byte("user file"), 0o644)
+	os.WriteFile(filepath.Join(dest, "adir", "mine.txt"), []byte("user data"), 0o644)
+	os.WriteFile(filepath.Join(dest, "hello.txt"), []byte("user edits"), 0o644)
+	if err := os.Symlink(elsewhere, filepath.Join(dest, "linkdir")); err != nil {
+		t.Fatal(err)
+	}
+	return dest, elsewhere
+}
+
+func TestExtractOverExistingCLI(t *testing.T) {
+	z := makeZip(t, zent{name: "emptydir/", mode: fs.ModeDir | 0o755}, zent{name: "emptydir/in.txt", content: "in"},
+		zent{name: "adir", content: "archive file"},
+		zent{name: "linkdir/", mode: fs.ModeDir | 0o755}, zent{name: "linkdir/f.txt", content: "through?"},
+		zent{name: "hello.txt", content: "archive hello"}, zent{name: "new.txt", content: "new"})
+	conflicts := []string{"emptydir/: file already exists: it is a regular file",
+		"emptydir/in.txt: file already exists: parent \"emptydir\" is a regular file",
+		"adir: file already exists: it is a directory",
+		"linkdir/: file already exists: it is a symlink",
+		"linkdir/f.txt: file already exists: parent \"linkdir\" is a symlink"}
+	tests := []struct {
+		flags   []string
+		hello   string
+		extra   []string // stderr lines expected besides the conflicts
+		renamed string
+	}{
+		{nil, "user edits", []string{"hello.txt: file already exists: not overwritten", "choose with -overwrite"}, ""},
+		{[]string{"-overwrite=error"}, "user edits", []string{"hello.txt: file already exists: not overwritten"}, ""},
+		{[]string{"-overwrite=never"}, "user edits", []string{"1 existing files kept"}, ""},
+		{[]string{"-aos"}, "user edits", []string{"1 existing files kept"}, ""},
+		{[]string{"-overwrite=always"}, "archive hello", nil, ""},
+		{[]string{"-aoa"}, "archive hello", nil, ""},
+		{[]string{"-overwrite=rename"}, "user edits", nil, "hello_1.txt"},
+		{[]string{"-aou"}, "user edits", nil, "hello_1.txt"},
+	}
+	for _, tc := range tests {
+		t.Run(strings.Join(append([]string{"x"}, tc.flags...), " "), func(t *testing.T) {
+			dest, elsewhere := prepare(t)
+			args := append([]string{"x", z, "-o", dest}, tc.flags...)
+			code, _, errs := runCLI(args...)
+			if code != exitConflict {
+				t.Errorf("exit %d, want %d", code, exitConflict)
+			}
+			want := conflicts
+			if tc.renamed != "" {
+				want = []string{conflicts[0], conflicts[1], conflicts[3], conflicts[4]} // adir is written as adir_1
+			}
+			for _, w := range append(want, tc.extra...) {
+				if !strings.Contains(errs, w) {
+					t.Errorf("stderr lacks %q:\n%s", w, errs)
+				}
+			}
+			if b, _ := os.ReadFile(filepath.Join(dest, "emptydir")); string(b) != "user file" {
+				t.Errorf("the user's file emptydir was replaced")
+			}
+			if b, _ := os.ReadFile(filepath.Join(dest, "adir", "mine.txt")); string(b) != "user data" {
+				t.Errorf("the user's directory adir was touched")
+			}
+			if st, err := os.Lstat(filepath.Join(dest, "linkdir")); err != nil || st.Mode()&fs.ModeSymlink == 0 {
+				t.Errorf("the user's symlink was replaced")
+			}
+			if len(tree(elsewhere)) != 0 {
+				t.Errorf("written through the user's symlink: %v", tree(elsewhere))
+			}
+			if b, _ := os.ReadFile(filepath.Join(dest, "hello.txt")); string(b) != tc.hello {
+				t.Errorf("hello.txt = %q, want %q", b, tc.hello)
+			}
+			if b, _ := os.ReadFile(filepath.Join(dest, "new.txt")); string(b) != "new" {
+				t.Errorf("new.txt = %q", b)
+			}
+			if tc.renamed != "" {
+				if b, _ := os.ReadFile(filepath.Join(dest, tc.renamed)); string(b) != "archive hello" {
+					t.Errorf("%s = %q", tc.renamed, b)
+				}
+			}
+		})
+	}
+	// Only an edited file in the way: the policy flags decide the status.
+	for flag, want := range map[string]int{"": exitConflict, "-aoa": 0, "-aos": 0, "-aou": 0} {
+		dest := t.TempDir()
+		os.WriteFile(filepath.Join(dest, "hello.txt"), []byte("user edits"), 0o644)
+		args := []string{"x", "-o", dest, z, "hello.txt"}
+		if flag != "" {
+			args = append(args, flag)
+		}
+		if code, _, errs := runCLI(args...); code != want {
+			t.Errorf("x %s over an edited file: exit %d, want %d: %s", flag, code, want, errs)
+		}
+	}
+	if code, _, _ := runCLI("x", z, "-overwrite=ask", "-o", t.TempDir()); code != 1 {
+		t.Errorf("-overwrite=ask without a terminal: exit %d, want 1", code)
+	}
+}
+
+func TestLimitFlagsAndNames(t *testing.T) {
+	bomb := makeZip(t, zent{name: "zeros.bin", content: strings.Repeat("\x00", 40<<20), method: zip.Deflate})
+	if code, _, errs := runCLI("t", bomb, "-max-entry-size", "1M"); code != 7 {
+		t.Errorf("-max-entry-size 1M: exit %d, %s", code, errs)
+	}
+	if code, _, errs := runCLI("t", bomb, "-max-entry-size", "1M", "-no-limits"); code != 0 {
+		t.Errorf("-no-limits: exit %d, %s", code, errs)
+	}
+	if code, _, _ := runCLI("t", bomb, "-max-ratio", "lots"); code != 1 {
+		t.Errorf("bad -max-ratio value: exit %d, want 1", code)
+	}
+	names := makeZip(t, zent{name: "deep/a/b/c/d.txt", content: "x"}, zent{name: strings.Repeat("n", 300), content: "x"}, zent{name: "ok.txt", content: "ok"})
+	dest := t.TempDir()
+	code, _, errs := runCLI("x", names, "-o", dest, "-max-depth", "3")
+	if code != 7 || !strings.Contains(errs, "MaxPathDepth") {
+		t.Errorf("-max-depth 3: exit %d: %s", code, errs)
+	}
+	if !strings.Contains(errs, "name too long for the destination file system") {
+		t.Errorf("ENAMETOOLONG not explained: %s", errs)
+	}
+	if _, err := os.Stat(filepath.Join(dest, "deep")); err == nil {
+		t.Error("a refused entry left a directory behind")
+	}
+	dest = t.TempDir()
+	if code, _, errs := runCLI("x", names, "-o", dest); code != exitConflict {
+		t.Errorf("name too long for the file system: exit %d, want %d: %s", code, exitConflict, errs)
+	}
+}
+
+// bigZip writes a ZIP holding one entry of n zero bytes (small on disk,
+// long to extract).
+func bigZip(t *testing.T, n int64) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "big.zip")
+	f, err := os.Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zw := zip.NewWriter(f)
+	zw.RegisterCompressor(zip.Deflate, func(w io.Writer) (io.WriteCloser, error) { return flate.NewWriter(w, flate.BestSpeed) })
+	w, err := zw.Create("big.bin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 1<<20)
+	for written := int64(0); written < n; written += int64(len(buf)) {
+		w.Write(buf)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	return p
+}
+
+func TestSignalsRemoveTempFiles(t *testing.T) {
+	if testing.Short() {
+		t.Skip("writes a large file")
+	}
+	bin := binary(t)
+	z := bigZip(t, 2<<30)
+	for _, sig := range []syscall.Signal{syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP} {
+		t.Run(sig.String(), func(t *testing.T) {
+			dest := t.TempDir()
+			cmd := exec.Command(bin, "x", "-no-limits", "-o", dest, z) // the zeros pass the default ratio limit
+			var errb bytes.Buffer
+			cmd.Stderr = &errb
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			deadline := time.Now().Add(20 * time.Second)
+			for {
+				if m, _ := filepath.Glob(filepath.Join(dest, ".unarc-*.tmp")); len(m) > 0 {
+					break
+				}
+				if time.Now().After(deadline) {
+					cmd.Process.Kill()
+					t.Fatal("no temporary file appeared")
+				}
+				time.Sleep(5 * time.Millisecond)
+			}
+			time.Sleep(50 * time.Millisecond)
+			cmd.Process.Signal(sig)
+			err := cmd.Wait()
+			ee, ok := err.(*exec.ExitError)
+			if !ok || ee.ExitCode() != 1 {
+				t.Errorf("after %v: %v, want exit status 1; stderr %s", sig, err, errb.String())
+			}
+			if !strings.Contains(errb.String(), "interrupted") {
+				t.Errorf("stderr %q does not say interrupted", errb.String())
+			}
+			if got := tree(dest); len(got) != 0 {
+				t.Errorf("left behind after %v: %v", sig, got)
+			}
+		})
+	}
+}
+
+// inTerminal runs the built command inside a pseudo-terminal with
+// script(1), feeding input lines with pauses; it returns what the
+// terminal showed.
+func inTerminal(t *testing.T, dir, command string, input []string) (string, error) {
+	t.Helper()
+	if _, err := exec.LookPath("script"); err != nil {
+		t.Skip("script(1) not installed")
+	}
+	cmd := exec.Command("script", "-qec", command, "/dev/null")
+	cmd.Dir = dir
+	pr, pw := io.Pipe()
+	cmd.Stdin = pr
+	var out bytes.Buffer
+	cmd.Stdout = &out
+	cmd.Stderr = &out
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		for _, line := range input {
+			time.Sleep(400 * time.Millisecond)
+			io.WriteString(pw, line+"\n")
+		}
+		time.Sleep(5 * time.Second) // keep the terminal open until the command ends
+		pw.Close()
+	}()
+	err := cmd.Wait()
+	pw.Close()
+	return out.String(), err
+}
+
+func TestTerminalPasswordPrompt(t *testing.T) {
+	bin := binary(t)
+	pw := testdata(t, "rar/rar5_pw.rar")
+	dir := t.TempDir()
+	out, err := inTerminal(t, dir, bin+" x -o out "+pw, []string{"wrong", "test"})
+	if err != nil {
+		t.Fatalf("%v\n%q", err, out)
+	}
+	if strings.Count(out, "Password for ") != 2 || !strings.Contains(out, "wrong password") {
+		t.Errorf("want a prompt, 'wrong password', a second prompt:\n%q", out)
+	}
+	if strings.Contains(out, "test") || strings.Contains(out, "wrong\r") {
+		t.Errorf("the password was echoed:\n%q", out)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "out", "sub/deeper/n.txt")); err != nil || len(b) == 0 {
+		t.Errorf("not extracted after the prompt: %v", err)
+	}
+	// The overwrite question, on the same terminal: (n)o, then (A)lways.
+	out, err = inTerminal(t, dir, bin+" x -p test -o out "+pw, []string{"n", "A"})
+	if err != nil {
+		t.Fatalf("%v\n%q", err, out)
+	}
+	if strings.Count(out, "(y)es / (n)o / (A)lways / (N)ever / (r)ename") != 2 {
+		t.Errorf("want two questions (n, then A for the rest):\n%q", out)
+	}
+}
+
+func TestTerminalProgress(t *testing.T) {
+	bin := binary(t)
+	dir := t.TempDir()
+	// A FIFO fed slowly makes the extraction last over a second.
+	fifo := filepath.Join(dir, "in.zip")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skip("mkfifo:", err)
+	}
+	z := bigZip(t, 64<<20)
+	data, _ := os.ReadFile(z)
+	go func() {
+		f, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+		if err != nil {
+			return
+		}
+		defer f.Close()
+		step := len(data)/20 + 1
+		for i := 0; i < len(data); i += step {
+			f.Write(data[i:min(i+step, len(data))])
+			time.Sleep(100 * time.Millisecond)
+		}
+	}()
+	out, err := inTerminal(t, dir, bin+" x -no-limits -o out "+fifo, nil)
+	if err != nil {
+		t.Fatalf("%v\n%q", err, out)
+	}
+	if !strings.Contains(out, "B/s") || !strings.Contains(out, "big.bin") || !strings.Contains(out, "\r") {
+		t.Errorf("no progress line:\n%q", out)
+	}
+	if st, err := os.Stat(filepath.Join(dir, "out", "big.bin")); err != nil || st.Size() != 64<<20 {
+		t.Errorf("big.bin: %v", err)
+	}
+	// -q and a non-terminal stderr: nothing.
+	out, err = inTerminal(t, dir, bin+" t -q -no-limits "+z, nil)
+	if err != nil || strings.Contains(out, "B/s") {
+		t.Errorf("-q: %v %q", err, out)
+	}
+}
