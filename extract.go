@@ -89,6 +89,7 @@ func (r *Reader) Extract(ctx context.Context, dir string) error {
 		}
 		e, err := r.Next()
 		if err == io.EOF {
+			x.applyDirectory(r)
 			return x.finish(nil)
 		}
 		if err != nil {
@@ -128,6 +129,9 @@ type extractor struct {
 	errs   []*EntryError
 	total  int64
 	stream bool // entries come from a forward-only Reader
+	// streamed: regular files written from a stream, entry path -> where,
+	// for what a ZIP central directory says after them (stream_links.go).
+	streamed map[string]streamedFile
 }
 
 func newExtractor(ctx context.Context, dir string, o *options) (*extractor, error) {
@@ -735,6 +739,9 @@ func (x *extractor) file(e *Entry, rel string, open func() (io.ReadCloser, error
 	}
 	x.mine[dst] = madeFile
 	x.record(rel, dst)
+	if x.stream && e.Link == LinkNone {
+		x.noteStreamed(rel, dst, cw.n)
+	}
 	if x.opts.progress != nil {
 		x.opts.progress(Progress{Entry: e, EntryWritten: cw.n, TotalWritten: x.total, Done: true})
 	}
