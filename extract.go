@@ -129,6 +129,11 @@ type extractor struct {
 	errs   []*EntryError
 	total  int64
 	stream bool // entries come from a forward-only Reader
+	// cur is a handle on the current entry's parent directory (curDir
+	// inside root), opened after its path was checked: operations on
+	// names in it take one component instead of a walk from the root.
+	cur    *os.Root
+	curDir string
 	// streamed: regular files written from a stream, entry path -> where,
 	// for what a ZIP central directory says after them (stream_links.go).
 	streamed map[string]streamedFile
@@ -158,6 +163,48 @@ func (x *extractor) hook(stage, rel string) {
 	if x.opts.extractHook != nil {
 		x.opts.extractHook(stage, rel)
 	}
+}
+
+// dirOf is path.Dir for a clean relative path, without allocating.
+func dirOf(rel string) string {
+	if i := strings.LastIndexByte(rel, '/'); i >= 0 {
+		return rel[:i]
+	}
+	return "."
+}
+
+// on returns the handle and name for rel: the current parent directory's
+// handle and the base name when rel is in it, else the root and rel.
+func (x *extractor) on(rel string) (*os.Root, string) {
+	if x.cur != nil && dirOf(rel) == x.curDir {
+		if x.curDir == "." {
+			return x.cur, rel
+		}
+		return x.cur, rel[len(x.curDir)+1:]
+	}
+	return x.root, rel
+}
+
+// openParent opens the handle on rel's parent directory for the entry.
+func (x *extractor) openParent(rel string) error {
+	d := dirOf(rel)
+	if d == "." {
+		x.cur, x.curDir = x.root, d
+		return nil
+	}
+	r, err := x.root.OpenRoot(d)
+	if err != nil {
+		return fsErr(err)
+	}
+	x.cur, x.curDir = r, d
+	return nil
+}
+
+func (x *extractor) closeParent() {
+	if x.cur != nil && x.cur != x.root {
+		x.cur.Close()
+	}
+	x.cur, x.curDir = nil, ""
 }
 
 func (x *extractor) fail(e *Entry, err error) {
@@ -395,6 +442,12 @@ func (x *extractor) entry(e *Entry, open func() (io.ReadCloser, error)) {
 		x.fail(e, err)
 		return
 	}
+	x.hook("create", rel)
+	if err := x.openParent(rel); err != nil {
+		x.fail(e, err)
+		return
+	}
+	defer x.closeParent()
 	switch {
 	case e.IsDir() && e.Link == LinkNone:
 		err = x.dir(e, rel)
@@ -423,13 +476,13 @@ func (x *extractor) entry(e *Entry, open func() (io.ReadCloser, error)) {
 }
 
 func (x *extractor) dir(e *Entry, rel string) error {
-	x.hook("create", rel)
-	err := x.root.Mkdir(rel, 0o755)
+	d, name := x.on(rel)
+	err := d.Mkdir(name, 0o755)
 	if err != nil && !errors.Is(err, fs.ErrExist) {
 		return fsErr(err)
 	}
 	if err != nil {
-		st, lerr := x.root.Lstat(rel)
+		st, lerr := d.Lstat(name)
 		switch {
 		case lerr != nil:
 			return fsErr(lerr)
@@ -438,10 +491,10 @@ func (x *extractor) dir(e *Entry, rel string) error {
 		case st.IsDir():
 		case x.mine[rel] == madeFile || x.mine[rel] == madeLink:
 			// An earlier entry of this archive: the later one wins.
-			if err := x.root.Remove(rel); err != nil {
+			if err := d.Remove(name); err != nil {
 				return fsErr(err)
 			}
-			if err := x.root.Mkdir(rel, 0o755); err != nil {
+			if err := d.Mkdir(name, 0o755); err != nil {
 				return fsErr(err)
 			}
 		default:
@@ -460,7 +513,8 @@ var errSkip = errors.New("skipped")
 // free name beside it (OverwriteRename). replace says an existing regular
 // file at the result may be replaced. errSkip means leave it.
 func (x *extractor) destination(e *Entry, rel string) (dst string, replace bool, err error) {
-	st, err := x.root.Lstat(rel)
+	d, name := x.on(rel)
+	st, err := d.Lstat(name)
 	if errors.Is(err, fs.ErrNotExist) {
 		return rel, false, nil
 	}
@@ -501,7 +555,7 @@ func (x *extractor) freeName(rel string) (string, error) {
 	}
 	for n := 1; n < 10000; n++ {
 		c := fmt.Sprintf("%s%s_%d%s", dir, stem, n, ext)
-		if _, err := x.root.Lstat(c); errors.Is(err, fs.ErrNotExist) && x.mine[c] == madeNothing {
+		if d, n := x.on(c); !lexists(d, n) && x.mine[c] == madeNothing {
 			return c, nil
 		}
 	}
@@ -515,7 +569,8 @@ func (x *extractor) createTemp(rel string) (*os.File, string, error) {
 	dir := path.Dir(rel)
 	for {
 		tmp := path.Join(dir, fmt.Sprintf(".unarc-%d-%d.tmp", os.Getpid(), tempSeq.Add(1)))
-		f, err := x.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		d, name := x.on(tmp)
+		f, err := d.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 		if errors.Is(err, fs.ErrExist) {
 			continue
 		}
@@ -535,34 +590,50 @@ func (x *extractor) tempLinkName(rel string) string {
 // replace, rename swaps it in atomically (rename never follows a link at
 // dst), but only over a regular file.
 func (x *extractor) place(tmp, dst string, replace bool) error {
+	d, tn := x.on(tmp)
+	dd, dn := x.on(dst)
+	if d != dd {
+		d, tn, dn = x.root, tmp, dst
+	}
 	if !replace {
-		err := x.root.Link(tmp, dst)
+		err := d.Link(tn, dn)
 		if err == nil {
-			x.root.Remove(tmp)
+			d.Remove(tn)
 			return nil
 		}
 		if errors.Is(err, fs.ErrExist) {
-			x.root.Remove(tmp)
+			d.Remove(tn)
 			return conflict("appeared while extracting; not replaced")
 		}
 		// No hard links here (some file systems): fall back to a check
 		// and a rename.
-		if _, lerr := x.root.Lstat(dst); lerr == nil {
-			x.root.Remove(tmp)
+		if lexists(d, dn) {
+			d.Remove(tn)
 			return conflict("appeared while extracting; not replaced")
 		}
-	} else if st, err := x.root.Lstat(dst); err == nil && !st.Mode().IsRegular() && x.mine[dst] == madeNothing {
-		x.root.Remove(tmp)
+	} else if st, err := d.Lstat(dn); err == nil && !st.Mode().IsRegular() && x.mine[dst] == madeNothing {
+		d.Remove(tn)
 		return conflict("it is %s; not replaced", kindName(st.Mode()))
 	} else if err == nil && st.IsDir() {
-		x.root.Remove(tmp)
+		d.Remove(tn)
 		return conflict("it is a directory; not replaced")
 	}
-	if err := x.root.Rename(tmp, dst); err != nil {
-		x.root.Remove(tmp)
+	if err := d.Rename(tn, dn); err != nil {
+		d.Remove(tn)
 		return fsErr(err)
 	}
 	return nil
+}
+
+// lexists reports whether name exists in d (without following it).
+func lexists(d *os.Root, name string) bool {
+	_, err := d.Lstat(name)
+	return !errors.Is(err, fs.ErrNotExist)
+}
+
+func (x *extractor) remove(rel string) {
+	d, name := x.on(rel)
+	d.Remove(name)
 }
 
 // maxLinkTarget bounds a symlink target read from entry data.
@@ -598,9 +669,11 @@ func (x *extractor) symlink(e *Entry, target, rel string) error {
 	if err != nil {
 		return err
 	}
-	x.hook("create", rel)
 	tmp := x.tempLinkName(dst)
-	if err := x.root.Symlink(target, tmp); err != nil {
+	if d, name := x.on(tmp); true {
+		err = d.Symlink(target, name)
+	}
+	if err != nil {
 		return fsErr(err)
 	}
 	if !e.Modified.IsZero() {
@@ -656,7 +729,6 @@ func (x *extractor) hardlink(e *Entry, rel string) error {
 	if err != nil {
 		return err
 	}
-	x.hook("create", rel)
 	tmp := x.tempLinkName(dst)
 	if err := x.root.Link(src, tmp); err != nil {
 		return fsErr(err)
@@ -714,7 +786,6 @@ func (x *extractor) file(e *Entry, rel string, open func() (io.ReadCloser, error
 		return err
 	}
 	defer rc.Close()
-	x.hook("create", rel)
 	f, tmp, err := x.createTemp(dst)
 	if err != nil {
 		return err
@@ -728,11 +799,12 @@ func (x *extractor) file(e *Entry, rel string, open func() (io.ReadCloser, error
 		err = cerr
 	}
 	if err != nil {
-		x.root.Remove(tmp)
+		x.remove(tmp)
 		return fsErr(err)
 	}
 	if !e.Modified.IsZero() {
-		x.root.Chtimes(tmp, e.Modified, e.Modified)
+		d, name := x.on(tmp)
+		d.Chtimes(name, e.Modified, e.Modified)
 	}
 	if err := x.place(tmp, dst, replace); err != nil {
 		return err

@@ -210,10 +210,16 @@ func TestExtractConcurrentSwap(t *testing.T) {
 			if err == nil {
 				t.Error("Extract succeeded through a swapped-in symlink")
 			}
+			// Outside dest: the symlink's target must stay empty, and the
+			// moved-away directory holds only what it had before the swap.
 			var found []string
-			filepath.WalkDir(outsideDir, func(p string, d fs.DirEntry, err error) error {
-				if p != outsideDir {
-					found = append(found, p)
+			filepath.WalkDir(base, func(p string, d fs.DirEntry, err error) error {
+				switch rel, _ := filepath.Rel(base, p); rel {
+				case ".", "outside", "moved", "moved/a.txt":
+				case "dest":
+					return filepath.SkipDir
+				default:
+					found = append(found, rel)
 				}
 				return nil
 			})
