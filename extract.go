@@ -61,6 +61,19 @@ func (a *Archive) Extract(ctx context.Context, dir string) error {
 			last--
 		}
 	}
+	if x.opts.filter != nil {
+		x.unselected = func(name string, before int) func() (io.ReadCloser, error) {
+			for i := before - 1; i >= 0; i-- {
+				if t := ents[i]; t.Name == name && t.Link == LinkNone && !t.IsDir() {
+					if x.opts.filter(t) {
+						return nil // chosen: the link refers to what was written
+					}
+					return func() (io.ReadCloser, error) { return a.OpenEntry(t) }
+				}
+			}
+			return nil
+		}
+	}
 	for _, e := range ents[:last+1] {
 		if x.opts.filter != nil && !x.opts.filter(e) {
 			continue
@@ -134,6 +147,10 @@ type extractor struct {
 	// names in it take one component instead of a walk from the root.
 	cur    *os.Root
 	curDir string
+	// unselected opens the data of the regular file called name before
+	// entry index before, when the filter left it out (so a hard link to
+	// it is written as a copy); nil otherwise.
+	unselected func(name string, before int) func() (io.ReadCloser, error)
 	// streamed: regular files written from a stream, entry path -> where,
 	// for what a ZIP central directory says after them (stream_links.go).
 	streamed map[string]streamedFile
@@ -719,6 +736,12 @@ func (x *extractor) hardlink(e *Entry, rel string) error {
 		return fmt.Errorf("%w: hard link %q -> %q", errs.ErrInsecurePath, e.Name, e.LinkTarget)
 	}
 	src := x.extracted(e.LinkTarget)
+	if src == "" && x.unselected != nil {
+		if open := x.unselected(e.LinkTarget, e.Index); open != nil {
+			// The filter left the target out: write its data here instead.
+			return x.file(e, rel, open)
+		}
+	}
 	if src == "" {
 		return fmt.Errorf("%w: hard link %q -> %q: target is not a file extracted before it", errs.ErrInsecurePath, e.Name, e.LinkTarget)
 	}

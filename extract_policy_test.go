@@ -331,3 +331,21 @@ func TestExtractNameTooLongForFS(t *testing.T) {
 		t.Error("fine.txt missing")
 	}
 }
+
+// TestExtractFilterHardlink: a hard link chosen without its target gets
+// the target's data; a link to something outside the archive still fails.
+func TestExtractFilterHardlink(t *testing.T) {
+	a := newFakeOpts([]Option{WithFilter(func(e *Entry) bool { return e.Name != "f" })},
+		file("f", "data"), hardlink("h", "f"), hardlink("g", "nothere"))
+	dest := t.TempDir()
+	got := entryErrs(t, a.Extract(context.Background(), dest))
+	if len(got) != 1 || !errors.Is(got["g"], ErrInsecurePath) {
+		t.Errorf("errors %v, want only g with ErrInsecurePath", got)
+	}
+	if s := readFile(t, filepath.Join(dest, "h")); s != "data" {
+		t.Errorf("h = %q, want the target's data", s)
+	}
+	if _, err := os.Lstat(filepath.Join(dest, "f")); err == nil {
+		t.Error("the unselected target was written")
+	}
+}
