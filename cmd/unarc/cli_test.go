@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"compress/flate"
 	"fmt"
+	"hash/crc32"
 	"io"
 	"io/fs"
 	"os"
@@ -460,5 +461,69 @@ func TestTerminalProgress(t *testing.T) {
 	out, err = inTerminal(t, dir, bin+" t -q -no-limits "+z, nil)
 	if err != nil || strings.Contains(out, "B/s") {
 		t.Errorf("-q: %v %q", err, out)
+	}
+}
+
+// noCRC7z builds a 7z archive by hand with one Copy-coded file and no
+// CRC digest anywhere (7z allows it; the tools always write one).
+func noCRC7z(t *testing.T, name, content string) string {
+	t.Helper()
+	var hdr []byte
+	add := func(b ...byte) { hdr = append(hdr, b...) }
+	const (
+		kEnd, kHeader, kMainStreamsInfo, kFilesInfo = 0x00, 0x01, 0x04, 0x05
+		kPackInfo, kUnPackInfo, kSize, kFolder      = 0x06, 0x07, 0x09, 0x0B
+		kCodersUnPackSize, kName                    = 0x0C, 0x11
+	)
+	n := byte(len(content)) // < 0x80: one-byte 7z number
+	add(kHeader, kMainStreamsInfo)
+	add(kPackInfo, 0 /*pack pos*/, 1 /*streams*/, kSize, n, kEnd)
+	add(kUnPackInfo, kFolder, 1 /*folders*/, 0 /*not external*/, 1 /*coders*/, 0x01 /*id size 1, simple*/, 0x00 /*Copy*/)
+	add(kCodersUnPackSize, n, kEnd)
+	add(kEnd) // no SubStreamsInfo: one file per folder, no digests
+	var u16 []byte
+	for _, r := range name {
+		u16 = append(u16, byte(r), byte(r>>8))
+	}
+	u16 = append(u16, 0, 0)
+	add(kFilesInfo, 1 /*files*/, kName, byte(len(u16)+1), 0 /*not external*/)
+	add(u16...)
+	add(kEnd, kEnd)
+	start := make([]byte, 20)
+	putLE(start[0:], uint64(len(content)), 8) // next header offset (after the signature header)
+	putLE(start[8:], uint64(len(hdr)), 8)
+	putLE(start[16:], uint64(crc32.ChecksumIEEE(hdr)), 4)
+	sig := []byte{'7', 'z', 0xBC, 0xAF, 0x27, 0x1C, 0, 4}
+	crc := make([]byte, 4)
+	putLE(crc, uint64(crc32.ChecksumIEEE(start)), 4)
+	var out []byte
+	out = append(append(append(append(append(out, sig...), crc...), start...), content...), hdr...)
+	p := filepath.Join(t.TempDir(), "nocrc.7z")
+	os.WriteFile(p, out, 0o644)
+	return p
+}
+
+func putLE(b []byte, v uint64, n int) {
+	for i := 0; i < n; i++ {
+		b[i] = byte(v >> (8 * i))
+	}
+}
+
+func TestTestReportsUnverifiable(t *testing.T) {
+	p := noCRC7z(t, "plain.txt", "no checksum for me")
+	code, out, errs := runCLI("l", "-json", p)
+	if code != 0 || !strings.Contains(out, `"name":"plain.txt"`) || strings.Contains(out, "crc32") {
+		t.Fatalf("l: exit %d: %s%s", code, out, errs)
+	}
+	code, _, errs = runCLI("t", p)
+	if code != 0 {
+		t.Errorf("t: exit %d, want 0 (unverifiable is not an error): %s", code, errs)
+	}
+	if !strings.Contains(errs, "1 of 1 entries could not be verified") {
+		t.Errorf("t does not say what it could not verify: %q", errs)
+	}
+	good := makeZip(t, zent{name: "a.txt", content: "checked"})
+	if code, _, errs := runCLI("t", good); code != 0 || strings.Contains(errs, "verified") {
+		t.Errorf("t on a checksummed archive: exit %d, %q", code, errs)
 	}
 }
