@@ -181,4 +181,3 @@ func TestTerminalProgress(t *testing.T) {
 		t.Errorf("-q: %v %q", err, out)
 	}
 }
-
