@@ -298,7 +298,6 @@ type source struct {
 	a     *unarc.Archive
 	r     *unarc.Reader
 	close func()
-	file  bool // can be opened again (a password retry)
 }
 
 var sevenZipMagic = []byte{'7', 'z', 0xBC, 0xAF, 0x27, 0x1C}
@@ -334,7 +333,7 @@ func (c *cli) open(name string, opts []unarc.Option) (*source, error) {
 			if err != nil {
 				return nil, err
 			}
-			return &source{a: a, close: func() { a.Close() }, file: true}, nil
+			return &source{a: a, close: func() { a.Close() }}, nil
 		case st.IsDir():
 			f.Close()
 			return nil, fmt.Errorf("%w: %s is a directory", unarc.ErrFormat, name)
@@ -410,7 +409,7 @@ func (c *cli) exec(cmd *command, m *matcher) int {
 		}
 		// A wrong password typed at the prompt: ask again (files only;
 		// a stream has gone by).
-		if pwf == nil || attempt == 2 || !errors.Is(err, unarc.ErrPassword) || (src != nil && !src.file) {
+		if pwf == nil || attempt == 2 || !errors.Is(err, unarc.ErrPassword) || !reopenable(cmd.archive) {
 			break
 		}
 		if src != nil {
@@ -441,6 +440,16 @@ func (c *cli) exec(cmd *command, m *matcher) int {
 		fmt.Fprintf(c.stderr, "unarc: %s: %d existing files kept (not overwritten)\n", name, len(conf.skipped))
 	}
 	return code
+}
+
+// reopenable reports whether the archive can be read again (a regular
+// file, not a stream that has gone by).
+func reopenable(name string) bool {
+	if name == "" || name == "-" {
+		return false
+	}
+	st, err := os.Stat(name)
+	return err == nil && st.Mode().IsRegular()
 }
 
 // failedNames lists the entries an error names, for a retry; nil when
