@@ -22,7 +22,13 @@ func FuzzExtract(f *testing.F) {
 	lim := unarc.WithLimits(unarc.Limits{MaxDictionary: 16 << 20, MaxMemory: 32 << 20, MaxEntrySize: 1 << 20,
 		MaxTotalSize: 8 << 20, MaxEntries: 1000, MaxNameLength: 1024, MaxPathDepth: 32})
 	f.Fuzz(func(t *testing.T, data []byte) {
-		defer testutil.FuzzBound(t, testutil.FuzzTimeout, 256<<20)()
+		// Each input is extracted to disk twice: allow for file-system
+		// latency (and the race detector) beyond the decoding budget.
+		d := 5 * testutil.FuzzTimeout
+		if testutil.RaceEnabled {
+			d *= 4
+		}
+		defer testutil.FuzzBound(t, d, 256<<20)()
 		base := t.TempDir()
 		dest := filepath.Join(base, "dest")
 		check := func(how string) {
