@@ -223,6 +223,9 @@ func TestExtractOverExistingCLI(t *testing.T) {
 					t.Errorf("stderr lacks %q:\n%s", w, errs)
 				}
 			}
+			if len(tc.flags) > 0 && tc.flags[0] != "-overwrite=error" && strings.Contains(errs, "choose with -overwrite") {
+				t.Errorf("suggests an -overwrite flag although no flag would resolve what is left:\n%s", errs)
+			}
 			if b, _ := os.ReadFile(filepath.Join(dest, "emptydir")); string(b) != "user file" {
 				t.Errorf("the user's file emptydir was replaced")
 			}

@@ -271,10 +271,27 @@ func report(stderr io.Writer, name string, err error) int {
 	default:
 		fmt.Fprintf(stderr, "unarc: %s: %s\n", name, msg(err.Error()))
 	}
-	if errors.Is(err, fs.ErrExist) {
+	if refusedFile(err) {
+		// Only existing files can be resolved by a flag; directories,
+		// symlinks and special files in the way never are.
 		fmt.Fprintf(stderr, "unarc: %s: existing paths were left alone; choose with -overwrite=always|never|rename\n", name)
 	}
 	return exitCode(err)
+}
+
+// refusedFile reports whether an existing regular file was left alone
+// under the error policy (something an -overwrite flag decides).
+func refusedFile(err error) bool {
+	var xe *unarc.ExtractError
+	if !errors.As(err, &xe) {
+		return false
+	}
+	for _, e := range xe.Errors {
+		if errors.Is(e, fs.ErrExist) && strings.Contains(e.Message(), "(overwrite policy: error)") {
+			return true
+		}
+	}
+	return false
 }
 
 func msg(s string) string {
