@@ -202,6 +202,9 @@ func (p *progress) draw(now time.Time) {
 	if cur := p.cur.Load(); cur != nil {
 		name = *cur
 	}
+	if done == 0 && name == "" {
+		return // still opening (a FIFO, a slow pipe): nothing to show yet
+	}
 	el := now.Sub(p.start).Seconds()
 	rate := float64(done) / el
 	line := ""
