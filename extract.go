@@ -8,48 +8,91 @@ import (
 	"io/fs"
 	"os"
 	"path"
-	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/go-unarc/unarc/internal/errs"
 )
 
-// Extract writes every entry of the archive into dir (created if needed),
-// safely:
+// Extract writes the entries of the archive (all, or those WithFilter
+// keeps) into dir, created if needed. Every file system operation goes
+// through an os.Root opened on dir, so no entry name, link or concurrent
+// change of the tree (a directory swapped for a symlink while Extract
+// runs) can make it create, write, link, rename or change anything
+// outside dir. On top of that:
 //
 //   - entry names that are absolute, contain a ".." component, a
 //     backslash or a drive letter are refused with ErrInsecurePath;
 //   - symlinks whose target is absolute or leaves dir, and hard links to
 //     anything but a file this call extracted, are refused likewise;
 //   - nothing is ever written through a symlink (an earlier entry's or a
-//     pre-existing one): a path whose parent is a symlink is refused;
+//     pre-existing one): an entry under a symlink is refused;
+//   - names longer than Limits.MaxNameLength or deeper than
+//     Limits.MaxPathDepth fail with ErrLimit before anything is created;
+//   - paths that already exist are handled by the Overwrite policy
+//     (WithOverwrite; default OverwriteError): a directory, symlink or
+//     other non-regular file that was there is never removed, replaced
+//     or followed, and a file is never deleted to make room for a
+//     directory; such conflicts fail the entry with an error matching
+//     fs.ErrExist;
 //   - each file is written under a temporary name and renamed into place
 //     only after its checksum verified, so a failed entry never appears
 //     under its final name; the other entries are still extracted;
-//   - modification times and permission bits are restored (never
-//     setuid, setgid or sticky).
+//   - modification times and permission bits are restored, masked by the
+//     process umask unless WithPreservePermissions (never setuid, setgid
+//     or sticky); directory times are set last.
 //
 // The returned *ExtractError names every entry that failed. ctx cancels
-// between and during entries.
+// between and during entries; the entry being written is removed.
 func (a *Archive) Extract(ctx context.Context, dir string) error {
 	x, err := newExtractor(ctx, dir, a.opts)
 	if err != nil {
 		return err
 	}
-	for _, e := range a.Entries() {
+	ents := a.Entries()
+	last := len(ents) - 1
+	if x.opts.filter != nil {
+		// Stop after the last chosen entry: in a solid archive nothing
+		// after it is decoded.
+		for last >= 0 && !x.opts.filter(ents[last]) {
+			last--
+		}
+	}
+	if x.opts.filter != nil {
+		x.unselected = func(name string, before int) func() (io.ReadCloser, error) {
+			for i := before - 1; i >= 0; i-- {
+				if t := ents[i]; t.Name == name && t.Link == LinkNone && !t.IsDir() {
+					if x.opts.filter(t) {
+						return nil // chosen: the link refers to what was written
+					}
+					return func() (io.ReadCloser, error) { return a.OpenEntry(t) }
+				}
+			}
+			return nil
+		}
+	}
+	for _, e := range ents[:last+1] {
+		if x.opts.filter != nil && !x.opts.filter(e) {
+			continue
+		}
 		if err := ctx.Err(); err != nil {
 			return x.finish(err)
 		}
 		x.entry(e, func() (io.ReadCloser, error) { return a.OpenEntry(e) })
+		if x.aborted {
+			return x.finish(nil)
+		}
 	}
 	return x.finish(nil)
 }
 
-// Extract writes every remaining entry of the stream into dir with the
-// same safety rules as Archive.Extract. A hard link can only refer to a
-// file extracted earlier in the same call.
+// Extract writes every remaining entry of the stream (or those
+// WithFilter keeps) into dir with the same safety rules as
+// Archive.Extract. A hard link can only refer to a file extracted earlier
+// in the same call.
 func (r *Reader) Extract(ctx context.Context, dir string) error {
 	x, err := newExtractor(ctx, dir, r.opts)
 	if err != nil {
@@ -62,44 +105,130 @@ func (r *Reader) Extract(ctx context.Context, dir string) error {
 		}
 		e, err := r.Next()
 		if err == io.EOF {
+			x.applyDirectory(r)
 			return x.finish(nil)
 		}
 		if err != nil {
 			return x.finish(err) // the stream cannot go on past a broken header
 		}
+		if x.opts.filter != nil && !x.opts.filter(e) {
+			continue
+		}
 		x.entry(e, func() (io.ReadCloser, error) { return io.NopCloser(r), nil })
+		if x.aborted {
+			return x.finish(nil)
+		}
 	}
 }
 
+// made says what this Extract call put at a path.
+type made uint8
+
+const (
+	madeNothing made = iota
+	madeDir
+	madeFile // a regular file (also a hard link to one)
+	madeLink // a symlink
+)
+
 type dirMeta struct {
-	path  string
+	rel   string
 	mode  fs.FileMode
 	mtime time.Time
 }
 
 type extractor struct {
-	ctx    context.Context
-	root   string // absolute
-	opts   *options
-	dirs   []dirMeta
-	files  map[string]bool // slash paths of regular files written, for hard links
-	errs   []*EntryError
-	total  int64
-	stream bool // entries come from a forward-only Reader
+	ctx     context.Context
+	root    *os.Root
+	opts    *options
+	umask   fs.FileMode
+	aborted bool // a password callback returned an error: stop after this entry
+	dirs    []dirMeta
+	mine    map[string]made   // what this call created, by '/'-path inside root
+	placed  map[string]string // entry path -> path it was written to, when renamed
+	errs    []*EntryError
+	total   int64
+	stream  bool // entries come from a forward-only Reader
+	// cur is a handle on the current entry's parent directory (curDir
+	// inside root), opened after its path was checked: operations on
+	// names in it take one component instead of a walk from the root.
+	cur    *os.Root
+	curDir string
+	// unselected opens the data of the regular file called name before
+	// entry index before, when the filter left it out (so a hard link to
+	// it is written as a copy); nil otherwise.
+	unselected func(name string, before int) func() (io.ReadCloser, error)
+	// streamed: regular files written from a stream, entry path -> where,
+	// for what a ZIP central directory says after them (stream_links.go).
+	streamed map[string]streamedFile
 }
 
 func newExtractor(ctx context.Context, dir string, o *options) (*extractor, error) {
 	if dir == "" {
 		dir = "."
 	}
-	root, err := filepath.Abs(dir)
+	// The destination itself is the caller's choice: create it by path,
+	// then do everything else relative to a handle on it.
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return nil, err
 	}
-	if err := os.MkdirAll(root, 0o755); err != nil {
-		return nil, err
+	x := &extractor{ctx: ctx, root: root, opts: o, mine: map[string]made{}, placed: map[string]string{}}
+	if !o.preserve {
+		x.umask = processUmask()
 	}
-	return &extractor{ctx: ctx, root: root, opts: o, files: map[string]bool{}}, nil
+	return x, nil
+}
+
+func (x *extractor) hook(stage, rel string) {
+	if x.opts.extractHook != nil {
+		x.opts.extractHook(stage, rel)
+	}
+}
+
+// dirOf is path.Dir for a clean relative path, without allocating.
+func dirOf(rel string) string {
+	if i := strings.LastIndexByte(rel, '/'); i >= 0 {
+		return rel[:i]
+	}
+	return "."
+}
+
+// on returns the handle and name for rel: the current parent directory's
+// handle and the base name when rel is in it, else the root and rel.
+func (x *extractor) on(rel string) (*os.Root, string) {
+	if x.cur != nil && dirOf(rel) == x.curDir {
+		if x.curDir == "." {
+			return x.cur, rel
+		}
+		return x.cur, rel[len(x.curDir)+1:]
+	}
+	return x.root, rel
+}
+
+// openParent opens the handle on rel's parent directory for the entry.
+func (x *extractor) openParent(rel string) error {
+	d := dirOf(rel)
+	if d == "." {
+		x.cur, x.curDir = x.root, d
+		return nil
+	}
+	r, err := x.root.OpenRoot(d)
+	if err != nil {
+		return fsErr(err)
+	}
+	x.cur, x.curDir = r, d
+	return nil
+}
+
+func (x *extractor) closeParent() {
+	if x.cur != nil && x.cur != x.root {
+		x.cur.Close()
+	}
+	x.cur, x.curDir = nil, ""
 }
 
 func (x *extractor) fail(e *Entry, err error) {
@@ -108,21 +237,32 @@ func (x *extractor) fail(e *Entry, err error) {
 		ee = &EntryError{Entry: e.Name, Err: err}
 	}
 	x.errs = append(x.errs, ee)
+	if errors.Is(err, ErrAborted) {
+		x.aborted = true // the password callback said stop: no more entries
+	}
 	if x.opts.progress != nil {
 		x.opts.progress(Progress{Entry: e, TotalWritten: x.total, Done: true})
 	}
 }
 
 // finish applies directory times and modes (deepest first, after their
-// contents were written) and assembles the error.
+// contents were written), closes the root and assembles the error.
 func (x *extractor) finish(fatal error) error {
-	slices.SortFunc(x.dirs, func(a, b dirMeta) int { return len(b.path) - len(a.path) })
+	slices.SortStableFunc(x.dirs, func(a, b dirMeta) int {
+		return strings.Count(b.rel, "/") - strings.Count(a.rel, "/")
+	})
 	for _, d := range x.dirs {
-		os.Chmod(d.path, d.mode)
+		// Only a directory this call made, and still a directory (not
+		// swapped for a link since).
+		if st, err := x.root.Lstat(d.rel); err != nil || !st.IsDir() {
+			continue
+		}
+		x.root.Chmod(d.rel, d.mode)
 		if !d.mtime.IsZero() {
-			os.Chtimes(d.path, d.mtime, d.mtime)
+			x.root.Chtimes(d.rel, d.mtime, d.mtime)
 		}
 	}
+	x.root.Close()
 	if fatal != nil {
 		if len(x.errs) == 0 {
 			return fatal
@@ -212,42 +352,99 @@ func checkLinkTarget(rel, target string) error {
 	return nil
 }
 
-// prepareParent creates the parent directories of rel, refusing to pass
-// through a symlink or a non-directory.
-func (x *extractor) prepareParent(rel string) (string, error) {
-	dir := x.root
-	parent := path.Dir(rel)
-	if parent == "." {
-		return dir, nil
+// checkNameLimits applies MaxNameLength and MaxPathDepth before anything
+// of the entry is created.
+func (x *extractor) checkNameLimits(e *Entry, rel string) error {
+	lim := &x.opts.limits
+	if n := int64(len(e.Name)); n > lim.MaxNameLength {
+		return errs.Limit("name of %d bytes is over MaxNameLength (%d)", n, lim.MaxNameLength)
 	}
-	for _, c := range strings.Split(parent, "/") {
-		dir = filepath.Join(dir, c)
-		st, err := os.Lstat(dir)
-		switch {
-		case err == nil && st.Mode()&fs.ModeSymlink != 0:
-			return "", fmt.Errorf("%w: %q: parent %q is a symlink", errs.ErrInsecurePath, rel, c)
-		case err == nil && !st.IsDir():
-			return "", fmt.Errorf("unarc: %q: parent %q is not a directory", rel, c)
-		case err == nil:
-		case errors.Is(err, fs.ErrNotExist):
-			if err := os.Mkdir(dir, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
-				return "", err
-			}
-		default:
-			return "", err
-		}
+	if d := int64(strings.Count(rel, "/") + 1); d > lim.MaxPathDepth {
+		return errs.Limit("path of %d components is over MaxPathDepth (%d)", d, lim.MaxPathDepth)
 	}
-	return dir, nil
+	return nil
 }
 
-func filePerm(e *Entry, dir bool) fs.FileMode {
+// kindName names what a mode is, for conflict messages.
+func kindName(m fs.FileMode) string {
+	switch {
+	case m.IsDir():
+		return "a directory"
+	case m&fs.ModeSymlink != 0:
+		return "a symlink"
+	case m.IsRegular():
+		return "a regular file"
+	}
+	return "a special file"
+}
+
+// conflict is the error of a path already taken by something the user
+// had (or the archive made) that Extract will not replace.
+func conflict(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", fs.ErrExist, fmt.Sprintf(format, args...))
+}
+
+// fsErr makes a file-system refusal readable; ENAMETOOLONG is kept
+// matchable (errors.Is(err, syscall.ENAMETOOLONG)).
+func fsErr(err error) error {
+	if errors.Is(err, syscall.ENAMETOOLONG) {
+		return fmt.Errorf("name too long for the destination file system: %w", err)
+	}
+	return err
+}
+
+// prepareParents makes the directories above rel, refusing to pass
+// through a symlink or a non-directory.
+func (x *extractor) prepareParents(rel string) error {
+	for i := 0; ; {
+		j := strings.IndexByte(rel[i:], '/')
+		if j < 0 {
+			return nil
+		}
+		p := rel[:i+j]
+		i += j + 1
+		if x.mine[p] == madeDir {
+			continue // made by this call; os.Root still refuses it if swapped for a link
+		}
+		if err := x.ensureDir(p); err != nil {
+			return err
+		}
+	}
+}
+
+func (x *extractor) ensureDir(p string) error {
+	st, err := x.root.Lstat(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		err = x.root.Mkdir(p, 0o755)
+		if err == nil {
+			x.mine[p] = madeDir
+			return nil
+		}
+		if !errors.Is(err, fs.ErrExist) {
+			return fsErr(err)
+		}
+		st, err = x.root.Lstat(p) // created meanwhile: look again
+	}
+	switch {
+	case err != nil:
+		return fsErr(err)
+	case st.IsDir():
+		return nil
+	case st.Mode()&fs.ModeSymlink != 0 && x.mine[p] == madeLink:
+		return fmt.Errorf("%w: parent %q is a symlink from the archive", errs.ErrInsecurePath, p)
+	}
+	return conflict("parent %q is %s, not a directory (not followed or replaced)", p, kindName(st.Mode()))
+}
+
+func (x *extractor) perm(e *Entry, dir bool) fs.FileMode {
 	p := e.Mode.Perm()
 	if p == 0 {
+		p = 0o644
 		if dir {
-			return 0o755
+			p = 0o755
 		}
-		return 0o644
 	}
+	p &^= x.umask
 	if dir {
 		p |= 0o700 // we must be able to write into it while extracting
 	}
@@ -263,15 +460,24 @@ func (x *extractor) entry(e *Entry, open func() (io.ReadCloser, error)) {
 	if rel == "" { // the destination itself
 		return
 	}
-	parent, err := x.prepareParent(rel)
-	if err != nil {
+	if err := x.checkNameLimits(e, rel); err != nil {
 		x.fail(e, err)
 		return
 	}
-	final := filepath.Join(x.root, filepath.FromSlash(rel))
+	x.hook("entry", rel)
+	if err := x.prepareParents(rel); err != nil {
+		x.fail(e, err)
+		return
+	}
+	x.hook("create", rel)
+	if err := x.openParent(rel); err != nil {
+		x.fail(e, err)
+		return
+	}
+	defer x.closeParent()
 	switch {
 	case e.IsDir() && e.Link == LinkNone:
-		err = x.dir(e, final)
+		err = x.dir(e, rel)
 	case e.Link == LinkSymlink || e.Link == LinkJunction:
 		target := e.LinkTarget
 		if target == "" {
@@ -280,61 +486,181 @@ func (x *extractor) entry(e *Entry, open func() (io.ReadCloser, error)) {
 			target, err = readLinkTarget(open)
 		}
 		if err == nil {
-			err = x.symlink(e, target, rel, parent, final)
+			err = x.symlink(e, target, rel)
 		}
 	case e.Link == LinkHardlink:
-		err = x.hardlink(e, rel, parent, final)
+		err = x.hardlink(e, rel)
 	case e.Link == LinkCopy && x.stream:
 		// A forward-only stream cannot go back for the source's data:
 		// copy the file this call already extracted.
-		err = x.file(e, rel, parent, final, func() (io.ReadCloser, error) { return x.openExtracted(e) })
+		err = x.file(e, rel, func() (io.ReadCloser, error) { return x.openExtracted(e) })
 	default:
-		err = x.file(e, rel, parent, final, open)
+		err = x.file(e, rel, open)
 	}
 	if err != nil {
 		x.fail(e, err)
 	}
 }
 
-func (x *extractor) dir(e *Entry, final string) error {
-	st, err := os.Lstat(final)
+func (x *extractor) dir(e *Entry, rel string) error {
+	d, name := x.on(rel)
+	err := d.Mkdir(name, 0o755)
+	if err != nil && !errors.Is(err, fs.ErrExist) {
+		return fsErr(err)
+	}
+	if err != nil {
+		st, lerr := d.Lstat(name)
+		switch {
+		case lerr != nil:
+			return fsErr(lerr)
+		case st.IsDir() && x.mine[rel] != madeDir:
+			return nil // the user's directory: merge into it, leave its mode and times
+		case st.IsDir():
+		case x.mine[rel] == madeFile || x.mine[rel] == madeLink:
+			// An earlier entry of this archive: the later one wins.
+			if err := d.Remove(name); err != nil {
+				return fsErr(err)
+			}
+			if err := d.Mkdir(name, 0o755); err != nil {
+				return fsErr(err)
+			}
+		default:
+			return conflict("it is %s; a directory is not put in its place", kindName(st.Mode()))
+		}
+	}
+	x.mine[rel] = madeDir
+	x.dirs = append(x.dirs, dirMeta{rel, x.perm(e, true), e.Modified})
+	return nil
+}
+
+// errSkip marks an entry the overwrite policy skipped.
+var errSkip = errors.New("skipped")
+
+// destination decides where a non-directory entry goes: rel itself, or a
+// free name beside it (OverwriteRename). replace says an existing regular
+// file at the result may be replaced. errSkip means leave it.
+func (x *extractor) destination(e *Entry, rel string) (dst string, replace bool, err error) {
+	d, name := x.on(rel)
+	st, err := d.Lstat(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return rel, false, nil
+	}
+	if err != nil {
+		return "", false, fsErr(err)
+	}
+	if m := x.mine[rel]; m != madeNothing {
+		if st.IsDir() {
+			return "", false, conflict("an earlier entry made a directory there")
+		}
+		return rel, true, nil // an earlier entry of this archive: the later one wins
+	}
+	regular := st.Mode().IsRegular()
+	policy := x.opts.overwrite
+	if x.opts.conflict != nil && (regular || policy == OverwriteRename) {
+		policy = x.opts.conflict(e, rel, st)
+	}
 	switch {
-	case err == nil && st.Mode()&fs.ModeSymlink != 0:
-		return fmt.Errorf("%w: %q: directory path is a symlink", errs.ErrInsecurePath, e.Name)
-	case err == nil && !st.IsDir():
-		// A file by that name came earlier: the later entry wins.
-		if err := os.Remove(final); err != nil {
-			return err
-		}
-		fallthrough
-	case errors.Is(err, fs.ErrNotExist):
-		if err := os.Mkdir(final, 0o755); err != nil {
-			return err
-		}
-	case err != nil:
-		return err
+	case policy == OverwriteRename:
+		dst, err := x.freeName(rel)
+		return dst, false, err
+	case !regular:
+		return "", false, conflict("it is %s; not replaced", kindName(st.Mode()))
+	case policy == OverwriteSkip:
+		return "", false, errSkip
+	case policy == OverwriteAlways:
+		return rel, true, nil
 	}
-	x.dirs = append(x.dirs, dirMeta{final, filePerm(e, true), e.Modified})
+	return "", false, conflict("not overwritten (overwrite policy: error)")
+}
+
+// freeName finds name_N.ext that nothing occupies, as 7-Zip -aou does.
+func (x *extractor) freeName(rel string) (string, error) {
+	dir, base := path.Split(rel)
+	stem, ext := base, ""
+	if i := strings.LastIndexByte(base, '.'); i > 0 {
+		stem, ext = base[:i], base[i:]
+	}
+	for n := 1; n < 10000; n++ {
+		c := fmt.Sprintf("%s%s_%d%s", dir, stem, n, ext)
+		if d, n := x.on(c); !lexists(d, n) && x.mine[c] == madeNothing {
+			return c, nil
+		}
+	}
+	return "", conflict("no free name beside it")
+}
+
+var tempSeq atomic.Uint64
+
+// createTemp makes an exclusive temporary file beside rel.
+func (x *extractor) createTemp(rel string) (*os.File, string, error) {
+	dir := path.Dir(rel)
+	for {
+		tmp := path.Join(dir, fmt.Sprintf(".unarc-%d-%d.tmp", os.Getpid(), tempSeq.Add(1)))
+		d, name := x.on(tmp)
+		f, err := d.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err != nil {
+			return nil, "", fsErr(err)
+		}
+		return f, tmp, nil
+	}
+}
+
+func (x *extractor) tempLinkName(rel string) string {
+	return path.Join(path.Dir(rel), fmt.Sprintf(".unarc-%d-%d.tmp", os.Getpid(), tempSeq.Add(1)))
+}
+
+// place moves the finished temporary tmp to dst. Without replace it
+// never clobbers: a hard link fails if dst appeared meanwhile. With
+// replace, rename swaps it in atomically (rename never follows a link at
+// dst), but only over a regular file.
+func (x *extractor) place(tmp, dst string, replace bool) error {
+	d, tn := x.on(tmp)
+	dd, dn := x.on(dst)
+	if d != dd {
+		d, tn, dn = x.root, tmp, dst
+	}
+	if !replace {
+		err := d.Link(tn, dn)
+		if err == nil {
+			d.Remove(tn)
+			return nil
+		}
+		if errors.Is(err, fs.ErrExist) {
+			d.Remove(tn)
+			return conflict("appeared while extracting; not replaced")
+		}
+		// No hard links here (some file systems): fall back to a check
+		// and a rename.
+		if lexists(d, dn) {
+			d.Remove(tn)
+			return conflict("appeared while extracting; not replaced")
+		}
+	} else if st, err := d.Lstat(dn); err == nil && !st.Mode().IsRegular() && x.mine[dst] == madeNothing {
+		d.Remove(tn)
+		return conflict("it is %s; not replaced", kindName(st.Mode()))
+	} else if err == nil && st.IsDir() {
+		d.Remove(tn)
+		return conflict("it is a directory; not replaced")
+	}
+	if err := d.Rename(tn, dn); err != nil {
+		d.Remove(tn)
+		return fsErr(err)
+	}
 	return nil
 }
 
-// place renames a finished temporary file over final; an existing
-// directory there is an error, an existing file or symlink is replaced
-// (rename never follows it).
-func place(tmp, final string) error {
-	if st, err := os.Lstat(final); err == nil && st.IsDir() {
-		os.Remove(tmp)
-		return fmt.Errorf("unarc: %s exists and is a directory", final)
-	}
-	if err := os.Rename(tmp, final); err != nil {
-		os.Remove(tmp)
-		return err
-	}
-	return nil
+// lexists reports whether name exists in d (without following it).
+func lexists(d *os.Root, name string) bool {
+	_, err := d.Lstat(name)
+	return !errors.Is(err, fs.ErrNotExist)
 }
 
-func tempName(parent string) string {
-	return filepath.Join(parent, fmt.Sprintf(".unarc-%d-%d.tmp", os.Getpid(), time.Now().UnixNano()))
+func (x *extractor) remove(rel string) {
+	d, name := x.on(rel)
+	d.Remove(name)
 }
 
 // maxLinkTarget bounds a symlink target read from entry data.
@@ -351,64 +677,111 @@ func readLinkTarget(open func() (io.ReadCloser, error)) (string, error) {
 		return "", err
 	}
 	if len(b) > maxLinkTarget {
-		return "", fmt.Errorf("%w: symlink target longer than %d bytes", errs.ErrLimit, maxLinkTarget)
+		return "", errs.Limit("symlink target longer than %d bytes", maxLinkTarget)
 	}
 	return string(b), nil
 }
 
-func (x *extractor) symlink(e *Entry, target, rel, parent, final string) error {
+func (x *extractor) symlink(e *Entry, target, rel string) error {
 	if e.Link == LinkJunction {
 		return fmt.Errorf("%w: %q: junctions are not extracted", errs.ErrInsecurePath, e.Name)
 	}
 	if err := checkLinkTarget(rel, target); err != nil {
 		return err
 	}
-	tmp := tempName(parent)
-	if err := os.Symlink(target, tmp); err != nil {
+	dst, replace, err := x.destination(e, rel)
+	if err == errSkip {
+		return nil
+	}
+	if err != nil {
 		return err
+	}
+	tmp := x.tempLinkName(dst)
+	if d, name := x.on(tmp); true {
+		err = d.Symlink(target, name)
+	}
+	if err != nil {
+		return fsErr(err)
 	}
 	if !e.Modified.IsZero() {
-		lchtimes(tmp, e.Modified)
+		lchtimes(x.root, tmp, e.Modified)
 	}
-	delete(x.files, rel)
-	return place(tmp, final)
+	if err := x.place(tmp, dst, replace); err != nil {
+		return err
+	}
+	x.mine[dst] = madeLink
+	x.record(rel, dst)
+	return nil
 }
 
-func (x *extractor) hardlink(e *Entry, rel, parent, final string) error {
-	target, err := localName(e.LinkTarget)
+func (x *extractor) record(rel, dst string) {
+	if dst != rel {
+		x.placed[rel] = dst
+	} else {
+		delete(x.placed, rel)
+	}
+}
+
+// extracted returns where this call wrote the regular file of entry path
+// name, or "" if it did not.
+func (x *extractor) extracted(name string) string {
+	target, err := localName(name)
 	if err != nil || target == "" {
+		return ""
+	}
+	if p, ok := x.placed[target]; ok {
+		target = p
+	}
+	if x.mine[target] != madeFile {
+		return ""
+	}
+	if st, err := x.root.Lstat(target); err != nil || !st.Mode().IsRegular() {
+		return ""
+	}
+	return target
+}
+
+func (x *extractor) hardlink(e *Entry, rel string) error {
+	if _, err := localName(e.LinkTarget); err != nil {
 		return fmt.Errorf("%w: hard link %q -> %q", errs.ErrInsecurePath, e.Name, e.LinkTarget)
 	}
-	if !x.files[target] {
+	src := x.extracted(e.LinkTarget)
+	if src == "" && x.unselected != nil {
+		if open := x.unselected(e.LinkTarget, e.Index); open != nil {
+			// The filter left the target out: write its data here instead.
+			return x.file(e, rel, open)
+		}
+	}
+	if src == "" {
 		return fmt.Errorf("%w: hard link %q -> %q: target is not a file extracted before it", errs.ErrInsecurePath, e.Name, e.LinkTarget)
 	}
-	src := filepath.Join(x.root, filepath.FromSlash(target))
-	if st, err := os.Lstat(src); err != nil || !st.Mode().IsRegular() {
-		return fmt.Errorf("%w: hard link %q -> %q: target is not a regular file", errs.ErrInsecurePath, e.Name, e.LinkTarget)
+	dst, replace, err := x.destination(e, rel)
+	if err == errSkip {
+		return nil
 	}
-	tmp := tempName(parent)
-	if err := os.Link(src, tmp); err != nil {
+	if err != nil {
 		return err
 	}
-	if err := place(tmp, final); err != nil {
+	tmp := x.tempLinkName(dst)
+	if err := x.root.Link(src, tmp); err != nil {
+		return fsErr(err)
+	}
+	if err := x.place(tmp, dst, replace); err != nil {
 		return err
 	}
-	x.files[rel] = true
+	x.mine[dst] = madeFile
+	x.record(rel, dst)
 	return nil
 }
 
 // openExtracted opens the file an earlier entry of this call wrote, for a
 // file-copy entry (RAR5) read from a stream.
 func (x *extractor) openExtracted(e *Entry) (io.ReadCloser, error) {
-	target, err := localName(e.LinkTarget)
-	if err != nil || target == "" || !x.files[target] {
+	src := x.extracted(e.LinkTarget)
+	if src == "" {
 		return nil, fmt.Errorf("%w: file copy %q of %q: source was not extracted before it", errs.ErrInsecurePath, e.Name, e.LinkTarget)
 	}
-	src := filepath.Join(x.root, filepath.FromSlash(target))
-	if st, err := os.Lstat(src); err != nil || !st.Mode().IsRegular() {
-		return nil, fmt.Errorf("%w: file copy %q: source is not a regular file", errs.ErrInsecurePath, e.Name)
-	}
-	return os.Open(src)
+	return x.root.Open(src)
 }
 
 // ctxWriter stops a long copy when the context is cancelled.
@@ -433,36 +806,47 @@ func (c *ctxWriter) Write(p []byte) (int, error) {
 	return n, err
 }
 
-func (x *extractor) file(e *Entry, rel, parent, final string, open func() (io.ReadCloser, error)) error {
+func (x *extractor) file(e *Entry, rel string, open func() (io.ReadCloser, error)) error {
+	dst, replace, err := x.destination(e, rel)
+	if err == errSkip {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
 	rc, err := open()
 	if err != nil {
 		return err
 	}
 	defer rc.Close()
-	f, err := os.CreateTemp(parent, ".unarc-*.tmp")
+	f, tmp, err := x.createTemp(dst)
 	if err != nil {
 		return err
 	}
-	tmp := f.Name()
 	cw := &ctxWriter{ctx: x.ctx, w: f, x: x, e: e}
 	_, err = io.Copy(cw, rc)
 	if err == nil {
-		err = f.Chmod(filePerm(e, false))
+		err = f.Chmod(x.perm(e, false))
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	if err != nil {
-		os.Remove(tmp)
-		return err
+		x.remove(tmp)
+		return fsErr(err)
 	}
 	if !e.Modified.IsZero() {
-		os.Chtimes(tmp, e.Modified, e.Modified)
+		d, name := x.on(tmp)
+		d.Chtimes(name, e.Modified, e.Modified)
 	}
-	if err := place(tmp, final); err != nil {
+	if err := x.place(tmp, dst, replace); err != nil {
 		return err
 	}
-	x.files[rel] = true
+	x.mine[dst] = madeFile
+	x.record(rel, dst)
+	if x.stream && e.Link == LinkNone {
+		x.noteStreamed(rel, dst, cw.n)
+	}
 	if x.opts.progress != nil {
 		x.opts.progress(Progress{Entry: e, EntryWritten: cw.n, TotalWritten: x.total, Done: true})
 	}

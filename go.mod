@@ -6,4 +6,5 @@ require (
 	github.com/klauspost/compress v1.20.4
 	golang.org/x/crypto v0.59.0
 	golang.org/x/sys v0.50.0
+	golang.org/x/term v0.48.0
 )

@@ -2,7 +2,10 @@
 
 package unarc
 
-import "time"
+import (
+	"os"
+	"time"
+)
 
 // lchtimes is a no-op where symlink times cannot be set.
-func lchtimes(string, time.Time) {}
+func lchtimes(*os.Root, string, time.Time) {}

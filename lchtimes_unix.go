@@ -3,13 +3,22 @@
 package unarc
 
 import (
+	"os"
+	"path"
 	"time"
 
 	"golang.org/x/sys/unix"
 )
 
-// lchtimes sets a symlink's own times (os.Chtimes would follow it).
-func lchtimes(name string, t time.Time) {
+// lchtimes sets a symlink's own times (Root.Chtimes would follow it),
+// relative to a handle on its parent directory opened through root, so
+// the call cannot reach outside root either.
+func lchtimes(root *os.Root, rel string, t time.Time) {
+	d, err := root.Open(path.Dir(rel))
+	if err != nil {
+		return
+	}
+	defer d.Close()
 	ts := []unix.Timespec{unix.NsecToTimespec(t.UnixNano()), unix.NsecToTimespec(t.UnixNano())}
-	unix.UtimesNanoAt(unix.AT_FDCWD, name, ts, unix.AT_SYMLINK_NOFOLLOW)
+	unix.UtimesNanoAt(int(d.Fd()), path.Base(rel), ts, unix.AT_SYMLINK_NOFOLLOW)
 }

@@ -29,6 +29,12 @@ type options struct {
 	// from; volName is the first volume's name in that namespace.
 	volName string
 	volOpen func(name string) (io.ReaderAt, int64, error)
+
+	overwrite   Overwrite               // Extract: policy for existing paths (extract_options.go)
+	conflict    ConflictFunc            // Extract: per-conflict decision, overrides overwrite
+	filter      func(*Entry) bool       // Extract: entries to write; nil = all
+	preserve    bool                    // Extract: keep permission bits exactly (no umask)
+	extractHook func(stage, rel string) // tests only: called between extraction steps
 }
 
 // WithPassword sets the password used for every encrypted entry and for

@@ -104,6 +104,10 @@ func FuzzReader(f *testing.F) {
 		for k := 0; ; k++ {
 			e, err := z.Next()
 			if err == io.EOF {
+				// The central directory after the entries (stream_dir.go).
+				if _, err := z.Directory(); err != nil && !classified(err) {
+					t.Fatalf("Directory: unclassified error %v", err)
+				}
 				return
 			}
 			if err != nil {

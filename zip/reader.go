@@ -16,11 +16,14 @@ import (
 )
 
 // Reader reads a ZIP archive forward-only from an io.Reader, through the
-// local headers; the central directory is not needed (nor read).
+// local headers; the central directory is not needed (Directory reads
+// it at the end, for what only it records).
 //
 // What a stream cannot tell: Unix modes live only in the central
-// directory, so symlinks come out as regular files whose content is the
-// target, and modes are 0644 (0755 for directories). Entries written with
+// directory (unless a local ASi extra field carries one), so until it
+// is read symlinks look like regular files whose content is the target,
+// and modes are 0644 (0755 for directories); Directory reads it after
+// the last entry, so an extractor can fix up what it wrote. Entries written with
 // a data descriptor have Size -1 until their data has been read to the
 // end; then Size, PackedSize and CRC32 are filled in. Deflate data ends
 // where its stream does; stored, LZMA and undecodable data (encrypted,
@@ -36,6 +39,10 @@ type Reader struct {
 	first bool
 	done  bool // at the central directory
 	eof   bool // current entry read to its end
+	// endSig is the signature that ended the entries; dirRead is set
+	// once Directory consumed the central directory (stream_dir.go).
+	endSig  uint32
+	dirRead bool
 }
 
 // streamState is the pooled scratch of a Reader.
@@ -237,7 +244,7 @@ func (z *Reader) readHeader() (*file, error) {
 		switch sig {
 		case sigLocal:
 		case sigCentral, sigEnd, sigEnd64:
-			z.done = true
+			z.done, z.endSig = true, sig // Directory reads on from here
 			return nil, io.EOF
 		case sigDescriptor, sigSpannedMark:
 			if z.first {
@@ -266,6 +273,7 @@ func (z *Reader) readHeader() (*file, error) {
 	}
 	f := new(file)
 	f.fill(&h, b[:nl], b[nl:], nil, z.cfg.DecodeName)
+	localUnixMode(f, b[nl:])
 	if f.flags&flagMasked != 0 && f.Encrypted {
 		return nil, errs.Unsupported("%s: encrypted central directory (masked local header)", f.Name)
 	}

@@ -1,93 +1,237 @@
 // Command unarc lists, tests and extracts RAR, ZIP and 7z archives.
 //
-//	unarc l [-p PASSWORD] [-json] ARCHIVE   list entries (-json: one JSON object per line)
-//	unarc t [-p PASSWORD] ARCHIVE           decode everything, verify every checksum
-//	unarc x [-p PASSWORD] [-o DIR] ARCHIVE  extract into DIR (default: current directory)
-//
-// Exit status: 0 ok; 1 usage or other error; 2 corrupt, truncated or not
-// an archive; 3 checksum mismatch; 4 missing or wrong password; 5
-// unsupported method or version; 6 unsafe entry refused; 7 a limit
-// exceeded. Errors go to stderr as "unarc: ARCHIVE: ENTRY: message".
+// See the usage text (unarc -h) for commands, flags and exit status.
 package main
 
 import (
+	"bufio"
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"strings"
-	"time"
+	"syscall"
+
+	"golang.org/x/term"
 
 	"github.com/go-unarc/unarc"
 )
 
 const usage = `usage:
-  unarc l [-p PASSWORD] [-json] ARCHIVE   list entries
-  unarc t [-p PASSWORD] ARCHIVE           test: decode everything, verify checksums
-  unarc x [-p PASSWORD] [-o DIR] ARCHIVE  extract into DIR (default: current directory)
+  unarc l [flags] ARCHIVE [NAME|PATTERN…]   list entries
+  unarc t [flags] ARCHIVE [NAME|PATTERN…]   test: decode, verify every checksum
+  unarc x [flags] ARCHIVE [NAME|PATTERN…]   extract (default into the current directory)
+  unarc --version
+
+ARCHIVE is a file, or - (or nothing) for standard input, read forward-only
+(7z needs a file). Flags may come before or after ARCHIVE; -- ends them.
+PATTERNs are path.Match patterns ('docs/*'); one that matches a directory
+selects everything under it.
+
+flags (all commands):
+  -p PASSWORD        password (on a terminal, unarc asks when one is needed)
+  -q                 quiet: no progress line, no summary
+  -json              (l) one JSON object per entry and line
+limits (default: a safe profile that stops decompression bombs):
+  -max-ratio R       compression ratio (output / input), default 500
+  -max-total SIZE    total bytes produced, default 1T
+  -max-entry-size SIZE  largest entry, default 1T
+  -max-memory SIZE   decoder memory per entry or solid block, default 5G
+  -max-dict SIZE     decoder window, default 4G
+  -max-header-memory SIZE  archive index, default 256M
+  -max-entries N     entries, default 1M (1048576)
+  -max-name N        longest entry name in bytes, default 4096
+  -max-depth N       deepest path in components, default 256
+  -max-kdf N         key-derivation rounds per archive, default 64M
+  -no-limits         lift every limit (overrides the -max flags)
+  SIZE: 1234, 64K, 512M, 4G, 1T or unlimited.
+extract (x):
+  -o DIR             destination directory
+  -overwrite MODE    for paths that exist in DIR: ask (default on a terminal),
+                     error (default otherwise: refuse, report, exit 8),
+                     never (skip), always (replace files), rename (name_1.ext)
+  -aoa, -aos, -aou   the same as -overwrite=always, never, rename
+  -preserve-perms    keep permission bits exactly (default: apply the umask)
+  Whatever the mode, a directory, symlink or special file already in DIR is
+  never removed, replaced or followed, and no file is deleted for a directory.
+
+exit status:
+  0 ok (for t: also when some entries store no checksum to verify)
+  1 usage or other error, interrupted
+  2 corrupt, truncated or not an archive
+  3 checksum mismatch
+  4 missing or wrong password
+  5 unsupported method or version (or 7z on a pipe)
+  6 unsafe entry refused (path or link escaping DIR)
+  7 a limit exceeded (memory, dictionary, ratio, output, entries, names, key derivation)
+  8 an entry conflicts with what is in DIR (not replaced), or its name is
+    too long for the file system
 `
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	defer stop()
+	c := &cli{ctx: ctx, stdin: os.Stdin, stdout: os.Stdout, stderr: os.Stderr}
+	if term.IsTerminal(int(os.Stdin.Fd())) {
+		c.con = &console{tty: os.Stdin, stderr: os.Stderr}
+	} else if tty, err := os.Open("/dev/tty"); err == nil {
+		if term.IsTerminal(int(tty.Fd())) {
+			c.con = &console{tty: tty, stderr: os.Stderr}
+		} else {
+			tty.Close()
+		}
+	}
+	c.stderrTTY = term.IsTerminal(int(os.Stderr.Fd()))
+	code := c.run(os.Args[1:])
+	stop()
+	os.Exit(code)
 }
 
-func run(args []string, stdout, stderr io.Writer) int {
-	if len(args) < 1 {
-		fmt.Fprint(stderr, usage)
-		return 1
-	}
-	cmd := args[0]
-	fl := flag.NewFlagSet("unarc "+cmd, flag.ContinueOnError)
-	fl.SetOutput(stderr)
-	password := fl.String("p", "", "password for encrypted entries or headers")
-	jsonOut := false
-	outDir := "."
-	switch cmd {
-	case "l":
-		fl.BoolVar(&jsonOut, "json", false, "one JSON object per entry and line")
-	case "x":
-		fl.StringVar(&outDir, "o", ".", "destination directory")
-	case "t":
-	default:
-		fmt.Fprint(stderr, usage)
-		return 1
-	}
-	if err := fl.Parse(args[1:]); err != nil {
-		return 1
-	}
-	if fl.NArg() != 1 {
-		fmt.Fprint(stderr, usage)
-		return 1
-	}
-	name := fl.Arg(0)
-	var opts []unarc.Option
-	if *password != "" {
-		opts = append(opts, unarc.WithPassword(*password))
-	}
-	a, err := unarc.OpenFile(name, opts...)
-	if err != nil {
-		return report(stderr, name, err)
-	}
-	defer a.Close()
-	switch cmd {
-	case "l":
-		err = list(a, stdout, jsonOut)
-	case "t":
-		err = test(a)
-	case "x":
-		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
-		defer stop()
-		err = a.Extract(ctx, outDir)
-	}
-	if err != nil {
-		return report(stderr, name, err)
-	}
-	return 0
+// cli is one invocation: its streams, terminal and cancellation.
+type cli struct {
+	ctx            context.Context
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	con            *console // nil: no terminal, never prompt
+	stderrTTY      bool     // draw a progress line
 }
+
+// run is the whole command for tests: no terminal, no signals.
+func run(args []string, stdout, stderr io.Writer) int {
+	c := &cli{ctx: context.Background(), stdin: strings.NewReader(""), stdout: stdout, stderr: stderr}
+	return c.run(args)
+}
+
+func version() string {
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" {
+		return bi.Main.Version
+	}
+	return "(devel)"
+}
+
+// command holds the parsed flags of one subcommand.
+type command struct {
+	name      string
+	password  string
+	quiet     bool
+	json      bool
+	outDir    string
+	overwrite string
+	aoa, aos  bool
+	aou       bool
+	preserve  bool
+	limits    unarc.Limits
+	noLimits  bool
+	archive   string
+	patterns  []string
+}
+
+func (c *cli) run(args []string) int {
+	if len(args) < 1 {
+		fmt.Fprint(c.stderr, usage)
+		return 1
+	}
+	switch args[0] {
+	case "--version", "-version", "version":
+		fmt.Fprintf(c.stdout, "unarc %s\n", version())
+		return 0
+	case "-h", "--help", "-help", "help":
+		fmt.Fprint(c.stdout, usage)
+		return 0
+	case "l", "t", "x":
+	default:
+		fmt.Fprintf(c.stderr, "unarc: unknown command %q\n%s", args[0], usage)
+		return 1
+	}
+	cmd := &command{name: args[0]}
+	fl := flag.NewFlagSet("unarc "+cmd.name, flag.ContinueOnError)
+	fl.SetOutput(io.Discard)
+	fl.StringVar(&cmd.password, "p", "", "")
+	fl.BoolVar(&cmd.quiet, "q", false, "")
+	limitFlags(fl, &cmd.limits, &cmd.noLimits)
+	switch cmd.name {
+	case "l":
+		fl.BoolVar(&cmd.json, "json", false, "")
+	case "x":
+		fl.StringVar(&cmd.outDir, "o", ".", "")
+		fl.StringVar(&cmd.overwrite, "overwrite", "", "")
+		fl.BoolVar(&cmd.aoa, "aoa", false, "")
+		fl.BoolVar(&cmd.aos, "aos", false, "")
+		fl.BoolVar(&cmd.aou, "aou", false, "")
+		fl.BoolVar(&cmd.preserve, "preserve-perms", false, "")
+	}
+	pos, err := parseAnywhere(fl, args[1:])
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Fprint(c.stdout, usage)
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintf(c.stderr, "unarc %s: %v\n(unarc -h for help)\n", cmd.name, err)
+		return 1
+	}
+	if len(pos) > 0 {
+		cmd.archive, cmd.patterns = pos[0], pos[1:]
+	}
+	if cmd.noLimits {
+		cmd.limits = noLimits()
+	}
+	if cmd.name == "x" {
+		if err := cmd.resolveOverwrite(c.con.interactive()); err != nil {
+			fmt.Fprintf(c.stderr, "unarc x: %v\n", err)
+			return 1
+		}
+	}
+	m, err := newMatcher(cmd.patterns)
+	if err != nil {
+		fmt.Fprintf(c.stderr, "unarc %s: %v\n", cmd.name, err)
+		return 1
+	}
+	return c.exec(cmd, m)
+}
+
+func (cmd *command) resolveOverwrite(interactive bool) error {
+	n := 0
+	for _, b := range []bool{cmd.aoa, cmd.aos, cmd.aou, cmd.overwrite != ""} {
+		if b {
+			n++
+		}
+	}
+	if n > 1 {
+		return errors.New("choose one of -overwrite, -aoa, -aos, -aou")
+	}
+	switch {
+	case cmd.aoa:
+		cmd.overwrite = "always"
+	case cmd.aos:
+		cmd.overwrite = "never"
+	case cmd.aou:
+		cmd.overwrite = "rename"
+	case cmd.overwrite == "":
+		cmd.overwrite = "error"
+		if interactive {
+			cmd.overwrite = "ask"
+		}
+	}
+	switch cmd.overwrite {
+	case "ask", "error", "never", "always", "rename":
+	case "skip":
+		cmd.overwrite = "never"
+	default:
+		return fmt.Errorf("-overwrite=%s: want ask, error, never, always or rename", cmd.overwrite)
+	}
+	if cmd.overwrite == "ask" && !interactive {
+		return errors.New("-overwrite=ask needs a terminal")
+	}
+	return nil
+}
+
+// exitConflict is the status of entries that clash with the destination.
+const exitConflict = 8
 
 // exitCode maps an error to the contract's exit status. When several
 // entries failed differently, the most specific class wins.
@@ -107,6 +251,8 @@ func exitCode(err error) int {
 		return 7
 	case errors.Is(err, unarc.ErrFormat), errors.Is(err, unarc.ErrCorrupt), errors.Is(err, unarc.ErrTruncated):
 		return 2
+	case errors.Is(err, fs.ErrExist), errors.Is(err, syscall.ENAMETOOLONG):
+		return exitConflict
 	}
 	return 1
 }
@@ -118,118 +264,361 @@ func report(stderr io.Writer, name string, err error) int {
 	switch {
 	case errors.As(err, &xe):
 		for _, e := range xe.Errors {
-			fmt.Fprintf(stderr, "unarc: %s: %s: %s\n", name, e.Entry, e.Message())
+			fmt.Fprintf(stderr, "unarc: %s: %s: %s\n", name, e.Entry, msg(e.Message()))
 		}
 	case errors.As(err, &ee):
-		fmt.Fprintf(stderr, "unarc: %s: %s: %s\n", name, ee.Entry, ee.Message())
+		fmt.Fprintf(stderr, "unarc: %s: %s: %s\n", name, ee.Entry, msg(ee.Message()))
 	default:
-		fmt.Fprintf(stderr, "unarc: %s: %s\n", name, msg(err))
+		fmt.Fprintf(stderr, "unarc: %s: %s\n", name, msg(err.Error()))
+	}
+	if refusedFile(err) {
+		// Only existing files can be resolved by a flag; directories,
+		// symlinks and special files in the way never are.
+		fmt.Fprintf(stderr, "unarc: %s: existing paths were left alone; choose with -overwrite=always|never|rename\n", name)
 	}
 	return exitCode(err)
 }
 
-func msg(err error) string {
-	return strings.TrimPrefix(err.Error(), "unarc: ")
+// refusedFile reports whether an existing regular file was left alone
+// under the error policy (something an -overwrite flag decides).
+func refusedFile(err error) bool {
+	var xe *unarc.ExtractError
+	if !errors.As(err, &xe) {
+		return false
+	}
+	for _, e := range xe.Errors {
+		if errors.Is(e, fs.ErrExist) && strings.Contains(e.Message(), "(overwrite policy: error)") {
+			return true
+		}
+	}
+	return false
 }
 
-func test(a *unarc.Archive) error {
-	var failed []*unarc.EntryError
-	for _, e := range a.Entries() {
-		if e.IsDir() || e.Link == unarc.LinkHardlink || e.Link == unarc.LinkJunction ||
-			(e.Link == unarc.LinkSymlink && e.LinkTarget != "") {
-			continue
+func msg(s string) string {
+	s = strings.TrimPrefix(s, "unarc: ")
+	if s == context.Canceled.Error() {
+		return "interrupted"
+	}
+	return strings.Replace(s, context.Canceled.Error(), "interrupted", 1)
+}
+
+func displayName(name string) string {
+	if name == "" || name == "-" {
+		return "(stdin)"
+	}
+	return name
+}
+
+// source is an opened archive: random access when it is a file, else a
+// forward-only stream.
+type source struct {
+	a     *unarc.Archive
+	r     *unarc.Reader
+	close func()
+}
+
+var sevenZipMagic = []byte{'7', 'z', 0xBC, 0xAF, 0x27, 0x1C}
+
+func (c *cli) open(name string, opts []unarc.Option) (*source, error) {
+	var in io.Reader
+	var f *os.File
+	if name == "" || name == "-" {
+		in = c.stdin
+		f, _ = c.stdin.(*os.File)
+	} else {
+		var err error
+		if f, err = os.Open(name); err != nil {
+			return nil, err
 		}
-		rc, err := a.OpenEntry(e)
+		in = f
+	}
+	if f != nil {
+		st, err := f.Stat()
+		if err != nil {
+			return nil, err
+		}
+		switch {
+		case st.Mode().IsRegular() && f == c.stdin:
+			a, err := unarc.Open(f, st.Size(), opts...)
+			if err != nil {
+				return nil, err
+			}
+			return &source{a: a, close: func() { a.Close() }}, nil
+		case st.Mode().IsRegular():
+			f.Close()
+			a, err := unarc.OpenFile(name, opts...) // finds the other volumes
+			if err != nil {
+				return nil, err
+			}
+			return &source{a: a, close: func() { a.Close() }}, nil
+		case st.IsDir():
+			f.Close()
+			return nil, fmt.Errorf("%w: %s is a directory", unarc.ErrFormat, name)
+		case term.IsTerminal(int(f.Fd())):
+			return nil, errors.New("refusing to read an archive from a terminal (give a file, or pipe one in)")
+		}
+	}
+	// A pipe, FIFO or device: forward-only.
+	br := bufio.NewReaderSize(in, 64<<10)
+	if b, _ := br.Peek(len(sevenZipMagic)); string(b) == string(sevenZipMagic) {
+		return nil, fmt.Errorf("%w: a 7z archive keeps its index at the end and needs random access: save the stream to a file and name it", unarc.ErrUnsupported)
+	}
+	r, err := unarc.NewReader(br, opts...)
+	if err != nil {
+		if f != nil && f != c.stdin {
+			f.Close()
+		}
+		return nil, err
+	}
+	return &source{r: r, close: func() {
+		r.Close()
+		if f != nil && f != c.stdin {
+			f.Close()
+		}
+	}}, nil
+}
+
+func (c *cli) exec(cmd *command, m *matcher) int {
+	name := displayName(cmd.archive)
+	var pwf *passwordFunc
+	base := []unarc.Option{unarc.WithLimits(cmd.limits)}
+	if cmd.password != "" {
+		base = append(base, unarc.WithPassword(cmd.password))
+	} else if c.con.interactive() {
+		pwf = &passwordFunc{con: c.con}
+		base = append(base, unarc.WithPasswordFunc(pwf.get))
+	}
+	var conf *conflicts
+	if cmd.name == "x" {
+		conf = &conflicts{con: c.con, policy: cmd.overwrite}
+		if cmd.overwrite == "rename" {
+			base = append(base, unarc.WithOverwrite(unarc.OverwriteRename))
+		}
+		base = append(base, unarc.WithConflictFunc(conf.decide), unarc.WithPreservePermissions(cmd.preserve))
+	}
+	retry := map[string]bool(nil) // entries to redo after a wrong password
+	var err error
+	var src *source
+	for attempt := 0; ; attempt++ {
+		opts := base
+		sel := m.match
+		if retry != nil {
+			sel = func(e *unarc.Entry) bool { return retry[e.Name] && m.match(e) }
+		}
+		var prog *progress
+		if cmd.name != "l" && c.stderrTTY && c.con != nil && !cmd.quiet {
+			prog = startProgress(c.con, 0)
+		}
+		if cmd.name == "x" {
+			opts = append(opts, unarc.WithFilter(sel), unarc.WithProgress(func(p unarc.Progress) {
+				prog.set(p.Entry.Name, p.TotalWritten)
+			}))
+		}
+		src, err = c.open(cmd.archive, opts)
 		if err == nil {
-			_, err = io.Copy(io.Discard, rc)
-			rc.Close()
+			if prog != nil && src.a != nil {
+				prog.total = selectedSize(src.a, sel)
+			}
+			err = c.do(cmd, src, sel, prog)
+			prog.end()
+		} else {
+			prog.end()
 		}
+		// A wrong password typed at the prompt: ask again (files only;
+		// a stream has gone by).
+		if pwf == nil || attempt == 2 || !errors.Is(err, unarc.ErrPassword) || !reopenable(cmd.archive) {
+			break
+		}
+		if src != nil {
+			retry = failedNames(err)
+			src.close()
+			src = nil
+		}
+		fmt.Fprintln(c.stderr, "unarc: wrong password")
+		pwf.forget()
+	}
+	code := 0
+	if err != nil {
+		code = report(c.stderr, name, err)
+	}
+	if src != nil {
+		code = c.warnings(name, src, code)
+		src.close()
+	}
+	if err == nil || code == exitConflict {
+		for _, p := range m.unmatched() {
+			fmt.Fprintf(c.stderr, "unarc: %s: %s: no entry matches\n", name, p)
+			if code == 0 {
+				code = 1
+			}
+		}
+	}
+	if conf != nil && len(conf.skipped) > 0 && !cmd.quiet {
+		fmt.Fprintf(c.stderr, "unarc: %s: %d existing files kept (not overwritten)\n", name, len(conf.skipped))
+	}
+	return code
+}
+
+// reopenable reports whether the archive can be read again (a regular
+// file, not a stream that has gone by).
+func reopenable(name string) bool {
+	if name == "" || name == "-" {
+		return false
+	}
+	st, err := os.Stat(name)
+	return err == nil && st.Mode().IsRegular()
+}
+
+// failedNames lists the entries an error names, for a retry; nil when
+// the error is not per entry (then everything is redone).
+func failedNames(err error) map[string]bool {
+	var xe *unarc.ExtractError
+	if !errors.As(err, &xe) {
+		return nil
+	}
+	out := map[string]bool{}
+	for _, e := range xe.Errors {
+		out[e.Entry] = true
+	}
+	return out
+}
+
+func selectedSize(a *unarc.Archive, sel func(*unarc.Entry) bool) int64 {
+	var n int64
+	for _, e := range a.Entries() {
+		if !e.IsDir() && e.Size > 0 && sel(e) {
+			n += e.Size
+		}
+	}
+	return n
+}
+
+// warnings prints archive-level warnings (when the library exposes them)
+// and returns the exit status they imply, if worse than code.
+func (c *cli) warnings(name string, src *source, code int) int {
+	var w any = src.a
+	if src.a == nil {
+		w = src.r
+	}
+	wr, ok := w.(interface{ Warnings() []error })
+	if !ok {
+		return code
+	}
+	for _, err := range wr.Warnings() {
+		fmt.Fprintf(c.stderr, "unarc: %s: warning: %s\n", name, msg(err.Error()))
+		if wc := exitCode(err); code == 0 && wc != 1 {
+			code = wc
+		}
+	}
+	return code
+}
+
+func (c *cli) do(cmd *command, src *source, sel func(*unarc.Entry) bool, prog *progress) error {
+	switch cmd.name {
+	case "l":
+		return c.list(src, sel, cmd.json)
+	case "t":
+		return c.test(cmd, src, sel, prog)
+	}
+	if src.a != nil {
+		return src.a.Extract(c.ctx, cmd.outDir)
+	}
+	return src.r.Extract(c.ctx, cmd.outDir)
+}
+
+// testable reports whether t reads an entry's data.
+func testable(e *unarc.Entry) bool {
+	return !(e.IsDir() || e.Link == unarc.LinkHardlink || e.Link == unarc.LinkJunction ||
+		(e.Link == unarc.LinkSymlink && e.LinkTarget != ""))
+}
+
+// ctxCounter counts bytes for the progress line and stops on cancel.
+type ctxCounter struct {
+	ctx  context.Context
+	prog *progress
+}
+
+func (w ctxCounter) Write(p []byte) (int, error) {
+	if err := w.ctx.Err(); err != nil {
+		return 0, err
+	}
+	w.prog.add(int64(len(p)))
+	return len(p), nil
+}
+
+func (c *cli) test(cmd *command, src *source, sel func(*unarc.Entry) bool, prog *progress) error {
+	var failed []*unarc.EntryError
+	tested, unverified := 0, 0
+	check := func(e *unarc.Entry, rc io.Reader) {
+		prog.set(e.Name, -1)
+		_, err := io.Copy(ctxCounter{c.ctx, prog}, rc)
 		if err != nil {
 			var ee *unarc.EntryError
 			if !errors.As(err, &ee) {
 				ee = &unarc.EntryError{Entry: e.Name, Err: err}
 			}
 			failed = append(failed, ee)
+			return
 		}
+		tested++
+		if !e.Verifiable() {
+			unverified++
+		}
+	}
+	var fatal error
+	if src.a != nil {
+		ents := src.a.Entries()
+		last := len(ents) - 1
+		for last >= 0 && !sel(ents[last]) {
+			last--
+		}
+		for _, e := range ents[:last+1] {
+			if c.ctx.Err() != nil {
+				fatal = c.ctx.Err()
+				break
+			}
+			if !sel(e) || !testable(e) {
+				continue
+			}
+			rc, err := src.a.OpenEntry(e)
+			if err != nil {
+				failed = append(failed, &unarc.EntryError{Entry: e.Name, Err: err})
+				continue
+			}
+			check(e, rc)
+			rc.Close()
+		}
+	} else {
+		for c.ctx.Err() == nil {
+			e, err := src.r.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				fatal = err
+				break
+			}
+			if sel(e) && testable(e) {
+				check(e, src.r)
+			}
+		}
+		if fatal == nil {
+			fatal = c.ctx.Err()
+		}
+	}
+	if fatal != nil {
+		var ee *unarc.EntryError
+		if !errors.As(fatal, &ee) {
+			ee = &unarc.EntryError{Entry: "(archive)", Err: fatal}
+		}
+		failed = append(failed, ee)
+	}
+	if unverified > 0 && !cmd.quiet {
+		fmt.Fprintf(c.stderr, "unarc: %s: %d of %d entries could not be verified (no checksum stored)\n",
+			displayName(cmd.archive), unverified, tested)
 	}
 	if failed != nil {
 		return &unarc.ExtractError{Errors: failed}
-	}
-	return nil
-}
-
-type jsonEntry struct {
-	Name       string `json:"name"`
-	Type       string `json:"type"`
-	Size       int64  `json:"size"`
-	PackedSize int64  `json:"packed_size"`
-	Modified   string `json:"modified,omitempty"`
-	Mode       string `json:"mode"`
-	LinkTarget string `json:"link_target,omitempty"`
-	Method     string `json:"method,omitempty"`
-	Encrypted  bool   `json:"encrypted"`
-	Solid      bool   `json:"solid,omitempty"`
-	CRC32      string `json:"crc32,omitempty"`
-	HashKind   string `json:"hash_kind,omitempty"`
-	Hash       string `json:"hash,omitempty"`
-}
-
-func entryType(e *unarc.Entry) string {
-	switch {
-	case e.Link == unarc.LinkSymlink:
-		return "symlink"
-	case e.Link == unarc.LinkHardlink:
-		return "hardlink"
-	case e.Link == unarc.LinkCopy:
-		return "copy"
-	case e.Link == unarc.LinkJunction:
-		return "junction"
-	case e.IsDir():
-		return "dir"
-	}
-	return "file"
-}
-
-func list(a *unarc.Archive, w io.Writer, asJSON bool) error {
-	enc := json.NewEncoder(w)
-	enc.SetEscapeHTML(false)
-	for _, e := range a.Entries() {
-		if asJSON {
-			je := jsonEntry{
-				Name: e.Name, Type: entryType(e), Size: e.Size, PackedSize: e.PackedSize,
-				Mode: e.Mode.String(), LinkTarget: e.LinkTarget, Method: e.Method,
-				Encrypted: e.Encrypted, Solid: e.Solid, HashKind: e.HashKind,
-			}
-			if !e.Modified.IsZero() {
-				je.Modified = e.Modified.UTC().Format(time.RFC3339Nano)
-			}
-			if e.HasCRC32 {
-				je.CRC32 = fmt.Sprintf("%08x", e.CRC32)
-			}
-			if len(e.Hash) > 0 {
-				je.Hash = fmt.Sprintf("%x", e.Hash)
-			}
-			if err := enc.Encode(je); err != nil {
-				return err
-			}
-			continue
-		}
-		mod := "                   "
-		if !e.Modified.IsZero() {
-			mod = e.Modified.Local().Format("2006-01-02 15:04:05")
-		}
-		flags := " "
-		if e.Encrypted {
-			flags = "*"
-		}
-		name := e.Name
-		if e.LinkTarget != "" {
-			name += " -> " + e.LinkTarget
-		}
-		fmt.Fprintf(w, "%s %12d %12d %s%s %-12s %s\n", e.Mode, e.Size, e.PackedSize, mod, flags, e.Method, name)
-	}
-	if c := a.Comment(); c != "" && !asJSON {
-		fmt.Fprintf(w, "comment: %s\n", c)
 	}
 	return nil
 }

@@ -1,0 +1,108 @@
+package main
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/go-unarc/unarc"
+)
+
+type jsonEntry struct {
+	Name       string `json:"name"`
+	Type       string `json:"type"`
+	Size       int64  `json:"size"`
+	PackedSize int64  `json:"packed_size"`
+	Modified   string `json:"modified,omitempty"`
+	Mode       string `json:"mode"`
+	LinkTarget string `json:"link_target,omitempty"`
+	Method     string `json:"method,omitempty"`
+	Encrypted  bool   `json:"encrypted"`
+	Solid      bool   `json:"solid,omitempty"`
+	CRC32      string `json:"crc32,omitempty"`
+	HashKind   string `json:"hash_kind,omitempty"`
+	Hash       string `json:"hash,omitempty"`
+}
+
+func entryType(e *unarc.Entry) string {
+	switch {
+	case e.Link == unarc.LinkSymlink:
+		return "symlink"
+	case e.Link == unarc.LinkHardlink:
+		return "hardlink"
+	case e.Link == unarc.LinkCopy:
+		return "copy"
+	case e.Link == unarc.LinkJunction:
+		return "junction"
+	case e.IsDir():
+		return "dir"
+	}
+	return "file"
+}
+
+func (c *cli) list(src *source, sel func(*unarc.Entry) bool, asJSON bool) error {
+	enc := json.NewEncoder(c.stdout)
+	enc.SetEscapeHTML(false)
+	if src.a != nil {
+		for _, e := range src.a.Entries() {
+			if sel(e) {
+				if err := printEntry(c.stdout, enc, e, asJSON); err != nil {
+					return err
+				}
+			}
+		}
+		if cm := src.a.Comment(); cm != "" && !asJSON {
+			fmt.Fprintf(c.stdout, "comment: %s\n", cm)
+		}
+		return nil
+	}
+	for {
+		e, err := src.r.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if sel(e) {
+			if err := printEntry(c.stdout, enc, e, asJSON); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+func printEntry(w io.Writer, enc *json.Encoder, e *unarc.Entry, asJSON bool) error {
+	if asJSON {
+		je := jsonEntry{
+			Name: e.Name, Type: entryType(e), Size: e.Size, PackedSize: e.PackedSize,
+			Mode: e.Mode.String(), LinkTarget: e.LinkTarget, Method: e.Method,
+			Encrypted: e.Encrypted, Solid: e.Solid, HashKind: e.HashKind,
+		}
+		if !e.Modified.IsZero() {
+			je.Modified = e.Modified.UTC().Format(time.RFC3339Nano)
+		}
+		if e.HasCRC32 {
+			je.CRC32 = fmt.Sprintf("%08x", e.CRC32)
+		}
+		if len(e.Hash) > 0 {
+			je.Hash = fmt.Sprintf("%x", e.Hash)
+		}
+		return enc.Encode(je)
+	}
+	mod := "                   "
+	if !e.Modified.IsZero() {
+		mod = e.Modified.Local().Format("2006-01-02 15:04:05")
+	}
+	flags := " "
+	if e.Encrypted {
+		flags = "*"
+	}
+	name := e.Name
+	if e.LinkTarget != "" {
+		name += " -> " + e.LinkTarget
+	}
+	_, err := fmt.Fprintf(w, "%s %12d %12d %s%s %-12s %s\n", e.Mode, e.Size, e.PackedSize, mod, flags, e.Method, name)
+	return err
+}

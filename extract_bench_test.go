@@ -1,0 +1,67 @@
+package unarc
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/go-unarc/unarc/internal/testutil"
+)
+
+// BenchmarkExtractFiles measures what Extract itself costs per entry
+// (creates, renames, metadata, bookkeeping), on 200 small files in 10
+// directories of an in-memory archive.
+func BenchmarkExtractFiles(b *testing.B) {
+	var list []fakeEntry
+	for d := 0; d < 10; d++ {
+		list = append(list, dir(fmt.Sprintf("d%d", d)))
+		for f := 0; f < 20; f++ {
+			list = append(list, file(fmt.Sprintf("d%d/f%02d.txt", d, f), strings.Repeat("x", 4096)))
+		}
+	}
+	a := newFake(list...)
+	base := b.TempDir()
+	b.ReportAllocs()
+	b.SetBytes(200 * 4096)
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		dest := filepath.Join(base, fmt.Sprint(i))
+		if err := a.Extract(context.Background(), dest); err != nil {
+			b.Fatal(err)
+		}
+		b.StopTimer()
+		os.RemoveAll(dest)
+		b.StartTimer()
+	}
+}
+
+// TestExtractAllocsPerEntry bounds what Extract allocates per entry (the
+// os.Root calls, temporary names, bookkeeping); decoding allocates
+// nothing here (in-memory fake). Measured: about 37 per file.
+func TestExtractAllocsPerEntry(t *testing.T) {
+	if testutil.RaceEnabled {
+		t.Skip("allocation counts differ under -race")
+	}
+	const n = 50
+	var list []fakeEntry
+	for f := 0; f < n; f++ {
+		list = append(list, file(fmt.Sprintf("d/f%02d.txt", f), "content"))
+	}
+	a := newFake(list...)
+	base := t.TempDir()
+	i := 0
+	allocs := testing.AllocsPerRun(3, func() {
+		i++
+		if err := a.Extract(context.Background(), filepath.Join(base, fmt.Sprint(i))); err != nil {
+			t.Fatal(err)
+		}
+	})
+	if per := allocs / n; per > 50 {
+		t.Errorf("%.1f allocations per entry, want at most 50", per)
+	} else {
+		t.Logf("%.1f allocations per entry", per)
+	}
+}
