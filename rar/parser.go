@@ -5,6 +5,7 @@ import (
 	"hash/crc32"
 	"io"
 	"sync"
+	"unsafe"
 
 	"github.com/go-unarc/unarc/internal/arc"
 	"github.com/go-unarc/unarc/internal/errs"
@@ -40,6 +41,7 @@ type parser struct {
 	hsalt          string // RAR4: last header salt
 	hsalts         int
 	hsaltsDistinct int
+	hpwOK          bool // a header decrypted with a valid CRC: the password is right
 
 	comment    string
 	haveCmt    bool
@@ -52,6 +54,17 @@ type parser struct {
 	sizeMax    int64
 	nfiles     int
 	emptyNames int
+
+	// The index an Archive keeps (index set): entries admitted so far and
+	// the memory they hold, bounded by MaxEntries and MaxHeaderMemory.
+	index      bool
+	endBlock4  bool // a RAR 2.9+ block was seen: the volume must end with an end block
+	nentries   int64
+	indexMem   int64
+	entriesMax int64
+	headMemMax int64
+
+	warn warnings // archive-level conditions met while parsing (warnings.go)
 }
 
 func newParser(cfg *arc.Config) *parser {
@@ -59,7 +72,40 @@ func newParser(cfg *arc.Config) *parser {
 		cfg = &arc.Config{}
 	}
 	lim := cfg.Limits.WithDefaults()
-	return &parser{cfg: cfg, s: newSource(), dictMax: lim.MaxDictionary, memMax: lim.MaxMemory, sizeMax: lim.MaxEntrySize}
+	return &parser{cfg: cfg, s: newSource(), dictMax: lim.MaxDictionary, memMax: lim.MaxMemory, sizeMax: lim.MaxEntrySize,
+		entriesMax: lim.MaxEntries, headMemMax: lim.MaxHeaderMemory}
+}
+
+// entryOverhead is the index memory of one entry beyond its strings: the
+// arc.Entry and file values, one part, the two slice slots that point at
+// them and the name map resolve builds.
+const entryOverhead = int64(unsafe.Sizeof(arc.Entry{})+unsafe.Sizeof(file{})+unsafe.Sizeof(part{})) + 2*8 + 64
+
+// admitNew checks MaxEntries before a header that starts a new entry is
+// parsed, so an archive over the limit fails before anything is allocated
+// for the entry.
+func (p *parser) admitNew() error {
+	if p.index && p.nentries >= p.entriesMax {
+		return errs.Limit("more than %d entries (MaxEntries)", p.entriesMax)
+	}
+	return nil
+}
+
+// admit accounts a parsed entry that the Archive will keep against
+// MaxHeaderMemory.
+func (p *parser) admit(f *file) error {
+	if !p.index || !f.first {
+		return nil
+	}
+	e := f.e
+	n := entryOverhead + int64(len(e.Name)+len(e.LinkTarget)+len(e.Method)+len(e.Comment)+
+		len(f.salt)+len(f.check)+len(f.blake))
+	if p.indexMem+n > p.headMemMax {
+		return errs.Limit("index of %d entries needs more than %d bytes (MaxHeaderMemory)", p.nentries+1, p.headMemMax)
+	}
+	p.indexMem += n
+	p.nentries++
+	return nil
 }
 
 // password returns the password for e (nil: the headers). A nil callback
@@ -190,6 +236,7 @@ func (p *parser) begin(vol int) error {
 		return errs.Corrupt("volume %d is RAR%d, the first is RAR%d", vol+1, ver, p.version)
 	}
 	p.version, p.vol, p.pending, p.done, p.more = ver, vol, 0, false, false
+	p.endBlock4 = false
 	p.encHeaders = false
 	if ver == 5 {
 		return p.main5()
