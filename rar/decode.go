@@ -35,7 +35,7 @@ func (r *partsReader) Read(p []byte) (int, error) {
 			pt := r.parts[r.i]
 			v := r.vols[pt.vol]
 			if pt.off+pt.size > v.size {
-				return 0, errs.Truncated("entry data beyond the end of the volume")
+				return 0, errDataCut
 			}
 			r.sr = *io.NewSectionReader(v.ra, pt.off, pt.size)
 			r.open = true
@@ -185,14 +185,12 @@ func releaseUnpacker(fam int, d unpacker) {
 // into errs.ErrPassword: a wrong key yields garbage that fails the
 // checksum or the decoder, and must not be reported as corruption.
 func mapErr(err error, guess bool) error {
-	if err == nil || err == io.EOF || !guess {
-		return err
+	if err == nil || err == io.EOF || !guess || errors.Is(err, errDataCut) {
+		return err // the input itself ends early: truncated whatever the key
 	}
-	if errors.Is(err, errs.ErrChecksum) || errors.Is(err, errs.ErrCorrupt) {
-		return fmt.Errorf("%w (data check failed: %w)", errs.ErrPassword, err)
-	}
-	if errors.Is(err, io.ErrUnexpectedEOF) {
-		return fmt.Errorf("%w, or %w", errs.ErrPassword, errs.Truncated("encrypted data"))
+	// One sentinel only: the cause is kept as text, not wrapped.
+	if errors.Is(err, errs.ErrChecksum) || errors.Is(err, errs.ErrCorrupt) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return fmt.Errorf("%w (data check failed: %v)", errs.ErrPassword, err)
 	}
 	return err
 }

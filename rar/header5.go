@@ -102,7 +102,7 @@ func (p *parser) readHeader5() (*header5, error) {
 		h = p.header(padded)
 		copy(h, first[:])
 		if err := p.s.full(h[16:], "header"); err != nil {
-			if p.hcheck == nil && !p.hpwOK && p.s.size >= 0 {
+			if p.hcheck == nil && !p.hpwOK {
 				return nil, fmt.Errorf("%w: headers do not decrypt (header size %d passes the end of the archive)", errs.ErrPassword, size)
 			}
 			return nil, errs.EOF(err, "header")

@@ -280,8 +280,8 @@ func (d *streamData) Read(p []byte) (int, error) {
 	}
 	n, err := d.r.p.s.Read(p)
 	d.left -= int64(n)
-	if err == io.EOF {
-		err = errs.Truncated("entry data")
+	if err == io.EOF || err == io.ErrUnexpectedEOF {
+		err = errDataCut
 	}
 	return n, err
 }
