@@ -65,7 +65,10 @@ func (p *parser) decrypter(f *file, src io.Reader, dst *rarcrypto.Reader) (io.Re
 		if err != nil {
 			return nil, false, err
 		}
-		k := p.derive5(pw, f.salt, f.lg2)
+		k, err := p.derive5(pw, f.salt, f.lg2)
+		if err != nil {
+			return nil, false, err
+		}
 		if f.check != nil && string(k.Check[:]) != string(f.check) {
 			return nil, false, fmt.Errorf("%w: %s", errs.ErrPassword, f.e.Name)
 		}
@@ -80,7 +83,10 @@ func (p *parser) decrypter(f *file, src io.Reader, dst *rarcrypto.Reader) (io.Re
 			return nil, false, err
 		}
 		// Without a salt the key comes from the password alone.
-		k := p.derive3(pw, f.salt)
+		k, err := p.derive3(pw, f.salt)
+		if err != nil {
+			return nil, false, err
+		}
 		if err := dst.Reset(src, k.Key[:], k.IV[:]); err != nil {
 			return nil, false, err
 		}

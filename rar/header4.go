@@ -86,7 +86,10 @@ func (p *parser) readHeader4() (*header4, error) {
 			}
 		}
 		p.hsalt = string(salt[:])
-		k := p.derive3(pw, salt[:])
+		k, err := p.derive3(pw, salt[:])
+		if err != nil {
+			return nil, err
+		}
 		b, _ := aes.NewCipher(k.Key[:])
 		mode := cipher.NewCBCDecrypter(b, k.IV[:])
 		var first [16]byte

@@ -237,7 +237,10 @@ func (p *parser) crypt5(hd *header5) error {
 	if err != nil {
 		return fmt.Errorf("encrypted headers: %w", err)
 	}
-	k := p.derive5(pw, salt, lg2)
+	k, err := p.derive5(pw, salt, lg2)
+	if err != nil {
+		return err
+	}
 	if check != nil && rarcrypto.CheckSum5(check, sum) {
 		if string(k.Check[:]) != string(check) {
 			p.pwCache = nil

@@ -46,6 +46,7 @@ type parser struct {
 	comment    string
 	haveCmt    bool
 	pwCache    *string
+	budget     *arc.Budget // key-derivation account of this archive
 	keys5      map[string]*rarcrypto.Keys5
 	keys3      map[string]*rarcrypto.Keys3
 	lastFile   *file
@@ -72,8 +73,13 @@ func newParser(cfg *arc.Config) *parser {
 		cfg = &arc.Config{}
 	}
 	lim := cfg.Limits.WithDefaults()
+	b := cfg.Budget
+	if b == nil {
+		// Used without the root: the archive still gets its own account.
+		b = arc.NewBudget(cfg.Limits)
+	}
 	return &parser{cfg: cfg, s: newSource(), dictMax: lim.MaxDictionary, memMax: lim.MaxMemory, sizeMax: lim.MaxEntrySize,
-		entriesMax: lim.MaxEntries, headMemMax: lim.MaxHeaderMemory}
+		entriesMax: lim.MaxEntries, headMemMax: lim.MaxHeaderMemory, budget: b}
 }
 
 // entryOverhead is the index memory of one entry beyond its strings: the
@@ -130,26 +136,34 @@ func (p *parser) password(e *arc.Entry) (string, error) {
 	return pw, nil
 }
 
-// sharedKeys, when set (by the fuzz test only), memoizes derived keys
-// across archives; the library itself keeps keys per archive so they do
-// not outlive it.
+// sharedKeys, when set (by tests only), memoizes derived keys across
+// archives; the library itself keeps keys per archive so they do not
+// outlive it. Keys found there are not charged to the budget.
 var sharedKeys *sync.Map
 
 // maxKeys bounds the key caches.
 const maxKeys = 256
 
-// derive5 caches RAR5 keys per password, salt and round count: rar uses
-// one salt for a whole archive, and each derivation costs 2^15+ HMACs.
-func (p *parser) derive5(pw string, salt []byte, lg2 int) *rarcrypto.Keys5 {
-	if p.keys5 == nil {
-		p.keys5 = make(map[string]*rarcrypto.Keys5)
+// rounds3 is the fixed RAR 3.x key-derivation count (SHA-1 rounds).
+const rounds3 = 1 << 18
+
+// keyID names one derivation: password, salt and round count.
+func keyID(pw string, salt []byte, lg2 int) string {
+	return pw + "\x00" + string(salt) + "\x00" + string(rune('0'+lg2))
+}
+
+// derive5 returns the RAR5 keys for a password, salt and round count
+// (2^lg2 PBKDF2 rounds, plus 32 for the hash key and check value). Each
+// distinct derivation is charged to the archive's KDF budget before it
+// runs; repeated ones (rar uses one salt for a whole archive) come from
+// the per-archive cache and are free.
+func (p *parser) derive5(pw string, salt []byte, lg2 int) (*rarcrypto.Keys5, error) {
+	if lg2 < 0 || lg2 > kdfMaxLg2 {
+		return nil, errs.Unsupported("RAR5 KDF count 2^%d", lg2)
 	}
-	k := pw + "\x00" + string(salt) + string(rune(lg2))
+	k := keyID(pw, salt, lg2)
 	if v, ok := p.keys5[k]; ok {
-		return v
-	}
-	if len(p.keys5) >= maxKeys {
-		clear(p.keys5) // bounded memory; a hostile archive pays per salt anyway
+		return v, nil
 	}
 	var v *rarcrypto.Keys5
 	if sharedKeys != nil {
@@ -158,26 +172,29 @@ func (p *parser) derive5(pw string, salt []byte, lg2 int) *rarcrypto.Keys5 {
 		}
 	}
 	if v == nil {
+		if err := p.budget.ChargeKDF(1<<lg2 + 32); err != nil {
+			return nil, err
+		}
 		v = rarcrypto.Derive5(pw, salt, lg2)
 		if sharedKeys != nil {
 			sharedKeys.Store("5"+k, v)
 		}
 	}
+	if p.keys5 == nil {
+		p.keys5 = make(map[string]*rarcrypto.Keys5)
+	}
+	if len(p.keys5) >= maxKeys {
+		clear(p.keys5) // bounded memory; a re-derivation is charged again
+	}
 	p.keys5[k] = v
-	return v
+	return v, nil
 }
 
-// derive3 caches RAR3 keys per password and salt (2^18 SHA-1 rounds each).
-func (p *parser) derive3(pw string, salt []byte) *rarcrypto.Keys3 {
-	if p.keys3 == nil {
-		p.keys3 = make(map[string]*rarcrypto.Keys3)
-	}
-	k := pw + "\x00" + string(salt)
+// derive3 is derive5 for RAR 3.x keys (2^18 SHA-1 rounds each).
+func (p *parser) derive3(pw string, salt []byte) (*rarcrypto.Keys3, error) {
+	k := keyID(pw, salt, 18)
 	if v, ok := p.keys3[k]; ok {
-		return v
-	}
-	if len(p.keys3) >= maxKeys {
-		clear(p.keys3)
+		return v, nil
 	}
 	var v *rarcrypto.Keys3
 	if sharedKeys != nil {
@@ -186,13 +203,22 @@ func (p *parser) derive3(pw string, salt []byte) *rarcrypto.Keys3 {
 		}
 	}
 	if v == nil {
+		if err := p.budget.ChargeKDF(rounds3); err != nil {
+			return nil, err
+		}
 		v = rarcrypto.Derive3(pw, salt)
 		if sharedKeys != nil {
 			sharedKeys.Store("3"+k, v)
 		}
 	}
+	if p.keys3 == nil {
+		p.keys3 = make(map[string]*rarcrypto.Keys3)
+	}
+	if len(p.keys3) >= maxKeys {
+		clear(p.keys3)
+	}
 	p.keys3[k] = v
-	return v
+	return v, nil
 }
 
 // beginStream starts parsing a volume read forward from r, which is
