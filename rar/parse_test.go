@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/go-unarc/unarc/internal/arc"
@@ -193,5 +194,44 @@ func TestWarnings(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestMessagesWithoutName: errors of one entry do not name it (the root
+// wraps them in an EntryError that does) and do not say "unarc:" twice.
+func TestMessagesWithoutName(t *testing.T) {
+	for _, tc := range []struct {
+		name, pw string
+		lim      arc.Limits
+		want     error
+	}{
+		{"rar5_pw.rar", "wrong", arc.Limits{}, errs.ErrPassword},
+		{"rar4_pw.rar", "wrong", arc.Limits{}, errs.ErrPassword},
+		{"rar5_m3.rar", "", arc.Limits{MaxEntrySize: 100}, errs.ErrLimit},
+	} {
+		data, err := os.ReadFile(filepath.Join(testdata, tc.name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := &arc.Config{Limits: tc.lim, Password: func(*arc.Entry) (string, error) { return tc.pw, nil }}
+		a, err := Open(bytes.NewReader(data), int64(len(data)), cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen := false
+		for i, e := range a.Entries() {
+			if _, err := readAll(a, i); err != nil {
+				seen = true
+				only(t, tc.name, err, tc.want)
+				msg := err.Error()
+				if strings.Contains(msg, e.Name) || strings.Count(msg, "unarc:") > 1 {
+					t.Errorf("%s: message %q names the entry %q or repeats the prefix", tc.name, msg, e.Name)
+				}
+			}
+		}
+		if !seen {
+			t.Errorf("%s: no entry failed", tc.name)
+		}
+		a.Close()
 	}
 }
