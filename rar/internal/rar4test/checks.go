@@ -49,6 +49,9 @@ func CorpusStreams(tb testing.TB, keep func(Entry) bool) []Entry {
 // half reader under the decoder, and checks size and CRC.
 func ReadPaths(t *testing.T, d Decoder, ents []Entry) {
 	t.Helper()
+	if len(ents) == 0 {
+		t.Fatal("ReadPaths: no streams to check")
+	}
 	for _, e := range ents {
 		if err := d.Reset(iotest.HalfReader(bytes.NewReader(e.Packed)), e.Dict, e.Size, false); err != nil {
 			t.Fatal(err)
@@ -65,6 +68,10 @@ func ReadPaths(t *testing.T, d Decoder, ents []Entry) {
 // corrupt, never silently short.
 func Truncated(t *testing.T, d Decoder, ents []Entry) {
 	t.Helper()
+	if len(ents) == 0 {
+		t.Fatal("Truncated: no streams to check")
+	}
+	checked := 0
 	for _, e := range ents {
 		step := max(1, len(e.Packed)/200)
 		for n := 0; n < len(e.Packed); n += step {
@@ -82,7 +89,11 @@ func Truncated(t *testing.T, d Decoder, ents []Entry) {
 			if !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, errs.ErrCorrupt) {
 				t.Fatalf("%s: prefix %d: %v", e.Name, n, err)
 			}
+			checked++
 		}
+	}
+	if checked == 0 {
+		t.Fatal("Truncated: no prefix failed as it should")
 	}
 }
 
