@@ -113,6 +113,8 @@ func Fuzz(f *testing.F, newDecoder func() Decoder, seeds []Entry) {
 	dicts := []int64{64 << 10, 4 << 20}
 	d1, d2 := newDecoder(), newDecoder()
 	f.Fuzz(func(t *testing.T, in []byte) {
+		// Windows of at most 4 MiB, two decoders, outputs of 600 KB.
+		defer testutil.FuzzBound(t, testutil.FuzzTimeout, 48<<20)()
 		if len(in) == 0 {
 			return
 		}
