@@ -5,6 +5,8 @@ import (
 	"encoding/binary"
 	"fmt"
 	"hash/crc32"
+	"os"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -167,4 +169,30 @@ func TestKDFLimitFast(t *testing.T) {
 		t.Errorf("%d of 64 entries refused by the KDF limit, want 62", limited)
 	}
 	t.Logf("64 salts of 2^20 rounds, limit 3·2^20: %v", time.Since(t0))
+}
+
+// TestKDFHeaderKeys: the -hp header key is charged like any other, once
+// for all headers (rar writes one salt), and entries that share its salt
+// cost nothing more.
+func TestKDFHeaderKeys(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		rounds int64 // one derivation
+	}{
+		{"rar4_hp.rar", rounds3},
+		{"rar5_hp_stored.rar", 1<<15 + 32},
+	} {
+		data, err := os.ReadFile(filepath.Join(testdata, tc.name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		pw := func(*arc.Entry) (string, error) { return "test", nil }
+		_, err = Open(bytes.NewReader(data), int64(len(data)), &arc.Config{Password: pw, Limits: arc.Limits{MaxKDFRounds: tc.rounds - 1}})
+		only(t, tc.name+" under one derivation", err, errs.ErrLimit)
+		for _, e := range readEach(t, data, &arc.Config{Password: pw, Limits: arc.Limits{MaxKDFRounds: tc.rounds}}) {
+			if e != nil {
+				t.Errorf("%s with one derivation's budget: %v", tc.name, e)
+			}
+		}
+	}
 }
