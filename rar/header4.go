@@ -46,6 +46,7 @@ const (
 	lhdLarge       = 0x0100
 	lhdUnicode     = 0x0200
 	lhdSalt        = 0x0400
+	lhdVersion     = 0x0800 // an older file version (rar -ver), named "name;n"
 	lhdExtTime     = 0x1000
 
 	earcNextVolume = 0x0001
@@ -279,6 +280,13 @@ func (p *parser) next4() (*file, error) {
 			f, err := p.file4(hd, false)
 			if err != nil {
 				return nil, err
+			}
+			p.fileVersion = 0
+			if hd.flags&lhdVersion != 0 {
+				p.fileVersion = 1 // the number is in the stored name ("name;n")
+			}
+			if p.skipVersion() {
+				continue
 			}
 			if err := p.admit(f); err != nil {
 				return nil, err

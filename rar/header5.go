@@ -280,9 +280,13 @@ func (p *parser) next5() (*file, error) {
 					return nil, err
 				}
 			}
+			p.fileVersion = 0
 			f, err := p.file5(hd, false)
 			if err != nil {
 				return nil, err
+			}
+			if p.skipVersion() {
+				continue
 			}
 			if err := p.admit(f); err != nil {
 				return nil, err
@@ -557,6 +561,7 @@ func (p *parser) extra5(f *file, extra []byte) error {
 	if version > 0 {
 		e.Name = e.Name + ";" + strconv.FormatUint(version, 10)
 	}
+	p.fileVersion = version
 	if salt != nil {
 		f.salt = clone(salt)
 	}

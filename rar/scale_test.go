@@ -6,12 +6,15 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"os"
+	"path/filepath"
 	"runtime"
 	"testing"
 	"time"
 
 	"github.com/go-unarc/unarc/internal/arc"
 	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/internal/testutil"
 )
 
 func putVint(b []byte, v uint64) []byte {
@@ -115,7 +118,7 @@ func measure(f func()) (time.Duration, uint64) {
 }
 
 func openBytes(data []byte, lim arc.Limits) (*Archive, error) {
-	return Open(bytes.NewReader(data), int64(len(data)), &arc.Config{Limits: lim})
+	return Open(bytes.NewReader(data), int64(len(data)), &arc.Config{Limits: lim, FileVersions: true})
 }
 
 // TestHeaderParsingLinear: header parsing is linear in header size. A
@@ -205,5 +208,75 @@ func TestEntryLimits(t *testing.T) {
 	}
 	if n != 100000 {
 		t.Errorf("Reader listed %d entries", n)
+	}
+}
+
+// TestFileVersions: older file versions (rar -ver) are not listed unless
+// Config.FileVersions asks for them, and skipping them is a warning.
+func TestFileVersions(t *testing.T) {
+	data := rar5Archive(3, 1, true) // three entries, each an older version
+	for _, fv := range []bool{false, true} {
+		a, err := Open(bytes.NewReader(data), int64(len(data)), &arc.Config{FileVersions: fv})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := 0
+		if fv {
+			want = 3
+		}
+		if n := len(a.Entries()); n != want {
+			t.Errorf("FileVersions %v: %d entries, want %d", fv, n, want)
+		}
+		if got := hasWarning(a.Warnings(), ErrVersionsSkipped); got == fv {
+			t.Errorf("FileVersions %v: warnings %v", fv, a.Warnings())
+		}
+	}
+	// rarfile's RAR4 and RAR5 archives of versioned.txt;1, ;2 and the
+	// current versioned.txt: unrar extracts the current one only.
+	dir := filepath.Join(testutil.ModuleRoot(), "..", "shared", "corpus", "rar", "rarfile")
+	for _, name := range []string{"rar3-versions.rar", "rar5-versions.rar"} {
+		b, err := os.ReadFile(filepath.Join(dir, name))
+		if err != nil {
+			t.Skip("corpus not present")
+		}
+		for _, fv := range []bool{false, true} {
+			for api, list := range map[string]func() []string{
+				"Archive": func() []string {
+					a, err := Open(bytes.NewReader(b), int64(len(b)), &arc.Config{FileVersions: fv})
+					if err != nil {
+						t.Fatal(err)
+					}
+					var out []string
+					for _, e := range a.Entries() {
+						out = append(out, e.Name)
+					}
+					return out
+				},
+				"Reader": func() []string {
+					r, err := NewReader(bytes.NewReader(b), &arc.Config{FileVersions: fv})
+					if err != nil {
+						t.Fatal(err)
+					}
+					var out []string
+					for {
+						e, err := r.Next()
+						if err != nil {
+							break
+						}
+						out = append(out, e.Name)
+					}
+					return out
+				},
+			} {
+				got := fmt.Sprint(list())
+				want := "[versioned.txt]"
+				if fv {
+					want = "[versioned.txt;1 versioned.txt;2 versioned.txt]"
+				}
+				if got != want {
+					t.Errorf("%s FileVersions %v via %s: %s, want %s", name, fv, api, got, want)
+				}
+			}
+		}
 	}
 }

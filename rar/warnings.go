@@ -22,6 +22,7 @@ const (
 	warnLocked                    // archive locked against changes (-k)
 	warnRecovery                  // recovery record present (-rr)
 	warnCut                       // the listing stopped at a damaged header
+	warnVersions                  // older file versions were not listed
 )
 
 // add records err under kind unless that kind was recorded before.
@@ -56,6 +57,9 @@ var (
 	// ErrRecoveryRecord is the warning of an archive carrying a recovery
 	// record (-rr), which this package does not use to repair data.
 	ErrRecoveryRecord = errors.New("rar: archive has a recovery record (not used for repair)")
+	// ErrVersionsSkipped is the warning of an archive holding older file
+	// versions (rar -ver) that were not listed (Config.FileVersions).
+	ErrVersionsSkipped = errors.New("rar: older file versions not listed (Config.FileVersions lists them)")
 )
 
 // errDataCut is the error of entry data that the input cuts short: the
