@@ -261,7 +261,7 @@ func (p *parser) next4() (*file, error) {
 			// (unrar: "unexpected end of archive"). The entries before
 			// are complete, so this is a warning, not an error.
 			p.done = true
-			if p.endBlock4 {
+			if p.endBlock4 || !p.sawBlock4 {
 				p.warn.add(warnTruncated, errs.Truncated("RAR volume ends without its end-of-archive block"))
 			}
 			return nil, io.EOF
@@ -270,6 +270,7 @@ func (p *parser) next4() (*file, error) {
 			return nil, err
 		}
 		p.pending = hd.addSize
+		p.sawBlock4 = true
 		switch hd.typ {
 		case head4File:
 			if hd.flags&lhdSplitBefore == 0 {

@@ -60,6 +60,7 @@ type parser struct {
 	// the memory they hold, bounded by MaxEntries and MaxHeaderMemory.
 	index      bool
 	endBlock4  bool // a RAR 2.9+ block was seen: the volume must end with an end block
+	sawBlock4  bool // a block after the main header was seen in this volume
 	nentries   int64
 	indexMem   int64
 	entriesMax int64
@@ -276,7 +277,7 @@ func (p *parser) begin(vol int) error {
 		return errs.Corrupt("volume %d is RAR%d, the first is RAR%d", vol+1, ver, p.version)
 	}
 	p.version, p.vol, p.pending, p.done, p.more = ver, vol, 0, false, false
-	p.endBlock4 = false
+	p.endBlock4, p.sawBlock4 = false, false
 	p.encHeaders = false
 	if ver == 5 {
 		return p.main5()
@@ -318,7 +319,7 @@ func (p *parser) readComment(n int64) error {
 	}
 	b := make([]byte, n)
 	if err := p.s.full(b, "comment"); err != nil {
-		return err
+		return errs.EOF(err, "comment") // inside a block: never a clean end
 	}
 	p.pending -= n
 	p.comment, p.haveCmt = string(b), true
@@ -336,7 +337,7 @@ func (p *parser) packedComment(f *file) error {
 	}
 	packed := make([]byte, n)
 	if err := p.s.full(packed, "comment"); err != nil {
-		return err
+		return errs.EOF(err, "comment")
 	}
 	p.pending = 0
 	d, err := p.newUnpacker(f)

@@ -52,3 +52,33 @@ func TestTruncatedEverywhere(t *testing.T) {
 		}
 	}
 }
+
+// TestTruncatedEveryByte cuts unencrypted RAR4 and RAR5 archives (plain,
+// solid, with a packed comment) at every byte: through both APIs each
+// cut is exactly ErrTruncated or a success with an ErrTruncated warning.
+// The Reader once reported a v29 stream cut mid-data as ErrCorrupt (the
+// decoder saw a bad distance before the end of input); an archive cut
+// right after a comment header or after its main header passed silently.
+func TestTruncatedEveryByte(t *testing.T) {
+	for _, name := range []string{"rar4_m3.rar", "rar4_solid.rar", "rar5_m3.rar", "rar5_solid.rar", "rar4_comment.rar", "rar5_comment.rar"} {
+		data, err := os.ReadFile(filepath.Join(testdata, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		bad := 0
+		for n := 8; n < len(data) && bad < 5; n++ {
+			for api, verdict := range map[string]func([]byte, string) (error, []error){"Archive": archiveVerdict, "Reader": readerVerdict} {
+				err, ws := verdict(data[:n], "")
+				if err != nil {
+					if m := matched(err); len(m) != 1 || m[0] != errs.ErrTruncated {
+						bad++
+						t.Errorf("%s cut to %d via %s: %v", name, n, api, err)
+					}
+				} else if !hasWarning(ws, errs.ErrTruncated) {
+					bad++
+					t.Errorf("%s cut to %d via %s: no error, no truncation warning", name, n, api)
+				}
+			}
+		}
+	}
+}
