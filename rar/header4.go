@@ -107,7 +107,9 @@ func (p *parser) readHeader4() (*header4, error) {
 		copy(h, first[:])
 		if err := p.s.full(h[16:], "header"); err != nil {
 			// A wrong key makes a random size; so does a cut archive.
-			if p.hpwOK {
+			// Once a header has decrypted, or when this one's first block
+			// is one a wrong key almost never yields, it is a cut.
+			if p.hpwOK || plausible4(first[:]) {
 				return nil, errs.EOF(err, "encrypted header")
 			}
 			return nil, fmt.Errorf("%w: headers do not decrypt (header size %d passes the end of the archive)", errs.ErrPassword, size)
@@ -161,6 +163,24 @@ func oldCRCExempt(h []byte) bool {
 	}
 	// Old subblocks and comment/AV blocks of RAR 1.5–2.x are skipped.
 	return h[2] == head4Comm || h[2] == 0x76 || h[2] == head4Sub || h[2] == 0x79
+}
+
+// plausible4 reports whether the first decrypted 16 bytes of a block
+// header look like what rar writes, beyond the type and size range that
+// readHeader4 checks first: a file or service header has the long-block
+// flag, room for its fixed fields and a known host OS; an end block is
+// small. A wrong key passes this about once in 10^5 tries, so a header
+// that does and then runs past the end of the input is a truncation.
+func plausible4(b []byte) bool {
+	flags := binary.LittleEndian.Uint16(b[3:])
+	size := binary.LittleEndian.Uint16(b[5:])
+	switch b[2] {
+	case head4File, head4NewSub:
+		return flags&hfl4LongBlk != 0 && size >= 32 && b[15] <= 5
+	case head4End:
+		return size >= 7 && size <= 32
+	}
+	return false
 }
 
 // badKey4 is the error of an encrypted header that does not decrypt:

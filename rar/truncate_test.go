@@ -82,3 +82,42 @@ func TestTruncatedEveryByte(t *testing.T) {
 		}
 	}
 }
+
+// TestTruncatedEncrypted: the same for encrypted archives at every byte,
+// -hp included: a cut inside the first encrypted header, before any
+// header has proven the password, is still ErrTruncated when the header
+// decrypts to what rar writes; a wrong password on the whole archive
+// stays exactly ErrPassword.
+func TestTruncatedEncrypted(t *testing.T) {
+	sharedKeys = new(sync.Map)
+	defer func() { sharedKeys = nil }()
+	for _, name := range []string{"rar4_hp.rar", "rar4_pw.rar", "rar5_pw.rar", "rar5_hp_stored.rar"} {
+		data, err := os.ReadFile(filepath.Join(testdata, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for api, verdict := range map[string]func([]byte, string) (error, []error){"Archive": archiveVerdict, "Reader": readerVerdict} {
+			err, _ := verdict(data, "wrong")
+			only(t, name+" wrong password via "+api, err, errs.ErrPassword)
+		}
+		step := 1
+		if len(data) > 6000 {
+			step = 7
+		}
+		bad := 0
+		for n := 8; n < len(data) && bad < 5; n += step {
+			for api, verdict := range map[string]func([]byte, string) (error, []error){"Archive": archiveVerdict, "Reader": readerVerdict} {
+				err, ws := verdict(data[:n], "test")
+				if err != nil {
+					if m := matched(err); len(m) != 1 || m[0] != errs.ErrTruncated {
+						bad++
+						t.Errorf("%s cut to %d via %s: %v", name, n, api, err)
+					}
+				} else if !hasWarning(ws, errs.ErrTruncated) {
+					bad++
+					t.Errorf("%s cut to %d via %s: no error, no truncation warning", name, n, api)
+				}
+			}
+		}
+	}
+}
