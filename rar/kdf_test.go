@@ -152,8 +152,8 @@ func TestKDFBudget(t *testing.T) {
 // TestKDFLimitFast: an archive with one salt per entry at 2^24 rounds
 // is refused by SafeLimits after a few derivations, not after hours.
 func TestKDFLimitFast(t *testing.T) {
-	if testing.Short() {
-		t.Skip("derives keys")
+	if testing.Short() || raceEnabled {
+		t.Skip("derives 2^20-round keys")
 	}
 	data := rar5Encrypted(64, 20, func(i int) byte { return byte(i) })
 	lim := arc.Limits{MaxKDFRounds: 3 << 20}
