@@ -49,6 +49,7 @@ func open(ra io.ReaderAt, size int64, cfg *arc.Config) (arc.Archive, error) {
 // the volumes that follow it, found through cfg.Name and cfg.OpenVolume.
 func Open(ra io.ReaderAt, size int64, cfg *arc.Config) (*Archive, error) {
 	p := newParser(cfg)
+	p.index = true      // entries are kept: MaxEntries and MaxHeaderMemory apply
 	defer p.s.release() // headers are all read here; entries read through a.vols
 	a := &Archive{p: p, spare: map[int]unpacker{}}
 	a.solid.next = -1

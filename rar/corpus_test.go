@@ -49,9 +49,6 @@ func TestCorpus(t *testing.T) {
 		}
 	}
 	sort.Strings(failures)
-	for _, f := range failures {
-		t.Log("WRONG ", f)
-	}
 	for _, k := range []string{"RAR5", "RAR4", "older"} {
 		tl := counts[k]
 		t.Logf("corpus %-5s: %d match, %d right error, %d wrong", k, tl.match, tl.rightErr, tl.wrong)
@@ -59,8 +56,10 @@ func TestCorpus(t *testing.T) {
 			t.Errorf("no %s corpus archive matched", k)
 		}
 	}
-	if os.Getenv("UNARC_CORPUS_STRICT") != "" && len(failures) > 0 {
-		t.Errorf("%d corpus archives wrong", len(failures))
+	// The corpus is present (CorpusDir skips otherwise): any archive that
+	// does not behave as the manifest says fails the test.
+	for _, f := range failures {
+		t.Error("WRONG ", f)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
 
 	"github.com/go-unarc/unarc/crc32x"
@@ -35,7 +36,7 @@ func (r *partsReader) Read(p []byte) (int, error) {
 			pt := r.parts[r.i]
 			v := r.vols[pt.vol]
 			if pt.off+pt.size > v.size {
-				return 0, errs.Truncated("entry data beyond the end of the volume")
+				return 0, errDataCut
 			}
 			r.sr = *io.NewSectionReader(v.ra, pt.off, pt.size)
 			r.open = true
@@ -65,9 +66,12 @@ func (p *parser) decrypter(f *file, src io.Reader, dst *rarcrypto.Reader) (io.Re
 		if err != nil {
 			return nil, false, err
 		}
-		k := p.derive5(pw, f.salt, f.lg2)
+		k, err := p.derive5(pw, f.salt, f.lg2)
+		if err != nil {
+			return nil, false, err
+		}
 		if f.check != nil && string(k.Check[:]) != string(f.check) {
-			return nil, false, fmt.Errorf("%w: %s", errs.ErrPassword, f.e.Name)
+			return nil, false, fmt.Errorf("%w: the password check value does not match", errs.ErrPassword)
 		}
 		f.hashKey = &k.HashKey
 		if err := dst.Reset(src, k.Key[:], f.iv[:]); err != nil {
@@ -80,7 +84,10 @@ func (p *parser) decrypter(f *file, src io.Reader, dst *rarcrypto.Reader) (io.Re
 			return nil, false, err
 		}
 		// Without a salt the key comes from the password alone.
-		k := p.derive3(pw, f.salt)
+		k, err := p.derive3(pw, f.salt)
+		if err != nil {
+			return nil, false, err
+		}
 		if err := dst.Reset(src, k.Key[:], k.IV[:]); err != nil {
 			return nil, false, err
 		}
@@ -92,7 +99,7 @@ func (p *parser) decrypter(f *file, src io.Reader, dst *rarcrypto.Reader) (io.Re
 		}
 		return rarcrypto.NewReader20(src, rarcrypto.NewCipher20(pw)), true, nil
 	}
-	return nil, false, errs.Unsupported("RAR 1.3/1.5 encryption of %s", f.e.Name)
+	return nil, false, errs.Unsupported("RAR 1.3/1.5 encryption")
 }
 
 // entryPassword asks for the entry's password; with encrypted headers the
@@ -103,7 +110,7 @@ func (p *parser) entryPassword(f *file) (string, error) {
 	}
 	pw, err := p.password(f.e)
 	if err != nil {
-		return "", fmt.Errorf("%s: %w", f.e.Name, err)
+		return "", err
 	}
 	return pw, nil
 }
@@ -137,7 +144,7 @@ func verifier(v *crc32x.Reader, f *file, r io.Reader) {
 // checkSize applies Limits.MaxEntrySize to the declared size.
 func (p *parser) checkSize(f *file) error {
 	if f.e.Size > p.sizeMax {
-		return errs.Limit("%s: %d bytes exceeds the entry size limit of %d", f.e.Name, f.e.Size, p.sizeMax)
+		return errs.Limit("%d bytes exceed MaxEntrySize (%d)", f.e.Size, p.sizeMax)
 	}
 	return nil
 }
@@ -145,7 +152,7 @@ func (p *parser) checkSize(f *file) error {
 // checkDict applies the dictionary limit before any decoder allocates.
 func (p *parser) checkDict(f *file) error {
 	if f.dict > p.dictMax {
-		return errs.Limit("%s: dictionary %d MiB exceeds the limit of %d MiB", f.e.Name, f.dict>>20, p.dictMax>>20)
+		return errs.Limit("dictionary of %d MiB exceeds MaxDictionary (%d MiB)", f.dict>>20, p.dictMax>>20)
 	}
 	return nil
 }
@@ -155,7 +162,7 @@ func (p *parser) newUnpacker(f *file) (unpacker, error) {
 	fam := family(f.algo)
 	mk := unpackers[fam]
 	if mk == nil {
-		return nil, errs.Unsupported("%s: RAR compression %s", f.e.Name, f.e.Method)
+		return nil, errs.Unsupported("RAR compression %s", f.e.Method)
 	}
 	if pl := unpackerPools[fam]; pl != nil {
 		if v := pl.Get(); v != nil {
@@ -185,14 +192,12 @@ func releaseUnpacker(fam int, d unpacker) {
 // into errs.ErrPassword: a wrong key yields garbage that fails the
 // checksum or the decoder, and must not be reported as corruption.
 func mapErr(err error, guess bool) error {
-	if err == nil || err == io.EOF || !guess {
-		return err
+	if err == nil || err == io.EOF || !guess || errors.Is(err, errDataCut) {
+		return err // the input itself ends early: truncated whatever the key
 	}
-	if errors.Is(err, errs.ErrChecksum) || errors.Is(err, errs.ErrCorrupt) {
-		return fmt.Errorf("%w (data check failed: %w)", errs.ErrPassword, err)
-	}
-	if errors.Is(err, io.ErrUnexpectedEOF) {
-		return fmt.Errorf("%w, or %w", errs.ErrPassword, errs.Truncated("encrypted data"))
+	// One sentinel only: the cause is kept as text, not wrapped.
+	if errors.Is(err, errs.ErrChecksum) || errors.Is(err, errs.ErrCorrupt) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return fmt.Errorf("%w (data check failed: %s)", errs.ErrPassword, strings.TrimPrefix(err.Error(), "unarc: "))
 	}
 	return err
 }

@@ -35,9 +35,14 @@ func FuzzArchive(f *testing.F) {
 	kdfMaxLg2 = 16             // keep hostile KDF counts from dominating the run
 	sharedKeys = new(sync.Map) // mutated copies of one archive share its keys
 	f.Fuzz(func(t *testing.T, data []byte) {
+		// Small limits keep every input cheap: 4 MiB windows, 16 MiB of
+		// decoder memory, a few thousand entries, 2^20 KDF rounds (the
+		// per-derivation cap is 2^16 here) and 64 MiB of output.
+		defer testutil.FuzzBound(t, testutil.FuzzTimeout, 256<<20)()
 		cfg := &arc.Config{
 			Password: func(*arc.Entry) (string, error) { return "test", nil },
-			Limits:   arc.Limits{MaxDictionary: 1 << 22, MaxMemory: 1 << 24},
+			Limits: arc.Limits{MaxDictionary: 1 << 22, MaxMemory: 1 << 24, MaxEntries: 10000,
+				MaxHeaderMemory: 16 << 20, MaxKDFRounds: 1 << 20, MaxTotalSize: 64 << 20},
 		}
 		// Decoding is bounded per input so each run stays short: what
 		// matters here is the parser and the chain, not decoder speed.

@@ -24,6 +24,7 @@ const (
 	head4File    = 0x74
 	head4Comm    = 0x75 // old comment block
 	head4Sub     = 0x77 // old subblock
+	head4Protect = 0x78 // old recovery record
 	head4NewSub  = 0x7a // service header (CMT, ACL, STM, RR, …)
 	head4End     = 0x7b
 	hfl4LongBlk  = 0x8000
@@ -32,6 +33,7 @@ const (
 	mhd4Locked   = 0x0004
 	mhd4Solid    = 0x0008
 	mhd4NewNum   = 0x0010
+	mhd4Protect  = 0x0040 // recovery record present
 	mhd4Password = 0x0080
 	mhd4FirstVol = 0x0100
 
@@ -44,6 +46,7 @@ const (
 	lhdLarge       = 0x0100
 	lhdUnicode     = 0x0200
 	lhdSalt        = 0x0400
+	lhdVersion     = 0x0800 // an older file version (rar -ver), named "name;n"
 	lhdExtTime     = 0x1000
 
 	earcNextVolume = 0x0001
@@ -84,7 +87,10 @@ func (p *parser) readHeader4() (*header4, error) {
 			}
 		}
 		p.hsalt = string(salt[:])
-		k := p.derive3(pw, salt[:])
+		k, err := p.derive3(pw, salt[:])
+		if err != nil {
+			return nil, err
+		}
 		b, _ := aes.NewCipher(k.Key[:])
 		mode := cipher.NewCBCDecrypter(b, k.IV[:])
 		var first [16]byte
@@ -94,20 +100,26 @@ func (p *parser) readHeader4() (*header4, error) {
 		mode.CryptBlocks(first[:], first[:])
 		size := int(binary.LittleEndian.Uint16(first[5:]))
 		if size < 7 || first[2] < head4Mark || first[2] > head4End {
-			return nil, fmt.Errorf("%w: headers do not decrypt", errs.ErrPassword)
+			return nil, p.badKey4("block header")
 		}
 		padded := (size + 15) &^ 15
 		h = p.header(padded)
 		copy(h, first[:])
 		if err := p.s.full(h[16:], "header"); err != nil {
 			// A wrong key makes a random size; so does a cut archive.
-			return nil, fmt.Errorf("%w, or %w", errs.ErrPassword, errs.EOF(err, "encrypted header"))
+			// Once a header has decrypted, or when this one's first block
+			// is one a wrong key almost never yields, it is a cut.
+			if p.hpwOK || plausible4(first[:]) {
+				return nil, errs.EOF(err, "encrypted header")
+			}
+			return nil, fmt.Errorf("%w: headers do not decrypt (header size %d passes the end of the archive)", errs.ErrPassword, size)
 		}
 		mode.CryptBlocks(h[16:], h[16:])
 		h = h[:size]
 		if uint16(crc32.ChecksumIEEE(h[2:])) != binary.LittleEndian.Uint16(h) {
-			return nil, fmt.Errorf("%w: header checksum fails after decryption", errs.ErrPassword)
+			return nil, p.badKey4("header checksum")
 		}
+		p.hpwOK = true // a whole header decrypted: the password is right
 	} else {
 		var fixed [7]byte
 		if err := p.s.full(fixed[:], "header"); err != nil {
@@ -123,7 +135,7 @@ func (p *parser) readHeader4() (*header4, error) {
 			return nil, errs.EOF(err, "header")
 		}
 		if uint16(crc32.ChecksumIEEE(h[2:])) != binary.LittleEndian.Uint16(h) && !oldCRCExempt(h) {
-			return nil, fmt.Errorf("%w: RAR block header CRC", errs.ErrChecksum)
+			return nil, errs.Corrupt("RAR block header CRC")
 		}
 	}
 	hd := &header4{typ: h[2], flags: binary.LittleEndian.Uint16(h[3:]), body: cursor{b: h[7:]}}
@@ -153,6 +165,33 @@ func oldCRCExempt(h []byte) bool {
 	return h[2] == head4Comm || h[2] == 0x76 || h[2] == head4Sub || h[2] == 0x79
 }
 
+// plausible4 reports whether the first decrypted 16 bytes of a block
+// header look like what rar writes, beyond the type and size range that
+// readHeader4 checks first: a file or service header has the long-block
+// flag, room for its fixed fields and a known host OS; an end block is
+// small. A wrong key passes this about once in 10^5 tries, so a header
+// that does and then runs past the end of the input is a truncation.
+func plausible4(b []byte) bool {
+	flags := binary.LittleEndian.Uint16(b[3:])
+	size := binary.LittleEndian.Uint16(b[5:])
+	switch b[2] {
+	case head4File, head4NewSub:
+		return flags&hfl4LongBlk != 0 && size >= 32 && b[15] <= 5
+	case head4End:
+		return size >= 7 && size <= 32
+	}
+	return false
+}
+
+// badKey4 is the error of an encrypted header that does not decrypt:
+// a wrong password until one header has decrypted under it, damage after.
+func (p *parser) badKey4(what string) error {
+	if p.hpwOK {
+		return errs.Corrupt("encrypted %s", what)
+	}
+	return fmt.Errorf("%w: headers do not decrypt (%s)", errs.ErrPassword, what)
+}
+
 func (p *parser) main4() error {
 	for {
 		hd, err := p.readHeader4()
@@ -169,6 +208,12 @@ func (p *parser) main4() error {
 		p.volume = fl&mhd4Volume != 0
 		p.solid = fl&mhd4Solid != 0
 		p.locked = fl&mhd4Locked != 0
+		if p.locked {
+			p.warn.add(warnLocked, ErrLocked)
+		}
+		if fl&mhd4Protect != 0 {
+			p.warn.add(warnRecovery, ErrRecoveryRecord)
+		}
 		p.newNaming = fl&mhd4NewNum != 0
 		p.firstVol = fl&mhd4FirstVol != 0 || !p.volume
 		c := &hd.body
@@ -231,20 +276,50 @@ func (p *parser) next4() (*file, error) {
 		}
 		hd, err := p.readHeader4()
 		if err == io.EOF {
+			// RAR 2.0 and later end every volume with an end-of-archive
+			// block: without it the file was cut at a block boundary
+			// (unrar: "unexpected end of archive"). The entries before
+			// are complete, so this is a warning, not an error.
 			p.done = true
+			if p.endBlock4 || !p.sawBlock4 {
+				p.warn.add(warnTruncated, errs.Truncated("RAR volume ends without its end-of-archive block"))
+			}
 			return nil, io.EOF
 		}
 		if err != nil {
 			return nil, err
 		}
 		p.pending = hd.addSize
+		p.sawBlock4 = true
 		switch hd.typ {
 		case head4File:
-			return p.file4(hd, false)
+			if hd.flags&lhdSplitBefore == 0 {
+				if err := p.admitNew(); err != nil {
+					return nil, err
+				}
+			}
+			f, err := p.file4(hd, false)
+			if err != nil {
+				return nil, err
+			}
+			p.fileVersion = 0
+			if hd.flags&lhdVersion != 0 {
+				p.fileVersion = 1 // the number is in the stored name ("name;n")
+			}
+			if p.skipVersion() {
+				continue
+			}
+			if err := p.admit(f); err != nil {
+				return nil, err
+			}
+			return f, nil
 		case head4NewSub:
 			f, err := p.file4(hd, true)
 			if err != nil {
 				return nil, err
+			}
+			if f.e.Name == "RR" {
+				p.warn.add(warnRecovery, ErrRecoveryRecord)
 			}
 			if f.e.Name == "CMT" && !p.haveCmt && f.crypt == cryptNone && !f.split && f.first {
 				if f.method == 0 {
@@ -261,8 +336,10 @@ func (p *parser) next4() (*file, error) {
 			return nil, io.EOF
 		case head4Main, head4Mark:
 			return nil, errs.Corrupt("RAR block type %#x repeated", hd.typ)
+		case head4Protect:
+			p.warn.add(warnRecovery, ErrRecoveryRecord)
 		default:
-			// Old comments, AV, subblocks, recovery records: skipped.
+			// Old comments, AV, subblocks: skipped.
 		}
 	}
 }
@@ -289,6 +366,12 @@ func (p *parser) file4(hd *header4, service bool) (*file, error) {
 		return nil, errs.Corrupt("RAR file header")
 	}
 	p.pending = pack
+	if ver >= 29 || service || fl&lhdExtTime != 0 {
+		// rar 2.9 and later (the writers of v29 data, service headers and
+		// extended times) always end a volume with the end block; rar
+		// 1.5–2.x archives often have none.
+		p.endBlock4 = true
+	}
 	f := &file{version: 4, copyOf: -1, first: fl&lhdSplitBefore == 0, split: fl&lhdSplitAfter != 0}
 	e := &arc.Entry{PackedSize: pack, Size: unp, Index: -1}
 	f.e = e

@@ -8,6 +8,7 @@ import (
 	"hash/crc32"
 	"io"
 	"io/fs"
+	"strconv"
 	"strings"
 	"time"
 
@@ -85,7 +86,7 @@ func (p *parser) readHeader5() (*header5, error) {
 		c := cursor{b: first[4:]}
 		size := c.vint()
 		if c.bad || size == 0 || size > maxHeader5 {
-			if p.hcheck == nil {
+			if p.hcheck == nil && !p.hpwOK {
 				return nil, fmt.Errorf("%w: headers do not decrypt", errs.ErrPassword)
 			}
 			return nil, errs.Corrupt("header size %d", size)
@@ -93,16 +94,16 @@ func (p *parser) readHeader5() (*header5, error) {
 		n := 4 + (12 - len(c.b)) + int(size) // CRC + vint + header
 		padded := (n + 15) &^ 15
 		if p.s.size >= 0 && int64(padded-16) > p.s.size-p.s.off {
-			if p.hcheck == nil {
-				return nil, fmt.Errorf("%w, or %w", errs.ErrPassword, errs.Truncated("encrypted header"))
+			if p.hcheck == nil && !p.hpwOK {
+				return nil, fmt.Errorf("%w: headers do not decrypt (header size %d passes the end of the archive)", errs.ErrPassword, size)
 			}
 			return nil, errs.Truncated("header larger than the rest of the volume")
 		}
 		h = p.header(padded)
 		copy(h, first[:])
 		if err := p.s.full(h[16:], "header"); err != nil {
-			if p.hcheck == nil {
-				return nil, fmt.Errorf("%w, or %w", errs.ErrPassword, errs.EOF(err, "encrypted header"))
+			if p.hcheck == nil && !p.hpwOK {
+				return nil, fmt.Errorf("%w: headers do not decrypt (header size %d passes the end of the archive)", errs.ErrPassword, size)
 			}
 			return nil, errs.EOF(err, "header")
 		}
@@ -145,10 +146,13 @@ func (p *parser) readHeader5() (*header5, error) {
 	size := c.vint()
 	body := c.b[:size]
 	if crc32.ChecksumIEEE(h[4:len(h)-len(c.b)+int(size)]) != binary.LittleEndian.Uint32(h) {
-		if p.encHeaders && p.hcheck == nil {
+		if p.encHeaders && p.hcheck == nil && !p.hpwOK {
 			return nil, fmt.Errorf("%w: header checksum fails after decryption", errs.ErrPassword)
 		}
-		return nil, fmt.Errorf("%w: RAR5 header CRC", errs.ErrChecksum)
+		return nil, errs.Corrupt("RAR5 header CRC")
+	}
+	if p.encHeaders {
+		p.hpwOK = true // a whole header decrypted: the password is right
 	}
 	hd := &header5{body: cursor{b: body}}
 	hd.typ = hd.body.vint()
@@ -190,6 +194,9 @@ func (p *parser) main5() error {
 		p.volume = fl&mhd5Volume != 0
 		p.solid = fl&mhd5Solid != 0
 		p.locked = fl&mhd5Locked != 0
+		if p.locked {
+			p.warn.add(warnLocked, ErrLocked)
+		}
 		p.volNum = 0
 		if fl&mhd5VolNumber != 0 {
 			p.volNum = int(c.vintN(1 << 30))
@@ -230,7 +237,10 @@ func (p *parser) crypt5(hd *header5) error {
 	if err != nil {
 		return fmt.Errorf("encrypted headers: %w", err)
 	}
-	k := p.derive5(pw, salt, lg2)
+	k, err := p.derive5(pw, salt, lg2)
+	if err != nil {
+		return err
+	}
 	if check != nil && rarcrypto.CheckSum5(check, sum) {
 		if string(k.Check[:]) != string(check) {
 			p.pwCache = nil
@@ -255,7 +265,9 @@ func (p *parser) next5() (*file, error) {
 			// rar always ends a RAR5 volume with an end-of-archive header:
 			// its absence means the file was cut at a header boundary.
 			p.done = true
-			return nil, errs.Truncated("RAR5 volume ends without its end-of-archive header")
+			err := errs.Truncated("RAR5 volume ends without its end-of-archive header")
+			p.warn.add(warnTruncated, err)
+			return nil, err
 		}
 		if err != nil {
 			return nil, err
@@ -263,8 +275,20 @@ func (p *parser) next5() (*file, error) {
 		p.pending = hd.dataSize
 		switch hd.typ {
 		case head5File:
+			if hd.flags&hfl5SplitBefore == 0 {
+				if err := p.admitNew(); err != nil {
+					return nil, err
+				}
+			}
+			p.fileVersion = 0
 			f, err := p.file5(hd, false)
 			if err != nil {
+				return nil, err
+			}
+			if p.skipVersion() {
+				continue
+			}
+			if err := p.admit(f); err != nil {
 				return nil, err
 			}
 			return f, nil
@@ -282,6 +306,9 @@ func (p *parser) next5() (*file, error) {
 				} else if err := p.packedComment(f); err != nil {
 					return nil, err
 				}
+			}
+			if f.e.Name == "RR" {
+				p.warn.add(warnRecovery, ErrRecoveryRecord)
 			}
 			// QO, ACL, STM, RR and unknown service headers are skipped.
 		case head5End:
@@ -400,9 +427,22 @@ func (p *parser) file5(hd *header5, service bool) (*file, error) {
 	return f, nil
 }
 
-// extra5 parses the extra records of a file or service header.
+// extra5 parses the extra records of a file or service header. A header
+// may repeat a record type (up to 2 MiB of records): the last one wins, as
+// in unrar, and nothing is built per record — fields are remembered as
+// slices of the header buffer and materialized once after the loop, so the
+// cost is linear in the header size whatever the records say.
 func (p *parser) extra5(f *file, extra []byte) error {
 	e := f.e
+	var (
+		version     uint64
+		salt, check []byte
+		blake       []byte
+		target      []byte
+		haveLink    bool
+		link        arc.LinkKind
+		winTarget   bool
+	)
 	x := cursor{b: extra}
 	for len(x.b) > 0 {
 		size := x.vint()
@@ -417,11 +457,11 @@ func (p *parser) extra5(f *file, extra []byte) error {
 			ver := c.vint()
 			fl := c.vint()
 			lg2 := int(c.u8())
-			salt := c.bytes(rarcrypto.SaltSize5)
+			s := c.bytes(rarcrypto.SaltSize5)
 			iv := c.bytes(rarcrypto.IVSize)
-			var check, sum []byte
+			var chk, sum []byte
 			if fl&1 != 0 {
-				check = c.bytes(rarcrypto.CheckSize5)
+				chk = c.bytes(rarcrypto.CheckSize5)
 				sum = c.bytes(4)
 			}
 			if c.bad {
@@ -432,15 +472,16 @@ func (p *parser) extra5(f *file, extra []byte) error {
 			if ver != 0 || lg2 > kdfMaxLg2 {
 				f.crypt = -1 // unsupported; reported when opened
 			}
-			f.lg2, f.salt = lg2, clone(salt)
+			f.lg2, salt = lg2, s
 			copy(f.iv[:], iv)
-			if check != nil && rarcrypto.CheckSum5(check, sum) {
-				f.check = clone(check)
+			check = nil
+			if chk != nil && rarcrypto.CheckSum5(chk, sum) {
+				check = chk
 			}
 			f.useMAC = fl&2 != 0
 		case fx5Hash:
 			if c.vint() == 0 { // BLAKE2sp
-				f.blake = clone(c.bytes(32))
+				blake = c.bytes(32)
 			}
 		case fx5Time:
 			fl := c.vint()
@@ -483,42 +524,61 @@ func (p *parser) extra5(f *file, extra []byte) error {
 				e.Accessed = ts[2]
 			}
 		case fx5Version:
-			// File version (-ver): unrar appends ";n" to the name.
+			// File version (-ver): unrar appends ";n" to the name once.
 			c.vint()
-			if v := c.vint(); !c.bad && v > 0 {
-				e.Name = fmt.Sprintf("%s;%d", e.Name, v)
+			if v := c.vint(); !c.bad {
+				version = v
 			}
 		case fx5Redir:
 			kind := c.vint()
 			c.vint() // flags: target is a directory
 			n := c.vint()
-			target := c.bytes(n)
+			t := c.bytes(n)
 			if c.bad {
 				return errs.Corrupt("RAR5 redirection record")
 			}
-			t := string(target)
+			var k arc.LinkKind
+			win := false
 			switch kind {
 			case 1:
-				e.Link = arc.LinkSymlink
+				k = arc.LinkSymlink
 			case 2:
-				e.Link = arc.LinkSymlink
-				t = winLink(t)
+				k, win = arc.LinkSymlink, true
 			case 3:
-				e.Link = arc.LinkJunction
-				t = winLink(t)
+				k, win = arc.LinkJunction, true
 			case 4:
-				e.Link = arc.LinkHardlink
+				k = arc.LinkHardlink
 			case 5:
-				e.Link = arc.LinkCopy
+				k = arc.LinkCopy
 			default:
 				continue // unknown redirection: an ordinary entry
 			}
-			e.LinkTarget = t
-			if e.Link == arc.LinkSymlink || e.Link == arc.LinkJunction {
-				e.Mode = e.Mode&^fs.ModeType | fs.ModeSymlink
-			}
+			haveLink, link, target, winTarget = true, k, t, win
 		case fx5Owner:
 			// User and group names: not part of arc.Entry.
+		}
+	}
+	if version > 0 {
+		e.Name = e.Name + ";" + strconv.FormatUint(version, 10)
+	}
+	p.fileVersion = version
+	if salt != nil {
+		f.salt = clone(salt)
+	}
+	if check != nil {
+		f.check = clone(check)
+	}
+	if blake != nil {
+		f.blake = clone(blake)
+	}
+	if haveLink {
+		t := string(target)
+		if winTarget {
+			t = winLink(t)
+		}
+		e.Link, e.LinkTarget = link, t
+		if link == arc.LinkSymlink || link == arc.LinkJunction {
+			e.Mode = e.Mode&^fs.ModeType | fs.ModeSymlink
 		}
 	}
 	return nil

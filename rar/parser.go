@@ -5,6 +5,7 @@ import (
 	"hash/crc32"
 	"io"
 	"sync"
+	"unsafe"
 
 	"github.com/go-unarc/unarc/internal/arc"
 	"github.com/go-unarc/unarc/internal/errs"
@@ -40,10 +41,12 @@ type parser struct {
 	hsalt          string // RAR4: last header salt
 	hsalts         int
 	hsaltsDistinct int
+	hpwOK          bool // a header decrypted with a valid CRC: the password is right
 
 	comment    string
 	haveCmt    bool
 	pwCache    *string
+	budget     *arc.Budget // key-derivation account of this archive
 	keys5      map[string]*rarcrypto.Keys5
 	keys3      map[string]*rarcrypto.Keys3
 	lastFile   *file
@@ -52,6 +55,20 @@ type parser struct {
 	sizeMax    int64
 	nfiles     int
 	emptyNames int
+
+	// The index an Archive keeps (index set): entries admitted so far and
+	// the memory they hold, bounded by MaxEntries and MaxHeaderMemory.
+	index      bool
+	endBlock4  bool // a RAR 2.9+ block was seen: the volume must end with an end block
+	sawBlock4  bool // a block after the main header was seen in this volume
+	nentries   int64
+	indexMem   int64
+	entriesMax int64
+	headMemMax int64
+
+	warn warnings // archive-level conditions met while parsing (warnings.go)
+
+	fileVersion uint64 // file-version number of the header just parsed (0: current)
 }
 
 func newParser(cfg *arc.Config) *parser {
@@ -59,7 +76,57 @@ func newParser(cfg *arc.Config) *parser {
 		cfg = &arc.Config{}
 	}
 	lim := cfg.Limits.WithDefaults()
-	return &parser{cfg: cfg, s: newSource(), dictMax: lim.MaxDictionary, memMax: lim.MaxMemory, sizeMax: lim.MaxEntrySize}
+	b := cfg.Budget
+	if b == nil {
+		// Used without the root: the archive still gets its own account.
+		b = arc.NewBudget(cfg.Limits)
+	}
+	return &parser{cfg: cfg, s: newSource(), dictMax: lim.MaxDictionary, memMax: lim.MaxMemory, sizeMax: lim.MaxEntrySize,
+		entriesMax: lim.MaxEntries, headMemMax: lim.MaxHeaderMemory, budget: b}
+}
+
+// entryOverhead is the index memory of one entry beyond its strings: the
+// arc.Entry and file values, one part, the two slice slots that point at
+// them and the name map resolve builds.
+const entryOverhead = int64(unsafe.Sizeof(arc.Entry{})+unsafe.Sizeof(file{})+unsafe.Sizeof(part{})) + 2*8 + 64
+
+// admitNew checks MaxEntries before a header that starts a new entry is
+// parsed, so an archive over the limit fails before anything is allocated
+// for the entry.
+func (p *parser) admitNew() error {
+	if p.index && p.nentries >= p.entriesMax {
+		return errs.Limit("more than %d entries (MaxEntries)", p.entriesMax)
+	}
+	return nil
+}
+
+// skipVersion reports whether the file header just parsed is an older
+// file version that is not listed: by default they are skipped, as unrar
+// extracts only the current version without -ver; Config.FileVersions
+// lists them. The first skip is recorded as a warning.
+func (p *parser) skipVersion() bool {
+	if p.fileVersion == 0 || p.cfg.FileVersions {
+		return false
+	}
+	p.warn.add(warnVersions, ErrVersionsSkipped)
+	return true
+}
+
+// admit accounts a parsed entry that the Archive will keep against
+// MaxHeaderMemory.
+func (p *parser) admit(f *file) error {
+	if !p.index || !f.first {
+		return nil
+	}
+	e := f.e
+	n := entryOverhead + int64(len(e.Name)+len(e.LinkTarget)+len(e.Method)+len(e.Comment)+
+		len(f.salt)+len(f.check)+len(f.blake))
+	if p.indexMem+n > p.headMemMax {
+		return errs.Limit("index of %d entries needs more than %d bytes (MaxHeaderMemory)", p.nentries+1, p.headMemMax)
+	}
+	p.indexMem += n
+	p.nentries++
+	return nil
 }
 
 // password returns the password for e (nil: the headers). A nil callback
@@ -84,26 +151,34 @@ func (p *parser) password(e *arc.Entry) (string, error) {
 	return pw, nil
 }
 
-// sharedKeys, when set (by the fuzz test only), memoizes derived keys
-// across archives; the library itself keeps keys per archive so they do
-// not outlive it.
+// sharedKeys, when set (by tests only), memoizes derived keys across
+// archives; the library itself keeps keys per archive so they do not
+// outlive it. Keys found there are not charged to the budget.
 var sharedKeys *sync.Map
 
 // maxKeys bounds the key caches.
 const maxKeys = 256
 
-// derive5 caches RAR5 keys per password, salt and round count: rar uses
-// one salt for a whole archive, and each derivation costs 2^15+ HMACs.
-func (p *parser) derive5(pw string, salt []byte, lg2 int) *rarcrypto.Keys5 {
-	if p.keys5 == nil {
-		p.keys5 = make(map[string]*rarcrypto.Keys5)
+// rounds3 is the fixed RAR 3.x key-derivation count (SHA-1 rounds).
+const rounds3 = 1 << 18
+
+// keyID names one derivation: password, salt and round count.
+func keyID(pw string, salt []byte, lg2 int) string {
+	return pw + "\x00" + string(salt) + "\x00" + string(rune('0'+lg2))
+}
+
+// derive5 returns the RAR5 keys for a password, salt and round count
+// (2^lg2 PBKDF2 rounds, plus 32 for the hash key and check value). Each
+// distinct derivation is charged to the archive's KDF budget before it
+// runs; repeated ones (rar uses one salt for a whole archive) come from
+// the per-archive cache and are free.
+func (p *parser) derive5(pw string, salt []byte, lg2 int) (*rarcrypto.Keys5, error) {
+	if lg2 < 0 || lg2 > kdfMaxLg2 {
+		return nil, errs.Unsupported("RAR5 KDF count 2^%d", lg2)
 	}
-	k := pw + "\x00" + string(salt) + string(rune(lg2))
+	k := keyID(pw, salt, lg2)
 	if v, ok := p.keys5[k]; ok {
-		return v
-	}
-	if len(p.keys5) >= maxKeys {
-		clear(p.keys5) // bounded memory; a hostile archive pays per salt anyway
+		return v, nil
 	}
 	var v *rarcrypto.Keys5
 	if sharedKeys != nil {
@@ -112,26 +187,29 @@ func (p *parser) derive5(pw string, salt []byte, lg2 int) *rarcrypto.Keys5 {
 		}
 	}
 	if v == nil {
+		if err := p.budget.ChargeKDF(1<<lg2 + 32); err != nil {
+			return nil, err
+		}
 		v = rarcrypto.Derive5(pw, salt, lg2)
 		if sharedKeys != nil {
 			sharedKeys.Store("5"+k, v)
 		}
 	}
+	if p.keys5 == nil {
+		p.keys5 = make(map[string]*rarcrypto.Keys5)
+	}
+	if len(p.keys5) >= maxKeys {
+		clear(p.keys5) // bounded memory; a re-derivation is charged again
+	}
 	p.keys5[k] = v
-	return v
+	return v, nil
 }
 
-// derive3 caches RAR3 keys per password and salt (2^18 SHA-1 rounds each).
-func (p *parser) derive3(pw string, salt []byte) *rarcrypto.Keys3 {
-	if p.keys3 == nil {
-		p.keys3 = make(map[string]*rarcrypto.Keys3)
-	}
-	k := pw + "\x00" + string(salt)
+// derive3 is derive5 for RAR 3.x keys (2^18 SHA-1 rounds each).
+func (p *parser) derive3(pw string, salt []byte) (*rarcrypto.Keys3, error) {
+	k := keyID(pw, salt, 18)
 	if v, ok := p.keys3[k]; ok {
-		return v
-	}
-	if len(p.keys3) >= maxKeys {
-		clear(p.keys3)
+		return v, nil
 	}
 	var v *rarcrypto.Keys3
 	if sharedKeys != nil {
@@ -140,13 +218,22 @@ func (p *parser) derive3(pw string, salt []byte) *rarcrypto.Keys3 {
 		}
 	}
 	if v == nil {
+		if err := p.budget.ChargeKDF(rounds3); err != nil {
+			return nil, err
+		}
 		v = rarcrypto.Derive3(pw, salt)
 		if sharedKeys != nil {
 			sharedKeys.Store("3"+k, v)
 		}
 	}
+	if p.keys3 == nil {
+		p.keys3 = make(map[string]*rarcrypto.Keys3)
+	}
+	if len(p.keys3) >= maxKeys {
+		clear(p.keys3)
+	}
 	p.keys3[k] = v
-	return v
+	return v, nil
 }
 
 // beginStream starts parsing a volume read forward from r, which is
@@ -190,6 +277,7 @@ func (p *parser) begin(vol int) error {
 		return errs.Corrupt("volume %d is RAR%d, the first is RAR%d", vol+1, ver, p.version)
 	}
 	p.version, p.vol, p.pending, p.done, p.more = ver, vol, 0, false, false
+	p.endBlock4, p.sawBlock4 = false, false
 	p.encHeaders = false
 	if ver == 5 {
 		return p.main5()
@@ -231,7 +319,7 @@ func (p *parser) readComment(n int64) error {
 	}
 	b := make([]byte, n)
 	if err := p.s.full(b, "comment"); err != nil {
-		return err
+		return errs.EOF(err, "comment") // inside a block: never a clean end
 	}
 	p.pending -= n
 	p.comment, p.haveCmt = string(b), true
@@ -249,7 +337,7 @@ func (p *parser) packedComment(f *file) error {
 	}
 	packed := make([]byte, n)
 	if err := p.s.full(packed, "comment"); err != nil {
-		return err
+		return errs.EOF(err, "comment")
 	}
 	p.pending = 0
 	d, err := p.newUnpacker(f)

@@ -55,7 +55,13 @@ func openPath(tb testing.TB, name, pw string) (*Archive, error) {
 
 var laterVolume = regexp.MustCompile(`(\.part0*[2-9][0-9]*\.rar|\.part0*1[0-9]+\.rar|\.r[0-9][0-9])$`)
 
+// longPassword is the password of the *_longpw test archives.
+const longPassword = "abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGH"
+
 func testPassword(name string) string {
+	if strings.Contains(name, "_longpw") {
+		return longPassword
+	}
 	if strings.Contains(name, "_pw") || strings.Contains(name, "_hp") {
 		return "test"
 	}

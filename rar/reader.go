@@ -139,7 +139,7 @@ func (r *Reader) nextVolume() error {
 func (r *Reader) startEntry() error {
 	f := r.cur
 	r.used = false
-	r.data.left = r.p.pending
+	r.data.left, r.data.cut = r.p.pending, false
 	r.body = noData{}
 	if !entryData(f.e) {
 		return nil
@@ -224,7 +224,7 @@ func (r *Reader) Read(p []byte) (int, error) {
 	if err == io.EOF && r.used {
 		r.decOK = true
 	}
-	return n, mapErr(err, r.guess)
+	return n, mapErr(r.cutErr(err), r.guess)
 }
 
 // WriteTo writes the rest of the current entry to w, straight from the
@@ -241,7 +241,17 @@ func (r *Reader) WriteTo(w io.Writer) (int64, error) {
 	if err == nil && r.used {
 		r.decOK = true
 	}
-	return n, mapErr(err, r.guess)
+	return n, mapErr(r.cutErr(err), r.guess)
+}
+
+// cutErr reports any failure of an entry whose data the stream cut short
+// as that truncation: a decoder that ran out of input may first see the
+// damage (a bad table, a distance, a checksum) before the error.
+func (r *Reader) cutErr(err error) error {
+	if err != nil && err != io.EOF && r.data.cut {
+		return errDataCut
+	}
+	return err
 }
 
 // Close releases the decoder and the volumes the Reader opened.
@@ -264,6 +274,7 @@ func (r *Reader) Close() error {
 type streamData struct {
 	r    *Reader
 	left int64
+	cut  bool // the stream ended inside the entry's data (errDataCut returned)
 }
 
 func (d *streamData) Read(p []byte) (int, error) {
@@ -280,8 +291,8 @@ func (d *streamData) Read(p []byte) (int, error) {
 	}
 	n, err := d.r.p.s.Read(p)
 	d.left -= int64(n)
-	if err == io.EOF {
-		err = errs.Truncated("entry data")
+	if err == io.EOF || err == io.ErrUnexpectedEOF {
+		err, d.cut = errDataCut, true
 	}
 	return n, err
 }

@@ -187,6 +187,7 @@ func FuzzBLAKE2sp(f *testing.F) {
 		f.Add(pattern(v.n), uint16(v.n/3))
 	}
 	f.Fuzz(func(t *testing.T, data []byte, split uint16) {
+		defer testutil.FuzzBound(t, testutil.FuzzTimeout, 4<<20+8*uint64(len(data)))()
 		want := reference(data)
 		if got := Sum256(data); got != want {
 			t.Fatalf("Sum256 %x want %x", got, want)

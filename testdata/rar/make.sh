@@ -44,6 +44,7 @@ printf 'archive comment\nline two\n' > /tmp/unarc-rar-cmt.txt
 $R -m0 -z/tmp/unarc-rar-cmt.txt "$out/rar5_comment.rar" text.txt
 $R -m0 -rr5% "$out/rar5_rr.rar" text.txt
 $R -m0 -qo+ "$out/rar5_qo.rar" .
+$R -m0 -k "$out/rar5_locked.rar" text.txt
 cd ..
 mkdir -p links && cd links
 printf 'target content\n' > target.txt
@@ -66,6 +67,11 @@ $R4 -m0 -v20k "$out/rar4_vol.rar" ../vol/big.txt
 $R4 -m0 -v20k -vn "$out/rar4_oldvol.rar" ../vol/big.txt
 $R4 -m0 -z/tmp/unarc-rar-cmt.txt "$out/rar4_comment.rar" text.txt
 $R4 -m0 -rr5% "$out/rar4_rr.rar" text.txt
+$R4 -m0 -k "$out/rar4_locked.rar" text.txt
+# A 44-character password: RAR 3.x's SHA-1 quirk only shows from 29.
+LP=abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGH
+$R4 -m3 -hp$LP "$out/rar4_hp_longpw.rar" text.txt
+$R4 -m3 -p$LP "$out/rar4_pw_longpw.rar" text.txt
 # SFX: rar's default.sfx module is ~270 KiB, too big to commit; the tests
 # prepend a stub to these archives instead, and the corpus has real SFX files.
 rm -f /tmp/unarc-rar-cmt.txt

@@ -52,6 +52,9 @@ func CorpusStreams(tb testing.TB, keep func(Entry) bool) []Entry {
 // half reader under the decoder, and checks size and CRC.
 func ReadPaths(t *testing.T, d Decoder, ents []Entry) {
 	t.Helper()
+	if len(ents) == 0 {
+		t.Fatal("ReadPaths: no streams to check")
+	}
 	for _, e := range ents {
 		if err := d.Reset(iotest.HalfReader(bytes.NewReader(e.Packed)), e.Dict, e.Size, false); err != nil {
 			t.Fatal(err)
@@ -68,6 +71,10 @@ func ReadPaths(t *testing.T, d Decoder, ents []Entry) {
 // corrupt, never silently short.
 func Truncated(t *testing.T, d Decoder, ents []Entry) {
 	t.Helper()
+	if len(ents) == 0 {
+		t.Fatal("Truncated: no streams to check")
+	}
+	checked := 0
 	for _, e := range ents {
 		step := max(1, len(e.Packed)/200)
 		for n := 0; n < len(e.Packed); n += step {
@@ -85,7 +92,11 @@ func Truncated(t *testing.T, d Decoder, ents []Entry) {
 			if !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, errs.ErrCorrupt) {
 				t.Fatalf("%s: prefix %d: %v", e.Name, n, err)
 			}
+			checked++
 		}
+	}
+	if checked == 0 {
+		t.Fatal("Truncated: no prefix failed as it should")
 	}
 }
 
@@ -105,6 +116,8 @@ func Fuzz(f *testing.F, newDecoder func() Decoder, seeds []Entry) {
 	dicts := []int64{64 << 10, 4 << 20}
 	d1, d2 := newDecoder(), newDecoder()
 	f.Fuzz(func(t *testing.T, in []byte) {
+		// Windows of at most 4 MiB, two decoders, outputs of 600 KB.
+		defer testutil.FuzzBound(t, testutil.FuzzTimeout, 48<<20)()
 		if len(in) == 0 {
 			return
 		}

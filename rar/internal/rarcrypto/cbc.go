@@ -42,7 +42,12 @@ func (d *Reader) Read(p []byte) (int, error) {
 		// ReadFull fills buf unless the stream ends, so a partial block
 		// can only be the stream's last bytes: a truncated ciphertext.
 		n, err := io.ReadFull(d.r, d.buf[:])
-		if n%aes.BlockSize != 0 {
+		if err != nil && err != io.EOF && err != io.ErrUnexpectedEOF {
+			// The source's own error (a cut input, an I/O failure) is
+			// the cause, whatever block the read stopped in.
+			d.err = err
+			n -= n % aes.BlockSize
+		} else if n%aes.BlockSize != 0 {
 			d.err = io.ErrUnexpectedEOF
 			n -= n % aes.BlockSize
 		} else if err == io.ErrUnexpectedEOF {

@@ -15,6 +15,7 @@ import (
 	"crypto/sha1"
 	"crypto/sha256"
 	"encoding/binary"
+	"math/bits"
 	"unicode/utf16"
 )
 
@@ -108,9 +109,17 @@ type Keys3 struct {
 }
 
 // Derive3 derives the RAR 3.x key and IV (unrar SetKey30): 2^18 rounds
-// of SHA-1 over password(UTF-16LE) || salt || round(3 bytes LE); every
+// of SHA-1 over password(UTF-16LE) || salt, then round(3 bytes LE); every
 // 2^14 rounds the last byte of the running digest becomes one IV byte;
 // the key is the first 16 digest bytes with each 32-bit word byte-swapped.
+//
+// RAR 3.x's SHA-1 has a quirk (unrar sha1_process_rar29): a 64-byte block
+// hashed straight from the caller's buffer — not through the context's
+// own buffer — has its final message schedule written back over those
+// bytes, so later rounds hash changed data. Password and salt are one
+// update of 2·len+8 bytes; only from 65 bytes (passwords of 29 UTF-16
+// units and more) can a block be hashed straight from it, so shorter
+// ones take the standard crypto/sha1 path.
 func Derive3(password string, salt []byte) *Keys3 {
 	const rounds = 1 << 18
 	u := utf16.Encode([]rune(password))
@@ -119,25 +128,130 @@ func Derive3(password string, salt []byte) *Keys3 {
 		seed = append(seed, byte(c), byte(c>>8))
 	}
 	seed = append(seed, salt...)
-	n := len(seed)
-	seed = seed[:n+3]
-	h := sha1.New()
 	k := new(Keys3)
 	var d [sha1.Size]byte
-	for i := 0; i < rounds; i++ {
-		seed[n], seed[n+1], seed[n+2] = byte(i), byte(i>>8), byte(i>>16)
-		h.Write(seed)
-		if i%(rounds/16) == 0 {
-			// A snapshot of the running digest; Sum does not change h.
-			h.Sum(d[:0])
-			k.IV[i/(rounds/16)] = d[19]
+	if len(seed) >= 65 {
+		var h sha1rar
+		h.init()
+		var num [3]byte
+		for i := 0; i < rounds; i++ {
+			h.write(seed, true)
+			num[0], num[1], num[2] = byte(i), byte(i>>8), byte(i>>16)
+			h.write(num[:], true)
+			if i%(rounds/16) == 0 {
+				t := h
+				d = t.sum()
+				k.IV[i/(rounds/16)] = d[19]
+			}
 		}
+		d = h.sum()
+	} else {
+		n := len(seed)
+		seed = seed[:n+3]
+		h := sha1.New()
+		for i := 0; i < rounds; i++ {
+			seed[n], seed[n+1], seed[n+2] = byte(i), byte(i>>8), byte(i>>16)
+			h.Write(seed)
+			if i%(rounds/16) == 0 {
+				// A snapshot of the running digest; Sum does not change h.
+				h.Sum(d[:0])
+				k.IV[i/(rounds/16)] = d[19]
+			}
+		}
+		h.Sum(d[:0])
 	}
-	h.Sum(d[:0])
 	for w := 0; w < 4; w++ {
 		for j := 0; j < 4; j++ {
 			k.Key[w*4+j] = d[w*4+3-j]
 		}
 	}
 	return k
+}
+
+// sha1rar is SHA-1 with RAR 3.x's write-back quirk (see Derive3); with
+// quirk false it is plain SHA-1 (the tests compare it to crypto/sha1).
+type sha1rar struct {
+	h     [5]uint32
+	buf   [64]byte
+	count uint64
+}
+
+func (s *sha1rar) init() {
+	s.h = [5]uint32{0x67452301, 0xEFCDAB89, 0x98BADCFE, 0x10325476, 0xC3D2E1F0}
+	s.count = 0
+}
+
+// write hashes p; with quirk, each block hashed straight from p gets its
+// last 16 schedule words written back into p (little-endian).
+func (s *sha1rar) write(p []byte, quirk bool) {
+	j := int(s.count & 63)
+	s.count += uint64(len(p))
+	i := 0
+	if j+len(p) > 63 {
+		i = copy(s.buf[j:], p)
+		var w [16]uint32
+		s.block(&w, s.buf[:])
+		for ; i+63 < len(p); i += 64 {
+			s.block(&w, p[i:i+64])
+			if quirk {
+				for k := 0; k < 16; k++ {
+					binary.LittleEndian.PutUint32(p[i+4*k:], w[k])
+				}
+			}
+		}
+		j = 0
+	}
+	copy(s.buf[j:], p[i:])
+}
+
+// sum returns the digest (it changes s: call it on a copy to go on).
+func (s *sha1rar) sum() [20]byte {
+	n := s.count
+	var pad [72]byte
+	pad[0] = 0x80
+	padLen := 56 - int(n&63)
+	if padLen <= 0 {
+		padLen += 64
+	}
+	binary.BigEndian.PutUint64(pad[padLen:], n*8)
+	s.write(pad[:padLen+8], false)
+	var d [20]byte
+	for i, v := range s.h {
+		binary.BigEndian.PutUint32(d[4*i:], v)
+	}
+	return d
+}
+
+// block runs the SHA-1 compression over one 64-byte block; w is left
+// holding schedule words 64–79 (w[k] = W[64+k]), which is what the quirk
+// writes back.
+func (s *sha1rar) block(w *[16]uint32, b []byte) {
+	for k := 0; k < 16; k++ {
+		w[k] = binary.BigEndian.Uint32(b[4*k:])
+	}
+	a, b1, c, d, e := s.h[0], s.h[1], s.h[2], s.h[3], s.h[4]
+	for i := 0; i < 80; i++ {
+		if i >= 16 {
+			x := w[(i+13)&15] ^ w[(i+8)&15] ^ w[(i+2)&15] ^ w[i&15]
+			w[i&15] = bits.RotateLeft32(x, 1)
+		}
+		var f, k uint32
+		switch {
+		case i < 20:
+			f, k = (b1&c)|(^b1&d), 0x5A827999
+		case i < 40:
+			f, k = b1^c^d, 0x6ED9EBA1
+		case i < 60:
+			f, k = (b1&c)|(b1&d)|(c&d), 0x8F1BBCDC
+		default:
+			f, k = b1^c^d, 0xCA62C1D6
+		}
+		t := bits.RotateLeft32(a, 5) + f + e + k + w[i&15]
+		a, b1, c, d, e = t, a, bits.RotateLeft32(b1, 30), c, d
+	}
+	s.h[0] += a
+	s.h[1] += b1
+	s.h[2] += c
+	s.h[3] += d
+	s.h[4] += e
 }

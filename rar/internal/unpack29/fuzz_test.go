@@ -3,6 +3,7 @@ package unpack29
 import (
 	"bytes"
 	"errors"
+	"github.com/go-unarc/unarc/internal/testutil"
 	"io"
 	"os"
 	"testing"
@@ -47,6 +48,9 @@ func FuzzUnpack29(f *testing.F) {
 	d1, d2 := NewDecoder(), NewDecoder()
 	d1.MaxMemory, d2.MaxMemory = 16<<20, 16<<20 // keep executions fast; bigger models hit ErrLimit
 	f.Fuzz(func(t *testing.T, in []byte) {
+		// Windows of at most 4 MiB and PPMd models of at most 16 MiB,
+		// twice (two decoders), plus the outputs.
+		defer testutil.FuzzBound(t, testutil.FuzzTimeout, 96<<20)()
 		if len(in) == 0 {
 			return
 		}
@@ -107,6 +111,7 @@ func FuzzFilters(f *testing.F) {
 	f.Add(append([]byte{3, 0, 0, 0}, bytes.Repeat([]byte{0x10, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x50}, 8)...))
 	mem := make([]byte, vmMemSize)
 	f.Fuzz(func(t *testing.T, in []byte) {
+		defer testutil.FuzzBound(t, testutil.FuzzTimeout, 8<<20)()
 		if len(in) < 4 {
 			return
 		}
