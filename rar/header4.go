@@ -44,6 +44,7 @@ const (
 	lhdLarge       = 0x0100
 	lhdUnicode     = 0x0200
 	lhdSalt        = 0x0400
+	lhdVersion     = 0x0800 // an older version kept by -ver ("name;n")
 	lhdExtTime     = 0x1000
 
 	earcNextVolume = 0x0001
@@ -302,6 +303,7 @@ func (p *parser) file4(hd *header4, service bool) (*file, error) {
 		f.method = -1
 	}
 	f.solid = fl&lhdSolid != 0 && !service
+	f.isVersion = fl&lhdVersion != 0
 	f.dict = 0x10000 << ((fl & lhdWindowMask) >> 5)
 	// RAR 1.5–4.x stores '\\' as the path separator whatever the host.
 	e.Name = strings.ReplaceAll(decodeName4(rawName, fl&lhdUnicode != 0), "\\", "/")

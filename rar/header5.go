@@ -486,6 +486,7 @@ func (p *parser) extra5(f *file, extra []byte) error {
 			// File version (-ver): unrar appends ";n" to the name.
 			c.vint()
 			if v := c.vint(); !c.bad && v > 0 {
+				f.isVersion = true
 				e.Name = fmt.Sprintf("%s;%d", e.Name, v)
 			}
 		case fx5Redir:
