@@ -141,14 +141,18 @@ func (r *Reader) Next() (*arc.Entry, error) {
 			r.cur = nil
 			continue
 		}
-		if r.seen == nil {
-			r.seen = make(map[string]struct{})
-		}
-		r.seen[f.e.Name] = struct{}{}
 		f.e.Index = r.index
 		r.index++
 		r.cur = f
-		if err := r.startEntry(); err != nil {
+		err = r.startEntry()
+		if f.e.Link != arc.LinkCopy || err == nil || errors.Is(err, errs.ErrUnsupported) {
+			// A later copy can name it (not a copy of a missing entry).
+			if r.seen == nil {
+				r.seen = make(map[string]struct{})
+			}
+			r.seen[f.e.Name] = struct{}{}
+		}
+		if err != nil {
 			// The entry is listed; reading it reports err.
 			r.body = errReader{err}
 		} else if f.version == 5 && (f.e.Link == arc.LinkSymlink || f.e.Link == arc.LinkJunction) {
@@ -198,7 +202,7 @@ func (r *Reader) startEntry() error {
 		return nil
 	}
 	if f.e.Link == arc.LinkCopy {
-		if _, ok := r.seen[f.e.LinkTarget]; !ok || f.e.LinkTarget == f.e.Name {
+		if _, ok := r.seen[f.e.LinkTarget]; !ok {
 			return errs.Corrupt("file copy of missing entry %q", f.e.LinkTarget)
 		}
 		return errs.Unsupported("file copy of %q cannot be read forward-only; copy the extracted %s", f.e.LinkTarget, f.e.LinkTarget)
