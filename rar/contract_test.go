@@ -620,4 +620,3 @@ func TestEntrySizeMismatch(t *testing.T) {
 		r.Close()
 	}
 }
-
