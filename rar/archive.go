@@ -25,7 +25,37 @@ type volume struct {
 
 // Archive is random access over a RAR archive; it implements arc.Archive.
 // Its methods and the readers it returns may be used from several
-// goroutines; see Open for how solid entries are shared.
+// goroutines.
+//
+// # Solid archives
+//
+// Every reader opened on a solid archive reads its own entry's bytes under
+// any interleaving of Opens, Reads and Closes. The Archive keeps a few
+// decoders (slots). A slot is either held by one reader and positioned
+// inside that reader's entry, or idle: positioned at the start of an
+// entry of its solid run, or nowhere.
+//
+// A reader that has no slot when it reads takes one: first an idle slot
+// positioned at or before its entry in the same run (so extracting in
+// order decodes the solid stream once), else an unpositioned idle slot,
+// else a new one while the slots' estimated windows fit in
+// Limits.MaxMemory (at most 32 slots), else an idle positioned slot, else
+// the least recently used slot of another reader. Taking a slot positions
+// it: the run is decoded from the slot's position, or from the run's first
+// entry, up to the reader's entry, and the bytes the reader has already
+// returned are decoded again and dropped. A reader whose slot was taken
+// positions again on its next Read, so memory stays bounded and every
+// reader stays correct; only speed suffers when more readers interleave
+// than slots fit. Solid reads hold the Archive's lock: solid entries
+// decode one at a time (non-solid ones in parallel).
+//
+// # File copies
+//
+// A file copy (RAR5 -oi) or hard link reads as the content of the entry it
+// finally names. The verified content of the last such source read is
+// kept (up to a quarter of Limits.MaxMemory, at most 256 MiB), so its
+// copies are served from memory; a larger source is decoded again for
+// each copy.
 type Archive struct {
 	// mu guards the decoders shared between entries (spare, solid) and
 	// the parser's key cache: Open may be called from several goroutines.

@@ -620,3 +620,40 @@ func TestEntrySizeMismatch(t *testing.T) {
 		r.Close()
 	}
 }
+
+// TestPartNamesWithoutFlag: a RAR4 set written with old naming but whose
+// files are named ".partN.rar" opens in both APIs (the Reader used to
+// lack the fallback the Archive had).
+func TestPartNamesWithoutFlag(t *testing.T) {
+	dir := t.TempDir()
+	for src, dst := range map[string]string{"rar4_oldvol.rar": "x.part1.rar", "rar4_oldvol.r00": "x.part2.rar"} {
+		b, err := os.ReadFile(filepath.Join(testdata, src))
+		if err != nil {
+			t.Skip(err)
+		}
+		os.WriteFile(filepath.Join(dir, dst), b, 0o644)
+	}
+	path := filepath.Join(dir, "x.part1.rar")
+	a, err := openPath(t, path, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := readAll(a, 0)
+	if err != nil || len(want) < 30000 {
+		t.Fatalf("Archive: %d bytes, %v", len(want), err)
+	}
+	f, _ := os.Open(path)
+	defer f.Close()
+	r, err := NewReader(f, config(t, path, ""))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if _, err := r.Next(); err != nil {
+		t.Fatal(err)
+	}
+	got, err := io.ReadAll(r)
+	if err != nil || !bytes.Equal(got, want) {
+		t.Fatalf("Reader: %d bytes, %v", len(got), err)
+	}
+}

@@ -12,27 +12,6 @@ import (
 	"github.com/go-unarc/unarc/rar/internal/rarcrypto"
 )
 
-// Solid archives
-//
-// Every reader opened on a solid archive reads its own entry's bytes under
-// any interleaving of Opens, Reads and Closes. The Archive keeps a few
-// decoders (slots). A slot is either held by one reader and positioned
-// inside that reader's entry, or idle: positioned at the start of entry
-// next of its solid run, or nowhere (next < 0).
-//
-// A reader that has no slot when it reads takes one: first an idle slot
-// positioned at or before its entry in the same run (so extracting in
-// order decodes the solid stream once), else an unpositioned idle slot,
-// else a new one while the slots' windows fit in Limits.MaxMemory (at
-// most maxSolidSlots), else an idle positioned slot, else the least
-// recently used slot of another reader. Taking a slot positions it:
-// the run is decoded from the slot's position, or from the run's first
-// entry, up to the reader's entry, and the bytes the reader has already
-// returned are decoded again and dropped. A reader whose slot was taken
-// re-positions on its next Read, so memory stays bounded and readers stay
-// correct; only speed suffers when more readers interleave than slots fit.
-// Solid reads hold the Archive's lock: solid entries decode one at a time.
-
 // maxSolidSlots bounds the decoders one solid Archive keeps.
 const maxSolidSlots = 32
 
@@ -111,7 +90,7 @@ var errReaderClosed = fmt.Errorf("rar: read after Close: %w", fs.ErrClosed)
 // be used from different goroutines, and any number may be open at once:
 // in a solid archive each one decodes the solid stream up to its entry
 // with a decoder of its own or one it borrows in turn (see "Solid
-// archives" in open.go); opening entries in order decodes the stream once.
+// archives" on Archive); opening entries in order decodes the stream once.
 // After Close every reader fails with an error matching fs.ErrClosed.
 func (a *Archive) Open(i int) (io.ReadCloser, error) {
 	a.mu.Lock()
@@ -287,7 +266,8 @@ func (a *Archive) acquire(r *entryReader) (*solidSlot, error) {
 		return free, nil
 	}
 	charge := min(r.f.dict, a.unpacked) + slotOverhead
-	if free == nil && (len(s.slots) == 0 || len(s.slots) < maxSolidSlots && s.charged+charge <= a.p.memMax) {
+	// The kept copy content has its share of MaxMemory; the slots the rest.
+	if free == nil && (len(s.slots) == 0 || len(s.slots) < maxSolidSlots && s.charged+charge <= a.p.memMax-a.cacheMax) {
 		d, err := a.p.newUnpacker(r.f)
 		if err != nil {
 			return nil, err
