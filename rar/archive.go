@@ -305,7 +305,9 @@ func (a *Archive) resolve() {
 				default:
 					f.copyOf = j
 				}
-				if f.copyOf >= 0 {
+				if f.copyOf >= 0 && e.Link == arc.LinkCopy {
+					// Hard links are extracted as links: keeping their
+					// source's content would only cost memory.
 					a.files[f.copyOf].copied = true
 				}
 			}

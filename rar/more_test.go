@@ -344,3 +344,50 @@ func TestFormat(t *testing.T) {
 		t.Fatalf("Next: %v", err)
 	}
 }
+
+// TestSolidOnce: reading a solid archive's entries in order decodes the
+// stream once (no entry is decoded again to position a decoder), even
+// with an earlier reader left open, unread.
+func TestSolidOnce(t *testing.T) {
+	for _, name := range []string{"rar5_solid.rar", "rar4_solid.rar"} {
+		a, err := openPath(t, filepath.Join(testdata, name), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		before := redecoded.Load()
+		for i := range a.Entries() {
+			if _, err := readAll(a, i); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if n := redecoded.Load() - before; n != 0 {
+			t.Errorf("%s: %d entries decoded twice reading in order", name, n)
+		}
+		// Open-then-read in turn, the way an extractor with read-ahead does.
+		a.Close()
+		a, _ = openPath(t, filepath.Join(testdata, name), "")
+		before = redecoded.Load()
+		var prev io.ReadCloser
+		for i := range a.Entries() {
+			rc, err := a.Open(i)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if prev != nil {
+				if _, err := io.Copy(io.Discard, prev); err != nil {
+					t.Fatal(err)
+				}
+				prev.Close()
+			}
+			prev = rc
+		}
+		if _, err := io.Copy(io.Discard, prev); err != nil {
+			t.Fatal(err)
+		}
+		prev.Close()
+		a.Close()
+		if n := redecoded.Load() - before; n != 0 {
+			t.Errorf("%s: %d entries decoded twice reading with read-ahead", name, n)
+		}
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"sync/atomic"
 
 	"github.com/go-unarc/unarc/crc32x"
 	"github.com/go-unarc/unarc/internal/arc"
@@ -149,7 +150,8 @@ func (a *Archive) openFile(f *file, i int) (io.ReadCloser, error) {
 		r.crypt = new(rarcrypto.Reader)
 	}
 	if f.copied && f.e.Size >= 0 && f.e.Size <= a.cacheMax {
-		r.tee, r.teeOK = make([]byte, 0, f.e.Size), true
+		// Grown as data arrives: the declared size is not trusted.
+		r.tee, r.teeOK = make([]byte, 0, min(f.e.Size, 64<<10)), true
 	}
 	switch {
 	case f.method < 0:
@@ -160,14 +162,19 @@ func (a *Archive) openFile(f *file, i int) (io.ReadCloser, error) {
 		}
 	}
 	if f.method > 0 && (a.p.solid || f.solid) {
+		// The decoder is positioned at the first Read, so opening the
+		// next entry before finishing this one costs nothing; what can
+		// be checked without decoding is checked now.
 		r.solid = true
 		r.run = a.runStart(i)
-		sl, err := a.acquire(r)
-		if err == nil {
-			err = a.position(r, sl)
+		if s := &a.solid; s.failErr != nil && s.failRun == r.run && s.failAt < i {
+			return nil, fmt.Errorf("solid predecessor %s: %w", a.files[s.failAt].e.Name, s.failErr)
 		}
-		if err != nil {
-			return nil, mapErr(err, r.guess)
+		if _, _, err := a.p.decrypter(f, &r.parts, r.crypt); err != nil {
+			return nil, err
+		}
+		if unpackers[family(f.algo)] == nil {
+			return nil, errs.Unsupported("RAR compression %s", f.e.Method)
 		}
 		return r, nil
 	}
@@ -344,6 +351,7 @@ func (a *Archive) position(r *entryReader, sl *solidSlot) error {
 		if err := sl.dec.reset(gsrc, g.algo, g.dict, g.e.Size, j != r.run); err != nil {
 			return mapErr(err, guess)
 		}
+		redecoded.Add(1)
 		var v crc32x.Reader
 		verifier(&v, g, sl.dec)
 		n, err := v.WriteTo(io.Discard)
@@ -386,6 +394,10 @@ func declaredSize(f *file) int64 {
 	}
 	return f.e.Size
 }
+
+// redecoded counts the solid predecessors decoded to position a slot
+// (tests check that reading in order decodes none).
+var redecoded atomic.Int64
 
 // sizeError reports a decoded stream that ends at n of the declared size
 // bytes: the decoder reached its end-of-data mark early (a truncated input

@@ -79,7 +79,6 @@ func (r *Reader) fromFirst() error {
 		r.close = append(r.close, c)
 	}
 	r.name = first
-	p.firstVol = false
 	return p.beginAt(ra, size, 0)
 }
 
