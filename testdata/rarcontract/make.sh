@@ -44,6 +44,16 @@ touch -d "$T" ./*
 $R -m3 -s -oi:1 "$out/copies100.rar" src.txt copy*.txt
 cd ..
 
+# Solid, for parallel readers: eight 300 KB text files (http.FS test).
+mkdir s && cd s
+for f in 1 2 3 4 5 6 7 8; do
+	i=0; : > "t$f.txt"
+	while [ $i -lt 6000 ]; do echo "file $f line $((i % 300)): served in parallel" >> "t$f.txt"; i=$((i+1)); done
+done
+touch -d "$T" ./*
+$R -m3 -s "$out/solid8.rar" t*.txt
+cd ..
+
 # Volumes: small.txt (complete in the first volume) and big.txt (spread
 # over four 12 KB volumes), stored.
 mkdir vol && cd vol
