@@ -1,0 +1,5 @@
+//go:build !race
+
+package rar
+
+const raceEnabled = false
