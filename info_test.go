@@ -27,8 +27,12 @@ func TestInfo(t *testing.T) {
 		if in.Format != c.format || in.Solid != c.solid || in.Locked != c.locked || in.Encrypted != c.encrypted || in.Entries != len(a.Entries()) {
 			t.Errorf("%s: %+v; want format %s solid %v locked %v encrypted %v", c.file, in, c.format, c.solid, c.locked, c.encrypted)
 		}
-		if w := a.Warnings(); w != nil {
-			t.Errorf("%s: warnings %v", c.file, w)
+		// A locked archive says so as a note (it matches no sentinel);
+		// nothing else here has anything to warn about.
+		for _, w := range a.Warnings() {
+			if !c.locked || w.Error() != "rar: archive is locked against changes" {
+				t.Errorf("%s: warning %v", c.file, w)
+			}
 		}
 	}
 }
@@ -43,9 +47,14 @@ func TestWarnings(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer a.Close()
-	w := a.Warnings()
-	if len(w) != 1 || !errors.Is(w[0], unarc.ErrTruncated) {
-		t.Fatalf("Archive warnings %v; want one truncation", w)
+	cuts := 0
+	for _, w := range a.Warnings() {
+		if errors.Is(w, unarc.ErrTruncated) {
+			cuts++
+		}
+	}
+	if cuts != 1 {
+		t.Fatalf("Archive warnings %v; want one truncation", a.Warnings())
 	}
 	if b, err := a.ReadFile("hello"); err != nil || string(b) != "hello, world\n" {
 		t.Fatalf("hello = %q, %v", b, err)

@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 
 	"github.com/go-unarc/unarc/internal/arc"
 	"github.com/go-unarc/unarc/internal/errs"
@@ -23,21 +24,66 @@ type volume struct {
 }
 
 // Archive is random access over a RAR archive; it implements arc.Archive.
+// Its methods and the readers it returns may be used from several
+// goroutines.
+//
+// # Solid archives
+//
+// Every reader opened on a solid archive reads its own entry's bytes under
+// any interleaving of Opens, Reads and Closes. The Archive keeps a few
+// decoders (slots). A slot is either held by one reader and positioned
+// inside that reader's entry, or idle: positioned at the start of an
+// entry of its solid run, or nowhere.
+//
+// A reader that has no slot when it reads takes one: first an idle slot
+// positioned at or before its entry in the same run (so extracting in
+// order decodes the solid stream once), else an unpositioned idle slot,
+// else a new one while the slots' estimated windows fit in
+// Limits.MaxMemory (at most 32 slots), else an idle positioned slot, else
+// the least recently used slot of another reader. Taking a slot positions
+// it: the run is decoded from the slot's position, or from the run's first
+// entry, up to the reader's entry, and the bytes the reader has already
+// returned are decoded again and dropped. A reader whose slot was taken
+// positions again on its next Read, so memory stays bounded and every
+// reader stays correct; only speed suffers when more readers interleave
+// than slots fit. Solid reads hold the Archive's lock: solid entries
+// decode one at a time (non-solid ones in parallel).
+//
+// # File copies
+//
+// A file copy (RAR5 -oi) or hard link reads as the content of the entry it
+// finally names. The verified content of the last such source read is
+// kept (up to a quarter of Limits.MaxMemory, at most 256 MiB), so its
+// copies are served from memory; a larger source is decoded again for
+// each copy.
 type Archive struct {
 	// mu guards the decoders shared between entries (spare, solid) and
 	// the parser's key cache: Open may be called from several goroutines.
 	// Non-solid entries then decode in parallel; solid ones take turns.
 	mu      sync.Mutex
+	closed  atomic.Bool
 	p       *parser
 	vols    []volume
-	files   []*file
-	entries []*arc.Entry
+	files   []*file      // every entry, hidden file versions included
+	entries []*arc.Entry // the listed ones
+	vis     []int        // entries[i] is files[vis[i]]; nil: the same index
 	comment string
 	closers []io.Closer
 	warning error // a cut end of archive met after the entries
 
+	missingVol error // a later volume that could not be found, or nil
+	versions   int   // older file versions not listed
+	unpacked   int64 // declared sizes of all entries (window estimate)
+
 	solid solidState
 	spare map[int]unpacker // idle decoders by family, reused across entries
+
+	// The verified content of the last entry read that file copies take
+	// their content from (cacheIdx, -1 none), at most cacheMax bytes.
+	cacheMu   sync.Mutex
+	cacheIdx  int
+	cacheData []byte
+	cacheMax  int64
 }
 
 // open parses every header of every volume (Format.Open).
@@ -47,16 +93,45 @@ func open(ra io.ReaderAt, size int64, cfg *arc.Config) (arc.Archive, error) {
 
 // Open reads the headers of the archive held in ra (size bytes) and of
 // the volumes that follow it, found through cfg.Name and cfg.OpenVolume.
+//
+// Given a later volume of a set, Open opens the set from its first volume
+// (named by the RAR naming rules, through cfg.OpenVolume), or fails with
+// errs.ErrTruncated naming the volume to open. A missing later volume
+// does not fail Open: the entries before it are listed and readable, the
+// entry that continues into it fails with errs.ErrTruncated (also
+// matching fs.ErrNotExist), and Warnings reports the volume.
+//
+// Older file versions (rar -ver, "name;n") are listed only when
+// cfg.FileVersions is set; otherwise they are skipped and counted in
+// Warnings, as unrar extracts only the current version.
 func Open(ra io.ReaderAt, size int64, cfg *arc.Config) (*Archive, error) {
+	return openArchive(ra, size, cfg, false)
+}
+
+func openArchive(ra io.ReaderAt, size int64, cfg *arc.Config, fromFirst bool) (*Archive, error) {
 	p := newParser(cfg)
 	p.index = true      // entries are kept: MaxEntries and MaxHeaderMemory apply
 	defer p.s.release() // headers are all read here; entries read through a.vols
-	a := &Archive{p: p, spare: map[int]unpacker{}}
-	a.solid.next = -1
-	ra, size, a.closers, _ = p.joinSplit(ra, size, p.cfg.Name)
+	a := &Archive{p: p, spare: map[int]unpacker{}, cacheIdx: -1}
+	a.cacheMax = min(p.memMax/4, 256<<20)
+	jra, jsize, closers, err := p.joinSplit(ra, size, p.cfg.Name)
+	a.closers = closers
+	if err != nil {
+		a.closeVolumes()
+		return nil, err
+	}
+	ra, size = jra, jsize
 	a.vols = append(a.vols, volume{ra: ra, size: size, name: p.cfg.Name})
 	if err := p.beginAt(ra, size, 0); err != nil {
+		a.closeVolumes()
 		return nil, err
+	}
+	if p.volume && !p.firstVol && !fromFirst {
+		if first := firstVolume(p.cfg.Name, p.version == 5 || p.newNaming); first != p.cfg.Name || p.version == 5 {
+			a.closeVolumes()
+			return reopenFirst(p, first)
+		}
+		// An old (pre-3.0) RAR4 first volume without the flag.
 	}
 	var last *file
 	for {
@@ -66,7 +141,16 @@ func Open(ra io.ReaderAt, size int64, cfg *arc.Config) (*Archive, error) {
 				break
 			}
 			if err := a.openNext(); err != nil {
-				return nil, err
+				if !errors.Is(err, fs.ErrNotExist) {
+					a.closeVolumes()
+					return nil, err
+				}
+				// unrar extracts the complete files of the volumes it has.
+				a.missingVol = err
+				if last != nil && last.split {
+					last.missing = err
+				}
+				break
 			}
 			continue
 		}
@@ -77,6 +161,7 @@ func Open(ra io.ReaderAt, size int64, cfg *arc.Config) (*Archive, error) {
 				a.warning = err
 				break
 			}
+			a.closeVolumes()
 			return nil, err
 		}
 		if !f.first {
@@ -93,25 +178,92 @@ func Open(ra io.ReaderAt, size int64, cfg *arc.Config) (*Archive, error) {
 			last.e.HashKind, last.e.Hash = f.e.HashKind, f.e.Hash
 			continue
 		}
-		f.e.Index = len(a.entries)
+		if f.version == 5 && (f.e.Link == arc.LinkSymlink || f.e.Link == arc.LinkJunction) {
+			f.e.Size = int64(len(f.e.LinkTarget)) // what reading it gives
+		}
+		if f.e.Size > 0 && a.unpacked < 1<<62 {
+			a.unpacked += min(f.e.Size, 1<<62)
+		}
+		if f.isVersion && !p.cfg.FileVersions {
+			a.versions++
+		} else {
+			f.e.Index = len(a.entries)
+			a.entries = append(a.entries, f.e)
+		}
 		a.files = append(a.files, f)
-		a.entries = append(a.entries, f.e)
 		last = f
+	}
+	if a.versions > 0 {
+		a.vis = make([]int, 0, len(a.entries))
+		for i, f := range a.files {
+			if !f.isVersion {
+				a.vis = append(a.vis, i)
+			}
+		}
 	}
 	a.comment = p.comment
 	a.resolve()
 	return a, nil
 }
 
+// reopenFirst opens the set from its first volume when Open was given a
+// later one (unrar does the same).
+func reopenFirst(p *parser, first string) (*Archive, error) {
+	cfg := p.cfg
+	n := p.volNum + 1
+	if cfg.Name == "" || cfg.OpenVolume == nil || first == cfg.Name {
+		return nil, fmt.Errorf("%w: not the first volume of a set (RAR volume %d); open the first volume", errs.ErrTruncated, n)
+	}
+	ra, size, err := cfg.OpenVolume(first)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s is not the first volume of its set; open %s: %w",
+			errs.ErrTruncated, filepath.Base(cfg.Name), filepath.Base(first), err)
+	}
+	c := *cfg
+	c.Name = first
+	a, err := openArchive(ra, size, &c, true)
+	if err != nil {
+		if c, ok := ra.(io.Closer); ok {
+			c.Close()
+		}
+		return nil, err
+	}
+	if c, ok := ra.(io.Closer); ok {
+		a.closers = append(a.closers, c)
+	}
+	return a, nil
+}
+
+// closeVolumes closes what Open opened, when Open fails.
+func (a *Archive) closeVolumes() {
+	for _, c := range a.closers {
+		c.Close()
+	}
+	a.closers = nil
+}
+
 // openNext opens the volume after the current one.
 func (a *Archive) openNext() error {
-	p := a.p
 	if len(a.vols) >= maxVolumes {
 		return errs.Limit("more than %d volumes", maxVolumes)
 	}
-	prev := a.vols[len(a.vols)-1].name
+	ra, size, name, err := a.p.openVolumeAfter(a.vols[len(a.vols)-1].name, len(a.vols))
+	if err != nil {
+		return err
+	}
+	if c, ok := ra.(io.Closer); ok {
+		a.closers = append(a.closers, c)
+	}
+	a.vols = append(a.vols, volume{ra: ra, size: size, name: name})
+	return a.p.beginAt(ra, size, len(a.vols)-1)
+}
+
+// openVolumeAfter opens the volume that follows prev (n volumes are open),
+// trying ".partN.rar" names for RAR4 sets that lack the naming flag. A
+// volume that cannot be found is errs.ErrTruncated matching fs.ErrNotExist.
+func (p *parser) openVolumeAfter(prev string, n int) (io.ReaderAt, int64, string, error) {
 	if prev == "" || p.cfg.OpenVolume == nil {
-		return fmt.Errorf("%w: missing volume %d (archive opened without a file name)", errs.ErrTruncated, len(a.vols)+1)
+		return nil, 0, "", fmt.Errorf("%w: missing volume %d (archive opened without a file name): %w", errs.ErrTruncated, n+1, fs.ErrNotExist)
 	}
 	name := nextVolume(prev, p.version == 5 || p.newNaming)
 	ra, size, err := p.cfg.OpenVolume(name)
@@ -125,33 +277,45 @@ func (a *Archive) openNext() error {
 	}
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("%w: missing volume %s: %w", errs.ErrTruncated, filepath.Base(name), err)
+			return nil, 0, "", fmt.Errorf("%w: missing volume %s: %w", errs.ErrTruncated, filepath.Base(name), err)
 		}
-		return fmt.Errorf("volume %s: %w", filepath.Base(name), err)
+		return nil, 0, "", fmt.Errorf("volume %s: %w", filepath.Base(name), err)
 	}
-	if c, ok := ra.(io.Closer); ok {
-		a.closers = append(a.closers, c)
-	}
-	a.vols = append(a.vols, volume{ra: ra, size: size, name: name})
-	return p.beginAt(ra, size, len(a.vols)-1)
+	return ra, size, name, nil
 }
 
-// resolve links file copies and hard links to their source entries and fills in the
-// targets of RAR4 symlinks, which are stored as the entry's data.
+// resolve links file copies and hard links to the entries that hold their
+// content and fills in the targets of RAR4 symlinks, which are stored as
+// the entry's data. A copy names an entry extracted before it (the
+// latest of that name, as unrar copies the file it has written); chains
+// are resolved to their first source as they are met, in linear time.
+// Since a source always comes earlier, chains cannot loop; a copy whose
+// source is missing (or is itself such a copy) is errs.ErrCorrupt on Open.
 func (a *Archive) resolve() {
 	byName := make(map[string]int, len(a.files))
 	for i, f := range a.files {
 		e := f.e
 		if e.Link == arc.LinkCopy || e.Link == arc.LinkHardlink {
 			if j, ok := byName[e.LinkTarget]; ok {
-				f.copyOf = j
+				src := a.files[j]
+				switch {
+				case src.copyOf >= 0:
+					f.copyOf = src.copyOf
+				case src.e.Link == arc.LinkCopy:
+					// A copy of a copy of a missing entry: missing too.
+				default:
+					f.copyOf = j
+				}
+				if f.copyOf >= 0 && e.Link == arc.LinkCopy {
+					// Hard links are extracted as links: keeping their
+					// source's content would only cost memory.
+					a.files[f.copyOf].copied = true
+				}
 			}
 		}
-		if _, dup := byName[e.Name]; !dup {
-			byName[e.Name] = i
-		}
+		byName[e.Name] = i
 		if f.version == 4 && e.Link == arc.LinkSymlink && e.Size > 0 && e.Size <= 64<<10 {
-			if rc, err := a.Open(i); err == nil {
+			if rc, err := a.open(i); err == nil {
 				b, err := io.ReadAll(io.LimitReader(rc, e.Size))
 				rc.Close()
 				if err == nil {
@@ -179,9 +343,16 @@ func (a *Archive) Locked() bool { return a.p.locked }
 func (a *Archive) IsSolid() bool { return a.p.solid }
 
 // Close releases decoders and closes the volumes this package opened.
+// Readers still open fail from then on with an error matching
+// fs.ErrClosed; their decoders go back to the pools only once nothing can
+// read from them.
 func (a *Archive) Close() error {
 	a.mu.Lock()
 	defer a.mu.Unlock()
+	if a.closed.Load() {
+		return nil
+	}
+	a.closed.Store(true)
 	a.solid.close()
 	for k, d := range a.spare {
 		if d != nil {
@@ -189,6 +360,7 @@ func (a *Archive) Close() error {
 		}
 		delete(a.spare, k)
 	}
+	a.keep(-1, nil)
 	var err error
 	for _, c := range a.closers {
 		if e := c.Close(); e != nil && err == nil {

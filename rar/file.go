@@ -52,7 +52,16 @@ type file struct {
 	crc    uint32
 	blake  []byte // RAR5 BLAKE2sp digest (32 bytes) or nil
 
-	copyOf int // LinkCopy: index of the entry holding the content; -1 otherwise
+	isVersion bool // an older file version (-ver), "name;n"
+
+	// copyOf is, for a file copy or hard link, the index of the entry
+	// that finally holds the content (chains resolved); -1 otherwise.
+	copyOf int
+	// copied: a later copy or hard link takes its content from this entry.
+	copied bool
+	// missing is why the entry cannot be read (a volume it needs is
+	// missing), or nil.
+	missing error
 }
 
 // methodName is the listing name: "stored", "RAR5 m3", "v29 m3".

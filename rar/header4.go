@@ -302,13 +302,6 @@ func (p *parser) next4() (*file, error) {
 			if err != nil {
 				return nil, err
 			}
-			p.fileVersion = 0
-			if hd.flags&lhdVersion != 0 {
-				p.fileVersion = 1 // the number is in the stored name ("name;n")
-			}
-			if p.skipVersion() {
-				continue
-			}
 			if err := p.admit(f); err != nil {
 				return nil, err
 			}
@@ -385,6 +378,7 @@ func (p *parser) file4(hd *header4, service bool) (*file, error) {
 		f.method = -1
 	}
 	f.solid = fl&lhdSolid != 0 && !service
+	f.isVersion = fl&lhdVersion != 0
 	f.dict = 0x10000 << ((fl & lhdWindowMask) >> 5)
 	// RAR 1.5–4.x stores '\\' as the path separator whatever the host.
 	e.Name = strings.ReplaceAll(decodeName4(rawName, fl&lhdUnicode != 0), "\\", "/")

@@ -280,13 +280,9 @@ func (p *parser) next5() (*file, error) {
 					return nil, err
 				}
 			}
-			p.fileVersion = 0
 			f, err := p.file5(hd, false)
 			if err != nil {
 				return nil, err
-			}
-			if p.skipVersion() {
-				continue
 			}
 			if err := p.admit(f); err != nil {
 				return nil, err
@@ -526,8 +522,9 @@ func (p *parser) extra5(f *file, extra []byte) error {
 		case fx5Version:
 			// File version (-ver): unrar appends ";n" to the name once.
 			c.vint()
-			if v := c.vint(); !c.bad {
+			if v := c.vint(); !c.bad && v > 0 {
 				version = v
+				f.isVersion = true
 			}
 		case fx5Redir:
 			kind := c.vint()
@@ -561,7 +558,6 @@ func (p *parser) extra5(f *file, extra []byte) error {
 	if version > 0 {
 		e.Name = e.Name + ";" + strconv.FormatUint(version, 10)
 	}
-	p.fileVersion = version
 	if salt != nil {
 		f.salt = clone(salt)
 	}

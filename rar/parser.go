@@ -68,7 +68,6 @@ type parser struct {
 
 	warn warnings // archive-level conditions met while parsing (warnings.go)
 
-	fileVersion uint64 // file-version number of the header just parsed (0: current)
 }
 
 func newParser(cfg *arc.Config) *parser {
@@ -98,18 +97,6 @@ func (p *parser) admitNew() error {
 		return errs.Limit("more than %d entries (MaxEntries)", p.entriesMax)
 	}
 	return nil
-}
-
-// skipVersion reports whether the file header just parsed is an older
-// file version that is not listed: by default they are skipped, as unrar
-// extracts only the current version without -ver; Config.FileVersions
-// lists them. The first skip is recorded as a warning.
-func (p *parser) skipVersion() bool {
-	if p.fileVersion == 0 || p.cfg.FileVersions {
-		return false
-	}
-	p.warn.add(warnVersions, ErrVersionsSkipped)
-	return true
 }
 
 // admit accounts a parsed entry that the Archive will keep against

@@ -2,4 +2,5 @@
 
 package rar
 
+// raceEnabled: time bounds are not checked under the race detector.
 const raceEnabled = true

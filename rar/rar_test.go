@@ -3,6 +3,7 @@ package rar
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -239,15 +240,26 @@ func TestComment(t *testing.T) {
 	}
 }
 
+// TestMissingVolume: without its later volumes a set still opens; the
+// entry that continues into a missing volume fails naming it.
 func TestMissingVolume(t *testing.T) {
 	for _, name := range []string{"rar5_vol.part1.rar", "rar4_vol.part1.rar", "rar4_oldvol.rar"} {
 		path := filepath.Join(testdata, name)
 		data, _ := os.ReadFile(path)
 		cfg := &arc.Config{Name: filepath.Join(t.TempDir(), name), OpenVolume: fileOpener(t)}
-		_, err := Open(bytes.NewReader(data), int64(len(data)), cfg)
-		if !errors.Is(err, errs.ErrTruncated) || !errors.Is(err, os.ErrNotExist) {
-			t.Errorf("%s: got %v, want a missing-volume error", name, err)
+		a, err := Open(bytes.NewReader(data), int64(len(data)), cfg)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
 		}
+		if len(a.Entries()) != 1 || len(a.Warnings()) == 0 {
+			t.Fatalf("%s: %d entries, warnings %v", name, len(a.Entries()), a.Warnings())
+		}
+		_, err = readAll(a, 0)
+		want := nextVolume(name, !strings.HasSuffix(name, "oldvol.rar"))
+		if !errors.Is(err, errs.ErrTruncated) || !errors.Is(err, os.ErrNotExist) || !strings.Contains(fmt.Sprint(err), want) || !isSentinel(err) {
+			t.Errorf("%s: got %v, want a missing-volume error naming %s", name, err, want)
+		}
+		a.Close()
 	}
 }
 

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"path/filepath"
 
 	"github.com/go-unarc/unarc/crc32x"
@@ -24,17 +23,20 @@ type Reader struct {
 	vols  int
 	close []io.Closer
 
-	data  streamData
-	crypt rarcrypto.Reader
-	v     crc32x.Reader
-	dec   unpacker
-	fam   int
-	decOK bool // decoder state valid for a solid continuation
-	body  io.Reader
-	link  bytes.Reader // content of a RAR4 symlink, read at Next
-	guess bool
-	used  bool // the decoder was given the current entry
-	err   error
+	data    streamData
+	crypt   rarcrypto.Reader
+	v       crc32x.Reader
+	dec     unpacker
+	fam     int
+	decOK   bool // decoder state valid for a solid continuation
+	body    io.Reader
+	link    bytes.Reader // content of a symlink: RAR4 data read at Next, RAR5 target
+	guess   bool
+	want    int64               // decoded size the header declares; -1 unknown or stored
+	seen    map[string]struct{} // names met so far, for file copies
+	skipped int                 // older file versions not listed
+	used    bool                // the decoder was given the current entry
+	err     error
 }
 
 func newReader(r io.Reader, cfg *arc.Config) (arc.Reader, error) { return NewReader(r, cfg) }
@@ -48,7 +50,36 @@ func NewReader(r io.Reader, cfg *arc.Config) (*Reader, error) {
 	}
 	rd := &Reader{p: p, name: p.cfg.Name, vols: 1}
 	rd.data.r = rd
+	if p.volume && !p.firstVol {
+		if err := rd.fromFirst(); err != nil {
+			p.s.release()
+			return nil, err
+		}
+	}
 	return rd, nil
+}
+
+// fromFirst restarts on the first volume of the set when the stream is a
+// later one (unrar goes back to the first volume too).
+func (r *Reader) fromFirst() error {
+	p := r.p
+	first := firstVolume(r.name, p.version == 5 || p.newNaming)
+	if first == r.name && p.version == 4 {
+		return nil // an old (pre-3.0) RAR4 first volume without the flag
+	}
+	if r.name == "" || p.cfg.OpenVolume == nil || first == r.name {
+		return fmt.Errorf("%w: not the first volume of a set (RAR volume %d); open the first volume", errs.ErrTruncated, p.volNum+1)
+	}
+	ra, size, err := p.cfg.OpenVolume(first)
+	if err != nil {
+		return fmt.Errorf("%w: %s is not the first volume of its set; open %s: %w",
+			errs.ErrTruncated, filepath.Base(r.name), filepath.Base(first), err)
+	}
+	if c, ok := ra.(io.Closer); ok {
+		r.close = append(r.close, c)
+	}
+	r.name = first
+	return p.beginAt(ra, size, 0)
 }
 
 // Comment returns the archive comment seen so far (RAR stores it before
@@ -89,12 +120,43 @@ func (r *Reader) Next() (*arc.Entry, error) {
 		if !f.first {
 			continue // continuation whose start we skipped
 		}
+		if f.version == 5 && (f.e.Link == arc.LinkSymlink || f.e.Link == arc.LinkJunction) {
+			f.e.Size = int64(len(f.e.LinkTarget)) // what reading it gives
+		}
+		if f.isVersion && !r.p.cfg.FileVersions {
+			// Not listed; in a solid archive it is still decoded, as the
+			// entries after it continue its window.
+			r.skipped++
+			r.cur = f
+			if r.startEntry() == nil {
+				if err := r.finishEntry(); err != nil {
+					r.err = err
+					return nil, err
+				}
+			} else if err := r.skipEntry(); err != nil {
+				r.err = err
+				return nil, err
+			}
+			r.cur = nil
+			continue
+		}
 		f.e.Index = r.index
 		r.index++
 		r.cur = f
-		if err := r.startEntry(); err != nil {
+		err = r.startEntry()
+		if f.e.Link != arc.LinkCopy || err == nil || errors.Is(err, errs.ErrUnsupported) {
+			// A later copy can name it (not a copy of a missing entry).
+			if r.seen == nil {
+				r.seen = make(map[string]struct{})
+			}
+			r.seen[f.e.Name] = struct{}{}
+		}
+		if err != nil {
 			// The entry is listed; reading it reports err.
 			r.body = errReader{err}
+		} else if f.version == 5 && (f.e.Link == arc.LinkSymlink || f.e.Link == arc.LinkJunction) {
+			r.link.Reset([]byte(f.e.LinkTarget))
+			r.body = &r.link
 		} else if f.version == 4 && f.e.Link == arc.LinkSymlink && f.e.Size <= 64<<10 {
 			// RAR 1.5–4.x Unix symlinks store the target as the data.
 			b, err := io.ReadAll(r.body)
@@ -116,15 +178,8 @@ func (r *Reader) nextVolume() error {
 	if r.vols >= maxVolumes {
 		return errs.Limit("more than %d volumes", maxVolumes)
 	}
-	if r.name == "" || p.cfg.OpenVolume == nil {
-		return fmt.Errorf("%w: missing volume %d (no volume opener)", errs.ErrTruncated, r.vols+1)
-	}
-	name := nextVolume(r.name, p.version == 5 || p.newNaming)
-	ra, size, err := p.cfg.OpenVolume(name)
+	ra, size, name, err := p.openVolumeAfter(r.name, r.vols)
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return fmt.Errorf("%w: missing volume %s: %w", errs.ErrTruncated, filepath.Base(name), err)
-		}
 		return err
 	}
 	if c, ok := ra.(io.Closer); ok {
@@ -139,13 +194,17 @@ func (r *Reader) nextVolume() error {
 func (r *Reader) startEntry() error {
 	f := r.cur
 	r.used = false
+	r.want = -1
 	r.data.left, r.data.cut = r.p.pending, false
 	r.body = noData{}
 	if !entryData(f.e) {
 		return nil
 	}
 	if f.e.Link == arc.LinkCopy {
-		return errs.Unsupported("%s: file copy of %s cannot be read forward-only; copy the extracted %s", f.e.Name, f.e.LinkTarget, f.e.LinkTarget)
+		if _, ok := r.seen[f.e.LinkTarget]; !ok {
+			return errs.Corrupt("file copy of missing entry %q", f.e.LinkTarget)
+		}
+		return errs.Unsupported("file copy of %q cannot be read forward-only; copy the extracted %s", f.e.LinkTarget, f.e.LinkTarget)
 	}
 	if err := r.p.checkSize(f); err != nil {
 		return err
@@ -187,9 +246,22 @@ func (r *Reader) startEntry() error {
 			return mapErr(err, guess)
 		}
 		out = r.dec
+		r.want = declaredSize(f)
 	}
 	verifier(&r.v, f, out)
 	r.body = &r.v
+	return nil
+}
+
+// skipEntry skips the packed data of the current entry, across volumes.
+func (r *Reader) skipEntry() error {
+	r.p.pending = r.data.left
+	for r.cur.split {
+		if err := r.data.nextPart(); err != nil {
+			return err
+		}
+		r.p.pending = r.data.left
+	}
 	return nil
 }
 
@@ -221,10 +293,24 @@ func (r *Reader) Read(p []byte) (int, error) {
 		return 0, io.EOF
 	}
 	n, err := r.body.Read(p)
-	if err == io.EOF && r.used {
-		r.decOK = true
+	if err == io.EOF {
+		err = r.atEOF()
 	}
 	return n, mapErr(r.cutErr(err), r.guess)
+}
+
+// atEOF checks the decoded size once the decoder says the entry ended.
+func (r *Reader) atEOF() error {
+	if r.want >= 0 && r.v.N() != r.want {
+		err := sizeError(r.v.N(), r.want)
+		r.body = errReader{err}
+		r.want = -1
+		return err
+	}
+	if r.used {
+		r.decOK = true
+	}
+	return io.EOF
 }
 
 // WriteTo writes the rest of the current entry to w, straight from the
@@ -238,8 +324,10 @@ func (r *Reader) WriteTo(w io.Writer) (int64, error) {
 		return io.Copy(w, struct{ io.Reader }{r})
 	}
 	n, err := wt.WriteTo(w)
-	if err == nil && r.used {
-		r.decOK = true
+	if err == nil && r.body == &r.v {
+		if err = r.atEOF(); err == io.EOF {
+			err = nil
+		}
 	}
 	return n, mapErr(r.cutErr(err), r.guess)
 }

@@ -117,7 +117,7 @@ func measure(f func()) (time.Duration, uint64) {
 	return d, m1.TotalAlloc - m0.TotalAlloc
 }
 
-func openBytes(data []byte, lim arc.Limits) (*Archive, error) {
+func openLimited(data []byte, lim arc.Limits) (*Archive, error) {
 	return Open(bytes.NewReader(data), int64(len(data)), &arc.Config{Limits: lim, FileVersions: true})
 }
 
@@ -140,7 +140,7 @@ func TestHeaderParsingLinear(t *testing.T) {
 	for _, tc := range cases {
 		var a *Archive
 		var err error
-		d, alloc := measure(func() { a, err = openBytes(tc.data, arc.Limits{}) })
+		d, alloc := measure(func() { a, err = openLimited(tc.data, arc.Limits{}) })
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
 		}
@@ -158,7 +158,7 @@ func TestHeaderParsingLinear(t *testing.T) {
 		}
 		a.Close()
 	}
-	a, err := openBytes(rar5Archive(1, 300000, true), arc.Limits{})
+	a, err := openLimited(rar5Archive(1, 300000, true), arc.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -174,24 +174,24 @@ func TestEntryLimits(t *testing.T) {
 	rar4 := rar4Archive(100000)
 	for _, data := range [][]byte{rar5, rar4} {
 		// Exactly at the limit is fine.
-		if a, err := openBytes(data, arc.Limits{MaxEntries: 100000}); err != nil {
+		if a, err := openLimited(data, arc.Limits{MaxEntries: 100000}); err != nil {
 			t.Errorf("100000 entries under MaxEntries 100000: %v", err)
 		} else {
 			a.Close()
 		}
 		var err error
-		d, alloc := measure(func() { _, err = openBytes(data, arc.Limits{MaxEntries: 1000}) })
+		d, alloc := measure(func() { _, err = openLimited(data, arc.Limits{MaxEntries: 1000}) })
 		only(t, "MaxEntries 1000", err, errs.ErrLimit)
 		if d > 100*time.Millisecond && !raceEnabled || alloc > 4<<20 {
 			t.Errorf("MaxEntries failure took %v and %d bytes", d, alloc)
 		}
-		_, err = openBytes(data, arc.Limits{MaxHeaderMemory: 1 << 20})
+		_, err = openLimited(data, arc.Limits{MaxHeaderMemory: 1 << 20})
 		only(t, "MaxHeaderMemory 1 MiB", err, errs.ErrLimit)
 		if err != nil && !errors.Is(err, errs.ErrLimit) {
 			t.Log(err)
 		}
 		// Lifted limits read everything.
-		if a, err := openBytes(data, arc.Limits{MaxEntries: arc.Unlimited, MaxHeaderMemory: arc.Unlimited}); err != nil || len(a.Entries()) != 100000 {
+		if a, err := openLimited(data, arc.Limits{MaxEntries: arc.Unlimited, MaxHeaderMemory: arc.Unlimited}); err != nil || len(a.Entries()) != 100000 {
 			t.Errorf("unlimited: %v", err)
 		}
 	}
@@ -213,7 +213,7 @@ func TestEntryLimits(t *testing.T) {
 
 // TestFileVersions: older file versions (rar -ver) are not listed unless
 // Config.FileVersions asks for them, and skipping them is a warning.
-func TestFileVersions(t *testing.T) {
+func TestFileVersionsCrafted(t *testing.T) {
 	data := rar5Archive(3, 1, true) // three entries, each an older version
 	for _, fv := range []bool{false, true} {
 		a, err := Open(bytes.NewReader(data), int64(len(data)), &arc.Config{FileVersions: fv})

@@ -61,3 +61,34 @@ func nextVolume(name string, newNaming bool) string {
 }
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+// firstVolume returns the name of the first volume of the set name belongs
+// to: the part number set to 1 at the same width with new naming
+// ("a.part03.rar" → "a.part01.rar"), the ".rar" volume with old naming
+// ("a.r04" → "a.rar").
+func firstVolume(name string, newNaming bool) string {
+	ext := filepath.Ext(name)
+	base := name[:len(name)-len(ext)]
+	if newNaming {
+		end := len(base)
+		for end > 0 && !isDigit(base[end-1]) {
+			end--
+		}
+		start := end
+		for start > 0 && isDigit(base[start-1]) {
+			start--
+		}
+		if start < end && strings.HasSuffix(strings.ToLower(base[:start]), "part") {
+			d := []byte(base[start:end])
+			for i := range d {
+				d[i] = '0'
+			}
+			d[len(d)-1] = '1'
+			return base[:start] + string(d) + base[end:] + ext
+		}
+	}
+	if ext != "" && ext[1:] == strings.ToUpper(ext[1:]) && strings.ToLower(ext) != ext {
+		return base + ".RAR"
+	}
+	return base + ".rar"
+}

@@ -2,6 +2,7 @@ package rar
 
 import (
 	"errors"
+	"fmt"
 
 	"github.com/go-unarc/unarc/internal/errs"
 )
@@ -39,16 +40,28 @@ func (w *warnings) add(kind warnKind, err error) {
 // errs.ErrTruncated, as does a listing cut short by a truncated header.
 // Locked archives and recovery records are reported as plain notes.
 func (a *Archive) Warnings() []error {
-	w := a.p.warn.list
+	w := a.p.warn.list[:len(a.p.warn.list):len(a.p.warn.list)]
 	if a.warning != nil && a.p.warn.seen&(1<<warnCut|1<<warnTruncated) == 0 {
-		w = append(w[:len(w):len(w)], a.warning)
+		w = append(w, a.warning)
+	}
+	if a.missingVol != nil {
+		w = append(w, a.missingVol)
+	}
+	if a.versions > 0 {
+		w = append(w, fmt.Errorf("%w: %d of them", ErrVersionsSkipped, a.versions))
 	}
 	return w
 }
 
 // Warnings reports the conditions met so far (arc.Warner); it is complete
 // once Next has returned io.EOF.
-func (r *Reader) Warnings() []error { return r.p.warn.list }
+func (r *Reader) Warnings() []error {
+	w := r.p.warn.list
+	if r.skipped > 0 {
+		w = append(w[:len(w):len(w)], fmt.Errorf("%w: %d of them", ErrVersionsSkipped, r.skipped))
+	}
+	return w
+}
 
 // Warnings that are notes, not failures: they match no errs sentinel.
 var (

@@ -3,7 +3,6 @@ package unpack29
 import (
 	"bytes"
 	"errors"
-	"github.com/go-unarc/unarc/internal/testutil"
 	"io"
 	"os"
 	"testing"
