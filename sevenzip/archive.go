@@ -24,7 +24,6 @@ package sevenzip
 import (
 	"bytes"
 	"encoding/binary"
-	"errors"
 	"fmt"
 	"hash/crc32"
 	"io"
@@ -159,21 +158,22 @@ type Archive struct {
 	cfg     arc.Config
 	si      *streamsInfo
 	entries []*arc.Entry
-	locs    []location
+	mem     *memAccount // the index's share of Limits.MaxHeaderMemory
 
-	mu     sync.Mutex
-	idle   []*folderReader // positioned decoders ready for reuse
-	pw     string          // archive-wide password, once resolved
-	hasPW  bool
-	closed bool
+	// Where entry i's data is: stream[i] is its substream (-1: none),
+	// which lies in folder streamFolder[k] at offset streamOff[k].
+	stream       []int32
+	streamFolder []int32
+	streamOff    []int64
+
+	mu       sync.Mutex
+	idle     []*folderReader // positioned decoders ready for reuse
+	linkDone map[int]bool    // symlinks whose LinkTarget has been read
+	pw       string          // archive-wide password, once resolved
+	hasPW    bool
+	closed   bool
 
 	folderStarts int // decoders started (tests check solid reads decode once)
-}
-
-// location says where an entry's data is.
-type location struct {
-	folder int   // -1: no data (empty file, directory)
-	offset int64 // within the folder's output
 }
 
 // maxIdle bounds the positioned folder decoders kept for reuse.
@@ -206,24 +206,27 @@ func Open(ra io.ReaderAt, size int64, cfg *arc.Config) (*Archive, error) {
 		}
 		return nil, errs.Truncated("7z header lies beyond the end of the archive")
 	}
+	a.mem = &memAccount{max: a.cfg.Limits.MaxHeaderMemory}
+	if err := a.mem.charge(sh.nextSize, "7z header"); err != nil {
+		return nil, err
+	}
 	hdr := make([]byte, sh.nextSize)
 	if _, err := ra.ReadAt(hdr, a.base+sh.nextOff); err != nil {
 		return nil, errs.EOF(err, "7z header")
 	}
 	if crc32.ChecksumIEEE(hdr) != sh.nextCRC {
-		return nil, fmt.Errorf("%w: 7z header CRC mismatch", errs.ErrCorrupt)
+		return nil, errs.Corrupt("7z header CRC mismatch")
 	}
 	if err := a.parseHeader(hdr); err != nil {
 		return nil, err
 	}
-	a.resolveLinks()
 	return a, nil
 }
 
 // parseHeader decodes encoded headers until a plain one, then parses it.
 func (a *Archive) parseHeader(hdr []byte) error {
 	for depth := 0; ; depth++ {
-		r := &hreader{b: hdr}
+		r := &hreader{b: hdr, mem: a.mem}
 		switch id := r.number(); id {
 		case idHeader:
 			return a.parsePlain(r)
@@ -249,20 +252,23 @@ func (a *Archive) parseHeader(hdr []byte) error {
 }
 
 // decodeHeader unpacks an encoded header (every folder, concatenated).
+// The declared size is charged to MaxHeaderMemory first, but the buffer
+// only grows as decoded bytes really arrive, so a small archive that
+// declares a huge header costs what it delivers.
 func (a *Archive) decodeHeader(si *streamsInfo) ([]byte, error) {
-	var out bytes.Buffer
 	var total int64
 	for fi := range si.folders {
 		total += si.folders[fi].size()
+		if total < 0 || total > 1<<62 {
+			return nil, errs.Corrupt("7z: encoded header size overflows")
+		}
 	}
-	if total > 0 && total <= 1<<20 {
-		out.Grow(int(total)) // else grow as data really arrives
+	if err := a.mem.charge(total, "decoded 7z header"); err != nil {
+		return nil, err
 	}
+	out := make([]byte, 0, min(total, 64<<10))
 	for fi := range si.folders {
 		f := &si.folders[fi]
-		if f.size() > a.cfg.Limits.MaxMemory {
-			return nil, errs.Limit("7z: encoded header of %d bytes", f.size())
-		}
 		if err := a.checkPack(si, fi); err != nil {
 			return nil, err
 		}
@@ -276,16 +282,41 @@ func (a *Archive) decodeHeader(si *streamsInfo) ([]byte, error) {
 		} else {
 			v = crc32x.NewSize(fr, f.size())
 		}
-		_, err = out.ReadFrom(v)
+		out, err = readGrow(out, v, int64(len(out))+f.size())
 		fr.Close()
 		if err != nil {
-			if fr.encrypt && (errors.Is(err, errs.ErrChecksum) || errors.Is(err, errs.ErrCorrupt) || errors.Is(err, errs.ErrTruncated)) {
-				return nil, fmt.Errorf("%w: 7z header does not decrypt (%v)", errs.ErrPassword, err)
+			if fr.encrypt {
+				return nil, mapErr(true, err)
 			}
 			return nil, err
 		}
 	}
-	return out.Bytes(), nil
+	return out, nil
+}
+
+// readGrow appends r's bytes to b until io.EOF, growing b by doubling
+// but never beyond want bytes (the declared total), so the last growth
+// lands on the exact size.
+func readGrow(b []byte, r io.Reader, want int64) ([]byte, error) {
+	for {
+		if len(b) == cap(b) {
+			n := min(int64(2*cap(b)), want)
+			if n <= int64(cap(b)) {
+				n = int64(cap(b)) + 4096 // more data than declared: the verifier reports it
+			}
+			nb := make([]byte, len(b), n)
+			copy(nb, b)
+			b = nb
+		}
+		m, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+m]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return b, err
+		}
+	}
 }
 
 // checkPack verifies that folder fi's pack streams lie inside the archive.
@@ -355,9 +386,16 @@ func (a *Archive) parsePlain(r *hreader) error {
 	if r.err != nil {
 		return r.err
 	}
-	var files []fileInfo
+	for fi := range si.folders {
+		if err := a.checkPack(si, fi); err != nil {
+			return err
+		}
+	}
+	a.si = si
+	hasFiles := false
 	if id == idFilesInfo {
-		files = r.readFilesInfo(len(si.subSizes))
+		a.readFiles(r)
+		hasFiles = true
 		id = r.number()
 	}
 	if r.err != nil {
@@ -366,77 +404,8 @@ func (a *Archive) parsePlain(r *hreader) error {
 	if id != idEnd {
 		return errs.Corrupt("7z header: unexpected property 0x%02x", id)
 	}
-	if len(files) == 0 && len(si.subSizes) > 0 {
+	if !hasFiles && len(si.subSizes) > 0 {
 		return errs.Corrupt("7z header: streams without files")
-	}
-	for fi := range si.folders {
-		if err := a.checkPack(si, fi); err != nil {
-			return err
-		}
-	}
-	a.si = si
-	return a.buildEntries(files)
-}
-
-func (a *Archive) buildEntries(files []fileInfo) error {
-	si := a.si
-	// Walk substreams in folder order.
-	fi, sub, k := 0, 0, 0
-	var off int64
-	methods := make([]string, len(si.folders)) // named once per folder
-	for i := range files {
-		f := &files[i]
-		if f.isAnti {
-			continue
-		}
-		e := &arc.Entry{
-			Name:       strings.TrimPrefix(f.name, "./"),
-			Modified:   f.mtime,
-			Created:    f.ctime,
-			Accessed:   f.atime,
-			PackedSize: 0,
-			Index:      len(a.entries),
-		}
-		loc := location{folder: -1}
-		if f.hasStream {
-			for fi < len(si.folders) && sub >= si.folders[fi].numSub {
-				fi++
-				sub = 0
-				off = 0
-			}
-			if fi >= len(si.folders) {
-				return errs.Corrupt("7z header: more files than streams")
-			}
-			fo := &si.folders[fi]
-			loc = location{folder: fi, offset: off}
-			e.Size = si.subSizes[k]
-			e.HasCRC32, e.CRC32 = si.subHasCRC[k], si.subCRC[k]
-			if methods[fi] == "" {
-				methods[fi] = folderMethod(fo)
-			}
-			e.Method = methods[fi]
-			e.Solid = fo.numSub > 1
-			e.PackedSize = -1
-			if fo.numSub == 1 {
-				e.PackedSize = 0
-				for p := range fo.packed {
-					e.PackedSize += si.packSizes[fo.firstPack+p]
-				}
-			}
-			for c := range fo.coders {
-				if fo.coders[c].method == mAES {
-					e.Encrypted = true
-				}
-			}
-			off += e.Size
-			sub++
-			k++
-		} else if !f.isDir {
-			e.HasCRC32 = true // an empty file: CRC of nothing is 0
-		}
-		e.Mode = fileMode(f)
-		a.entries = append(a.entries, e)
-		a.locs = append(a.locs, loc)
 	}
 	return nil
 }
@@ -459,14 +428,14 @@ const (
 	attrUnixExt   = 0x8000
 )
 
-func fileMode(f *fileInfo) fs.FileMode {
-	isDir := f.isDir || (f.hasAttrib && f.attrib&attrDirectory != 0)
+func fileMode(isDir, hasAttrib bool, attrib uint32) fs.FileMode {
+	isDir = isDir || (hasAttrib && attrib&attrDirectory != 0)
 	var m fs.FileMode = 0o644
 	if isDir {
 		m = 0o755 | fs.ModeDir
 	}
-	if f.hasAttrib && f.attrib&attrUnixExt != 0 {
-		u := f.attrib >> 16
+	if hasAttrib && attrib&attrUnixExt != 0 {
+		u := attrib >> 16
 		m = fs.FileMode(u & 0o777)
 		switch u & 0xF000 {
 		case 0x4000:
@@ -486,34 +455,10 @@ func fileMode(f *fileInfo) fs.FileMode {
 		if isDir {
 			m |= fs.ModeDir
 		}
-	} else if f.hasAttrib && f.attrib&attrReadOnly != 0 {
+	} else if hasAttrib && attrib&attrReadOnly != 0 {
 		m &^= 0o222
 	}
 	return m
-}
-
-// resolveLinks reads the targets of symlinks (7-Zip stores them as the
-// entry's content). Links that cannot be read yet (encrypted, no
-// password) keep an empty target; reading the entry gives the error.
-func (a *Archive) resolveLinks() {
-	for i, e := range a.entries {
-		if e.Mode&fs.ModeSymlink == 0 {
-			continue
-		}
-		e.Link = arc.LinkSymlink
-		if e.Size > 64<<10 {
-			continue
-		}
-		rc, err := a.Open(i)
-		if err != nil {
-			continue
-		}
-		b, err := io.ReadAll(rc)
-		rc.Close()
-		if err == nil {
-			e.LinkTarget = string(b)
-		}
-	}
 }
 
 // Entries lists the archive's entries in header order.
