@@ -142,7 +142,7 @@ func filterStart(props []byte) (uint32, error) {
 }
 
 // newCoder builds the decoder for c over its inputs, producing size bytes.
-func newCoder(c *coder, in []io.Reader, size int64, env *decodeEnv) (io.Reader, error) {
+func newCoder(c *coder, in []io.Reader, size int64, plan coderPlan, env *decodeEnv) (io.Reader, error) {
 	if c.method != mBCJ2 && (c.numIn != 1 || c.numOut != 1) {
 		return nil, errs.Unsupported("7z: method %s with %d inputs and %d outputs", methodName(c), c.numIn, c.numOut)
 	}
@@ -193,7 +193,7 @@ func newCoder(c *coder, in []io.Reader, size int64, env *decodeEnv) (io.Reader, 
 	case mAES:
 		return newAES(c, in[0], env)
 	case mLZMA, mLZMA2:
-		return newLZMA(c, in[0], size, env)
+		return newLZMA(c, in[0], size, plan.grow, env)
 	case mPPMD:
 		return newPPMd(c, in[0], size, env)
 	default:

@@ -12,8 +12,12 @@ import (
 // newLZMA builds an LZMA or LZMA2 decoder (package lzma). The window is
 // bounded by Limits.MaxDictionary before anything is allocated; the
 // decoder itself sizes it to min(dictionary, output size).
-func newLZMA(c *coder, in io.Reader, size int64, env *decodeEnv) (io.Reader, error) {
+func newLZMA(c *coder, in io.Reader, size int64, grow bool, env *decodeEnv) (io.Reader, error) {
 	maxDict := lzma.MaxDict(env.limits.MaxDictionary)
+	growOpt := lzma.Option{} // no effect
+	if grow {
+		growOpt = lzma.GrowWindow()
+	}
 	if c.method == mLZMA2 {
 		if len(c.props) != 1 {
 			return nil, errs.Corrupt("7z: LZMA2 with %d property bytes", len(c.props))
@@ -26,7 +30,7 @@ func newLZMA(c *coder, in io.Reader, size int64, env *decodeEnv) (io.Reader, err
 		if z == nil {
 			z = new(lzma.Reader2)
 		}
-		if err := z.Reset(in, dict, size, maxDict); err != nil {
+		if err := z.Reset(in, dict, size, maxDict, growOpt); err != nil {
 			z.Close()
 			return nil, err
 		}
@@ -41,7 +45,7 @@ func newLZMA(c *coder, in io.Reader, size int64, env *decodeEnv) (io.Reader, err
 	if z == nil {
 		z = new(lzma.Reader)
 	}
-	if err := z.Reset(in, p, size, maxDict); err != nil {
+	if err := z.Reset(in, p, size, maxDict, growOpt); err != nil {
 		z.Close()
 		return nil, err
 	}

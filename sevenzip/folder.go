@@ -64,6 +64,10 @@ func (a *Archive) newFolderReader(si *streamsInfo, fi int, password func() (stri
 			fr.encrypt = true
 		}
 	}
+	plans, err := a.planFolder(si, f, inBase, outBase)
+	if err != nil {
+		return nil, err
+	}
 	visiting := make([]bool, len(f.coders))
 	var build func(out int, depth int) (io.Reader, error)
 	build = func(out int, depth int) (io.Reader, error) {
@@ -115,7 +119,7 @@ func (a *Archive) newFolderReader(si *streamsInfo, fi int, password func() (stri
 			ins[j] = src
 		}
 		size := f.unpackSizes[out]
-		r, err := newCoder(c, ins, size, &fr.env)
+		r, err := newCoder(c, ins, size, plans[ci], &fr.env)
 		if err != nil {
 			return nil, err
 		}
