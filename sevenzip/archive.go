@@ -32,6 +32,7 @@ import (
 	"sync"
 
 	"github.com/go-unarc/unarc/crc32x"
+	"github.com/go-unarc/unarc/internal/aes7z"
 	"github.com/go-unarc/unarc/internal/arc"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/pool"
@@ -174,6 +175,9 @@ type Archive struct {
 	closed   bool
 
 	folderStarts int // decoders started (tests check solid reads decode once)
+
+	keyMu sync.Mutex // held while deriving, so one key is derived (and charged) once
+	keys  map[keyID][32]byte
 }
 
 // maxIdle bounds the positioned folder decoders kept for reuse.
@@ -186,6 +190,9 @@ func Open(ra io.ReaderAt, size int64, cfg *arc.Config) (*Archive, error) {
 		a.cfg = *cfg
 	}
 	a.cfg.Limits = a.cfg.Limits.WithDefaults()
+	if a.cfg.Budget == nil { // used without the root: the limits still hold
+		a.cfg.Budget = arc.NewBudget(a.cfg.Limits)
+	}
 	ra, size, err := joinVolumes(ra, size, &a.cfg)
 	if err != nil {
 		return nil, err
@@ -330,6 +337,40 @@ func (a *Archive) checkPack(si *streamsInfo, fi int) error {
 		}
 	}
 	return nil
+}
+
+// keyID names one derived AES key.
+type keyID struct {
+	pw     string
+	salt   string
+	cycles uint8
+}
+
+// key returns the AES key for pw under p, deriving it at most once per
+// Archive: a derivation is charged to cfg.Budget (MaxKDFRounds) before
+// it runs, a key already derived costs nothing.
+func (a *Archive) key(pw string, p *aes7z.Props) ([32]byte, error) {
+	id := keyID{pw, string(p.Salt), p.Cycles}
+	a.keyMu.Lock()
+	defer a.keyMu.Unlock()
+	if k, ok := a.keys[id]; ok {
+		return k, nil
+	}
+	if p.Cycles > aes7z.MaxCycles && p.Cycles != 0x3F {
+		return [32]byte{}, errs.Unsupported("7zAES: 2^%d key derivation rounds", p.Cycles)
+	}
+	if err := a.cfg.Budget.ChargeKDF(aes7z.Rounds(p)); err != nil {
+		return [32]byte{}, err
+	}
+	k, err := aes7z.Key(pw, p)
+	if err != nil {
+		return k, err
+	}
+	if a.keys == nil {
+		a.keys = make(map[keyID][32]byte)
+	}
+	a.keys[id] = k
+	return k, nil
 }
 
 // headerPassword resolves the password for encrypted headers.

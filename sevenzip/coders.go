@@ -124,6 +124,7 @@ func lzma2Dict(p byte) uint32 {
 // decodeEnv is what a coder constructor may need besides its inputs.
 type decodeEnv struct {
 	password func() (string, error) // resolves the password on first need
+	key      func(pw string, p *aes7z.Props) ([32]byte, error)
 	limits   arc.Limits
 	closers  []io.Closer // released when the folder decoder is closed
 }
@@ -236,7 +237,7 @@ func newAES(c *coder, in io.Reader, env *decodeEnv) (io.Reader, error) {
 	if err != nil {
 		return nil, err
 	}
-	key, err := aes7z.Key(pw, &p)
+	key, err := env.key(pw, &p)
 	if err != nil {
 		return nil, err
 	}

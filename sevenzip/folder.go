@@ -52,6 +52,7 @@ func (a *Archive) newFolderReader(si *streamsInfo, fi int, password func() (stri
 	a.mu.Unlock()
 	fr.env.limits = a.cfg.Limits
 	fr.env.password = password
+	fr.env.key = a.key
 	// Map stream indices to coders.
 	inBase := make([]int, len(f.coders))
 	outBase := make([]int, len(f.coders))
