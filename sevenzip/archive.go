@@ -30,6 +30,7 @@ import (
 	"io/fs"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/go-unarc/unarc/crc32x"
 	"github.com/go-unarc/unarc/internal/aes7z"
@@ -172,7 +173,7 @@ type Archive struct {
 	linkDone map[int]bool    // symlinks whose LinkTarget has been read
 	pw       string          // archive-wide password, once resolved
 	hasPW    bool
-	closed   bool
+	closed   atomic.Bool
 
 	folderStarts int // decoders started (tests check solid reads decode once)
 
@@ -508,13 +509,18 @@ func (a *Archive) Entries() []*arc.Entry { return a.entries }
 // Comment returns "": 7z has no archive comment.
 func (a *Archive) Comment() string { return "" }
 
-// Close releases the cached folder decoders. Readers still open keep
-// working until closed.
+// errClosed is what readers of a closed Archive return.
+var errClosed = fmt.Errorf("7z: archive closed: %w", fs.ErrClosed)
+
+// Close releases the parked folder decoders. Entry readers still open
+// fail from their next Read with an error matching fs.ErrClosed; each
+// releases its own decoder then (or at its Close), never while a Read
+// of it may still be running.
 func (a *Archive) Close() error {
 	a.mu.Lock()
 	idle := a.idle
 	a.idle = nil
-	a.closed = true
+	a.closed.Store(true)
 	a.mu.Unlock()
 	for _, fr := range idle {
 		fr.Close()

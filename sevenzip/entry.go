@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 
 	"github.com/go-unarc/unarc/crc32x"
 	"github.com/go-unarc/unarc/internal/arc"
@@ -19,6 +20,9 @@ import (
 func (a *Archive) Open(i int) (io.ReadCloser, error) {
 	if i < 0 || i >= len(a.entries) {
 		return nil, fmt.Errorf("7z: no entry %d", i)
+	}
+	if a.closed.Load() {
+		return nil, errClosed
 	}
 	e := a.entries[i]
 	er := &entryReader{a: a, remain: e.Size}
@@ -145,7 +149,7 @@ func (a *Archive) takeFolder(fi int, off int64, e *arc.Entry) (*folderReader, er
 // park keeps fr for a later Open of the same folder.
 func (a *Archive) park(fr *folderReader) {
 	a.mu.Lock()
-	if a.closed {
+	if a.closed.Load() {
 		a.mu.Unlock()
 		fr.Close()
 		return
@@ -174,6 +178,9 @@ func mapErr(encrypted bool, err error) error {
 	return err
 }
 
+// errReaderClosed is what an entry reader returns after its Close.
+var errReaderClosed = fmt.Errorf("7z: entry reader closed: %w", fs.ErrClosed)
+
 // entryReader reads one entry's bytes from its folder decoder.
 type entryReader struct {
 	a         *Archive
@@ -185,6 +192,14 @@ type entryReader struct {
 
 func (er *entryReader) Read(p []byte) (int, error) {
 	if er.err != nil {
+		return 0, er.err
+	}
+	if er.a.closed.Load() {
+		er.err = errClosed
+		if fr := er.fr; fr != nil {
+			er.fr = nil
+			fr.Close()
+		}
 		return 0, er.err
 	}
 	if er.remain <= 0 {
@@ -223,7 +238,7 @@ func (er *entryReader) close() {
 		fr.Close()
 	}
 	if er.err == nil {
-		er.err = io.ErrClosedPipe
+		er.err = errReaderClosed
 	}
 }
 

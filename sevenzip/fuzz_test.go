@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/go-unarc/unarc/internal/arc"
+	"github.com/go-unarc/unarc/internal/testutil"
 )
 
 // FuzzOpen feeds arbitrary bytes to Open and reads every entry: no input
@@ -30,22 +31,36 @@ func FuzzOpen(f *testing.F) {
 		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
+		defer testutil.FuzzBound(t, testutil.FuzzTimeout, 256<<20)()
 		fixCRCs(data)
-		cfg := &arc.Config{Limits: arc.Limits{MaxDictionary: 1 << 20, MaxMemory: 16 << 20}}
-		a, err := Open(bytes.NewReader(data), int64(len(data)), cfg)
+		a, err := Open(bytes.NewReader(data), int64(len(data)), &arc.Config{Limits: fuzzLimits})
 		if err != nil {
 			return
 		}
 		defer a.Close()
+		budget := int64(4 << 20) // output per input, over every entry
 		for i := range a.Entries() {
+			if budget <= 0 {
+				break
+			}
 			rc, err := a.Open(i)
 			if err != nil {
 				continue
 			}
-			io.CopyN(io.Discard, rc, 1<<20)
+			n, _ := io.CopyN(io.Discard, rc, min(budget, 1<<20))
+			budget -= n + 4096 // opening costs too
 			rc.Close()
 		}
 	})
+}
+
+// fuzzLimits keep every fuzz input small: windows, models and the index.
+var fuzzLimits = arc.Limits{
+	MaxDictionary:   1 << 20,
+	MaxMemory:       16 << 20,
+	MaxHeaderMemory: 16 << 20,
+	MaxEntries:      1 << 12,
+	MaxKDFRounds:    1 << 16,
 }
 
 // fixCRCs recomputes the signature header's CRCs of a mutated archive so
