@@ -13,17 +13,42 @@
 //
 // Every count in the header (folders, coders, streams, substreams, files)
 // is checked against the bytes left in the header before anything is
-// allocated for it; coder graphs are bounded (64 coders/streams) and
-// checked for unconnected inputs, doubly bound streams and cycles; pack
-// streams must lie inside the archive. Decoder windows are bounded by
-// Limits.MaxDictionary and the decoded size, PPMd models and encoded
-// headers by Limits.MaxMemory. AES key derivation is refused above 2^24
-// rounds, as 7-Zip does.
+// allocated for it, and files against Limits.MaxEntries; the decoded
+// header and the whole index (stream arrays, one slab of Entry values,
+// names) are charged to Limits.MaxHeaderMemory before each allocation,
+// and an encoded header's buffer grows only as its bytes arrive. Coder
+// graphs are bounded (64 coders/streams) and checked for unconnected
+// inputs, doubly bound streams and cycles; pack streams must lie inside
+// the archive. Limits.MaxMemory bounds the sum over a folder's coders
+// (windows, PPMd models, BCJ2/filter/Deflate/bzip2/AES buffers), checked
+// before any is built; an LZMA window is min(dictionary, size), bounded
+// by Limits.MaxDictionary, and grows with the output when its input
+// cannot explain it. AES key derivation is refused above 2^24 rounds, as
+// 7-Zip does; each distinct key is derived once per Archive and charged
+// to the KDF budget (Limits.MaxKDFRounds) first.
+//
+// # Errors
+//
+// Input that ends early (signature header, header, pack streams,
+// volumes) is errs.ErrTruncated; a damaged header or header CRC is
+// errs.ErrCorrupt; a coder whose output ends before its declared size
+// is errs.ErrCorrupt (or ErrTruncated when it ran out of input); a data
+// CRC mismatch is errs.ErrChecksum. In a folder encrypted with 7zAES a
+// checksum, corrupt-data or truncation error is reported as
+// errs.ErrPassword: the pack streams were checked to be complete, so
+// such data is almost always the output of a wrong key, CRC or not.
+//
+// # Symlinks
+//
+// 7z stores a symlink's target as the entry's content. Open decodes no
+// folder, so Entry.LinkTarget of a symlink is "" until the entry has
+// been read to its end once; Archive.LinkTarget resolves it on demand.
 package sevenzip
 
 import (
 	"bytes"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"hash/crc32"
 	"io"
@@ -295,6 +320,9 @@ func (a *Archive) decodeHeader(si *streamsInfo) ([]byte, error) {
 		if err != nil {
 			if fr.encrypt {
 				return nil, mapErr(true, err)
+			}
+			if errors.Is(err, errs.ErrChecksum) { // a header's checksum: the archive is corrupt
+				return nil, errs.Corrupt("7z: encoded header: %s", detail(err))
 			}
 			return nil, err
 		}

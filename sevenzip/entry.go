@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"strings"
 
 	"github.com/go-unarc/unarc/crc32x"
 	"github.com/go-unarc/unarc/internal/arc"
@@ -166,16 +167,37 @@ func (a *Archive) park(fr *folderReader) {
 	}
 }
 
-// mapErr turns a checksum or data error of an encrypted folder into a
-// wrong-password error: with AES, a wrong key is what makes data bad.
+// mapErr applies the wrong-password rule to an error of an encrypted
+// folder: a CRC mismatch, corrupt data or a decoder running out of input
+// there is reported as errs.ErrPassword. Pack streams are checked to lie
+// inside the archive at Open, so inside an AES folder these almost
+// always mean the key is wrong (decrypted garbage), whether or not the
+// entry has a CRC to tell; a wrong password is what 7-Zip reports for
+// them too. Errors of other kinds (limits, unsupported methods, closed
+// archives, I/O) pass unchanged.
 func mapErr(encrypted bool, err error) error {
 	if err == nil || err == io.EOF || !encrypted {
 		return err
 	}
+	if errors.Is(err, errs.ErrPassword) {
+		return err
+	}
 	if errors.Is(err, errs.ErrChecksum) || errors.Is(err, errs.ErrCorrupt) || errors.Is(err, errs.ErrTruncated) {
-		return fmt.Errorf("%w (%v)", errs.ErrPassword, err)
+		return fmt.Errorf("%w: encrypted 7z data does not decode (%s)", errs.ErrPassword, detail(err))
 	}
 	return err
+}
+
+// detail returns err's message without the sentinel's own text, for
+// wrapping the cause under another sentinel.
+func detail(err error) string {
+	msg := err.Error()
+	for _, s := range []error{errs.ErrChecksum, errs.ErrCorrupt, errs.ErrTruncated} {
+		if p := s.Error() + ": "; strings.HasPrefix(msg, p) {
+			return msg[len(p):]
+		}
+	}
+	return msg
 }
 
 // errReaderClosed is what an entry reader returns after its Close.

@@ -17,8 +17,10 @@ type folderReader struct {
 	encrypt bool
 }
 
-// limitedReader is io.LimitedReader that reports a short stream as
-// truncation rather than a quiet EOF.
+// limitedReader is io.LimitedReader that reports a stream ending before
+// its declared size as an error rather than a quiet EOF: ErrCorrupt,
+// since the coder's input lies wholly inside the archive (checkPack) and
+// a coder that runs out of input reports ErrTruncated itself.
 type limitedReader struct {
 	r io.Reader
 	n int64
@@ -34,7 +36,7 @@ func (l *limitedReader) Read(p []byte) (int, error) {
 	n, err := l.r.Read(p)
 	l.n -= int64(n)
 	if err == io.EOF && l.n > 0 {
-		err = errs.Truncated("7z coder output shorter than its declared size")
+		err = errs.Corrupt("7z: coder output ends %d bytes before its declared size", l.n)
 	}
 	if err == nil && l.n == 0 {
 		err = nil

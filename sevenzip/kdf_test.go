@@ -17,6 +17,11 @@ import (
 // aesFolders builds an archive of n non-solid folders, each one AES
 // coder over file i's content "file i"; folder i's salt is salt(i).
 func aesFolders(t *testing.T, n int, cycles byte, salt func(i int) []byte, pw string) []byte {
+	return aesFoldersOver(t, n, cycles, salt, pw, false)
+}
+
+// aesFoldersOver is aesFolders with, when lz, an LZMA2 coder after AES.
+func aesFoldersOver(t *testing.T, n int, cycles byte, salt func(i int) []byte, pw string, lz bool) []byte {
 	var pack, packSizes, folders, unpack []byte
 	var names []byte
 	for i := 0; i < n; i++ {
@@ -32,12 +37,20 @@ func aesFolders(t *testing.T, n int, cycles byte, salt func(i int) []byte, pw st
 		}
 		key, _ := aes7z.Key(pw, &p)
 		blk, _ := aes.NewCipher(key[:])
-		padded := make([]byte, (len(data)+15)&^15)
-		copy(padded, data)
+		plain := data
+		if lz {
+			plain = lzma2Stored(data)
+		}
+		padded := make([]byte, (len(plain)+15)&^15)
+		copy(padded, plain)
 		cipher.NewCBCEncrypter(blk, iv).CryptBlocks(padded, padded)
 		pack = append(pack, padded...)
 		packSizes = append(packSizes, num(uint64(len(padded)))...)
-		f, u := folderRecord([]coderSpec{{id: []byte{0x06, 0xF1, 0x07, 0x01}, props: props}}, []uint64{uint64(len(data))})
+		aesC := coderSpec{id: []byte{0x06, 0xF1, 0x07, 0x01}, props: props}
+		f, u := folderRecord([]coderSpec{aesC}, []uint64{uint64(len(data))})
+		if lz {
+			f, u = folderRecord([]coderSpec{lzma2Coder(16), aesC}, []uint64{uint64(len(data)), uint64(len(plain))})
+		}
 		folders = append(folders, f...)
 		unpack = append(unpack, u...)
 		for _, c := range fmt.Sprintf("f%d", i) {
