@@ -285,64 +285,100 @@ func (a *Archive) parseHeader(hdr []byte) error {
 }
 
 // decodeHeader unpacks an encoded header (every folder, concatenated).
-// The declared size is charged to MaxHeaderMemory first, but the buffer
-// only grows as decoded bytes really arrive, so a small archive that
-// declares a huge header costs what it delivers.
+// The declared size is charged to MaxHeaderMemory first, and the buffer
+// is sized by what the archive really holds: a header at most
+// headerExpansion times its packed bytes is allocated at its size; a
+// larger one (a small archive declaring a huge header) is decoded once
+// into nothing, checking its size and CRC, and only then allocated, so
+// a lie costs time bounded by its decoding, never memory.
 func (a *Archive) decodeHeader(si *streamsInfo) ([]byte, error) {
-	var total int64
+	var total, packed int64
 	for fi := range si.folders {
 		total += si.folders[fi].size()
 		if total < 0 || total > 1<<62 {
 			return nil, errs.Corrupt("7z: encoded header size overflows")
 		}
+		if err := a.checkPack(si, fi); err != nil {
+			return nil, err
+		}
+	}
+	for _, n := range si.packSizes {
+		packed += n
 	}
 	if err := a.mem.charge(total, "decoded 7z header"); err != nil {
 		return nil, err
 	}
-	out := make([]byte, 0, min(total, 64<<10))
+	if total > headerExpansion*packed+1<<20 {
+		for fi := range si.folders {
+			if _, err := a.decodeHeaderFolder(si, fi, nil); err != nil {
+				return nil, err
+			}
+		}
+	}
+	out := make([]byte, 0, total)
 	for fi := range si.folders {
-		f := &si.folders[fi]
-		if err := a.checkPack(si, fi); err != nil {
-			return nil, err
-		}
-		fr, err := a.newFolderReader(si, fi, a.headerPassword)
-		if err != nil {
-			return nil, err
-		}
-		var v io.Reader = fr
-		if f.hasCRC {
-			v = crc32x.NewCRC32(fr, f.crc, f.size())
-		} else {
-			v = crc32x.NewSize(fr, f.size())
-		}
-		out, err = readGrow(out, v, int64(len(out))+f.size())
-		fr.Close()
-		if err != nil {
-			if fr.encrypt {
-				return nil, mapErr(true, err)
-			}
-			if errors.Is(err, errs.ErrChecksum) { // a header's checksum: the archive is corrupt
-				return nil, errs.Corrupt("7z: encoded header: %s", detail(err))
-			}
+		var err error
+		if out, err = a.decodeHeaderFolder(si, fi, out); err != nil {
 			return nil, err
 		}
 	}
 	return out, nil
 }
 
-// readGrow appends r's bytes to b until io.EOF, growing b by doubling
-// but never beyond want bytes (the declared total), so the last growth
-// lands on the exact size.
-func readGrow(b []byte, r io.Reader, want int64) ([]byte, error) {
+// headerExpansion is the decoded-to-packed ratio up to which an encoded
+// header's buffer is allocated before its bytes are seen.
+const headerExpansion = 16
+
+// decodeHeaderFolder appends folder fi of an encoded header to out,
+// verified against its size and CRC; with out nil it only verifies.
+func (a *Archive) decodeHeaderFolder(si *streamsInfo, fi int, out []byte) ([]byte, error) {
+	f := &si.folders[fi]
+	fr, err := a.newFolderReader(si, fi, a.headerPassword)
+	if err != nil {
+		return nil, err
+	}
+	defer fr.Close()
+	var v io.Reader = fr
+	if f.hasCRC {
+		v = crc32x.NewCRC32(fr, f.crc, f.size())
+	} else {
+		v = crc32x.NewSize(fr, f.size())
+	}
+	if out == nil {
+		_, err = pool.Copy(io.Discard, v)
+	} else {
+		out, err = readFull(out, v)
+	}
+	if err != nil {
+		if fr.encrypt {
+			return nil, mapErr(true, err)
+		}
+		if errors.Is(err, errs.ErrChecksum) { // a header's checksum: the archive is corrupt
+			return nil, errs.Corrupt("7z: encoded header: %s", detail(err))
+		}
+		return nil, err
+	}
+	return out, nil
+}
+
+// readFull appends r's bytes to b until io.EOF. b has the capacity for
+// what r must deliver (the verifier under r fails on more), so it does
+// not grow.
+func readFull(b []byte, r io.Reader) ([]byte, error) {
 	for {
 		if len(b) == cap(b) {
-			n := min(int64(2*cap(b)), want)
-			if n <= int64(cap(b)) {
-				n = int64(cap(b)) + 4096 // more data than declared: the verifier reports it
+			var probe [1]byte
+			m, err := r.Read(probe[:])
+			if m > 0 || err == nil {
+				if m > 0 {
+					return b, errs.Corrupt("7z: encoded header longer than declared")
+				}
+				continue
 			}
-			nb := make([]byte, len(b), n)
-			copy(nb, b)
-			b = nb
+			if err == io.EOF {
+				return b, nil
+			}
+			return b, err
 		}
 		m, err := r.Read(b[len(b):cap(b)])
 		b = b[:len(b)+m]

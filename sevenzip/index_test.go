@@ -5,6 +5,7 @@ import (
 	"errors"
 	"hash/crc32"
 	"io"
+	"os/exec"
 	"runtime"
 	"testing"
 
@@ -255,5 +256,44 @@ func TestListingDecodesNothing(t *testing.T) {
 	}
 	if a.folderStarts-start != 1 {
 		t.Errorf("in-order read with links started %d decoders, want 1", a.folderStarts-start)
+	}
+}
+
+// TestHeaderBomb: an encoded header that decodes to far more than its
+// packed bytes costs its size once (verified first, then allocated
+// exactly), not a doubling buffer; one that only declares a huge size
+// costs nothing; MaxHeaderMemory refuses it before decoding.
+func TestHeaderBomb(t *testing.T) {
+	// Declare 64 MiB for the 12-byte stored header.
+	hdr := emptyFilesHeader(8)
+	stored := lzma2Stored(hdr)
+	crc := crc32.ChecksumIEEE(hdr)
+	enc := cat([]byte{idEncodedHeader}, streamsInfoBytes(0, uint64(len(stored)), []coderSpec{lzma2Coder(22)}, []uint64{64 << 20}, &crc))
+	lie := build7z(stored, enc)
+	var err error
+	n := allocDuring(func() { _, err = openBytes(lie) })
+	if err == nil || n > 4<<20 {
+		t.Errorf("header declared 64 MiB over %d bytes: %v after %d bytes allocated", len(stored), err, n)
+	}
+	if _, err := openWith(lie, arc.Limits{MaxHeaderMemory: 32 << 20}); !errors.Is(err, errs.ErrLimit) {
+		t.Errorf("MaxHeaderMemory: got %v", err)
+	}
+
+	if _, err := exec.LookPath("xz"); err != nil {
+		t.Skip("xz not installed")
+	}
+	const size = 32 << 20
+	pad := make([]byte, size)
+	big := cat([]byte{idHeader, idFilesInfo, 1, idDummy}, num(size), pad,
+		[]byte{idName, 5, 0, 'f', 0, 0, 0, idEmptyStream, 1, 0x80, idEnd, idEnd})
+	data := encodedArchive(nil, big, []coderSpec{lzma2Coder(22)}, xzRaw(t, big))
+	var a *Archive
+	n = allocDuring(func() { a, err = openBytes(data) })
+	if err != nil || len(a.Entries()) != 1 || a.Entries()[0].Name != "f" {
+		t.Fatalf("%d-byte archive with a 32 MiB header: %v", len(data), err)
+	}
+	t.Logf("%d-byte archive, 32 MiB header: %d bytes allocated", len(data), n)
+	if n > size+20<<20 { // the header, once, and the 8 MiB window grown by doubling
+		t.Errorf("allocated %d bytes for a %d-byte header", n, size)
 	}
 }
