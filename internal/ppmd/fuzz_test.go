@@ -25,7 +25,7 @@ func FuzzPPMd7z(f *testing.F) {
 	// fuzzer mutates big inputs slowly).
 	for _, fc := range loadFacts(f, "7z") {
 		p := packed7z(f, fc.Archive)
-		f.Add(p[:min(len(p), 2048)], uint8(fc.Order-MinOrder), fc.Mem, uint32(min(fc.Size, 4000)))
+		f.Add(p[:min(len(p), 512)], uint8(fc.Order-MinOrder), fc.Mem, uint32(min(fc.Size, 4000)))
 	}
 	f.Add([]byte{0, 1, 2, 3, 4, 5, 6, 7}, uint8(2), uint32(MinMemory), uint32(100))
 	reused, err := NewReader7z(bytes.NewReader(packed7z(f, loadFacts(f, "7z")[1].Archive)), 6, 1<<16, 10)
