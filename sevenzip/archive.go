@@ -259,7 +259,7 @@ func Open(ra io.ReaderAt, size int64, cfg *arc.Config) (*Archive, error) {
 // parseHeader decodes encoded headers until a plain one, then parses it.
 func (a *Archive) parseHeader(hdr []byte) error {
 	for depth := 0; ; depth++ {
-		r := &hreader{b: hdr, mem: a.mem}
+		r := &hreader{b: hdr, mem: a.mem, maxEntries: a.cfg.Limits.MaxEntries}
 		switch id := r.number(); id {
 		case idHeader:
 			return a.parsePlain(r)

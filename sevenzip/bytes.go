@@ -15,6 +15,9 @@ type hreader struct {
 	off int
 	err error
 	mem *memAccount // charged for the arrays the parser allocates; nil: none
+	// maxEntries bounds the substreams (each is a file's data) before
+	// their arrays are allocated; 0: no bound.
+	maxEntries int64
 }
 
 // alloc charges n bytes the parser is about to allocate for what; it

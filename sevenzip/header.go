@@ -367,6 +367,10 @@ func (r *hreader) readSubStreams(si *streamsInfo) {
 		}
 		id = r.number()
 	}
+	if r.maxEntries > 0 && int64(total) > r.maxEntries && r.err == nil {
+		r.err = errs.Limit("7z: %d substreams (files with data) declared, above MaxEntries (%d)", total, r.maxEntries)
+		return
+	}
 	if !r.alloc(int64(total)*13, "substreams") {
 		return
 	}

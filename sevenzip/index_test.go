@@ -297,3 +297,20 @@ func TestHeaderBomb(t *testing.T) {
 		t.Errorf("allocated %d bytes for a %d-byte header", n, size)
 	}
 }
+
+// TestSubstreamBomb: substreams are files' data, so their count is held
+// to MaxEntries before their arrays are allocated.
+func TestSubstreamBomb(t *testing.T) {
+	const n = 1 << 16
+	sizes := bytes.Repeat([]byte{0}, n-1) // n-1 sizes of 0 bytes
+	hdr := cat([]byte{idHeader, idMainStreamsInfo, idPackInfo, 0, 1, idSize, 1, idEnd,
+		idUnpackInfo, idFolder, 1, 0, 1, 0x00, idCodersUnpackSize, 1, idEnd,
+		idSubStreamsInfo, idNumUnpackStream}, num(n), []byte{idSize}, sizes, []byte{idEnd, idEnd})
+	data := encodedArchive([]byte{'x'}, hdr, []coderSpec{copyCoder}, nil)
+	if _, err := openWith(data, arc.Limits{MaxEntries: n - 1}); !errors.Is(err, errs.ErrLimit) {
+		t.Errorf("%d substreams over MaxEntries %d: got %v", n, n-1, err)
+	}
+	if _, err := openWith(data, arc.Limits{MaxEntries: n}); errors.Is(err, errs.ErrLimit) {
+		t.Errorf("%d substreams within MaxEntries: got %v", n, err)
+	}
+}
