@@ -115,6 +115,7 @@ type optKind uint8
 const (
 	optMaxDict optKind = iota + 1
 	optMarker
+	optGrow
 )
 
 // MaxDict limits the window a decoder may allocate to n bytes (0: no
@@ -124,6 +125,13 @@ const (
 // dictionary size.
 func MaxDict(n int64) Option { return Option{kind: optMaxDict, v: n} }
 
+// GrowWindow makes the decoder start with a small window and grow it
+// (doubling, up to min(dictionary, size)) as output is produced, even
+// when the size is known, so a header that declares a large size over a
+// small stream costs what the stream really produces. Without it a
+// known size allocates the whole window up front.
+func GrowWindow() Option { return Option{kind: optGrow, v: 1} }
+
 // EndMarker sets the end-marker policy of an LZMA decoder (not LZMA2,
 // whose framing has its own end).
 func EndMarker(m Marker) Option { return Option{kind: optMarker, v: int64(m)} }
@@ -132,6 +140,7 @@ func EndMarker(m Marker) Option { return Option{kind: optMarker, v: int64(m)} }
 type config struct {
 	maxDict int64
 	marker  Marker
+	grow    bool
 }
 
 func (c *config) apply(opts []Option) {
@@ -142,6 +151,8 @@ func (c *config) apply(opts []Option) {
 			c.maxDict = o.v
 		case optMarker:
 			c.marker = Marker(o.v)
+		case optGrow:
+			c.grow = o.v != 0
 		}
 	}
 }

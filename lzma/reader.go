@@ -128,7 +128,7 @@ func (z *Reader) reset(r io.Reader, p Props, size int64) error {
 	if err != nil {
 		return err
 	}
-	z.w.reset(n, size < 0)
+	z.w.reset(n, size < 0 || z.cfg.grow)
 	z.in.reset(r)
 	if z.d.m == nil {
 		z.d.m = models.Get()

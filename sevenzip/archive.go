@@ -13,12 +13,36 @@
 //
 // Every count in the header (folders, coders, streams, substreams, files)
 // is checked against the bytes left in the header before anything is
-// allocated for it; coder graphs are bounded (64 coders/streams) and
-// checked for unconnected inputs, doubly bound streams and cycles; pack
-// streams must lie inside the archive. Decoder windows are bounded by
-// Limits.MaxDictionary and the decoded size, PPMd models and encoded
-// headers by Limits.MaxMemory. AES key derivation is refused above 2^24
-// rounds, as 7-Zip does.
+// allocated for it, and files against Limits.MaxEntries; the decoded
+// header and the whole index (stream arrays, one slab of Entry values,
+// names) are charged to Limits.MaxHeaderMemory before each allocation,
+// and an encoded header's buffer grows only as its bytes arrive. Coder
+// graphs are bounded (64 coders/streams) and checked for unconnected
+// inputs, doubly bound streams and cycles; pack streams must lie inside
+// the archive. Limits.MaxMemory bounds the sum over a folder's coders
+// (windows, PPMd models, BCJ2/filter/Deflate/bzip2/AES buffers), checked
+// before any is built; an LZMA window is min(dictionary, size), bounded
+// by Limits.MaxDictionary, and grows with the output when its input
+// cannot explain it. AES key derivation is refused above 2^24 rounds, as
+// 7-Zip does; each distinct key is derived once per Archive and charged
+// to the KDF budget (Limits.MaxKDFRounds) first.
+//
+// # Errors
+//
+// Input that ends early (signature header, header, pack streams,
+// volumes) is errs.ErrTruncated; a damaged header or header CRC is
+// errs.ErrCorrupt; a coder whose output ends before its declared size
+// is errs.ErrCorrupt (or ErrTruncated when it ran out of input); a data
+// CRC mismatch is errs.ErrChecksum. In a folder encrypted with 7zAES a
+// checksum, corrupt-data or truncation error is reported as
+// errs.ErrPassword: the pack streams were checked to be complete, so
+// such data is almost always the output of a wrong key, CRC or not.
+//
+// # Symlinks
+//
+// 7z stores a symlink's target as the entry's content. Open decodes no
+// folder, so Entry.LinkTarget of a symlink is "" until the entry has
+// been read to its end once; Archive.LinkTarget resolves it on demand.
 package sevenzip
 
 import (
@@ -31,8 +55,10 @@ import (
 	"io/fs"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/go-unarc/unarc/crc32x"
+	"github.com/go-unarc/unarc/internal/aes7z"
 	"github.com/go-unarc/unarc/internal/arc"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/pool"
@@ -159,21 +185,25 @@ type Archive struct {
 	cfg     arc.Config
 	si      *streamsInfo
 	entries []*arc.Entry
-	locs    []location
+	mem     *memAccount // the index's share of Limits.MaxHeaderMemory
 
-	mu     sync.Mutex
-	idle   []*folderReader // positioned decoders ready for reuse
-	pw     string          // archive-wide password, once resolved
-	hasPW  bool
-	closed bool
+	// Where entry i's data is: stream[i] is its substream (-1: none),
+	// which lies in folder streamFolder[k] at offset streamOff[k].
+	stream       []int32
+	streamFolder []int32
+	streamOff    []int64
+
+	mu       sync.Mutex
+	idle     []*folderReader // positioned decoders ready for reuse
+	linkDone map[int]bool    // symlinks whose LinkTarget has been read
+	pw       string          // archive-wide password, once resolved
+	hasPW    bool
+	closed   atomic.Bool
 
 	folderStarts int // decoders started (tests check solid reads decode once)
-}
 
-// location says where an entry's data is.
-type location struct {
-	folder int   // -1: no data (empty file, directory)
-	offset int64 // within the folder's output
+	keyMu sync.Mutex // held while deriving, so one key is derived (and charged) once
+	keys  map[keyID][32]byte
 }
 
 // maxIdle bounds the positioned folder decoders kept for reuse.
@@ -186,6 +216,9 @@ func Open(ra io.ReaderAt, size int64, cfg *arc.Config) (*Archive, error) {
 		a.cfg = *cfg
 	}
 	a.cfg.Limits = a.cfg.Limits.WithDefaults()
+	if a.cfg.Budget == nil { // used without the root: the limits still hold
+		a.cfg.Budget = arc.NewBudget(a.cfg.Limits)
+	}
 	ra, size, err := joinVolumes(ra, size, &a.cfg)
 	if err != nil {
 		return nil, err
@@ -206,24 +239,27 @@ func Open(ra io.ReaderAt, size int64, cfg *arc.Config) (*Archive, error) {
 		}
 		return nil, errs.Truncated("7z header lies beyond the end of the archive")
 	}
+	a.mem = &memAccount{max: a.cfg.Limits.MaxHeaderMemory}
+	if err := a.mem.charge(sh.nextSize, "7z header"); err != nil {
+		return nil, err
+	}
 	hdr := make([]byte, sh.nextSize)
 	if _, err := ra.ReadAt(hdr, a.base+sh.nextOff); err != nil {
 		return nil, errs.EOF(err, "7z header")
 	}
 	if crc32.ChecksumIEEE(hdr) != sh.nextCRC {
-		return nil, fmt.Errorf("%w: 7z header CRC mismatch", errs.ErrCorrupt)
+		return nil, errs.Corrupt("7z header CRC mismatch")
 	}
 	if err := a.parseHeader(hdr); err != nil {
 		return nil, err
 	}
-	a.resolveLinks()
 	return a, nil
 }
 
 // parseHeader decodes encoded headers until a plain one, then parses it.
 func (a *Archive) parseHeader(hdr []byte) error {
 	for depth := 0; ; depth++ {
-		r := &hreader{b: hdr}
+		r := &hreader{b: hdr, mem: a.mem, maxEntries: a.cfg.Limits.MaxEntries}
 		switch id := r.number(); id {
 		case idHeader:
 			return a.parsePlain(r)
@@ -249,43 +285,110 @@ func (a *Archive) parseHeader(hdr []byte) error {
 }
 
 // decodeHeader unpacks an encoded header (every folder, concatenated).
+// The declared size is charged to MaxHeaderMemory first, and the buffer
+// is sized by what the archive really holds: a header at most
+// headerExpansion times its packed bytes is allocated at its size; a
+// larger one (a small archive declaring a huge header) is decoded once
+// into nothing, checking its size and CRC, and only then allocated, so
+// a lie costs time bounded by its decoding, never memory.
 func (a *Archive) decodeHeader(si *streamsInfo) ([]byte, error) {
-	var out bytes.Buffer
-	var total int64
+	var total, packed int64
 	for fi := range si.folders {
 		total += si.folders[fi].size()
-	}
-	if total > 0 && total <= 1<<20 {
-		out.Grow(int(total)) // else grow as data really arrives
-	}
-	for fi := range si.folders {
-		f := &si.folders[fi]
-		if f.size() > a.cfg.Limits.MaxMemory {
-			return nil, errs.Limit("7z: encoded header of %d bytes", f.size())
+		if total < 0 || total > 1<<62 {
+			return nil, errs.Corrupt("7z: encoded header size overflows")
 		}
 		if err := a.checkPack(si, fi); err != nil {
 			return nil, err
 		}
-		fr, err := a.newFolderReader(si, fi, a.headerPassword)
-		if err != nil {
-			return nil, err
-		}
-		var v io.Reader = fr
-		if f.hasCRC {
-			v = crc32x.NewCRC32(fr, f.crc, f.size())
-		} else {
-			v = crc32x.NewSize(fr, f.size())
-		}
-		_, err = out.ReadFrom(v)
-		fr.Close()
-		if err != nil {
-			if fr.encrypt && (errors.Is(err, errs.ErrChecksum) || errors.Is(err, errs.ErrCorrupt) || errors.Is(err, errs.ErrTruncated)) {
-				return nil, fmt.Errorf("%w: 7z header does not decrypt (%v)", errs.ErrPassword, err)
+	}
+	for _, n := range si.packSizes {
+		packed += n
+	}
+	if err := a.mem.charge(total, "decoded 7z header"); err != nil {
+		return nil, err
+	}
+	if total > headerExpansion*packed+1<<20 {
+		for fi := range si.folders {
+			if _, err := a.decodeHeaderFolder(si, fi, nil); err != nil {
+				return nil, err
 			}
+		}
+	}
+	out := make([]byte, 0, total)
+	for fi := range si.folders {
+		var err error
+		if out, err = a.decodeHeaderFolder(si, fi, out); err != nil {
 			return nil, err
 		}
 	}
-	return out.Bytes(), nil
+	return out, nil
+}
+
+// headerExpansion is the decoded-to-packed ratio up to which an encoded
+// header's buffer is allocated before its bytes are seen.
+const headerExpansion = 16
+
+// decodeHeaderFolder appends folder fi of an encoded header to out,
+// verified against its size and CRC; with out nil it only verifies.
+func (a *Archive) decodeHeaderFolder(si *streamsInfo, fi int, out []byte) ([]byte, error) {
+	f := &si.folders[fi]
+	fr, err := a.newFolderReader(si, fi, a.headerPassword)
+	if err != nil {
+		return nil, err
+	}
+	defer fr.Close()
+	var v io.Reader = fr
+	if f.hasCRC {
+		v = crc32x.NewCRC32(fr, f.crc, f.size())
+	} else {
+		v = crc32x.NewSize(fr, f.size())
+	}
+	if out == nil {
+		_, err = pool.Copy(io.Discard, v)
+	} else {
+		out, err = readFull(out, v)
+	}
+	if err != nil {
+		if fr.encrypt {
+			return nil, mapErr(true, err)
+		}
+		if errors.Is(err, errs.ErrChecksum) { // a header's checksum: the archive is corrupt
+			return nil, errs.Corrupt("7z: encoded header: %s", detail(err))
+		}
+		return nil, err
+	}
+	return out, nil
+}
+
+// readFull appends r's bytes to b until io.EOF. b has the capacity for
+// what r must deliver (the verifier under r fails on more), so it does
+// not grow.
+func readFull(b []byte, r io.Reader) ([]byte, error) {
+	for {
+		if len(b) == cap(b) {
+			var probe [1]byte
+			m, err := r.Read(probe[:])
+			if m > 0 || err == nil {
+				if m > 0 {
+					return b, errs.Corrupt("7z: encoded header longer than declared")
+				}
+				continue
+			}
+			if err == io.EOF {
+				return b, nil
+			}
+			return b, err
+		}
+		m, err := r.Read(b[len(b):cap(b)])
+		b = b[:len(b)+m]
+		if err == io.EOF {
+			return b, nil
+		}
+		if err != nil {
+			return b, err
+		}
+	}
 }
 
 // checkPack verifies that folder fi's pack streams lie inside the archive.
@@ -299,6 +402,40 @@ func (a *Archive) checkPack(si *streamsInfo, fi int) error {
 		}
 	}
 	return nil
+}
+
+// keyID names one derived AES key.
+type keyID struct {
+	pw     string
+	salt   string
+	cycles uint8
+}
+
+// key returns the AES key for pw under p, deriving it at most once per
+// Archive: a derivation is charged to cfg.Budget (MaxKDFRounds) before
+// it runs, a key already derived costs nothing.
+func (a *Archive) key(pw string, p *aes7z.Props) ([32]byte, error) {
+	id := keyID{pw, string(p.Salt), p.Cycles}
+	a.keyMu.Lock()
+	defer a.keyMu.Unlock()
+	if k, ok := a.keys[id]; ok {
+		return k, nil
+	}
+	if p.Cycles > aes7z.MaxCycles && p.Cycles != 0x3F {
+		return [32]byte{}, errs.Unsupported("7zAES: 2^%d key derivation rounds", p.Cycles)
+	}
+	if err := a.cfg.Budget.ChargeKDF(aes7z.Rounds(p)); err != nil {
+		return [32]byte{}, err
+	}
+	k, err := aes7z.Key(pw, p)
+	if err != nil {
+		return k, err
+	}
+	if a.keys == nil {
+		a.keys = make(map[keyID][32]byte)
+	}
+	a.keys[id] = k
+	return k, nil
 }
 
 // headerPassword resolves the password for encrypted headers.
@@ -355,9 +492,16 @@ func (a *Archive) parsePlain(r *hreader) error {
 	if r.err != nil {
 		return r.err
 	}
-	var files []fileInfo
+	for fi := range si.folders {
+		if err := a.checkPack(si, fi); err != nil {
+			return err
+		}
+	}
+	a.si = si
+	hasFiles := false
 	if id == idFilesInfo {
-		files = r.readFilesInfo(len(si.subSizes))
+		a.readFiles(r)
+		hasFiles = true
 		id = r.number()
 	}
 	if r.err != nil {
@@ -366,77 +510,8 @@ func (a *Archive) parsePlain(r *hreader) error {
 	if id != idEnd {
 		return errs.Corrupt("7z header: unexpected property 0x%02x", id)
 	}
-	if len(files) == 0 && len(si.subSizes) > 0 {
+	if !hasFiles && len(si.subSizes) > 0 {
 		return errs.Corrupt("7z header: streams without files")
-	}
-	for fi := range si.folders {
-		if err := a.checkPack(si, fi); err != nil {
-			return err
-		}
-	}
-	a.si = si
-	return a.buildEntries(files)
-}
-
-func (a *Archive) buildEntries(files []fileInfo) error {
-	si := a.si
-	// Walk substreams in folder order.
-	fi, sub, k := 0, 0, 0
-	var off int64
-	methods := make([]string, len(si.folders)) // named once per folder
-	for i := range files {
-		f := &files[i]
-		if f.isAnti {
-			continue
-		}
-		e := &arc.Entry{
-			Name:       strings.TrimPrefix(f.name, "./"),
-			Modified:   f.mtime,
-			Created:    f.ctime,
-			Accessed:   f.atime,
-			PackedSize: 0,
-			Index:      len(a.entries),
-		}
-		loc := location{folder: -1}
-		if f.hasStream {
-			for fi < len(si.folders) && sub >= si.folders[fi].numSub {
-				fi++
-				sub = 0
-				off = 0
-			}
-			if fi >= len(si.folders) {
-				return errs.Corrupt("7z header: more files than streams")
-			}
-			fo := &si.folders[fi]
-			loc = location{folder: fi, offset: off}
-			e.Size = si.subSizes[k]
-			e.HasCRC32, e.CRC32 = si.subHasCRC[k], si.subCRC[k]
-			if methods[fi] == "" {
-				methods[fi] = folderMethod(fo)
-			}
-			e.Method = methods[fi]
-			e.Solid = fo.numSub > 1
-			e.PackedSize = -1
-			if fo.numSub == 1 {
-				e.PackedSize = 0
-				for p := range fo.packed {
-					e.PackedSize += si.packSizes[fo.firstPack+p]
-				}
-			}
-			for c := range fo.coders {
-				if fo.coders[c].method == mAES {
-					e.Encrypted = true
-				}
-			}
-			off += e.Size
-			sub++
-			k++
-		} else if !f.isDir {
-			e.HasCRC32 = true // an empty file: CRC of nothing is 0
-		}
-		e.Mode = fileMode(f)
-		a.entries = append(a.entries, e)
-		a.locs = append(a.locs, loc)
 	}
 	return nil
 }
@@ -459,14 +534,14 @@ const (
 	attrUnixExt   = 0x8000
 )
 
-func fileMode(f *fileInfo) fs.FileMode {
-	isDir := f.isDir || (f.hasAttrib && f.attrib&attrDirectory != 0)
+func fileMode(isDir, hasAttrib bool, attrib uint32) fs.FileMode {
+	isDir = isDir || (hasAttrib && attrib&attrDirectory != 0)
 	var m fs.FileMode = 0o644
 	if isDir {
 		m = 0o755 | fs.ModeDir
 	}
-	if f.hasAttrib && f.attrib&attrUnixExt != 0 {
-		u := f.attrib >> 16
+	if hasAttrib && attrib&attrUnixExt != 0 {
+		u := attrib >> 16
 		m = fs.FileMode(u & 0o777)
 		switch u & 0xF000 {
 		case 0x4000:
@@ -486,34 +561,10 @@ func fileMode(f *fileInfo) fs.FileMode {
 		if isDir {
 			m |= fs.ModeDir
 		}
-	} else if f.hasAttrib && f.attrib&attrReadOnly != 0 {
+	} else if hasAttrib && attrib&attrReadOnly != 0 {
 		m &^= 0o222
 	}
 	return m
-}
-
-// resolveLinks reads the targets of symlinks (7-Zip stores them as the
-// entry's content). Links that cannot be read yet (encrypted, no
-// password) keep an empty target; reading the entry gives the error.
-func (a *Archive) resolveLinks() {
-	for i, e := range a.entries {
-		if e.Mode&fs.ModeSymlink == 0 {
-			continue
-		}
-		e.Link = arc.LinkSymlink
-		if e.Size > 64<<10 {
-			continue
-		}
-		rc, err := a.Open(i)
-		if err != nil {
-			continue
-		}
-		b, err := io.ReadAll(rc)
-		rc.Close()
-		if err == nil {
-			e.LinkTarget = string(b)
-		}
-	}
 }
 
 // Entries lists the archive's entries in header order.
@@ -522,13 +573,18 @@ func (a *Archive) Entries() []*arc.Entry { return a.entries }
 // Comment returns "": 7z has no archive comment.
 func (a *Archive) Comment() string { return "" }
 
-// Close releases the cached folder decoders. Readers still open keep
-// working until closed.
+// errClosed is what readers of a closed Archive return.
+var errClosed = fmt.Errorf("7z: archive closed: %w", fs.ErrClosed)
+
+// Close releases the parked folder decoders. Entry readers still open
+// fail from their next Read with an error matching fs.ErrClosed; each
+// releases its own decoder then (or at its Close), never while a Read
+// of it may still be running.
 func (a *Archive) Close() error {
 	a.mu.Lock()
 	idle := a.idle
 	a.idle = nil
-	a.closed = true
+	a.closed.Store(true)
 	a.mu.Unlock()
 	for _, fr := range idle {
 		fr.Close()

@@ -14,6 +14,23 @@ type hreader struct {
 	b   []byte
 	off int
 	err error
+	mem *memAccount // charged for the arrays the parser allocates; nil: none
+	// maxEntries bounds the substreams (each is a file's data) before
+	// their arrays are allocated; 0: no bound.
+	maxEntries int64
+}
+
+// alloc charges n bytes the parser is about to allocate for what; it
+// reports false (with r.err set) when the index budget is spent.
+func (r *hreader) alloc(n int64, what string) bool {
+	if r.err != nil {
+		return false
+	}
+	if err := r.mem.charge(n, what); err != nil {
+		r.err = err
+		return false
+	}
+	return true
 }
 
 func (r *hreader) fail(format string, args ...any) {
@@ -119,6 +136,13 @@ func (r *hreader) size() int64 {
 
 // bits reads a bit vector of n items, most significant bit first.
 func (r *hreader) bits(n int) []bool {
+	if n > r.left()*8 {
+		r.fail("bit vector of %d items overruns the header", n)
+		return nil
+	}
+	if !r.alloc(int64(n), "bit vector") {
+		return nil
+	}
 	v := make([]bool, n)
 	var c byte
 	for i := 0; i < n; i++ {
@@ -136,6 +160,9 @@ func (r *hreader) bits(n int) []bool {
 // optBits reads the "allAreDefined" byte and, when it is 0, a bit vector.
 func (r *hreader) optBits(n int) []bool {
 	if r.byte() != 0 {
+		if !r.alloc(int64(n), "bit vector") {
+			return nil
+		}
 		v := make([]bool, n)
 		for i := range v {
 			v[i] = true

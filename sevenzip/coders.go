@@ -124,6 +124,7 @@ func lzma2Dict(p byte) uint32 {
 // decodeEnv is what a coder constructor may need besides its inputs.
 type decodeEnv struct {
 	password func() (string, error) // resolves the password on first need
+	key      func(pw string, p *aes7z.Props) ([32]byte, error)
 	limits   arc.Limits
 	closers  []io.Closer // released when the folder decoder is closed
 }
@@ -142,7 +143,7 @@ func filterStart(props []byte) (uint32, error) {
 }
 
 // newCoder builds the decoder for c over its inputs, producing size bytes.
-func newCoder(c *coder, in []io.Reader, size int64, env *decodeEnv) (io.Reader, error) {
+func newCoder(c *coder, in []io.Reader, size int64, plan coderPlan, env *decodeEnv) (io.Reader, error) {
 	if c.method != mBCJ2 && (c.numIn != 1 || c.numOut != 1) {
 		return nil, errs.Unsupported("7z: method %s with %d inputs and %d outputs", methodName(c), c.numIn, c.numOut)
 	}
@@ -193,7 +194,7 @@ func newCoder(c *coder, in []io.Reader, size int64, env *decodeEnv) (io.Reader, 
 	case mAES:
 		return newAES(c, in[0], env)
 	case mLZMA, mLZMA2:
-		return newLZMA(c, in[0], size, env)
+		return newLZMA(c, in[0], size, plan.grow, env)
 	case mPPMD:
 		return newPPMd(c, in[0], size, env)
 	default:
@@ -236,7 +237,7 @@ func newAES(c *coder, in io.Reader, env *decodeEnv) (io.Reader, error) {
 	if err != nil {
 		return nil, err
 	}
-	key, err := aes7z.Key(pw, &p)
+	key, err := env.key(pw, &p)
 	if err != nil {
 		return nil, err
 	}

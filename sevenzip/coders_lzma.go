@@ -2,9 +2,9 @@ package sevenzip
 
 import (
 	"io"
-	"sync"
 
 	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/internal/pool"
 	"github.com/go-unarc/unarc/internal/ppmd"
 	"github.com/go-unarc/unarc/lzma"
 )
@@ -12,8 +12,12 @@ import (
 // newLZMA builds an LZMA or LZMA2 decoder (package lzma). The window is
 // bounded by Limits.MaxDictionary before anything is allocated; the
 // decoder itself sizes it to min(dictionary, output size).
-func newLZMA(c *coder, in io.Reader, size int64, env *decodeEnv) (io.Reader, error) {
+func newLZMA(c *coder, in io.Reader, size int64, grow bool, env *decodeEnv) (io.Reader, error) {
 	maxDict := lzma.MaxDict(env.limits.MaxDictionary)
+	growOpt := lzma.Option{} // no effect
+	if grow {
+		growOpt = lzma.GrowWindow()
+	}
 	if c.method == mLZMA2 {
 		if len(c.props) != 1 {
 			return nil, errs.Corrupt("7z: LZMA2 with %d property bytes", len(c.props))
@@ -22,117 +26,51 @@ func newLZMA(c *coder, in io.Reader, size int64, env *decodeEnv) (io.Reader, err
 		if err != nil {
 			return nil, err
 		}
-		z := idle.get2()
-		if z == nil {
-			z = new(lzma.Reader2)
-		}
-		if err := z.Reset(in, dict, size, maxDict); err != nil {
-			z.Close()
+		z := readers2.Get()
+		if err := z.Reset(in, dict, size, maxDict, growOpt); err != nil {
+			reader2Closer{z}.Close()
 			return nil, err
 		}
-		env.onClose(reader2Closer{z, keepWindow(int64(dict), size)})
+		env.onClose(reader2Closer{z})
 		return z, nil
 	}
 	p, err := lzma.DecodeProps(c.props)
 	if err != nil {
 		return nil, err
 	}
-	z := idle.get1()
-	if z == nil {
-		z = new(lzma.Reader)
-	}
-	if err := z.Reset(in, p, size, maxDict); err != nil {
-		z.Close()
+	z := readers1.Get()
+	if err := z.Reset(in, p, size, maxDict, growOpt); err != nil {
+		reader1Closer{z}.Close()
 		return nil, err
 	}
-	env.onClose(reader1Closer{z, keepWindow(int64(p.DictSize), size)})
+	env.onClose(reader1Closer{z})
 	return z, nil
 }
 
-// idle keeps a few LZMA decoders, with their windows, between folders and
-// between archives. internal/pool's sync.Pool classes are emptied by
-// every garbage collection, which would make the next extraction
-// allocate its multi-MiB window again; this short list is not.
-var idle decoderList
-
-// Bounds on what the idle list holds.
-const (
-	maxIdleDecoders = 2
-	maxIdleWindow   = 64 << 20
+// The decoder values are pooled; their windows and input buffers go
+// back to internal/pool on Close, whose list of large buffers survives
+// garbage collection and is what unarc.ReleaseMemory frees. A decoder
+// is closed (and its window released) only by its folder reader, which
+// belongs to one entry reader at a time.
+var (
+	readers1 = pool.Of[lzma.Reader]{}
+	readers2 = pool.Of[lzma.Reader2]{}
 )
 
-type decoderList struct {
-	mu sync.Mutex
-	r1 []*lzma.Reader
-	r2 []*lzma.Reader2
-}
-
-func (l *decoderList) get1() *lzma.Reader {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if n := len(l.r1); n > 0 {
-		z := l.r1[n-1]
-		l.r1 = l.r1[:n-1]
-		return z
-	}
-	return nil
-}
-
-func (l *decoderList) get2() *lzma.Reader2 {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if n := len(l.r2); n > 0 {
-		z := l.r2[n-1]
-		l.r2 = l.r2[:n-1]
-		return z
-	}
-	return nil
-}
-
-// keepWindow says whether a decoder's window (the smaller of dictionary
-// and output size) is small enough to keep idle.
-func keepWindow(dict, size int64) bool {
-	w := dict
-	if size >= 0 && size < w {
-		w = size
-	}
-	return w <= maxIdleWindow
-}
-
-type reader1Closer struct {
-	z    *lzma.Reader
-	keep bool
-}
+type reader1Closer struct{ z *lzma.Reader }
 
 func (c reader1Closer) Close() error {
-	if c.keep {
-		idle.mu.Lock()
-		if len(idle.r1) < maxIdleDecoders {
-			idle.r1 = append(idle.r1, c.z)
-			idle.mu.Unlock()
-			return nil
-		}
-		idle.mu.Unlock()
-	}
-	return c.z.Close()
+	err := c.z.Close()
+	readers1.Put(c.z)
+	return err
 }
 
-type reader2Closer struct {
-	z    *lzma.Reader2
-	keep bool
-}
+type reader2Closer struct{ z *lzma.Reader2 }
 
 func (c reader2Closer) Close() error {
-	if c.keep {
-		idle.mu.Lock()
-		if len(idle.r2) < maxIdleDecoders {
-			idle.r2 = append(idle.r2, c.z)
-			idle.mu.Unlock()
-			return nil
-		}
-		idle.mu.Unlock()
-	}
-	return c.z.Close()
+	err := c.z.Close()
+	readers2.Put(c.z)
+	return err
 }
 
 // newPPMd builds a PPMd variant H decoder with 7-Zip's range coder

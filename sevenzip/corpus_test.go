@@ -107,8 +107,12 @@ func checkCase(t *testing.T, dir string, c *testutil.Case) error {
 				return fmt.Errorf("%w: %q not a dir", errMismatch, r.Entry)
 			}
 		case "symlink":
-			if e.Link != arc.LinkSymlink || e.LinkTarget != r.Target {
-				return fmt.Errorf("%w: %q link %v %q, want %q", errMismatch, r.Entry, e.Link, e.LinkTarget, r.Target)
+			target, err := a.LinkTarget(e.Index)
+			if err != nil {
+				return fmt.Errorf("%q: %w", r.Entry, err)
+			}
+			if e.Link != arc.LinkSymlink || target != r.Target || e.LinkTarget != target {
+				return fmt.Errorf("%w: %q link %v %q, want %q", errMismatch, r.Entry, e.Link, target, r.Target)
 			}
 		case "file":
 			if !bytes.Equal(sums[r.Entry], r.SHA256) || e.Size != r.Size {

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"strings"
 
 	"github.com/go-unarc/unarc/crc32x"
 	"github.com/go-unarc/unarc/internal/arc"
@@ -20,11 +22,13 @@ func (a *Archive) Open(i int) (io.ReadCloser, error) {
 	if i < 0 || i >= len(a.entries) {
 		return nil, fmt.Errorf("7z: no entry %d", i)
 	}
+	if a.closed.Load() {
+		return nil, errClosed
+	}
 	e := a.entries[i]
-	loc := a.locs[i]
 	er := &entryReader{a: a, remain: e.Size}
-	if loc.folder >= 0 && e.Size > 0 {
-		fr, err := a.takeFolder(loc.folder, loc.offset, e)
+	if k := a.stream[i]; k >= 0 && e.Size > 0 {
+		fr, err := a.takeFolder(int(a.streamFolder[k]), a.streamOff[k], e)
 		if err != nil {
 			return nil, err
 		}
@@ -32,12 +36,71 @@ func (a *Archive) Open(i int) (io.ReadCloser, error) {
 		er.encrypted = fr.encrypt
 	}
 	rc := &entryRC{er: er}
+	if e.Link == arc.LinkSymlink && e.Size <= maxLinkTarget {
+		rc.a, rc.index, rc.link = a, i, make([]byte, 0, e.Size)
+	}
 	if e.HasCRC32 {
 		rc.v.ResetCRC32(er, e.CRC32, e.Size)
 	} else {
 		rc.v.ResetHash(er, nil, nil, e.Size)
 	}
 	return rc, nil
+}
+
+// maxLinkTarget bounds the symlink content kept as Entry.LinkTarget.
+const maxLinkTarget = 64 << 10
+
+// setLink records entry i's symlink target once read and verified.
+func (a *Archive) setLink(i int, target []byte) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.linkDone == nil {
+		a.linkDone = make(map[int]bool)
+	}
+	if !a.linkDone[i] {
+		a.entries[i].LinkTarget = string(target)
+		a.linkDone[i] = true
+	}
+}
+
+// LinkTarget returns the target of entry i when it is a symlink ("" for
+// other entries). 7z stores a symlink's target as the entry's content,
+// so Open never decodes it (listing an archive must not decode folders):
+// Entry.LinkTarget stays "" until the entry has been read to the end
+// once (through Open, or through this method), and is filled then.
+// LinkTarget decodes the entry if that has not happened yet; reading
+// the entries of a solid folder in order fills every target on the way
+// without decoding the folder twice. The field is written under the
+// Archive's lock: code that reads Entry.LinkTarget of a symlink while
+// another goroutine may be resolving it should call this method instead.
+func (a *Archive) LinkTarget(i int) (string, error) {
+	if i < 0 || i >= len(a.entries) {
+		return "", fmt.Errorf("7z: no entry %d", i)
+	}
+	e := a.entries[i]
+	if e.Link != arc.LinkSymlink {
+		return e.LinkTarget, nil
+	}
+	a.mu.Lock()
+	done, t := a.linkDone[i], e.LinkTarget
+	a.mu.Unlock()
+	if done {
+		return t, nil
+	}
+	if e.Size > maxLinkTarget {
+		return "", errs.Limit("7z: symlink target of %d bytes, above %d", e.Size, maxLinkTarget)
+	}
+	rc, err := a.Open(i)
+	if err != nil {
+		return "", err
+	}
+	defer rc.Close()
+	if _, err := io.Copy(io.Discard, rc); err != nil {
+		return "", err
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return e.LinkTarget, nil
 }
 
 // takeFolder returns a decoder of folder fi positioned at off: a parked
@@ -87,7 +150,7 @@ func (a *Archive) takeFolder(fi int, off int64, e *arc.Entry) (*folderReader, er
 // park keeps fr for a later Open of the same folder.
 func (a *Archive) park(fr *folderReader) {
 	a.mu.Lock()
-	if a.closed {
+	if a.closed.Load() {
 		a.mu.Unlock()
 		fr.Close()
 		return
@@ -104,17 +167,41 @@ func (a *Archive) park(fr *folderReader) {
 	}
 }
 
-// mapErr turns a checksum or data error of an encrypted folder into a
-// wrong-password error: with AES, a wrong key is what makes data bad.
+// mapErr applies the wrong-password rule to an error of an encrypted
+// folder: a CRC mismatch, corrupt data or a decoder running out of input
+// there is reported as errs.ErrPassword. Pack streams are checked to lie
+// inside the archive at Open, so inside an AES folder these almost
+// always mean the key is wrong (decrypted garbage), whether or not the
+// entry has a CRC to tell; a wrong password is what 7-Zip reports for
+// them too. Errors of other kinds (limits, unsupported methods, closed
+// archives, I/O) pass unchanged.
 func mapErr(encrypted bool, err error) error {
 	if err == nil || err == io.EOF || !encrypted {
 		return err
 	}
+	if errors.Is(err, errs.ErrPassword) {
+		return err
+	}
 	if errors.Is(err, errs.ErrChecksum) || errors.Is(err, errs.ErrCorrupt) || errors.Is(err, errs.ErrTruncated) {
-		return fmt.Errorf("%w (%v)", errs.ErrPassword, err)
+		return fmt.Errorf("%w: encrypted 7z data does not decode (%s)", errs.ErrPassword, detail(err))
 	}
 	return err
 }
+
+// detail returns err's message without the sentinel's own text, for
+// wrapping the cause under another sentinel.
+func detail(err error) string {
+	msg := err.Error()
+	for _, s := range []error{errs.ErrChecksum, errs.ErrCorrupt, errs.ErrTruncated} {
+		if p := s.Error() + ": "; strings.HasPrefix(msg, p) {
+			return msg[len(p):]
+		}
+	}
+	return msg
+}
+
+// errReaderClosed is what an entry reader returns after its Close.
+var errReaderClosed = fmt.Errorf("7z: entry reader closed: %w", fs.ErrClosed)
 
 // entryReader reads one entry's bytes from its folder decoder.
 type entryReader struct {
@@ -127,6 +214,14 @@ type entryReader struct {
 
 func (er *entryReader) Read(p []byte) (int, error) {
 	if er.err != nil {
+		return 0, er.err
+	}
+	if er.a.closed.Load() {
+		er.err = errClosed
+		if fr := er.fr; fr != nil {
+			er.fr = nil
+			fr.Close()
+		}
 		return 0, er.err
 	}
 	if er.remain <= 0 {
@@ -165,22 +260,37 @@ func (er *entryReader) close() {
 		fr.Close()
 	}
 	if er.err == nil {
-		er.err = io.ErrClosedPipe
+		er.err = errReaderClosed
 	}
 }
 
 // entryRC verifies the entry's CRC and size (crc32x) on top of entryReader.
+// For a symlink it also keeps the content, which is the link's target,
+// and records it in the Entry once it has been read and verified.
 type entryRC struct {
-	v  crc32x.Reader
-	er *entryReader
+	v     crc32x.Reader
+	er    *entryReader
+	a     *Archive // set for symlinks
+	index int
+	link  []byte
 }
 
 func (rc *entryRC) Read(p []byte) (int, error) {
 	n, err := rc.v.Read(p)
+	if rc.a != nil {
+		rc.link = append(rc.link, p[:n]...)
+		if err == io.EOF {
+			rc.a.setLink(rc.index, rc.link)
+			rc.a = nil
+		}
+	}
 	return n, mapErr(rc.er.encrypted, err)
 }
 
 func (rc *entryRC) WriteTo(w io.Writer) (int64, error) {
+	if rc.a != nil {
+		return pool.Copy(w, rc) // through Read, which keeps the target
+	}
 	n, err := rc.v.WriteTo(w)
 	return n, mapErr(rc.er.encrypted, err)
 }

@@ -17,8 +17,10 @@ type folderReader struct {
 	encrypt bool
 }
 
-// limitedReader is io.LimitedReader that reports a short stream as
-// truncation rather than a quiet EOF.
+// limitedReader is io.LimitedReader that reports a stream ending before
+// its declared size as an error rather than a quiet EOF: ErrCorrupt,
+// since the coder's input lies wholly inside the archive (checkPack) and
+// a coder that runs out of input reports ErrTruncated itself.
 type limitedReader struct {
 	r io.Reader
 	n int64
@@ -34,7 +36,7 @@ func (l *limitedReader) Read(p []byte) (int, error) {
 	n, err := l.r.Read(p)
 	l.n -= int64(n)
 	if err == io.EOF && l.n > 0 {
-		err = errs.Truncated("7z coder output shorter than its declared size")
+		err = errs.Corrupt("7z: coder output ends %d bytes before its declared size", l.n)
 	}
 	if err == nil && l.n == 0 {
 		err = nil
@@ -52,6 +54,7 @@ func (a *Archive) newFolderReader(si *streamsInfo, fi int, password func() (stri
 	a.mu.Unlock()
 	fr.env.limits = a.cfg.Limits
 	fr.env.password = password
+	fr.env.key = a.key
 	// Map stream indices to coders.
 	inBase := make([]int, len(f.coders))
 	outBase := make([]int, len(f.coders))
@@ -63,6 +66,10 @@ func (a *Archive) newFolderReader(si *streamsInfo, fi int, password func() (stri
 		if f.coders[i].method == mAES {
 			fr.encrypt = true
 		}
+	}
+	plans, err := a.planFolder(si, f, inBase, outBase)
+	if err != nil {
+		return nil, err
 	}
 	visiting := make([]bool, len(f.coders))
 	var build func(out int, depth int) (io.Reader, error)
@@ -115,7 +122,7 @@ func (a *Archive) newFolderReader(si *streamsInfo, fi int, password func() (stri
 			ins[j] = src
 		}
 		size := f.unpackSizes[out]
-		r, err := newCoder(c, ins, size, &fr.env)
+		r, err := newCoder(c, ins, size, plans[ci], &fr.env)
 		if err != nil {
 			return nil, err
 		}

@@ -10,12 +10,14 @@ import (
 	"testing"
 
 	"github.com/go-unarc/unarc/internal/arc"
+	"github.com/go-unarc/unarc/internal/testutil"
 )
 
 // FuzzOpen feeds arbitrary bytes to Open and reads every entry: no input
 // may panic, hang or make the parser allocate by an untrusted count.
 func FuzzOpen(f *testing.F) {
-	// Small seeds only: the fuzzer's minimizer is slow on large inputs.
+	// Small seeds only: the fuzzer minimizes every new input it finds
+	// (up to a minute each, uncounted in execs/sec), slowly on large ones.
 	seeds := testArchives(f)
 	if dir := os.Getenv("UNARC_CORPUS"); dir != "" {
 		more, _ := filepath.Glob(filepath.Join(dir, "7z", "*", "*.7z"))
@@ -25,27 +27,41 @@ func FuzzOpen(f *testing.F) {
 	}
 	for _, p := range seeds {
 		b, err := os.ReadFile(p)
-		if err == nil && len(b) <= 8<<10 {
+		if err == nil && len(b) <= 2<<10 {
 			f.Add(b)
 		}
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
+		defer testutil.FuzzBound(t, testutil.FuzzTimeout, 256<<20)()
 		fixCRCs(data)
-		cfg := &arc.Config{Limits: arc.Limits{MaxDictionary: 1 << 20, MaxMemory: 16 << 20}}
-		a, err := Open(bytes.NewReader(data), int64(len(data)), cfg)
+		a, err := Open(bytes.NewReader(data), int64(len(data)), &arc.Config{Limits: fuzzLimits})
 		if err != nil {
 			return
 		}
 		defer a.Close()
+		budget := int64(1 << 20) // output per input, over every entry
 		for i := range a.Entries() {
+			if budget <= 0 {
+				break
+			}
 			rc, err := a.Open(i)
 			if err != nil {
 				continue
 			}
-			io.CopyN(io.Discard, rc, 1<<20)
+			n, _ := io.CopyN(io.Discard, rc, min(budget, 256<<10))
+			budget -= n + 4096 // opening costs too
 			rc.Close()
 		}
 	})
+}
+
+// fuzzLimits keep every fuzz input small: windows, models and the index.
+var fuzzLimits = arc.Limits{
+	MaxDictionary:   1 << 20,
+	MaxMemory:       16 << 20,
+	MaxHeaderMemory: 16 << 20,
+	MaxEntries:      1 << 12,
+	MaxKDFRounds:    1 << 16,
 }
 
 // fixCRCs recomputes the signature header's CRCs of a mutated archive so

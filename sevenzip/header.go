@@ -2,6 +2,7 @@ package sevenzip
 
 import (
 	"time"
+	"unsafe"
 
 	"github.com/go-unarc/unarc/internal/errs"
 )
@@ -72,6 +73,16 @@ type folder struct {
 
 func (f *folder) size() int64 { return f.unpackSizes[f.mainOut] }
 
+// encrypted reports whether one of the folder's coders is 7zAES.
+func (f *folder) encrypted() bool {
+	for i := range f.coders {
+		if f.coders[i].method == mAES {
+			return true
+		}
+	}
+	return false
+}
+
 // streamsInfo is PackInfo + UnpackInfo + SubStreamsInfo.
 type streamsInfo struct {
 	packPos   int64
@@ -81,19 +92,6 @@ type streamsInfo struct {
 	subSizes  []int64 // per substream, in folder order
 	subHasCRC []bool
 	subCRC    []uint32
-}
-
-// fileInfo is one FilesInfo item.
-type fileInfo struct {
-	name      string
-	hasStream bool
-	isDir     bool
-	isAnti    bool
-	attrib    uint32
-	hasAttrib bool
-	ctime     time.Time
-	atime     time.Time
-	mtime     time.Time
 }
 
 func (r *hreader) expect(id uint64, what string) {
@@ -110,7 +108,7 @@ func (r *hreader) readStreamsInfo() *streamsInfo {
 		switch id := r.number(); id {
 		case idEnd:
 			if !sawSub {
-				si.defaultSubStreams()
+				si.defaultSubStreams(r)
 			}
 			return si
 		case idPackInfo:
@@ -143,6 +141,10 @@ func (r *hreader) readPackInfo(si *streamsInfo) {
 			}
 			return
 		case idSize:
+			if si.packSizes != nil || !r.alloc(int64(n)*16, "pack stream sizes") {
+				r.fail("PackInfo with two size lists")
+				return
+			}
 			si.packSizes = make([]int64, n)
 			si.packOff = make([]int64, n)
 			var off int64
@@ -173,6 +175,10 @@ func (r *hreader) readUnpackInfo(si *streamsInfo) {
 	n := r.count("folder", 2)
 	if r.byte() != 0 && r.err == nil {
 		r.err = errs.Unsupported("7z: external folder definitions")
+		return
+	}
+	if si.folders != nil || !r.alloc(int64(n)*int64(unsafe.Sizeof(folder{})), "folders") {
+		r.fail("two UnpackInfo blocks")
 		return
 	}
 	si.folders = make([]folder, n)
@@ -219,6 +225,9 @@ func (r *hreader) readFolder(f *folder) {
 	nc := r.count("coder", 2)
 	if nc == 0 || nc > maxCoders {
 		r.fail("folder with %d coders", nc)
+		return
+	}
+	if !r.alloc(int64(nc)*(int64(unsafe.Sizeof(coder{}))+64), "coders") {
 		return
 	}
 	f.coders = make([]coder, nc)
@@ -318,7 +327,10 @@ func (r *hreader) readFolder(f *folder) {
 
 // defaultSubStreams applies when SubStreamsInfo is absent: one file per
 // folder, with the folder's size and CRC.
-func (si *streamsInfo) defaultSubStreams() {
+func (si *streamsInfo) defaultSubStreams(r *hreader) {
+	if !r.alloc(int64(len(si.folders))*13, "substreams") {
+		return
+	}
 	si.subSizes = make([]int64, len(si.folders))
 	si.subHasCRC = make([]bool, len(si.folders))
 	si.subCRC = make([]uint32, len(si.folders))
@@ -355,7 +367,11 @@ func (r *hreader) readSubStreams(si *streamsInfo) {
 		}
 		id = r.number()
 	}
-	if r.err != nil {
+	if r.maxEntries > 0 && int64(total) > r.maxEntries && r.err == nil {
+		r.err = errs.Limit("7z: %d substreams (files with data) declared, above MaxEntries (%d)", total, r.maxEntries)
+		return
+	}
+	if !r.alloc(int64(total)*13, "substreams") {
 		return
 	}
 	si.subSizes = make([]int64, 0, total)
@@ -422,144 +438,6 @@ func (r *hreader) readSubStreams(si *streamsInfo) {
 		}
 		id = r.number()
 	}
-}
-
-// readFilesInfo parses FilesInfo; numStreams is the number of substreams,
-// which files with data must match.
-func (r *hreader) readFilesInfo(numStreams int) []fileInfo {
-	n64 := r.number()
-	if r.err != nil {
-		return nil
-	}
-	// A file either owns a substream or is marked in the EmptyStream bit
-	// vector, which takes a bit per file of the remaining header.
-	if n64 > uint64(numStreams)+uint64(r.left())*8 {
-		r.fail("%d files cannot fit in the header", n64)
-		return nil
-	}
-	n := int(n64)
-	var props [idDummy + 1][]byte
-	for r.err == nil {
-		id := r.number()
-		if id == idEnd {
-			break
-		}
-		size := r.number()
-		if size > uint64(r.left()) {
-			r.fail("file property 0x%02x of %d bytes overruns the header", id, size)
-			break
-		}
-		data := r.bytes(int(size))
-		if id <= idDummy {
-			props[id] = data
-		}
-	}
-	if r.err != nil {
-		return nil
-	}
-	empty := make([]bool, n)
-	if b := props[idEmptyStream]; b != nil {
-		if len(b)*8 < n {
-			r.fail("EmptyStream vector too short")
-			return nil
-		}
-		sub := hreader{b: b}
-		empty = sub.bits(n)
-	}
-	numEmpty := 0
-	for _, e := range empty {
-		if e {
-			numEmpty++
-		}
-	}
-	if n-numEmpty != numStreams {
-		r.fail("%d files with data but %d streams", n-numEmpty, numStreams)
-		return nil
-	}
-	emptyFile := make([]bool, numEmpty)
-	anti := make([]bool, numEmpty)
-	if b := props[idEmptyFile]; b != nil {
-		sub := hreader{b: b}
-		if v := sub.bits(numEmpty); v != nil {
-			emptyFile = v
-		}
-	}
-	if b := props[idAnti]; b != nil {
-		sub := hreader{b: b}
-		if v := sub.bits(numEmpty); v != nil {
-			anti = v
-		}
-	}
-	files := make([]fileInfo, n)
-	ei := 0
-	for i := range files {
-		f := &files[i]
-		f.hasStream = !empty[i]
-		if empty[i] {
-			f.isDir = !emptyFile[ei]
-			f.isAnti = anti[ei]
-			ei++
-		}
-	}
-	if b := props[idName]; b != nil {
-		if len(b) == 0 || b[0] != 0 {
-			r.err = errs.Unsupported("7z: external file names")
-			return nil
-		}
-		b = b[1:]
-		for i := range files {
-			var ok bool
-			files[i].name, b, ok = utf16String(b)
-			if !ok {
-				r.fail("file names truncated")
-				return nil
-			}
-		}
-	}
-	for _, t := range []struct {
-		id  int
-		set func(*fileInfo, time.Time)
-	}{
-		{idCTime, func(f *fileInfo, t time.Time) { f.ctime = t }},
-		{idATime, func(f *fileInfo, t time.Time) { f.atime = t }},
-		{idMTime, func(f *fileInfo, t time.Time) { f.mtime = t }},
-	} {
-		b := props[t.id]
-		if b == nil {
-			continue
-		}
-		sub := hreader{b: b}
-		def := sub.optBits(n)
-		if sub.byte() != 0 {
-			continue // external: never written by 7-Zip
-		}
-		for i, d := range def {
-			if d {
-				t.set(&files[i], filetime(sub.uint64()))
-			}
-		}
-		if sub.err != nil {
-			r.err = sub.err
-			return nil
-		}
-	}
-	if b := props[idWinAttributes]; b != nil {
-		sub := hreader{b: b}
-		def := sub.optBits(n)
-		if sub.byte() == 0 {
-			for i, d := range def {
-				if d {
-					files[i].attrib = sub.uint32()
-					files[i].hasAttrib = true
-				}
-			}
-		}
-		if sub.err != nil {
-			r.err = sub.err
-			return nil
-		}
-	}
-	return files
 }
 
 // filetime converts a Windows FILETIME (100 ns ticks since 1601) to time.

@@ -56,8 +56,9 @@ func TestRoundTrip(t *testing.T) {
 					}
 				case e.Link == arc.LinkSymlink:
 					target, err := os.Readlink(p)
-					if err != nil || target != e.LinkTarget {
-						t.Errorf("%s: link %q, 7zz %q (%v)", e.Name, e.LinkTarget, target, err)
+					got, gerr := a.LinkTarget(i)
+					if err != nil || gerr != nil || target != got {
+						t.Errorf("%s: link %q (%v), 7zz %q (%v)", e.Name, got, gerr, target, err)
 					}
 				default:
 					want, _ := os.ReadFile(p)

@@ -10,7 +10,6 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"io"
-	"sync"
 	"unicode/utf16"
 
 	"github.com/go-unarc/unarc/internal/errs"
@@ -53,42 +52,23 @@ func ParseProps(b []byte) (Props, error) {
 	return p, nil
 }
 
-type keyID struct {
-	pw     string
-	salt   string
-	cycles uint8
+// Rounds returns the key-derivation rounds Key runs for p (0 for the
+// no-hashing form), for charging a budget before deriving.
+func Rounds(p *Props) int64 {
+	if p.Cycles == 0x3F {
+		return 0
+	}
+	return 1 << p.Cycles
 }
 
-// A few derived keys are cached: deriving takes 2^19 hash rounds by
-// default, and every folder of an archive (and every reopen) needs the
-// same key again.
-var (
-	cacheMu sync.Mutex
-	cache   [8]struct {
-		id  keyID
-		key [32]byte
-		ok  bool
-	}
-	cacheNext int
-)
-
-// Key derives the AES-256 key for password under p.
+// Key derives the AES-256 key for password under p. It caches nothing:
+// callers keep the keys they need (sevenzip, per Archive), so that a
+// key's cost is charged to the archive that asks for it.
 func Key(password string, p *Props) ([32]byte, error) {
 	var key [32]byte
 	if p.Cycles > MaxCycles && p.Cycles != 0x3F {
 		return key, errs.Unsupported("7zAES: 2^%d key derivation rounds", p.Cycles)
 	}
-	id := keyID{password, string(p.Salt), p.Cycles}
-	cacheMu.Lock()
-	for i := range cache {
-		if cache[i].ok && cache[i].id == id {
-			key = cache[i].key
-			cacheMu.Unlock()
-			return key, nil
-		}
-	}
-	cacheMu.Unlock()
-
 	pw := utf16le(password)
 	if p.Cycles == 0x3F {
 		n := copy(key[:], p.Salt)
@@ -108,14 +88,6 @@ func Key(password string, p *Props) ([32]byte, error) {
 		}
 		h.Sum(key[:0])
 	}
-	cacheMu.Lock()
-	cache[cacheNext] = struct {
-		id  keyID
-		key [32]byte
-		ok  bool
-	}{id, key, true}
-	cacheNext = (cacheNext + 1) % len(cache)
-	cacheMu.Unlock()
 	return key, nil
 }
 

@@ -10,6 +10,7 @@ import (
 	"testing/iotest"
 
 	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/internal/testutil"
 )
 
 // fuzzMaxMem caps the model arena in fuzzing: small arenas restart often,
@@ -24,7 +25,7 @@ func FuzzPPMd7z(f *testing.F) {
 	// fuzzer mutates big inputs slowly).
 	for _, fc := range loadFacts(f, "7z") {
 		p := packed7z(f, fc.Archive)
-		f.Add(p[:min(len(p), 2048)], uint8(fc.Order-MinOrder), fc.Mem, uint32(min(fc.Size, 4000)))
+		f.Add(p[:min(len(p), 512)], uint8(fc.Order-MinOrder), fc.Mem, uint32(min(fc.Size, 4000)))
 	}
 	f.Add([]byte{0, 1, 2, 3, 4, 5, 6, 7}, uint8(2), uint32(MinMemory), uint32(100))
 	reused, err := NewReader7z(bytes.NewReader(packed7z(f, loadFacts(f, "7z")[1].Archive)), 6, 1<<16, 10)
@@ -32,6 +33,7 @@ func FuzzPPMd7z(f *testing.F) {
 		f.Fatal(err)
 	}
 	f.Fuzz(func(t *testing.T, data []byte, order uint8, mem uint32, size uint32) {
+		defer testutil.FuzzBound(t, testutil.FuzzTimeout, 64<<20)()
 		o := MinOrder + int(order)%(MaxOrder-MinOrder+1)
 		mem = max(MinMemory, min(mem, fuzzMaxMem))
 		n := int64(size % (1 << 12))
@@ -65,6 +67,7 @@ func FuzzPPMdRAR(f *testing.F) {
 		f.Add(p[:min(len(p), 2048)])
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
+		defer testutil.FuzzBound(t, testutil.FuzzTimeout, 64<<20)()
 		d := RAR{MaxMemory: fuzzMaxMem}
 		defer d.Close()
 		br := bytes.NewReader(data)

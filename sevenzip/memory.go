@@ -1,0 +1,141 @@
+package sevenzip
+
+import (
+	"encoding/binary"
+
+	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/lzma"
+)
+
+// Decoder memory of one folder. Limits.MaxMemory bounds the whole chain
+// (every coder's window, model, buffers, plus the pack readers), so it
+// is summed over the folder before any coder is built. The figures are
+// what each decoder allocates at most.
+const (
+	packReaderMem = packBufSize
+	lzmaFixedMem  = 8<<10 + 64<<10 // probabilities besides literals, input buffer
+	ppmdFixedMem  = 64 << 10       // range coder input
+	bcj2Mem       = 48 << 10       // its four bufio readers
+	filterMem     = 64 << 10       // BCJ/Delta buffer
+	deflateMem    = 256 << 10      // four windows and Huffman tables
+	bzip2Mem      = 900_000*4 + 64<<10
+	aesMem        = 8 << 10
+
+	// growWindowOver: an LZMA window larger than this is grown with the
+	// output when its input cannot explain it (see lzmaGrows).
+	growWindowOver = 256 << 10
+)
+
+// coderPlan is what newFolderReader decided for one coder before
+// building it.
+type coderPlan struct {
+	grow bool // LZMA/LZMA2: start the window small and grow it with output
+}
+
+// planFolder sums the decoder memory of folder fi and fails with
+// errs.ErrLimit when it passes MaxMemory; it also decides, per coder,
+// whether an LZMA window is allocated up front or grown with output.
+func (a *Archive) planFolder(si *streamsInfo, f *folder, inBase, outBase []int) ([]coderPlan, error) {
+	plans := make([]coderPlan, len(f.coders))
+	total := int64(len(f.packed)) * packReaderMem
+	for ci := range f.coders {
+		c := &f.coders[ci]
+		out := f.unpackSizes[outBase[ci]]
+		var m int64
+		switch c.method {
+		case mLZMA, mLZMA2:
+			dict, lit, ok := lzmaShape(c)
+			if !ok {
+				continue // newCoder reports the bad properties
+			}
+			w := min(max(dict, 4096), out)
+			if w > a.cfg.Limits.MaxDictionary {
+				return nil, errs.Limit("7z: LZMA window of %d bytes, above MaxDictionary (%d)", w, a.cfg.Limits.MaxDictionary)
+			}
+			m = w + lit + lzmaFixedMem
+			in := a.inputBound(si, f, inBase, outBase, ci, 0)
+			plans[ci].grow = w > growWindowOver && (in < 0 || w > 4*in)
+		case mPPMD:
+			if len(c.props) == 5 {
+				m = int64(binary.LittleEndian.Uint32(c.props[1:])) + ppmdFixedMem
+			}
+		case mBCJ2:
+			m = bcj2Mem
+		case mDeflate, mDeflate64:
+			m = deflateMem
+		case mBZip2:
+			m = bzip2Mem
+		case mAES:
+			m = aesMem
+		case mCopy:
+		default:
+			m = filterMem
+		}
+		total += m
+		if total > a.cfg.Limits.MaxMemory || total < 0 {
+			return nil, errs.Limit("7z: the folder's decoders need %d bytes or more, above MaxMemory (%d)", total, a.cfg.Limits.MaxMemory)
+		}
+	}
+	return plans, nil
+}
+
+// lzmaShape returns an LZMA or LZMA2 coder's dictionary size and the
+// bytes of its literal probabilities.
+func lzmaShape(c *coder) (dict, lit int64, ok bool) {
+	if c.method == mLZMA2 {
+		if len(c.props) != 1 {
+			return 0, 0, false
+		}
+		d, err := lzma.DictSizeLZMA2(c.props[0])
+		if err != nil {
+			return 0, 0, false
+		}
+		return d, 0x300 << 4 * 2, true
+	}
+	p, err := lzma.DecodeProps(c.props)
+	if err != nil {
+		return 0, 0, false
+	}
+	return int64(p.DictSize), 0x300 << uint(p.LC+p.LP) * 2, true
+}
+
+// inputBound returns an upper bound, known from the archive itself, of
+// the bytes coder ci reads on input j: a pack stream's size, carried
+// through coders that do not expand their input (Copy, AES, filters);
+// -1 when the input comes from a decompressor, whose output size is
+// only what the header declares.
+func (a *Archive) inputBound(si *streamsInfo, f *folder, inBase, outBase []int, ci, j int) int64 {
+	for depth := 0; depth <= len(f.coders); depth++ {
+		in := inBase[ci] + j
+		src := -1
+		for _, bp := range f.bindPairs {
+			if bp.in == in {
+				src = bp.out
+				break
+			}
+		}
+		if src < 0 {
+			for k, p := range f.packed {
+				if p == in {
+					return si.packSizes[f.firstPack+k]
+				}
+			}
+			return -1
+		}
+		next := -1
+		for i := range f.coders {
+			if src >= outBase[i] && src < outBase[i]+f.coders[i].numOut {
+				next = i
+			}
+		}
+		if next < 0 {
+			return -1
+		}
+		switch f.coders[next].method {
+		case mLZMA, mLZMA2, mPPMD, mBCJ2, mDeflate, mDeflate64, mBZip2:
+			return -1
+		}
+		ci, j = next, 0 // Copy, AES, a filter: as large as its input
+	}
+	return -1
+}
