@@ -359,3 +359,25 @@ func formatWarnings(v any) []error {
 	}
 	return nil
 }
+
+// LinkTarget returns the target of a symlink entry. Most formats store it
+// in the header and Entry.LinkTarget already holds it; 7z stores it as
+// the entry's data, so listing leaves Entry.LinkTarget empty until the
+// entry is first read and LinkTarget reads it then (decoding its solid
+// folder up to it). For other entries it returns e.LinkTarget.
+func (a *Archive) LinkTarget(e *Entry) (string, error) {
+	if e == nil || e.Link != LinkSymlink || e.LinkTarget != "" {
+		if e == nil {
+			return "", errors.New("unarc: nil entry")
+		}
+		return e.LinkTarget, nil
+	}
+	if r, ok := a.a.(interface{ LinkTarget(int) (string, error) }); ok {
+		t, err := r.LinkTarget(e.Index)
+		if err != nil {
+			return "", entryErr(e.Name, err)
+		}
+		return t, nil
+	}
+	return e.LinkTarget, nil
+}

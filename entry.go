@@ -30,6 +30,10 @@ import "github.com/go-unarc/unarc/internal/arc"
 //	func (e *Entry) IsDir() bool      // a directory
 //	func (e *Entry) Verifiable() bool // reading checks the content against a stored CRC32 or hash
 //
+// A 7z symlink keeps its target in its data: Entry.LinkTarget stays ""
+// until the entry is first read (listing decodes nothing); call
+// Archive.LinkTarget for a target that is always resolved.
+//
 // Entries belong to their Archive or Reader; do not modify them. Names
 // are Unicode: legacy code-page ZIP names are decoded (WithNameDecoder).
 type Entry = arc.Entry

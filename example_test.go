@@ -25,7 +25,12 @@ func ExampleOpenFile() {
 		case e.IsDir():
 			fmt.Println(e.Name + "/")
 		case e.Link == unarc.LinkSymlink:
-			fmt.Println(e.Name, "->", e.LinkTarget)
+			// 7z keeps link targets in the data: LinkTarget reads them.
+			target, err := a.LinkTarget(e)
+			if err != nil {
+				log.Fatal(err)
+			}
+			fmt.Println(e.Name, "->", target)
 		default:
 			fmt.Println(e.Name, e.Size)
 		}

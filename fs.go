@@ -21,6 +21,9 @@ const maxLinkHops = 40
 // after cleaning (absolute, "..", empty) are left out of the view.
 type fsTree struct {
 	nodes map[string]*fsNode
+	// target resolves a symlink's target (7z reads it from the entry's
+	// data on first use); "" when it cannot be read.
+	target func(*Entry) string
 }
 
 type fsNode struct {
@@ -87,7 +90,13 @@ func buildTree(ents []*Entry) *fsTree {
 }
 
 func (a *Archive) fsTree() *fsTree {
-	a.fsOnce.Do(func() { a.tree = buildTree(a.a.Entries()) })
+	a.fsOnce.Do(func() {
+		a.tree = buildTree(a.a.Entries())
+		a.tree.target = func(e *Entry) string {
+			t, _ := a.LinkTarget(e)
+			return t
+		}
+	})
 	return a.tree
 }
 
@@ -118,7 +127,7 @@ func (t *fsTree) lookup(op, name string, follow bool) (*fsNode, error) {
 			if hops++; hops > maxLinkHops {
 				return nil, notExist
 			}
-			target := n.entry.LinkTarget
+			target := t.target(n.entry)
 			if target == "" || strings.HasPrefix(target, "/") || strings.Contains(target, "\\") {
 				return nil, notExist
 			}
@@ -197,7 +206,11 @@ func (a *Archive) ReadLink(name string) (string, error) {
 	if !n.symlink() {
 		return "", &fs.PathError{Op: "readlink", Path: name, Err: fs.ErrInvalid}
 	}
-	return n.entry.LinkTarget, nil
+	target, err := a.LinkTarget(n.entry)
+	if err != nil {
+		return "", &fs.PathError{Op: "readlink", Path: name, Err: err}
+	}
+	return target, nil
 }
 
 // ReadDir implements fs.ReadDirFS from the listing, sorted by name.
