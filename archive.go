@@ -22,6 +22,7 @@ type Archive struct {
 	a            arc.Archive
 	format       string
 	opts         *options
+	acct         *account // output and input of every entry reader
 	closeVolumes func() error
 
 	fsOnce sync.Once
@@ -37,6 +38,9 @@ func Open(r io.ReaderAt, size int64, opts ...Option) (*Archive, error) {
 }
 
 func openArchive(r io.ReaderAt, size int64, o *options, cfg *arc.Config) (*Archive, error) {
+	acct := newAccount(&o.limits)
+	r = countReaderAt(r, &acct.consumed)
+	countVolumes(cfg, &acct.consumed)
 	f, err := detectAt(r, size)
 	if err != nil {
 		return nil, err
@@ -45,7 +49,7 @@ func openArchive(r io.ReaderAt, size int64, o *options, cfg *arc.Config) (*Archi
 	if err != nil {
 		return nil, err
 	}
-	return &Archive{a: a, format: f.Name, opts: o}, nil
+	return &Archive{a: a, format: f.Name, opts: o, acct: acct}, nil
 }
 
 // OpenFile opens the archive file name. For a multi-volume set, name is
@@ -154,7 +158,7 @@ func (a *Archive) OpenEntry(e *Entry) (io.ReadCloser, error) {
 	if err != nil {
 		return nil, entryErr(e.Name, err)
 	}
-	return newLimitReader(rc, e, &a.opts.limits), nil
+	return newLimitReader(rc, e, &a.opts.limits, a.acct), nil
 }
 
 // Close releases the archive and any volume files OpenFile opened.

@@ -22,6 +22,7 @@ type Reader struct {
 	opts   *options
 	cur    *Entry
 	lr     limitReader
+	acct   *account
 	err    error
 	buf    *bufio.Reader // from bufPool, returned by Close
 }
@@ -38,13 +39,12 @@ const readerBufSize = 64 << 10
 // an SFX stub or other prepended data) and returns a forward-only Reader.
 func NewReader(r io.Reader, opts ...Option) (*Reader, error) {
 	o := buildOptions(opts)
-	br, ok := r.(*bufio.Reader)
-	var pooled *bufio.Reader
-	if !ok || br.Size() < readerBufSize {
-		pooled = bufPool.Get().(*bufio.Reader)
-		pooled.Reset(r)
-		br = pooled
-	}
+	// The input is counted under the buffer (for MaxRatio), so even a
+	// caller's own bufio.Reader is read through a pooled one.
+	acct := newAccount(&o.limits)
+	pooled := bufPool.Get().(*bufio.Reader)
+	pooled.Reset(&countingReader{r: r, n: &acct.consumed})
+	br := pooled
 	release := func() {
 		if pooled != nil {
 			pooled.Reset(nil)
@@ -65,7 +65,7 @@ func NewReader(r io.Reader, opts ...Option) (*Reader, error) {
 		release()
 		return nil, err
 	}
-	return &Reader{r: fr, format: f.Name, opts: o, buf: pooled}, nil
+	return &Reader{r: fr, format: f.Name, opts: o, buf: pooled, acct: acct}, nil
 }
 
 // Format names the detected format.
@@ -89,7 +89,7 @@ func (r *Reader) Next() (*Entry, error) {
 		return nil, err
 	}
 	r.cur = e
-	r.lr.reset(r.r, nil, e, &r.opts.limits)
+	r.lr.reset(r.r, nil, e, &r.opts.limits, r.acct)
 	return e, nil
 }
 
