@@ -14,7 +14,6 @@ import (
 	"testing/iotest"
 	"time"
 
-	"github.com/go-unarc/unarc/deflate"
 	"github.com/go-unarc/unarc/internal/arc"
 	"github.com/go-unarc/unarc/internal/errs"
 )
@@ -89,7 +88,6 @@ var testArchives = []struct {
 	methods  map[string]string
 	exact    bool // Modified must equal fixedTime (UT/NTFS time); else within DOS 2 s
 	noTime   bool // stdin entries carry the time of the run
-	d64      bool
 }{
 	{file: "infozip-deflate.zip", comment: "archive comment", exact: true,
 		entries: files(append([]string{"hello.txt", "empty.txt", "text.txt", "rand.bin", "emptydir/", "link"}, dirTree...)...),
@@ -102,7 +100,7 @@ var testArchives = []struct {
 	{file: "infozip-stdin-deflate.zip", noTime: true, entries: []want{{"-", 'f', textData}}},
 	{file: "infozip-stdin-store.zip", noTime: true, entries: []want{{"-", 'f', randData}}},
 	{file: "infozip-stdin-zip64.zip", noTime: true, entries: []want{{"-", 'f', textData}}},
-	{file: "7zz-deflate64.zip", exact: true, d64: true, entries: files("hello.txt", "text.txt", "rand.bin"),
+	{file: "7zz-deflate64.zip", exact: true, entries: files("hello.txt", "text.txt", "rand.bin"),
 		methods: map[string]string{"text.txt": "Deflate64"}},
 	{file: "7zz-copy.zip", exact: true, entries: files(append([]string{"hello.txt", "text.txt", "link"}, dirTree...)...)},
 	{file: "7zz-utf8-ntfs.zip", exact: true, entries: files(append([]string{"hello.txt"}, dirTree...)...)},
@@ -110,15 +108,6 @@ var testArchives = []struct {
 	{file: "bsdtar-store.zip", exact: true, entries: files("hello.txt", "empty.txt", "text.txt", "rand.bin", "link")},
 	{file: "sfx-adjusted.zip", entries: files("hello.txt", "text.txt")},
 	{file: "sfx-unadjusted.zip", entries: files("hello.txt", "text.txt")},
-}
-
-// deflate64Works reports whether the deflate package decodes Deflate64
-// yet (main carries a stub until the deflate branch lands).
-func deflate64Works() bool {
-	// A Deflate64 stream holding one empty stored final block.
-	z := deflate.NewReader64(bytes.NewReader([]byte{1, 0, 0, 0xff, 0xff}))
-	_, err := io.ReadAll(z)
-	return !errors.Is(err, errs.ErrUnsupported)
 }
 
 func readTestdata(t testing.TB, name string) []byte {
@@ -133,9 +122,6 @@ func readTestdata(t testing.TB, name string) []byte {
 func TestArchives(t *testing.T) {
 	for _, tc := range testArchives {
 		t.Run(tc.file, func(t *testing.T) {
-			if tc.d64 && !deflate64Works() {
-				t.Skip("deflate package does not decode Deflate64 yet")
-			}
 			data := readTestdata(t, tc.file)
 			a, err := NewArchive(bytes.NewReader(data), int64(len(data)), nil)
 			if err != nil {
@@ -227,9 +213,6 @@ func TestReaderAgrees(t *testing.T) {
 		{"dataerr", iotest.DataErrReader},
 	}
 	for _, tc := range testArchives {
-		if tc.d64 && !deflate64Works() {
-			continue
-		}
 		data := readTestdata(t, tc.file)
 		ga := readArchive(data, nil)
 		if ga.openErr != nil || len(ga.errs) > 0 {
