@@ -301,3 +301,65 @@ func TestSafeLimitsRealArchives(t *testing.T) {
 		t.Errorf("only %d archives checked", checked)
 	}
 }
+
+// TestReaderAccount: the forward-only Reader counts its input under its
+// buffer and charges every entry to one account: a stream of zeros stops
+// at the ratio, and MaxTotalSize holds across entries.
+func TestReaderAccount(t *testing.T) {
+	read := func(data []byte, l unarc.Limits) (int64, error) {
+		r, err := unarc.NewReader(bytes.NewReader(data), unarc.WithLimits(l))
+		if err != nil {
+			return 0, err
+		}
+		defer r.Close()
+		var w sizeWriter
+		for {
+			if _, err := r.Next(); err != nil {
+				if err == io.EOF {
+					return w.n, nil
+				}
+				return w.n, err
+			}
+			if _, err := io.Copy(&w, r); err != nil {
+				return w.n, err
+			}
+		}
+	}
+	data := zip64Zeros(256<<20, 256<<20)
+	n, err := read(data, bombLimits())
+	if !errors.Is(err, unarc.ErrLimit) || !strings.Contains(err.Error(), "MaxRatio") {
+		t.Errorf("ratio: %v after %d bytes", err, n)
+	}
+	if max := int64(500 * (len(data) + 64<<10)); n > max {
+		t.Errorf("ratio: %d bytes before it stopped, want at most %d", n, max)
+	}
+	var b testutil.ZipBuilder
+	for _, name := range []string{"a", "b", "c"} {
+		b.Add(testutil.ZipFile{Name: name, Method: 8, Packed: testutil.DeflateZeros(4 << 20), CRC: testutil.ZerosCRC(4 << 20), Size: 4 << 20})
+	}
+	three := b.Bytes()
+	if n, err := read(three, unarc.Limits{MaxTotalSize: 10 << 20}); !errors.Is(err, unarc.ErrLimit) || n > 10<<20 {
+		t.Errorf("total: %v after %d bytes", err, n)
+	}
+	if n, err := read(three, unarc.Limits{MaxTotalSize: 12 << 20}); err != nil || n != 12<<20 {
+		t.Errorf("total within: %v after %d bytes", err, n)
+	}
+	// Stored data past the floor: ratio 1, whichever API reads it.
+	var s testutil.ZipBuilder
+	raw := make([]byte, 8<<20)
+	for i := range raw {
+		raw[i] = byte(i * 7 / 3)
+	}
+	s.Add(testutil.ZipFile{Name: "raw", Packed: raw, CRC: crc32.ChecksumIEEE(raw), Size: uint64(len(raw))})
+	stored := s.Bytes()
+	if n, err := read(stored, bombLimits()); err != nil || n != int64(len(raw)) {
+		t.Errorf("stored via Reader: %v after %d bytes", err, n)
+	}
+	a, err := openBytes(t, stored, bombLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, err := drain(t, a); err != nil || n != int64(len(raw)) {
+		t.Errorf("stored via Archive: %v after %d bytes", err, n)
+	}
+}
