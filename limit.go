@@ -52,7 +52,8 @@ func (l *limitReader) over() error {
 }
 
 func (l *limitReader) Read(p []byte) (int, error) {
-	if rem := l.stop - l.n; int64(len(p)) > rem+1 {
+	// (Written so that a lifted limit, MaxInt64, cannot overflow.)
+	if rem := l.stop - l.n; int64(len(p))-1 > rem {
 		p = p[:rem+1]
 	}
 	n, err := l.r.Read(p)

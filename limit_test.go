@@ -245,3 +245,20 @@ func TestAccountErrors(t *testing.T) {
 		t.Errorf("nil account: %v", err)
 	}
 }
+
+// TestLiftedUnknownSize: with MaxEntrySize lifted (MaxInt64) and no
+// declared size, the read bound must not overflow.
+func TestLiftedUnknownSize(t *testing.T) {
+	fe := file("s", "streamed")
+	fe.e.Size = -1
+	a := newFakeOpts([]Option{WithLimits(Limits{MaxEntrySize: Unlimited})}, fe)
+	a.Entries()[0].Size = -1
+	rc, err := a.OpenEntry(a.Entries()[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := io.ReadAll(readOnly{rc})
+	if err != nil || string(got) != "streamed" {
+		t.Errorf("%q, %v", got, err)
+	}
+}

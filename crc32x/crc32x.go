@@ -100,7 +100,7 @@ func (v *Reader) Read(p []byte) (int, error) {
 	if v.err != nil {
 		return 0, v.err
 	}
-	if v.size >= 0 && int64(len(p)) > v.size-v.n+1 {
+	if v.size >= 0 && int64(len(p))-1 > v.size-v.n {
 		p = p[:max(v.size-v.n+1, 0)] // one byte past the size tells it is longer
 	}
 	n, err := v.r.Read(p)
@@ -151,7 +151,7 @@ type hashWriter struct {
 func (hw hashWriter) Write(p []byte) (int, error) {
 	v := hw.v
 	var long error
-	if v.size >= 0 && int64(len(p)) > v.size-v.n+1 {
+	if v.size >= 0 && int64(len(p))-1 > v.size-v.n {
 		p, long = p[:max(v.size-v.n+1, 0)], v.tooLong()
 	}
 	n, err := hw.w.Write(p)
