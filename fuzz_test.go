@@ -33,8 +33,8 @@ func addSeeds(f *testing.F) {
 // below: a fuzzer-made header may ask for a large model, many entries or
 // a long output, which is legal but slow.
 var fuzzLimits = unarc.WithLimits(unarc.Limits{MaxDictionary: 16 << 20, MaxMemory: 32 << 20,
-	MaxHeaderMemory: 16 << 20, MaxEntries: 1 << 16, MaxEntrySize: 8 << 20,
-	MaxTotalSize: 32 << 20, MaxRatio: 2000, RatioFloor: 1 << 20})
+	MaxHeaderMemory: 16 << 20, MaxEntries: 1 << 16, MaxEntrySize: 4 << 20,
+	MaxTotalSize: 8 << 20, MaxRatio: 2000, RatioFloor: 1 << 20})
 
 // fuzzAlloc bounds what one input may allocate.
 const fuzzAlloc = 256 << 20

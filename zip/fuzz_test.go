@@ -53,7 +53,7 @@ func classified(err error) bool {
 var fuzzCfg = &arc.Config{Limits: arc.Limits{MaxDictionary: 16 << 20, MaxMemory: 32 << 20,
 	MaxHeaderMemory: 16 << 20, MaxEntries: 1 << 16, MaxEntrySize: 64 << 20}}
 
-const fuzzReadCap = 16 << 20
+const fuzzReadCap = 4 << 20
 
 func FuzzArchive(f *testing.F) {
 	addSeeds(f)
@@ -66,7 +66,7 @@ func FuzzArchive(f *testing.F) {
 			}
 			return
 		}
-		budget := int64(64 << 20) // entries may share one bomb's data
+		budget := int64(8 << 20) // entries may share one bomb's data
 		for i, e := range a.Entries() {
 			if budget <= 0 {
 				return
