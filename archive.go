@@ -49,6 +49,10 @@ func openArchive(r io.ReaderAt, size int64, o *options, cfg *arc.Config) (*Archi
 	if err != nil {
 		return nil, err
 	}
+	if err := checkEntryCount(a, &o.limits); err != nil {
+		a.Close()
+		return nil, err
+	}
 	return &Archive{a: a, format: f.Name, opts: o, acct: acct}, nil
 }
 

@@ -3,6 +3,8 @@ package unarc
 import (
 	"io"
 
+	"github.com/go-unarc/unarc/internal/arc"
+
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/pool"
 )
@@ -112,4 +114,14 @@ func (l *limitReader) Close() error {
 		return nil
 	}
 	return l.c.Close()
+}
+
+// checkEntryCount holds MaxEntries for an opened archive. Formats check
+// the declared count before allocating per entry; this catches any
+// that cannot.
+func checkEntryCount(a arc.Archive, l *Limits) error {
+	if n := int64(len(a.Entries())); n > l.MaxEntries {
+		return errs.Limit("%d entries, above MaxEntries (%d)", n, l.MaxEntries)
+	}
+	return nil
 }

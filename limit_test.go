@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
@@ -260,5 +261,42 @@ func TestLiftedUnknownSize(t *testing.T) {
 	got, err := io.ReadAll(readOnly{rc})
 	if err != nil || string(got) != "streamed" {
 		t.Errorf("%q, %v", got, err)
+	}
+}
+
+// TestMaxEntriesRoot: the root holds MaxEntries for any format, in the
+// Archive (after the format's own check) and in the stream Reader.
+func TestMaxEntriesRoot(t *testing.T) {
+	var b testutil.ZipBuilder
+	for i := 0; i < 5; i++ {
+		b.Add(testutil.ZipFile{Name: string(rune('a' + i)), Packed: []byte{}})
+	}
+	data := b.Bytes()
+	lim := WithLimits(Limits{MaxEntries: 4})
+	r, err := NewReader(bytes.NewReader(data), lim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	n := 0
+	for ; ; n++ {
+		if _, err = r.Next(); err != nil {
+			break
+		}
+	}
+	if !errors.Is(err, ErrLimit) || n != 4 {
+		t.Errorf("Reader: %d entries, then %v; want 4 and ErrLimit", n, err)
+	}
+	// The fake format does no check of its own.
+	var list []fakeEntry
+	for i := 0; i < 5; i++ {
+		list = append(list, file(string(rune('a'+i)), "x"))
+	}
+	fa := newFake(list...).a
+	if err := checkEntryCount(fa, &Limits{MaxEntries: 4}); !errors.Is(err, ErrLimit) || !strings.Contains(err.Error(), "MaxEntries (4)") {
+		t.Errorf("Archive: %v, want ErrLimit", err)
+	}
+	if err := checkEntryCount(fa, &Limits{MaxEntries: 5}); err != nil {
+		t.Errorf("Archive at the limit: %v", err)
 	}
 }

@@ -23,6 +23,7 @@ type Reader struct {
 	cur    *Entry
 	lr     limitReader
 	acct   *account
+	count  int64 // entries returned, against MaxEntries
 	err    error
 	buf    *bufio.Reader // from bufPool, returned by Close
 }
@@ -87,6 +88,11 @@ func (r *Reader) Next() (*Entry, error) {
 		}
 		r.cur = nil
 		return nil, err
+	}
+	if r.count++; r.count > r.opts.limits.MaxEntries {
+		r.err = errs.Limit("more than MaxEntries (%d) entries in the stream", r.opts.limits.MaxEntries)
+		r.cur = nil
+		return nil, r.err
 	}
 	r.cur = e
 	r.lr.reset(r.r, nil, e, &r.opts.limits, r.acct)
