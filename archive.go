@@ -35,6 +35,7 @@ type Archive struct {
 	format       string
 	opts         *options
 	pw           *passwords
+	acct         *account // output and input of every entry reader
 	closeVolumes func() error
 
 	fsOnce sync.Once
@@ -55,6 +56,9 @@ func Open(r io.ReaderAt, size int64, opts ...Option) (*Archive, error) {
 }
 
 func openArchive(r io.ReaderAt, size int64, o *options, cfg *arc.Config, pw *passwords) (*Archive, error) {
+	acct := newAccount(&o.limits)
+	r = countReaderAt(r, &acct.consumed)
+	countVolumes(cfg, &acct.consumed)
 	f, err := detectAt(r, size)
 	if err != nil {
 		return nil, err
@@ -63,7 +67,11 @@ func openArchive(r io.ReaderAt, size int64, o *options, cfg *arc.Config, pw *pas
 	if err != nil {
 		return nil, archiveErr(err)
 	}
-	return &Archive{a: a, format: f.Name, opts: o, pw: pw}, nil
+	if err := checkEntryCount(a, &o.limits); err != nil {
+		a.Close()
+		return nil, err
+	}
+	return &Archive{a: a, format: f.Name, opts: o, pw: pw, acct: acct}, nil
 }
 
 // OpenFile opens the archive file name. For a multi-volume set, name is
@@ -261,7 +269,7 @@ func (a *Archive) OpenEntry(e *Entry) (io.ReadCloser, error) {
 		gen = a.pw.generation()
 	}
 	er := &entryReader{name: e.Name, pw: a.pw, gen: gen}
-	er.lr.reset(rc, rc, e, &a.opts.limits)
+	er.lr.reset(rc, rc, e, &a.opts.limits, a.acct)
 	return er, nil
 }
 

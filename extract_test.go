@@ -192,7 +192,7 @@ func TestLimits(t *testing.T) {
 	t.Run("ratio", func(t *testing.T) {
 		bomb := file("bomb.bin", strings.Repeat("z", 3<<20))
 		bomb.e.PackedSize = 1 << 20
-		a := newFakeOpts([]Option{WithLimits(Limits{MaxRatio: 2})}, bomb)
+		a := newFakeOpts([]Option{WithLimits(Limits{MaxRatio: 2, RatioFloor: 1 << 20})}, bomb)
 		rc, err := a.OpenEntry(a.Entries()[0])
 		if err != nil {
 			t.Fatal(err)

@@ -26,6 +26,7 @@ type fakeArchive struct {
 	ents []*Entry
 	data [][]byte
 	crcs []uint32
+	acct *account // Open charges an entry's PackedSize as consumed input
 }
 
 func newFake(list ...fakeEntry) *Archive { return newFakeOpts(nil, list...) }
@@ -50,7 +51,8 @@ func newFakeOpts(opts []Option, list ...fakeEntry) *Archive {
 		fa.crcs = append(fa.crcs, sum)
 	}
 	o := buildOptions(opts)
-	return &Archive{a: fa, format: "fake", opts: o}
+	fa.acct = newAccount(&o.limits)
+	return &Archive{a: fa, format: "fake", opts: o, acct: fa.acct}
 }
 
 func (f *fakeArchive) Entries() []*Entry { return f.ents }
@@ -59,6 +61,9 @@ func (f *fakeArchive) Close() error      { return nil }
 func (f *fakeArchive) Open(i int) (io.ReadCloser, error) {
 	if i < 0 || i >= len(f.ents) {
 		return nil, errors.New("bad index")
+	}
+	if p := f.ents[i].PackedSize; p > 0 {
+		f.acct.consumed.Add(p)
 	}
 	return io.NopCloser(crc32x.NewCRC32(bytes.NewReader(f.data[i]), f.crcs[i], int64(len(f.data[i])))), nil
 }

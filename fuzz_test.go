@@ -7,9 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/go-unarc/unarc"
+	"github.com/go-unarc/unarc/internal/testutil"
 )
 
 // addSeeds adds every small archive under testdata/ to the corpus.
@@ -36,9 +36,15 @@ func addSeeds(f *testing.F) {
 
 // No password: key derivation may legally take 2^24 rounds (seconds per
 // input), and the format packages fuzz their decryption with cheap KDFs.
-// Small limits keep each input fast: a fuzzer-made header may ask for a
-// large model or declare a long output, which is legal but slow.
-var fuzzLimits = unarc.WithLimits(unarc.Limits{MaxDictionary: 16 << 20, MaxMemory: 32 << 20, MaxEntrySize: 8 << 20})
+// Small limits keep each input fast and its memory within the bound
+// below: a fuzzer-made header may ask for a large model, many entries or
+// a long output, which is legal but slow.
+var fuzzLimits = unarc.WithLimits(unarc.Limits{MaxDictionary: 16 << 20, MaxMemory: 32 << 20,
+	MaxHeaderMemory: 16 << 20, MaxEntries: 1 << 16, MaxEntrySize: 4 << 20,
+	MaxTotalSize: 8 << 20, MaxRatio: 2000, RatioFloor: 1 << 20})
+
+// fuzzAlloc bounds what one input may allocate.
+const fuzzAlloc = 256 << 20
 
 // FuzzOpen feeds arbitrary bytes through format detection, the
 // random-access API and every entry's decoder: errors are fine, panics
@@ -49,7 +55,7 @@ func FuzzOpen(f *testing.F) {
 	}
 	addSeeds(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		defer watchdog(30 * time.Second)()
+		defer testutil.FuzzBound(t, testutil.FuzzTimeout, fuzzAlloc)()
 		a, err := unarc.Open(bytes.NewReader(data), int64(len(data)), fuzzLimits)
 		if err != nil {
 			return
@@ -73,7 +79,7 @@ func FuzzNewReader(f *testing.F) {
 	}
 	addSeeds(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		defer watchdog(30 * time.Second)()
+		defer testutil.FuzzBound(t, testutil.FuzzTimeout, fuzzAlloc)()
 		r, err := unarc.NewReader(bytes.NewReader(data), fuzzLimits)
 		if err != nil {
 			return
@@ -86,12 +92,4 @@ func FuzzNewReader(f *testing.F) {
 			io.Copy(io.Discard, r)
 		}
 	})
-}
-
-// watchdog crashes the process when one input runs longer than d, so the
-// fuzzer records it as a failure (with every goroutine's stack under
-// GOTRACEBACK=all) instead of stalling. The returned func disarms it.
-func watchdog(d time.Duration) func() {
-	t := time.AfterFunc(d, func() { panic("fuzz input ran longer than " + d.String()) })
-	return func() { t.Stop() }
 }

@@ -2,67 +2,75 @@ package unarc
 
 import (
 	"io"
-	"math"
 
-	"github.com/go-unarc/unarc/internal/pool"
+	"github.com/go-unarc/unarc/internal/arc"
 
 	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/internal/pool"
 )
 
-// ratioFloor is the packed size below which MaxRatio is not applied: tiny
-// entries of zeros compress by huge ratios and are harmless.
-const ratioFloor = 1 << 20
-
-// limitReader enforces Limits.MaxEntrySize and MaxRatio on an entry's
-// decoded bytes, passing WriteTo through so the decoder's window still
-// goes straight to the destination. Resetting it allocates nothing.
+// limitReader bounds one entry's decoded bytes: by the entry's declared
+// size (a decoder producing more is corrupt data and stops one byte
+// past it, so nothing downstream grows beyond the declared size), by
+// Limits.MaxEntrySize, and through the Archive's or Reader's account by
+// MaxTotalSize and MaxRatio. WriteTo passes through, so the decoder's
+// window still goes straight to the destination. Resetting it allocates
+// nothing.
 type limitReader struct {
-	r     io.Reader
-	c     io.Closer // may be nil
-	max   int64     // bytes allowed
-	n     int64
-	ratio bool
-	lw    limitWriter
+	r    io.Reader
+	c    io.Closer // may be nil
+	acct *account  // may be nil
+	max  int64     // MaxEntrySize
+	size int64     // declared size; -1 unknown
+	stop int64     // min(max, size): bytes allowed
+	n    int64
+	lw   limitWriter
 }
 
-func (l *limitReader) reset(r io.Reader, c io.Closer, e *Entry, lim *Limits) {
-	max := lim.MaxEntrySize
-	ratio := false
-	if lim.MaxRatio > 0 && !math.IsInf(lim.MaxRatio, 1) && e.PackedSize >= ratioFloor {
-		if m := int64(float64(e.PackedSize) * lim.MaxRatio); m < max {
-			max, ratio = m, true
-		}
+func (l *limitReader) reset(r io.Reader, c io.Closer, e *Entry, lim *Limits, acct *account) {
+	stop := lim.MaxEntrySize
+	size := e.Size
+	if size < 0 {
+		size = -1
+	} else if size < stop {
+		stop = size
 	}
-	*l = limitReader{r: r, c: c, max: max, ratio: ratio}
+	*l = limitReader{r: r, c: c, acct: acct, max: lim.MaxEntrySize, size: size, stop: stop}
 	l.lw.l = l
 }
 
-func newLimitReader(rc io.ReadCloser, e *Entry, lim *Limits) *limitReader {
+func newLimitReader(rc io.ReadCloser, e *Entry, lim *Limits, acct *account) *limitReader {
 	l := new(limitReader)
-	l.reset(rc, rc, e, lim)
+	l.reset(rc, rc, e, lim, acct)
 	return l
 }
 
+// over is the error for output past l.stop.
 func (l *limitReader) over() error {
-	if l.ratio {
-		return errs.Limit("entry expands beyond the compression-ratio limit (%d bytes)", l.max)
+	if l.size >= 0 && l.size == l.stop {
+		return errs.Corrupt("data runs past the declared size of %d bytes", l.size)
 	}
-	return errs.Limit("entry larger than the %d-byte size limit", l.max)
+	return errs.Limit("entry larger than MaxEntrySize (%d bytes)", l.max)
 }
 
 func (l *limitReader) Read(p []byte) (int, error) {
-	if rem := l.max - l.n; int64(len(p)) > rem+1 {
+	// (Written so that a lifted limit, MaxInt64, cannot overflow.)
+	if rem := l.stop - l.n; int64(len(p))-1 > rem {
 		p = p[:rem+1]
 	}
 	n, err := l.r.Read(p)
 	l.n += int64(n)
-	if l.n > l.max {
-		return n, l.over()
+	if l.n > l.stop {
+		// Hand on nothing past the limit.
+		return n - int(l.n-l.stop), l.over()
+	}
+	if cerr := l.acct.charge(n); cerr != nil {
+		return n, cerr
 	}
 	return n, err
 }
 
-// limitWriter counts what a decoder's WriteTo hands on.
+// limitWriter counts and bounds what a decoder's WriteTo hands on.
 type limitWriter struct {
 	l *limitReader
 	w io.Writer
@@ -70,11 +78,21 @@ type limitWriter struct {
 
 func (lw *limitWriter) Write(p []byte) (int, error) {
 	l := lw.l
-	if l.n+int64(len(p)) > l.max {
-		return 0, l.over()
+	var over error
+	if rem := l.stop - l.n; int64(len(p)) > rem {
+		p, over = p[:rem], l.over()
+		if len(p) == 0 {
+			return 0, over
+		}
+	}
+	if err := l.acct.charge(len(p)); err != nil {
+		return 0, err
 	}
 	n, err := lw.w.Write(p)
 	l.n += int64(n)
+	if err == nil {
+		err = over
+	}
 	return n, err
 }
 
@@ -96,4 +114,14 @@ func (l *limitReader) Close() error {
 		return nil
 	}
 	return l.c.Close()
+}
+
+// checkEntryCount holds MaxEntries for an opened archive. Formats check
+// the declared count before allocating per entry; this catches any
+// that cannot.
+func checkEntryCount(a arc.Archive, l *Limits) error {
+	if n := int64(len(a.Entries())); n > l.MaxEntries {
+		return errs.Limit("%d entries, above MaxEntries (%d)", n, l.MaxEntries)
+	}
+	return nil
 }

@@ -23,6 +23,8 @@ type Reader struct {
 	pw     *passwords
 	cur    *Entry
 	lr     limitReader
+	acct   *account
+	count  int64 // entries returned, against MaxEntries
 	err    error
 	buf    *bufio.Reader // from bufPool, returned by Close
 }
@@ -39,13 +41,12 @@ const readerBufSize = 64 << 10
 // an SFX stub or other prepended data) and returns a forward-only Reader.
 func NewReader(r io.Reader, opts ...Option) (*Reader, error) {
 	o := buildOptions(opts)
-	br, ok := r.(*bufio.Reader)
-	var pooled *bufio.Reader
-	if !ok || br.Size() < readerBufSize {
-		pooled = bufPool.Get().(*bufio.Reader)
-		pooled.Reset(r)
-		br = pooled
-	}
+	// The input is counted under the buffer (for MaxRatio), so even a
+	// caller's own bufio.Reader is read through a pooled one.
+	acct := newAccount(&o.limits)
+	pooled := bufPool.Get().(*bufio.Reader)
+	pooled.Reset(&countingReader{r: r, n: &acct.consumed})
+	br := pooled
 	release := func() {
 		if pooled != nil {
 			pooled.Reset(nil)
@@ -67,7 +68,7 @@ func NewReader(r io.Reader, opts ...Option) (*Reader, error) {
 		release()
 		return nil, archiveErr(err)
 	}
-	return &Reader{r: fr, format: f.Name, opts: o, pw: pw, buf: pooled}, nil
+	return &Reader{r: fr, format: f.Name, opts: o, pw: pw, buf: pooled, acct: acct}, nil
 }
 
 // Format names the detected format.
@@ -90,8 +91,13 @@ func (r *Reader) Next() (*Entry, error) {
 		r.cur = nil
 		return nil, err
 	}
+	if r.count++; r.count > r.opts.limits.MaxEntries {
+		r.err = errs.Limit("more than MaxEntries (%d) entries in the stream", r.opts.limits.MaxEntries)
+		r.cur = nil
+		return nil, r.err
+	}
 	r.cur = e
-	r.lr.reset(r.r, nil, e, &r.opts.limits)
+	r.lr.reset(r.r, nil, e, &r.opts.limits, r.acct)
 	return e, nil
 }
 

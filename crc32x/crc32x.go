@@ -100,10 +100,13 @@ func (v *Reader) Read(p []byte) (int, error) {
 	if v.err != nil {
 		return 0, v.err
 	}
+	if v.size >= 0 && int64(len(p))-1 > v.size-v.n {
+		p = p[:max(v.size-v.n+1, 0)] // one byte past the size tells it is longer
+	}
 	n, err := v.r.Read(p)
 	v.update(p[:n])
 	if v.size >= 0 && v.n > v.size {
-		v.err = fmt.Errorf("%w: more data than the declared %d bytes", errs.ErrChecksum, v.size)
+		v.err = v.tooLong()
 		return n, v.err
 	}
 	if err == io.EOF {
@@ -142,10 +145,28 @@ type hashWriter struct {
 	w io.Writer
 }
 
+// Write hands on at most one byte past the declared size: a decoder
+// that produces more is stopped there, so a destination (a temporary
+// file) never grows past declared size + 1 however much the data claims.
 func (hw hashWriter) Write(p []byte) (int, error) {
+	v := hw.v
+	var long error
+	if v.size >= 0 && int64(len(p))-1 > v.size-v.n {
+		p, long = p[:max(v.size-v.n+1, 0)], v.tooLong()
+	}
 	n, err := hw.w.Write(p)
-	hw.v.update(p[:n])
+	v.update(p[:n])
+	if err == nil && long != nil {
+		v.err = long
+		err = long
+	}
 	return n, err
+}
+
+// tooLong is the error for data past the declared size: the data (or
+// the header declaring its size) is corrupt.
+func (v *Reader) tooLong() error {
+	return errs.Corrupt("more data than the declared %d bytes", v.size)
 }
 
 // WriteTo writes the verified stream to w. When the underlying reader is
@@ -163,7 +184,7 @@ func (v *Reader) WriteTo(w io.Writer) (int64, error) {
 		_, err := wt.WriteTo(hashWriter{v, w})
 		if err == nil {
 			if v.size >= 0 && v.n > v.size {
-				v.err = fmt.Errorf("%w: more data than the declared %d bytes", errs.ErrChecksum, v.size)
+				v.err = v.tooLong()
 				return v.n - start, v.err
 			}
 			if err = v.finish(); err == io.EOF {

@@ -48,9 +48,14 @@ func TestCRC32(t *testing.T) {
 			if !errors.Is(err, io.ErrUnexpectedEOF) || !errors.Is(err, errs.ErrTruncated) {
 				t.Errorf("%s/writeTo=%v short: %v, want truncated", name, viaWriteTo, err)
 			}
-			_, err = read(NewCRC32(w(bytes.NewReader(data)), good, 100))
-			if !errors.Is(err, errs.ErrChecksum) {
-				t.Errorf("%s/writeTo=%v long: %v, want ErrChecksum", name, viaWriteTo, err)
+			// Data past the declared size is corrupt, and at most one byte
+			// past it reaches the destination.
+			got, err = read(NewCRC32(w(bytes.NewReader(data)), good, 100))
+			if !errors.Is(err, errs.ErrCorrupt) || errors.Is(err, errs.ErrChecksum) {
+				t.Errorf("%s/writeTo=%v long: %v, want ErrCorrupt", name, viaWriteTo, err)
+			}
+			if len(got) > 101 {
+				t.Errorf("%s/writeTo=%v long: %d bytes passed, declared 100", name, viaWriteTo, len(got))
 			}
 		}
 	}

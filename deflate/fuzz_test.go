@@ -6,6 +6,8 @@ import (
 	"errors"
 	"io"
 	"testing"
+
+	"github.com/go-unarc/unarc/internal/testutil"
 )
 
 // fuzzCap bounds the output compared per input; Deflate64 can expand a few
@@ -100,6 +102,7 @@ func errClass(err error) string {
 func FuzzDecode(f *testing.F) {
 	addSeeds(f, false)
 	f.Fuzz(func(t *testing.T, data []byte) {
+		defer testutil.FuzzBound(t, testutil.FuzzTimeout, 128<<20)()
 		want, werr := io.ReadAll(io.LimitReader(flate.NewReader(bytes.NewReader(data)), fuzzCap))
 		wantClass := "ok"
 		if werr == io.ErrUnexpectedEOF {
@@ -131,6 +134,7 @@ func FuzzDecode(f *testing.F) {
 func FuzzDecode64(f *testing.F) {
 	addSeeds(f, true)
 	f.Fuzz(func(t *testing.T, data []byte) {
+		defer testutil.FuzzBound(t, testutil.FuzzTimeout, 128<<20)()
 		a, aerr := decodeCapped(data, true, false, -1)
 		b, berr := decodeCapped(data, true, true, -1)
 		if errClass(aerr) != errClass(berr) || !bytes.Equal(a, b) {

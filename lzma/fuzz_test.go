@@ -68,6 +68,7 @@ func FuzzLZMA(f *testing.F) {
 	seedFiles(f, ".lzma")
 	seed7z(f, "7z-lzma")
 	f.Fuzz(func(t *testing.T, data []byte) {
+		defer testutil.FuzzBound(t, testutil.FuzzTimeout, 64<<20)()
 		if len(data) < 13 {
 			return
 		}
@@ -104,6 +105,7 @@ func FuzzLZMA2(f *testing.F) {
 	seedFiles(f, ".lzma2")
 	seed7z(f, "7z-lzma2")
 	f.Fuzz(func(t *testing.T, data []byte) {
+		defer testutil.FuzzBound(t, testutil.FuzzTimeout, 64<<20)()
 		z, err := NewReader2(bytes.NewReader(data), 1<<20, -1)
 		if err != nil {
 			t.Fatal(err)

@@ -2,8 +2,12 @@ package zip
 
 import (
 	"bufio"
+	"cmp"
 	"fmt"
 	"io"
+	"math"
+	"slices"
+	"unsafe"
 
 	"github.com/go-unarc/unarc/internal/arc"
 	"github.com/go-unarc/unarc/internal/errs"
@@ -184,15 +188,27 @@ func (a *Archive) readDirectory(d *directory) error {
 		}
 	}
 	a.base = base
-	// Bound the preallocation by what the directory can hold.
-	capN := d.count
-	if m := d.size / centralLen; capN > m {
-		capN = m
+	lim := &a.cfg.Limits
+	// The declared count is checked before anything is allocated per
+	// entry: against what the directory's bytes can hold (46 bytes per
+	// header at least), then against the limits.
+	if d.count > d.size/centralLen {
+		return errs.Corrupt("%d entries declared in a central directory of %d bytes", d.count, d.size)
 	}
+	if d.count > uint64(lim.MaxEntries) {
+		return errs.Limit("%d entries declared, above MaxEntries (%d)", d.count, lim.MaxEntries)
+	}
+	if m := d.count * uint64(entryMem); m > uint64(lim.MaxHeaderMemory) {
+		return errs.Limit("%d entries need %d bytes of directory memory, above MaxHeaderMemory (%d)", d.count, m, lim.MaxHeaderMemory)
+	}
+	capN := d.count
 	if capN > 1<<16 {
 		capN = 1 << 16 // larger directories grow by append, as they really hold entries
 	}
 	a.files = make([]file, 0, capN)
+	// Memory of the index as it is built: the entries, their names,
+	// comments and the pointer list.
+	mem := int64(0)
 
 	sec := io.NewSectionReader(a.ra, start, a.size-start)
 	bs := dirBufPool.Get()
@@ -238,6 +254,12 @@ func (a *Archive) readDirectory(d *directory) error {
 			return errs.EOF(err, "central directory header")
 		}
 		read += int64(centralLen + need)
+		if int64(len(a.files)) >= lim.MaxEntries {
+			return errs.Limit("more than MaxEntries (%d) entries in the central directory", lim.MaxEntries)
+		}
+		if mem += entryMem + int64(need); mem > lim.MaxHeaderMemory {
+			return errs.Limit("central directory needs more than MaxHeaderMemory (%d bytes)", lim.MaxHeaderMemory)
+		}
 		a.files = append(a.files, file{})
 		f := &a.files[len(a.files)-1]
 		f.Index = len(a.files) - 1
@@ -245,14 +267,85 @@ func (a *Archive) readDirectory(d *directory) error {
 		f.headerOff += base
 		if a.diskStarts != nil {
 			if f.disk >= uint32(len(a.diskStarts))-1 {
-				return errs.Corrupt("%s: on disk %d of %d", f.Name, f.disk+1, len(a.diskStarts)-1)
+				return errs.Corrupt("central directory header %d: on disk %d of %d", f.Index, f.disk+1, len(a.diskStarts)-1)
 			}
 			f.headerOff += a.diskStarts[f.disk]
 		}
 	}
+	if err := checkOverlap(a.files, start); err != nil {
+		return err
+	}
 	a.entries = make([]*arc.Entry, len(a.files))
 	for i := range a.files {
 		a.entries[i] = &a.files[i].Entry
+	}
+	return nil
+}
+
+// entryMem is what one entry costs in the index besides its name and
+// comment: the file value and its pointer in the entry list.
+const entryMem = int64(unsafe.Sizeof(file{})) + 8
+
+// checkOverlap refuses entries whose local header and data share bytes
+// with another entry's, as Info-ZIP's unzip 6.0 does: that is how
+// overlapping-file bombs (Fifield's "full" and "quoted" constructions)
+// make a small archive expand many times over, and no writer does it.
+// Each entry occupies at least its 30-byte local header and its packed
+// data from its header offset (the local name and extra fields and a
+// data descriptor only add to that); sorted by offset, each must end
+// before the next begins, and none may run into the central directory.
+// Sorting is skipped when the directory is already in offset order,
+// which is what writers produce.
+func checkOverlap(files []file, dirStart int64) error {
+	if len(files) == 0 {
+		return nil
+	}
+	end := func(f *file) int64 {
+		e := f.headerOff + localLen
+		if f.csize > uint64(math.MaxInt64-e) {
+			return math.MaxInt64
+		}
+		return e + int64(f.csize)
+	}
+	sorted := true
+	for i := 1; i < len(files); i++ {
+		if files[i].headerOff < files[i-1].headerOff {
+			sorted = false
+			break
+		}
+	}
+	check := func(prev, next *file) error {
+		if next.headerOff < end(prev) {
+			if next.headerOff == prev.headerOff {
+				return errs.Corrupt("entries %d and %d share the local header at offset %d", prev.Index, next.Index, prev.headerOff)
+			}
+			return errs.Corrupt("entry %d (local header at %d) overlaps the data of entry %d (%d packed bytes at %d)", next.Index, next.headerOff, prev.Index, prev.csize, prev.headerOff)
+		}
+		return nil
+	}
+	var last *file
+	if sorted {
+		for i := 1; i < len(files); i++ {
+			if err := check(&files[i-1], &files[i]); err != nil {
+				return err
+			}
+		}
+		last = &files[len(files)-1]
+	} else {
+		order := make([]int32, len(files))
+		for i := range order {
+			order[i] = int32(i)
+		}
+		slices.SortFunc(order, func(x, y int32) int { return cmp.Compare(files[x].headerOff, files[y].headerOff) })
+		for i := 1; i < len(order); i++ {
+			if err := check(&files[order[i-1]], &files[order[i]]); err != nil {
+				return err
+			}
+		}
+		last = &files[order[len(order)-1]]
+	}
+	if dirStart >= 0 && end(last) > dirStart {
+		return errs.Corrupt("entry %d (%d packed bytes at %d) runs into the central directory at %d", last.Index, last.csize, last.headerOff, dirStart)
 	}
 	return nil
 }

@@ -47,14 +47,18 @@ func classified(err error) bool {
 	return false
 }
 
-// fuzzLimits keeps decompression bombs from slowing the fuzzer down.
-var fuzzCfg = &arc.Config{Limits: arc.Limits{MaxEntrySize: 64 << 20}}
+// fuzzCfg's small limits keep each input fast and its memory bounded
+// (the allocation bound each input runs under is 256 MiB): a fuzzer-made
+// header may legally ask for a large window or many entries.
+var fuzzCfg = &arc.Config{Limits: arc.Limits{MaxDictionary: 16 << 20, MaxMemory: 32 << 20,
+	MaxHeaderMemory: 16 << 20, MaxEntries: 1 << 16, MaxEntrySize: 64 << 20}}
 
-const fuzzReadCap = 16 << 20
+const fuzzReadCap = 4 << 20
 
 func FuzzArchive(f *testing.F) {
 	addSeeds(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
+		defer testutil.FuzzBound(t, testutil.FuzzTimeout, 256<<20)()
 		a, err := NewArchive(bytes.NewReader(data), int64(len(data)), fuzzCfg)
 		if err != nil {
 			if !classified(err) {
@@ -62,7 +66,7 @@ func FuzzArchive(f *testing.F) {
 			}
 			return
 		}
-		budget := int64(64 << 20) // entries may share one bomb's data
+		budget := int64(8 << 20) // entries may share one bomb's data
 		for i, e := range a.Entries() {
 			if budget <= 0 {
 				return
@@ -93,6 +97,7 @@ func FuzzArchive(f *testing.F) {
 func FuzzReader(f *testing.F) {
 	addSeeds(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
+		defer testutil.FuzzBound(t, testutil.FuzzTimeout, 256<<20)()
 		z, err := NewReader(onlyReader{bytes.NewReader(data)}, fuzzCfg)
 		if err != nil {
 			if !classified(err) {

@@ -86,32 +86,7 @@ func (r *entryReader) WriteTo(w io.Writer) (int64, error) {
 	if r.s.wt {
 		return r.s.v.WriteTo(w)
 	}
-	return copyPooled(w, &r.s.v)
-}
-
-// copyPooled copies r to w through a pooled buffer (crc32x's own fallback
-// would put 32 KiB on the heap per call).
-func copyPooled(w io.Writer, r io.Reader) (int64, error) {
-	bp := pool.Get(32 << 10)
-	defer pool.Put(bp)
-	buf := *bp
-	var total int64
-	for {
-		n, err := r.Read(buf)
-		if n > 0 {
-			m, werr := w.Write(buf[:n])
-			total += int64(m)
-			if werr != nil {
-				return total, werr
-			}
-		}
-		if err == io.EOF {
-			return total, nil
-		}
-		if err != nil {
-			return total, err
-		}
-	}
+	return pool.Copy(w, &r.s.v)
 }
 
 func (r *entryReader) Close() error {
@@ -137,31 +112,45 @@ func (r *entryReader) Close() error {
 	return nil
 }
 
+// Decoder memory of the methods whose needs do not depend on the data
+// (the LZMA and Zstandard windows are bounded where they are sized).
+const (
+	memDeflate   = 32<<10 + 16<<10 // window + Huffman tables
+	memDeflate64 = 64<<10 + 16<<10
+	// compress/bzip2 keeps up to 900,000 uint32s for the block being
+	// inverted plus its tables, whatever the stream's level says.
+	memBZip2 = 900000*4 + 64<<10
+)
+
 // checkOpen says whether entry f can be decoded, before anything is read.
 func checkOpen(f *file, cfg *arc.Config) error {
 	if f.Encrypted {
 		if cfg.Password == nil {
-			return fmt.Errorf("%w: %s: %s", errs.ErrPasswordRequired, f.Name, f.Method)
+			return fmt.Errorf("%w: %s", errs.ErrPasswordRequired, f.Method)
 		}
-		return errs.Unsupported("%s: %s: ZipCrypto/AES not yet implemented", f.Name, f.Method)
+		return errs.Unsupported("%s: ZipCrypto/AES not yet implemented", f.Method)
 	}
-	if f.flags&flagMasked != 0 && f.Encrypted {
-		return errs.Unsupported("%s: encrypted central directory", f.Name)
-	}
+	var mem int64
 	switch f.method {
-	case methodStore, methodDeflate, methodDeflate64, methodLZMA, methodBZip2, methodZstd:
+	case methodStore, methodLZMA, methodZstd:
+	case methodDeflate:
+		mem = memDeflate
+	case methodDeflate64:
+		mem = memDeflate64
+	case methodBZip2:
+		mem = memBZip2
 	default:
-		return errs.Unsupported("%s: compression method %s (%d)", f.Name, methodName(f.method), f.method)
+		return errs.Unsupported("compression method %s (%d)", methodName(f.method), f.method)
 	}
 	if f.method == methodStore && f.csize != f.usize {
-		return errs.Corrupt("%s: stored entry with packed size %d but size %d", f.Name, f.csize, f.usize)
+		return errs.Corrupt("stored entry with packed size %d but size %d", f.csize, f.usize)
 	}
 	lim := &cfg.Limits
 	if f.usize > uint64(lim.MaxEntrySize) {
-		return errs.Limit("%s: size %d exceeds the limit %d", f.Name, f.usize, lim.MaxEntrySize)
+		return errs.Limit("size %d passes MaxEntrySize (%d)", f.usize, lim.MaxEntrySize)
 	}
-	if lim.MaxRatio > 0 && f.csize > 1<<20 && float64(f.usize) > lim.MaxRatio*float64(f.csize) {
-		return errs.Limit("%s: compression ratio exceeds %g", f.Name, lim.MaxRatio)
+	if mem > lim.MaxMemory {
+		return errs.Limit("%s needs %d bytes of decoder memory, above MaxMemory (%d)", f.Method, mem, lim.MaxMemory)
 	}
 	return nil
 }
@@ -226,12 +215,13 @@ func resetLZMA(lz **lzma.Reader, r io.Reader, f *file, cfg *arc.Config) (*lzma.R
 	// 0.3 bits per 273 bytes), so a header claiming far more is lying and
 	// must not make us allocate for it.
 	if size > 1<<20 && f.csize < uint64(size)>>15 {
-		return *lz, errs.Corrupt("%s: %d packed bytes cannot hold %d bytes of LZMA data", f.Name, f.csize, size)
+		return *lz, errs.Corrupt("%d packed bytes cannot hold %d bytes of LZMA data", f.csize, size)
 	}
 	if *lz == nil {
 		*lz = new(lzma.Reader)
 	}
-	err := (*lz).ResetZip(r, size, lzma.MaxDict(cfg.Limits.MaxDictionary))
+	// The window is the decoder's memory: it answers to both limits.
+	err := (*lz).ResetZip(r, size, lzma.MaxDict(min(cfg.Limits.MaxDictionary, cfg.Limits.MaxMemory)))
 	return *lz, err
 }
 
@@ -241,17 +231,17 @@ func resetLZMA(lz **lzma.Reader, r io.Reader, f *file, cfg *arc.Config) (*lzma.R
 func (a *Archive) dataOffset(f *file, hdr []byte) (int64, error) {
 	off := f.headerOff
 	if off < 0 || off > a.size-localLen {
-		return 0, errs.Corrupt("%s: local header offset %d outside the archive", f.Name, off)
+		return 0, errs.Corrupt("local header offset %d outside the archive", off)
 	}
 	if _, err := a.ra.ReadAt(hdr[:localLen], off); err != nil {
 		return 0, errs.EOF(err, "local header")
 	}
 	if le.Uint32(hdr) != sigLocal {
-		return 0, errs.Corrupt("%s: no local header at offset %d", f.Name, off)
+		return 0, errs.Corrupt("no local header at offset %d", off)
 	}
 	data := off + localLen + int64(le.Uint16(hdr[26:])) + int64(le.Uint16(hdr[28:]))
 	if f.csize > uint64(a.size) || data > a.size-int64(f.csize) {
-		return 0, errs.Truncated(fmt.Sprintf("%s: data (%d bytes at %d) beyond the end of the archive", f.Name, f.csize, data))
+		return 0, errs.Truncated(fmt.Sprintf("data (%d bytes at %d) beyond the end of the archive", f.csize, data))
 	}
 	return data, nil
 }

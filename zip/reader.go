@@ -214,7 +214,7 @@ func (z *Reader) skip() error {
 	if z.body == nil || s.in.n >= 0 {
 		// The end is known from the header: discard without decoding.
 		if s.in.n < 0 {
-			return fmt.Errorf("%w (cannot find where the streamed entry %s ends)", z.rdErr, f.Name)
+			return fmt.Errorf("%w (cannot find where the streamed entry ends)", z.rdErr)
 		}
 		if err := s.in.skip(); err != nil {
 			return err
@@ -275,7 +275,7 @@ func (z *Reader) readHeader() (*file, error) {
 	f.fill(&h, b[:nl], b[nl:], nil, z.cfg.DecodeName)
 	localUnixMode(f, b[nl:])
 	if f.flags&flagMasked != 0 && f.Encrypted {
-		return nil, errs.Unsupported("%s: encrypted central directory (masked local header)", f.Name)
+		return nil, errs.Unsupported("encrypted central directory (masked local header)")
 	}
 	dd := f.flags&flagDescriptor != 0
 	// With a descriptor the header's CRC and sizes are zero (APPNOTE
@@ -394,7 +394,7 @@ func (z *Reader) WriteTo(w io.Writer) (int64, error) {
 	if _, ok := z.body.(io.WriterTo); ok {
 		n, err = z.s.v.WriteTo(w)
 	} else {
-		n, err = copyPooled(w, &z.s.v)
+		n, err = pool.Copy(w, &z.s.v)
 	}
 	if err == nil {
 		z.noteEnd(io.EOF)
@@ -509,7 +509,7 @@ func (z *Reader) readDescriptor() (crc uint32, csize, usize uint64, err error) {
 		s.br.Discard(12) // a descriptor followed by garbage: the next header read says so
 		return crc, c32, u32, nil
 	}
-	return 0, 0, 0, errs.Corrupt("%s: data descriptor does not match the %d packed bytes read", z.cur.Name, got)
+	return 0, 0, 0, errs.Corrupt("data descriptor does not match the %d packed bytes read", got)
 }
 
 // descReader reads an entry stored with a data descriptor: at the end of

@@ -1,0 +1,104 @@
+package unarc
+
+import (
+	"io"
+	"sync/atomic"
+
+	"github.com/go-unarc/unarc/internal/arc"
+	"github.com/go-unarc/unarc/internal/errs"
+)
+
+// account is the output tally of one Open or NewReader: every entry
+// reader of that Archive or Reader charges it, so MaxTotalSize and
+// MaxRatio hold across entries, solid runs and file copies, whatever the
+// format says about packed sizes. Consumed is what really came out of
+// the source (counted by countingReaderAt / countingReader below), so a
+// small packed size, a solid folder without one, or a copy that reads
+// nothing are all measured the same way. Safe for concurrent use: two
+// atomic operations per charge.
+type account struct {
+	produced atomic.Int64
+	consumed atomic.Int64
+	maxTotal int64
+	maxRatio float64 // +Inf when lifted
+	floor    int64   // MaxRatio applies once produced passes this
+}
+
+func newAccount(l *Limits) *account {
+	return &account{maxTotal: l.MaxTotalSize, maxRatio: l.MaxRatio, floor: l.RatioFloor}
+}
+
+// charge records n bytes produced. It fails with ErrLimit when the
+// archive's output passes MaxTotalSize, or, once past RatioFloor, when
+// output / consumed input passes MaxRatio. A nil account charges nothing.
+func (a *account) charge(n int) error {
+	if a == nil || n <= 0 {
+		return nil
+	}
+	p := a.produced.Add(int64(n))
+	if p > a.maxTotal || p < 0 {
+		return errs.Limit("archive output passes MaxTotalSize (%d bytes)", a.maxTotal)
+	}
+	if p > a.floor {
+		// With a lifted ratio, Inf*0 is NaN and the test is false.
+		if c := a.consumed.Load(); float64(p) > a.maxRatio*float64(c) {
+			return errs.Limit("archive output of %d bytes from %d bytes of input passes MaxRatio (%g)", p, c, a.maxRatio)
+		}
+	}
+	return nil
+}
+
+// countingReaderAt counts the bytes read from an archive's source.
+type countingReaderAt struct {
+	ra io.ReaderAt
+	n  *atomic.Int64
+}
+
+func (c *countingReaderAt) ReadAt(p []byte, off int64) (int, error) {
+	n, err := c.ra.ReadAt(p, off)
+	c.n.Add(int64(n))
+	return n, err
+}
+
+// countingReaderAtCloser keeps a volume's io.Closer visible to the
+// format package that closes what it opened.
+type countingReaderAtCloser struct {
+	countingReaderAt
+	io.Closer
+}
+
+func countReaderAt(ra io.ReaderAt, n *atomic.Int64) io.ReaderAt {
+	if c, ok := ra.(io.Closer); ok {
+		return &countingReaderAtCloser{countingReaderAt{ra, n}, c}
+	}
+	return &countingReaderAt{ra, n}
+}
+
+// countVolumes makes cfg's volume opener count what is read from the
+// volumes it opens, on the same account.
+func countVolumes(cfg *arc.Config, n *atomic.Int64) {
+	open := cfg.OpenVolume
+	if open == nil {
+		return
+	}
+	cfg.OpenVolume = func(name string) (io.ReaderAt, int64, error) {
+		ra, size, err := open(name)
+		if err != nil {
+			return ra, size, err
+		}
+		return countReaderAt(ra, n), size, nil
+	}
+}
+
+// countingReader counts the bytes read from a stream, under the
+// Reader's buffer (so it counts what was taken from the source).
+type countingReader struct {
+	r io.Reader
+	n *atomic.Int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n.Add(int64(n))
+	return n, err
+}

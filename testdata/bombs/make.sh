@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Decompression bombs made by the real tools, small on disk (a few KB)
+# and large when decoded, for the root's limit tests (bomb_test.go):
+#   zeros.7z      64 MiB of zeros, 7z LZMA2 (7zz)
+#   zeros.rar     64 MiB of zeros, RAR5 (rar)
+#   solid.7z      8 files of 16 MiB zeros in one solid LZMA2 folder (PackedSize -1)
+#   copies.rar    8 identical files of 16 MiB zeros, 7 stored as RAR5 file
+#                 references (-oi:1): they produce without consuming
+# The ZIP bombs are built in Go by internal/testutil (zipcraft.go).
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cd "$tmp"
+head -c 67108864 /dev/zero > zeros.bin
+for i in 1 2 3 4 5 6 7 8; do head -c 16777216 /dev/zero > z$i.bin; done
+rm -f "$here"/*.7z "$here"/*.rar
+7zz a -t7z -m0=lzma2 -mx9 -mmt1 -bd -bso0 "$here/zeros.7z" zeros.bin
+7zz a -t7z -m0=lzma2 -mx9 -mmt1 -ms=on -bd -bso0 "$here/solid.7z" z?.bin
+rar a -cfg- -m5 -ma5 -s- -ep -idq "$here/zeros.rar" zeros.bin
+rar a -cfg- -m5 -ma5 -s- -oi:1 -ep -idq "$here/copies.rar" z?.bin
