@@ -153,11 +153,6 @@ func TestFSHTTPRangeConcurrent(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			a := openTestdata(t, name)
 			if err := concurrentReads(a); err != nil {
-				if strings.Contains(err.Error(), "superseded") {
-					// rar on this branch serves one reader per solid
-					// stream at a time; branch hrar lifts that.
-					t.Skip("needs concurrent solid RAR readers (branch hrar):", err)
-				}
 				t.Fatal(err)
 			}
 			srv := httptest.NewServer(http.FileServer(http.FS(a)))

@@ -39,11 +39,6 @@ func (l *limitReader) reset(r io.Reader, c io.Closer, e *Entry, lim *Limits, acc
 	l.lw.l = l
 }
 
-func newLimitReader(rc io.ReadCloser, e *Entry, lim *Limits, acct *account) *limitReader {
-	l := new(limitReader)
-	l.reset(rc, rc, e, lim, acct)
-	return l
-}
 
 // over is the error for output past l.stop.
 func (l *limitReader) over() error {

@@ -43,18 +43,15 @@ type parser struct {
 	hsaltsDistinct int
 	hpwOK          bool // a header decrypted with a valid CRC: the password is right
 
-	comment    string
-	haveCmt    bool
-	pwCache    *string
-	budget     *arc.Budget // key-derivation account of this archive
-	keys5      map[string]*rarcrypto.Keys5
-	keys3      map[string]*rarcrypto.Keys3
-	lastFile   *file
-	dictMax    int64
-	memMax     int64
-	sizeMax    int64
-	nfiles     int
-	emptyNames int
+	comment string
+	haveCmt bool
+	pwCache *string
+	budget  *arc.Budget // key-derivation account of this archive
+	keys5   map[string]*rarcrypto.Keys5
+	keys3   map[string]*rarcrypto.Keys3
+	dictMax int64
+	memMax  int64
+	sizeMax int64
 
 	// The index an Archive keeps (index set): entries admitted so far and
 	// the memory they hold, bounded by MaxEntries and MaxHeaderMemory.

@@ -98,11 +98,6 @@ func (s *source) skip(n int64, what string) error {
 	return nil
 }
 
-// atEOF reports whether no byte is left.
-func (s *source) atEOF() bool {
-	_, err := s.br.Peek(1)
-	return err != nil
-}
 
 // short reports whether fewer than n bytes are left (streams only peek).
 func (s *source) short(n int) bool {

@@ -2,7 +2,6 @@ package sevenzip
 
 import (
 	"encoding/binary"
-	"unicode/utf16"
 
 	"github.com/go-unarc/unarc/internal/errs"
 )
@@ -75,13 +74,6 @@ func (r *hreader) uint32() uint32 {
 	return binary.LittleEndian.Uint32(b)
 }
 
-func (r *hreader) uint64() uint64 {
-	b := r.bytes(8)
-	if b == nil {
-		return 0
-	}
-	return binary.LittleEndian.Uint64(b)
-}
 
 // number reads 7z's variable-length integer: the count of leading one
 // bits of the first byte says how many little-endian bytes follow; the
@@ -181,17 +173,3 @@ func (r *hreader) skip(n uint64) {
 	r.off += int(n)
 }
 
-// utf16String reads a zero-terminated UTF-16LE string from b, returning it
-// and the rest of b.
-func utf16String(b []byte) (string, []byte, bool) {
-	for i := 0; i+1 < len(b); i += 2 {
-		if b[i] == 0 && b[i+1] == 0 {
-			u := make([]uint16, i/2)
-			for j := range u {
-				u[j] = binary.LittleEndian.Uint16(b[2*j:])
-			}
-			return string(utf16.Decode(u)), b[i+2:], true
-		}
-	}
-	return "", nil, false
-}

@@ -87,8 +87,7 @@ func TestWindowFollowsOutput(t *testing.T) {
 	}
 
 	lie := oneFileArchive(packed, []coderSpec{lzma2Coder(38)}, []uint64{1 << 30}, 0)
-	var n uint64
-	n = allocDuring(func() { _, err = readEntry0(lie, arc.Limits{}) })
+	n := allocDuring(func() { _, err = readEntry0(lie, arc.Limits{}) })
 	if err == nil {
 		t.Fatal("a stream shorter than declared read without error")
 	}

@@ -18,14 +18,6 @@ import (
 	"testing"
 )
 
-func unhex(t *testing.T, s string) []byte {
-	t.Helper()
-	b, err := hex.DecodeString(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
-}
 
 // TestPBKDF2Vectors checks the PBKDF2-HMAC-SHA256 core of Derive5 against
 // published vectors: RFC 7914 §11 ("passwd"/"salt", c=1; the first 32 of
