@@ -39,7 +39,6 @@ func (l *limitReader) reset(r io.Reader, c io.Closer, e *Entry, lim *Limits, acc
 	l.lw.l = l
 }
 
-
 // over is the error for output past l.stop.
 func (l *limitReader) over() error {
 	if l.size >= 0 && l.size == l.stop {

@@ -48,6 +48,7 @@ func hasWarning(ws []error, target error) bool {
 
 // archiveVerdict opens data as an Archive and reads every entry; it
 // returns the first error, or nil with the archive's warnings.
+//
 //lint:ignore ST1008 the verdict comes first; the warnings only matter when it is nil
 func archiveVerdict(data []byte, pw string) (error, []error) {
 	cfg := &arc.Config{}
@@ -68,6 +69,7 @@ func archiveVerdict(data []byte, pw string) (error, []error) {
 }
 
 // readerVerdict is archiveVerdict through the forward-only Reader.
+//
 //lint:ignore ST1008 as archiveVerdict
 func readerVerdict(data []byte, pw string) (error, []error) {
 	cfg := &arc.Config{}

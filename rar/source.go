@@ -98,7 +98,6 @@ func (s *source) skip(n int64, what string) error {
 	return nil
 }
 
-
 // short reports whether fewer than n bytes are left (streams only peek).
 func (s *source) short(n int) bool {
 	_, err := s.br.Peek(n)

@@ -74,7 +74,6 @@ func (r *hreader) uint32() uint32 {
 	return binary.LittleEndian.Uint32(b)
 }
 
-
 // number reads 7z's variable-length integer: the count of leading one
 // bits of the first byte says how many little-endian bytes follow; the
 // first byte's remaining low bits are the value's top bits.
@@ -172,4 +171,3 @@ func (r *hreader) skip(n uint64) {
 	}
 	r.off += int(n)
 }
-

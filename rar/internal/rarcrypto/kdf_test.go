@@ -18,7 +18,6 @@ import (
 	"testing"
 )
 
-
 // TestPBKDF2Vectors checks the PBKDF2-HMAC-SHA256 core of Derive5 against
 // published vectors: RFC 7914 §11 ("passwd"/"salt", c=1; the first 32 of
 // its 64 bytes are PBKDF2 block 1) and the widely used SHA-256 analogues
