@@ -109,6 +109,14 @@ func findDirectory(ra io.ReaderAt, size int64) (*directory, error) {
 		}
 	}
 	if pos < 0 {
+		// Local headers from the start but no end record: the archive was
+		// cut (a download stopped, a disk filled), not something else.
+		// (A damaged end record looks the same from here; a cut is by
+		// far the more common cause, so it is the class reported.)
+		var lh [4]byte
+		if _, err := ra.ReadAt(lh[:], 0); err == nil && le.Uint32(lh[:]) == sigLocal {
+			return nil, errs.Truncated("ZIP: local headers but no end of central directory record (cut, or the record is damaged)")
+		}
 		return nil, fmt.Errorf("%w: no end of central directory record", errs.ErrFormat)
 	}
 	e := buf[pos:]

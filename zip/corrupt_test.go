@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
+	"os"
 	"runtime"
 	"testing"
 
@@ -110,7 +111,7 @@ func TestCorrupt(t *testing.T) {
 		{"deflate data byte", flip(t, deflated, "PK\x03\x04", 0x40+30+9), true, nil},
 		{"streamed stored data byte", flip(t, stdinStore, "PK\x03\x04", 100), true, nil},
 		{"local signature", flip(t, store, "PK\x03\x04", 2), true, nil},
-		{"no end record", flip(t, store, "PK\x05\x06", 2), false, errs.ErrFormat},
+		{"no end record", flip(t, store, "PK\x05\x06", 2), false, errs.ErrTruncated},
 		{"central signature", flip(t, store, "PK\x01\x02", 2), false, errs.ErrCorrupt},
 	}
 	for _, tc := range tests {
@@ -286,5 +287,26 @@ func TestReaderContinuesAfterChecksum(t *testing.T) {
 			t.Errorf("%s: %d bad, %d good entries", name, bad, good)
 		}
 		z.Close()
+	}
+}
+
+// TestCutIsTruncated: a ZIP cut anywhere before its end record (here at
+// 60%) is ErrTruncated, not "not an archive"; bytes that only look like
+// a ZIP somewhere else stay ErrFormat.
+func TestCutIsTruncated(t *testing.T) {
+	data, err := os.ReadFile("../testdata/zip/infozip-deflate.zip")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, frac := range []int{10, 60, 95} {
+		cut := data[:len(data)*frac/100]
+		_, err := NewArchive(bytes.NewReader(cut), int64(len(cut)), nil)
+		if !errors.Is(err, errs.ErrTruncated) || errors.Is(err, errs.ErrFormat) {
+			t.Errorf("cut at %d%%: %v; want ErrTruncated only", frac, err)
+		}
+	}
+	junk := bytes.Repeat([]byte("not a zip "), 100)
+	if _, err := NewArchive(bytes.NewReader(junk), int64(len(junk)), nil); !errors.Is(err, errs.ErrFormat) {
+		t.Errorf("junk: %v; want ErrFormat", err)
 	}
 }
