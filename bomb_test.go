@@ -368,3 +368,34 @@ func TestReaderAccount(t *testing.T) {
 		t.Errorf("stored via Archive: %v after %d bytes", err, n)
 	}
 }
+
+// TestStreamCopiesCharged: extracting RAR5 file copies from a stream
+// writes them from the file already extracted; that output counts on the
+// Reader's account like any other, so the copy bomb stops there too.
+func TestStreamCopiesCharged(t *testing.T) {
+	data := toolBomb(t, "copies.rar")
+	l := lifted
+	l.MaxTotalSize = 40 << 20 // the sources alone are 16 MiB each
+	r, err := unarc.NewReader(bytes.NewReader(data), unarc.WithLimits(l))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	dest := t.TempDir()
+	err = r.Extract(t.Context(), dest)
+	if !errors.Is(err, unarc.ErrLimit) || !strings.Contains(err.Error(), "MaxTotalSize") {
+		t.Fatalf("stream Extract: %v; want ErrLimit naming MaxTotalSize", err)
+	}
+	var written int64
+	filepath.WalkDir(dest, func(p string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			if st, err := d.Info(); err == nil {
+				written += st.Size()
+			}
+		}
+		return nil
+	})
+	if written > 40<<20 {
+		t.Errorf("%d bytes written past the 40 MiB total", written)
+	}
+}

@@ -99,6 +99,7 @@ func (r *Reader) Extract(ctx context.Context, dir string) error {
 		return err
 	}
 	x.stream = true
+	x.acct = r.acct
 	for {
 		if err := ctx.Err(); err != nil {
 			return x.finish(err)
@@ -149,6 +150,9 @@ type extractor struct {
 	errs    []*EntryError
 	total   int64
 	stream  bool // entries come from a forward-only Reader
+	// acct is the Reader's output account: file copies written from an
+	// already extracted file are output too (MaxTotalSize, MaxRatio).
+	acct *account
 	// cur is a handle on the current entry's parent directory (curDir
 	// inside root), opened after its path was checked: operations on
 	// names in it take one component instead of a walk from the root.
@@ -493,7 +497,7 @@ func (x *extractor) entry(e *Entry, open func() (io.ReadCloser, error)) {
 	case e.Link == LinkCopy && x.stream:
 		// A forward-only stream cannot go back for the source's data:
 		// copy the file this call already extracted.
-		err = x.file(e, rel, func() (io.ReadCloser, error) { return x.openExtracted(e) })
+		err = x.file(e, rel, func() (io.ReadCloser, error) { return x.openExtracted(e, open) })
 	default:
 		err = x.file(e, rel, open)
 	}
@@ -776,13 +780,44 @@ func (x *extractor) hardlink(e *Entry, rel string) error {
 
 // openExtracted opens the file an earlier entry of this call wrote, for a
 // file-copy entry (RAR5) read from a stream.
-func (x *extractor) openExtracted(e *Entry) (io.ReadCloser, error) {
+func (x *extractor) openExtracted(e *Entry, open func() (io.ReadCloser, error)) (io.ReadCloser, error) {
+	// The format says first whether the copy is valid at all (a copy of
+	// an entry the stream never had is corrupt).
+	rc, err := open()
+	if err != nil {
+		return nil, err
+	}
+	var one [1]byte
+	if _, err := rc.Read(one[:]); errors.Is(err, errs.ErrCorrupt) {
+		return nil, err
+	}
 	src := x.extracted(e.LinkTarget)
 	if src == "" {
-		return nil, fmt.Errorf("%w: file copy %q of %q: source was not extracted before it", errs.ErrInsecurePath, e.Name, e.LinkTarget)
+		return nil, fmt.Errorf("file copy of %q: the source was not extracted in this call, and a stream cannot go back for it: %w", e.LinkTarget, fs.ErrNotExist)
 	}
-	return x.root.Open(src)
+	f, err := x.root.Open(src)
+	if err != nil {
+		return nil, err
+	}
+	return &chargedFile{f: f, acct: x.acct}, nil
 }
+
+// chargedFile reads a copy's source file, charging the Reader's account:
+// a copy produces output without consuming input.
+type chargedFile struct {
+	f    *os.File
+	acct *account
+}
+
+func (c *chargedFile) Read(p []byte) (int, error) {
+	n, err := c.f.Read(p)
+	if cerr := c.acct.charge(n); cerr != nil {
+		return n, cerr
+	}
+	return n, err
+}
+
+func (c *chargedFile) Close() error { return c.f.Close() }
 
 // ctxWriter stops a long copy when the context is cancelled.
 type ctxWriter struct {
