@@ -34,32 +34,10 @@ type EntryError struct {
 
 func (e *EntryError) Error() string { return e.Entry + ": " + e.Message() }
 
-// Message is the error text without the entry name.
-func (e *EntryError) Message() string { return cleanMessage(e.Err.Error(), e.Entry) }
-
-// cleanMessage drops what the entry prefix makes redundant: the "unarc: "
-// that the sentinels' own text starts with, wherever a wrapped sentinel
-// begins (the message start, or after ": "), and — a fallback for format
-// messages that still name the entry themselves — the name at the start,
-// at the end, or between separators once.
-func cleanMessage(msg, name string) string {
-	const prefix = "unarc: "
-	if strings.Contains(msg, prefix) {
-		msg = strings.TrimPrefix(msg, prefix)
-		msg = strings.ReplaceAll(msg, ": "+prefix, ": ")
-		msg = strings.ReplaceAll(msg, "("+prefix, "(")
-	}
-	if name == "" || !strings.Contains(msg, name) {
-		return msg
-	}
-	switch {
-	case strings.HasPrefix(msg, name+": "):
-		return msg[len(name)+2:]
-	case strings.HasSuffix(msg, ": "+name):
-		return msg[:len(msg)-len(name)-2]
-	}
-	return strings.Replace(msg, ": "+name+": ", ": ", 1)
-}
+// Message is the error text without the entry name. Format packages
+// and sentinels do not name the entry or carry a "unarc: " prefix, so
+// this is the wrapped error's own text.
+func (e *EntryError) Message() string { return e.Err.Error() }
 
 func (e *EntryError) Unwrap() error { return e.Err }
 
@@ -104,16 +82,16 @@ func entryErr(name string, err error) error {
 }
 
 // archiveError presents an archive-level error (from Open or NewReader)
-// with one "unarc: " prefix, not one more wherever a format wrapped a
-// sentinel ("encrypted headers: unarc: password required"). errors.Is
-// and errors.As see the wrapped error unchanged.
+// with one "unarc: " prefix: the sentinels' own texts have none.
+// errors.Is and errors.As see the wrapped error unchanged.
 type archiveError struct{ err error }
 
-func (e *archiveError) Error() string { return "unarc: " + cleanMessage(e.err.Error(), "") }
+func (e *archiveError) Error() string { return "unarc: " + e.err.Error() }
 func (e *archiveError) Unwrap() error { return e.err }
 
-// archiveErr wraps err as an archiveError when its text repeats the
-// prefix; other errors (an *EntryError, an os error) pass through.
+// archiveErr gives an error about the archive as a whole the "unarc: "
+// prefix; an *EntryError, or an error the library did not make (an os
+// error opening a file), passes through.
 func archiveErr(err error) error {
 	if err == nil {
 		return nil
@@ -122,8 +100,14 @@ func archiveErr(err error) error {
 	if errors.As(err, &ee) {
 		return err
 	}
-	if msg := err.Error(); strings.Contains(msg, ": unarc: ") || strings.Contains(msg, "(unarc: ") {
-		return &archiveError{err}
+	for _, s := range sentinels {
+		if errors.Is(err, s) {
+			return &archiveError{err}
+		}
 	}
 	return err
 }
+
+// sentinels are the bad-input classes every library error wraps one of.
+var sentinels = []error{ErrFormat, ErrCorrupt, ErrTruncated, ErrChecksum, ErrPasswordRequired,
+	ErrPassword, ErrUnsupported, ErrInsecurePath, ErrLimit}

@@ -253,19 +253,14 @@ func TestReaderExtractFileCopy(t *testing.T) {
 }
 
 func TestEntryErrorMessage(t *testing.T) {
-	e := &EntryError{Entry: "dir/a.txt", Err: fmt.Errorf("%w: dir/a.txt: compression method BZip2 (12)", ErrUnsupported)}
+	e := &EntryError{Entry: "dir/a.txt", Err: fmt.Errorf("%w: compression method BZip2 (12)", ErrUnsupported)}
 	if got, want := e.Message(), "unsupported method or version: compression method BZip2 (12)"; got != want {
 		t.Errorf("Message() = %q, want %q", got, want)
 	}
+	if got, want := e.Error(), "dir/a.txt: unsupported method or version: compression method BZip2 (12)"; got != want {
+		t.Errorf("Error() = %q, want %q", got, want)
+	}
 	if !errors.Is(e, ErrUnsupported) {
 		t.Error("EntryError does not unwrap")
-	}
-	pw := &EntryError{Entry: "t.txt", Err: fmt.Errorf("t.txt: %w", ErrPasswordRequired)}
-	if got := pw.Message(); got != "password required" {
-		t.Errorf("name first: %q", got)
-	}
-	short := &EntryError{Entry: "a", Err: errors.New("unarc: corrupt data: bad")}
-	if got := short.Message(); got != "corrupt data: bad" {
-		t.Errorf("short name: %q", got)
 	}
 }

@@ -549,15 +549,17 @@ func (w ctxCounter) Write(p []byte) (int, error) {
 func (c *cli) test(cmd *command, src *source, sel func(*unarc.Entry) bool, prog *progress) error {
 	var failed []*unarc.EntryError
 	tested, unverified := 0, 0
+	fail := func(e *unarc.Entry, err error) {
+		var ee *unarc.EntryError
+		if !errors.As(err, &ee) {
+			ee = &unarc.EntryError{Entry: e.Name, Err: err}
+		}
+		failed = append(failed, ee)
+	}
 	check := func(e *unarc.Entry, rc io.Reader) {
 		prog.set(e.Name, -1)
-		_, err := io.Copy(ctxCounter{c.ctx, prog}, rc)
-		if err != nil {
-			var ee *unarc.EntryError
-			if !errors.As(err, &ee) {
-				ee = &unarc.EntryError{Entry: e.Name, Err: err}
-			}
-			failed = append(failed, ee)
+		if _, err := io.Copy(ctxCounter{c.ctx, prog}, rc); err != nil {
+			fail(e, err)
 			return
 		}
 		tested++
@@ -582,7 +584,7 @@ func (c *cli) test(cmd *command, src *source, sel func(*unarc.Entry) bool, prog 
 			}
 			rc, err := src.a.OpenEntry(e)
 			if err != nil {
-				failed = append(failed, &unarc.EntryError{Entry: e.Name, Err: err})
+				fail(e, err)
 				continue
 			}
 			check(e, rc)

@@ -172,3 +172,27 @@ func TestExtractRefusesEscapes(t *testing.T) {
 		})
 	}
 }
+
+// TestErrorLinesNameOnce: every error line is "unarc: ARCHIVE: ENTRY:
+// message" with the entry and the prefix once, for l, t and x alike.
+func TestErrorLinesNameOnce(t *testing.T) {
+	arch := filepath.Join("..", "..", "testdata", "rar", "rar5_pw.rar")
+	for _, args := range [][]string{
+		{"t", "-p", "wrong", arch},
+		{"x", "-p", "wrong", "-o", t.TempDir(), arch},
+	} {
+		code, _, errs := runCLI(args...)
+		if code != 4 {
+			t.Errorf("%v: exit %d, want 4; stderr: %s", args, code, errs)
+		}
+		lines := strings.Split(strings.TrimSpace(errs), "\n")
+		if len(lines) == 0 || lines[0] == "" {
+			t.Fatalf("%v: no error lines", args)
+		}
+		for _, l := range lines {
+			if strings.Count(l, "unarc:") != 1 || strings.Contains(l, "text.txt: text.txt") {
+				t.Errorf("%v: line %q names something twice", args, l)
+			}
+		}
+	}
+}

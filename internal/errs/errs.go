@@ -1,7 +1,9 @@
 // Package errs holds the sentinel errors shared by every format and codec
 // package. The root package re-exports them, so callers match with
 // errors.Is(err, unarc.ErrChecksum) without the format packages importing
-// the root (which would be a cycle).
+// the root (which would be a cycle). Their texts carry no "unarc: "
+// prefix: whoever shows an error names its source once (the root prefixes
+// archive-level errors, EntryError the entry, the CLI the archive).
 package errs
 
 import (
@@ -12,33 +14,33 @@ import (
 
 var (
 	// ErrFormat: the input is not an archive of any supported format.
-	ErrFormat = errors.New("unarc: not an archive")
+	ErrFormat = errors.New("not an archive")
 	// ErrCorrupt: the archive structure or compressed data is invalid.
-	ErrCorrupt = errors.New("unarc: corrupt data")
+	ErrCorrupt = errors.New("corrupt data")
 	// ErrTruncated: the input ends before the archive or stream does.
 	// Errors built with Truncated also match io.ErrUnexpectedEOF.
-	ErrTruncated = errors.New("unarc: truncated input")
+	ErrTruncated = errors.New("truncated input")
 	// ErrChecksum: decoded data does not match its stored checksum or size.
-	ErrChecksum = errors.New("unarc: checksum mismatch")
+	ErrChecksum = errors.New("checksum mismatch")
 	// ErrPasswordRequired: the entry or header is encrypted and no password was given.
-	ErrPasswordRequired = errors.New("unarc: password required")
+	ErrPasswordRequired = errors.New("password required")
 	// ErrPassword: the password given is wrong.
-	ErrPassword = errors.New("unarc: wrong password")
+	ErrPassword = errors.New("wrong password")
 	// ErrUnsupported: a compression method, filter, encryption or format
 	// version this library does not implement.
-	ErrUnsupported = errors.New("unarc: unsupported method or version")
+	ErrUnsupported = errors.New("unsupported method or version")
 	// ErrInsecurePath: an entry name or link target would escape the
 	// extraction directory.
-	ErrInsecurePath = errors.New("unarc: insecure path")
+	ErrInsecurePath = errors.New("insecure path")
 	// ErrLimit: a configured limit (memory, dictionary, entry size, ratio)
 	// would be exceeded.
-	ErrLimit = errors.New("unarc: limit exceeded")
+	ErrLimit = errors.New("limit exceeded")
 )
 
 // truncatedError matches both ErrTruncated and io.ErrUnexpectedEOF.
 type truncatedError struct{ msg string }
 
-func (e *truncatedError) Error() string { return "unarc: truncated input: " + e.msg }
+func (e *truncatedError) Error() string { return "truncated input: " + e.msg }
 func (e *truncatedError) Is(target error) bool {
 	return target == ErrTruncated || target == io.ErrUnexpectedEOF
 }
