@@ -122,6 +122,7 @@ func limitFlags(fl *flag.FlagSet, l *unarc.Limits, none *bool) {
 	fl.Var(sizeFlag{&l.MaxEntrySize}, "max-entry-size", "largest uncompressed entry")
 	fl.Var(sizeFlag{&l.MaxTotalSize}, "max-total", "total bytes produced")
 	fl.Var(ratioFlag{&l.MaxRatio}, "max-ratio", "compression ratio (output / input)")
+	fl.Var(sizeFlag{&l.RatioFloor}, "ratio-floor", "output before -max-ratio applies")
 	fl.Var(sizeFlag{&l.MaxNameLength}, "max-name", "longest entry name in bytes")
 	fl.Var(sizeFlag{&l.MaxPathDepth}, "max-depth", "deepest entry path (components)")
 	fl.Var(sizeFlag{&l.MaxKDFRounds}, "max-kdf", "key-derivation rounds per archive")
