@@ -196,3 +196,24 @@ func TestErrorLinesNameOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestTruncatedRARWarning: a RAR missing only its end-of-archive record
+// lists and decodes every entry, but it is cut: `t` says so and exits 2
+// (unrar: "Unexpected end of archive"), through a file and a pipe.
+func TestTruncatedRARWarning(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("..", "..", "testdata", "rar", "rar5_m3.rar"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := filepath.Join(t.TempDir(), "cut.rar")
+	if err := os.WriteFile(cut, data[:len(data)-3], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errs := runCLI("t", cut)
+	if code != 2 || !strings.Contains(errs, "truncated") {
+		t.Errorf("t on a cut RAR: exit %d, stderr %q; want 2 naming the truncation", code, errs)
+	}
+	if code, _, _ := runCLI("t", filepath.Join("..", "..", "testdata", "rar", "rar5_m3.rar")); code != 0 {
+		t.Errorf("t on the whole RAR: exit %d", code)
+	}
+}
