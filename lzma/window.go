@@ -84,14 +84,22 @@ func (w *window) room() {
 		return
 	}
 	if !w.full && len(w.buf) < w.max {
-		n := min(2*len(w.buf), (w.max+15)&^15)
+		// Grow fourfold: the copy keeps the old window alive beside the
+		// new one, and fewer generations leave less garbage behind
+		// (doubling peaked near twice the final window).
+		n := min(4*len(w.buf), (w.max+15)&^15)
 		if cap(*w.p) >= n {
 			w.buf = (*w.p)[:n]
 			return
 		}
 		p := pool.Get(n)
 		copy(*p, w.buf)
-		pool.Put(w.p)
+		// An outgrown window of a megabyte or more is left to the garbage
+		// collector: the pool's kept list would pin every generation of a
+		// growing window (twice the final size in all).
+		if cap(*w.p) < 1<<20 {
+			pool.Put(w.p)
+		}
 		w.p = p
 		w.buf = (*p)[:n]
 		return
