@@ -257,6 +257,9 @@ func (a *Archive) OpenEntry(e *Entry) (io.ReadCloser, error) {
 	if e.Index < 0 || e.Index >= len(ents) || ents[e.Index] != e {
 		return nil, fmt.Errorf("unarc: entry %q does not belong to this archive", e.Name)
 	}
+	if err := a.acct.exhausted(); err != nil {
+		return nil, entryErr(e.Name, err)
+	}
 	gen := 0
 	if a.pw != nil {
 		gen = a.pw.generation()

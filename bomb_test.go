@@ -11,6 +11,7 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/go-unarc/unarc"
 	"github.com/go-unarc/unarc/internal/testutil"
@@ -397,5 +398,35 @@ func TestStreamCopiesCharged(t *testing.T) {
 	})
 	if written > 40<<20 {
 		t.Errorf("%d bytes written past the 40 MiB total", written)
+	}
+}
+
+// TestBudgetSpentStops: once an archive-wide limit trips, Extract stops
+// there (one error, not one per remaining entry) and a later OpenEntry
+// fails at once instead of skip-decoding a solid prefix to reach it.
+func TestBudgetSpentStops(t *testing.T) {
+	data := toolBomb(t, "solid.7z")
+	a, err := openLimited(t, data, bombLimits())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	err = a.Extract(t.Context(), t.TempDir())
+	var xe *unarc.ExtractError
+	if !errors.As(err, &xe) || len(xe.Errors) != 1 || !errors.Is(err, unarc.ErrLimit) {
+		t.Fatalf("Extract: %v; want one ErrLimit", err)
+	}
+	ents := a.Entries()
+	last := ents[len(ents)-1]
+	start := time.Now()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err = a.OpenEntry(last)
+	runtime.ReadMemStats(&after)
+	if !errors.Is(err, unarc.ErrLimit) {
+		t.Fatalf("OpenEntry after the budget is spent: %v; want ErrLimit", err)
+	}
+	if d := time.Since(start); d > 50*time.Millisecond || after.TotalAlloc-before.TotalAlloc > 64<<10 {
+		t.Errorf("OpenEntry took %v and %d bytes: it decoded", d, after.TotalAlloc-before.TotalAlloc)
 	}
 }

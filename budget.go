@@ -19,6 +19,10 @@ import (
 type account struct {
 	produced atomic.Int64
 	consumed atomic.Int64
+	// tripped holds the first limit error: the archive is over its
+	// budget for good, and later entries fail before decoding anything
+	// (a solid prefix skipped to reach them would cost unbounded time).
+	tripped  atomic.Pointer[error]
 	maxTotal int64
 	maxRatio float64 // +Inf when lifted
 	floor    int64   // MaxRatio applies once produced passes this
@@ -37,13 +41,30 @@ func (a *account) charge(n int) error {
 	}
 	p := a.produced.Add(int64(n))
 	if p > a.maxTotal || p < 0 {
-		return errs.Limit("archive output passes MaxTotalSize (%d bytes)", a.maxTotal)
+		return a.trip(errs.Limit("archive output passes MaxTotalSize (%d bytes)", a.maxTotal))
 	}
 	if p > a.floor {
 		// With a lifted ratio, Inf*0 is NaN and the test is false.
 		if c := a.consumed.Load(); float64(p) > a.maxRatio*float64(c) {
-			return errs.Limit("archive output of %d bytes from %d bytes of input passes MaxRatio (%g)", p, c, a.maxRatio)
+			return a.trip(errs.Limit("archive output of %d bytes from %d bytes of input passes MaxRatio (%g)", p, c, a.maxRatio))
 		}
+	}
+	return nil
+}
+
+func (a *account) trip(err error) error {
+	a.tripped.CompareAndSwap(nil, &err)
+	return err
+}
+
+// exhausted returns the limit error once the archive's budget is spent
+// (nil before, and for a nil account).
+func (a *account) exhausted() error {
+	if a == nil {
+		return nil
+	}
+	if p := a.tripped.Load(); p != nil {
+		return *p
 	}
 	return nil
 }

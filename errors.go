@@ -41,18 +41,27 @@ func (e *EntryError) Message() string { return e.Err.Error() }
 
 func (e *EntryError) Unwrap() error { return e.Err }
 
-// ExtractError lists every entry that failed during Extract; the others
-// were extracted. errors.Is matches any of the wrapped errors.
+// ExtractError lists the entries that failed during Extract; the others
+// were extracted. errors.Is matches any of the wrapped errors. It keeps
+// the first MaxExtractErrors of them and counts the rest in Omitted, so
+// an archive of a million bad entries costs no million errors.
 type ExtractError struct {
-	Errors []*EntryError
+	Errors  []*EntryError
+	Omitted int // failures past MaxExtractErrors, not listed
 }
+
+// MaxExtractErrors is how many entry errors an ExtractError lists.
+const MaxExtractErrors = 1000
+
+// Failed is the number of entries that failed.
+func (e *ExtractError) Failed() int { return len(e.Errors) + e.Omitted }
 
 func (e *ExtractError) Error() string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d entries failed", len(e.Errors))
+	fmt.Fprintf(&b, "%d entries failed", e.Failed())
 	for i, ee := range e.Errors {
 		if i == 5 {
-			fmt.Fprintf(&b, "; and %d more", len(e.Errors)-5)
+			fmt.Fprintf(&b, "; and %d more", e.Failed()-5)
 			break
 		}
 		b.WriteString("; ")

@@ -82,7 +82,9 @@ func (a *Archive) Extract(ctx context.Context, dir string) error {
 			return x.finish(err)
 		}
 		x.entry(e, func() (io.ReadCloser, error) { return a.OpenEntry(e) })
-		if x.aborted {
+		if x.aborted || a.acct.exhausted() != nil {
+			// A callback said stop, or the archive's output budget is
+			// spent (MaxTotalSize, MaxRatio): no later entry can be written.
 			return x.finish(nil)
 		}
 	}
@@ -144,6 +146,7 @@ type extractor struct {
 	opts    *options
 	umask   fs.FileMode
 	aborted bool // a password callback returned an error: stop after this entry
+	omitted int  // failures past MaxExtractErrors
 	dirs    []dirMeta
 	mine    map[string]made   // what this call created, by '/'-path inside root
 	placed  map[string]string // entry path -> path it was written to, when renamed
@@ -240,7 +243,11 @@ func (x *extractor) fail(e *Entry, err error) {
 	if !errors.As(err, &ee) || ee.Entry != e.Name {
 		ee = &EntryError{Entry: e.Name, Err: err}
 	}
-	x.errs = append(x.errs, ee)
+	if len(x.errs) < MaxExtractErrors {
+		x.errs = append(x.errs, ee)
+	} else {
+		x.omitted++
+	}
 	if errors.Is(err, ErrAborted) {
 		x.aborted = true // the password callback said stop: no more entries
 	}
@@ -281,7 +288,7 @@ func (x *extractor) finish(fatal error) error {
 	if len(x.errs) == 0 {
 		return nil
 	}
-	return &ExtractError{Errors: x.errs}
+	return &ExtractError{Errors: x.errs, Omitted: x.omitted}
 }
 
 // localName checks an entry name and returns it cleaned, '/'-separated,

@@ -264,3 +264,24 @@ func TestEntryErrorMessage(t *testing.T) {
 		t.Error("EntryError does not unwrap")
 	}
 }
+
+// TestExtractErrorsCapped: an archive of many bad entries yields an
+// ExtractError listing the first MaxExtractErrors and counting the rest.
+func TestExtractErrorsCapped(t *testing.T) {
+	var list []fakeEntry
+	for i := range MaxExtractErrors + 500 {
+		list = append(list, file(fmt.Sprintf("../escape%d", i), "x"))
+	}
+	list = append(list, file("ok.txt", "fine"))
+	err := newFake(list...).Extract(t.Context(), t.TempDir())
+	var xe *ExtractError
+	if !errors.As(err, &xe) {
+		t.Fatalf("Extract: %v", err)
+	}
+	if len(xe.Errors) != MaxExtractErrors || xe.Omitted != 500 || xe.Failed() != MaxExtractErrors+500 {
+		t.Errorf("%d listed, %d omitted; want %d and 500", len(xe.Errors), xe.Omitted, MaxExtractErrors)
+	}
+	if !errors.Is(err, ErrInsecurePath) {
+		t.Errorf("%v does not match ErrInsecurePath", err)
+	}
+}

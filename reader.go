@@ -80,6 +80,12 @@ func (r *Reader) Next() (*Entry, error) {
 	if r.err != nil {
 		return nil, r.err
 	}
+	if err := r.acct.exhausted(); err != nil {
+		// The stream's output budget is spent: going on would only decode
+		// (or skip-decode) more of what the limit refused.
+		r.err, r.cur = err, nil
+		return nil, err
+	}
 	e, err := r.r.Next()
 	if err != nil {
 		if err != io.EOF {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -42,18 +43,22 @@ func entryType(e *unarc.Entry) string {
 }
 
 func (c *cli) list(src *source, sel func(*unarc.Entry) bool, asJSON bool) error {
-	enc := json.NewEncoder(c.stdout)
+	// One write per buffer, not per entry: a listing of a million
+	// entries is a million lines.
+	out := bufio.NewWriterSize(c.stdout, 64<<10)
+	defer out.Flush()
+	enc := json.NewEncoder(out)
 	enc.SetEscapeHTML(false)
 	if src.a != nil {
 		for _, e := range src.a.Entries() {
 			if sel(e) {
-				if err := printEntry(c.stdout, enc, e, asJSON); err != nil {
+				if err := printEntry(out, enc, e, asJSON); err != nil {
 					return err
 				}
 			}
 		}
 		if cm := src.a.Comment(); cm != "" && !asJSON {
-			fmt.Fprintf(c.stdout, "comment: %s\n", cm)
+			fmt.Fprintf(out, "comment: %s\n", cm)
 		}
 		return nil
 	}
@@ -66,7 +71,7 @@ func (c *cli) list(src *source, sel func(*unarc.Entry) bool, asJSON bool) error 
 			return err
 		}
 		if sel(e) {
-			if err := printEntry(c.stdout, enc, e, asJSON); err != nil {
+			if err := printEntry(out, enc, e, asJSON); err != nil {
 				return err
 			}
 		}

@@ -266,6 +266,9 @@ func report(stderr io.Writer, name string, err error) int {
 		for _, e := range xe.Errors {
 			fmt.Fprintf(stderr, "unarc: %s: %s: %s\n", name, e.Entry, msg(e.Message()))
 		}
+		if xe.Omitted > 0 {
+			fmt.Fprintf(stderr, "unarc: %s: and %d more entries failed\n", name, xe.Omitted)
+		}
 	case errors.As(err, &ee):
 		fmt.Fprintf(stderr, "unarc: %s: %s: %s\n", name, ee.Entry, msg(ee.Message()))
 	default:

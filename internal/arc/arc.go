@@ -135,7 +135,7 @@ var DefaultLimits = Limits{
 var SafeLimits = Limits{
 	MaxDictionary:   4 << 30,
 	MaxMemory:       5 << 30,
-	MaxHeaderMemory: 256 << 20,
+	MaxHeaderMemory: 128 << 20,
 	MaxEntries:      1 << 20,
 	MaxEntrySize:    1 << 40,
 	MaxTotalSize:    1 << 40,
@@ -143,7 +143,7 @@ var SafeLimits = Limits{
 	RatioFloor:      16 << 20,
 	MaxNameLength:   4096,
 	MaxPathDepth:    256,
-	MaxKDFRounds:    1 << 26,
+	MaxKDFRounds:    1 << 25,
 }
 
 // WithDefaults returns l resolved for use: zero fields take DefaultLimits,
