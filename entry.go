@@ -1,6 +1,6 @@
 package unarc
 
-import "github.com/go-unarc/unarc/internal/arc"
+import "github.com/go-unarc/unarc/arc"
 
 // Entry describes one archive member. It is defined in an internal
 // package that the format packages share (they cannot import this one),

@@ -7,8 +7,8 @@ import (
 	"io/fs"
 	"time"
 
+	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/crc32x"
-	"github.com/go-unarc/unarc/internal/arc"
 	"hash/crc32"
 )
 

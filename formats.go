@@ -1,7 +1,7 @@
 package unarc
 
 import (
-	"github.com/go-unarc/unarc/internal/arc"
+	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/rar"
 	"github.com/go-unarc/unarc/sevenzip"
 	"github.com/go-unarc/unarc/zip"

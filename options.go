@@ -4,7 +4,7 @@ import (
 	"io"
 	"io/fs"
 
-	"github.com/go-unarc/unarc/internal/arc"
+	"github.com/go-unarc/unarc/arc"
 )
 
 // Option configures Open, OpenFile, OpenFS and NewReader.

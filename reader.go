@@ -9,7 +9,7 @@ import (
 
 	"github.com/go-unarc/unarc/internal/errs"
 
-	"github.com/go-unarc/unarc/internal/arc"
+	"github.com/go-unarc/unarc/arc"
 )
 
 // Reader reads an archive forward-only from a plain io.Reader (a pipe, a

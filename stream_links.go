@@ -3,7 +3,7 @@ package unarc
 import (
 	"io"
 
-	"github.com/go-unarc/unarc/internal/arc"
+	"github.com/go-unarc/unarc/arc"
 )
 
 // A forward-only ZIP stream learns Unix modes, and so which entries are

@@ -5,7 +5,7 @@ import (
 	"io"
 	"testing"
 
-	"github.com/go-unarc/unarc/internal/arc"
+	"github.com/go-unarc/unarc/arc"
 )
 
 type warnReader struct{ w []error }

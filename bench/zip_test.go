@@ -33,7 +33,7 @@ func BenchmarkZipSmall(b *testing.B) {
 }
 
 func zipUnarc(b *testing.B, data []byte) int64 {
-	a, err := zip.NewArchive(bytes.NewReader(data), int64(len(data)), nil)
+	a, err := zip.Open(bytes.NewReader(data), int64(len(data)), nil)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -5,7 +5,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/go-unarc/unarc/internal/arc"
+	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/internal/testutil"
 )
 

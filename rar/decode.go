@@ -8,8 +8,8 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/crc32x"
-	"github.com/go-unarc/unarc/internal/arc"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/rar/internal/rarcrypto"
 )

@@ -3,7 +3,7 @@ package rar
 import (
 	"fmt"
 
-	"github.com/go-unarc/unarc/internal/arc"
+	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/internal/errs"
 )
 

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/go-unarc/unarc/internal/arc"
+	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/rar/internal/rarcrypto"
 	"github.com/go-unarc/unarc/rar/internal/unpack50"

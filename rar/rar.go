@@ -21,7 +21,7 @@ import (
 	"bytes"
 	"io"
 
-	"github.com/go-unarc/unarc/internal/arc"
+	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/internal/pool"
 )
 
@@ -39,12 +39,12 @@ const maxSFX = 4 << 20
 var Format = arc.Format{
 	Name:      "rar",
 	Magic:     [][]byte{sig5, sig4},
-	Sniff:     sniff,
+	Sniff:     Sniff,
 	Open:      open,
 	NewReader: newReader,
 }
 
-func sniff(ra io.ReaderAt, size int64) bool {
+func Sniff(ra io.ReaderAt, size int64) bool {
 	_, _, err := findMarker(ra, size)
 	return err == nil
 }

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/go-unarc/unarc/internal/arc"
+	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/testutil"
 )
@@ -268,7 +268,7 @@ func TestSFX(t *testing.T) {
 		data, _ := os.ReadFile(filepath.Join(testdata, name))
 		stub := bytes.Repeat([]byte("MZ stub Rar!\x1a\x07\x02 "), 20000)
 		sfx := append(stub, data...)
-		if !sniff(bytes.NewReader(sfx), int64(len(sfx))) {
+		if !Sniff(bytes.NewReader(sfx), int64(len(sfx))) {
 			t.Fatalf("%s: SFX not recognised", name)
 		}
 		a, err := Open(bytes.NewReader(sfx), int64(len(sfx)), &arc.Config{})

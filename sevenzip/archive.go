@@ -57,20 +57,20 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/crc32x"
 	"github.com/go-unarc/unarc/internal/aes7z"
-	"github.com/go-unarc/unarc/internal/arc"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/pool"
 )
 
 // Format registers 7z with the root package.
 var Format = arc.Format{
-	Name:      "7z",
-	Magic:     [][]byte{signature[:]},
-	Sniff:     Sniff,
-	Open:      openArchive,
-	NewReader: NewReader,
+	Name:  "7z",
+	Magic: [][]byte{signature[:]},
+	Sniff: Sniff,
+	Open:  openArchive,
+	// No NewReader: the index is at the end (the root says to use Open).
 }
 
 func openArchive(ra io.ReaderAt, size int64, cfg *arc.Config) (arc.Archive, error) {
@@ -100,13 +100,6 @@ const sfxScanLimit = 64 << 20
 
 // sniffScanLimit is the same bound for Sniff, which runs on every input.
 const sniffScanLimit = 4 << 20
-
-// NewReader fails: 7z stores its header at the end of the archive, so it
-// cannot be read forward-only. Use Open over an io.ReaderAt (or spool the
-// stream to a temporary file first).
-func NewReader(r io.Reader, cfg *arc.Config) (arc.Reader, error) {
-	return nil, errs.Unsupported("7z needs random access (its header is at the end); use Open on a file or io.ReaderAt")
-}
 
 // Sniff reports whether ra holds a 7z archive, possibly behind an SFX stub.
 func Sniff(ra io.ReaderAt, size int64) bool {

@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/deflate"
 	"github.com/go-unarc/unarc/internal/aes7z"
-	"github.com/go-unarc/unarc/internal/arc"
 	"github.com/go-unarc/unarc/internal/bcj"
 	"github.com/go-unarc/unarc/internal/errs"
 )

@@ -7,8 +7,8 @@ import (
 	"io/fs"
 	"strings"
 
+	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/crc32x"
-	"github.com/go-unarc/unarc/internal/arc"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/pool"
 )

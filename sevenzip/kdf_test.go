@@ -9,8 +9,8 @@ import (
 	"io"
 	"testing"
 
+	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/internal/aes7z"
-	"github.com/go-unarc/unarc/internal/arc"
 	"github.com/go-unarc/unarc/internal/errs"
 )
 

@@ -3,7 +3,6 @@ package sevenzip
 import (
 	"errors"
 	"io"
-	"strings"
 	"testing"
 
 	"github.com/go-unarc/unarc/internal/errs"
@@ -55,12 +54,5 @@ func TestPasswords(t *testing.T) {
 				t.Errorf("got %v, want %v", err, tc.want)
 			}
 		})
-	}
-}
-
-func TestNewReaderUnsupported(t *testing.T) {
-	_, err := NewReader(strings.NewReader("7z"), nil)
-	if !errors.Is(err, errs.ErrUnsupported) || !strings.Contains(err.Error(), "Open") {
-		t.Fatalf("got %v", err)
 	}
 }

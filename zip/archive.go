@@ -9,7 +9,7 @@ import (
 	"slices"
 	"unsafe"
 
-	"github.com/go-unarc/unarc/internal/arc"
+	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/pool"
 )
@@ -52,7 +52,7 @@ type directory struct {
 // The declared entry count is never trusted for allocation: the entry
 // slice grows with the headers actually present, and a directory cannot
 // be larger than the input.
-func NewArchive(ra io.ReaderAt, size int64, cfg *arc.Config) (*Archive, error) {
+func Open(ra io.ReaderAt, size int64, cfg *arc.Config) (*Archive, error) {
 	a := &Archive{ra: ra, size: size}
 	if cfg != nil {
 		a.cfg = *cfg

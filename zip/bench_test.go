@@ -12,7 +12,7 @@ import (
 // extractArchive opens data and copies every entry to io.Discard, the
 // way Extract drives an Archive.
 func extractArchive(b *testing.B, ra io.ReaderAt, size int64) int64 {
-	a, err := NewArchive(ra, size, nil)
+	a, err := Open(ra, size, nil)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -126,7 +126,7 @@ func TestOpenAllocs(t *testing.T) {
 		t.Skip("allocation counts differ under -cover / -race")
 	}
 	data := readTestdata(t, "infozip-deflate.zip")
-	a, err := NewArchive(bytes.NewReader(data), int64(len(data)), nil)
+	a, err := Open(bytes.NewReader(data), int64(len(data)), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

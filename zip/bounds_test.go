@@ -11,13 +11,13 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-unarc/unarc/internal/arc"
+	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/testutil"
 )
 
 func openCfg(data []byte, l arc.Limits) (*Archive, error) {
-	return NewArchive(bytes.NewReader(data), int64(len(data)), &arc.Config{Limits: l})
+	return Open(bytes.NewReader(data), int64(len(data)), &arc.Config{Limits: l})
 }
 
 // emptyFiles is an archive of n empty stored entries with names of

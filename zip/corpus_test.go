@@ -14,7 +14,7 @@ import (
 	"testing"
 	"testing/iotest"
 
-	"github.com/go-unarc/unarc/internal/arc"
+	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/testutil"
 )
@@ -40,7 +40,7 @@ func cleanName(n string) string {
 // readArchive opens data with the Archive API and reads every entry.
 func readArchive(data []byte, cfg *arc.Config) *got {
 	g := &got{files: map[string][]byte{}, sizes: map[string]int64{}, links: map[string]string{}, dirs: map[string]bool{}}
-	a, err := NewArchive(bytes.NewReader(data), int64(len(data)), cfg)
+	a, err := Open(bytes.NewReader(data), int64(len(data)), cfg)
 	if err != nil {
 		g.openErr = err
 		return g
@@ -389,13 +389,13 @@ func TestSpannedMissing(t *testing.T) {
 	dir := testutil.CorpusDir(t)
 	name := "own/zip/zip_infozip_spanned.zip"
 	data := loadCorpus(t, dir, name)
-	_, err := NewArchive(bytes.NewReader(data), int64(len(data)), nil)
+	_, err := Open(bytes.NewReader(data), int64(len(data)), nil)
 	if !errors.Is(err, errs.ErrUnsupported) {
 		t.Errorf("without OpenVolume: %v", err)
 	}
 	cfg := volumeConfig(dir, name)
 	cfg.Name = filepath.Join(t.TempDir(), "elsewhere.zip")
-	_, err = NewArchive(bytes.NewReader(data), int64(len(data)), cfg)
+	_, err = Open(bytes.NewReader(data), int64(len(data)), cfg)
 	if !errors.Is(err, errs.ErrTruncated) || !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("missing volume: %v", err)
 	}

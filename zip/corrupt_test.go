@@ -15,7 +15,7 @@ import (
 
 // readAllArchive opens data and reads every entry, returning the first error.
 func readAllArchive(data []byte) error {
-	a, err := NewArchive(bytes.NewReader(data), int64(len(data)), nil)
+	a, err := Open(bytes.NewReader(data), int64(len(data)), nil)
 	if err != nil {
 		return err
 	}
@@ -200,7 +200,7 @@ func TestHostileCounts(t *testing.T) {
 func TestLZMALyingSize(t *testing.T) {
 	dir := testutil.CorpusDir(t)
 	data := bytes.Clone(loadCorpus(t, dir, "own/zip/zip_lzma.zip"))
-	a, err := NewArchive(bytes.NewReader(data), int64(len(data)), nil)
+	a, err := Open(bytes.NewReader(data), int64(len(data)), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -300,13 +300,13 @@ func TestCutIsTruncated(t *testing.T) {
 	}
 	for _, frac := range []int{10, 60, 95} {
 		cut := data[:len(data)*frac/100]
-		_, err := NewArchive(bytes.NewReader(cut), int64(len(cut)), nil)
+		_, err := Open(bytes.NewReader(cut), int64(len(cut)), nil)
 		if !errors.Is(err, errs.ErrTruncated) || errors.Is(err, errs.ErrFormat) {
 			t.Errorf("cut at %d%%: %v; want ErrTruncated only", frac, err)
 		}
 	}
 	junk := bytes.Repeat([]byte("not a zip "), 100)
-	if _, err := NewArchive(bytes.NewReader(junk), int64(len(junk)), nil); !errors.Is(err, errs.ErrFormat) {
+	if _, err := Open(bytes.NewReader(junk), int64(len(junk)), nil); !errors.Is(err, errs.ErrFormat) {
 		t.Errorf("junk: %v; want ErrFormat", err)
 	}
 }

@@ -18,7 +18,7 @@ func TestDump(t *testing.T) {
 	files := testutil.Glob(t, "../testdata/zip/*.zip")
 	for _, p := range files {
 		data, _ := os.ReadFile(p)
-		a, err := NewArchive(bytes.NewReader(data), int64(len(data)), nil)
+		a, err := Open(bytes.NewReader(data), int64(len(data)), nil)
 		if err != nil {
 			t.Logf("%s: %v", p, err)
 			continue

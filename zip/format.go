@@ -3,7 +3,7 @@ package zip
 import (
 	"io"
 
-	"github.com/go-unarc/unarc/internal/arc"
+	"github.com/go-unarc/unarc/arc"
 )
 
 // Format registers ZIP with the root package.
@@ -12,7 +12,7 @@ var Format = arc.Format{
 	Magic: [][]byte{{'P', 'K', 3, 4}, {'P', 'K', 5, 6}, {'P', 'K', '0', '0', 'P', 'K', 3, 4}},
 	Sniff: Sniff,
 	Open: func(ra io.ReaderAt, size int64, cfg *arc.Config) (arc.Archive, error) {
-		a, err := NewArchive(ra, size, cfg)
+		a, err := Open(ra, size, cfg)
 		if err != nil {
 			return nil, err
 		}

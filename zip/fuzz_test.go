@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/go-unarc/unarc/internal/arc"
+	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/testutil"
 )
@@ -59,7 +59,7 @@ func FuzzArchive(f *testing.F) {
 	addSeeds(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		defer testutil.FuzzBound(t, testutil.FuzzTimeout, 256<<20)()
-		a, err := NewArchive(bytes.NewReader(data), int64(len(data)), fuzzCfg)
+		a, err := Open(bytes.NewReader(data), int64(len(data)), fuzzCfg)
 		if err != nil {
 			if !classified(err) {
 				t.Fatalf("NewArchive: unclassified error %v", err)

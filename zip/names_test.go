@@ -14,7 +14,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/go-unarc/unarc/internal/arc"
+	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/testutil"
 )
@@ -56,7 +56,7 @@ func TestNames(t *testing.T) {
 		t.Fatal(err)
 	}
 	data := buf.Bytes()
-	a, err := NewArchive(bytes.NewReader(data), int64(len(data)), nil)
+	a, err := Open(bytes.NewReader(data), int64(len(data)), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,11 +88,11 @@ func TestEncrypted(t *testing.T) {
 	dir := testutil.CorpusDir(t)
 	for _, name := range []string{"own/zip/zip_zipcrypto.zip", "own/zip/zip_aes256.zip"} {
 		data := loadCorpus(t, dir, name)
-		a, err := NewArchive(bytes.NewReader(data), int64(len(data)), nil)
+		a, err := Open(bytes.NewReader(data), int64(len(data)), nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		withPw, _ := NewArchive(bytes.NewReader(data), int64(len(data)), &arc.Config{
+		withPw, _ := Open(bytes.NewReader(data), int64(len(data)), &arc.Config{
 			Password: func(*arc.Entry) (string, error) { return "password", nil }})
 		for i, e := range a.Entries() {
 			if e.IsDir() {
@@ -120,7 +120,7 @@ func TestEncrypted(t *testing.T) {
 // that went back to the pool.
 func TestClosedReader(t *testing.T) {
 	data := readTestdata(t, "infozip-deflate.zip")
-	a, _ := NewArchive(bytes.NewReader(data), int64(len(data)), nil)
+	a, _ := Open(bytes.NewReader(data), int64(len(data)), nil)
 	rc, err := a.Open(2)
 	if err != nil {
 		t.Fatal(err)
@@ -138,7 +138,7 @@ func TestClosedReader(t *testing.T) {
 // TestConcurrentOpen reads every entry from several goroutines at once.
 func TestConcurrentOpen(t *testing.T) {
 	data := readTestdata(t, "bsdtar-deflate.zip")
-	a, err := NewArchive(bytes.NewReader(data), int64(len(data)), nil)
+	a, err := Open(bytes.NewReader(data), int64(len(data)), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -228,7 +228,7 @@ func TestLegacyNames(t *testing.T) {
 	}
 	data := buf.Bytes()
 	names := func(cfg *arc.Config) ([]string, string, string) {
-		a, err := NewArchive(bytes.NewReader(data), int64(len(data)), cfg)
+		a, err := Open(bytes.NewReader(data), int64(len(data)), cfg)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/crc32x"
 	"github.com/go-unarc/unarc/deflate"
-	"github.com/go-unarc/unarc/internal/arc"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/pool"
 	"github.com/go-unarc/unarc/lzma"

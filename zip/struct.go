@@ -2,13 +2,19 @@
 // through the central directory (Archive) and forward-only reading of a
 // stream through the local headers (Reader).
 //
-// Supported: Stored, Deflate, Deflate64; Zip64 sizes, offsets and entry
-// counts; data descriptors with or without signature; prepended data (SFX
-// stubs) with or without adjusted offsets; UTF-8 names and the Info-ZIP
-// Unicode path field; DOS, extended-timestamp and NTFS times; Unix modes
-// and symlinks; archive and entry comments. Other methods and encrypted
-// entries are listed, and opening them fails with errs.ErrUnsupported or
-// errs.ErrPasswordRequired.
+// Supported: Stored, Deflate, Deflate64, LZMA, BZip2 and Zstandard; Zip64
+// sizes, offsets and entry counts; data descriptors with or without
+// signature; prepended data (SFX stubs) with or without adjusted offsets;
+// UTF-8 names, the Info-ZIP Unicode path field, and CP437 (or
+// Config.DecodeName) for names without the UTF-8 flag; DOS,
+// extended-timestamp and NTFS times; Unix modes and symlinks; archive and
+// entry comments. Other methods and encrypted entries are listed, and
+// opening them fails with an error matching unarc.ErrUnsupported or
+// unarc.ErrPasswordRequired. Overlapping entry data is refused as corrupt.
+//
+// The package can be used on its own with an *arc.Config (package
+// github.com/go-unarc/unarc/arc); most programs use the root package,
+// which detects the format and adds extraction and the fs.FS view.
 package zip
 
 // Record signatures (APPNOTE 4.3.7, 4.3.9, 4.3.12, 4.3.14, 4.3.15, 4.3.16).

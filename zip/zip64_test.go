@@ -57,7 +57,7 @@ func TestManyEntries(t *testing.T) {
 		data []byte
 	}{{"zip64", data}, {"wrapped16", wrapped}, {"sfx-zip64", sfx}} {
 		t.Run(tc.name, func(t *testing.T) {
-			a, err := NewArchive(bytes.NewReader(tc.data), int64(len(tc.data)), nil)
+			a, err := Open(bytes.NewReader(tc.data), int64(len(tc.data)), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -244,7 +244,7 @@ func TestBeyond4GiB(t *testing.T) {
 		crc = zeroCRC(big)
 	}
 	v := bigArchive(big, crc)
-	a, err := NewArchive(v, v.size, nil)
+	a, err := Open(v, v.size, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

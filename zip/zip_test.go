@@ -14,7 +14,7 @@ import (
 	"testing/iotest"
 	"time"
 
-	"github.com/go-unarc/unarc/internal/arc"
+	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/internal/errs"
 )
 
@@ -123,7 +123,7 @@ func TestArchives(t *testing.T) {
 	for _, tc := range testArchives {
 		t.Run(tc.file, func(t *testing.T) {
 			data := readTestdata(t, tc.file)
-			a, err := NewArchive(bytes.NewReader(data), int64(len(data)), nil)
+			a, err := Open(bytes.NewReader(data), int64(len(data)), nil)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -264,7 +264,7 @@ func TestSniffAndFormat(t *testing.T) {
 		if Format.Sniff(bytes.NewReader(junk), int64(len(junk))) {
 			t.Errorf("Sniff true on %q", junk[:min(len(junk), 12)])
 		}
-		if _, err := NewArchive(bytes.NewReader(junk), int64(len(junk)), nil); !errors.Is(err, errs.ErrFormat) {
+		if _, err := Open(bytes.NewReader(junk), int64(len(junk)), nil); !errors.Is(err, errs.ErrFormat) {
 			t.Errorf("NewArchive on junk: %v", err)
 		}
 	}

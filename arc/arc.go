@@ -1,7 +1,21 @@
 // Package arc holds the types shared by the root package and the format
-// packages (zip, rar, sevenzip): the entry description, the options, and
-// the small interfaces a format implements. The root re-exports them with
-// type aliases, so format packages never import the root.
+// packages (zip, rar, sevenzip): the entry description, the limits, the
+// Config a format package is opened with, and the small interfaces a
+// format implements. The root re-exports them with type aliases, so
+// format packages never import the root.
+//
+// Most programs use the root package. To use a format package on its
+// own, pass it a *Config (nil means no password, default limits, no
+// volumes):
+//
+//	a, err := rar.Open(f, size, &arc.Config{
+//		Password: func(*arc.Entry) (string, error) { return "secret", nil },
+//		Limits:   arc.SafeLimits,
+//	})
+//
+// Every format package has the same shape: Open(io.ReaderAt, size,
+// *Config) for random access, NewReader(io.Reader, *Config) where the
+// format can be read forward-only (not 7z), Sniff, and Format.
 package arc
 
 import (
