@@ -55,6 +55,33 @@ func splitVolumes(name string, first io.ReaderAt, firstSize int64, open func(str
 	return c, nil
 }
 
+// firstSplitPart returns the name of part 001 when name is a later part
+// (.002, .003, …) of a byte-split set whose first part exists and that
+// is not itself an archive volume (a RAR set named .001/.002 is found by
+// the format from any of its volumes); otherwise name.
+func firstSplitPart(name string, r io.ReaderAt, open func(string) (io.ReaderAt, int64, error)) string {
+	dot := strings.LastIndexByte(name, '.')
+	if dot < 0 || open == nil {
+		return name
+	}
+	ext := name[dot+1:]
+	if len(ext) < 3 || strings.Trim(ext, "0123456789") != "" || strings.Trim(ext, "0") == "1" || strings.Trim(ext, "0") == "" {
+		return name
+	}
+	if startsWithSignature(r) {
+		return name
+	}
+	first := name[:dot+1] + strings.Repeat("0", len(ext)-1) + "1"
+	ra, _, err := open(first)
+	if err != nil {
+		return name
+	}
+	if c, ok := ra.(io.Closer); ok {
+		c.Close()
+	}
+	return first
+}
+
 // startsWithSignature reports whether r begins with a registered format's
 // signature.
 func startsWithSignature(r io.ReaderAt) bool {

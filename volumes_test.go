@@ -8,6 +8,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"testing"
 	"testing/fstest"
 
@@ -176,5 +177,43 @@ func TestOpenFSSeekOnly(t *testing.T) {
 	defer a.Close()
 	if got, want := sums(t, a), sums(t, openTestdata(t, "7z/vol.7z.001")); !mapsEqual(got, want) {
 		t.Error("content differs from OpenFile")
+	}
+}
+
+// TestSplitFromLaterPart: naming any part of a byte-split set (vol.7z.003)
+// opens the set from its first part, from the OS and from an fs.FS.
+func TestSplitFromLaterPart(t *testing.T) {
+	names := func(a *unarc.Archive) []string {
+		var out []string
+		for _, e := range a.Entries() {
+			out = append(out, e.Name)
+		}
+		return out
+	}
+	first, err := unarc.OpenFile("testdata/7z/vol.7z.001")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer first.Close()
+	want := names(first)
+	if len(want) == 0 {
+		t.Fatal("no entries in vol.7z.001")
+	}
+	later, err := unarc.OpenFile("testdata/7z/vol.7z.003")
+	if err != nil {
+		t.Fatalf("OpenFile(vol.7z.003): %v", err)
+	}
+	defer later.Close()
+	if got := names(later); !slices.Equal(got, want) {
+		t.Errorf("from .003: %v, want %v", got, want)
+	}
+	fsys := os.DirFS("testdata/7z")
+	viaFS, err := unarc.OpenFS(fsys, "vol.7z.002")
+	if err != nil {
+		t.Fatalf("OpenFS(vol.7z.002): %v", err)
+	}
+	defer viaFS.Close()
+	if got := names(viaFS); !slices.Equal(got, want) {
+		t.Errorf("OpenFS from .002: %v, want %v", got, want)
 	}
 }
