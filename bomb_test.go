@@ -426,7 +426,7 @@ func TestBudgetSpentStops(t *testing.T) {
 	if !errors.Is(err, unarc.ErrLimit) {
 		t.Fatalf("OpenEntry after the budget is spent: %v; want ErrLimit", err)
 	}
-	if d := time.Since(start); d > 50*time.Millisecond || after.TotalAlloc-before.TotalAlloc > 64<<10 {
+	if d := time.Since(start); d > time.Second || after.TotalAlloc-before.TotalAlloc > 64<<10 {
 		t.Errorf("OpenEntry took %v and %d bytes: it decoded", d, after.TotalAlloc-before.TotalAlloc)
 	}
 }
