@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/internal/meta"
 )
 
 // Extract writes the entries of the archive (all, or those WithFilter
@@ -674,21 +675,18 @@ func (x *extractor) remove(rel string) {
 	d.Remove(name)
 }
 
-// maxLinkTarget bounds a symlink target read from entry data.
-const maxLinkTarget = 64 << 10
-
 func readLinkTarget(open func() (io.ReadCloser, error)) (string, error) {
 	rc, err := open()
 	if err != nil {
 		return "", err
 	}
 	defer rc.Close()
-	b, err := io.ReadAll(io.LimitReader(rc, maxLinkTarget+1))
+	b, err := io.ReadAll(io.LimitReader(rc, meta.MaxLinkTarget+1))
 	if err != nil {
 		return "", err
 	}
-	if len(b) > maxLinkTarget {
-		return "", errs.Limit("symlink target longer than %d bytes", maxLinkTarget)
+	if len(b) > meta.MaxLinkTarget {
+		return "", errs.Limit("symlink target longer than %d bytes", meta.MaxLinkTarget)
 	}
 	return string(b), nil
 }

@@ -141,39 +141,12 @@ func (z *Reader) reset(r io.Reader, p Props, size int64) error {
 
 // Read decodes into p.
 func (z *Reader) Read(p []byte) (int, error) {
-	for {
-		if z.w.rd < z.w.pos {
-			return z.w.read(p), nil
-		}
-		if z.err != nil {
-			return 0, z.err
-		}
-		if len(p) == 0 {
-			return 0, nil
-		}
-		z.step()
-	}
+	return z.w.readLoop(p, &z.err, z.step)
 }
 
 // WriteTo writes the rest of the stream to dst straight from the window.
 func (z *Reader) WriteTo(dst io.Writer) (int64, error) {
-	var total int64
-	for {
-		if z.w.rd < z.w.pos {
-			n, err := z.w.writeTo(dst)
-			total += int64(n)
-			if err != nil {
-				return total, err
-			}
-		}
-		if z.err != nil {
-			if z.err == io.EOF {
-				return total, nil
-			}
-			return total, z.err
-		}
-		z.step()
-	}
+	return z.w.writeToLoop(dst, &z.err, z.step)
 }
 
 // Close returns the window, tables and input buffer to the pools. Reads

@@ -123,3 +123,44 @@ func (w *window) writeTo(dst io.Writer) (int, error) {
 	}
 	return n, err
 }
+
+// readLoop and writeToLoop are the Read and WriteTo of Reader and Reader2:
+// serve what the window holds, else the sticky *err, else step. step
+// decodes up to stepMax bytes per call, so the func-value call is not in
+// the per-byte loop.
+func (w *window) readLoop(p []byte, err *error, step func()) (int, error) {
+	for {
+		if w.rd < w.pos {
+			return w.read(p), nil
+		}
+		if *err != nil {
+			return 0, *err
+		}
+		if len(p) == 0 {
+			return 0, nil
+		}
+		step()
+	}
+}
+
+// writeToLoop writes the rest of the stream to dst straight from the
+// window; the end of the stream (io.EOF) is a nil error.
+func (w *window) writeToLoop(dst io.Writer, err *error, step func()) (int64, error) {
+	var total int64
+	for {
+		if w.rd < w.pos {
+			n, werr := w.writeTo(dst)
+			total += int64(n)
+			if werr != nil {
+				return total, werr
+			}
+		}
+		if *err != nil {
+			if *err == io.EOF {
+				return total, nil
+			}
+			return total, *err
+		}
+		step()
+	}
+}

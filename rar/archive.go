@@ -11,6 +11,7 @@ import (
 
 	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/internal/meta"
 )
 
 // maxVolumes bounds how many volumes one archive may chain.
@@ -314,7 +315,7 @@ func (a *Archive) resolve() {
 			}
 		}
 		byName[e.Name] = i
-		if f.version == 4 && e.Link == arc.LinkSymlink && e.Size > 0 && e.Size <= 64<<10 {
+		if f.version == 4 && e.Link == arc.LinkSymlink && e.Size > 0 && e.Size <= meta.MaxLinkTarget {
 			if rc, err := a.open(i); err == nil {
 				b, err := io.ReadAll(io.LimitReader(rc, e.Size))
 				rc.Close()

@@ -15,6 +15,7 @@ import (
 
 	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/internal/meta"
 )
 
 // RAR 1.5–4.x block types and flags (RAR 4.x technote, "Block formats").
@@ -396,7 +397,7 @@ func (p *parser) file4(hd *header4, service bool) (*file, error) {
 			f.crypt = cryptOlder
 		}
 	}
-	e.Modified = dosTime(ftime)
+	e.Modified = meta.DOSTime32(ftime)
 	if c.bad {
 		return nil, errs.Corrupt("RAR file header")
 	}
@@ -407,22 +408,14 @@ func (p *parser) file4(hd *header4, service bool) (*file, error) {
 	// Host OS: 0 MS-DOS, 1 OS/2, 2 Win32, 3 Unix, 4 Mac OS, 5 BeOS.
 	dir := fl&lhdWindowMask == lhdDirectory
 	if host == 3 || host == 5 {
-		e.Mode = fs.FileMode(attr & 0o777)
-		switch attr & 0o170000 {
-		case 0o040000:
-			dir = true
-		case 0o120000:
-			e.Mode |= fs.ModeSymlink
+		e.Mode = meta.UnixEntryMode(attr)
+		dir = dir || e.Mode.IsDir()
+		if e.Mode&fs.ModeSymlink != 0 {
 			e.Link = arc.LinkSymlink
 		}
 	} else {
-		if attr&0x10 != 0 {
-			dir = true
-		}
-		e.Mode = 0o644
-		if attr&1 != 0 {
-			e.Mode = 0o444
-		}
+		e.Mode = meta.WinMode(attr)
+		dir = dir || e.Mode.IsDir()
 	}
 	if dir {
 		e.Mode = e.Mode&^fs.ModeType | fs.ModeDir
@@ -531,16 +524,6 @@ func decodeName4(raw []byte, unicode bool) string {
 	return s
 }
 
-// dosTime converts an MS-DOS date and time (local time of the archiver,
-// kept as UTC here: the format records no zone).
-func dosTime(t uint32) time.Time {
-	if t == 0 {
-		return time.Time{}
-	}
-	return time.Date(int(t>>25)+1980, time.Month(t>>21&15), int(t>>16&31),
-		int(t>>11&31), int(t>>5&63), int(t&31)*2, 0, time.UTC)
-}
-
 // extTime4 reads the extended time field: a 16-bit flag word, 4 bits per
 // time (mtime, ctime, atime, arctime): bit 3 present, bit 2 add one
 // second, bits 0–1 count of extra 100 ns bytes; times other than mtime
@@ -556,7 +539,7 @@ func extTime4(c *cursor, e *arc.Entry, mtime uint32) {
 		if i != 0 {
 			dt = c.u32()
 		}
-		t := dosTime(dt)
+		t := meta.DOSTime32(dt)
 		if m&4 != 0 {
 			t = t.Add(time.Second)
 		}

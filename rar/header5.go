@@ -14,6 +14,7 @@ import (
 
 	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/internal/meta"
 	"github.com/go-unarc/unarc/rar/internal/rarcrypto"
 	"github.com/go-unarc/unarc/rar/internal/unpack50"
 )
@@ -378,30 +379,11 @@ func (p *parser) file5(hd *header5, service bool) (*file, error) {
 	dir := ff&fhd5Dir != 0
 	switch host {
 	case 1: // Unix: attr is st_mode
-		e.Mode = fs.FileMode(attr & 0o777)
-		switch attr & 0o170000 {
-		case 0o040000:
-			dir = true
-		case 0o120000:
-			e.Mode |= fs.ModeSymlink
-		}
-		if attr&0o4000 != 0 {
-			e.Mode |= fs.ModeSetuid
-		}
-		if attr&0o2000 != 0 {
-			e.Mode |= fs.ModeSetgid
-		}
-		if attr&0o1000 != 0 {
-			e.Mode |= fs.ModeSticky
-		}
+		e.Mode = meta.UnixEntryMode(uint32(attr))
+		dir = dir || e.Mode.IsDir()
 	default: // Windows attributes
-		if attr&0x10 != 0 {
-			dir = true
-		}
-		e.Mode = 0o644
-		if attr&1 != 0 {
-			e.Mode = 0o444
-		}
+		e.Mode = meta.WinMode(uint32(attr))
+		dir = dir || e.Mode.IsDir()
 	}
 	if dir {
 		e.Mode = e.Mode&^fs.ModeType | fs.ModeDir
@@ -494,7 +476,7 @@ func (p *parser) extra5(f *file, extra []byte) error {
 					secs[i] = int64(c.u32())
 					ts[i] = time.Unix(secs[i], 0).UTC()
 				} else {
-					ts[i] = filetime(c.u64())
+					ts[i] = meta.Filetime(c.u64())
 				}
 			}
 			if unix && fl&0x10 != 0 {
@@ -585,16 +567,6 @@ func (p *parser) extra5(f *file, extra []byte) error {
 func winLink(t string) string {
 	t = strings.TrimPrefix(t, `\??\`)
 	return strings.ReplaceAll(t, `\`, "/")
-}
-
-// filetime converts a Windows FILETIME (100 ns since 1601) to time.Time.
-func filetime(ft uint64) time.Time {
-	const epochDiff = 116444736000000000 // 1601 → 1970 in 100 ns
-	if ft == 0 {
-		return time.Time{}
-	}
-	t := int64(ft) - epochDiff
-	return time.Unix(t/1e7, (t%1e7)*100).UTC()
 }
 
 // clone copies b out of the reusable header buffer (nil stays nil).

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
-	"hash/crc32"
 	"os"
 	"path/filepath"
 	"testing"
@@ -45,13 +44,7 @@ func rar5Encrypted(n, lg2 int, salt func(i int) byte) []byte {
 // one-block entries.
 func rar4Encrypted(n int, salt func(i int) byte) []byte {
 	out := append([]byte(nil), sig4...)
-	block := func(typ byte, flags uint16, rest []byte) {
-		h := []byte{0, 0, typ, byte(flags), byte(flags >> 8), 0, 0}
-		h = append(h, rest...)
-		binary.LittleEndian.PutUint16(h[5:], uint16(len(h)))
-		binary.LittleEndian.PutUint16(h, uint16(crc32.ChecksumIEEE(h[2:])))
-		out = append(out, h...)
-	}
+	block := func(typ byte, flags uint16, rest []byte) { out = header4Bytes(out, typ, flags, rest) }
 	block(head4Main, 0, make([]byte, 6))
 	for i := 0; i < n; i++ {
 		name := fmt.Sprintf("f%d", i)

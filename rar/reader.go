@@ -10,6 +10,7 @@ import (
 	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/crc32x"
 	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/internal/meta"
 	"github.com/go-unarc/unarc/rar/internal/rarcrypto"
 )
 
@@ -157,7 +158,7 @@ func (r *Reader) Next() (*arc.Entry, error) {
 		} else if f.version == 5 && (f.e.Link == arc.LinkSymlink || f.e.Link == arc.LinkJunction) {
 			r.link.Reset([]byte(f.e.LinkTarget))
 			r.body = &r.link
-		} else if f.version == 4 && f.e.Link == arc.LinkSymlink && f.e.Size <= 64<<10 {
+		} else if f.version == 4 && f.e.Link == arc.LinkSymlink && f.e.Size <= meta.MaxLinkTarget {
 			// RAR 1.5–4.x Unix symlinks store the target as the data.
 			b, err := io.ReadAll(r.body)
 			if err != nil {

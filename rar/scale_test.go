@@ -76,16 +76,19 @@ func rar5Archive(n, versions int, end bool) []byte {
 	return out
 }
 
+// header4Bytes appends a RAR 1.5–4.x block (CRC and size filled in).
+func header4Bytes(dst []byte, typ byte, flags uint16, rest []byte) []byte {
+	h := []byte{0, 0, typ, byte(flags), byte(flags >> 8), 0, 0}
+	h = append(h, rest...)
+	binary.LittleEndian.PutUint16(h[5:], uint16(len(h)))
+	binary.LittleEndian.PutUint16(h, uint16(crc32.ChecksumIEEE(h[2:])))
+	return append(dst, h...)
+}
+
 // rar4Archive builds a RAR 1.5–4.x archive of n empty stored files.
 func rar4Archive(n int) []byte {
 	out := append([]byte(nil), sig4...)
-	block := func(typ byte, flags uint16, rest []byte) {
-		h := []byte{0, 0, typ, byte(flags), byte(flags >> 8), 0, 0}
-		h = append(h, rest...)
-		binary.LittleEndian.PutUint16(h[5:], uint16(len(h)))
-		binary.LittleEndian.PutUint16(h, uint16(crc32.ChecksumIEEE(h[2:])))
-		out = append(out, h...)
-	}
+	block := func(typ byte, flags uint16, rest []byte) { out = header4Bytes(out, typ, flags, rest) }
 	block(head4Main, 0, make([]byte, 6))
 	for i := 0; i < n; i++ {
 		name := fmt.Sprintf("d\\f%d", i)

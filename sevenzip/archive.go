@@ -61,6 +61,7 @@ import (
 	"github.com/go-unarc/unarc/crc32x"
 	"github.com/go-unarc/unarc/internal/aes7z"
 	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/internal/meta"
 	"github.com/go-unarc/unarc/internal/pool"
 )
 
@@ -519,45 +520,26 @@ func folderMethod(f *folder) string {
 	return strings.Join(names, " ")
 }
 
-// Windows attribute bits and the Unix extension 7-Zip (p7zip, 7zz) uses:
-// with bit 15 set, the high 16 bits hold st_mode.
-const (
-	attrReadOnly  = 0x01
-	attrDirectory = 0x10
-	attrUnixExt   = 0x8000
-)
+// attrUnixExt is the Unix extension 7-Zip (p7zip, 7zz) uses in the
+// Windows attributes: with bit 15 set, the high 16 bits hold st_mode.
+const attrUnixExt = 0x8000
 
 func fileMode(isDir, hasAttrib bool, attrib uint32) fs.FileMode {
-	isDir = isDir || (hasAttrib && attrib&attrDirectory != 0)
-	var m fs.FileMode = 0o644
-	if isDir {
-		m = 0o755 | fs.ModeDir
+	if !hasAttrib {
+		attrib = 0
 	}
-	if hasAttrib && attrib&attrUnixExt != 0 {
-		u := attrib >> 16
-		m = fs.FileMode(u & 0o777)
-		switch u & 0xF000 {
-		case 0x4000:
-			m |= fs.ModeDir
-		case 0xA000:
-			m |= fs.ModeSymlink
-		}
-		if u&0o4000 != 0 {
-			m |= fs.ModeSetuid
-		}
-		if u&0o2000 != 0 {
-			m |= fs.ModeSetgid
-		}
-		if u&0o1000 != 0 {
-			m |= fs.ModeSticky
-		}
+	isDir = isDir || attrib&meta.WinDirectory != 0
+	if attrib&attrUnixExt != 0 {
+		m := meta.UnixEntryMode(attrib >> 16)
 		if isDir {
 			m |= fs.ModeDir
 		}
-	} else if hasAttrib && attrib&attrReadOnly != 0 {
-		m &^= 0o222
+		return m
 	}
-	return m
+	if isDir {
+		attrib |= meta.WinDirectory
+	}
+	return meta.WinMode(attrib)
 }
 
 // Entries lists the archive's entries in header order.

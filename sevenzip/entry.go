@@ -10,6 +10,7 @@ import (
 	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/crc32x"
 	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/internal/meta"
 	"github.com/go-unarc/unarc/internal/pool"
 )
 
@@ -36,7 +37,7 @@ func (a *Archive) Open(i int) (io.ReadCloser, error) {
 		er.encrypted = fr.encrypt
 	}
 	rc := &entryRC{er: er}
-	if e.Link == arc.LinkSymlink && e.Size <= maxLinkTarget {
+	if e.Link == arc.LinkSymlink && e.Size <= meta.MaxLinkTarget {
 		rc.a, rc.index, rc.link = a, i, make([]byte, 0, e.Size)
 	}
 	if e.HasCRC32 {
@@ -46,9 +47,6 @@ func (a *Archive) Open(i int) (io.ReadCloser, error) {
 	}
 	return rc, nil
 }
-
-// maxLinkTarget bounds the symlink content kept as Entry.LinkTarget.
-const maxLinkTarget = 64 << 10
 
 // setLink records entry i's symlink target once read and verified.
 func (a *Archive) setLink(i int, target []byte) {
@@ -87,8 +85,8 @@ func (a *Archive) LinkTarget(i int) (string, error) {
 	if done {
 		return t, nil
 	}
-	if e.Size > maxLinkTarget {
-		return "", errs.Limit("7z: symlink target of %d bytes, above %d", e.Size, maxLinkTarget)
+	if e.Size > meta.MaxLinkTarget {
+		return "", errs.Limit("7z: symlink target of %d bytes, above %d", e.Size, meta.MaxLinkTarget)
 	}
 	rc, err := a.Open(i)
 	if err != nil {

@@ -1,7 +1,6 @@
 package sevenzip
 
 import (
-	"time"
 	"unsafe"
 
 	"github.com/go-unarc/unarc/internal/errs"
@@ -438,17 +437,4 @@ func (r *hreader) readSubStreams(si *streamsInfo) {
 		}
 		id = r.number()
 	}
-}
-
-// filetime converts a Windows FILETIME (100 ns ticks since 1601) to time.
-func filetime(ft uint64) time.Time {
-	if ft == 0 {
-		return time.Time{}
-	}
-	const epochDiff = 116444736000000000 // 1601-01-01 to 1970-01-01 in ticks
-	t := int64(ft - epochDiff)
-	if ft < epochDiff {
-		t = -int64(epochDiff - ft)
-	}
-	return time.Unix(t/10000000, (t%10000000)*100).UTC()
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/internal/meta"
 )
 
 // memAccount charges the memory of the parsed index (the decoded header,
@@ -289,13 +290,13 @@ func (a *Archive) readFiles(r *hreader) {
 		e.Name = strings.TrimPrefix(name, "./")
 		e.Index = j
 		if tv[0] != nil {
-			e.Created = filetime(le64(tv[0]))
+			e.Created = meta.Filetime(le64(tv[0]))
 		}
 		if tv[1] != nil {
-			e.Accessed = filetime(le64(tv[1]))
+			e.Accessed = meta.Filetime(le64(tv[1]))
 		}
 		if tv[2] != nil {
-			e.Modified = filetime(le64(tv[2]))
+			e.Modified = meta.Filetime(le64(tv[2]))
 		}
 		a.stream[j] = -1
 		if !isEmpty {

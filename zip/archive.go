@@ -11,6 +11,7 @@ import (
 
 	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/internal/meta"
 	"github.com/go-unarc/unarc/internal/pool"
 )
 
@@ -388,7 +389,7 @@ func (a *Archive) readLinks() {
 	var buf []byte
 	for i := range a.files {
 		f := &a.files[i]
-		if f.Link != arc.LinkSymlink || f.usize > maxLinkTarget {
+		if f.Link != arc.LinkSymlink || f.usize > meta.MaxLinkTarget {
 			continue
 		}
 		rc, err := a.Open(i)
@@ -405,7 +406,7 @@ func (a *Archive) readLinks() {
 			}
 			n, err := rc.Read(buf[len(buf):cap(buf)])
 			buf = buf[:len(buf)+n]
-			if err != nil || len(buf) > maxLinkTarget {
+			if err != nil || len(buf) > meta.MaxLinkTarget {
 				if err == io.EOF {
 					f.LinkTarget = string(buf)
 				}

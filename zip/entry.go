@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/meta"
 )
 
 var le = binary.LittleEndian
@@ -59,7 +60,7 @@ func (f *file) fill(h *header, name, extra, comment []byte, decode func([]byte) 
 	f.Encrypted = h.flags&flagEncrypted != 0
 	f.HasCRC32 = true
 	f.CRC32 = h.crc
-	if t := dosTime(h.dosDate, h.dosTime); !t.IsZero() {
+	if t := meta.DOSTime(h.dosDate, h.dosTime); !t.IsZero() {
 		f.Modified = t
 	}
 	f.Name = ""
@@ -129,9 +130,9 @@ func (f *file) parseExtra(h *header, name, extra []byte) {
 				}
 				if tag == 1 && sz >= 24 {
 					v := b[4:]
-					f.Modified = fileTime(le.Uint64(v))
-					f.Accessed = fileTime(le.Uint64(v[8:]))
-					f.Created = fileTime(le.Uint64(v[16:]))
+					f.Modified = meta.Filetime(le.Uint64(v))
+					f.Accessed = meta.Filetime(le.Uint64(v[8:]))
+					f.Created = meta.Filetime(le.Uint64(v[16:]))
 					nt = true
 				}
 				b = b[4+sz:]
@@ -205,34 +206,13 @@ func (f *file) setMode(h *header) {
 	var m fs.FileMode
 	switch {
 	case h.central && (host == hostUnix || host == hostOSX) && unix != 0:
-		m = fs.FileMode(unix & 0o777)
-		if unix&0o4000 != 0 {
-			m |= fs.ModeSetuid
-		}
-		if unix&0o2000 != 0 {
-			m |= fs.ModeSetgid
-		}
-		if unix&0o1000 != 0 {
-			m |= fs.ModeSticky
-		}
-		switch unix & sIFMT {
-		case sIFDIR:
-			m |= fs.ModeDir
-		case sIFLNK:
-			m |= fs.ModeSymlink
-		}
 		// Pipes, devices and sockets come out as regular files holding
 		// the stored data, as 7-Zip extracts them (zip records stdin as
 		// a pipe).
+		m = meta.UnixEntryMode(unix)
 	default:
-		m = 0o644
-		if h.extAttr&0x10 != 0 {
-			f.dirAttr = true
-			m = fs.ModeDir | 0o755
-		}
-		if h.extAttr&0x01 != 0 {
-			m &^= 0o222
-		}
+		m = meta.WinMode(h.extAttr)
+		f.dirAttr = m.IsDir()
 	}
 	if strings.HasSuffix(f.Name, "/") || (f.dirAttr && f.usize == 0) {
 		m = m&^(fs.ModeType) | fs.ModeDir
@@ -251,25 +231,6 @@ func (f *file) setMode(h *header) {
 	if m&fs.ModeSymlink != 0 {
 		f.Link = arc.LinkSymlink
 	}
-}
-
-// dosTime converts an MS-DOS date and time (APPNOTE 4.4.6). The zone is
-// not recorded; like archive/zip we read it as UTC.
-func dosTime(d, t uint16) time.Time {
-	if d == 0 && t == 0 {
-		return time.Time{}
-	}
-	return time.Date(int(d>>9)+1980, time.Month(d>>5&0xf), int(d&0x1f),
-		int(t>>11), int(t>>5&0x3f), int(t&0x1f)*2, 0, time.UTC)
-}
-
-// fileTime converts a Windows FILETIME (100 ns ticks since 1601).
-func fileTime(ft uint64) time.Time {
-	if ft == 0 {
-		return time.Time{}
-	}
-	const epochDiff = 11644473600 // seconds from 1601 to 1970
-	return time.Unix(int64(ft/1e7)-epochDiff, int64(ft%1e7)*100).UTC()
 }
 
 // parseCentral decodes the fixed part of a central directory header.

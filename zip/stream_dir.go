@@ -6,6 +6,7 @@ import (
 
 	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/internal/meta"
 )
 
 // extraASi is the ASi Unix extra field (APPNOTE 4.6.4, "Extra Field
@@ -28,29 +29,14 @@ func localUnixMode(f *file, extra []byte) {
 			continue
 		}
 		mode := uint32(le.Uint16(b[4:]))
-		m := fs.FileMode(mode & 0o777)
-		switch mode & sIFMT {
-		case sIFDIR:
-			m |= fs.ModeDir
-		case sIFLNK:
-			m |= fs.ModeSymlink
-		}
-		if mode&0o4000 != 0 {
-			m |= fs.ModeSetuid
-		}
-		if mode&0o2000 != 0 {
-			m |= fs.ModeSetgid
-		}
-		if mode&0o1000 != 0 {
-			m |= fs.ModeSticky
-		}
+		m := meta.UnixEntryMode(mode)
 		if f.Mode.IsDir() && m&fs.ModeType == 0 {
 			m |= fs.ModeDir // a name ending in '/' stays a directory
 		}
 		f.Mode = m
 		if m&fs.ModeSymlink != 0 {
 			f.Link = arc.LinkSymlink
-			if target := b[14:]; len(target) > 0 && len(target) <= maxLinkTarget {
+			if target := b[14:]; len(target) > 0 && len(target) <= meta.MaxLinkTarget {
 				f.LinkTarget = string(target)
 			}
 		}

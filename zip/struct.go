@@ -106,18 +106,6 @@ const (
 	hostOSX  = 19
 )
 
-// Unix mode type bits in the external attributes' high 16 bits.
-const (
-	sIFMT  = 0o170000
-	sIFLNK = 0o120000
-	sIFDIR = 0o040000
-	sIFREG = 0o100000
-)
-
-// maxLinkTarget bounds how much of a symlink entry's data is read as its
-// target; a longer "target" is not a link a file system would accept.
-const maxLinkTarget = 64 << 10
-
 // methodName names a compression method as 7-Zip lists it.
 func methodName(m uint16) string {
 	switch m {

@@ -1,3 +1,6 @@
+// Package rarbits holds what the RAR 1.5–4 decoders (unpack15, unpack20,
+// unpack29) share: the MSB-first bit Reader, the canonical Huffman tables
+// of RAR 2.x and 3.x, and window sizing.
 package rarbits
 
 import (
@@ -12,22 +15,30 @@ import (
 // enough to stay in L2.
 const inBufSize = 64 << 10
 
-// bitReader reads RAR's MSB-first bit stream from an io.Reader. Bits are
-// kept left-aligned in v; n counts the valid ones. When the source ends it
-// appends zero bytes and counts them in pad, so a decoder can tell a
-// stream that ran past its end (pad*8 > n) from one that ended cleanly.
+// Reader reads RAR's MSB-first bit stream from an io.Reader. Bits are
+// kept left-aligned in V; N counts the valid ones. When the source ends it
+// appends zero bytes and counts them in Pad, so a decoder can tell a
+// stream that ran past its end (Pad*8 > N, see Overrun) from one that
+// ended cleanly.
+//
+// V, N and Pad are exported because the v15/v20/v29 main loops read and
+// consume bits from them directly (the Huffman quick-table lookup inlined
+// by hand); everything else goes through the methods. A caller that
+// shifts V must lower N by the same count.
 type Reader struct {
 	src  io.Reader
 	bufp *[]byte
 	buf  []byte
 	r, w int    // unread input is buf[r:w]
 	V    uint64 // next bits, MSB first
-	N    uint   // valid bits in v
+	N    uint   // valid bits in V
 	Pad  int    // zero bytes appended after the source ended
 	eof  bool   // src returned io.EOF
 	err  error  // a read error other than io.EOF
 }
 
+// Reset starts reading src, taking the input buffer from the pool on
+// first use.
 func (b *Reader) Reset(src io.Reader) {
 	if b.bufp == nil {
 		b.bufp = pool.Get(inBufSize)
@@ -41,6 +52,8 @@ func (b *Reader) Reset(src io.Reader) {
 	b.err = nil
 }
 
+// Release returns the input buffer to the pool and drops src; Reset
+// makes b usable again.
 func (b *Reader) Release() {
 	if b.bufp != nil {
 		pool.Put(b.bufp)
@@ -49,10 +62,10 @@ func (b *Reader) Release() {
 	b.src = nil
 }
 
-// overrun reports whether bits past the end of the input were consumed.
+// Overrun reports whether bits past the end of the input were consumed.
 func (b *Reader) Overrun() bool { return b.Pad > 0 && uint(b.Pad)*8 > b.N }
 
-// load reads more input into buf, keeping buf[r:w].
+// Load reads more input into buf, keeping buf[r:w].
 func (b *Reader) Load() {
 	if b.eof || b.err != nil {
 		return
@@ -82,7 +95,8 @@ func (b *Reader) Load() {
 	}
 }
 
-// fill tops v up to at least 56 valid bits.
+// Fill tops V up to at least 56 valid bits (past the end of input with
+// counted zero padding).
 func (b *Reader) Fill() {
 	if b.w-b.r >= 8 {
 		x := binary.BigEndian.Uint64(b.buf[b.r:])
@@ -95,6 +109,8 @@ func (b *Reader) Fill() {
 	b.FillSlow()
 }
 
+// FillSlow is Fill a byte at a time, for the last bytes of the buffer and
+// the end of input; kept apart so Fill inlines.
 func (b *Reader) FillSlow() {
 	for b.N <= 56 {
 		if b.r == b.w {
@@ -115,15 +131,16 @@ func (b *Reader) FillSlow() {
 	}
 }
 
-// peek16 returns the next 16 bits; the caller has filled.
+// Peek16 returns the next 16 bits; the caller has filled.
 func (b *Reader) Peek16() uint32 { return uint32(b.V >> 48) }
 
+// Skip drops k bits; the caller has filled at least k.
 func (b *Reader) Skip(k uint) {
 	b.V <<= k
 	b.N -= k
 }
 
-// bits reads k <= 24 bits, filling as needed.
+// Bits reads k <= 24 bits, filling as needed.
 func (b *Reader) Bits(k uint) uint32 {
 	if b.N < k {
 		b.Fill()
@@ -134,15 +151,15 @@ func (b *Reader) Bits(k uint) uint32 {
 	return x
 }
 
-// align drops the bits up to the next byte boundary. Whole bytes are
-// loaded into v, so the boundary is n rounded down to a multiple of 8.
+// Align drops the bits up to the next byte boundary. Whole bytes are
+// loaded into V, so the boundary is N rounded down to a multiple of 8.
 func (b *Reader) Align() {
 	k := b.N & 7
 	b.V <<= k
 	b.N -= k
 }
 
-// readByte reads a byte at a byte-aligned position (PPMd's range coder and
+// Byte reads a byte at a byte-aligned position (PPMd's range coder and
 // block headers). Past the end of input it returns 0 and counts padding.
 func (b *Reader) Byte() byte {
 	if b.N < 8 {
@@ -154,7 +171,7 @@ func (b *Reader) Byte() byte {
 	return c
 }
 
-// inputErr maps the state after an overrun to the right error.
+// InputErr maps the state after an overrun to the right error.
 func (b *Reader) InputErr() error {
 	if b.err != nil {
 		return b.err
@@ -162,7 +179,7 @@ func (b *Reader) InputErr() error {
 	return errs.Truncated("RAR packed data")
 }
 
-// atLeast reports whether at least k bits of real input remain unread.
+// AtLeast reports whether at least k bits of real input remain unread.
 func (b *Reader) AtLeast(k int) bool {
 	for {
 		if (b.w-b.r)*8+int(b.N)-b.Pad*8 >= k {

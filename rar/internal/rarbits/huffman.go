@@ -12,6 +12,7 @@ const (
 	MaxSyms    = 299 // the main table is the largest (NC30)
 )
 
+// Huffman is the decoding table of one canonical code.
 type Huffman struct {
 	Quick [1 << QuickBits]uint16 // sym<<4 | len; 0: longer than QuickBits or invalid
 	Limit [MaxCodeLen + 1]uint32 // left-aligned 16-bit end of codes of each length
@@ -19,7 +20,7 @@ type Huffman struct {
 	Syms  [MaxSyms]uint16
 }
 
-// build makes the decoding tables from code lengths. An over-subscribed set
+// Build makes the decoding tables from code lengths. An over-subscribed set
 // is corrupt; an incomplete one is allowed (unused codes fail on decode).
 func (h *Huffman) Build(lengths []byte) error {
 	var count [MaxCodeLen + 1]uint16
@@ -61,7 +62,7 @@ func (h *Huffman) Build(lengths []byte) error {
 	return nil
 }
 
-// decode reads one symbol. The caller guarantees at least 16 valid bits
+// Decode reads one symbol. The caller guarantees at least 16 valid bits
 // (or padding) in br. It returns -1 for a code not in the table.
 func (h *Huffman) Decode(br *Reader) int {
 	v := br.Peek16()
@@ -72,6 +73,10 @@ func (h *Huffman) Decode(br *Reader) int {
 	return h.DecodeSlow(br, v)
 }
 
+// DecodeSlow decodes a code longer than QuickBits from its 16 peeked bits
+// v, for Decode and the main loops' inlined lookups; not inlined so that
+// they stay small.
+//
 //go:noinline
 func (h *Huffman) DecodeSlow(br *Reader, v uint32) int {
 	for l := QuickBits + 1; l <= MaxCodeLen; l++ {

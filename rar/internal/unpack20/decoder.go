@@ -163,38 +163,12 @@ func (d *Decoder) sizeWindow(solid bool) {
 
 // Read implements io.Reader.
 func (d *Decoder) Read(p []byte) (int, error) {
-	for len(d.out) == 0 {
-		if d.err != nil {
-			return 0, d.err
-		}
-		d.step()
-	}
-	n := copy(p, d.out)
-	d.out = d.out[n:]
-	return n, nil
+	return rarbits.ReadOut(p, &d.out, &d.err, d.step)
 }
 
 // WriteTo implements io.WriterTo, writing straight from the window.
 func (d *Decoder) WriteTo(w io.Writer) (int64, error) {
-	var total int64
-	for {
-		if len(d.out) > 0 {
-			n, err := w.Write(d.out)
-			total += int64(n)
-			d.out = d.out[n:]
-			if err != nil {
-				return total, err
-			}
-			continue
-		}
-		if d.err != nil {
-			if d.err == io.EOF {
-				return total, nil
-			}
-			return total, d.err
-		}
-		d.step()
-	}
+	return rarbits.WriteOut(w, &d.out, &d.err, d.step)
 }
 
 // Close returns the window and input buffer to the pool.

@@ -6,6 +6,7 @@ import (
 
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/pool"
+	"github.com/go-unarc/unarc/rar/internal/rarfilter"
 )
 
 // RarVM facts (unrar rarvm.hpp, unpack.hpp).
@@ -375,7 +376,7 @@ func applyFilter(kind filterKind, mem []byte, n int, r *[7]uint32, fileOffset ui
 		if n < 4 {
 			return nil, errs.Corrupt("rar v29: E8 filter block of %d bytes", n)
 		}
-		e8(mem[:n], fileOffset, kind == filterE8E9)
+		rarfilter.E8E9(mem[:n], fileOffset, kind == filterE8E9, rarfilter.V3Offsets)
 		return mem[:n], nil
 	case filterItanium:
 		if n < 21 {
@@ -388,7 +389,7 @@ func applyFilter(kind filterKind, mem []byte, n int, r *[7]uint32, fileOffset ui
 		if n > vmMemSize/2 || ch == 0 || ch > 1024 {
 			return nil, errs.Corrupt("rar v29: bad delta filter")
 		}
-		delta(mem[n:2*n], mem[:n], int(ch))
+		rarfilter.Delta(mem[n:2*n], mem[:n], int(ch))
 		return mem[n : 2*n], nil
 	case filterRGB:
 		width, posR := r[0]-3, r[1]
@@ -406,33 +407,6 @@ func applyFilter(kind filterKind, mem []byte, n int, r *[7]uint32, fileOffset ui
 		return mem[n : 2*n], nil
 	}
 	return nil, errs.Corrupt("rar v29: unknown filter")
-}
-
-// e8 undoes the x86 CALL (and JMP for E8E9) address transform: absolute
-// targets within a 16 MiB "file" were stored in place of relative ones.
-func e8(b []byte, fileOffset uint32, e9 bool) {
-	const fileSize = 0x1000000
-	cmp2 := byte(0xe8)
-	if e9 {
-		cmp2 = 0xe9
-	}
-	for i := 0; i < len(b)-4; {
-		c := b[i]
-		i++
-		if c != 0xe8 && c != cmp2 {
-			continue
-		}
-		off := uint32(i) + fileOffset
-		addr := binary.LittleEndian.Uint32(b[i:])
-		if addr&0x80000000 != 0 {
-			if (addr+off)&0x80000000 == 0 {
-				binary.LittleEndian.PutUint32(b[i:], addr+fileSize)
-			}
-		} else if (addr-fileSize)&0x80000000 != 0 {
-			binary.LittleEndian.PutUint32(b[i:], addr-off)
-		}
-		i += 4
-	}
 }
 
 // itanium undoes the IA-64 branch transform on 16-byte bundles.
@@ -471,20 +445,6 @@ func itSet(b []byte, v uint32, bitPos, n uint) {
 	m := ^((uint32(0xffffffff) >> (32 - n)) << sh)
 	x := binary.LittleEndian.Uint32(b[i:])
 	binary.LittleEndian.PutUint32(b[i:], x&m|v<<sh)
-}
-
-// delta undoes byte-wise delta coding per channel; src holds the channels
-// one after another.
-func delta(dst, src []byte, channels int) {
-	s := 0
-	for c := 0; c < channels; c++ {
-		var prev byte
-		for j := c; j < len(dst); j += channels {
-			prev -= src[s]
-			dst[j] = prev
-			s++
-		}
-	}
 }
 
 // rgb undoes the Paeth-like prediction of 24-bit pixel rows of width

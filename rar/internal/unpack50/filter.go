@@ -1,9 +1,8 @@
 package unpack50
 
 import (
-	"encoding/binary"
-
 	"github.com/go-unarc/unarc/internal/pool"
+	"github.com/go-unarc/unarc/rar/internal/rarfilter"
 )
 
 // growBuf returns a pooled buffer of at least n bytes, reusing p if it fits.
@@ -75,43 +74,16 @@ func (d *Decoder) applyFilter(f *filter) []byte {
 	d.filtersRun[f.typ]++
 	switch f.typ {
 	case filterE8, filterE8E9:
-		e8e9(data, off, f.typ == filterE8E9)
+		rarfilter.E8E9(data, off, f.typ == filterE8E9, rarfilter.V5Offsets)
 	case filterARM:
 		arm(data, off)
 	case filterDelta:
 		d.fdstp = growBuf(d.fdstp, f.length)
 		dst := (*d.fdstp)[:f.length]
-		delta(dst, data, f.channels)
+		rarfilter.Delta(dst, data, f.channels)
 		return dst
 	}
 	return data
-}
-
-// e8e9 undoes the x86 CALL (and JMP) relative-address transform: a 32-bit
-// operand after 0xE8 (0xE9) holds an absolute address modulo 16 MiB.
-func e8e9(data []byte, off uint32, e9 bool) {
-	const fileSize = 0x1000000
-	cmp2 := byte(0xe8)
-	if e9 {
-		cmp2 = 0xe9
-	}
-	for i := 0; i+4 < len(data); {
-		c := data[i]
-		i++
-		if c != 0xe8 && c != cmp2 {
-			continue
-		}
-		offset := (uint32(i) + off) % fileSize
-		addr := binary.LittleEndian.Uint32(data[i:])
-		if addr&0x80000000 != 0 {
-			if (addr+offset)&0x80000000 == 0 {
-				binary.LittleEndian.PutUint32(data[i:], addr+fileSize)
-			}
-		} else if (addr-fileSize)&0x80000000 != 0 {
-			binary.LittleEndian.PutUint32(data[i:], addr-offset)
-		}
-		i += 4
-	}
 }
 
 // arm undoes the ARM BL transform on 4-byte aligned instructions.
@@ -125,19 +97,5 @@ func arm(data []byte, off uint32) {
 		data[i] = byte(v)
 		data[i+1] = byte(v >> 8)
 		data[i+2] = byte(v >> 16)
-	}
-}
-
-// delta interleaves channels stored one after another, each as byte
-// differences from its previous byte.
-func delta(dst, src []byte, channels int) {
-	s := 0
-	for c := 0; c < channels; c++ {
-		var prev byte
-		for i := c; i < len(dst); i += channels {
-			prev -= src[s]
-			s++
-			dst[i] = prev
-		}
 	}
 }
