@@ -19,6 +19,9 @@ func lchtimes(root *os.Root, rel string, t time.Time) {
 		return
 	}
 	defer d.Close()
-	ts := []unix.Timespec{unix.NsecToTimespec(t.UnixNano()), unix.NsecToTimespec(t.UnixNano())}
+	// Seconds and nanoseconds apart: UnixNano is undefined outside
+	// 1678-2262, and archive times can be anything.
+	sec, nsec := t.Unix(), int64(t.Nanosecond())
+	ts := []unix.Timespec{{Sec: sec, Nsec: nsec}, {Sec: sec, Nsec: nsec}}
 	unix.UtimesNanoAt(int(d.Fd()), path.Base(rel), ts, unix.AT_SYMLINK_NOFOLLOW)
 }
