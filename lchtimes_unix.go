@@ -19,9 +19,13 @@ func lchtimes(root *os.Root, rel string, t time.Time) {
 		return
 	}
 	defer d.Close()
-	// Seconds and nanoseconds apart: UnixNano is undefined outside
-	// 1678-2262, and archive times can be anything.
-	sec, nsec := t.Unix(), int64(t.Nanosecond())
-	ts := []unix.Timespec{{Sec: sec, Nsec: nsec}, {Sec: sec, Nsec: nsec}}
+	// Not through UnixNano, which is undefined outside 1678-2262:
+	// archive times can be anything. A time the platform cannot hold
+	// is left unset.
+	spec, err := unix.TimeToTimespec(t)
+	if err != nil {
+		return
+	}
+	ts := []unix.Timespec{spec, spec}
 	unix.UtimesNanoAt(int(d.Fd()), path.Base(rel), ts, unix.AT_SYMLINK_NOFOLLOW)
 }
