@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -242,7 +243,7 @@ func TestAccountErrors(t *testing.T) {
 		t.Errorf("ratio: %v", err)
 	}
 	var nilAcct *account
-	if err := nilAcct.charge(1 << 40); err != nil {
+	if err := nilAcct.charge(math.MaxInt); err != nil {
 		t.Errorf("nil account: %v", err)
 	}
 }
