@@ -67,7 +67,7 @@ func TestDOSTime(t *testing.T) {
 		{"last DOS second", d3, t3, utc(2107, 12, 31, 23, 59, 58)},
 		// Pre-1980: only a month or day of 0 in 1980 gets there.
 		{"date 0, time set", 0, t1, utc(1979, 11, 30, 23, 31, 30)},
-		{"day 0", 1<<5 | 0, 0, utc(1979, 12, 31, 0, 0, 0)},
+		{"day 0", 1 << 5 /* month 1, day 0 */, 0, utc(1979, 12, 31, 0, 0, 0)},
 		{"month 0", 0<<5 | 1, 0, utc(1979, 12, 1, 0, 0, 0)},
 		// Invalid fields normalise like time.Date.
 		{"month 13", 13<<5 | 1, 0, utc(1981, 1, 1, 0, 0, 0)},
