@@ -14,16 +14,7 @@ func nextVolume(name string, newNaming bool) string {
 	ext := filepath.Ext(name)
 	base := name[:len(name)-len(ext)]
 	if newNaming {
-		// Find the last digit run in base.
-		end := len(base)
-		for end > 0 && !isDigit(base[end-1]) {
-			end--
-		}
-		start := end
-		for start > 0 && isDigit(base[start-1]) {
-			start--
-		}
-		if start < end && strings.HasSuffix(strings.ToLower(base[:start]), "part") {
+		if start, end, ok := partNumber(base); ok {
 			d := []byte(base[start:end])
 			i := len(d) - 1
 			for ; i >= 0; i-- {
@@ -62,6 +53,20 @@ func nextVolume(name string, newNaming bool) string {
 
 func isDigit(c byte) bool { return c >= '0' && c <= '9' }
 
+// partNumber finds the volume number of new-style naming in base (the
+// name without its extension): the last digit run, right after "part".
+func partNumber(base string) (start, end int, ok bool) {
+	end = len(base)
+	for end > 0 && !isDigit(base[end-1]) {
+		end--
+	}
+	start = end
+	for start > 0 && isDigit(base[start-1]) {
+		start--
+	}
+	return start, end, start < end && strings.HasSuffix(strings.ToLower(base[:start]), "part")
+}
+
 // firstVolume returns the name of the first volume of the set name belongs
 // to: the part number set to 1 at the same width with new naming
 // ("a.part03.rar" → "a.part01.rar"), the ".rar" volume with old naming
@@ -70,15 +75,7 @@ func firstVolume(name string, newNaming bool) string {
 	ext := filepath.Ext(name)
 	base := name[:len(name)-len(ext)]
 	if newNaming {
-		end := len(base)
-		for end > 0 && !isDigit(base[end-1]) {
-			end--
-		}
-		start := end
-		for start > 0 && isDigit(base[start-1]) {
-			start--
-		}
-		if start < end && strings.HasSuffix(strings.ToLower(base[:start]), "part") {
+		if start, end, ok := partNumber(base); ok {
 			d := []byte(base[start:end])
 			for i := range d {
 				d[i] = '0'
