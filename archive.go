@@ -179,13 +179,9 @@ func (s *seekReaderAt) Close() error { return s.f.Close() }
 // other volumes; every volume open returns that is an io.Closer, and
 // firstCloser, is closed by Archive.Close (or on failure).
 func openSet(first io.ReaderAt, size int64, name string, open func(string) (io.ReaderAt, int64, error), firstCloser io.Closer, o *options) (*Archive, error) {
-	if fn := firstSplitPart(name, first, open); fn != name {
+	if fn, ra, n, ok := openFirstSplitPart(name, first, open); ok {
 		// A later part of a byte-split set (name.003): the archive starts
 		// in name.001, so open the set from there.
-		ra, n, err := open(fn)
-		if err != nil {
-			return nil, err
-		}
 		if firstCloser != nil {
 			firstCloser.Close()
 		}

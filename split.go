@@ -20,12 +20,8 @@ import (
 // open opens a part by name (the caller closes what it opened); a part
 // it reports as fs.ErrNotExist ends the set.
 func splitVolumes(name string, first io.ReaderAt, firstSize int64, open func(string) (io.ReaderAt, int64, error)) (*volume.Concat, error) {
-	dot := strings.LastIndexByte(name, '.')
-	if dot < 0 || open == nil {
-		return nil, nil
-	}
-	ext := name[dot+1:]
-	if len(ext) < 3 || strings.Trim(ext, "0") != "1" || strings.Trim(ext, "0123456789") != "" {
+	dot, ext, part := splitPart(name)
+	if part != 1 || open == nil {
 		return nil, nil
 	}
 	c := volume.NewConcat(first, firstSize)
@@ -55,31 +51,41 @@ func splitVolumes(name string, first io.ReaderAt, firstSize int64, open func(str
 	return c, nil
 }
 
-// firstSplitPart returns the name of part 001 when name is a later part
-// (.002, .003, …) of a byte-split set whose first part exists and that
-// is not itself an archive volume (a RAR set named .001/.002 is found by
-// the format from any of its volumes); otherwise name.
-func firstSplitPart(name string, r io.ReaderAt, open func(string) (io.ReaderAt, int64, error)) string {
-	dot := strings.LastIndexByte(name, '.')
-	if dot < 0 || open == nil {
-		return name
+// splitPart parses a byte-split part name, "name.NNN" with three or more
+// digits: the index of the dot, the digits, and the part number (0 when
+// name is not one, or the number is 0).
+func splitPart(name string) (dot int, ext string, part int) {
+	dot = strings.LastIndexByte(name, '.')
+	if dot < 0 {
+		return -1, "", 0
 	}
-	ext := name[dot+1:]
-	if len(ext) < 3 || strings.Trim(ext, "0123456789") != "" || strings.Trim(ext, "0") == "1" || strings.Trim(ext, "0") == "" {
-		return name
+	ext = name[dot+1:]
+	if len(ext) < 3 || strings.Trim(ext, "0123456789") != "" {
+		return -1, "", 0
 	}
-	if startsWithSignature(r) {
-		return name
-	}
-	first := name[:dot+1] + strings.Repeat("0", len(ext)-1) + "1"
-	ra, _, err := open(first)
+	n, err := strconv.Atoi(ext)
 	if err != nil {
-		return name
+		return -1, "", 0
 	}
-	if c, ok := ra.(io.Closer); ok {
-		c.Close()
+	return dot, ext, n
+}
+
+// openFirstSplitPart opens part 001 when name is a later part (.002,
+// .003, …) of a byte-split set whose first part exists and that is not
+// itself an archive volume (a RAR set named .001/.002 is found by the
+// format from any of its volumes). ok is false, and nothing is opened,
+// otherwise.
+func openFirstSplitPart(name string, r io.ReaderAt, open func(string) (io.ReaderAt, int64, error)) (first string, ra io.ReaderAt, size int64, ok bool) {
+	dot, ext, part := splitPart(name)
+	if part < 2 || open == nil || startsWithSignature(r) {
+		return "", nil, 0, false
 	}
-	return first
+	first = name[:dot+1] + strings.Repeat("0", len(ext)-1) + "1"
+	ra, size, err := open(first)
+	if err != nil {
+		return "", nil, 0, false
+	}
+	return first, ra, size, true
 }
 
 // startsWithSignature reports whether r begins with a registered format's
