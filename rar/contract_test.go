@@ -632,7 +632,7 @@ func TestPartNamesWithoutFlag(t *testing.T) {
 	for src, dst := range map[string]string{"rar4_oldvol.rar": "x.part1.rar", "rar4_oldvol.r00": "x.part2.rar"} {
 		b, err := os.ReadFile(filepath.Join(testdata, src))
 		if err != nil {
-			t.Skip(err)
+			t.Fatal(err)
 		}
 		os.WriteFile(filepath.Join(dir, dst), b, 0o644)
 	}
