@@ -793,7 +793,9 @@ func (x *extractor) openExtracted(e *Entry, open func() (io.ReadCloser, error)) 
 		return nil, err
 	}
 	var one [1]byte
-	if _, err := rc.Read(one[:]); errors.Is(err, errs.ErrCorrupt) {
+	_, err = rc.Read(one[:])
+	rc.Close()
+	if errors.Is(err, errs.ErrCorrupt) {
 		return nil, err
 	}
 	src := x.extracted(e.LinkTarget)
