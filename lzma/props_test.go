@@ -112,8 +112,8 @@ func TestClosed(t *testing.T) {
 
 func TestInvalidOptions(t *testing.T) {
 	for name, o := range map[string]Option{
-		"MaxDict(-1)":    MaxDict(-1),
-		"EndMarker(9)":   EndMarker(Marker(9)),
+		"MaxDict(-1)":  MaxDict(-1),
+		"EndMarker(9)": EndMarker(Marker(9)),
 	} {
 		if _, err := NewReader2(bytes.NewReader([]byte{0}), 1<<16, -1, o); !errors.Is(err, errs.ErrInvalidOption) {
 			t.Errorf("NewReader2 with %s: %v", name, err)
