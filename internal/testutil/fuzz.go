@@ -3,6 +3,7 @@ package testutil
 import (
 	"fmt"
 	"runtime"
+	"sync"
 	"testing"
 	"time"
 )
@@ -12,10 +13,18 @@ import (
 // below what would stall a worker unnoticed.
 const FuzzTimeout = 2 * time.Second
 
+// stallFactor bounds the wall time of an input that uses no CPU (a
+// deadlock, a blocking read) in multiples of the CPU bound.
+const stallFactor = 15
+
 // FuzzBound guards one fuzz input. It arms a watchdog that crashes the
 // process when the input runs longer than d, so the fuzzer records it
 // as a failure (Go's fuzzer has no per-input timeout of its own and a
-// slow input would just stall the worker). The returned func disarms
+// slow input would just stall the worker). Where the process's CPU time
+// can be read, "longer" means d of CPU time, or stallFactor × d of wall
+// time for an input that blocks: on a loaded machine a worker may get
+// a fraction of a core, and a wall-clock bound alone then reports
+// inputs that are merely starved. The returned func disarms
 // the watchdog and fails t when the input allocated more than maxAlloc
 // bytes (0: no allocation check). Call it as
 //
@@ -35,11 +44,29 @@ func FuzzBound(t testing.TB, d time.Duration, maxAlloc uint64) func() {
 		// tests under -race would trip a bound meant for normal builds.
 		d *= 10
 	}
-	timer := time.AfterFunc(d, func() {
-		panic(fmt.Sprintf("fuzz input ran longer than %v", d))
-	})
+	start, cpu0 := time.Now(), cpuTime()
+	var mu sync.Mutex
+	stopped := false
+	var timer *time.Timer
+	var check func()
+	check = func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if stopped {
+			return
+		}
+		wall := time.Since(start)
+		if cpu0 < 0 || cpuTime()-cpu0 >= d || wall >= stallFactor*d {
+			panic(fmt.Sprintf("fuzz input ran longer than %v (wall %v)", d, wall.Round(time.Millisecond)))
+		}
+		timer = time.AfterFunc(d/4, check) // starved, not slow: look again
+	}
+	timer = time.AfterFunc(d, check)
 	return func() {
+		mu.Lock()
+		stopped = true
 		timer.Stop()
+		mu.Unlock()
 		if maxAlloc == 0 {
 			return
 		}
