@@ -18,6 +18,7 @@ package shrink
 
 import (
 	"io"
+	"math/bits"
 
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/lsb"
@@ -33,14 +34,23 @@ const (
 	free     = 0xFFFF
 )
 
+const words = numCodes / 64
+
 // tables is the pooled state: the string table (prefix code and last byte
-// of each string), the queue of free codes, and the bytes of the string
-// being delivered, written back to front.
+// of each string), and the bytes of the string being delivered, written
+// back to front. A partial clear must not cost a pass over the whole
+// table (a hostile stream can ask for one every 18 bits), so the table
+// keeps, per code, how many defined strings extend it, and bitmaps of the
+// defined codes, of the codes nothing extends (the ones a clear frees),
+// and of the free codes still to hand out, lowest first.
 type tables struct {
-	prefix [numCodes]uint16
-	suffix [numCodes]byte
-	queue  [numCodes]uint16
-	stage  [numCodes + 1]byte
+	prefix   [numCodes]uint16
+	suffix   [numCodes]byte
+	children [numCodes]uint16
+	defined  [words]uint64
+	leaf     [words]uint64
+	queue    [words]uint64
+	stage    [numCodes + 1]byte
 }
 
 var tablePool = pool.Of[tables]{}
@@ -48,7 +58,7 @@ var tablePool = pool.Of[tables]{}
 var errClosed = errs.Corrupt("shrink: read after Close")
 
 // Memory is what a Reader holds while it decodes, for memory limits.
-const Memory = int64(5*numCodes+1) + 4<<10
+const Memory = int64(6*numCodes+1+3*words*8) + 4<<10
 
 // Reader decodes one Shrink stream. Reset reuses it for the next stream;
 // Close returns its tables to the pool.
@@ -58,10 +68,9 @@ type Reader struct {
 	size  int64 // bytes still to produce
 	bits  uint  // current code size
 	prev  int   // previous code, -1 before the first
-	qhead int   // next free code to use is t.queue[qhead] (qhead < qlen)
-	qlen  int
-	sp    int  // t.stage[sp:] is the undelivered rest of the current string
-	first byte // the first byte of the last string
+	qword int   // t.queue has no bits below word qword
+	sp    int   // t.stage[sp:] is the undelivered rest of the current string
+	first byte  // the first byte of the last string
 	err   error
 }
 
@@ -86,11 +95,18 @@ func (z *Reader) Reset(r io.Reader, size int64) {
 	for i := 256; i < numCodes; i++ {
 		t.prefix[i] = free
 	}
+	clear(t.children[:])
+	clear(t.defined[:])
 	// Before the first partial clear the free codes are 257..8191 in order.
-	z.qhead, z.qlen = 0, numCodes-first
-	for i := range z.qlen {
-		t.queue[i] = uint16(first + i)
+	for i := range words {
+		t.queue[i] = ^uint64(0)
 	}
+	t.queue[first/64] = ^(uint64(1)<<(first%64) - 1)
+	for i := range first / 64 {
+		t.queue[i] = 0
+	}
+	t.leaf = t.queue
+	z.qword = 0
 	z.size, z.bits, z.prev, z.sp, z.err = size, minBits, -1, len(t.stage), nil
 	if size < 0 {
 		z.err = errs.Corrupt("shrink: negative size")
@@ -191,30 +207,55 @@ func (z *Reader) code() (int, error) {
 	}
 }
 
-// partialClear frees every string code that no valid string uses as its
-// prefix and rebuilds the free queue from them in increasing order.
+// partialClear frees every string code that no defined string uses as
+// its prefix, and makes exactly those codes (defined or not) the free
+// queue, lowest first. Codes left without children by this clear are
+// freed by the next one, not this one.
 func (z *Reader) partialClear() {
 	t := z.t
-	// Mark parents in the stage (free scratch here: it is delivered).
-	mark := t.queue[:] // reuse: the queue is rebuilt below
-	for i := range mark {
-		mark[i] = 0
-	}
-	for i := first; i < numCodes; i++ {
-		if p := t.prefix[i]; p != free {
-			mark[p] = 1
+	t.queue = t.leaf
+	z.qword = 0
+	for w := range words {
+		m := t.queue[w] & t.defined[w] // the leaves before this clear
+		t.defined[w] &^= m
+		for m != 0 {
+			c := w*64 + bits.TrailingZeros64(m)
+			m &= m - 1
+			p := t.prefix[c]
+			t.prefix[c] = free
+			if p >= first {
+				t.children[p]--
+				if t.children[p] == 0 {
+					t.leaf[p>>6] |= 1 << (p & 63)
+				}
+			}
 		}
 	}
-	n := 0
-	for i := first; i < numCodes; i++ {
-		if mark[i] == 0 {
-			t.prefix[i] = free
-			// i >= n+first, so writing queue[n] never clobbers a mark still to be read.
-			t.queue[n] = uint16(i)
-			n++
+}
+
+// nextFree is the lowest code in the free queue, or -1.
+func (z *Reader) nextFree() int {
+	t := z.t
+	for ; z.qword < words; z.qword++ {
+		if w := t.queue[z.qword]; w != 0 {
+			return z.qword*64 + bits.TrailingZeros64(w)
 		}
 	}
-	z.qhead, z.qlen = 0, n
+	return -1
+}
+
+// define gives free code c the string of code p plus byte b.
+func (z *Reader) define(c int, p int, b byte) {
+	t := z.t
+	t.queue[c>>6] &^= 1 << (c & 63)
+	t.prefix[c], t.suffix[c] = uint16(p), b
+	t.defined[c>>6] |= 1 << (c & 63)
+	if p >= first {
+		if t.children[p] == 0 {
+			t.leaf[p>>6] &^= 1 << (p & 63)
+		}
+		t.children[p]++
+	}
 }
 
 // next decodes one code into the stage.
@@ -235,9 +276,8 @@ func (z *Reader) next() error {
 		z.prev = c
 		return nil
 	}
-	nextFree := -1
-	if z.qhead < z.qlen {
-		nextFree = int(t.queue[z.qhead])
+	nextFree := z.nextFree()
+	if nextFree >= 0 {
 		if t.prefix[z.prev] != free {
 			// The code about to be defined may be used already (KwKwK),
 			// directly or as the prefix of a string whose own prefix was
@@ -255,8 +295,7 @@ func (z *Reader) next() error {
 	// If the previous code was cleared, the new string points at a free
 	// code and takes whatever that code is given later.
 	if nextFree >= 0 {
-		z.qhead++
-		t.prefix[nextFree], t.suffix[nextFree] = uint16(z.prev), z.first
+		z.define(nextFree, z.prev, z.first)
 	}
 	z.prev = c
 	return nil

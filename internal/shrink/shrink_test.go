@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"testing"
 	"testing/iotest"
+	"time"
 
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/testutil"
@@ -260,4 +261,25 @@ func FuzzShrink(f *testing.F) {
 			t.Fatalf("error %v is neither ErrCorrupt nor ErrTruncated", err)
 		}
 	})
+}
+
+// TestClearFlood: a stream that asks for a partial clear every 18 bits
+// costs time in proportion to its length, not 8192 steps per clear.
+func TestClearFlood(t *testing.T) {
+	var w bitWriter
+	w.put('a', 9)
+	for range 500_000 { // about 1.1 MB
+		w.put(256, 9)
+		w.put(2, 9)
+	}
+	w.put('b', 9)
+	comp := w.flush()
+	start := time.Now()
+	got, err := decode(t, comp, 2)
+	if err != nil || string(got) != "ab" {
+		t.Fatalf("%q, %v", got, err)
+	}
+	if d := time.Since(start); d > time.Second {
+		t.Errorf("500000 partial clears took %v", d)
+	}
 }
