@@ -6,6 +6,7 @@ import (
 	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/implode"
+	"github.com/go-unarc/unarc/internal/pool"
 	"github.com/go-unarc/unarc/internal/reduce"
 	"github.com/go-unarc/unarc/internal/shrink"
 )
@@ -40,6 +41,26 @@ func legacySize(f *file, name string) (int64, error) {
 	return f.Size, nil
 }
 
+// The decoders are pooled whole: Close gives back their tables and then
+// the decoder itself. Only the registry's methodReader holds one, and it
+// drops it on Close, so a reused decoder is never reachable from the
+// entry that had it before.
+type (
+	pooledShrink  struct{ shrink.Reader }
+	pooledReduce  struct{ reduce.Reader }
+	pooledImplode struct{ implode.Reader }
+)
+
+var (
+	shrinkPool  pool.Of[pooledShrink]
+	reducePool  pool.Of[pooledReduce]
+	implodePool pool.Of[pooledImplode]
+)
+
+func (z *pooledShrink) Close() error  { z.Reader.Close(); shrinkPool.Put(z); return nil }
+func (z *pooledReduce) Close() error  { z.Reader.Close(); reducePool.Put(z); return nil }
+func (z *pooledImplode) Close() error { z.Reader.Close(); implodePool.Put(z); return nil }
+
 func init() {
 	register(methodShrink, &methodSpec{
 		name:  "Shrink",
@@ -49,7 +70,9 @@ func init() {
 			if err != nil {
 				return nil, err
 			}
-			return shrink.NewReader(r, n), nil
+			z := shrinkPool.Get()
+			z.Reset(r, n)
+			return z, nil
 		},
 	})
 	for factor := 1; factor <= 4; factor++ {
@@ -62,7 +85,9 @@ func init() {
 				if err != nil {
 					return nil, err
 				}
-				return reduce.NewReader(r, n, factor), nil
+				z := reducePool.Get()
+				z.Reset(r, n, factor)
+				return z, nil
 			},
 		})
 	}
@@ -74,7 +99,9 @@ func init() {
 			if err != nil {
 				return nil, err
 			}
-			return implode.NewReader(r, n, f.flags&flagImplode8K != 0, f.flags&flagImplodeLit != 0), nil
+			z := implodePool.Get()
+			z.Reset(r, n, f.flags&flagImplode8K != 0, f.flags&flagImplodeLit != 0)
+			return z, nil
 		},
 	})
 }

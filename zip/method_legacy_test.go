@@ -155,3 +155,36 @@ func TestLegacyDescriptor(t *testing.T) {
 		t.Fatalf("%s after it: %d bytes, %v", e.Name, n, err)
 	}
 }
+
+// TestLegacyAllocs: once warm, opening and reading a legacy entry costs
+// what any registered method does (the entry reader and the registry's
+// wrapper), nothing for the decoder: it and its tables are pooled.
+func TestLegacyAllocs(t *testing.T) {
+	if testing.CoverMode() != "" || testutil.RaceEnabled {
+		t.Skip("allocation counts differ under -cover/-race")
+	}
+	for _, c := range legacyZips {
+		data, _ := os.ReadFile("../testdata/zip/" + c.file)
+		a, err := Open(bytes.NewReader(data), int64(len(data)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range c.methods {
+			run := func() {
+				rc, err := a.Open(i)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if n, err := io.Copy(io.Discard, rc); err != nil || n != 9000 {
+					t.Fatal(n, err)
+				}
+				rc.Close()
+			}
+			run()
+			if n := testing.AllocsPerRun(20, run); n > 3 {
+				t.Errorf("%s entry %d: %v allocations per open and read, want at most 3", c.file, i, n)
+			}
+		}
+		a.Close()
+	}
+}
