@@ -19,6 +19,7 @@ type ZipFile struct {
 	CRC    uint32
 	Size   uint64 // declared uncompressed size
 	Zip64  bool   // sizes in a Zip64 extra field (local and central)
+	Flags  uint16 // general-purpose flags (Implode's window and tree bits …)
 }
 
 // ZipBuilder lays out local headers, data and raw bytes in order, then
@@ -60,6 +61,7 @@ func LocalHeader(f ZipFile) []byte {
 		ver = 45
 	}
 	zle.PutUint16(h[4:], ver)
+	zle.PutUint16(h[6:], f.Flags)
 	zle.PutUint16(h[8:], f.Method)
 	zle.PutUint16(h[10:], 0x6000) // 12:00
 	zle.PutUint16(h[12:], 0x5821) // 2024-01-01
@@ -100,6 +102,7 @@ func (b *ZipBuilder) Central(f ZipFile, off int64) {
 		ver = 45
 	}
 	zle.PutUint16(h[6:], ver)
+	zle.PutUint16(h[8:], f.Flags)
 	zle.PutUint16(h[10:], f.Method)
 	zle.PutUint16(h[12:], 0x6000)
 	zle.PutUint16(h[14:], 0x5821)

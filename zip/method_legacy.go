@@ -1,0 +1,107 @@
+package zip
+
+import (
+	"io"
+
+	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/internal/implode"
+	"github.com/go-unarc/unarc/internal/pool"
+	"github.com/go-unarc/unarc/internal/reduce"
+	"github.com/go-unarc/unarc/internal/shrink"
+)
+
+// The legacy PKZIP methods (APPNOTE 5.1 to 5.3): Shrink (1), Reduce with
+// factors 1 to 4 (2 to 5) and Implode (6). Their streams have no end
+// marker and end at the entry's size, so an entry whose size comes only
+// after its data (a forward-only stream with a data descriptor) cannot
+// be decoded. Their decoders hold fixed tables of a few tens of KiB.
+const (
+	methodShrink  = 1
+	methodImplode = 6
+
+	flagImplode8K  = 1 << 1 // method 6: 8 KiB window (else 4 KiB)
+	flagImplodeLit = 1 << 2 // method 6: a literal tree (three trees, minimum match 3)
+)
+
+func legacyCheck(name string, mem int64) func(*file, *arc.Limits) error {
+	return func(f *file, lim *arc.Limits) error {
+		if mem > lim.MaxMemory {
+			return errs.Limit("%s needs %d bytes of decoder memory, above MaxMemory (%d)", name, mem, lim.MaxMemory)
+		}
+		return nil
+	}
+}
+
+// legacySize is the size a legacy stream decodes to.
+func legacySize(f *file, name string) (int64, error) {
+	if f.Size < 0 {
+		return 0, errs.Unsupported("%s entry whose size is only in its data descriptor (the stream has no end marker)", name)
+	}
+	return f.Size, nil
+}
+
+// The decoders are pooled whole: Close gives back their tables and then
+// the decoder itself. Only the registry's methodReader holds one, and it
+// drops it on Close, so a reused decoder is never reachable from the
+// entry that had it before.
+type (
+	pooledShrink  struct{ shrink.Reader }
+	pooledReduce  struct{ reduce.Reader }
+	pooledImplode struct{ implode.Reader }
+)
+
+var (
+	shrinkPool  pool.Of[pooledShrink]
+	reducePool  pool.Of[pooledReduce]
+	implodePool pool.Of[pooledImplode]
+)
+
+func (z *pooledShrink) Close() error  { z.Reader.Close(); shrinkPool.Put(z); return nil }
+func (z *pooledReduce) Close() error  { z.Reader.Close(); reducePool.Put(z); return nil }
+func (z *pooledImplode) Close() error { z.Reader.Close(); implodePool.Put(z); return nil }
+
+func init() {
+	register(methodShrink, &methodSpec{
+		name:  "Shrink",
+		check: legacyCheck("Shrink", shrink.Memory),
+		open: func(r io.Reader, f *file, cfg *arc.Config) (io.ReadCloser, error) {
+			n, err := legacySize(f, "Shrink")
+			if err != nil {
+				return nil, err
+			}
+			z := shrinkPool.Get()
+			z.Reset(r, n)
+			return z, nil
+		},
+	})
+	for factor := 1; factor <= 4; factor++ {
+		name := methodName(uint16(1 + factor))
+		register(uint16(1+factor), &methodSpec{
+			name:  name,
+			check: legacyCheck(name, reduce.Memory),
+			open: func(r io.Reader, f *file, cfg *arc.Config) (io.ReadCloser, error) {
+				n, err := legacySize(f, name)
+				if err != nil {
+					return nil, err
+				}
+				z := reducePool.Get()
+				z.Reset(r, n, factor)
+				return z, nil
+			},
+		})
+	}
+	register(methodImplode, &methodSpec{
+		name:  "Implode",
+		check: legacyCheck("Implode", implode.Memory),
+		open: func(r io.Reader, f *file, cfg *arc.Config) (io.ReadCloser, error) {
+			n, err := legacySize(f, "Implode")
+			if err != nil {
+				return nil, err
+			}
+			z := implodePool.Get()
+			z.Reset(r, n, f.flags&flagImplode8K != 0, f.flags&flagImplodeLit != 0)
+			return z, nil
+		},
+	})
+}
