@@ -1,0 +1,57 @@
+package xz
+
+import "fmt"
+
+// Option configures a Reader. Options are plain values, so passing them to
+// Reset allocates nothing.
+type Option struct {
+	kind optKind
+	v    int64
+}
+
+type optKind uint8
+
+const (
+	optMaxMemory optKind = iota + 1
+	optSingle
+)
+
+// MaxMemory limits the memory one block may need to n bytes: its LZMA2
+// dictionary (or its uncompressed size, when the block header gives it and
+// it is smaller) plus FilterBufferSize for each BCJ or Delta filter.
+// A block that needs more fails with an error matching errs.ErrLimit,
+// checked from the block header before anything is allocated. 0 (the
+// default) means no limit; a negative n makes NewReader and Reset fail.
+func MaxMemory(n int64) Option { return Option{kind: optMaxMemory, v: n} }
+
+// SingleStream makes the reader stop after the first stream: the end of
+// its footer is the end of the data, and what follows is not looked at.
+// Without it, further streams and stream padding are decoded, as xz does.
+func SingleStream() Option { return Option{kind: optSingle, v: 1} }
+
+// FilterBufferSize is what MaxMemory counts for each filter before LZMA2
+// in a chain.
+const FilterBufferSize = 64 << 10
+
+type config struct {
+	maxMem int64 // 0: no limit
+	single bool
+}
+
+func (c *config) apply(opts []Option) error {
+	*c = config{}
+	for _, o := range opts {
+		switch o.kind {
+		case optMaxMemory:
+			if o.v < 0 {
+				return fmt.Errorf("xz: MaxMemory(%d) is negative", o.v)
+			}
+			c.maxMem = o.v
+		case optSingle:
+			c.single = o.v != 0
+		default:
+			return fmt.Errorf("xz: unknown option %d", o.kind)
+		}
+	}
+	return nil
+}
