@@ -13,16 +13,32 @@ type optKind uint8
 
 const (
 	optMaxMemory optKind = iota + 1
+	optMaxDict
 	optSingle
+	optSize
 )
 
 // MaxMemory limits the memory one block may need to n bytes: its LZMA2
-// dictionary (or its uncompressed size, when the block header gives it and
-// it is smaller) plus FilterBufferSize for each BCJ or Delta filter.
+// window (the dictionary, or less when the block header or
+// UncompressedSize bounds the data the block can hold) plus FilterBufferSize for each BCJ or Delta filter.
 // A block that needs more fails with an error matching errs.ErrLimit,
 // checked from the block header before anything is allocated. 0 (the
 // default) means no limit; a negative n makes NewReader and Reset fail.
 func MaxMemory(n int64) Option { return Option{kind: optMaxMemory, v: n} }
+
+// MaxDict limits the LZMA2 window of one block to n bytes: the declared
+// dictionary, or less when the block header or UncompressedSize bounds the
+// data it can hold. A block above it fails with an error matching
+// errs.ErrLimit before anything is allocated. 0 (the default) means no
+// limit; a negative n makes NewReader and Reset fail.
+func MaxDict(n int64) Option { return Option{kind: optMaxDict, v: n} }
+
+// UncompressedSize tells the reader the total decoded size when the
+// container records it (ZIP's local header): no block window is counted
+// larger than that for MaxDict and MaxMemory, and data that decodes to
+// another size fails with an error matching errs.ErrCorrupt. A negative n
+// means unknown (the default).
+func UncompressedSize(n int64) Option { return Option{kind: optSize, v: n} }
 
 // SingleStream makes the reader stop after the first stream: the end of
 // its footer is the end of the data, and what follows is not looked at.
@@ -34,12 +50,14 @@ func SingleStream() Option { return Option{kind: optSingle, v: 1} }
 const FilterBufferSize = 64 << 10
 
 type config struct {
-	maxMem int64 // 0: no limit
-	single bool
+	maxMem  int64 // 0: no limit
+	maxDict int64 // 0: no limit
+	size    int64 // -1: unknown
+	single  bool
 }
 
 func (c *config) apply(opts []Option) error {
-	*c = config{}
+	*c = config{size: -1}
 	for _, o := range opts {
 		switch o.kind {
 		case optMaxMemory:
@@ -47,6 +65,13 @@ func (c *config) apply(opts []Option) error {
 				return fmt.Errorf("xz: MaxMemory(%d) is negative", o.v)
 			}
 			c.maxMem = o.v
+		case optMaxDict:
+			if o.v < 0 {
+				return fmt.Errorf("xz: MaxDict(%d) is negative", o.v)
+			}
+			c.maxDict = o.v
+		case optSize:
+			c.size = max(o.v, -1)
 		case optSingle:
 			c.single = o.v != 0
 		default:

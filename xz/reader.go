@@ -104,6 +104,7 @@ type Reader struct {
 	sum      [sha256.Size]byte
 
 	blocks, index records // what the blocks were, what the index says
+	total         int64   // bytes decoded from all streams
 
 	hw      hashWriter
 	scratch *[]byte // WriteTo buffer when filters are in the chain
@@ -154,7 +155,7 @@ func (z *Reader) Reset(r io.Reader, opts ...Option) error {
 		return err
 	}
 	z.in.reset(r)
-	z.st, z.err, z.streams, z.out = stStream, nil, 0, nil
+	z.st, z.err, z.streams, z.out, z.total = stStream, nil, 0, nil, 0
 	return nil
 }
 
@@ -188,7 +189,10 @@ func (z *Reader) Read(p []byte) (int, error) {
 		}
 		n, err := z.out.Read(p)
 		if n > 0 {
-			z.account(p[:n])
+			if aerr := z.account(p[:n]); aerr != nil {
+				z.err = aerr
+				return n, nil
+			}
 		}
 		switch {
 		case err == io.EOF:
@@ -230,7 +234,10 @@ func (z *Reader) WriteTo(w io.Writer) (int64, error) {
 		buf := *z.scratch
 		n, err := z.out.Read(buf)
 		if n > 0 {
-			z.account(buf[:n])
+			if aerr := z.account(buf[:n]); aerr != nil {
+				z.err = aerr
+				break
+			}
 			m, werr := w.Write(buf[:n])
 			total += int64(m)
 			if werr == nil && m < n {
@@ -261,13 +268,17 @@ type hashWriter struct {
 }
 
 func (h *hashWriter) Write(p []byte) (int, error) {
-	h.z.account(p)
+	if err := h.z.account(p); err != nil {
+		return 0, err
+	}
 	return h.w.Write(p)
 }
 
-// account adds decoded bytes to the block's check and size.
-func (z *Reader) account(p []byte) {
+// account adds decoded bytes to the block's check and size. It fails
+// when the data passes UncompressedSize.
+func (z *Reader) account(p []byte) error {
 	z.unc += int64(len(p))
+	z.total += int64(len(p))
 	switch z.check {
 	case checkCRC32:
 		z.crc32 = crc32.Update(z.crc32, crc32.IEEETable, p)
@@ -276,6 +287,10 @@ func (z *Reader) account(p []byte) {
 	case checkSHA256:
 		z.sha.Write(p)
 	}
+	if z.cfg.size >= 0 && z.total > z.cfg.size {
+		return errs.Corrupt("xz: data longer than the %d bytes recorded for it", z.cfg.size)
+	}
+	return nil
 }
 
 // next reads what comes between blocks: stream headers, block headers,
@@ -492,8 +507,14 @@ func (z *Reader) blockHeader() error {
 
 	// Memory, from the header alone, before anything is allocated.
 	window := max(dict, 4096)
-	if z.declUnc >= 0 && z.declUnc < window {
-		window = z.declUnc
+	if z.declUnc >= 0 {
+		window = min(window, z.declUnc)
+	}
+	if z.cfg.size >= 0 {
+		window = min(window, z.cfg.size-z.total)
+	}
+	if z.cfg.maxDict > 0 && window > z.cfg.maxDict {
+		return errs.Limit("xz: LZMA2 window of %d bytes (dictionary %d), above MaxDict (%d)", window, dict, z.cfg.maxDict)
 	}
 	need := window + int64(nf-1)*FilterBufferSize
 	if z.cfg.maxMem > 0 && need > z.cfg.maxMem {
@@ -690,10 +711,19 @@ func (z *Reader) footer() error {
 	}
 	in.ip += headerSize
 	if z.cfg.single {
-		return io.EOF
+		return z.end()
 	}
 	z.st = stPadding
 	return nil
+}
+
+// end is the end of the data: io.EOF, unless it is shorter than
+// UncompressedSize.
+func (z *Reader) end() error {
+	if z.cfg.size >= 0 && z.total != z.cfg.size {
+		return errs.Corrupt("xz: data of %d bytes, %d recorded for it", z.total, z.cfg.size)
+	}
+	return io.EOF
 }
 
 // padding skips stream padding after a footer: groups of four zero bytes,
@@ -705,7 +735,7 @@ func (z *Reader) padding() error {
 			if in.err != nil {
 				return in.err
 			}
-			return io.EOF
+			return z.end()
 		}
 		if in.buf[in.ip] != 0 {
 			z.st = stStream

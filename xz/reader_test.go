@@ -412,3 +412,39 @@ func TestAllocs(t *testing.T) {
 		z.Close()
 	}
 }
+
+// TestMaxDictAndSize: MaxDict bounds the window, and UncompressedSize
+// clamps the window counted (a 64 MiB dictionary over 16 KiB of data
+// passes a 1 MiB limit when the size is known) and must match the data.
+func TestMaxDictAndSize(t *testing.T) {
+	b := readTestFile(t, "level9e.xz") // 64 MiB dictionary
+	n := int64(len(readTestFile(t, "input.bin")))
+	if _, err := decodeAll(t, b, MaxDict(1<<20)); !errors.Is(err, errs.ErrLimit) || !strings.Contains(err.Error(), "MaxDict (1048576)") {
+		t.Fatalf("MaxDict: %v, want ErrLimit naming MaxDict", err)
+	}
+	if _, err := decodeAll(t, b, MaxDict(1<<20), MaxMemory(1<<20), UncompressedSize(n)); err != nil {
+		t.Fatalf("known size under the limits: %v", err)
+	}
+	if _, err := decodeAll(t, b, MaxDict(1<<20), UncompressedSize(2<<20)); !errors.Is(err, errs.ErrLimit) {
+		t.Fatalf("size above the limit: %v, want ErrLimit", err)
+	}
+	for _, size := range []int64{0, n - 1, n + 1} {
+		if _, err := decodeAll(t, b, UncompressedSize(size)); !errors.Is(err, errs.ErrCorrupt) {
+			t.Fatalf("UncompressedSize(%d) for %d bytes: %v, want ErrCorrupt", size, n, err)
+		}
+	}
+	// Across streams, and with filters (the WriteTo path through a buffer).
+	for _, name := range []string{"concat-padded.xz", "filter-chain3.xz"} {
+		b := readTestFile(t, name)
+		n := int64(len(expected(t, name)))
+		if _, err := decodeAll(t, b, UncompressedSize(n)); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if _, err := decodeAll(t, b, UncompressedSize(n-1)); !errors.Is(err, errs.ErrCorrupt) {
+			t.Fatalf("%s one byte short: %v", name, err)
+		}
+	}
+	if _, err := NewReader(bytes.NewReader(b), MaxDict(-1)); err == nil {
+		t.Fatal("MaxDict(-1) accepted")
+	}
+}
