@@ -36,8 +36,9 @@ func MaxDict(n int64) Option { return Option{kind: optMaxDict, v: n} }
 // UncompressedSize tells the reader the total decoded size when the
 // container records it (ZIP's local header): no block window is counted
 // larger than that for MaxDict and MaxMemory, and data that decodes to
-// another size fails with an error matching errs.ErrCorrupt. A negative n
-// means unknown (the default).
+// more fails with an error matching errs.ErrCorrupt, to less with one
+// matching errs.ErrTruncated (as crc32x verifies a recorded size). A
+// negative n means unknown (the default).
 func UncompressedSize(n int64) Option { return Option{kind: optSize, v: n} }
 
 // SingleStream makes the reader stop after the first stream: the end of

@@ -288,7 +288,7 @@ func (z *Reader) account(p []byte) error {
 		z.sha.Write(p)
 	}
 	if z.cfg.size >= 0 && z.total > z.cfg.size {
-		return errs.Corrupt("xz: data longer than the %d bytes recorded for it", z.cfg.size)
+		return errs.Corrupt("xz: more data than the %d bytes recorded for it", z.cfg.size)
 	}
 	return nil
 }
@@ -721,7 +721,7 @@ func (z *Reader) footer() error {
 // UncompressedSize.
 func (z *Reader) end() error {
 	if z.cfg.size >= 0 && z.total != z.cfg.size {
-		return errs.Corrupt("xz: data of %d bytes, %d recorded for it", z.total, z.cfg.size)
+		return errs.Truncated(fmt.Sprintf("xz data ends after %d of the %d bytes recorded for it", z.total, z.cfg.size))
 	}
 	return io.EOF
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Remakes the .xz test files with the real tools: xz (XZ Utils 5.4) for
+# Remakes the .xz test files (and two ZIPs of method 95) with the real tools: xz (XZ Utils 5.4) for
 # every check type, filter, block size and concatenation, and 7zz for the
 # RISC-V filter (xz gains --riscv only in 5.6) and 7-Zip's own xz writer.
 # input.bin is deterministic: 8 KiB of instruction-like words (branches
@@ -7,7 +7,7 @@
 # and 8 KiB of text records.
 set -euo pipefail
 cd "$(dirname "$0")"
-rm -f ./*.xz input.bin
+rm -f ./*.xz ./*.zip input.bin
 
 python3 - <<'PY'
 import random, struct
@@ -62,4 +62,8 @@ xz -c --check=crc64 --lzma2=preset=1 small.bin > small-crc64.xz
 rm small.bin
 7zz a -txz -mf=RISCV -bso0 -bsp0 filter-riscv-7zz.xz input.bin
 7zz a -txz -mx5 -bso0 -bsp0 7zz-mx5.xz input.bin
-ls -l ./*.xz input.bin
+# ZIP method 95 (XZ), from 7zz: sizes in the local header, and streamed
+# (-si -so: a data descriptor after the data).
+7zz a -tzip -mm=XZ -mx5 -bso0 -bsp0 zip-xz.zip input.bin
+7zz a -tzip -mm=XZ -mx5 -bsp0 -siinput.bin -so stream.zip < input.bin > zip-xz-stream.zip
+ls -l ./*.xz ./*.zip input.bin
