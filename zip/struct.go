@@ -4,11 +4,11 @@
 //
 // Supported: Stored, Deflate, Deflate64, LZMA, BZip2, Zstandard and XZ
 // (method 95, through package xz: concatenated streams and padding, as
-// 7-Zip reads them); Zip64
-// sizes, offsets and entry counts; data descriptors with or without
-// signature; prepended data (SFX stubs) with or without adjusted offsets;
-// UTF-8 names, the Info-ZIP Unicode path field, and CP437 (or
-// Config.DecodeName) for names without the UTF-8 flag; DOS,
+// 7-Zip reads them); Zip64 sizes, offsets and entry counts; data
+// descriptors with or without signature; prepended data (SFX stubs) with
+// or without adjusted offsets; UTF-8 names, the Info-ZIP Unicode path
+// field, and CP437 (or Config.DecodeName) for names without the UTF-8
+// flag; DOS,
 // extended-timestamp and NTFS times; Unix modes and symlinks; archive and
 // entry comments. Other methods and encrypted entries are listed, and
 // opening them fails with an error matching unarc.ErrUnsupported or
