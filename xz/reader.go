@@ -297,6 +297,9 @@ func (z *Reader) account(p []byte) error {
 // the index, footers and padding. It sets stData when a block starts and
 // returns io.EOF at the end.
 func (z *Reader) next() error {
+	if z.in.buf == nil {
+		return ErrClosed // a zero Reader, never Reset
+	}
 	switch z.st {
 	case stStream:
 		return z.streamHeader()

@@ -453,3 +453,27 @@ func TestMaxDictAndSize(t *testing.T) {
 		t.Fatal("MaxDict(-1) accepted")
 	}
 }
+
+// TestClosed: a zero Reader and a closed one fail with ErrClosed instead
+// of reading; Reset brings a closed one back.
+func TestClosed(t *testing.T) {
+	var z Reader
+	if _, err := z.Read(make([]byte, 10)); !errors.Is(err, ErrClosed) {
+		t.Fatalf("zero Reader: %v", err)
+	}
+	b := readTestFile(t, "check-crc32.xz")
+	if err := z.Reset(bytes.NewReader(b)); err != nil {
+		t.Fatal(err)
+	}
+	z.Close()
+	if _, err := z.WriteTo(io.Discard); !errors.Is(err, ErrClosed) {
+		t.Fatalf("closed Reader: %v", err)
+	}
+	if err := z.Reset(bytes.NewReader(b)); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := io.ReadAll(&z); err != nil || !bytes.Equal(got, expected(t, "check-crc32.xz")) {
+		t.Fatalf("after Close and Reset: %d bytes, %v", len(got), err)
+	}
+	z.Close()
+}
