@@ -2,12 +2,13 @@
 // through the central directory (Archive) and forward-only reading of a
 // stream through the local headers (Reader).
 //
-// Supported: Stored, Deflate, Deflate64, LZMA, BZip2, Zstandard and the
-// legacy PKZIP methods Shrink, Reduce (1 to 4) and Implode; Zip64
-// sizes, offsets and entry counts; data descriptors with or without
-// signature; prepended data (SFX stubs) with or without adjusted offsets;
-// UTF-8 names, the Info-ZIP Unicode path field, and CP437 (or
-// Config.DecodeName) for names without the UTF-8 flag; DOS,
+// Supported: Stored, Deflate, Deflate64, LZMA, BZip2, Zstandard, XZ
+// (method 95, through package xz: concatenated streams and padding, as
+// 7-Zip reads them) and the legacy PKZIP methods Shrink, Reduce (1 to 4)
+// and Implode; Zip64 sizes, offsets and entry counts; data descriptors
+// with or without signature; prepended data (SFX stubs) with or without
+// adjusted offsets; UTF-8 names, the Info-ZIP Unicode path field, and
+// CP437 (or Config.DecodeName) for names without the UTF-8 flag; DOS,
 // extended-timestamp and NTFS times; Unix modes and symlinks; archive and
 // entry comments. Other methods and encrypted entries are listed, and
 // opening them fails with an error matching unarc.ErrUnsupported or

@@ -1,0 +1,83 @@
+package xz
+
+import "fmt"
+
+// Option configures a Reader. Options are plain values, so passing them to
+// Reset allocates nothing.
+type Option struct {
+	kind optKind
+	v    int64
+}
+
+type optKind uint8
+
+const (
+	optMaxMemory optKind = iota + 1
+	optMaxDict
+	optSingle
+	optSize
+)
+
+// MaxMemory limits the memory one block may need to n bytes: its LZMA2
+// window (the dictionary, or less when the block header or
+// UncompressedSize bounds the data the block can hold) plus FilterBufferSize for each BCJ or Delta filter.
+// A block that needs more fails with an error matching errs.ErrLimit,
+// checked from the block header before anything is allocated. 0 (the
+// default) means no limit; a negative n makes NewReader and Reset fail.
+func MaxMemory(n int64) Option { return Option{kind: optMaxMemory, v: n} }
+
+// MaxDict limits the LZMA2 window of one block to n bytes: the declared
+// dictionary, or less when the block header or UncompressedSize bounds the
+// data it can hold. A block above it fails with an error matching
+// errs.ErrLimit before anything is allocated. 0 (the default) means no
+// limit; a negative n makes NewReader and Reset fail.
+func MaxDict(n int64) Option { return Option{kind: optMaxDict, v: n} }
+
+// UncompressedSize tells the reader the total decoded size when the
+// container records it (ZIP's local header): no block window is counted
+// larger than that for MaxDict and MaxMemory, and data that decodes to
+// more fails with an error matching errs.ErrCorrupt, to less with one
+// matching errs.ErrTruncated (as crc32x verifies a recorded size). A
+// negative n means unknown (the default).
+func UncompressedSize(n int64) Option { return Option{kind: optSize, v: n} }
+
+// SingleStream makes the reader stop after the first stream: the end of
+// its footer is the end of the data, and what follows is not looked at.
+// Without it, further streams and stream padding are decoded, as xz does.
+func SingleStream() Option { return Option{kind: optSingle, v: 1} }
+
+// FilterBufferSize is what MaxMemory counts for each filter before LZMA2
+// in a chain.
+const FilterBufferSize = 64 << 10
+
+type config struct {
+	maxMem  int64 // 0: no limit
+	maxDict int64 // 0: no limit
+	size    int64 // -1: unknown
+	single  bool
+}
+
+func (c *config) apply(opts []Option) error {
+	*c = config{size: -1}
+	for _, o := range opts {
+		switch o.kind {
+		case optMaxMemory:
+			if o.v < 0 {
+				return fmt.Errorf("xz: MaxMemory(%d) is negative", o.v)
+			}
+			c.maxMem = o.v
+		case optMaxDict:
+			if o.v < 0 {
+				return fmt.Errorf("xz: MaxDict(%d) is negative", o.v)
+			}
+			c.maxDict = o.v
+		case optSize:
+			c.size = max(o.v, -1)
+		case optSingle:
+			c.single = o.v != 0
+		default:
+			return fmt.Errorf("xz: unknown option %d", o.kind)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,92 @@
+package zip
+
+import (
+	"io"
+	"sync"
+
+	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/xz"
+)
+
+// methodXZ is APPNOTE 4.4.5's method 95: the entry's data is an .xz
+// stream. 7-Zip accepts concatenated streams and stream padding there and
+// rejects anything else after the stream, which is also xz.Reader's
+// default.
+const methodXZ = 95
+
+// xzReaders keeps the decoder values (their buffers go back to
+// internal/pool on Close; the values hold the SHA-256 state and the
+// LZMA2 decoder struct).
+var xzReaders sync.Pool
+
+func init() {
+	register(methodXZ, &methodSpec{
+		name: "XZ",
+		check: func(f *file, lim *arc.Limits) error {
+			// The input buffer and LZMA2 tables come first; the block
+			// headers are checked by the decoder before it allocates.
+			if lim.MaxMemory < xzFixed {
+				return errs.Limit("XZ needs at least %d bytes of decoder memory, above MaxMemory (%d)", xzFixed, lim.MaxMemory)
+			}
+			return nil
+		},
+		open: openXZ,
+	})
+}
+
+// xzFixed is what an xz decoder holds whatever its blocks say: its input
+// buffer, the LZMA2 input buffer and probability tables.
+const xzFixed = 64<<10 + 64<<10 + 32<<10
+
+// xzEntry is one entry's xz stream; Close puts the decoder back.
+type xzEntry struct {
+	z *xz.Reader
+}
+
+func openXZ(r io.Reader, f *file, cfg *arc.Config) (io.ReadCloser, error) {
+	lim := &cfg.Limits
+	size := int64(-1)
+	if f.Size >= 0 {
+		size = int64(f.usize)
+	}
+	opts := [...]xz.Option{
+		xz.MaxMemory(max(lim.MaxMemory-xzFixed, 1)),
+		xz.MaxDict(lim.MaxDictionary),
+		xz.UncompressedSize(size),
+	}
+	z, _ := xzReaders.Get().(*xz.Reader)
+	var err error
+	if z == nil {
+		z, err = xz.NewReader(r, opts[:]...)
+	} else {
+		err = z.Reset(r, opts[:]...)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &xzEntry{z: z}, nil
+}
+
+func (e *xzEntry) Read(p []byte) (int, error) {
+	if e.z == nil {
+		return 0, errClosed
+	}
+	return e.z.Read(p)
+}
+
+func (e *xzEntry) WriteTo(w io.Writer) (int64, error) {
+	if e.z == nil {
+		return 0, errClosed
+	}
+	return e.z.WriteTo(w)
+}
+
+func (e *xzEntry) Close() error {
+	if e.z != nil {
+		e.z.Close()
+		xzReaders.Put(e.z)
+		e.z = nil
+	}
+	return nil
+}
