@@ -173,8 +173,14 @@ func openArchive(ra io.ReaderAt, size int64, cfg *arc.Config, fromFirst bool) (*
 			last.parts = append(last.parts, f.parts...)
 			last.split = f.split
 			last.e.PackedSize += f.e.PackedSize
-			// The whole-file checksum is in the last part's header.
+			// The whole-file checksum is in the last part's header; the
+			// earlier parts hold hashes of their packed data. With -p the
+			// last part's encryption record alone has the hash-MAC flag:
+			// its checksum is converted with the hash key (unrar checks
+			// the last header's UseHashKey with the key it derived from
+			// the first part).
 			last.hasCRC, last.crc, last.blake = f.hasCRC, f.crc, f.blake
+			last.useMAC = f.useMAC
 			last.e.HasCRC32, last.e.CRC32 = f.e.HasCRC32, f.e.CRC32
 			last.e.HashKind, last.e.Hash = f.e.HashKind, f.e.Hash
 			continue
