@@ -98,8 +98,20 @@ func (p *parser) decrypter(f *file, src io.Reader, dst *rarcrypto.Reader) (io.Re
 			return nil, false, err
 		}
 		return rarcrypto.NewReader20(src, rarcrypto.NewCipher20(pw)), true, nil
+	case cryptRAR15, cryptRAR13:
+		// Stream ciphers with no check value: like RAR 2.0 and 2.9, a
+		// wrong password shows only in the data (unrar says "checksum
+		// error" where we say ErrPassword).
+		pw, err := p.entryPassword(f)
+		if err != nil {
+			return nil, false, err
+		}
+		if f.crypt == cryptRAR15 {
+			return rarcrypto.NewStreamReader(src, rarcrypto.NewCipher15(pw).XORKeyStream), true, nil
+		}
+		return rarcrypto.NewStreamReader(src, rarcrypto.NewCipher13(pw).Decrypt), true, nil
 	}
-	return nil, false, errs.Unsupported("RAR 1.3/1.5 encryption")
+	return nil, false, errs.Unsupported("RAR encryption method")
 }
 
 // entryPassword asks for the entry's password; with encrypted headers the

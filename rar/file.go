@@ -12,10 +12,11 @@ var errFormat = fmt.Errorf("%w: no RAR marker", errs.ErrFormat)
 // Encryption schemes of an entry's data.
 const (
 	cryptNone  = 0
-	cryptRAR3  = 3 // AES-128-CBC, SHA-1 KDF (RAR 2.9–4.x)
-	cryptRAR5  = 5 // AES-256-CBC, PBKDF2-HMAC-SHA256
-	cryptRAR20 = 2 // RAR 2.0 proprietary block cipher
-	cryptOlder = 1 // RAR 1.3/1.5 proprietary ciphers: not supported
+	cryptRAR3  = 3  // AES-128-CBC, SHA-1 KDF (RAR 2.9–4.x)
+	cryptRAR5  = 5  // AES-256-CBC, PBKDF2-HMAC-SHA256
+	cryptRAR20 = 2  // RAR 2.0 proprietary block cipher
+	cryptRAR15 = 15 // RAR 1.5 proprietary stream cipher
+	cryptRAR13 = 13 // RAR 1.3 byte cipher
 )
 
 // part is one piece of an entry's packed data, in volume vol.

@@ -388,13 +388,18 @@ func (p *parser) file4(hd *header4, service bool) (*file, error) {
 	}
 	if fl&lhdPassword != 0 {
 		e.Encrypted = true
-		switch {
-		case ver >= 29:
-			f.crypt = cryptRAR3
-		case ver >= 20:
+		// The cipher follows the unpack version, as in unrar's
+		// ReadHeader15: 13 and 15 their own ciphers, 20 and 26 RAR 2.0's,
+		// any other AES (RAR 2.9).
+		switch ver {
+		case 13:
+			f.crypt = cryptRAR13
+		case 15:
+			f.crypt = cryptRAR15
+		case 20, 26:
 			f.crypt = cryptRAR20
 		default:
-			f.crypt = cryptOlder
+			f.crypt = cryptRAR3
 		}
 	}
 	e.Modified = meta.DOSTime32(ftime)

@@ -38,7 +38,8 @@ func family(algo int) int {
 		return fam29
 	case 20, 26:
 		return fam20
-	case 15:
+	case 13, 14, 15:
+		// unrar unpacks every version up to 15 with the 1.5 decoder.
 		return fam15
 	}
 	return 0
