@@ -140,7 +140,11 @@ func (p *parser) readHeader4() (*header4, error) {
 		}
 	}
 	hd := &header4{typ: h[2], flags: binary.LittleEndian.Uint16(h[3:]), body: cursor{b: h[7:]}}
-	if hd.flags&hfl4LongBlk != 0 || hd.typ == head4File || hd.typ == head4NewSub {
+	// Old recovery records (0x78) and subblocks (0x77) always carry a
+	// data size, whether or not they set LONG_BLOCK (unrar ReadHeader15
+	// reads it for both); other blocks only with the flag.
+	if hd.flags&hfl4LongBlk != 0 || hd.typ == head4File || hd.typ == head4NewSub ||
+		hd.typ == head4Protect || hd.typ == head4Sub {
 		if len(h) < 11 {
 			return nil, errs.Corrupt("RAR block too short")
 		}

@@ -75,6 +75,7 @@ $R4 -m0 -v20k "$out/rar4_vol.rar" ../vol/big.txt
 $R4 -m0 -v20k -vn "$out/rar4_oldvol.rar" ../vol/big.txt
 $R4 -m0 -z/tmp/unarc-rar-cmt.txt "$out/rar4_comment.rar" text.txt
 $R4 -m0 -rr5% "$out/rar4_rr.rar" text.txt
+$R4 -m3 -rr10% "$out/rar4_rr_two.rar" text.txt rand.bin
 $R4 -m0 -k "$out/rar4_locked.rar" text.txt
 # A 44-character password: RAR 3.x's SHA-1 quirk only shows from 29.
 LP=abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGH
