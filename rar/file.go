@@ -54,6 +54,7 @@ type file struct {
 	blake  []byte // RAR5 BLAKE2sp digest (32 bytes) or nil
 
 	isVersion bool // an older file version (-ver), "name;n"
+	linkRead  bool // RAR4 symlink: e.LinkTarget holds the target read from the data
 
 	// copyOf is, for a file copy or hard link, the index of the entry
 	// that finally holds the content (chains resolved); -1 otherwise.
