@@ -14,6 +14,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -497,4 +498,180 @@ func TestRAR4SolidSymlinkLazy(t *testing.T) {
 			break
 		}
 	}
+}
+
+// mainWithComment is a RAR 2.x main header with an embedded comment block
+// (flag 0x02): the 13 fixed bytes, whose CRC the header carries, then the
+// comment block (type 0x75) with its own CRC of the comment text.
+func mainWithComment(text string, cmtCRC uint16) []byte {
+	h := []byte{0, 0, head4Main, mhd4Comment, 0, 0, 0, 0, 0, 0, 0, 0, 0}
+	c := []byte{0, 0, head4Comm, 0, 0, 0, 0}
+	c = binary.LittleEndian.AppendUint16(c, uint16(len(text)))
+	c = append(c, 15, 0x30)
+	c = binary.LittleEndian.AppendUint16(c, cmtCRC)
+	binary.LittleEndian.PutUint16(c[5:], uint16(len(c)+len(text)))
+	c = append(c, text...)
+	binary.LittleEndian.PutUint16(c, uint16(crc32.ChecksumIEEE(c[2:13])))
+	h = append(h, c...)
+	binary.LittleEndian.PutUint16(h[5:], uint16(len(h)))
+	binary.LittleEndian.PutUint16(h, uint16(crc32.ChecksumIEEE(h[2:13])))
+	return h
+}
+
+// TestDamagedOldHeaders (issue 14 item 15): header CRCs are checked over
+// the range unrar checks, and a mismatch is never "ok". The main header:
+// the archive is corrupt (unrar: "main archive header is corrupt", not
+// opened). A file header: that entry is listed and fails as corrupt when
+// read, a warning says so, and the files after it are read (unrar warns
+// "file header is corrupt" and goes on). A comment embedded in the main
+// header has two CRCs: the header's over its 13 fixed bytes and the
+// comment's own; a bad comment CRC drops the comment with a warning. An
+// unknown unpack version (36) is unsupported, naming it; stored data of
+// any version is read, as unrar does.
+func TestDamagedOldHeaders(t *testing.T) {
+	files := map[string][]byte{"a.txt": []byte("first\n"), "b.bin": []byte("second\n")}
+	good := storedOld(20, files)
+	bs := blocks4(t, good)
+
+	t.Run("main_crc", func(t *testing.T) {
+		b := bytes.Clone(good)
+		b[len(sig4)] ^= 1 // the main header's CRC
+		if _, err := readBoth(t, b, ""); !errors.Is(err, errs.ErrCorrupt) {
+			t.Errorf("%v, want ErrCorrupt", err)
+		}
+	})
+	t.Run("main_comment_crc", func(t *testing.T) {
+		const text = "old comment\n"
+		mh := mainWithComment(text, uint16(crc32.ChecksumIEEE([]byte(text))))
+		arch := func(mh []byte) []byte {
+			out := append(bytes.Clone(sig4), mh...)
+			for _, bl := range bs[1:] {
+				out = append(out, bl.head...)
+				out = append(out, bl.data...)
+			}
+			return out
+		}
+		a, err := Open(bytes.NewReader(arch(mh)), int64(len(arch(mh))), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.Comment() != text {
+			t.Errorf("comment %q", a.Comment())
+		}
+		a.Close()
+		bad := bytes.Clone(mh)
+		bad[0] ^= 1
+		b := arch(bad)
+		if _, err := Open(bytes.NewReader(b), int64(len(b)), nil); !errors.Is(err, errs.ErrCorrupt) {
+			t.Errorf("main header with comment, bad CRC: %v, want ErrCorrupt", err)
+		}
+		// The comment's own CRC wrong: no comment, a warning; files read.
+		b = arch(mainWithComment(text, 0x1234))
+		a, err = Open(bytes.NewReader(b), int64(len(b)), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer a.Close()
+		if a.Comment() != "" {
+			t.Errorf("comment %q kept despite its CRC", a.Comment())
+		}
+		if !hasWarning(a.Warnings(), errs.ErrCorrupt) {
+			t.Errorf("warnings %v, want a corrupt comment", a.Warnings())
+		}
+		if b, err := readAll(a, 1); err != nil || string(b) != "second\n" {
+			t.Errorf("b.bin: %q, %v", b, err)
+		}
+	})
+	t.Run("comment_block_crc", func(t *testing.T) {
+		// A standalone old comment block, checked over its 13 fixed bytes.
+		c := mainWithComment("x", 0)[13:]
+		c[0] ^= 1
+		b := join4([]block4{bs[0], bs[1]})
+		b = append(b, c...)
+		for _, bl := range bs[2:] {
+			b = append(b, bl.head...)
+			b = append(b, bl.data...)
+		}
+		if _, err := readBoth(t, b, ""); !errors.Is(err, errs.ErrCorrupt) {
+			t.Errorf("%v, want ErrCorrupt", err)
+		}
+	})
+	t.Run("file_crc", func(t *testing.T) {
+		third := blocks4(t, storedOld(20, map[string][]byte{"a.txt": []byte("third\n")}))[1]
+		third.head[32] = 'c' // c.txt
+		b := join4([]block4{bs[0], bs[1], bs[2], third})
+		// Damage b.bin's header (block 2): its CRC, then a flag bit, so
+		// the damage cannot hide as a continuation or an older version.
+		off := len(sig4) + len(bs[0].head) + len(bs[1].head) + len(bs[1].data)
+		for _, at := range []int{0, 3} {
+			d := bytes.Clone(b)
+			d[off+at] ^= 1
+			a, err := Open(bytes.NewReader(d), int64(len(d)), nil)
+			if err != nil {
+				t.Fatalf("byte %d: Open: %v", at, err)
+			}
+			es := a.Entries()
+			if len(es) != 3 {
+				t.Fatalf("byte %d: %d entries", at, len(es))
+			}
+			if _, err := readAll(a, 1); !errors.Is(err, errs.ErrCorrupt) {
+				t.Errorf("byte %d: damaged entry: %v, want ErrCorrupt", at, err)
+			}
+			for _, i := range []int{0, 2} {
+				if got, err := readAll(a, i); err != nil || len(got) == 0 {
+					t.Errorf("byte %d: entry %d: %q, %v", at, i, got, err)
+				}
+			}
+			if !hasWarning(a.Warnings(), errs.ErrCorrupt) {
+				t.Errorf("byte %d: warnings %v", at, a.Warnings())
+			}
+			a.Close()
+			// Forward: the same three entries, the damaged one failing.
+			r, err := NewReader(bytes.NewReader(d), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var errsSeen []error
+			for {
+				_, err := r.Next()
+				if err == io.EOF {
+					break
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				_, err = io.ReadAll(r)
+				errsSeen = append(errsSeen, err)
+			}
+			r.Close()
+			if len(errsSeen) != 3 || errsSeen[0] != nil || !errors.Is(errsSeen[1], errs.ErrCorrupt) || errsSeen[2] != nil {
+				t.Errorf("byte %d: Reader: %v", at, errsSeen)
+			}
+		}
+	})
+	t.Run("unknown_version", func(t *testing.T) {
+		raw, err := os.ReadFile(filepath.Join(testdata, "rar4_m3.rar"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		bs := blocks4(t, raw)
+		n := 0
+		for _, bl := range bs {
+			if bl.head[2] == head4File && bl.head[25] != 0x30 {
+				bl.head[24] = 36
+				n++
+			}
+		}
+		if n == 0 {
+			t.Fatal("no packed entry")
+		}
+		_, err = readBoth(t, join4(bs), "")
+		if !errors.Is(err, errs.ErrUnsupported) || !strings.Contains(err.Error(), "36") {
+			t.Errorf("%v, want ErrUnsupported naming version 36", err)
+		}
+		got, err := readBoth(t, storedOld(36, files), "")
+		if err != nil || !bytes.Equal(got["b.bin"], files["b.bin"]) {
+			t.Errorf("stored under version 36: %v", err)
+		}
+	})
 }

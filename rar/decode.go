@@ -174,7 +174,7 @@ func (p *parser) newUnpacker(f *file) (unpacker, error) {
 	fam := family(f.algo)
 	mk := unpackers[fam]
 	if mk == nil {
-		return nil, errs.Unsupported("RAR compression %s", f.e.Method)
+		return nil, unknownAlgo(f)
 	}
 	if pl := unpackerPools[fam]; pl != nil {
 		if v := pl.Get(); v != nil {
@@ -224,4 +224,14 @@ func (noData) Close() error             { return nil }
 func entryData(e *arc.Entry) bool {
 	return !e.IsDir() && e.Link != arc.LinkHardlink && e.Link != arc.LinkJunction &&
 		!(e.Link == arc.LinkSymlink && e.PackedSize == 0)
+}
+
+// unknownAlgo is the error of an entry packed by an algorithm we have no
+// decoder for: for RAR 1.5–4 the unpack version, which unrar reports as
+// "unknown method" (versions other than 13–15, 20, 26 and 29).
+func unknownAlgo(f *file) error {
+	if f.version == 4 {
+		return errs.Unsupported("RAR unpack version %d (unknown method)", f.algo)
+	}
+	return errs.Unsupported("RAR compression %s", f.e.Method)
 }

@@ -64,6 +64,9 @@ type file struct {
 	// missing is why the entry cannot be read (a volume it needs is
 	// missing), or nil.
 	missing error
+	// broken is why the entry's own header cannot be trusted (its CRC
+	// does not match), or nil: the entry is listed, not read.
+	broken error
 }
 
 // methodName is the listing name: "stored", "RAR5 m3", "v29 m3".

@@ -204,6 +204,9 @@ func (r *Reader) startEntry() error {
 	r.want = -1
 	r.data.left, r.data.cut = r.p.pending, false
 	r.body = noData{}
+	if f.broken != nil {
+		return f.broken
+	}
 	if !entryData(f.e) {
 		return nil
 	}
