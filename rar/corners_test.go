@@ -131,7 +131,7 @@ type block4 struct {
 
 // blocks4 splits a RAR 1.5–4.x archive that starts at its marker into
 // blocks (a test helper: no encrypted headers, no SFX).
-func blocks4(t *testing.T, b []byte) []block4 {
+func blocks4(t testing.TB, b []byte) []block4 {
 	t.Helper()
 	if !bytes.HasPrefix(b, sig4) {
 		t.Fatal("not a RAR 1.5–4 archive")
@@ -169,7 +169,7 @@ func join4(bs []block4) []byte {
 // encrypted under password with the cipher of unpack version ver (13 or
 // 15), as rar 1.5 wrote it: the password flag on the file header and the
 // packed data run through the cipher from the start, a fresh key per file.
-func encryptOld(t *testing.T, archive []byte, ver byte, password string) []byte {
+func encryptOld(t testing.TB, archive []byte, ver byte, password string) []byte {
 	bs := blocks4(t, archive)
 	for i := range bs {
 		h := bs[i].head
@@ -674,4 +674,30 @@ func TestDamagedOldHeaders(t *testing.T) {
 			t.Errorf("stored under version 36: %v", err)
 		}
 	})
+}
+
+// cornerSeeds are archives of the cases above for FuzzArchive, built
+// here (no tool writes them): RAR 1.5 and 1.3 encryption under the fuzz
+// password, old blocks between files, an embedded comment, a file header
+// with a bad CRC and an unknown unpack version.
+func cornerSeeds(tb testing.TB) [][]byte {
+	var out [][]byte
+	files := map[string][]byte{"a.txt": []byte("first\n"), "b.bin": []byte("second\n")}
+	if rar15, err := os.ReadFile(filepath.Join("..", "testdata", "rar15", "Rar15.rar")); err == nil {
+		out = append(out, encryptOld(tb, rar15, 15, "test"), encryptOld(tb, rar15, 13, "test"))
+	}
+	stored := storedOld(20, files)
+	bs := blocks4(tb, stored)
+	out = append(out, encryptOld(tb, storedOld(15, files), 15, "test"))
+	out = append(out, join4(append([]block4{bs[0], bs[1], protect2x(0, 1, 2)}, bs[2:]...)))
+	withCmt := append(bytes.Clone(sig4), mainWithComment("comment\n", uint16(crc32.ChecksumIEEE([]byte("comment\n"))))...)
+	for _, bl := range bs[1:] {
+		withCmt = append(withCmt, bl.head...)
+		withCmt = append(withCmt, bl.data...)
+	}
+	out = append(out, withCmt)
+	bad := bytes.Clone(stored)
+	bad[len(sig4)+len(bs[0].head)] ^= 1
+	out = append(out, bad, storedOld(36, files))
+	return out
 }
