@@ -177,8 +177,14 @@ func openArchive(ra io.ReaderAt, size int64, cfg *arc.Config, fromFirst bool) (*
 			last.parts = append(last.parts, f.parts...)
 			last.split = f.split
 			last.e.PackedSize += f.e.PackedSize
-			// The whole-file checksum is in the last part's header.
+			// The whole-file checksum is in the last part's header; the
+			// earlier parts hold hashes of their packed data. With -p the
+			// last part's encryption record alone has the hash-MAC flag:
+			// its checksum is converted with the hash key (unrar checks
+			// the last header's UseHashKey with the key it derived from
+			// the first part).
 			last.hasCRC, last.crc, last.blake = f.hasCRC, f.crc, f.blake
+			last.useMAC = f.useMAC
 			last.e.HasCRC32, last.e.CRC32 = f.e.HasCRC32, f.e.CRC32
 			last.e.HashKind, last.e.Hash = f.e.HashKind, f.e.Hash
 			continue
@@ -319,16 +325,63 @@ func (a *Archive) resolve() {
 			}
 		}
 		byName[e.Name] = i
-		if f.version == 4 && e.Link == arc.LinkSymlink && e.Size > 0 && e.Size <= meta.MaxLinkTarget {
+		if f.version == 4 && e.Link == arc.LinkSymlink && e.Size > 0 && e.Size <= meta.MaxLinkTarget &&
+			f.method == 0 && f.crypt == cryptNone && !f.split && f.missing == nil {
+			// A stored target is a plain read of a few bytes. Anything
+			// else would decode (in a solid archive, the whole stream
+			// before it) or ask for a password: listing never does
+			// that, the target is read when asked for (LinkTarget).
 			if rc, err := a.open(i); err == nil {
 				b, err := io.ReadAll(io.LimitReader(rc, e.Size))
 				rc.Close()
 				if err == nil {
 					e.LinkTarget = string(b)
+					f.linkRead = true
 				}
 			}
 		}
 	}
+}
+
+// LinkTarget returns the target of entry i when it is a symlink. RAR5
+// keeps it in the header; RAR 1.5–4.x keep it as the entry's data, read
+// at Open only when stored unencrypted, so Entry.LinkTarget of a packed
+// or encrypted one stays "" until LinkTarget reads it (decoding its solid
+// run up to it, asking for the password). The result is kept in the entry.
+func (a *Archive) LinkTarget(i int) (string, error) {
+	a.mu.Lock()
+	if i < 0 || i >= len(a.entries) {
+		a.mu.Unlock()
+		return "", fmt.Errorf("rar: entry index %d out of range", i)
+	}
+	fi := i
+	if a.vis != nil {
+		fi = a.vis[i]
+	}
+	f := a.files[fi]
+	e := f.e
+	done := f.linkRead || f.version != 4 || e.Link != arc.LinkSymlink
+	t := e.LinkTarget
+	a.mu.Unlock()
+	if done {
+		return t, nil
+	}
+	if e.Size > meta.MaxLinkTarget {
+		return "", errs.Limit("symlink target of %d bytes, above %d", e.Size, meta.MaxLinkTarget)
+	}
+	rc, err := a.Open(i)
+	if err != nil {
+		return "", err
+	}
+	defer rc.Close()
+	b, err := io.ReadAll(io.LimitReader(rc, meta.MaxLinkTarget+1))
+	if err != nil {
+		return "", err
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	e.LinkTarget, f.linkRead = string(b), true
+	return e.LinkTarget, nil
 }
 
 // Entries lists the archive's files and directories in header order.

@@ -193,8 +193,13 @@ func corpusCase(t *testing.T, dir string, c *testutil.Case) (kind string, err er
 				return kind, fmt.Errorf("%s: not a directory", r.Entry)
 			}
 		case "symlink":
-			if e.Link != arc.LinkSymlink && e.Link != arc.LinkJunction || e.LinkTarget != r.Target {
-				return kind, fmt.Errorf("%s: link %v %q, want symlink %q", r.Entry, e.Link, e.LinkTarget, r.Target)
+			target := e.LinkTarget
+			if target == "" && e.Link == arc.LinkSymlink {
+				// A packed RAR4 target is read when asked for, not listed.
+				target, _ = a.LinkTarget(i)
+			}
+			if e.Link != arc.LinkSymlink && e.Link != arc.LinkJunction || target != r.Target {
+				return kind, fmt.Errorf("%s: link %v %q, want symlink %q", r.Entry, e.Link, target, r.Target)
 			}
 		case "hardlink", "file":
 			if r.Type == "hardlink" && (e.Link != arc.LinkHardlink || e.LinkTarget != r.Target) {

@@ -98,8 +98,20 @@ func (p *parser) decrypter(f *file, src io.Reader, dst *rarcrypto.Reader) (io.Re
 			return nil, false, err
 		}
 		return rarcrypto.NewReader20(src, rarcrypto.NewCipher20(pw)), true, nil
+	case cryptRAR15, cryptRAR13:
+		// Stream ciphers with no check value: like RAR 2.0 and 2.9, a
+		// wrong password shows only in the data (unrar says "checksum
+		// error" where we say ErrPassword).
+		pw, err := p.entryPassword(f)
+		if err != nil {
+			return nil, false, err
+		}
+		if f.crypt == cryptRAR15 {
+			return rarcrypto.NewStreamReader(src, rarcrypto.NewCipher15(pw).XORKeyStream), true, nil
+		}
+		return rarcrypto.NewStreamReader(src, rarcrypto.NewCipher13(pw).Decrypt), true, nil
 	}
-	return nil, false, errs.Unsupported("RAR 1.3/1.5 encryption")
+	return nil, false, errs.Unsupported("RAR encryption method")
 }
 
 // entryPassword asks for the entry's password; with encrypted headers the
@@ -162,7 +174,7 @@ func (p *parser) newUnpacker(f *file) (unpacker, error) {
 	fam := family(f.algo)
 	mk := unpackers[fam]
 	if mk == nil {
-		return nil, errs.Unsupported("RAR compression %s", f.e.Method)
+		return nil, unknownAlgo(f)
 	}
 	if pl := unpackerPools[fam]; pl != nil {
 		if v := pl.Get(); v != nil {
@@ -212,4 +224,14 @@ func (noData) Close() error             { return nil }
 func entryData(e *arc.Entry) bool {
 	return !e.IsDir() && e.Link != arc.LinkHardlink && e.Link != arc.LinkJunction &&
 		!(e.Link == arc.LinkSymlink && e.PackedSize == 0)
+}
+
+// unknownAlgo is the error of an entry packed by an algorithm we have no
+// decoder for: for RAR 1.5–4 the unpack version, which unrar reports as
+// "unknown method" (versions other than 13–15, 20, 26 and 29).
+func unknownAlgo(f *file) error {
+	if f.version == 4 {
+		return errs.Unsupported("RAR unpack version %d (unknown method)", f.algo)
+	}
+	return errs.Unsupported("RAR compression %s", f.e.Method)
 }

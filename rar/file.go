@@ -12,10 +12,11 @@ var errFormat = fmt.Errorf("%w: no RAR marker", errs.ErrFormat)
 // Encryption schemes of an entry's data.
 const (
 	cryptNone  = 0
-	cryptRAR3  = 3 // AES-128-CBC, SHA-1 KDF (RAR 2.9–4.x)
-	cryptRAR5  = 5 // AES-256-CBC, PBKDF2-HMAC-SHA256
-	cryptRAR20 = 2 // RAR 2.0 proprietary block cipher
-	cryptOlder = 1 // RAR 1.3/1.5 proprietary ciphers: not supported
+	cryptRAR3  = 3  // AES-128-CBC, SHA-1 KDF (RAR 2.9–4.x)
+	cryptRAR5  = 5  // AES-256-CBC, PBKDF2-HMAC-SHA256
+	cryptRAR20 = 2  // RAR 2.0 proprietary block cipher
+	cryptRAR15 = 15 // RAR 1.5 proprietary stream cipher
+	cryptRAR13 = 13 // RAR 1.3 byte cipher
 )
 
 // part is one piece of an entry's packed data, in volume vol.
@@ -53,6 +54,7 @@ type file struct {
 	blake  []byte // RAR5 BLAKE2sp digest (32 bytes) or nil
 
 	isVersion bool // an older file version (-ver), "name;n"
+	linkRead  bool // RAR4 symlink: e.LinkTarget holds the target read from the data
 
 	// copyOf is, for a file copy or hard link, the index of the entry
 	// that finally holds the content (chains resolved); -1 otherwise.
@@ -62,6 +64,9 @@ type file struct {
 	// missing is why the entry cannot be read (a volume it needs is
 	// missing), or nil.
 	missing error
+	// broken is why the entry's own header cannot be trusted (its CRC
+	// does not match), or nil: the entry is listed, not read.
+	broken error
 }
 
 // methodName is the listing name: "stored", "RAR5 m3", "v29 m3".

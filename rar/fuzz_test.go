@@ -32,6 +32,9 @@ func FuzzArchive(f *testing.F) {
 			f.Add(b)
 		}
 	}
+	for _, b := range cornerSeeds(f) {
+		f.Add(b)
+	}
 	kdfMaxLg2 = 16             // keep hostile KDF counts from dominating the run
 	sharedKeys = new(sync.Map) // mutated copies of one archive share its keys
 	f.Fuzz(func(t *testing.T, data []byte) {

@@ -63,6 +63,7 @@ type header4 struct {
 	flags   uint16
 	body    cursor // after the 7 common bytes
 	addSize int64  // data area size for long blocks
+	badCRC  bool   // a file or service header whose CRC does not match
 }
 
 // readHeader4 reads the next block header and checks its CRC16 (the low
@@ -135,12 +136,25 @@ func (p *parser) readHeader4() (*header4, error) {
 		if err := p.s.full(h[7:], "header"); err != nil {
 			return nil, errs.EOF(err, "header")
 		}
-		if uint16(crc32.ChecksumIEEE(h[2:])) != binary.LittleEndian.Uint16(h) && !oldCRCExempt(h) {
-			return nil, errs.Corrupt("RAR block header CRC")
-		}
 	}
 	hd := &header4{typ: h[2], flags: binary.LittleEndian.Uint16(h[3:]), body: cursor{b: h[7:]}}
-	if hd.flags&hfl4LongBlk != 0 || hd.typ == head4File || hd.typ == head4NewSub {
+	if !p.encHeaders && !crcOK4(h) {
+		// unrar refuses an archive whose main header is broken, and for
+		// a file or service header warns ("file header is corrupt") and
+		// goes on. So do we: the entry is listed but cannot be read
+		// (unrar still extracts its data and checks the data CRC; we
+		// refuse it, as its sizes, name and flags are unverified), and
+		// the next blocks are read. Any other block is corrupt.
+		if hd.typ != head4File && hd.typ != head4NewSub {
+			return nil, errs.Corrupt("RAR block header CRC (block type %#x)", hd.typ)
+		}
+		hd.badCRC = true
+	}
+	// Old recovery records (0x78) and subblocks (0x77) always carry a
+	// data size, whether or not they set LONG_BLOCK (unrar ReadHeader15
+	// reads it for both); other blocks only with the flag.
+	if hd.flags&hfl4LongBlk != 0 || hd.typ == head4File || hd.typ == head4NewSub ||
+		hd.typ == head4Protect || hd.typ == head4Sub {
 		if len(h) < 11 {
 			return nil, errs.Corrupt("RAR block too short")
 		}
@@ -149,21 +163,36 @@ func (p *parser) readHeader4() (*header4, error) {
 	return hd, nil
 }
 
-// oldCRCExempt reports blocks whose CRC old rar versions compute over a
-// shorter range: the main header with an embedded RAR 2.x comment is
-// checked over its fixed part only (unrar does not verify it either).
-func oldCRCExempt(h []byte) bool {
-	if h[2] == head4Main && len(h) >= 13 {
-		return uint16(crc32.ChecksumIEEE(h[2:13])) == binary.LittleEndian.Uint16(h) ||
-			binary.LittleEndian.Uint16(h[3:])&mhd4Comment != 0
-	}
-	// RAR 1.5–2.x file headers with an embedded file comment (flag 0x08)
-	// carry a CRC unrar does not check either; the data CRC still is.
-	if h[2] == head4File && binary.LittleEndian.Uint16(h[3:])&0x0008 != 0 && len(h) > 24 && h[24] < 29 {
+// crcOK4 checks a block header's CRC16 (the low half of the CRC-32 from
+// the type byte) over the range unrar's ReadHeader15 checks: a main header
+// with an embedded RAR 2.x comment and an old comment block (0x75) are
+// checked over their 13 fixed bytes only (the comment has a CRC of its
+// own); old AV (0x76) and signature (0x79) blocks are not checked; every
+// other block over its whole header.
+func crcOK4(h []byte) bool {
+	want := binary.LittleEndian.Uint16(h)
+	fl := binary.LittleEndian.Uint16(h[3:])
+	switch h[2] {
+	case 0x76, 0x79, head4Sub:
+		// unrar also checks old subblocks (0x77), but rar 2.x wrote the
+		// Unix owner subblock with a CRC over another range (the corpus
+		// has one that unrar extracts without a word). It is skipped
+		// whatever it holds, so it is not checked.
 		return true
+	case head4Main, head4Comm:
+		if (h[2] == head4Comm || fl&mhd4Comment != 0) && len(h) >= 13 {
+			return uint16(crc32.ChecksumIEEE(h[2:13])) == want
+		}
+	case head4File:
+		// RAR 1.5–2.x file headers with an embedded file comment (flag
+		// 0x08) have a CRC over the fields before the comment, which
+		// unrar checks against a partial read; the data CRC still is
+		// checked. Not checked here.
+		if fl&0x0008 != 0 && len(h) > 24 && h[24] < 29 {
+			return true
+		}
 	}
-	// Old subblocks and comment/AV blocks of RAR 1.5–2.x are skipped.
-	return h[2] == head4Comm || h[2] == 0x76 || h[2] == head4Sub || h[2] == 0x79
+	return uint16(crc32.ChecksumIEEE(h[2:])) == want
 }
 
 // plausible4 reports whether the first decrypted 16 bytes of a block
@@ -253,7 +282,7 @@ func (p *parser) oldComment(c *cursor) {
 	unp := int(ch.u16())
 	ch.u8()
 	method := ch.u8()
-	ch.u16()
+	cmtCRC := ch.u16()
 	if ch.bad || size < 13 {
 		return
 	}
@@ -262,6 +291,12 @@ func (p *parser) oldComment(c *cursor) {
 		return
 	}
 	if method == 0x30 && len(data) >= unp {
+		// The comment's own CRC (the block's second): unrar reports a
+		// mismatch as a broken comment and shows none.
+		if uint16(crc32.ChecksumIEEE(data[:unp])) != cmtCRC {
+			p.warn.add(warnBrokenHeader, fmt.Errorf("%w: the archive comment's CRC does not match", errs.ErrCorrupt))
+			return
+		}
 		p.comment, p.haveCmt = string(data[:unp]), true
 	}
 	// Packed old comments are dropped: unrar 6 reports them corrupt too.
@@ -294,7 +329,7 @@ func (p *parser) next4() (*file, error) {
 		p.sawBlock4 = true
 		switch hd.typ {
 		case head4File:
-			if hd.flags&lhdSplitBefore == 0 {
+			if hd.flags&lhdSplitBefore == 0 || hd.badCRC {
 				if err := p.admitNew(); err != nil {
 					return nil, err
 				}
@@ -302,6 +337,13 @@ func (p *parser) next4() (*file, error) {
 			f, err := p.file4(hd, false)
 			if err != nil {
 				return nil, err
+			}
+			if hd.badCRC {
+				// Listed as an entry of its own whatever its (unverified)
+				// flags say, so the damage is seen, never dropped.
+				f.first, f.split, f.isVersion = true, false, false
+				f.broken = errs.Corrupt("RAR file header CRC mismatch")
+				p.warn.add(warnBrokenHeader, fmt.Errorf("%w: a file header's CRC does not match (%s)", errs.ErrCorrupt, f.e.Name))
 			}
 			if err := p.admit(f); err != nil {
 				return nil, err
@@ -311,6 +353,10 @@ func (p *parser) next4() (*file, error) {
 			f, err := p.file4(hd, true)
 			if err != nil {
 				return nil, err
+			}
+			if hd.badCRC {
+				p.warn.add(warnBrokenHeader, fmt.Errorf("%w: a service header's CRC does not match", errs.ErrCorrupt))
+				continue // its data area is skipped
 			}
 			if f.e.Name == "RR" {
 				p.warn.add(warnRecovery, ErrRecoveryRecord)
@@ -388,13 +434,18 @@ func (p *parser) file4(hd *header4, service bool) (*file, error) {
 	}
 	if fl&lhdPassword != 0 {
 		e.Encrypted = true
-		switch {
-		case ver >= 29:
-			f.crypt = cryptRAR3
-		case ver >= 20:
+		// The cipher follows the unpack version, as in unrar's
+		// ReadHeader15: 13 and 15 their own ciphers, 20 and 26 RAR 2.0's,
+		// any other AES (RAR 2.9).
+		switch ver {
+		case 13:
+			f.crypt = cryptRAR13
+		case 15:
+			f.crypt = cryptRAR15
+		case 20, 26:
 			f.crypt = cryptRAR20
 		default:
-			f.crypt = cryptOlder
+			f.crypt = cryptRAR3
 		}
 	}
 	e.Modified = meta.DOSTime32(ftime)

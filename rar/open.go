@@ -134,6 +134,9 @@ func (a *Archive) openFile(f *file, i int) (io.ReadCloser, error) {
 	if f.missing != nil {
 		return nil, f.missing
 	}
+	if f.broken != nil {
+		return nil, f.broken
+	}
 	if !entryData(f.e) {
 		return noData{}, nil
 	}
@@ -174,7 +177,7 @@ func (a *Archive) openFile(f *file, i int) (io.ReadCloser, error) {
 			return nil, err
 		}
 		if unpackers[family(f.algo)] == nil {
-			return nil, errs.Unsupported("RAR compression %s", f.e.Method)
+			return nil, unknownAlgo(f)
 		}
 		return r, nil
 	}
@@ -334,6 +337,9 @@ func (a *Archive) position(r *entryReader, sl *solidSlot) error {
 		}
 		if g.missing != nil {
 			return g.missing
+		}
+		if g.broken != nil {
+			return fmt.Errorf("solid predecessor %s: %w", g.e.Name, g.broken)
 		}
 		if g.split {
 			return fmt.Errorf("%w: solid predecessor %s continues in a missing volume", errs.ErrTruncated, g.e.Name)

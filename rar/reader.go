@@ -2,8 +2,11 @@ package rar
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash"
+	"hash/crc32"
 	"io"
 	"path/filepath"
 
@@ -24,20 +27,23 @@ type Reader struct {
 	vols  int
 	close []io.Closer
 
-	data    streamData
-	crypt   rarcrypto.Reader
-	v       crc32x.Reader
-	dec     unpacker
-	fam     int
-	decOK   bool // decoder state valid for a solid continuation
-	body    io.Reader
-	link    bytes.Reader // content of a symlink: RAR4 data read at Next, RAR5 target
-	guess   bool
-	want    int64               // decoded size the header declares; -1 unknown or stored
-	seen    map[string]struct{} // names met so far, for file copies
-	skipped int                 // older file versions not listed
-	used    bool                // the decoder was given the current entry
-	err     error
+	data     streamData
+	crypt    rarcrypto.Reader
+	v        crc32x.Reader
+	dec      unpacker
+	fam      int
+	decOK    bool // decoder state valid for a solid continuation
+	body     io.Reader
+	link     bytes.Reader // content of a symlink: RAR4 data read at Next, RAR5 target
+	guess    bool
+	want     int64               // decoded size the header declares; -1 unknown or stored
+	seen     map[string]struct{} // names met so far, for file copies
+	skipped  int                 // older file versions not listed
+	used     bool                // the decoder was given the current entry
+	late     lateHash            // RAR5 split entry: the hash checked against lateWant
+	lateBuf  [32]byte
+	lateWant []byte
+	err      error
 }
 
 func newReader(r io.Reader, cfg *arc.Config) (arc.Reader, error) { return NewReader(r, cfg) }
@@ -202,6 +208,9 @@ func (r *Reader) startEntry() error {
 	r.want = -1
 	r.data.left, r.data.cut = r.p.pending, false
 	r.body = noData{}
+	if f.broken != nil {
+		return f.broken
+	}
 	if !entryData(f.e) {
 		return nil
 	}
@@ -253,9 +262,69 @@ func (r *Reader) startEntry() error {
 		out = r.dec
 		r.want = declaredSize(f)
 	}
-	verifier(&r.v, f, out)
+	if f.version == 5 && f.split {
+		r.lateVerifier(f, out)
+	} else {
+		verifier(&r.v, f, out)
+	}
 	r.body = &r.v
 	return nil
+}
+
+// lateVerifier is verifier for a RAR5 entry that continues in the next
+// volume. Its first header holds only the hash of this part's packed data;
+// the hash of the whole file, and whether it is a MAC (the hash-MAC flag
+// of the last part's encryption record), come with the last part, read
+// while the data streams. The verifier compares against r.lateWant, which
+// nextPart fills from each continuation header, and lateHash applies the
+// MAC the last part asks for when the sum is taken.
+func (r *Reader) lateVerifier(f *file, out io.Reader) {
+	size := f.e.Size
+	if f.unknown || f.method != 0 {
+		size = -1 // as verifier
+	}
+	r.late = lateHash{f: f}
+	switch {
+	case f.blake != nil:
+		r.late.Hash = newBLAKE2sp()
+	case f.hasCRC:
+		r.late.Hash = crc32.NewIEEE()
+	default:
+		r.v.ResetHash(out, nil, nil, size)
+		return
+	}
+	r.setLateWant(f)
+	r.v.ResetHash(out, &r.late, r.lateWant, size)
+}
+
+// setLateWant stores f's expected sum in r.lateWant, in place: the
+// verifier holds that slice.
+func (r *Reader) setLateWant(f *file) {
+	if f.blake != nil && len(f.blake) == len(r.lateBuf) {
+		copy(r.lateBuf[:], f.blake)
+		r.lateWant = r.lateBuf[:]
+	} else {
+		binary.BigEndian.PutUint32(r.lateBuf[:4], f.crc)
+		r.lateWant = r.lateBuf[:4]
+	}
+}
+
+// lateHash is a CRC-32 or BLAKE2sp whose Sum is converted to the RAR5 MAC
+// when the entry, by its last part, says so.
+type lateHash struct {
+	hash.Hash
+	f *file
+}
+
+func (h *lateHash) Sum(b []byte) []byte {
+	f := h.f
+	if !f.useMAC || f.hashKey == nil {
+		return h.Hash.Sum(b)
+	}
+	if c, ok := h.Hash.(hash.Hash32); ok {
+		return macCRC{c, f.hashKey}.Sum(b)
+	}
+	return macHash{h.Hash, f.hashKey}.Sum(b)
 }
 
 // skipEntry skips the packed data of the current entry, across volumes.
@@ -412,7 +481,15 @@ func (d *streamData) nextPart() error {
 		}
 		f.split = g.split
 		f.hasCRC, f.crc, f.blake = g.hasCRC, g.crc, g.blake
-		if g.hasCRC && !f.useMAC {
+		switch {
+		case f.version == 5:
+			// The hash of the whole file and its MAC flag sit in the
+			// last part (see lateVerifier).
+			f.useMAC = g.useMAC
+			if r.late.f == f && (g.blake != nil) == (len(r.lateWant) == len(r.lateBuf)) {
+				r.setLateWant(g)
+			}
+		case g.hasCRC:
 			// The checksum of the whole file sits in the last part.
 			r.v.Expect(g.crc, f.e.Size)
 		}

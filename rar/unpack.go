@@ -34,11 +34,15 @@ func family(algo int) int {
 	switch algo {
 	case 50, 70:
 		return fam50
-	case 29, 36:
+	case 29:
+		// 36 was a RAR 3.6 alpha's number for the same algorithm; unrar
+		// 5 and later refuse it ("unknown method", any version above 29
+		// in a RAR 1.5–4 header), and so do we.
 		return fam29
 	case 20, 26:
 		return fam20
-	case 15:
+	case 13, 14, 15:
+		// unrar unpacks every version up to 15 with the 1.5 decoder.
 		return fam15
 	}
 	return 0

@@ -25,7 +25,10 @@ while [ $i -lt 1200 ]; do echo "record $i: $(( (i*7919) % 100000 )) amount $(( (
 : > in/sub/empty.txt
 printf 'nested file\n' > in/sub/deeper/n.txt
 printf 'unicode name\n' > "in/sub/ünïcødé-名前.txt"
-find in vol -exec touch -h -d '2024-01-02 03:04:05' {} +
+mkdir -p vol2
+head -c 28672 /dev/zero | openssl enc -aes-128-ctr -nosalt -K 00112233445566778899aabbccddeeff -iv 00000000000000000000000000000001 > vol2/rand28k.bin 2>/dev/null
+printf 'after the split file\n' > vol2/after.txt
+find in vol vol2 -exec touch -h -d '2024-01-02 03:04:05' {} +
 
 R="rar a -r -idq -cfg- -tsm4 -tsc- -tsa-"
 R4="rar6 a -r -idq -cfg- -ma4"
@@ -40,6 +43,11 @@ $R -m0 -hptest "$out/rar5_hp_stored.rar" .
 $R -m3 -s -hptest "$out/rar5_hp_solid.rar" .
 $R -m0 -v20k "$out/rar5_vol.rar" ../vol/big.txt
 $R -m3 -md64m "$out/rar5_md64m.rar" text.txt
+# A file split across volumes under encryption: the last part's checksum
+# is a MAC (-p), plain (-hp), BLAKE2sp MAC (-htb -p) or plain BLAKE2sp.
+(cd ../vol2 && for v in "pw:-ptest" "hp:-hptest" "pw_blake:-htb -ptest" "blake:-htb"; do
+	$R -m3 -v20k ${v#*:} "$out/rar5_${v%%:*}_vol.rar" rand28k.bin after.txt
+done)
 printf 'archive comment\nline two\n' > /tmp/unarc-rar-cmt.txt
 $R -m0 -z/tmp/unarc-rar-cmt.txt "$out/rar5_comment.rar" text.txt
 $R -m0 -rr5% "$out/rar5_rr.rar" text.txt
@@ -67,6 +75,7 @@ $R4 -m0 -v20k "$out/rar4_vol.rar" ../vol/big.txt
 $R4 -m0 -v20k -vn "$out/rar4_oldvol.rar" ../vol/big.txt
 $R4 -m0 -z/tmp/unarc-rar-cmt.txt "$out/rar4_comment.rar" text.txt
 $R4 -m0 -rr5% "$out/rar4_rr.rar" text.txt
+$R4 -m3 -rr10% "$out/rar4_rr_two.rar" text.txt rand.bin
 $R4 -m0 -k "$out/rar4_locked.rar" text.txt
 # A 44-character password: RAR 3.x's SHA-1 quirk only shows from 29.
 LP=abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGH

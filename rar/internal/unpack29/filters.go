@@ -370,38 +370,42 @@ func (d *Decoder) runFilters() ([]byte, error) {
 // RarVM::ExecuteStandardFilter). E8, E8E9 and Itanium work in place;
 // Delta, RGB and Audio write mem[n:2n]. fileOffset is the block's position
 // in the entry (R6, the "written file size").
+//
+// A standard filter whose parameters are out of its range (a block too
+// short for E8 or Itanium, zero or too many channels, an RGB width past
+// the block) leaves the block as it is: unrar's filter then returns
+// false and the unfiltered VM memory is written, so the entry's checksum
+// decides. Refusing such a block would fail entries unrar extracts.
 func applyFilter(kind filterKind, mem []byte, n int, r *[7]uint32, fileOffset uint32) ([]byte, error) {
 	switch kind {
 	case filterE8, filterE8E9:
-		if n < 4 {
-			return nil, errs.Corrupt("rar v29: E8 filter block of %d bytes", n)
+		if n >= 4 {
+			rarfilter.E8E9(mem[:n], fileOffset, kind == filterE8E9, rarfilter.V3Offsets)
 		}
-		rarfilter.E8E9(mem[:n], fileOffset, kind == filterE8E9, rarfilter.V3Offsets)
 		return mem[:n], nil
 	case filterItanium:
-		if n < 21 {
-			return nil, errs.Corrupt("rar v29: Itanium filter block of %d bytes", n)
+		if n >= 21 {
+			itanium(mem[:n], fileOffset)
 		}
-		itanium(mem[:n], fileOffset)
 		return mem[:n], nil
 	case filterDelta:
 		ch := r[0]
 		if n > vmMemSize/2 || ch == 0 || ch > 1024 {
-			return nil, errs.Corrupt("rar v29: bad delta filter")
+			return mem[:n], nil
 		}
 		rarfilter.Delta(mem[n:2*n], mem[:n], int(ch))
 		return mem[n : 2*n], nil
 	case filterRGB:
 		width, posR := r[0]-3, r[1]
 		if n > vmMemSize/2 || n < 3 || width > uint32(n) || posR > 2 {
-			return nil, errs.Corrupt("rar v29: bad RGB filter")
+			return mem[:n], nil
 		}
 		rgb(mem[n:2*n], mem[:n], int(width), int(posR))
 		return mem[n : 2*n], nil
 	case filterAudio:
 		ch := r[0]
 		if n > vmMemSize/2 || ch == 0 || ch > 128 {
-			return nil, errs.Corrupt("rar v29: bad audio filter")
+			return mem[:n], nil
 		}
 		audio(mem[n:2*n], mem[:n], int(ch))
 		return mem[n : 2*n], nil

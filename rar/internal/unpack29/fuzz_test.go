@@ -108,6 +108,11 @@ func FuzzFilters(f *testing.F) {
 	f.Add(append([]byte{5, 30, 1, 0}, bytes.Repeat([]byte{9, 200, 3}, 60)...))
 	f.Add(append([]byte{6, 2, 0, 0}, bytes.Repeat([]byte{7, 250}, 100)...))
 	f.Add(append([]byte{3, 0, 0, 0}, bytes.Repeat([]byte{0x10, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0x50}, 8)...))
+	// Out-of-range parameters (the block passes unfiltered, as in unrar):
+	// RGB width below 3, audio with no channel, a 2-byte E8 block.
+	f.Add(append([]byte{4, 1, 0, 0}, bytes.Repeat([]byte{5, 6, 7}, 30)...))
+	f.Add(append([]byte{5, 0, 0, 0}, bytes.Repeat([]byte{8, 9}, 30)...))
+	f.Add([]byte{0, 0, 0, 0, 0xe8, 1})
 	mem := make([]byte, vmMemSize)
 	f.Fuzz(func(t *testing.T, in []byte) {
 		defer testutil.FuzzBound(t, testutil.FuzzTimeout, 8<<20)()
@@ -132,7 +137,12 @@ func FuzzFilters(f *testing.F) {
 		if len(out) != n {
 			t.Fatalf("filter %d: %d bytes out of %d", kind, len(out), n)
 		}
-		if kind == filterDelta {
+		if kind == filterDelta && (r[0] == 0 || r[0] > 1024) {
+			// Out of range: the block passes unfiltered, as in unrar.
+			if !bytes.Equal(out, blk[:n]) {
+				t.Fatal("delta with a bad channel count changed the block")
+			}
+		} else if kind == filterDelta {
 			// Delta is easy to invert: re-encode and compare.
 			ch := int(r[0])
 			enc := make([]byte, 0, n)
