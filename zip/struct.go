@@ -162,3 +162,17 @@ func itoa(n int) string {
 	}
 	return string(b[i:])
 }
+
+// zip64Disagrees reports whether the Zip64 extra field b of a header
+// whose 32-bit sizes are not saturated repeats them with other values.
+// APPNOTE 4.5.3 puts a value in the field only when its header field is
+// 0xFFFFFFFF, but writers that always write the field are common, and
+// are harmless while both say the same; when they differ, a reader
+// taking the header and one taking the extra field see different data.
+// A local header with a data descriptor has no sizes to disagree with.
+func zip64Disagrees(h *header, b []byte) bool {
+	if len(b) < 16 || h.usize == 0xffffffff || h.csize == 0xffffffff || (!h.central && h.flags&flagDescriptor != 0) {
+		return false
+	}
+	return le.Uint64(b) != uint64(h.usize) || le.Uint64(b[8:]) != uint64(h.csize)
+}

@@ -1,0 +1,131 @@
+package zip
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"slices"
+	"testing"
+
+	"github.com/go-unarc/unarc/internal/errs"
+)
+
+// policyCase names are those of policyCases (policy_cases_test.go).
+func policyArchive(t *testing.T, name string) []byte {
+	for _, c := range policyCases {
+		if c.name == name {
+			return c.arc()
+		}
+	}
+	t.Fatalf("no case %s", name)
+	return nil
+}
+
+// openAll opens data, reads every entry and returns the names read, the
+// first error and the warnings.
+func openAll(data []byte) (names []string, warns []error, err error) {
+	a, err := Open(bytes.NewReader(data), int64(len(data)), nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	for i, e := range a.Entries() {
+		rc, err := a.Open(i)
+		if err != nil {
+			return names, a.Warnings(), err
+		}
+		_, err = io.Copy(io.Discard, rc)
+		rc.Close()
+		if err != nil {
+			return names, a.Warnings(), err
+		}
+		names = append(names, e.Name)
+	}
+	return names, a.Warnings(), nil
+}
+
+// warnNone, warnNote (a warning matching no sentinel), or a sentinel.
+var warnNote = errors.New("note")
+
+// TestPolicyArchive: what the Archive makes of each class of
+// inconsistency. The comment at each case is what 7zz 24 `t` does with
+// the same bytes.
+func TestPolicyArchive(t *testing.T) {
+	ab := []string{"a.txt", "b.txt"}
+	tests := []struct {
+		name  string
+		err   error    // the sentinel of the first error, nil: none
+		warn  error    // nil: no warning; warnNote: one matching no sentinel
+		names []string // read, when err is nil
+	}{
+		{"ok", nil, nil, ab},
+		// Class 1: the local header disagrees with the central directory.
+		{"c1-method", errs.ErrCorrupt, nil, nil}, // 7zz: Headers Error : b.txt
+		{"c1-csize", errs.ErrCorrupt, nil, nil},  // 7zz: Headers Error, Data Error : a.txt
+		{"c1-usize", errs.ErrCorrupt, nil, nil},  // 7zz: Headers Error, Unexpected end of data : a.txt
+		{"c1-crc", errs.ErrCorrupt, nil, nil},    // 7zz: Headers Error, CRC Failed : a.txt
+		{"c1-crc-desc", nil, nil, ab},            // 7zz: Everything is Ok (the descriptor has the CRC)
+		// 7zz: Everything is Ok. We refuse on purpose (a stream reader
+		// and the directory would name the file differently).
+		{"c1-name", errs.ErrCorrupt, nil, nil},
+		{"c1-magic", errs.ErrCorrupt, nil, nil},              // 7zz: Headers Error : b.txt
+		{"c1-zip64dup-local", errs.ErrCorrupt, nil, nil},     // 7zz: Everything is Ok (ignores the field); refused on purpose: a stream takes the field
+		{"c1-zip64dup-central", errs.ErrCorrupt, nil, nil},   // 7zz: Headers Error (warning), extracts; refused on purpose
+		{"c1-zip64-agree", nil, nil, ab},                     // 7zz: Everything is Ok
+		{"c1-ccomment-past", errs.ErrCorrupt, nil, nil},      // 7zz: Unexpected end of archive, no entries
+		{"c1-ccomment-into-next", errs.ErrCorrupt, nil, nil}, // 7zz: Headers Error (lists both from the local headers)
+		// Class 2: only the bookkeeping is off; every entry reads exactly.
+		{"c1-acomment-past", nil, errs.ErrTruncated, ab},      // 7zz: Unexpected end of archive, entries Ok
+		{"c2-comment-trunc", nil, errs.ErrTruncated, ab},      // 7zz: Unexpected end of archive, entries Ok
+		{"c2-base", nil, warnNote, ab},                        // 7zz: can't open ("MZ" stub); bsdtar, unzip: read both
+		{"c2-base-rand", nil, warnNote, ab},                   // 7zz: Is not archive; bsdtar, unzip ("56 extra bytes"): both
+		{"c2-base-adjusted", nil, nil, ab},                    // 7zz: warning "open with offset", Ok
+		{"c2-cdoff", nil, errs.ErrCorrupt, ab},                // 7zz: Unavailable start of archive, entries fail; bsdtar, unzip: both (we read them on purpose)
+		{"c2-cdsize", nil, errs.ErrCorrupt, ab},               // 7zz: Headers Error, entries Ok
+		{"c2-cdsize-high", nil, errs.ErrCorrupt, ab},          // 7zz: Headers Error, entries Ok
+		{"c2-count-high", nil, errs.ErrCorrupt, ab},           // 7zz: Headers Error, entries Ok
+		{"c2-count-low", nil, errs.ErrCorrupt, ab},            // 7zz: Headers Error, entries Ok
+		{"c2-count-zero", nil, errs.ErrCorrupt, ab},           // 7zz: Headers Error, entries Ok
+		{"c2-eocd-magic", nil, errs.ErrTruncated, ab},         // 7zz: Headers Error, data after the end, entries Ok
+		{"c2-eocd64-missing", nil, errs.ErrCorrupt, ab},       // 7zz: Headers Error, entries Ok (locator points nowhere)
+		{"c2-eocd64-gap", nil, errs.ErrCorrupt, ab},           // 7zz: Headers Error, data after the end, entries Ok
+		{"c2-eocd64-nolocator-rec", nil, errs.ErrCorrupt, ab}, // 7zz: Headers Error, entries Ok
+		// Ambiguous archives: what 7zz lists.
+		{"c2-hidden-in-comment", nil, nil, ab},                                     // 7zz: a.txt, b.txt (bsdtar, unzip: hidden.txt)
+		{"c2-locator-in-name", nil, errs.ErrCorrupt, []string{"carrier.bin", "*"}}, // 7zz: carrier.bin, x… (bsdtar: hidden.txt)
+		// Class 3: data where none belongs.
+		{"c3-gap-before-cd", nil, nil, ab},               // 7zz: Everything is Ok
+		{"c3-gap-before-eocd", nil, errs.ErrCorrupt, ab}, // 7zz: Headers Error, data after the end, entries Ok
+		{"c3-trailer", nil, warnNote, ab},                // 7zz: warning "There are data after the end of archive", Ok
+		{"c3-cut-after-cd", nil, errs.ErrTruncated, ab},  // 7zz: Unexpected end of archive, entries Ok
+		{"c3-cut-in-cd", errs.ErrTruncated, nil, nil},    // 7zz: Unexpected end of archive
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			data := policyArchive(t, tc.name)
+			names, warns, err := openAll(data)
+			switch {
+			case tc.err != nil:
+				if !errors.Is(err, tc.err) {
+					t.Fatalf("error %v, want %v", err, tc.err)
+				}
+				return
+			case err != nil:
+				t.Fatalf("error %v", err)
+			}
+			if len(names) == 2 && len(tc.names) == 2 && tc.names[1] == "*" {
+				names[1] = "*" // the locator, decoded as CP437
+			}
+			if !slices.Equal(names, tc.names) {
+				t.Errorf("entries %q, want %q", names, tc.names)
+			}
+			switch {
+			case tc.warn == nil && len(warns) > 0:
+				t.Errorf("warnings %v, want none", warns)
+			case tc.warn == warnNote && (len(warns) == 0 || isBad(warns[0])):
+				t.Errorf("warnings %v, want a note", warns)
+			case tc.warn != nil && tc.warn != warnNote && (len(warns) == 0 || !errors.Is(warns[0], tc.warn)):
+				t.Errorf("warnings %v, want %v", warns, tc.warn)
+			}
+		})
+	}
+}
