@@ -344,6 +344,7 @@ func readStreamCopy(data []byte, cfg *arc.Config, wrap func(io.Reader) io.Reader
 			if _, err := z.Directory(); err != nil {
 				g.errs = append(g.errs, fmt.Errorf("(directory): %w", err))
 			}
+			g.warns = z.Warnings()
 			return g
 		}
 		if err != nil {

@@ -33,7 +33,8 @@ func readAllArchive(data []byte) error {
 	return nil
 }
 
-// readAllStream reads data forward-only, returning the first error.
+// readAllStream reads data forward-only, then its central directory,
+// returning the first error.
 func readAllStream(data []byte) error {
 	z, err := NewReader(onlyReader{bytes.NewReader(data)}, nil)
 	if err != nil {
@@ -42,7 +43,9 @@ func readAllStream(data []byte) error {
 	defer z.Close()
 	for {
 		if _, err := z.Next(); err == io.EOF {
-			return nil
+			// As the root's extraction does: the directory must agree.
+			_, err := z.Directory()
+			return err
 		} else if err != nil {
 			return err
 		}
@@ -61,7 +64,9 @@ func readAllStreamWT(data []byte) error {
 	defer z.Close()
 	for {
 		if _, err := z.Next(); err == io.EOF {
-			return nil
+			// As the root's extraction does: the directory must agree.
+			_, err := z.Directory()
+			return err
 		} else if err != nil {
 			return err
 		}

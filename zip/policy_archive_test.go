@@ -129,3 +129,97 @@ func TestPolicyArchive(t *testing.T) {
 		})
 	}
 }
+
+// streamAll reads data forward-only, every entry to its end, then the
+// central directory; it returns the names read, the first error and the
+// warnings.
+func streamAll(data []byte) (names []string, warns []error, err error) {
+	z, err := NewReader(onlyReader{bytes.NewReader(data)}, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer z.Close()
+	for {
+		e, err := z.Next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return names, z.Warnings(), err
+		}
+		if _, err := io.Copy(io.Discard, onlyReader{z}); err != nil {
+			return names, z.Warnings(), err
+		}
+		names = append(names, e.Name)
+	}
+	if _, err := z.Directory(); err != nil {
+		return names, z.Warnings(), err
+	}
+	return names, z.Warnings(), nil
+}
+
+// TestPolicyReader: the forward Reader reaches the same verdict as the
+// Archive on each class, by the end of Directory at the latest: the
+// local headers it went by must be what the central directory lists.
+func TestPolicyReader(t *testing.T) {
+	ab := []string{"a.txt", "b.txt"}
+	tests := []struct {
+		name  string
+		err   error
+		warn  error
+		names []string
+	}{
+		{"ok", nil, nil, ab},
+		{"c1-method", errs.ErrCorrupt, nil, nil},
+		{"c1-csize", errs.ErrTruncated, nil, nil}, // the deflate stream outlasts the size it was given
+		{"c1-usize", errs.ErrTruncated, nil, nil},
+		{"c1-crc", errs.ErrChecksum, nil, nil},
+		{"c1-crc-desc", nil, nil, ab},
+		{"c1-name", errs.ErrCorrupt, nil, nil},
+		{"c1-magic", errs.ErrCorrupt, nil, nil},
+		{"c1-zip64dup-local", errs.ErrCorrupt, nil, nil},
+		{"c1-zip64dup-central", errs.ErrCorrupt, nil, nil},
+		{"c1-zip64-agree", nil, nil, ab},
+		// The comment runs past the end of the stream: a stream cannot
+		// tell that from a cut.
+		{"c1-ccomment-past", errs.ErrTruncated, nil, nil},
+		// The central directory says less than the stream saw.
+		{"c2-count-high", nil, nil, ab},
+		{"c3-gap-before-cd", nil, warnNote, ab},          // 7zz: Everything is Ok
+		{"c3-gap-before-eocd", nil, errs.ErrCorrupt, ab}, // 7zz: Headers Error
+		{"c2-eocd-magic", nil, errs.ErrCorrupt, ab},
+		{"c2-hidden-in-comment", nil, nil, ab},
+		{"c2-locator-in-name", nil, nil, []string{"carrier.bin", "*"}},
+		{"c4-spanned-marker", nil, nil, ab},
+		{"c4-spanned-marker-unadj", nil, nil, ab},
+		{"c6-desc-false-sig", nil, nil, []string{"s.bin", "t.txt"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			names, warns, err := streamAll(policyArchive(t, tc.name))
+			switch {
+			case tc.err != nil:
+				if !errors.Is(err, tc.err) {
+					t.Fatalf("error %v, want %v", err, tc.err)
+				}
+				return
+			case err != nil:
+				t.Fatalf("error %v", err)
+			}
+			if len(names) == 2 && len(tc.names) == 2 && tc.names[1] == "*" {
+				names[1] = "*"
+			}
+			if !slices.Equal(names, tc.names) {
+				t.Errorf("entries %q, want %q", names, tc.names)
+			}
+			switch {
+			case tc.warn == nil && len(warns) > 0:
+				t.Errorf("warnings %v, want none", warns)
+			case tc.warn == warnNote && (len(warns) == 0 || isBad(warns[0])):
+				t.Errorf("warnings %v, want a note", warns)
+			case tc.warn != nil && tc.warn != warnNote && (len(warns) == 0 || !errors.Is(warns[0], tc.warn)):
+				t.Errorf("warnings %v, want %v", warns, tc.warn)
+			}
+		})
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"fmt"
 	"hash/crc32"
+	"hash/maphash"
 	"io"
 
 	"github.com/go-unarc/unarc/arc"
@@ -43,6 +44,11 @@ type Reader struct {
 	// once Directory consumed the central directory (stream_dir.go).
 	endSig  uint32
 	dirRead bool
+	// locals are the local headers gone by, for Directory to compare
+	// with the central directory (stream_dir.go); warns are Warnings.
+	locals  []localInfo
+	warns   []error
+	localAt int64 // the current local header's stream offset
 }
 
 // streamState is the pooled scratch of a Reader.
@@ -57,10 +63,12 @@ type streamState struct {
 	scan    storedScan
 	scratch []byte
 	hdr     [localLen]byte
+	cnt     countReader // under br: the stream position (stream_dir.go)
+	seed    maphash.Seed
 }
 
 var streamPool = pool.Of[streamState]{New: func() *streamState {
-	return &streamState{br: bufio.NewReaderSize(nil, 64<<10)}
+	return &streamState{br: bufio.NewReaderSize(nil, 64<<10), seed: maphash.MakeSeed()}
 }}
 
 // input reads from the stream buffer, counting what it hands out and
@@ -159,7 +167,8 @@ func NewReader(r io.Reader, opts ...arc.Option) (*Reader, error) {
 		return nil, err
 	}
 	z := &Reader{s: streamPool.Get(), first: true, cfg: cfg}
-	z.s.br.Reset(r)
+	z.s.cnt = countReader{r: r}
+	z.s.br.Reset(&z.s.cnt)
 	z.s.in = input{br: z.s.br}
 	b, err := z.s.br.Peek(4)
 	if err != nil {
@@ -237,6 +246,7 @@ func (z *Reader) readHeader() (*file, error) {
 	s := z.s
 	z.cur, z.body, z.rdErr, z.eof = nil, nil, nil, false
 	for {
+		pos := z.pos()
 		if _, err := io.ReadFull(s.br, s.hdr[:4]); err != nil {
 			return nil, errs.Truncated("no central directory at the end of the stream")
 		}
@@ -254,8 +264,12 @@ func (z *Reader) readHeader() (*file, error) {
 			}
 			return nil, errs.Corrupt("unexpected data descriptor signature")
 		default:
+			if !z.first && z.skipJunk() {
+				return nil, io.EOF // at the central directory
+			}
 			return nil, errs.Corrupt("bad signature %08x where a local header should be", sig)
 		}
+		z.localAt = pos
 		break
 	}
 	z.first = false
@@ -274,6 +288,9 @@ func (z *Reader) readHeader() (*file, error) {
 	f := new(file)
 	f.fill(&h, b[:nl], b[nl:], nil, z.cfg.DecodeName)
 	localUnixMode(f, b[nl:])
+	if err := z.noteLocal(f, &h, b[:nl]); err != nil {
+		return nil, err
+	}
 	if f.flags&flagMasked != 0 && f.Encrypted {
 		return nil, errs.Unsupported("encrypted central directory (masked local header)")
 	}
@@ -470,6 +487,11 @@ func (z *Reader) Close() error {
 // local header had a Zip64 field; the packed size must then match what
 // was consumed.
 func (z *Reader) readDescriptor() (crc uint32, csize, usize uint64, err error) {
+	defer func() {
+		if err == nil {
+			z.noteDescriptor(crc, csize, usize)
+		}
+	}()
 	s := z.s
 	b, _ := s.br.Peek(4)
 	if len(b) == 4 && le.Uint32(b) == sigDescriptor {
