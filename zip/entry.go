@@ -69,10 +69,7 @@ func (f *file) fill(h *header, name, extra, comment []byte, decode func([]byte) 
 	f.parseExtra(h, name, extra)
 	if f.Name == "" {
 		f.Name = entryText(name, h.flags, decode)
-		host := h.madeBy >> 8
-		if h.central && (host == hostDOS || host == hostNTFS || host == hostVFAT) && strings.IndexByte(f.Name, '\\') >= 0 {
-			// Windows tools wrote the path separator as '\'; APPNOTE 4.4.17
-			// says '/', and 7-Zip converts these.
+		if strings.IndexByte(f.Name, '\\') >= 0 && backslashSeparates(h, extra) {
 			f.Name = strings.ReplaceAll(f.Name, "\\", "/")
 		}
 	}

@@ -223,3 +223,41 @@ func TestPolicyReader(t *testing.T) {
 		})
 	}
 }
+
+// TestBackslashNames: a '\' in a name is a separator for MS-DOS and
+// Windows hosts and a literal byte for Unix ones (Info-ZIP unzip's
+// rule; 7zz on Linux lists every one of them with '\', bsdtar with '/').
+// A stream has no host byte: it takes '\' as a separator unless a Unix
+// extra field says the writer was a Unix tool.
+func TestBackslashNames(t *testing.T) {
+	ux := []byte{0x75, 0x78, 11, 0, 1, 4, 0xe8, 3, 0, 0, 4, 0xe8, 3, 0, 0} // Info-ZIP "ux", uid/gid 1000
+	tests := []struct {
+		name         string
+		e            pent
+		arch, stream string
+	}{
+		{"unix", pent{name: `a\b.txt`, data: []byte("x")}, `a\b.txt`, `a/b.txt`},
+		{"unix-ux", pent{name: `a\b.txt`, data: []byte("x"), lextra: ux}, `a\b.txt`, `a\b.txt`},
+		{"unix-dotdot", pent{name: `..\b.txt`, data: []byte("x")}, `..\b.txt`, `../b.txt`},
+		{"dos", pent{name: `d\b.txt`, data: []byte("x"), hostSet: true, host: hostDOS}, `d/b.txt`, `d/b.txt`},
+		{"hpfs", pent{name: `d\b.txt`, data: []byte("x"), hostSet: true, host: hostHPFS}, `d/b.txt`, `d/b.txt`},
+		{"ntfs10", pent{name: `d\b.txt`, data: []byte("x"), hostSet: true, host: hostNTFS}, `d/b.txt`, `d/b.txt`},
+		{"ntfs11", pent{name: `d\b.txt`, data: []byte("x"), hostSet: true, host: hostNTFSInfoZIP}, `d/b.txt`, `d/b.txt`},
+		{"vfat", pent{name: `d\b.txt`, data: []byte("x"), hostSet: true, host: hostVFAT}, `d/b.txt`, `d/b.txt`},
+		// CP437: 0x5C is '\' there too (the byte that used to lose a file).
+		{"unix-cp437", pent{name: "\x84\\b.txt", data: []byte("x")}, `ä\b.txt`, `ä/b.txt`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			data, _ := (&parc{ents: []pent{tc.e}}).build()
+			names, _, err := openAll(data)
+			if err != nil || len(names) != 1 || names[0] != tc.arch {
+				t.Errorf("Archive: %q, %v; want %q", names, err, tc.arch)
+			}
+			names, _, err = streamAll(data)
+			if err != nil || len(names) != 1 || names[0] != tc.stream {
+				t.Errorf("Reader: %q, %v; want %q", names, err, tc.stream)
+			}
+		})
+	}
+}

@@ -99,11 +99,13 @@ const (
 
 // Host systems in the "version made by" high byte (APPNOTE 4.4.2).
 const (
-	hostDOS  = 0
-	hostUnix = 3
-	hostNTFS = 10
-	hostVFAT = 14
-	hostOSX  = 19
+	hostDOS         = 0
+	hostUnix        = 3
+	hostHPFS        = 6
+	hostNTFS        = 10
+	hostNTFSInfoZIP = 11 // Info-ZIP's and 7-Zip's number for NTFS (APPNOTE: MVS)
+	hostVFAT        = 14
+	hostOSX         = 19
 )
 
 // methodName names a compression method as 7-Zip lists it.
