@@ -3,8 +3,10 @@ package zip
 import (
 	"bytes"
 	"errors"
+	"hash/crc32"
 	"io"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/go-unarc/unarc/internal/errs"
@@ -260,4 +262,69 @@ func TestBackslashNames(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestStoredDescriptorScan: a stored entry with a data descriptor and no
+// size in its local header ends, in a stream, at the first signed
+// descriptor that holds the CRC-32 and size of what precedes it and is
+// followed by a header (bsdtar checks the first two). Look-alikes in the
+// data do not end it early; without a signed descriptor the stream fails
+// clearly. The Archive reads the same entries by the directory's sizes.
+func TestStoredDescriptorScan(t *testing.T) {
+	prefix := []byte("hello")
+	fake := le.AppendUint32([]byte("PK\x07\x08"), crc32.ChecksumIEEE(prefix))
+	fake = le.AppendUint32(le.AppendUint32(fake, 5), 5)
+	tests := []struct {
+		name string
+		data []byte
+	}{
+		{"signature only", append([]byte("abcPK\x07\x08"), make([]byte, 40)...)},
+		{"wrong crc", append(append([]byte("hello"), []byte("PK\x07\x08\x00\x00\x00\x00\x05\x00\x00\x00\x05\x00\x00\x00")...), "tail"...)},
+		// A full descriptor of "hello" inside the data, not followed by a header.
+		{"descriptor of the prefix", append(append(bytes.Clone(prefix), fake...), "more data after it"...)},
+		{"at the end", append(bytes.Clone(prefix), fake...)},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			data, _ := (&parc{ents: []pent{
+				{name: "s.bin", data: tc.data, desc: true, descSig: true},
+				{name: "t.txt", data: []byte("after")},
+			}}).build()
+			for api, read := range map[string]func([]byte) ([]string, []error, error){"Archive": openAll, "Reader": streamAll} {
+				names, _, err := read(data)
+				if err != nil || !slices.Equal(names, []string{"s.bin", "t.txt"}) {
+					t.Errorf("%s: %q, %v", api, names, err)
+				}
+			}
+			got := streamContent(t, data)
+			if !bytes.Equal(got, tc.data) {
+				t.Errorf("Reader read %q, want %q", got, tc.data)
+			}
+		})
+	}
+	// Unsigned descriptor: the stream cannot find the end.
+	data, _ := (&parc{ents: []pent{{name: "s.bin", data: []byte("data"), desc: true}}}).build()
+	if _, _, err := streamAll(data); !errors.Is(err, errs.ErrTruncated) || !strings.Contains(err.Error(), "no signed descriptor") {
+		t.Errorf("unsigned descriptor: %v", err)
+	}
+	if _, _, err := openAll(data); err != nil {
+		t.Errorf("unsigned descriptor, Archive: %v", err)
+	}
+}
+
+// streamContent returns the first entry's content read forward-only.
+func streamContent(t *testing.T, data []byte) []byte {
+	z, err := NewReader(bytes.NewReader(data), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer z.Close()
+	if _, err := z.Next(); err != nil {
+		t.Fatal(err)
+	}
+	b, err := io.ReadAll(z)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }

@@ -611,7 +611,7 @@ func (sc *storedScan) Read(p []byte) (int, error) {
 		switch {
 		case i < 0:
 			if perr != nil {
-				return 0, errs.Truncated("stored entry without its data descriptor")
+				return 0, errs.Truncated("stored entry with a data descriptor and no size: no signed descriptor matching its data before the end of the stream (an unsigned one cannot be found)")
 			}
 			emit = len(buf) - 3 // a signature may straddle the window end
 		case i > 0:
@@ -642,7 +642,11 @@ func (sc *storedScan) Read(p []byte) (int, error) {
 }
 
 // isDescriptor reports whether b (starting with the signature) is the
-// descriptor of the sc.n bytes read so far.
+// descriptor of the sc.n bytes read so far. For data we decode, that is
+// bsdtar's test — the CRC-32 and both sizes of what precedes — and, on
+// top of it, a header signature (or the end of the stream) right after
+// the descriptor: data that holds a descriptor of its own beginning
+// (an archive stored in an archive) does not end the entry there.
 func (sc *storedScan) isDescriptor(b []byte) bool {
 	n := uint64(sc.n)
 	if sc.packed {
@@ -654,8 +658,9 @@ func (sc *storedScan) isDescriptor(b []byte) bool {
 	if len(b) < 16 || le.Uint32(b[4:]) != sc.crc {
 		return false
 	}
-	if le.Uint32(b[8:]) == uint32(n) && le.Uint32(b[12:]) == uint32(n) {
+	next := func(w int) bool { return len(b) == w || len(b) >= w+4 && isSignature(b[w:]) }
+	if le.Uint32(b[8:]) == uint32(n) && le.Uint32(b[12:]) == uint32(n) && next(16) {
 		return true
 	}
-	return len(b) >= 24 && le.Uint64(b[8:]) == n && le.Uint64(b[16:]) == n
+	return len(b) >= 24 && le.Uint64(b[8:]) == n && le.Uint64(b[16:]) == n && next(24)
 }
