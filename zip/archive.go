@@ -598,6 +598,10 @@ func (a *Archive) readDirectory(d *directory) error {
 			}
 			d.warn(errs.Corrupt("the end record's central directory offset is off by %d bytes; the entries' offsets are right", -base))
 			base = 0
+		case base == 4 && sigAt(a.ra, a.size, 0) == sigSpannedMark:
+			// The spanning marker of a one-segment split archive
+			// (APPNOTE 8.5.4) left out of the offsets: 7zz does not open
+			// it; bsdtar and unzip read it, and so do we, silently.
 		case base > 0:
 			d.warn(fmt.Errorf("%d bytes of data before the archive that its offsets do not count", base))
 		}

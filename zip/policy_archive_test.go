@@ -5,10 +5,14 @@ import (
 	"errors"
 	"hash/crc32"
 	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 
+	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/internal/errs"
 )
 
@@ -327,4 +331,76 @@ func streamContent(t *testing.T, data []byte) []byte {
 		t.Fatal(err)
 	}
 	return b
+}
+
+// splitSet is two() as a split archive of two disks: the first entry on
+// disk 0 (x.z01), the second entry, the directory and the end record on
+// disk 1 (x.zip), offsets per disk (APPNOTE 8).
+func splitSet() (z01, last []byte) {
+	out, lay := (&parc{ents: two()}).build()
+	split := lay.local[1]
+	z01, last = out[:split], bytes.Clone(out[split:])
+	cd := lay.cd - split
+	// Second central header: disk 1, offset 0.
+	c2 := cd + centralLen + int(le.Uint16(last[cd+28:])) + int(le.Uint16(last[cd+30:])) + int(le.Uint16(last[cd+32:]))
+	le.PutUint16(last[c2+34:], 1)
+	le.PutUint32(last[c2+42:], 0)
+	e := lay.eocd - split
+	le.PutUint16(last[e+4:], 1) // this disk
+	le.PutUint16(last[e+6:], 1) // disk where the directory starts
+	le.PutUint16(last[e+8:], 2) // entries on this disk
+	le.PutUint32(last[e+16:], uint32(cd))
+	return z01, last
+}
+
+// TestMultiDisk: a split set reads as one archive when its other disks
+// can be opened, as 7zz reads it; a single file whose end record names
+// other disks is a missing volume (7zz: "Missing volume : x.z01",
+// entries unavailable), and a one-segment archive with the spanning
+// marker reads (7zz: Ok; with offsets not counting the marker 7zz does
+// not open it, bsdtar and unzip read it: so do we).
+func TestMultiDisk(t *testing.T) {
+	z01, last := splitSet()
+	dumpCase(t, "c4-split", last)
+	if dir := os.Getenv("UNARC_POLICY_DUMP"); dir != "" {
+		os.WriteFile(filepath.Join(dir, "c4-split.z01"), z01, 0o644)
+	}
+	vols := func(name string) (io.ReaderAt, int64, error) {
+		if name != "x.z01" {
+			return nil, 0, fs.ErrNotExist
+		}
+		return bytes.NewReader(z01), int64(len(z01)), nil
+	}
+	a, err := Open(bytes.NewReader(last), int64(len(last)), &arc.Config{Name: "x.zip", OpenVolume: vols})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, e := range a.Entries() {
+		rc, err := a.Open(i)
+		if err != nil {
+			t.Fatalf("%s: %v", e.Name, err)
+		}
+		b, err := io.ReadAll(rc)
+		rc.Close()
+		if want := two()[i].data; err != nil || !bytes.Equal(b, want) {
+			t.Errorf("%s: %q, %v; want %q", e.Name, b, err, want)
+		}
+	}
+	if len(a.Entries()) != 2 || len(a.Warnings()) != 0 {
+		t.Errorf("%d entries, warnings %v", len(a.Entries()), a.Warnings())
+	}
+	// Without its first disk.
+	none := func(string) (io.ReaderAt, int64, error) { return nil, 0, fs.ErrNotExist }
+	if _, err := Open(bytes.NewReader(last), int64(len(last)), &arc.Config{Name: "x.zip", OpenVolume: none}); !errors.Is(err, errs.ErrTruncated) {
+		t.Errorf("missing volume: %v, want ErrTruncated", err)
+	}
+	if _, err := Open(bytes.NewReader(last), int64(len(last)), nil); !errors.Is(err, errs.ErrUnsupported) {
+		t.Errorf("no access to volumes: %v, want ErrUnsupported", err)
+	}
+	for _, name := range []string{"c4-spanned-marker", "c4-spanned-marker-unadj"} {
+		names, warns, err := openAll(policyArchive(t, name))
+		if err != nil || len(names) != 2 || len(warns) != 0 {
+			t.Errorf("%s: %q, %v, warnings %v", name, names, err, warns)
+		}
+	}
 }
