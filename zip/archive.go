@@ -488,6 +488,9 @@ func (a *Archive) readDirectory(d *directory) error {
 			return errNoDir
 		}
 	}
+	if start > d.end {
+		return errNoDir
+	}
 	lim := &a.cfg.Limits
 	// The declared count is a claim: what is allocated up front is bounded
 	// by what the directory's bytes can hold (46 bytes per header at
@@ -521,6 +524,10 @@ func (a *Archive) readDirectory(d *directory) error {
 	avail := d.end - start
 	stopped := false // at something that is not a central header
 	for read < avail {
+		if avail-read < 4 {
+			stopped = true
+			break
+		}
 		if _, err := io.ReadFull(br, fixed[:4]); err != nil {
 			return errs.EOF(err, "central directory")
 		}

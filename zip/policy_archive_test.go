@@ -404,3 +404,48 @@ func TestMultiDisk(t *testing.T) {
 		}
 	}
 }
+
+// TestReaderJunk: data after the last entry is skipped to the directory,
+// with a warning that stays corrupt-class until Directory has found
+// every entry; a damaged local header is not skipped over when another
+// local header follows it, and a damaged last one is caught by Directory.
+func TestReaderJunk(t *testing.T) {
+	data := policyArchive(t, "c3-gap-before-cd")
+	z, err := NewReader(bytes.NewReader(data), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := z.Next(); err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if w := z.Warnings(); len(w) != 1 || !errors.Is(w[0], errs.ErrCorrupt) {
+		t.Errorf("before Directory: warnings %v, want one matching ErrCorrupt", w)
+	}
+	if _, err := z.Directory(); err != nil {
+		t.Fatal(err)
+	}
+	if w := z.Warnings(); len(w) != 1 || isBad(w[0]) {
+		t.Errorf("after Directory: warnings %v, want a note", w)
+	}
+	z.Close()
+
+	// Three entries; the second's local signature damaged.
+	three := append(two(), pent{name: "c.txt", data: []byte("third")})
+	p := parc{ents: three}
+	p.ents[1].local = func(h []byte) { h[2] = 'X' }
+	bad, _ := p.build()
+	if _, _, err := streamAll(bad); !errors.Is(err, errs.ErrCorrupt) || !strings.Contains(err.Error(), "bad signature") {
+		t.Errorf("damaged middle entry: %v", err)
+	}
+	// The last one damaged: only the directory can tell.
+	p = parc{ents: two()}
+	p.ents[1].local = func(h []byte) { h[2] = 'X' }
+	bad, _ = p.build()
+	if _, _, err := streamAll(bad); !errors.Is(err, errs.ErrCorrupt) || !strings.Contains(err.Error(), "no local header") {
+		t.Errorf("damaged last entry: %v", err)
+	}
+}

@@ -49,6 +49,10 @@ type Reader struct {
 	locals  []localInfo
 	warns   []error
 	localAt int64 // the current local header's stream offset
+	// junk is the length of data skipped before the central directory,
+	// warned about at warns[junkWarn] (skipJunk).
+	junk     int64
+	junkWarn int
 }
 
 // streamState is the pooled scratch of a Reader.

@@ -131,6 +131,10 @@ func (z *Reader) Directory() ([]*arc.Entry, error) {
 	if n := len(ents); n < len(z.locals) {
 		return nil, errs.Corrupt("%d entries of the stream are not in its central directory", len(z.locals)-n)
 	}
+	if z.junk > 0 {
+		// Every entry was there: the skipped bytes were junk (7zz: Ok).
+		z.warns[z.junkWarn] = fmt.Errorf("%d bytes of unknown data before the central directory", z.junk)
+	}
 	return ents, nil
 }
 
@@ -186,9 +190,12 @@ func (z *Reader) noteDescriptor(crc uint32, csize, usize uint64) {
 // skipJunk is called at a bad signature after the last entry: data that
 // is not a header before the central directory. 7zz accepts it silently
 // (the directory says where entries are); the stream skips to the first
-// central directory (or end record) signature, with a warning. Entries
-// whose local headers were in what was skipped are then missing from
-// the stream, and Directory says so. It reports whether it found one.
+// central directory (or end record) signature. What was skipped may have
+// been a damaged entry, which only the directory can tell: until
+// Directory has matched every central header with a local header, the
+// warning matches ErrCorrupt; then it is a note. Skipped data holding a
+// local header signature is not junk: skipJunk reports false, and the
+// bad signature is an error. It reports whether it found the directory.
 func (z *Reader) skipJunk() bool {
 	br := z.s.br
 	skipped := int64(4)
@@ -199,10 +206,14 @@ func (z *Reader) skipJunk() bool {
 				continue
 			}
 			switch sig := le.Uint32(buf[i:]); sig {
+			case sigLocal:
+				return false
 			case sigCentral, sigEnd, sigEnd64:
 				br.Discard(i + 4)
 				z.done, z.endSig = true, sig
-				z.warns = append(z.warns, fmt.Errorf("%d bytes of unknown data before the central directory", skipped+int64(i)))
+				z.junk = skipped + int64(i)
+				z.junkWarn = len(z.warns)
+				z.warns = append(z.warns, errs.Corrupt("%d bytes of unknown data after the last entry (the central directory tells whether an entry was lost)", z.junk))
 				return true
 			}
 		}
