@@ -12,6 +12,19 @@
 // opening them fails with an error matching unarc.ErrUnsupported or
 // unarc.ErrPasswordRequired. Overlapping entry data is refused as corrupt.
 //
+// Consistency: an entry whose local header disagrees with the central
+// directory in method, name, or (without a data descriptor) CRC-32 or
+// sizes, and a Zip64 extra field that repeats the sizes with other
+// values, are refused as corrupt by both APIs (the Reader's Directory
+// compares the central directory with the local headers it went by).
+// Where only the end records' bookkeeping is off and every entry can be
+// read exactly (a wrong directory offset, size or entry count, data
+// before, inside or after the archive, a damaged or missing end record,
+// a missing or misplaced Zip64 record, a cut comment) the archive opens
+// and Warnings says what was recovered from, as 7zz lists and tests such
+// archives with a "Headers Error". A '\' in a name is a separator for
+// MS-DOS and Windows hosts and a literal byte for Unix ones.
+//
 // The package can be used on its own with an *arc.Config (package
 // github.com/go-unarc/unarc/arc); most programs use the root package,
 // which detects the format and adds extraction and the fs.FS view.
