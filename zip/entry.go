@@ -69,7 +69,7 @@ func (f *file) fill(h *header, name, extra, comment []byte, decode func([]byte) 
 	f.parseExtra(h, name, extra)
 	if f.Name == "" {
 		f.Name = entryText(name, h.flags, decode)
-		if strings.IndexByte(f.Name, '\\') >= 0 && backslashSeparates(h, extra) {
+		if strings.IndexByte(f.Name, '\\') >= 0 && backslashSeparates(h, f.Name, extra) {
 			f.Name = strings.ReplaceAll(f.Name, "\\", "/")
 		}
 	}

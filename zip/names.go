@@ -1,6 +1,9 @@
 package zip
 
-import "unicode/utf8"
+import (
+	"strings"
+	"unicode/utf8"
+)
 
 // cp437High maps the bytes 0x80..0xFF of IBM code page 437 to Unicode
 // (APPNOTE appendix D: names and comments without the UTF-8 flag are in
@@ -87,7 +90,15 @@ func entryText(b []byte, flags uint16, decode func([]byte) string) string {
 // writes none) is named with '/' by the stream and with '\' by the
 // Archive; the root refuses a name that leaves the destination under
 // either reading, so the difference is one of naming, never of safety.
-func backslashSeparates(h *header, extra []byte) bool {
+//
+// A name that already holds a '/' was written with APPNOTE's separator:
+// a '\' in it is a byte of the name (in Shift-JIS and other double-byte
+// code pages 0x5C is the second byte of many characters; 7-Zip keeps
+// these), whatever the host.
+func backslashSeparates(h *header, name string, extra []byte) bool {
+	if strings.IndexByte(name, '/') >= 0 {
+		return false
+	}
 	if h.central {
 		switch h.madeBy >> 8 {
 		case hostDOS, hostHPFS, hostNTFS, hostNTFSInfoZIP, hostVFAT:

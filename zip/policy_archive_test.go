@@ -250,6 +250,9 @@ func TestBackslashNames(t *testing.T) {
 		{"ntfs10", pent{name: `d\b.txt`, data: []byte("x"), hostSet: true, host: hostNTFS}, `d/b.txt`, `d/b.txt`},
 		{"ntfs11", pent{name: `d\b.txt`, data: []byte("x"), hostSet: true, host: hostNTFSInfoZIP}, `d/b.txt`, `d/b.txt`},
 		{"vfat", pent{name: `d\b.txt`, data: []byte("x"), hostSet: true, host: hostVFAT}, `d/b.txt`, `d/b.txt`},
+		// A name with '/' uses APPNOTE's separator: its '\' is a byte of
+		// the name (Shift-JIS "表" is 0x95 0x5C), whatever the host.
+		{"dos-with-slash", pent{name: "d/\x95\\.txt", data: []byte("x"), hostSet: true, host: hostNTFSInfoZIP}, "d/ò\\.txt", "d/ò\\.txt"},
 		// CP437: 0x5C is '\' there too (the byte that used to lose a file).
 		{"unix-cp437", pent{name: "\x84\\b.txt", data: []byte("x")}, `ä\b.txt`, `ä/b.txt`},
 	}
