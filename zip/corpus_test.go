@@ -261,6 +261,11 @@ func judge(c *testutil.Case, g *got, stream bool) (verdict, why string) {
 	seen := map[string]bool{}
 	for _, r := range c.Rows {
 		name := cleanName(r.Entry)
+		if stream {
+			// A stream has no host byte: it reads '\' as a separator
+			// (backslashSeparates), readStreamCopy compares by '/'.
+			name = cleanName(strings.ReplaceAll(r.Entry, "\\", "/"))
+		}
 		seen[name] = true
 		switch r.Type {
 		case "file":
@@ -351,7 +356,7 @@ func readStreamCopy(data []byte, cfg *arc.Config, wrap func(io.Reader) io.Reader
 			g.errs = append(g.errs, fmt.Errorf("(next): %w", err))
 			return g
 		}
-		name := cleanName(e.Name)
+		name := cleanName(strings.ReplaceAll(e.Name, "\\", "/"))
 		if e.IsDir() {
 			g.dirs[name] = true
 			continue
