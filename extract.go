@@ -25,8 +25,10 @@ import (
 // runs) can make it create, write, link, rename or change anything
 // outside dir. On top of that:
 //
-//   - entry names that are absolute, contain a ".." component, a
-//     backslash or a drive letter are refused with ErrInsecurePath;
+//   - entry names that are absolute, contain a ".." component or a drive
+//     letter, with '\' read as a separator or not, are refused with
+//     ErrInsecurePath (a '\' that a format keeps in a name is a literal
+//     character on Unix);
 //   - symlinks whose target is absolute or leaves dir, and hard links to
 //     anything but a file this call extracted, are refused likewise;
 //   - nothing is ever written through a symlink (an earlier entry's or a
@@ -303,8 +305,8 @@ func localName(name string) (string, error) {
 		return bad("empty name")
 	case strings.ContainsRune(name, 0):
 		return bad("NUL in name")
-	case strings.ContainsRune(name, '\\'):
-		return bad("backslash in name")
+	case strings.ContainsRune(name, '\\') && backslashEscapes(name):
+		return bad("leaves the destination if '\\' is a separator")
 	case strings.HasPrefix(name, "/"):
 		return bad("absolute path")
 	case len(name) >= 2 && name[1] == ':' && isLetter(name[0]):
@@ -323,6 +325,26 @@ func localName(name string) (string, error) {
 }
 
 func isLetter(c byte) bool { return 'a' <= c|0x20 && c|0x20 <= 'z' }
+
+// backslashEscapes reports whether name, read with '\' as a path
+// separator, is absolute, has a drive letter or a ".." component. A
+// format decides what a backslash is (ZIP: a separator for MS-DOS and
+// Windows hosts, which the zip package converts, a literal byte for
+// Unix ones); a name that keeps one is extracted with it as a literal
+// character on Unix, and refused if the other reading, that of Windows
+// or of another tool, would climb out.
+func backslashEscapes(name string) bool {
+	n := strings.ReplaceAll(name, "\\", "/")
+	if strings.HasPrefix(n, "/") || len(n) >= 2 && n[1] == ':' && isLetter(n[0]) {
+		return true
+	}
+	for _, c := range strings.Split(n, "/") {
+		if c == ".." {
+			return true
+		}
+	}
+	return false
+}
 
 // checkLinkTarget refuses a symlink target that is absolute or could lead
 // outside the destination. ".." is allowed only as leading components:

@@ -39,7 +39,7 @@ func (n *fsNode) symlink() bool { return !n.dir && n.entry != nil && n.entry.Lin
 func fsName(name string) string {
 	name = strings.TrimSuffix(name, "/")
 	name = strings.TrimPrefix(name, "./")
-	if name == "" || strings.HasPrefix(name, "/") || strings.Contains(name, "\\") {
+	if name == "" || strings.HasPrefix(name, "/") || strings.Contains(name, "\\") && backslashEscapes(name) {
 		return ""
 	}
 	clean := path.Clean(name)

@@ -27,7 +27,9 @@ type file struct {
 	usize     uint64
 	headerOff int64 // absolute offset of the local header (base delta applied)
 	disk      uint32
-	dirAttr   bool // MS-DOS directory attribute
+	dirAttr   bool   // MS-DOS directory attribute
+	badZip64  bool   // a Zip64 extra field repeats the sizes with other values (zip64Disagrees)
+	rawName   string // the name as stored, when Name differs from it (decoded, converted)
 }
 
 // header holds the fixed fields shared by local and central headers,
@@ -67,15 +69,16 @@ func (f *file) fill(h *header, name, extra, comment []byte, decode func([]byte) 
 	f.parseExtra(h, name, extra)
 	if f.Name == "" {
 		f.Name = entryText(name, h.flags, decode)
-		host := h.madeBy >> 8
-		if h.central && (host == hostDOS || host == hostNTFS || host == hostVFAT) && strings.IndexByte(f.Name, '\\') >= 0 {
-			// Windows tools wrote the path separator as '\'; APPNOTE 4.4.17
-			// says '/', and 7-Zip converts these.
+		if strings.IndexByte(f.Name, '\\') >= 0 && backslashSeparates(h, f.Name, extra) {
 			f.Name = strings.ReplaceAll(f.Name, "\\", "/")
 		}
 	}
 	if len(comment) > 0 {
 		f.Comment = entryText(comment, h.flags, decode)
+	}
+	f.rawName = ""
+	if string(name) != f.Name {
+		f.rawName = string(name)
 	}
 	f.setMode(h)
 	f.setMethod()
@@ -100,6 +103,7 @@ func (f *file) parseExtra(h *header, name, extra []byte) {
 			// APPNOTE 4.5.3: a value is present only when its header field
 			// is saturated; the local header carries both sizes.
 			f.zip64 = true
+			f.badZip64 = zip64Disagrees(h, b)
 			if h.usize == 0xffffffff || !h.central {
 				if len(b) >= 8 {
 					f.usize, b = le.Uint64(b), b[8:]

@@ -1,6 +1,9 @@
 package zip
 
-import "unicode/utf8"
+import (
+	"strings"
+	"unicode/utf8"
+)
 
 // cp437High maps the bytes 0x80..0xFF of IBM code page 437 to Unicode
 // (APPNOTE appendix D: names and comments without the UTF-8 flag are in
@@ -69,4 +72,50 @@ func entryText(b []byte, flags uint16, decode func([]byte) string) string {
 		return string(b)
 	}
 	return legacyText(b, decode)
+}
+
+// backslashSeparates decides what a '\' in a stored name is, as Info-ZIP
+// unzip does: the path separator for hosts whose file systems use it
+// (MS-DOS FAT, OS/2 HPFS, Windows NTFS and VFAT — tools there wrote '\'
+// where APPNOTE 4.4.17 says '/'), a literal byte of the name for every
+// other host (Unix allows it in file names). The host is the high byte
+// of "version made by" (APPNOTE 4.4.2); NTFS is 10 in APPNOTE and 11 in
+// Info-ZIP and 7-Zip, and both are taken.
+//
+// A local header has no host byte, so a stream cannot know. It reads '\'
+// as a separator (the common case: Windows tools) unless the header
+// carries an extra field only Unix writers add (Info-ZIP's and bsdtar's
+// "ux"/"Ux"/"UX", the ASi Unix field): then it is literal, as the
+// directory will say. An entry made on Unix without such a field (7-Zip
+// writes none) is named with '/' by the stream and with '\' by the
+// Archive; the root refuses a name that leaves the destination under
+// either reading, so the difference is one of naming, never of safety.
+//
+// A name that already holds a '/' was written with APPNOTE's separator:
+// a '\' in it is a byte of the name (in Shift-JIS and other double-byte
+// code pages 0x5C is the second byte of many characters; 7-Zip keeps
+// these), whatever the host.
+func backslashSeparates(h *header, name string, extra []byte) bool {
+	if strings.IndexByte(name, '/') >= 0 {
+		return false
+	}
+	if h.central {
+		switch h.madeBy >> 8 {
+		case hostDOS, hostHPFS, hostNTFS, hostNTFSInfoZIP, hostVFAT:
+			return true
+		}
+		return false
+	}
+	for len(extra) >= 4 {
+		id, n := le.Uint16(extra), int(le.Uint16(extra[2:]))
+		if 4+n > len(extra) {
+			break
+		}
+		switch id {
+		case 0x7875, 0x7855, 0x5855, extraASi:
+			return false
+		}
+		extra = extra[4+n:]
+	}
+	return true
 }

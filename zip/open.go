@@ -243,6 +243,9 @@ func (a *Archive) dataOffset(f *file, hdr []byte) (int64, error) {
 	if le.Uint32(hdr) != sigLocal {
 		return 0, errs.Corrupt("no local header at offset %d", off)
 	}
+	if err := a.checkLocal(f, hdr); err != nil {
+		return 0, err
+	}
 	data := off + localLen + int64(le.Uint16(hdr[26:])) + int64(le.Uint16(hdr[28:]))
 	if f.csize > uint64(a.size) || data > a.size-int64(f.csize) {
 		return 0, errs.Truncated(fmt.Sprintf("data (%d bytes at %d) beyond the end of the archive", f.csize, data))

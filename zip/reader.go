@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"fmt"
 	"hash/crc32"
+	"hash/maphash"
 	"io"
 
 	"github.com/go-unarc/unarc/arc"
@@ -43,6 +44,15 @@ type Reader struct {
 	// once Directory consumed the central directory (stream_dir.go).
 	endSig  uint32
 	dirRead bool
+	// locals are the local headers gone by, for Directory to compare
+	// with the central directory (stream_dir.go); warns are Warnings.
+	locals  []localInfo
+	warns   []error
+	localAt int64 // the current local header's stream offset
+	// junk is the length of data skipped before the central directory,
+	// warned about at warns[junkWarn] (skipJunk).
+	junk     int64
+	junkWarn int
 }
 
 // streamState is the pooled scratch of a Reader.
@@ -57,10 +67,12 @@ type streamState struct {
 	scan    storedScan
 	scratch []byte
 	hdr     [localLen]byte
+	cnt     countReader // under br: the stream position (stream_dir.go)
+	seed    maphash.Seed
 }
 
 var streamPool = pool.Of[streamState]{New: func() *streamState {
-	return &streamState{br: bufio.NewReaderSize(nil, 64<<10)}
+	return &streamState{br: bufio.NewReaderSize(nil, 64<<10), seed: maphash.MakeSeed()}
 }}
 
 // input reads from the stream buffer, counting what it hands out and
@@ -159,7 +171,8 @@ func NewReader(r io.Reader, opts ...arc.Option) (*Reader, error) {
 		return nil, err
 	}
 	z := &Reader{s: streamPool.Get(), first: true, cfg: cfg}
-	z.s.br.Reset(r)
+	z.s.cnt = countReader{r: r}
+	z.s.br.Reset(&z.s.cnt)
 	z.s.in = input{br: z.s.br}
 	b, err := z.s.br.Peek(4)
 	if err != nil {
@@ -237,6 +250,7 @@ func (z *Reader) readHeader() (*file, error) {
 	s := z.s
 	z.cur, z.body, z.rdErr, z.eof = nil, nil, nil, false
 	for {
+		pos := z.pos()
 		if _, err := io.ReadFull(s.br, s.hdr[:4]); err != nil {
 			return nil, errs.Truncated("no central directory at the end of the stream")
 		}
@@ -254,8 +268,12 @@ func (z *Reader) readHeader() (*file, error) {
 			}
 			return nil, errs.Corrupt("unexpected data descriptor signature")
 		default:
+			if !z.first && z.skipJunk() {
+				return nil, io.EOF // at the central directory
+			}
 			return nil, errs.Corrupt("bad signature %08x where a local header should be", sig)
 		}
+		z.localAt = pos
 		break
 	}
 	z.first = false
@@ -274,6 +292,9 @@ func (z *Reader) readHeader() (*file, error) {
 	f := new(file)
 	f.fill(&h, b[:nl], b[nl:], nil, z.cfg.DecodeName)
 	localUnixMode(f, b[nl:])
+	if err := z.noteLocal(f, &h, b[:nl]); err != nil {
+		return nil, err
+	}
 	if f.flags&flagMasked != 0 && f.Encrypted {
 		return nil, errs.Unsupported("encrypted central directory (masked local header)")
 	}
@@ -470,6 +491,11 @@ func (z *Reader) Close() error {
 // local header had a Zip64 field; the packed size must then match what
 // was consumed.
 func (z *Reader) readDescriptor() (crc uint32, csize, usize uint64, err error) {
+	defer func() {
+		if err == nil {
+			z.noteDescriptor(crc, csize, usize)
+		}
+	}()
 	s := z.s
 	b, _ := s.br.Peek(4)
 	if len(b) == 4 && le.Uint32(b) == sigDescriptor {
@@ -589,7 +615,7 @@ func (sc *storedScan) Read(p []byte) (int, error) {
 		switch {
 		case i < 0:
 			if perr != nil {
-				return 0, errs.Truncated("stored entry without its data descriptor")
+				return 0, errs.Truncated("stored entry with a data descriptor and no size: no signed descriptor matching its data before the end of the stream (an unsigned one cannot be found)")
 			}
 			emit = len(buf) - 3 // a signature may straddle the window end
 		case i > 0:
@@ -620,7 +646,11 @@ func (sc *storedScan) Read(p []byte) (int, error) {
 }
 
 // isDescriptor reports whether b (starting with the signature) is the
-// descriptor of the sc.n bytes read so far.
+// descriptor of the sc.n bytes read so far. For data we decode, that is
+// bsdtar's test — the CRC-32 and both sizes of what precedes — and, on
+// top of it, a header signature (or the end of the stream) right after
+// the descriptor: data that holds a descriptor of its own beginning
+// (an archive stored in an archive) does not end the entry there.
 func (sc *storedScan) isDescriptor(b []byte) bool {
 	n := uint64(sc.n)
 	if sc.packed {
@@ -632,8 +662,9 @@ func (sc *storedScan) isDescriptor(b []byte) bool {
 	if len(b) < 16 || le.Uint32(b[4:]) != sc.crc {
 		return false
 	}
-	if le.Uint32(b[8:]) == uint32(n) && le.Uint32(b[12:]) == uint32(n) {
+	next := func(w int) bool { return len(b) == w || len(b) >= w+4 && isSignature(b[w:]) }
+	if le.Uint32(b[8:]) == uint32(n) && le.Uint32(b[12:]) == uint32(n) && next(16) {
 		return true
 	}
-	return len(b) >= 24 && le.Uint64(b[8:]) == n && le.Uint64(b[16:]) == n
+	return len(b) >= 24 && le.Uint64(b[8:]) == n && le.Uint64(b[16:]) == n && next(24)
 }

@@ -1,8 +1,12 @@
 package zip
 
 import (
+	"cmp"
+	"fmt"
+	"hash/maphash"
 	"io"
 	"io/fs"
+	"slices"
 
 	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/internal/errs"
@@ -69,7 +73,18 @@ func (z *Reader) Directory() ([]*arc.Entry, error) {
 	var fixed [centralLen]byte
 	var h header
 	mem := int64(0)
-	for sig := z.endSig; sig == sigCentral; {
+	// What the central directory says must agree with the local headers
+	// the stream went by (consist.go): every header names one of them,
+	// and every one of them is named. Offsets count from the stream's
+	// start, or from elsewhere when data preceded it (an SFX stub, which
+	// the root skips; a spanning marker the writer did not count): the
+	// first header then fixes the difference. (A directory out of offset
+	// order after such data is refused; writers keep the order.)
+	seen := make([]bool, len(z.locals))
+	base := int64(0)
+	next := 0
+	sig := z.endSig
+	for sig == sigCentral {
 		if int64(len(ents)) >= lim.MaxEntries {
 			return nil, errs.Limit("central directory: more than MaxEntries (%d) headers", lim.MaxEntries)
 		}
@@ -92,11 +107,153 @@ func (z *Reader) Directory() ([]*arc.Entry, error) {
 		f := new(file)
 		f.fill(&h, b[:nl], b[nl:nl+el], b[nl+el:], z.cfg.DecodeName)
 		f.Index = len(ents)
+		if f.badZip64 {
+			return nil, errs.Corrupt("central directory header %d: Zip64 extra field sizes disagree with the header's", f.Index)
+		}
+		if len(ents) == 0 && len(z.locals) > 0 {
+			if _, ok := slices.BinarySearchFunc(z.locals, f.headerOff, func(l localInfo, off int64) int { return cmp.Compare(l.off, off) }); !ok {
+				base = z.locals[0].off - f.headerOff
+			}
+		}
+		if err := z.checkCentral(f, b[:nl], base, seen, &next); err != nil {
+			return nil, err
+		}
 		ents = append(ents, &f.Entry)
 		if _, err := io.ReadFull(s.br, fixed[:4]); err != nil {
 			return ents, errs.EOF(err, "end of central directory")
 		}
 		sig = le.Uint32(fixed[:])
 	}
+	if sig != sigEnd && sig != sigEnd64 {
+		// 7zz: "Headers Error" (the end record is damaged or missing).
+		z.warns = append(z.warns, errs.Corrupt("central directory followed by %08x, not an end record", sig))
+	}
+	if n := len(ents); n < len(z.locals) {
+		return nil, errs.Corrupt("%d entries of the stream are not in its central directory", len(z.locals)-n)
+	}
+	if z.junk > 0 {
+		// Every entry was there: the skipped bytes were junk (7zz: Ok).
+		z.warns[z.junkWarn] = fmt.Errorf("%d bytes of unknown data before the central directory", z.junk)
+	}
 	return ents, nil
+}
+
+// countReader counts what the stream buffer reads from the source, so the
+// Reader knows each local header's offset (pos).
+type countReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// pos is the stream offset of the next byte Next or Read would consume.
+func (z *Reader) pos() int64 { return z.s.cnt.n - int64(z.s.br.Buffered()) }
+
+// noteLocal checks what only the local header f says (a Zip64 extra
+// field that repeats the sizes with other values) and remembers the
+// header for Directory, which compares it with the central directory.
+// Entries beyond MaxEntries are not remembered (Directory refuses a
+// directory that long).
+func (z *Reader) noteLocal(f *file, h *header, name []byte) error {
+	if f.badZip64 {
+		return errs.Corrupt("local header: Zip64 extra field sizes disagree with the header's")
+	}
+	if int64(len(z.locals)) >= z.cfg.Limits.MaxEntries {
+		return nil
+	}
+	z.locals = append(z.locals, localInfo{
+		off:        z.localAt,
+		name:       maphash.Bytes(z.s.seed, name),
+		method:     h.method,
+		crc:        f.crc,
+		csize:      f.csize,
+		usize:      f.usize,
+		descriptor: f.flags&(flagDescriptor|flagMasked) != 0,
+	})
+	return nil
+}
+
+// noteDescriptor records the CRC and sizes of the current entry's data
+// descriptor: what the stream verified the data against.
+func (z *Reader) noteDescriptor(crc uint32, csize, usize uint64) {
+	if n := len(z.locals); n > 0 && z.locals[n-1].off == z.localAt {
+		l := &z.locals[n-1]
+		l.crc, l.csize, l.usize, l.descriptor = crc, csize, usize, false
+	}
+}
+
+// skipJunk is called at a bad signature after the last entry: data that
+// is not a header before the central directory. 7zz accepts it silently
+// (the directory says where entries are); the stream skips to the first
+// central directory (or end record) signature. What was skipped may have
+// been a damaged entry, which only the directory can tell: until
+// Directory has matched every central header with a local header, the
+// warning matches ErrCorrupt; then it is a note. Skipped data holding a
+// local header signature is not junk: skipJunk reports false, and the
+// bad signature is an error. It reports whether it found the directory.
+func (z *Reader) skipJunk() bool {
+	br := z.s.br
+	skipped := int64(4)
+	for {
+		buf, err := br.Peek(br.Size())
+		for i := 0; i+4 <= len(buf); i++ {
+			if buf[i] != 'P' {
+				continue
+			}
+			switch sig := le.Uint32(buf[i:]); sig {
+			case sigLocal:
+				return false
+			case sigCentral, sigEnd, sigEnd64:
+				br.Discard(i + 4)
+				z.done, z.endSig = true, sig
+				z.junk = skipped + int64(i)
+				z.junkWarn = len(z.warns)
+				z.warns = append(z.warns, errs.Corrupt("%d bytes of unknown data after the last entry (the central directory tells whether an entry was lost)", z.junk))
+				return true
+			}
+		}
+		if err != nil || len(buf) < 4 {
+			return false
+		}
+		k, _ := br.Discard(len(buf) - 3)
+		skipped += int64(k)
+	}
+}
+
+// Warnings reports data the stream skipped (arc.Warner).
+func (z *Reader) Warnings() []error { return z.warns }
+
+// checkCentral compares central directory header f (its raw name) with
+// the local header the stream had at its offset; seen counts matches.
+//
+// Offsets on later disks of a split archive count from the start of
+// their disk, which a stream of the joined disks does not know: such a
+// header is matched with the local header after the last one matched.
+func (z *Reader) checkCentral(f *file, name []byte, base int64, seen []bool, next *int) error {
+	off := f.headerOff + base
+	i, ok := slices.BinarySearchFunc(z.locals, off, func(l localInfo, off int64) int { return cmp.Compare(l.off, off) })
+	if f.disk != 0 {
+		i, ok = *next, *next < len(z.locals)
+	}
+	if !ok {
+		return errs.Corrupt("central directory header %d: no local header at offset %d in the stream", f.Index, off)
+	}
+	*next = i + 1
+	if seen[i] {
+		return errs.Corrupt("central directory header %d: shares the local header at %d with another", f.Index, off)
+	}
+	seen[i] = true
+	l := &z.locals[i]
+	if l.name != maphash.Bytes(z.s.seed, name) {
+		return errs.Corrupt("central directory header %d: name differs from its local header's", f.Index)
+	}
+	if err := f.agrees(l); err != nil {
+		return fmt.Errorf("central directory header %d: %w", f.Index, err)
+	}
+	return nil
 }

@@ -14,6 +14,19 @@
 // opening them fails with an error matching unarc.ErrUnsupported or
 // unarc.ErrPasswordRequired. Overlapping entry data is refused as corrupt.
 //
+// Consistency: an entry whose local header disagrees with the central
+// directory in method, name, or (without a data descriptor) CRC-32 or
+// sizes, and a Zip64 extra field that repeats the sizes with other
+// values, are refused as corrupt by both APIs (the Reader's Directory
+// compares the central directory with the local headers it went by).
+// Where only the end records' bookkeeping is off and every entry can be
+// read exactly (a wrong directory offset, size or entry count, data
+// before, inside or after the archive, a damaged or missing end record,
+// a missing or misplaced Zip64 record, a cut comment) the archive opens
+// and Warnings says what was recovered from, as 7zz lists and tests such
+// archives with a "Headers Error". A '\' in a name is a separator for
+// MS-DOS and Windows hosts and a literal byte for Unix ones.
+//
 // The package can be used on its own with an *arc.Config (package
 // github.com/go-unarc/unarc/arc); most programs use the root package,
 // which detects the format and adds extraction and the fs.FS view.
@@ -101,11 +114,13 @@ const (
 
 // Host systems in the "version made by" high byte (APPNOTE 4.4.2).
 const (
-	hostDOS  = 0
-	hostUnix = 3
-	hostNTFS = 10
-	hostVFAT = 14
-	hostOSX  = 19
+	hostDOS         = 0
+	hostUnix        = 3
+	hostHPFS        = 6
+	hostNTFS        = 10
+	hostNTFSInfoZIP = 11 // Info-ZIP's and 7-Zip's number for NTFS (APPNOTE: MVS)
+	hostVFAT        = 14
+	hostOSX         = 19
 )
 
 // methodName names a compression method as 7-Zip lists it.
@@ -163,4 +178,18 @@ func itoa(n int) string {
 		n /= 10
 	}
 	return string(b[i:])
+}
+
+// zip64Disagrees reports whether the Zip64 extra field b of a header
+// whose 32-bit sizes are not saturated repeats them with other values.
+// APPNOTE 4.5.3 puts a value in the field only when its header field is
+// 0xFFFFFFFF, but writers that always write the field are common, and
+// are harmless while both say the same; when they differ, a reader
+// taking the header and one taking the extra field see different data.
+// A local header with a data descriptor has no sizes to disagree with.
+func zip64Disagrees(h *header, b []byte) bool {
+	if len(b) < 16 || h.usize == 0xffffffff || h.csize == 0xffffffff || (!h.central && h.flags&flagDescriptor != 0) {
+		return false
+	}
+	return le.Uint64(b) != uint64(h.usize) || le.Uint64(b[8:]) != uint64(h.csize)
 }
