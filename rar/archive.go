@@ -14,7 +14,6 @@ import (
 	"github.com/go-unarc/unarc/internal/meta"
 )
 
-
 // volume is one file of a (multi-volume) archive.
 type volume struct {
 	ra   io.ReaderAt
