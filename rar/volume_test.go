@@ -23,17 +23,17 @@ func TestNextVolumeError(t *testing.T) {
 		t.Fatal(err)
 	}
 	var asked []string
-	cfg := &arc.Config{Name: "x.rar", OpenVolume: func(name string) (io.ReaderAt, int64, error) {
+	cfg := &arc.Config{Name: "x.part1.rar", OpenVolume: func(name string) (io.ReaderAt, int64, error) {
 		asked = append(asked, name)
 		return nil, 0, &fs.PathError{Op: "open", Path: name, Err: fs.ErrPermission}
 	}}
 	check := func(api string, err error) {
 		t.Helper()
-		if !errors.Is(err, fs.ErrPermission) || errors.Is(err, errs.ErrTruncated) || !strings.Contains(err.Error(), "x.r00") {
-			t.Errorf("%s: got %v, want the opener's permission error for x.r00", api, err)
+		if !errors.Is(err, fs.ErrPermission) || errors.Is(err, errs.ErrTruncated) || !strings.Contains(err.Error(), "x.part1.r00") {
+			t.Errorf("%s: got %v, want the opener's permission error for x.part1.r00", api, err)
 		}
-		if len(asked) != 1 || asked[0] != "x.r00" {
-			t.Errorf("%s: opener asked for %v, want only x.r00", api, asked)
+		if len(asked) != 1 || asked[0] != "x.part1.r00" {
+			t.Errorf("%s: opener asked for %v, want only x.part1.r00", api, asked)
 		}
 		asked = nil
 	}
