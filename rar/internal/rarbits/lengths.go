@@ -1,5 +1,7 @@
 package rarbits
 
+import "github.com/go-unarc/unarc/internal/errs"
+
 // Code-length tables of RAR 2.0, 2.9 (3.x) and 5.0 share one scheme: a
 // small code-length code, then every length of the block's Huffman
 // tables coded with it. Symbols 0–15 are a length (RAR 2.x/3.x add it to
@@ -35,6 +37,23 @@ type LengthSource interface {
 	LengthSym() (int, error)
 	// Corrupt is the decoder's error for malformed lengths: what says why.
 	Corrupt(what string) error
+}
+
+// DecodeLength is LengthSource.LengthSym for RAR 2.x and 3.x, whose
+// code-length code h is read from br: overrun once the input ran out, a
+// code not in h is corrupt (name says which decoder).
+func (h *Huffman) DecodeLength(br *Reader, overrun error, name string) (int, error) {
+	if br.N < 32 {
+		br.Fill()
+	}
+	if br.Overrun() {
+		return 0, overrun
+	}
+	c := h.Decode(br)
+	if c < 0 {
+		return 0, errs.Corrupt("%s: bad code-length code", name)
+	}
+	return c, nil
 }
 
 // ReadLengths fills dst with code lengths read from src, with the run

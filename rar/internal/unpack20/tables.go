@@ -137,18 +137,7 @@ type lengthSource Decoder
 func (d *lengthSource) Bits(k uint) uint32 { return d.br.Bits(k) }
 
 func (d *lengthSource) LengthSym() (int, error) {
-	br := &d.br
-	if br.N < 32 {
-		br.Fill()
-	}
-	if br.Overrun() {
-		return 0, errOverrun
-	}
-	c := d.bitLen.Decode(br)
-	if c < 0 {
-		return 0, errs.Corrupt("rar v20: bad code-length code")
-	}
-	return c, nil
+	return d.bitLen.DecodeLength(&d.br, errOverrun, "rar v20")
 }
 
 func (d *lengthSource) Corrupt(what string) error { return errs.Corrupt("rar v20: %s", what) }
