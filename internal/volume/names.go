@@ -44,27 +44,23 @@ func SplitName(prefix string, width, n int) string {
 // continues as ".rar". Old naming goes a.rar → a.r00 … a.r99 → a.s00,
 // keeping the case of the extension.
 func RARNext(name string, newNaming bool) string {
-	ext := filepath.Ext(name)
-	base := name[:len(name)-len(ext)]
-	if newNaming {
-		if start, end, ok := rarPartNumber(base); ok {
-			d := []byte(base[start:end])
-			i := len(d) - 1
-			for ; i >= 0; i-- {
-				if d[i] < '9' {
-					d[i]++
-					break
-				}
-				d[i] = '0'
+	base, ext, d, rest, ok := rarParts(name, newNaming)
+	if ok {
+		i := len(d) - 1
+		for ; i >= 0; i-- {
+			if d[i] < '9' {
+				d[i]++
+				break
 			}
-			if i < 0 {
-				d = append([]byte{'1'}, d...)
-			}
-			if !strings.EqualFold(ext, ".rar") {
-				ext = ".rar"
-			}
-			return base[:start] + string(d) + base[end:] + ext
+			d[i] = '0'
 		}
+		if i < 0 {
+			d = append([]byte{'1'}, d...)
+		}
+		if !strings.EqualFold(ext, ".rar") {
+			ext = ".rar"
+		}
+		return base + string(d) + rest + ext
 	}
 	le := strings.ToLower(ext)
 	if len(le) == 4 && le[1] >= 'r' && le[1] <= 'z' && isDigit(le[2]) && isDigit(le[3]) {
@@ -88,22 +84,35 @@ func RARNext(name string, newNaming bool) string {
 // ("a.part03.rar" → "a.part01.rar"), the ".rar" volume with old naming
 // ("a.r04" → "a.rar", "A.R04" → "A.RAR").
 func RARFirst(name string, newNaming bool) string {
-	ext := filepath.Ext(name)
-	base := name[:len(name)-len(ext)]
-	if newNaming {
-		if start, end, ok := rarPartNumber(base); ok {
-			d := []byte(base[start:end])
-			for i := range d {
-				d[i] = '0'
-			}
-			d[len(d)-1] = '1'
-			return base[:start] + string(d) + base[end:] + ext
+	base, ext, d, rest, ok := rarParts(name, newNaming)
+	if ok {
+		for i := range d {
+			d[i] = '0'
 		}
+		d[len(d)-1] = '1'
+		return base + string(d) + rest + ext
 	}
 	if ext != "" && ext[1:] == strings.ToUpper(ext[1:]) && strings.ToLower(ext) != ext {
 		return base + ".RAR"
 	}
 	return base + ".rar"
+}
+
+// rarParts splits a RAR volume name. With new naming and a part number
+// ("a.part07.rar"): base "a.part", ext ".rar", the digits "07" (a copy,
+// to edit) and rest, what stands between them and ext; ok is true.
+// Otherwise base is the name without its extension ext, and ok is false.
+func rarParts(name string, newNaming bool) (base, ext string, digits []byte, rest string, ok bool) {
+	ext = filepath.Ext(name)
+	base = name[:len(name)-len(ext)]
+	if !newNaming {
+		return base, ext, nil, "", false
+	}
+	start, end, ok := rarPartNumber(base)
+	if !ok {
+		return base, ext, nil, "", false
+	}
+	return base[:start], ext, []byte(base[start:end]), base[end:], true
 }
 
 // rarPartNumber finds the volume number of new-style naming in base (the
