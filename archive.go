@@ -235,12 +235,13 @@ func openSet(first io.ReaderAt, size int64, name string, open func(string) (io.R
 	cfg.Name = name
 	cfg.OpenVolume = tracked
 	ra := first
-	split, err := splitVolumes(name, first, size, tracked)
+	split, err := splitVolumes(name, first, size, open)
 	if err != nil {
 		closeAll()
 		return nil, err
 	}
 	if split != nil {
+		closers = append(closers, split) // the parts it opened
 		// The joined parts are the archive name.001 was cut from; formats
 		// must not look for volumes of their own named after .001.
 		ra, size = split, split.Size()

@@ -3,12 +3,15 @@ package unarc_test
 import (
 	"bytes"
 	"crypto/sha256"
+	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"testing/fstest"
 
@@ -215,5 +218,60 @@ func TestSplitFromLaterPart(t *testing.T) {
 	defer viaFS.Close()
 	if got := names(viaFS); !slices.Equal(got, want) {
 		t.Errorf("OpenFS from .002: %v, want %v", got, want)
+	}
+}
+
+// TestSplitMissingMiddle: a byte-split set with a part missing in the
+// middle fails as ErrTruncated naming that part, in OpenFile, OpenFS and
+// from a later part; an opener error other than "does not exist" is
+// returned as it is (internal/volume's stop rule, the same for every
+// format).
+func TestSplitMissingMiddle(t *testing.T) {
+	dir := t.TempDir()
+	mfs := fstest.MapFS{}
+	for i := 1; i <= 6; i++ {
+		name := fmt.Sprintf("vol.7z.%03d", i)
+		b, err := os.ReadFile(filepath.Join("testdata/7z", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if i == 3 {
+			continue
+		}
+		os.WriteFile(filepath.Join(dir, name), b, 0o644)
+		mfs[name] = &fstest.MapFile{Data: b}
+	}
+	check := func(how string, a *unarc.Archive, err error) {
+		t.Helper()
+		if err == nil {
+			a.Close()
+		}
+		if !errors.Is(err, unarc.ErrTruncated) || !errors.Is(err, fs.ErrNotExist) || !strings.Contains(fmt.Sprint(err), "vol.7z.003") {
+			t.Errorf("%s: got %v, want ErrTruncated naming vol.7z.003", how, err)
+		}
+		for _, s := range []error{unarc.ErrCorrupt, unarc.ErrFormat, unarc.ErrLimit} {
+			if errors.Is(err, s) {
+				t.Errorf("%s: %v also matches %v", how, err, s)
+			}
+		}
+	}
+	a, err := unarc.OpenFile(filepath.Join(dir, "vol.7z.001"))
+	check("OpenFile", a, err)
+	a, err = unarc.OpenFile(filepath.Join(dir, "vol.7z.004"))
+	check("OpenFile from .004", a, err)
+	a, err = unarc.OpenFS(mfs, "vol.7z.001")
+	check("OpenFS", a, err)
+
+	first := mfs["vol.7z.001"].Data
+	denied := func(vol string) (io.ReaderAt, int64, error) {
+		if path.Base(vol) == "vol.7z.005" {
+			return nil, 0, fs.ErrPermission
+		}
+		b, err := os.ReadFile(filepath.Join("testdata/7z", path.Base(vol)))
+		return bytes.NewReader(b), int64(len(b)), err
+	}
+	_, err = unarc.Open(bytes.NewReader(first), int64(len(first)), unarc.WithVolumeOpener("vol.7z.001", denied))
+	if !errors.Is(err, fs.ErrPermission) || errors.Is(err, unarc.ErrTruncated) {
+		t.Errorf("permission error on .005: %v", err)
 	}
 }

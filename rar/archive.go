@@ -14,9 +14,6 @@ import (
 	"github.com/go-unarc/unarc/internal/meta"
 )
 
-// maxVolumes bounds how many volumes one archive may chain.
-const maxVolumes = 100000
-
 // volume is one file of a (multi-volume) archive.
 type volume struct {
 	ra   io.ReaderAt
@@ -132,7 +129,7 @@ func openArchive(ra io.ReaderAt, size int64, cfg *arc.Config, fromFirst bool) (*
 		return nil, err
 	}
 	if p.volume && !p.firstVol && !fromFirst {
-		if first := firstVolume(p.cfg.Name, p.version == 5 || p.newNaming); first != p.cfg.Name || p.version == 5 {
+		if first := p.firstVolumeName(p.cfg.Name); first != p.cfg.Name || p.version == 5 {
 			a.closeVolumes()
 			return reopenFirst(p, first)
 		}
@@ -255,9 +252,6 @@ func (a *Archive) closeVolumes() {
 
 // openNext opens the volume after the current one.
 func (a *Archive) openNext() error {
-	if len(a.vols) >= maxVolumes {
-		return errs.Limit("more than %d volumes", maxVolumes)
-	}
 	ra, size, name, err := a.p.openVolumeAfter(a.vols[len(a.vols)-1].name, len(a.vols))
 	if err != nil {
 		return err
@@ -267,32 +261,6 @@ func (a *Archive) openNext() error {
 	}
 	a.vols = append(a.vols, volume{ra: ra, size: size, name: name})
 	return a.p.beginAt(ra, size, len(a.vols)-1)
-}
-
-// openVolumeAfter opens the volume that follows prev (n volumes are open),
-// trying ".partN.rar" names for RAR4 sets that lack the naming flag. A
-// volume that cannot be found is errs.ErrTruncated matching fs.ErrNotExist.
-func (p *parser) openVolumeAfter(prev string, n int) (io.ReaderAt, int64, string, error) {
-	if prev == "" || p.cfg.OpenVolume == nil {
-		return nil, 0, "", fmt.Errorf("%w: missing volume %d (archive opened without a file name): %w", errs.ErrTruncated, n+1, fs.ErrNotExist)
-	}
-	name := nextVolume(prev, p.version == 5 || p.newNaming)
-	ra, size, err := p.cfg.OpenVolume(name)
-	if err != nil && p.version == 4 && !p.newNaming {
-		// Some RAR4 sets use ".partN.rar" names without the flag.
-		if alt := nextVolume(prev, true); alt != name {
-			if ra2, size2, err2 := p.cfg.OpenVolume(alt); err2 == nil {
-				name, ra, size, err = alt, ra2, size2, nil
-			}
-		}
-	}
-	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil, 0, "", fmt.Errorf("%w: missing volume %s: %w", errs.ErrTruncated, filepath.Base(name), err)
-		}
-		return nil, 0, "", fmt.Errorf("volume %s: %w", filepath.Base(name), err)
-	}
-	return ra, size, name, nil
 }
 
 // resolve links file copies and hard links to the entries that hold their

@@ -15,6 +15,7 @@ import (
 	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/testutil"
+	volset "github.com/go-unarc/unarc/internal/volume"
 )
 
 const testdata = "../testdata/rar"
@@ -255,7 +256,7 @@ func TestMissingVolume(t *testing.T) {
 			t.Fatalf("%s: %d entries, warnings %v", name, len(a.Entries()), a.Warnings())
 		}
 		_, err = readAll(a, 0)
-		want := nextVolume(name, !strings.HasSuffix(name, "oldvol.rar"))
+		want := volset.RARNext(name, !strings.HasSuffix(name, "oldvol.rar"))
 		if !errors.Is(err, errs.ErrTruncated) || !errors.Is(err, os.ErrNotExist) || !strings.Contains(fmt.Sprint(err), want) || !isSentinel(err) {
 			t.Errorf("%s: got %v, want a missing-volume error naming %s", name, err, want)
 		}
@@ -281,29 +282,6 @@ func TestSFX(t *testing.T) {
 		}
 		if len(a.Entries()) != len(b.Entries()) || len(a.Entries()) == 0 {
 			t.Errorf("%s: %d entries behind a stub, %d without", name, len(a.Entries()), len(b.Entries()))
-		}
-	}
-}
-
-func TestNextVolume(t *testing.T) {
-	for _, tc := range []struct {
-		in   string
-		new  bool
-		want string
-	}{
-		{"a.part1.rar", true, "a.part2.rar"},
-		{"a.part09.rar", true, "a.part10.rar"},
-		{"a.part99.rar", true, "a.part100.rar"},
-		{"x/v1.2/a.part001.rar", true, "x/v1.2/a.part002.rar"},
-		{"a.part1.exe", true, "a.part2.rar"},
-		{"a.rar", false, "a.r00"},
-		{"a.r00", false, "a.r01"},
-		{"a.r99", false, "a.s00"},
-		{"A.RAR", false, "A.R00"},
-		{"a.rar", true, "a.r00"},
-	} {
-		if got := nextVolume(tc.in, tc.new); got != tc.want {
-			t.Errorf("nextVolume(%q, %v) = %q, want %q", tc.in, tc.new, got, tc.want)
 		}
 	}
 }

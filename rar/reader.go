@@ -74,7 +74,7 @@ func NewReader(r io.Reader, opts ...arc.Option) (*Reader, error) {
 // later one (unrar goes back to the first volume too).
 func (r *Reader) fromFirst() error {
 	p := r.p
-	first := firstVolume(r.name, p.version == 5 || p.newNaming)
+	first := p.firstVolumeName(r.name)
 	if first == r.name && p.version == 4 {
 		return nil // an old (pre-3.0) RAR4 first volume without the flag
 	}
@@ -186,9 +186,6 @@ func (r *Reader) Next() (*arc.Entry, error) {
 // nextVolume opens the volume after the current one.
 func (r *Reader) nextVolume() error {
 	p := r.p
-	if r.vols >= maxVolumes {
-		return errs.Limit("more than %d volumes", maxVolumes)
-	}
 	ra, size, name, err := p.openVolumeAfter(r.name, r.vols)
 	if err != nil {
 		return err

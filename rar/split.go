@@ -1,48 +1,27 @@
 package rar
 
 import (
-	"fmt"
 	"io"
-	"strings"
 
-	"github.com/go-unarc/unarc/internal/errs"
-	splitvol "github.com/go-unarc/unarc/internal/volume"
+	volset "github.com/go-unarc/unarc/internal/volume"
 )
 
-// joinSplit returns the concatenation of name's pieces when name ends in
-// ".001" and a ".002" exists that is not a RAR volume of its own.
+// joinSplit returns the concatenation of name's pieces when name is the
+// first part of a byte-split set (internal/volume's rules: "x.rar.001",
+// then ".002" … while they exist) whose second part is not a RAR volume
+// of its own. The joined parts are closed through the returned closer.
 func (p *parser) joinSplit(ra io.ReaderAt, size int64, name string) (io.ReaderAt, int64, []io.Closer, error) {
-	if !strings.HasSuffix(name, ".001") || p.cfg.OpenVolume == nil {
-		return ra, size, nil, nil
+	j, err := volset.JoinSplit(ra, size, name, p.cfg.OpenVolume, startsWithRAR)
+	if err != nil || j == nil {
+		return ra, size, nil, err
 	}
-	j := splitvol.NewConcat(ra, size)
-	var closers []io.Closer
-	base := name[:len(name)-3]
-	for k := 2; k < 1000; k++ {
-		r, n, err := p.cfg.OpenVolume(fmt.Sprintf("%s%03d", base, k))
-		if err != nil {
-			break
-		}
-		if c, ok := r.(io.Closer); ok {
-			closers = append(closers, c)
-		}
-		if k == 2 {
-			var m [7]byte
-			if _, err := r.ReadAt(m[:], 0); err == nil && string(m[:6]) == string(sig4[:6]) {
-				for _, c := range closers {
-					c.Close()
-				}
-				return ra, size, nil, nil // real volumes named .001/.002
-			}
-		}
-		if size+n < size {
-			return nil, 0, closers, errs.Limit("split archive too large")
-		}
-		size += n
-		j.Add(r, n)
-	}
-	if j.Len() == 1 {
-		return ra, size, nil, nil
-	}
-	return j, size, closers, nil
+	return j, j.Size(), []io.Closer{j}, nil
+}
+
+// startsWithRAR reports whether r begins with a RAR 1.5–5 marker (the six
+// bytes both versions share): then ".002" is a volume, not a piece.
+func startsWithRAR(r io.ReaderAt) bool {
+	var m [6]byte
+	_, err := r.ReadAt(m[:], 0)
+	return err == nil && string(m[:]) == string(sig4[:6])
 }

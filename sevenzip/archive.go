@@ -228,7 +228,7 @@ func Open(ra io.ReaderAt, size int64, opts ...arc.Option) (*Archive, error) {
 	}
 	end := a.base + sh.nextOff + sh.nextSize
 	if sh.nextOff > size || end > size || end < a.base {
-		if _, _, ok := volumeNumber(a.cfg.Name); ok {
+		if isFirstVolume(a.cfg.Name) {
 			return nil, errs.Truncated("7z header lies beyond the last volume found")
 		}
 		return nil, errs.Truncated("7z header lies beyond the end of the archive")

@@ -1,56 +1,35 @@
 package sevenzip
 
 import (
-	"errors"
-	"fmt"
+	"bytes"
 	"io"
-	"io/fs"
-	"strconv"
-	"strings"
 
 	"github.com/go-unarc/unarc/arc"
-	splitvol "github.com/go-unarc/unarc/internal/volume"
+	"github.com/go-unarc/unarc/internal/volume"
 )
 
-// volumeNumber splits "name.7z.001" into its prefix and number width;
-// ok is false for names that are not the first volume of a split set.
-func volumeNumber(name string) (prefix string, width int, ok bool) {
-	dot := strings.LastIndexByte(name, '.')
-	if dot < 0 {
-		return "", 0, false
-	}
-	digits := name[dot+1:]
-	if len(digits) < 3 {
-		return "", 0, false
-	}
-	n, err := strconv.Atoi(digits)
-	if err != nil || n != 1 {
-		return "", 0, false
-	}
-	return name[:dot+1], len(digits), true
+// isFirstVolume reports whether name is the first part of a byte-split
+// set ("name.7z.001").
+func isFirstVolume(name string) bool {
+	_, _, n, ok := volume.SplitPart(name)
+	return ok && n == 1
 }
 
 // joinVolumes opens the volumes after the first, if cfg names a first
-// volume, and returns the joined reader.
+// volume, and returns the joined reader (internal/volume's rules: the
+// set ends at the first name that does not exist).
 func joinVolumes(ra io.ReaderAt, size int64, cfg *arc.Config) (io.ReaderAt, int64, error) {
-	prefix, width, ok := volumeNumber(cfg.Name)
-	if !ok || cfg.OpenVolume == nil {
-		return ra, size, nil
+	j, err := volume.JoinSplit(ra, size, cfg.Name, cfg.OpenVolume, startsWith7z)
+	if err != nil || j == nil {
+		return ra, size, err
 	}
-	m := splitvol.NewConcat(ra, size)
-	for n := 2; ; n++ {
-		name := fmt.Sprintf("%s%0*d", prefix, width, n)
-		r, sz, err := cfg.OpenVolume(name)
-		if errors.Is(err, fs.ErrNotExist) {
-			break
-		}
-		if err != nil {
-			return nil, 0, err
-		}
-		m.Add(r, sz)
-	}
-	if m.Len() == 1 {
-		return ra, size, nil
-	}
-	return m, m.Size(), nil
+	return j, j.Size(), nil
+}
+
+// startsWith7z reports whether r begins with the 7z signature: then
+// ".002" is an archive of its own, not a piece of this one.
+func startsWith7z(r io.ReaderAt) bool {
+	var m [len(signature)]byte
+	_, err := r.ReadAt(m[:], 0)
+	return err == nil && bytes.Equal(m[:], signature[:])
 }

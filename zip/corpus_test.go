@@ -17,6 +17,7 @@ import (
 	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/testutil"
+	"github.com/go-unarc/unarc/internal/volume"
 )
 
 // got is what reading an archive produced, keyed by cleaned entry name.
@@ -120,7 +121,7 @@ func loadCorpus(t testing.TB, dir, name string) []byte {
 func joinSpanned(dir, name string, last []byte) []byte {
 	var all []byte
 	for i := 0; ; i++ {
-		b, err := os.ReadFile(volumeName(filepath.Join(dir, name), i))
+		b, err := os.ReadFile(volume.ZIPDisk(filepath.Join(dir, name), i))
 		if err != nil {
 			break
 		}

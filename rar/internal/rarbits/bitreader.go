@@ -1,6 +1,8 @@
-// Package rarbits holds what the RAR 1.5–4 decoders (unpack15, unpack20,
-// unpack29) share: the MSB-first bit Reader, the canonical Huffman tables
-// of RAR 2.x and 3.x, and window sizing.
+// Package rarbits holds what the RAR decoders share: for RAR 1.5–4
+// (unpack15, unpack20, unpack29) the MSB-first bit Reader, the canonical
+// Huffman tables of RAR 2.x and 3.x, window sizing and the Read/WriteTo
+// loop; for RAR 2.0, 2.9 and 5.0 (unpack50 too) the code-length table
+// reader (ReadLengths, ReadBitLengths).
 package rarbits
 
 import (
@@ -23,8 +25,11 @@ const inBufSize = 64 << 10
 //
 // V, N and Pad are exported because the v15/v20/v29 main loops read and
 // consume bits from them directly (the Huffman quick-table lookup inlined
-// by hand); everything else goes through the methods. A caller that
-// shifts V must lower N by the same count.
+// by hand, keeping V and N in registers across a symbol); everything else
+// goes through the methods. The hot-loop contract: read V only after a
+// Fill that left N >= the bits taken, and a caller that shifts V must
+// lower N by the same count; Pad is only read (through Overrun).
+// unpack50 has its own reader (see its bitReader for why).
 type Reader struct {
 	src  io.Reader
 	bufp *[]byte

@@ -20,36 +20,51 @@ type Huffman struct {
 	Syms  [MaxSyms]uint16
 }
 
-// Build makes the decoding tables from code lengths. An over-subscribed set
-// is corrupt; an incomplete one is allowed (unused codes fail on decode).
-func (h *Huffman) Build(lengths []byte) error {
+// Canonical lays out the canonical code of lengths (low 4 bits used) as
+// RAR 2.x–5.0 assign it, in order of (length, symbol): limit[l] is the
+// left-aligned 16-bit end of the codes of length l, pos[l] the index in
+// syms of its first code, syms[:len(lengths)] the symbols in code order
+// (0 past the last). over reports an over-subscribed set, which RAR 2.x
+// and 3.x refuse and RAR 5.0 decodes as unrar does; each version fills
+// its own quick table from these (unpack50's huffTable.build).
+func Canonical(lengths []byte, limit *[MaxCodeLen + 1]uint32, pos *[MaxCodeLen + 1]uint16, syms []uint16) (over bool) {
 	var count [MaxCodeLen + 1]uint16
 	for _, l := range lengths {
 		count[l&15]++
 	}
 	count[0] = 0
 	var code uint32
-	var next [MaxCodeLen + 2]uint16
+	next := *pos
+	limit[0], next[0] = 0, 0
 	for l := 1; l <= MaxCodeLen; l++ {
 		code += uint32(count[l]) << (16 - l)
-		if code > 1<<16 {
-			return errs.Corrupt("RAR: over-subscribed Huffman table")
-		}
-		h.Limit[l] = code
-		h.Pos[l] = next[l]
-		next[l+1] = next[l] + count[l]
+		limit[l] = code
+		next[l] = next[l-1] + count[l-1]
 	}
+	*pos = next
+	syms = syms[:len(lengths)]
+	clear(syms)
 	for s, l := range lengths {
-		if l != 0 {
-			h.Syms[next[l]] = uint16(s)
+		if l &= 15; l != 0 {
+			syms[next[l]] = uint16(s)
 			next[l]++
 		}
 	}
+	return code > 1<<16
+}
+
+// Build makes the decoding tables from code lengths. An over-subscribed set
+// is corrupt; an incomplete one is allowed (unused codes fail on decode).
+func (h *Huffman) Build(lengths []byte) error {
+	if Canonical(lengths, &h.Limit, &h.Pos, h.Syms[:]) {
+		return errs.Corrupt("RAR: over-subscribed Huffman table")
+	}
+	var code uint32
 	clear(h.Quick[:])
-	code = 0
 	for l := 1; l <= QuickBits; l++ {
 		n := 1 << (QuickBits - l)
-		for i := h.Pos[l]; i < h.Pos[l]+count[l]; i++ {
+		count := (h.Limit[l] - h.Limit[l-1]) >> (16 - l)
+		for i := h.Pos[l]; i < h.Pos[l]+uint16(count); i++ {
 			e := h.Syms[i]<<4 | uint16(l)
 			start := int(code >> (16 - QuickBits))
 			q := h.Quick[start : start+n]

@@ -291,6 +291,7 @@ func (d *Decoder) decodeLZ(limit int64) error {
 			}
 			continue
 		}
+		// d.main.Decode, by hand: the compiler does not inline it.
 		v := uint32(br.V >> 48)
 		var sym int
 		if e := d.main.Quick[v>>(16-rarbits.QuickBits)]; e != 0 {

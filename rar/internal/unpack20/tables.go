@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/rar/internal/rarbits"
 )
 
 var errOverrun = errors.New("unpack20: input overrun")
@@ -43,41 +44,8 @@ func (d *Decoder) readTables() error {
 		return err
 	}
 	var t [audioSyms * 4]byte
-	for i := 0; i < size; {
-		if br.N < 32 {
-			br.Fill()
-		}
-		if br.Overrun() {
-			return errOverrun
-		}
-		c := d.bitLen.Decode(br)
-		switch {
-		case c < 0:
-			return errs.Corrupt("rar v20: bad code-length code")
-		case c < 16:
-			t[i] = (byte(c) + d.oldTable[i]) & 15
-			i++
-		case c == 16:
-			n := int(br.Bits(2)) + 3
-			if i == 0 {
-				return errs.Corrupt("rar v20: code-length repeat at the start")
-			}
-			for ; n > 0 && i < size; n-- {
-				t[i] = t[i-1]
-				i++
-			}
-		default:
-			var n int
-			if c == 17 {
-				n = int(br.Bits(3)) + 3
-			} else {
-				n = int(br.Bits(7)) + 11
-			}
-			for ; n > 0 && i < size; n-- {
-				t[i] = 0
-				i++
-			}
-		}
+	if err := rarbits.ReadLengths(t[:size], d.oldTable[:size], rarbits.LengthRuns20[:], (*lengthSource)(d)); err != nil {
+		return err
 	}
 	if br.Overrun() {
 		return errOverrun
@@ -161,3 +129,15 @@ func abs(x int32) uint32 {
 	}
 	return uint32(x)
 }
+
+// lengthSource gives rarbits.ReadLengths the bit reader and code-length
+// code of a Decoder.
+type lengthSource Decoder
+
+func (d *lengthSource) Bits(k uint) uint32 { return d.br.Bits(k) }
+
+func (d *lengthSource) LengthSym() (int, error) {
+	return d.bitLen.DecodeLength(&d.br, errOverrun, "rar v20")
+}
+
+func (d *lengthSource) Corrupt(what string) error { return errs.Corrupt("rar v20: %s", what) }

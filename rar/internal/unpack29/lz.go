@@ -337,71 +337,13 @@ func (d *Decoder) readTables() error {
 	}
 	br.Skip(2)
 	var bl [bitLenSyms]byte
-	for i := 0; i < bitLenSyms; {
-		if br.N < 8 {
-			br.Fill()
-		}
-		l := byte(br.Bits(4))
-		if l != 15 {
-			bl[i] = l
-			i++
-			continue
-		}
-		z := int(br.Bits(4))
-		if z == 0 {
-			bl[i] = 15
-			i++
-			continue
-		}
-		for z += 2; z > 0 && i < bitLenSyms; z-- {
-			bl[i] = 0
-			i++
-		}
-	}
+	rarbits.ReadBitLengths(&bl, br.Bits)
 	if err := s.bitLen.Build(bl[:]); err != nil {
 		return err
 	}
 	var t [tableSize]byte
-	for i := 0; i < tableSize; {
-		if br.N < 32 {
-			br.Fill()
-		}
-		if br.Overrun() {
-			return errOverrun
-		}
-		c := s.bitLen.Decode(br)
-		switch {
-		case c < 0:
-			return errs.Corrupt("rar v29: bad code-length code")
-		case c < 16:
-			t[i] = (byte(c) + s.oldTable[i]) & 15
-			i++
-		case c < 18:
-			var n int
-			if c == 16 {
-				n = int(br.Bits(3)) + 3
-			} else {
-				n = int(br.Bits(7)) + 11
-			}
-			if i == 0 {
-				return errs.Corrupt("rar v29: code-length repeat at the start")
-			}
-			for ; n > 0 && i < tableSize; n-- {
-				t[i] = t[i-1]
-				i++
-			}
-		default:
-			var n int
-			if c == 18 {
-				n = int(br.Bits(3)) + 3
-			} else {
-				n = int(br.Bits(7)) + 11
-			}
-			for ; n > 0 && i < tableSize; n-- {
-				t[i] = 0
-				i++
-			}
-		}
+	if err := rarbits.ReadLengths(t[:], s.oldTable[:], rarbits.LengthRuns29[:], (*lengthSource)(d)); err != nil {
+		return err
 	}
 	if br.Overrun() {
 		return errOverrun
@@ -453,3 +395,15 @@ func (d *Decoder) readVMCodeLZ() error {
 	}
 	return d.addFilter(first, code)
 }
+
+// lengthSource gives rarbits.ReadLengths the bit reader and code-length
+// code of a Decoder.
+type lengthSource Decoder
+
+func (d *lengthSource) Bits(k uint) uint32 { return d.br.Bits(k) }
+
+func (d *lengthSource) LengthSym() (int, error) {
+	return d.lz.bitLen.DecodeLength(&d.br, errOverrun, "rar v29")
+}
+
+func (d *lengthSource) Corrupt(what string) error { return errs.Corrupt("rar v29: %s", what) }

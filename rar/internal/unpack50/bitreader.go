@@ -19,6 +19,10 @@ const (
 )
 
 // bitReader reads the packed stream MSB-first through a 64-bit buffer.
+// It stays apart from rarbits.Reader on purpose: its zero-padded buffer
+// lets the hot loop refill without a branch or a per-symbol input check,
+// and it tracks the stream's bit position, which RAR 5.0 block sizes
+// (given in bits) are checked against; RAR 1.5–4 streams have neither.
 // bits holds n valid bits at its top; buf[pos:end] are bytes not yet loaded.
 type bitReader struct {
 	r    io.Reader

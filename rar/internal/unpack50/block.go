@@ -1,5 +1,7 @@
 package unpack50
 
+import "github.com/go-unarc/unarc/rar/internal/rarbits"
+
 // readBlockHeader reads a compressed block header (RAR 5.0 technote,
 // "compressed block"): byte aligned; flags (bits 0-2: bits used in the
 // last byte minus one, bits 3-4: size byte count minus one, bit 6: last
@@ -70,24 +72,7 @@ func (d *Decoder) readTables() error {
 		return err
 	}
 	var bl [bc]byte
-	for i := 0; i < bc; {
-		l := br.get(4)
-		if l != 15 {
-			bl[i] = byte(l)
-			i++
-			continue
-		}
-		z := br.get(4)
-		if z == 0 {
-			bl[i] = 15
-			i++
-			continue
-		}
-		for z += 2; z > 0 && i < bc; z-- {
-			bl[i] = 0
-			i++
-		}
-	}
+	rarbits.ReadBitLengths(&bl, br.get)
 	t.bd.build(bl[:], 8, 6)
 
 	dcodes := dcb
@@ -96,41 +81,8 @@ func (d *Decoder) readTables() error {
 	}
 	size := nc + dcodes + ldc + rc
 	lens := t.lens[:size]
-	for i := 0; i < size; {
-		if err := br.check(); err != nil {
-			return err
-		}
-		n := br.decodeSym(&t.bd)
-		switch {
-		case n < 16:
-			lens[i] = byte(n)
-			i++
-		case n < 18:
-			var k uint32
-			if n == 16 {
-				k = br.get(3) + 3
-			} else {
-				k = br.get(7) + 11
-			}
-			if i == 0 {
-				return d.br.corrupt("rar5: length repeat at table start")
-			}
-			for ; k > 0 && i < size; k-- {
-				lens[i] = lens[i-1]
-				i++
-			}
-		default:
-			var k uint32
-			if n == 18 {
-				k = br.get(3) + 3
-			} else {
-				k = br.get(7) + 11
-			}
-			for ; k > 0 && i < size; k-- {
-				lens[i] = 0
-				i++
-			}
-		}
+	if err := rarbits.ReadLengths(lens, nil, rarbits.LengthRuns29[:], (*lengthSource)(d)); err != nil {
+		return err
 	}
 	if err := br.check(); err != nil {
 		return err
@@ -142,3 +94,18 @@ func (d *Decoder) readTables() error {
 	d.haveTables = true
 	return nil
 }
+
+// lengthSource gives rarbits.ReadLengths the bit reader and code-length
+// code of a Decoder.
+type lengthSource Decoder
+
+func (d *lengthSource) Bits(k uint) uint32 { return d.br.get(k) }
+
+func (d *lengthSource) LengthSym() (int, error) {
+	if err := d.br.check(); err != nil {
+		return 0, err
+	}
+	return int(d.br.decodeSym(&d.t.bd)), nil
+}
+
+func (d *lengthSource) Corrupt(what string) error { return d.br.corrupt("rar5: %s", what) }

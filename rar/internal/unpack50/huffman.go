@@ -1,5 +1,7 @@
 package unpack50
 
+import "github.com/go-unarc/unarc/rar/internal/rarbits"
+
 // Huffman decoding, RAR 5.0 style.
 //
 // RAR 5.0 codes are canonical: codes of length 1..15 are handed out in
@@ -27,44 +29,25 @@ type huffTable struct {
 
 	size  int                 // alphabet size
 	limit [16]uint32          // left-aligned (16-bit) exclusive upper code per length
-	pos   [16]uint32          // first index in syms per length
+	pos   [16]uint16          // first index in syms per length
 	syms  [maxAlphabet]uint16 // symbols in code order
 }
 
 const maxAlphabet = 306
 
 // build fills t from code lengths (low 4 bits used), mirroring unrar's
-// MakeDecodeTables: counts per length, left-aligned limits, code order.
+// MakeDecodeTables: the canonical layout is rarbits.Canonical's (shared
+// with RAR 2.x/3.x); the quick table stays here because RAR 5.0 gives
+// invalid codes unrar's fallback symbols instead of failing, and its width
+// varies per table.
 func (t *huffTable) build(lengths []byte, quickBits, unrarQB uint) {
 	n := len(lengths)
 	t.size = n
 	t.quickBits = quickBits
 	t.qshift = 64 - quickBits
 	t.unrarQB = unrarQB
-	var count [16]uint32
-	for _, l := range lengths {
-		count[l&15]++
-	}
-	count[0] = 0
-	t.limit[0] = 0
-	t.pos[0] = 0
-	var upper uint32
-	for i := 1; i < 16; i++ {
-		upper += count[i]
-		t.limit[i] = upper << (16 - uint(i))
-		upper *= 2
-		t.pos[i] = t.pos[i-1] + count[i-1]
-	}
-	for i := range t.syms[:n] {
-		t.syms[i] = 0
-	}
-	next := t.pos
-	for i, l := range lengths {
-		if l &= 15; l != 0 {
-			t.syms[next[l]] = uint16(i)
-			next[l]++
-		}
-	}
+	// unrar's MakeDecodeTables does not refuse an over-subscribed set.
+	_ = rarbits.Canonical(lengths, &t.limit, &t.pos, t.syms[:])
 	// Quick table: one entry per quickBits prefix.
 	l := uint(1)
 	for code := uint32(0); code < 1<<quickBits; code++ {
@@ -87,7 +70,7 @@ func (t *huffTable) build(lengths []byte, quickBits, unrarQB uint) {
 // whose code length is l.
 func (t *huffTable) symFor(field uint32, l uint) uint16 {
 	dist := (field - t.limit[l-1]) >> (16 - l)
-	p := t.pos[l] + dist
+	p := uint32(t.pos[l]) + dist
 	if field < t.limit[t.unrarQB] {
 		// unrar's quick path: out-of-range positions give symbol 0.
 		if l < 16 && p < uint32(t.size) {
@@ -115,7 +98,7 @@ func (t *huffTable) slow(field uint32) (uint16, uint) {
 	// Slow path in unrar is only reached for fields >= limit[unrarQB];
 	// quickBits >= unrarQB guarantees that here.
 	dist := (field - t.limit[l-1]) >> (16 - l)
-	p := t.pos[l] + dist
+	p := uint32(t.pos[l]) + dist
 	if p >= uint32(t.size) {
 		p = 0
 	}
