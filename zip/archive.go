@@ -29,6 +29,7 @@ type Archive struct {
 	// diskStarts is set for spanned archives: the offset of each disk in
 	// the joined volumes (see volume.go).
 	diskStarts []int64
+	keys       keyCache // WinZip AES key derivations (crypt.go)
 }
 
 // directory is what the end records say about the central directory.
