@@ -512,9 +512,14 @@ func (c *cryptBody) after(err error) error {
 		if e := c.d.drain(); e != nil {
 			return e
 		}
-	case err != nil && c.d.kind == cryptAES && !c.d.done && errors.Is(err, errs.ErrCorrupt):
-		if e := c.d.drain(); e != nil && errors.Is(e, errs.ErrChecksum) {
-			return e
+	case err != nil && c.d.kind == cryptAES && errors.Is(err, errs.ErrCorrupt):
+		// The decoder failed; if the data is not what was authenticated,
+		// that is the real error (the read-ahead may have found it already).
+		if !c.d.done {
+			c.d.drain()
+		}
+		if c.d.err != nil && errors.Is(c.d.err, errs.ErrChecksum) {
+			return c.d.err
 		}
 	}
 	return err

@@ -553,6 +553,7 @@ func (z *Reader) readDescriptor() (crc uint32, csize, usize uint64, err error) {
 type descReader struct {
 	z    *Reader
 	r    io.Reader
+	n    int64 // bytes passed on (AE-2 entries check their size here)
 	done bool
 }
 
@@ -561,6 +562,7 @@ func (d *descReader) Read(p []byte) (int, error) {
 		return 0, io.EOF
 	}
 	n, err := d.r.Read(p)
+	d.n += int64(n)
 	if err != io.EOF {
 		return n, err
 	}
@@ -582,7 +584,7 @@ func (d *descReader) Read(p []byte) (int, error) {
 	if noCRC(f) {
 		// AE-2: no CRC (the MAC checked the data); the size still must match.
 		f.HasCRC32 = false
-		if got := z.s.v.N() + int64(n); got != int64(usize) {
+		if got := d.n; got != int64(usize) && z.rdErr == nil {
 			return n, errs.Truncated(fmt.Sprintf("data ends after %d of %d bytes", got, usize))
 		}
 		return n, io.EOF

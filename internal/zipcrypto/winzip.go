@@ -53,7 +53,7 @@ type DerivedKey struct {
 // salt, for a key of keyLen bytes (16, 24 or 32).
 func Derive(password string, salt []byte, keyLen int) (DerivedKey, error) {
 	var d DerivedKey
-	b, err := pbkdf2.Key(sha1.New, password, salt, Rounds, 2*keyLen+VerifierLen)
+	b, err := pbkdf2SHA1(password, salt, Rounds, 2*keyLen+VerifierLen)
 	if err != nil {
 		return d, err
 	}
@@ -76,7 +76,8 @@ type CTR struct {
 	keyN  int
 	ctr   uint64 // the next counter value (low 64 bits; files never reach 2^64 blocks)
 	ks    [ctrBlocks * aes.BlockSize]byte
-	pos   int // bytes of ks used; len(ks) when empty
+	in    [ctrBlocks * aes.BlockSize]byte // counter blocks (here, not on the stack: the cipher is an interface)
+	pos   int                             // bytes of ks used; len(ks) when empty
 }
 
 // Reset starts a stream under key (16, 24 or 32 bytes). The cipher is
@@ -97,7 +98,7 @@ func (c *CTR) Reset(key []byte) error {
 }
 
 func (c *CTR) refill() {
-	var in [ctrBlocks * aes.BlockSize]byte
+	in := &c.in
 	for i := 0; i < ctrBlocks; i++ {
 		binary.LittleEndian.PutUint64(in[i*aes.BlockSize:], c.ctr)
 		c.ctr++
@@ -121,4 +122,10 @@ func (c *CTR) XOR(b []byte) {
 		c.pos += n
 		b = b[n:]
 	}
+}
+
+// pbkdf2SHA1 is the PBKDF2-HMAC-SHA1 of the derivation (RFC 2898), kept
+// separate so the RFC 6070 vectors test it with their iteration counts.
+func pbkdf2SHA1(password string, salt []byte, rounds, n int) ([]byte, error) {
+	return pbkdf2.Key(sha1.New, password, salt, rounds, n)
 }
