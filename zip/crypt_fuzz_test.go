@@ -1,0 +1,116 @@
+package zip
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/internal/testutil"
+)
+
+// cryptFuzzCfg is fuzzCfg with the test archives' password.
+var cryptFuzzCfg = func() *arc.Config {
+	c := *fuzzCfg
+	c.Password = func(*arc.Entry) (string, error) { return cryptPassword, nil }
+	return &c
+}()
+
+// addCryptSeeds adds the encrypted testdata archives whose names match
+// one of kinds, and the corpus ones the manifest lists with a password
+// (re-encrypted with ours they would not be; they exercise the framing
+// with a wrong password, which must fail cleanly).
+func addCryptSeeds(f *testing.F, kinds ...string) {
+	for _, p := range testutil.Glob(f, "../testdata/zip/crypt/*.zip") {
+		for _, k := range kinds {
+			if strings.Contains(strings.ToLower(filepath.Base(p)), k) {
+				if b, err := os.ReadFile(p); err == nil {
+					f.Add(b)
+				}
+				break
+			}
+		}
+	}
+}
+
+// fuzzCrypt reads data through both APIs with the password: every error
+// is classified (ErrPassword included), and what reads without error has
+// the size the entry declares.
+func fuzzCrypt(t *testing.T, data []byte) {
+	defer testutil.FuzzBound(t, testutil.FuzzTimeout, 256<<20)()
+	ok := func(err error) bool { return classified(err) || errors.Is(err, errs.ErrPassword) }
+	if a, err := Open(bytes.NewReader(data), int64(len(data)), cryptFuzzCfg); err != nil {
+		if !ok(err) {
+			t.Fatalf("Open: unclassified error %v", err)
+		}
+	} else {
+		budget := int64(8 << 20)
+		for i, e := range a.Entries() {
+			if budget <= 0 {
+				break
+			}
+			rc, err := a.Open(i)
+			if err != nil {
+				if !ok(err) {
+					t.Fatalf("Open(%d): unclassified error %v", i, err)
+				}
+				continue
+			}
+			n, err := io.Copy(io.Discard, io.LimitReader(rc, fuzzReadCap))
+			budget -= n
+			rc.Close()
+			if err != nil && !ok(err) {
+				t.Fatalf("read %d: unclassified error %v", i, err)
+			}
+			if err == nil && n < fuzzReadCap && n != e.Size {
+				t.Fatalf("entry %d read %d bytes without error, Size %d", i, n, e.Size)
+			}
+		}
+	}
+	z, err := NewReader(onlyReader{bytes.NewReader(data)}, cryptFuzzCfg)
+	if err != nil {
+		if !ok(err) {
+			t.Fatalf("NewReader: unclassified error %v", err)
+		}
+		return
+	}
+	defer z.Close()
+	for k := 0; k < 1000; k++ {
+		e, err := z.Next()
+		if err != nil {
+			if err != io.EOF && !ok(err) {
+				t.Fatalf("Next: unclassified error %v", err)
+			}
+			return
+		}
+		n, err := io.Copy(io.Discard, io.LimitReader(onlyReader{z}, fuzzReadCap))
+		if err != nil && !ok(err) {
+			t.Fatalf("stream read: unclassified error %v", err)
+		}
+		if err == nil && n < fuzzReadCap && e.Size >= 0 && n != e.Size {
+			t.Fatalf("stream entry %d read %d bytes without error, Size %d", k, n, e.Size)
+		}
+	}
+}
+
+// FuzzZipCrypto: the traditional PKWARE framing (12-byte header, check
+// byte from the CRC or the time, descriptors), through both APIs.
+func FuzzZipCrypto(f *testing.F) {
+	addCryptSeeds(f, "zipcrypt")
+	f.Fuzz(fuzzCrypt)
+}
+
+// FuzzWinZipAES: the WinZip AES framing (salt, verifier, data, MAC; AE-1
+// and AE-2; descriptors) and PKWARE strong encryption, through both APIs.
+func FuzzWinZipAES(f *testing.F) {
+	addCryptSeeds(f, "aes")
+	if b, err := os.ReadFile(filepath.Join(testutil.ModuleRoot(), "..", "shared", "corpus", "zip", "libarchive", "test_read_format_zip_encryption_data.zip")); err == nil {
+		f.Add(b)
+	}
+	f.Fuzz(fuzzCrypt)
+}
