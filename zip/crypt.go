@@ -155,6 +155,7 @@ type decryptor struct {
 	mac hash.Hash // HMAC-SHA1, kept while the key stays the same
 	mk  [zipcrypto.MaxKeyLen]byte
 	mkN int
+	key zipcrypto.DerivedKey
 
 	// tail holds back the last MACLen bytes of an AES stream of unknown
 	// length; the strong cipher keeps blocks in buf.
@@ -196,7 +197,7 @@ func (d *decryptor) start(src io.Reader, f *file, known int64, cfg *arc.Config, 
 	}
 	switch d.kind {
 	case cryptZip:
-		var h [zipcrypto.HeaderLen]byte
+		h := (*[zipcrypto.HeaderLen]byte)(d.scratch[:zipcrypto.HeaderLen])
 		if _, err := io.ReadFull(src, h[:]); err != nil {
 			return errs.EOF(err, "ZipCrypto header")
 		}
@@ -207,7 +208,7 @@ func (d *decryptor) start(src io.Reader, f *file, known int64, cfg *arc.Config, 
 			check = byte(f.dosTime >> 8)
 		}
 		d.zc.Init(pw)
-		if !d.zc.CheckHeader(&h, check) {
+		if !d.zc.CheckHeader(h, check) {
 			return errPassword("ZipCrypto header check byte")
 		}
 	case cryptAES:
@@ -220,14 +221,16 @@ func (d *decryptor) start(src io.Reader, f *file, known int64, cfg *arc.Config, 
 
 func (d *decryptor) startAES(f *file, pw string, cfg *arc.Config, keys *keyCache) error {
 	sl := zipcrypto.SaltLen(f.aesStrength)
-	var h [16 + zipcrypto.VerifierLen]byte
+	h := d.scratch[:16+zipcrypto.VerifierLen]
 	if _, err := io.ReadFull(d.src, h[:sl+zipcrypto.VerifierLen]); err != nil {
 		return errs.EOF(err, "WinZip AES salt")
 	}
-	k, err := keys.derive(cfg, pw, h[:sl], zipcrypto.KeyLen(f.aesStrength))
+	var err error
+	d.key, err = keys.derive(cfg, pw, h[:sl], zipcrypto.KeyLen(f.aesStrength))
 	if err != nil {
 		return err
 	}
+	k := &d.key // in the state: its slices go to the cipher, so a local would escape
 	if k.Verifier != [2]byte(h[sl:sl+2]) {
 		return errPassword("WinZip AES password verifier")
 	}
@@ -248,13 +251,13 @@ func (d *decryptor) startAES(f *file, pw string, cfg *arc.Config, keys *keyCache
 }
 
 func (d *decryptor) startStrong(f *file, pw string, known int64) error {
-	var h [2 + 16 + 4]byte
+	h := d.scratch[:2+16+4]
 	if _, err := io.ReadFull(d.src, h[:2]); err != nil {
 		return errs.EOF(err, "strong encryption header")
 	}
 	n, rest, err := d.st.ParseIV(h[:2], f.crc, f.usize)
 	if err == nil && n == 0 {
-		iv := int(le.Uint16(h[:]))
+		iv := int(le.Uint16(h))
 		if _, err := io.ReadFull(d.src, h[2:2+iv+4]); err != nil {
 			return errs.EOF(err, "strong encryption header")
 		}
@@ -283,6 +286,7 @@ func (d *decryptor) startStrong(f *file, pw string, known int64) error {
 		return errPassword("strong encryption validation data")
 	}
 	d.cbc = cbc
+	d.st = zipcrypto.Strong{} // it points into the header buffer, which goes back now
 	if known >= 0 {
 		d.remain = known - int64(n+rest)
 		if d.remain%16 != 0 {
@@ -356,15 +360,15 @@ func (d *decryptor) end() error {
 	}
 	d.done = true
 	if d.kind == cryptAES {
-		var want [zipcrypto.MACLen]byte
+		want := d.scratch[:zipcrypto.MACLen]
 		if d.remain < 0 {
-			want = d.tail.mac
-		} else if _, err := io.ReadFull(d.src, want[:]); err != nil {
+			copy(want, d.tail.mac[:])
+		} else if _, err := io.ReadFull(d.src, want); err != nil {
 			d.err = errs.EOF(err, "WinZip AES authentication code")
 			return d.err
 		}
-		var sum [sha1.Size]byte
-		if !hmac.Equal(d.mac.Sum(sum[:0])[:zipcrypto.MACLen], want[:]) {
+		sum := d.scratch[64:64]
+		if !hmac.Equal(d.mac.Sum(sum)[:zipcrypto.MACLen], want) {
 			d.err = fmt.Errorf("%w: %v", errs.ErrChecksum, errMAC)
 			return d.err
 		}

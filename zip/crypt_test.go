@@ -523,3 +523,50 @@ func TestStrongCorpus(t *testing.T) {
 		t.Errorf("3DES in the extra field: %v", err)
 	}
 }
+
+// TestCryptAllocs: decryption allocates nothing per entry once the pools
+// are warm: ZipCrypto never, and WinZip AES nothing beyond a new key's
+// derivation and cipher (a cached key, as when an entry is opened again,
+// reuses the pooled cipher and MAC). What remains is the handle Open
+// returns and, for decoders that write from their window, the writer
+// crc32x boxes per WriteTo (as for unencrypted entries).
+func TestCryptAllocs(t *testing.T) {
+	if raceEnabled {
+		t.Skip("allocation counts differ under -race")
+	}
+	all := cryptArchives(t)
+	for _, c := range []struct{ archive, entry string }{
+		{"7zz-zipcrypto-deflate.zip", "text.txt"},
+		{"7zz-zipcrypto-deflate.zip", "rand.bin"},
+		{"infozip-zipcrypto.zip", "text.txt"},
+		{"7zz-AES256-deflate.zip", "text.txt"},
+		{"7zz-AES256-Copy.zip", "rand.bin"},
+		{"bsdtar-aes256.zip", "text.txt"},
+	} {
+		data := all[c.archive]
+		a, err := Open(bytes.NewReader(data), int64(len(data)), pwConfig(cryptPassword))
+		if err != nil {
+			t.Fatal(err)
+		}
+		idx := -1
+		for i, e := range a.Entries() {
+			if e.Name == c.entry {
+				idx = i
+			}
+		}
+		run := func() {
+			rc, err := a.Open(idx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := io.Copy(io.Discard, rc); err != nil {
+				t.Fatal(err)
+			}
+			rc.Close()
+		}
+		run()
+		if n := testing.AllocsPerRun(50, run); n > 2 {
+			t.Errorf("%s: %s: %.1f allocations per warm open and read, want at most 2 (the handle, crc32x's writer)", c.archive, c.entry, n)
+		}
+	}
+}
