@@ -377,8 +377,11 @@ func TestWinZipAE1AE2(t *testing.T) {
 		if e.Name == "text.txt" && f.aesVer != 1 || e.Name == "hello.txt" && f.aesVer != 2 {
 			t.Fatalf("%s: AE-%d", e.Name, f.aesVer)
 		}
-		if f.aesVer == 2 && e.HasCRC32 {
-			t.Errorf("AE-2 %s claims a CRC", e.Name)
+		if f.aesVer == 2 && (e.HasCRC32 || e.HashKind != "HMAC-SHA1-80") {
+			t.Errorf("AE-2 %s: HasCRC32 %v, HashKind %q; want the MAC as its check", e.Name, e.HasCRC32, e.HashKind)
+		}
+		if !e.Verifiable() {
+			t.Errorf("%s (AE-%d) not verifiable", e.Name, f.aesVer)
 		}
 	}
 	bad := setCRC(t, data, "text.txt", 0x12345678)

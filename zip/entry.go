@@ -73,8 +73,12 @@ func (f *file) fill(h *header, name, extra, comment []byte, decode func([]byte) 
 	}
 	f.Name = ""
 	f.parseExtra(h, name, extra)
+	f.HashKind = ""
 	if noCRC(f) {
+		// AE-2: no CRC; the MAC after the data authenticates it (its value
+		// is known only once the data is read, so Hash stays empty).
 		f.HasCRC32, f.CRC32 = false, 0
+		f.HashKind = "HMAC-SHA1-80"
 	}
 	if f.Name == "" {
 		f.Name = entryText(name, h.flags, decode)
