@@ -113,3 +113,23 @@ func TestZipCryptoRoundTrip(t *testing.T) {
 		t.Error("wrong password passes (a 1-in-256 collision would need another test string)")
 	}
 }
+
+func BenchmarkCTR(b *testing.B) {
+	var c CTR
+	c.Reset(make([]byte, 32))
+	buf := make([]byte, 64<<10)
+	b.SetBytes(int64(len(buf)))
+	for b.Loop() {
+		c.XOR(buf)
+	}
+}
+
+func BenchmarkZipCrypto(b *testing.B) {
+	var k Keys
+	k.Init("password")
+	buf := make([]byte, 64<<10)
+	b.SetBytes(int64(len(buf)))
+	for b.Loop() {
+		k.Decrypt(buf)
+	}
+}
