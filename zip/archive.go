@@ -30,7 +30,8 @@ type Archive struct {
 	// diskStarts is set for spanned archives: the offset of each disk in
 	// the joined volumes (see volume.go).
 	diskStarts []int64
-	warns      []error // Warnings
+	warns      []error  // Warnings
+	keys       keyCache // WinZip AES key derivations (crypt.go)
 }
 
 // directory is what the end records say about the central directory.

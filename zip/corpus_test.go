@@ -149,6 +149,24 @@ func volumeConfig(dir, name string) *arc.Config {
 	}
 }
 
+// casePassword is the password the manifest gives the case's entries.
+func casePassword(c *testutil.Case) string {
+	for _, r := range c.Rows {
+		if r.Password != "" && r.Password != "-" {
+			return r.Password
+		}
+	}
+	return ""
+}
+
+// withPassword gives cfg the manifest's password, if the case has one.
+func withPassword(cfg *arc.Config, pw string) *arc.Config {
+	if pw != "" {
+		cfg.Password = func(*arc.Entry) (string, error) { return pw, nil }
+	}
+	return cfg
+}
+
 func errClass(err error) string {
 	switch {
 	case err == nil:
@@ -172,7 +190,7 @@ func TestCorpus(t *testing.T) {
 	var match, rightErr, notImpl, wrong, disagree int
 	for _, c := range cases {
 		data := loadCorpus(t, dir, c.Archive)
-		g := readArchive(data, volumeConfig(dir, c.Archive))
+		g := readArchive(data, withPassword(volumeConfig(dir, c.Archive), casePassword(c)))
 		verdict, why := judge(c, g, false)
 		if d := disagreements[c.Archive]; d != "" && verdict == "wrong" {
 			t.Logf("known disagreement with 7zz: %s: %s (%s)", c.Archive, why, d)
@@ -390,8 +408,8 @@ func TestCorpusReader(t *testing.T) {
 		counts := map[string]int{}
 		for _, c := range cases {
 			data := loadCorpus(t, dir, c.Archive)
-			va, _ := judge(c, readArchive(data, volumeConfig(dir, c.Archive)), false)
-			vs, why := judge(c, readStream(joinSpanned(dir, c.Archive, data), &arc.Config{DecodeName: func(b []byte) string { return string(b) }}, wrap), true)
+			va, _ := judge(c, readArchive(data, withPassword(volumeConfig(dir, c.Archive), casePassword(c))), false)
+			vs, why := judge(c, readStream(joinSpanned(dir, c.Archive, data), withPassword(&arc.Config{DecodeName: func(b []byte) string { return string(b) }}, casePassword(c)), wrap), true)
 			counts[vs]++
 			if va == "match" && (vs == "wrong" || vs == "righterr") {
 				t.Errorf("%s: %s: Archive matches the manifest, Reader does not: %s", wname, c.Archive, why)

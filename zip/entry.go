@@ -10,6 +10,7 @@ import (
 
 	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/internal/meta"
+	"github.com/go-unarc/unarc/internal/zipcrypto"
 )
 
 var le = binary.LittleEndian
@@ -18,18 +19,23 @@ var le = binary.LittleEndian
 // forward Reader) describes it: the public Entry plus what reading needs.
 type file struct {
 	arc.Entry
-	flags     uint16
-	method    uint16 // real compression method (the one inside AES)
-	aes       bool   // WinZip AES (method 99 + extra 0x9901)
-	zip64     bool   // a Zip64 extra field was present (descriptor sizes are 8 bytes)
-	crc       uint32
-	csize     uint64
-	usize     uint64
-	headerOff int64 // absolute offset of the local header (base delta applied)
-	disk      uint32
-	dirAttr   bool   // MS-DOS directory attribute
-	badZip64  bool   // a Zip64 extra field repeats the sizes with other values (zip64Disagrees)
-	rawName   string // the name as stored, when Name differs from it (decoded, converted)
+	flags       uint16
+	method      uint16 // real compression method (the one inside AES)
+	aes         bool   // WinZip AES (method 99 + extra 0x9901)
+	aesVer      uint16 // AE-1 or AE-2 (AE-2 stores no CRC: the MAC is the check)
+	aesStrength byte   // 1, 2, 3: AES-128, -192, -256
+	strongAlg   uint16 // PKWARE strong encryption algorithm (extra 0x0017; 0 if absent)
+	strongFlags uint16
+	dosTime     uint16 // the ZipCrypto check byte of entries with a data descriptor
+	zip64       bool   // a Zip64 extra field was present (descriptor sizes are 8 bytes)
+	crc         uint32
+	csize       uint64
+	usize       uint64
+	headerOff   int64 // absolute offset of the local header (base delta applied)
+	disk        uint32
+	dirAttr     bool   // MS-DOS directory attribute
+	badZip64    bool   // a Zip64 extra field repeats the sizes with other values (zip64Disagrees)
+	rawName     string // the name as stored, when Name differs from it (decoded, converted)
 }
 
 // header holds the fixed fields shared by local and central headers,
@@ -54,6 +60,8 @@ type header struct {
 func (f *file) fill(h *header, name, extra, comment []byte, decode func([]byte) string) {
 	f.flags = h.flags
 	f.method = h.method
+	f.dosTime = h.dosTime
+	f.aes, f.aesVer, f.aesStrength, f.strongAlg, f.strongFlags = false, 0, 0, 0, 0
 	f.crc = h.crc
 	f.csize = uint64(h.csize)
 	f.usize = uint64(h.usize)
@@ -67,6 +75,13 @@ func (f *file) fill(h *header, name, extra, comment []byte, decode func([]byte) 
 	}
 	f.Name = ""
 	f.parseExtra(h, name, extra)
+	f.HashKind = ""
+	if noCRC(f) {
+		// AE-2: no CRC; the MAC after the data authenticates it (its value
+		// is known only once the data is read, so Hash stays empty).
+		f.HasCRC32, f.CRC32 = false, 0
+		f.HashKind = "HMAC-SHA1-80"
+	}
 	if f.Name == "" {
 		f.Name = entryText(name, h.flags, decode)
 		if strings.IndexByte(f.Name, '\\') >= 0 && backslashSeparates(h, f.Name, extra) {
@@ -172,15 +187,25 @@ func (f *file) parseExtra(h *header, name, extra []byte) {
 			// WinZip AE-x: version(2) "AE" strength(1) method(2).
 			if len(b) >= 7 && h.method == methodAES {
 				f.aes = true
+				f.aesVer = le.Uint16(b)
+				f.aesStrength = b[4]
 				f.method = le.Uint16(b[5:])
 				switch b[4] {
 				case 1:
 					f.Method = "AES-128"
 				case 2:
 					f.Method = "AES-192"
-				default:
+				case 3:
 					f.Method = "AES-256"
+				default:
+					f.Method = "AES-" + itoa(int(b[4]))
 				}
+			}
+		case extraStrong:
+			// Format(2) AlgID(2) Bitlen(2) Flags(2) [certificate data].
+			if len(b) >= 8 {
+				f.strongAlg = le.Uint16(b[2:])
+				f.strongFlags = le.Uint16(b[6:])
 			}
 		}
 	}
@@ -193,7 +218,11 @@ func (f *file) setMethod() {
 	case f.aes:
 		f.Method = f.Method + " (" + m + ")"
 	case f.flags&flagStrong != 0 && f.Encrypted:
-		f.Method = "PKWARE strong encryption (" + m + ")"
+		alg := ""
+		if f.strongAlg != 0 {
+			alg = " " + zipcrypto.AlgName(f.strongAlg)
+		}
+		f.Method = "PKWARE strong encryption" + alg + " (" + m + ")"
 	case f.Encrypted:
 		f.Method = "ZipCrypto (" + m + ")"
 	default:

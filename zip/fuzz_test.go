@@ -18,6 +18,7 @@ import (
 // corpus ZIPs (small ones) to f.
 func addSeeds(f *testing.F) {
 	paths := testutil.Glob(f, "../testdata/zip/*.zip")
+	paths = append(paths, testutil.Glob(f, "../testdata/zip/crypt/*.zip")...)
 	corpus := os.Getenv("UNARC_CORPUS")
 	if corpus == "" {
 		corpus = filepath.Join(testutil.ModuleRoot(), "..", "shared", "corpus")

@@ -56,6 +56,8 @@ type openState struct {
 	dec *deflate.Reader
 	lz  *lzma.Reader
 	oth *methodReader // a registered method (methods.go); closed with the entry
+	cr  decryptor
+	cb  cryptBody
 	v   crc32x.Reader
 	hdr [localLen]byte
 }
@@ -106,6 +108,8 @@ func (r *entryReader) Close() error {
 		s.oth = nil
 	}
 	s.sec = section{}
+	s.cr.release()
+	s.cb = cryptBody{}
 	s.br.Reset(nil)
 	s.v.ResetCRC32(nil, 0, 0)
 	openPool.Put(s)
@@ -122,10 +126,9 @@ const (
 // checkOpen says whether entry f can be decoded, before anything is read.
 func checkOpen(f *file, cfg *arc.Config) error {
 	if f.Encrypted {
-		if cfg.Password == nil {
-			return fmt.Errorf("%w: %s", errs.ErrPasswordRequired, f.Method)
+		if err := checkCrypt(f, cfg); err != nil {
+			return err
 		}
-		return errs.Unsupported("%s: ZipCrypto/AES not yet implemented", f.Method)
 	}
 	var mem int64
 	switch f.method {
@@ -145,7 +148,8 @@ func checkOpen(f *file, cfg *arc.Config) error {
 			}
 		}
 	}
-	if f.method == methodStore && f.csize != f.usize {
+	if k := cryptKind(f); f.method == methodStore && k != cryptStrong && f.csize != f.usize+uint64(cryptOverhead(f)) &&
+		(f.flags&flagDescriptor == 0 || f.csize != 0 || f.usize != 0) {
 		return errs.Corrupt("stored entry with packed size %d but size %d", f.csize, f.usize)
 	}
 	lim := &cfg.Limits
@@ -175,11 +179,19 @@ func (a *Archive) Open(i int) (io.ReadCloser, error) {
 		return nil, err
 	}
 	s.sec = section{ra: a.ra, off: dataOff, end: dataOff + int64(f.csize)}
-	var body io.Reader = &s.sec
+	var src io.Reader = &s.sec
+	if f.Encrypted {
+		if err := s.cr.start(&s.sec, f, int64(f.csize), &a.cfg, &a.keys); err != nil {
+			(&entryReader{s: s}).Close()
+			return nil, err
+		}
+		src = &s.cr
+	}
+	body := src
 	switch f.method {
 	case methodStore:
 	case methodDeflate, methodDeflate64:
-		s.br.Reset(&s.sec)
+		s.br.Reset(src)
 		if s.dec == nil {
 			s.dec = deflate.NewReader(nil)
 		}
@@ -187,7 +199,7 @@ func (a *Archive) Open(i int) (io.ReadCloser, error) {
 		body = s.dec
 	case methodLZMA:
 		// The LZMA decoder buffers its own input; the section bounds it.
-		lz, err := resetLZMA(&s.lz, &s.sec, f, &a.cfg)
+		lz, err := resetLZMA(&s.lz, src, f, &a.cfg)
 		if err != nil {
 			s.lz = lz
 			(&entryReader{s: s}).Close()
@@ -195,15 +207,23 @@ func (a *Archive) Open(i int) (io.ReadCloser, error) {
 		}
 		body = lz
 	default:
-		oth, err := openMethod(methods[f.method], &s.sec, f, &a.cfg)
+		oth, err := openMethod(methods[f.method], src, f, &a.cfg)
 		if err != nil {
 			(&entryReader{s: s}).Close()
 			return nil, err
 		}
 		s.oth, body = oth, oth
 	}
+	if f.Encrypted && f.method != methodStore {
+		s.cb = cryptBody{r: body, d: &s.cr}
+		body = &s.cb
+	}
 	_, s.wt = body.(io.WriterTo)
-	s.v.ResetCRC32(body, f.crc, int64(f.usize))
+	if noCRC(f) {
+		s.v.ResetHash(body, nil, nil, int64(f.usize))
+	} else {
+		s.v.ResetCRC32(body, f.crc, int64(f.usize))
+	}
 	return &entryReader{s: s}, nil
 }
 

@@ -53,6 +53,7 @@ type Reader struct {
 	// warned about at warns[junkWarn] (skipJunk).
 	junk     int64
 	junkWarn int
+	keys     keyCache // WinZip AES key derivations (crypt.go)
 }
 
 // streamState is the pooled scratch of a Reader.
@@ -62,6 +63,8 @@ type streamState struct {
 	dec     *deflate.Reader
 	lz      *lzma.Reader
 	oth     *methodReader // the current entry's registered-method decoder
+	cr      decryptor
+	cb      cryptBody
 	v       crc32x.Reader
 	dd      descReader
 	scan    storedScan
@@ -306,8 +309,9 @@ func (z *Reader) readHeader() (*file, error) {
 	rdErr := checkOpen(f, &z.cfg)
 	plausible := f.csize != 0 && f.csize < 0xffffffff
 	// Only Deflate and Deflate64 stop exactly at the end of their stream;
-	// every other decoder may read ahead of it.
-	ahead := f.method != methodDeflate && f.method != methodDeflate64 || rdErr != nil
+	// every other decoder may read ahead of it, and so does the decryptor
+	// of encrypted data (which is then delimited by its sizes or scanned).
+	ahead := f.method != methodDeflate && f.method != methodDeflate64 || rdErr != nil || f.Encrypted
 	known := !dd || plausible && ahead
 	// Without a size, data that does not end by itself for us (stored,
 	// LZMA which reads ahead, anything we cannot decode) ends at the data
@@ -330,7 +334,7 @@ func (z *Reader) readHeader() (*file, error) {
 	}
 	var src io.Reader = &s.in
 	if scan {
-		s.scan = storedScan{z: z, packed: f.method != methodStore || rdErr != nil}
+		s.scan = storedScan{z: z, packed: f.method != methodStore || rdErr != nil || f.Encrypted}
 		src = &s.scan
 	}
 	if s.oth != nil { // the previous entry's registered-method decoder
@@ -338,8 +342,21 @@ func (z *Reader) readHeader() (*file, error) {
 		s.oth = nil
 	}
 	z.rdErr = rdErr
+	raw := src // the packed bytes, to skip them when the entry cannot be read
+	s.cr.release()
+	if rdErr == nil && f.Encrypted {
+		known := int64(-1)
+		if s.in.n >= 0 {
+			known = s.in.n
+		}
+		if err := s.cr.start(src, f, known, &z.cfg, &z.keys); err != nil {
+			z.rdErr = err
+		} else {
+			src = &s.cr
+		}
+	}
 	switch {
-	case rdErr != nil:
+	case z.rdErr != nil:
 	case f.method == methodStore:
 		z.body = src
 	case f.method == methodLZMA:
@@ -354,7 +371,11 @@ func (z *Reader) readHeader() (*file, error) {
 		if s.dec == nil {
 			s.dec = deflate.NewReader(nil)
 		}
-		s.dec.Reset(&s.in, f.method == methodDeflate64)
+		if f.Encrypted {
+			s.dec.Reset(src, f.method == methodDeflate64)
+		} else {
+			s.dec.Reset(&s.in, f.method == methodDeflate64)
+		}
 		z.body = s.dec
 	default:
 		oth, err := openMethod(methods[f.method], src, f, &z.cfg)
@@ -367,15 +388,25 @@ func (z *Reader) readHeader() (*file, error) {
 	if z.rdErr != nil {
 		if scan {
 			// Only to skip it: the scan finds the end, the descriptor follows.
-			s.dd = descReader{z: z, r: src}
+			s.dd = descReader{z: z, r: raw}
 			z.body = &s.dd
 		}
 		return f, nil
 	}
+	if f.Encrypted && f.method != methodStore {
+		s.cb = cryptBody{r: z.body, d: &s.cr}
+		z.body = &s.cb
+	}
 	if dd {
 		s.dd = descReader{z: z, r: z.body}
 		z.body = &s.dd
-		s.v.ResetCRC32(z.body, 0, -1)
+		if noCRC(f) {
+			s.v.ResetHash(z.body, nil, nil, -1)
+		} else {
+			s.v.ResetCRC32(z.body, 0, -1)
+		}
+	} else if noCRC(f) {
+		s.v.ResetHash(z.body, nil, nil, int64(f.usize))
 	} else {
 		s.v.ResetCRC32(z.body, f.crc, int64(f.usize))
 	}
@@ -477,6 +508,8 @@ func (z *Reader) Close() error {
 		s.oth.Close()
 		s.oth = nil
 	}
+	s.cr.release()
+	s.cb = cryptBody{}
 	s.br.Reset(nil)
 	s.in = input{}
 	s.v.ResetCRC32(nil, 0, 0)
@@ -546,6 +579,7 @@ func (z *Reader) readDescriptor() (crc uint32, csize, usize uint64, err error) {
 type descReader struct {
 	z    *Reader
 	r    io.Reader
+	n    int64 // bytes passed on (AE-2 entries check their size here)
 	done bool
 }
 
@@ -554,6 +588,7 @@ func (d *descReader) Read(p []byte) (int, error) {
 		return 0, io.EOF
 	}
 	n, err := d.r.Read(p)
+	d.n += int64(n)
 	if err != io.EOF {
 		return n, err
 	}
@@ -572,6 +607,14 @@ func (d *descReader) Read(p []byte) (int, error) {
 	f.crc, f.csize, f.usize = crc, csize, usize
 	f.HasCRC32, f.CRC32 = true, crc
 	f.Size, f.PackedSize = int64(usize), int64(csize)
+	if noCRC(f) {
+		// AE-2: no CRC (the MAC checked the data); the size still must match.
+		f.HasCRC32 = false
+		if got := d.n; got != int64(usize) && z.rdErr == nil {
+			return n, errs.Truncated(fmt.Sprintf("data ends after %d of %d bytes", got, usize))
+		}
+		return n, io.EOF
+	}
 	z.s.v.Expect(crc, int64(usize))
 	return n, io.EOF
 }

@@ -10,9 +10,12 @@
 // adjusted offsets; UTF-8 names, the Info-ZIP Unicode path field, and
 // CP437 (or Config.DecodeName) for names without the UTF-8 flag; DOS,
 // extended-timestamp and NTFS times; Unix modes and symlinks; archive and
-// entry comments. Other methods and encrypted entries are listed, and
-// opening them fails with an error matching unarc.ErrUnsupported or
-// unarc.ErrPasswordRequired. Overlapping entry data is refused as corrupt.
+// entry comments. Encrypted entries (ZipCrypto, WinZip AES AE-1/AE-2
+// with 128-, 192- and 256-bit keys, PKWARE strong encryption with AES and
+// a password) are decrypted with Config.Password, per entry; see crypt.go.
+// Other methods and ciphers are listed, and opening them fails with an
+// error matching unarc.ErrUnsupported (or unarc.ErrPasswordRequired
+// without a password). Overlapping entry data is refused as corrupt.
 //
 // Consistency: an entry whose local header disagrees with the central
 // directory in method, name, or (without a data descriptor) CRC-32 or
