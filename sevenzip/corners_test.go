@@ -3,6 +3,10 @@ package sevenzip
 import (
 	"io"
 	"testing"
+	"time"
+
+	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/errs"
 )
 
 // readAllEntries reads every entry of a to its end (which verifies its
@@ -38,5 +42,48 @@ func TestLZMAEndMarker(t *testing.T) {
 	got := readAllEntries(t, a)
 	if len(got["eos-a.txt"]) != 8192 || len(got["eos-b.txt"]) != 4096 {
 		t.Fatalf("sizes %d, %d; want 8192, 4096", len(got["eos-a.txt"]), len(got["eos-b.txt"]))
+	}
+}
+
+// aesCoderProps returns 7zAES properties with the given cycle power, an
+// 8-byte salt and a 16-byte IV.
+func aesCoderProps(cycles byte) []byte {
+	return append([]byte{cycles | 0xC0, 7<<4 | 15}, make([]byte, 8+16)...)
+}
+
+// TestKDFOutOfRange (issue 14 item 10): a 7zAES coder whose properties
+// 7-Zip refuses (a cycle power above 24, or a property block longer than
+// its salt and IV) is ErrUnsupported, as 7-Zip's E_NOTIMPL, before any
+// password is asked for: it must not turn into a password prompt (the
+// root prompts on ErrPasswordRequired) nor cost key-derivation time.
+// Both the data and the encrypted-header paths.
+func TestKDFOutOfRange(t *testing.T) {
+	hdr := cat([]byte{idHeader, idFilesInfo, 1, idName, 5, 0, 'f', 0, 0, 0, idEmptyStream, 1, 0x80, idEnd, idEnd})
+	cases := map[string][]byte{
+		"cycles 30 data":        aesFolders(t, 1, 30, func(int) []byte { return []byte{1, 2, 3, 4} }, "pw"),
+		"cycles 25 data":        aesFolders(t, 1, 25, func(int) []byte { return []byte{1, 2, 3, 4} }, "pw"),
+		"cycles 30 header":      encodedArchive(nil, hdr, []coderSpec{{id: []byte{0x06, 0xF1, 0x07, 0x01}, props: aesCoderProps(30)}}, make([]byte, 32)),
+		"props too long header": encodedArchive(nil, hdr, []coderSpec{{id: []byte{0x06, 0xF1, 0x07, 0x01}, props: append(aesCoderProps(19), 0)}}, make([]byte, 32)),
+	}
+	for name, data := range cases {
+		asked := 0
+		cfg := &arc.Config{Password: func(*arc.Entry) (string, error) { asked++; return "pw", nil }}
+		start := time.Now()
+		a, err := openWithCfg(data, cfg)
+		if err == nil {
+			var rc io.ReadCloser
+			if rc, err = a.Open(0); err == nil {
+				_, err = io.ReadAll(rc)
+				rc.Close()
+			}
+			a.Close()
+		}
+		checkOneSentinel(t, name, err, errs.ErrUnsupported)
+		if asked != 0 {
+			t.Errorf("%s: the password was asked for %d times", name, asked)
+		}
+		if d := time.Since(start); d > time.Second {
+			t.Errorf("%s: took %v", name, d)
+		}
 	}
 }
