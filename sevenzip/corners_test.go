@@ -2,6 +2,7 @@ package sevenzip
 
 import (
 	"io"
+	"os"
 	"testing"
 	"time"
 
@@ -85,5 +86,60 @@ func TestKDFOutOfRange(t *testing.T) {
 		if d := time.Since(start); d > time.Second {
 			t.Errorf("%s: took %v", name, d)
 		}
+	}
+}
+
+// TestUnnamedEntry (issue 14 item 9): `7zz a -si` stores its one file
+// without a name; 7-Zip lists and extracts it under the archive's name
+// without the extension, and so do we, instead of an empty name that
+// Extract refuses.
+func TestUnnamedEntry(t *testing.T) {
+	data, err := os.ReadFile("../testdata/7z/stdin.7z")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ archive, want string }{
+		{"/backups/stdin.7z", "stdin"},
+		{"", "[Content]"},
+		{"x.7z.001", "x"},
+	} {
+		a, err := openWithCfg(data, &arc.Config{Name: c.archive})
+		if err != nil {
+			t.Fatal(err)
+		}
+		es := a.Entries()
+		if len(es) != 1 || es[0].Name != c.want || es[0].Size != 4096 {
+			t.Fatalf("archive %q: entries %v, want one of 4096 bytes named %q", c.archive, es, c.want)
+		}
+		if b := readAllEntries(t, a); len(b[c.want]) != 4096 {
+			t.Errorf("archive %q: read %d bytes", c.archive, len(b[c.want]))
+		}
+		a.Close()
+	}
+	// 7-Zip's GetDefaultName2, case by case.
+	for archive, want := range map[string]string{
+		"a/b/data.7z": "data",
+		"DATA.7Z":     "DATA",
+		"data.tar.7z": "data.tar",
+		"data.bin":    "data",
+		"data":        "data~",
+		".7z":         ".7z~",
+		"dir/":        "[Content]",
+		"a.7z.001":    "a",
+		"name .7z":    "name",
+		"v.7z.002":    "v.7z",
+	} {
+		if got := unnamedEntry(archive); got != want {
+			t.Errorf("unnamedEntry(%q) = %q, want %q", archive, got, want)
+		}
+	}
+	// A stored name that only cleaning empties is not replaced.
+	hdr := cat([]byte{idHeader, idFilesInfo, 1, idName, 7, 0, '.', 0, '/', 0, 0, 0, idEmptyStream, 1, 0x80, idEmptyFile, 1, 0x80, idEnd, idEnd})
+	a, err := openWithCfg(build7z(nil, hdr), &arc.Config{Name: "x.7z"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := a.Entries()[0].Name; n != "" {
+		t.Errorf("stored name \"./\" became %q", n)
 	}
 }
