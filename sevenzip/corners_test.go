@@ -1,6 +1,10 @@
 package sevenzip
 
 import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"hash/crc32"
 	"io"
 	"os"
 	"testing"
@@ -141,5 +145,150 @@ func TestUnnamedEntry(t *testing.T) {
 	}
 	if n := a.Entries()[0].Name; n != "" {
 		t.Errorf("stored name \"./\" became %q", n)
+	}
+}
+
+// TestZeroedStartHeader (issue 14 item 7): an archive whose start header
+// is zeroed (as 7-Zip leaves it while writing) or damaged opens by
+// finding the header at the end of the file, with a warning; 7zz opens
+// the zeroed one with "Headers Error" and exit 0. A damaged header is
+// recovered only when its next-header CRC confirms what was found.
+func TestZeroedStartHeader(t *testing.T) {
+	zeroed, err := os.ReadFile("../testdata/7z/zeroed_start.7z") // encoded header
+	if err != nil {
+		t.Fatal(err)
+	}
+	good, err := os.ReadFile("../testdata/7z/copy.7z") // plain header
+	if err != nil {
+		t.Fatal(err)
+	}
+	zeroPlain := bytes.Clone(good)
+	clear(zeroPlain[8:32])
+	damaged := bytes.Clone(good)
+	damaged[9] ^= 0x55 // the start header's own CRC
+	damagedOff := bytes.Clone(good)
+	damagedOff[14] ^= 0x01 // the next-header offset: the CRC no longer holds
+	ref, err := openBytes(good)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := readAllEntries(t, ref)
+	for name, data := range map[string][]byte{"zeroed (7zz)": zeroed, "zeroed plain": zeroPlain, "damaged CRC": damaged, "damaged offset": damagedOff} {
+		a, err := openBytes(data)
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		w := a.Warnings()
+		if len(w) != 1 || !errors.Is(w[0], ErrStartHeaderRecovered) {
+			t.Errorf("%s: warnings %v", name, w)
+		}
+		got := readAllEntries(t, a)
+		if name != "zeroed (7zz)" && len(got) != len(want) {
+			t.Errorf("%s: %d entries, want %d", name, len(got), len(want))
+		}
+		for n, b := range got {
+			if w, ok := want[n]; name != "zeroed (7zz)" && (!ok || !bytes.Equal(w, b)) {
+				t.Errorf("%s: %s differs", name, n)
+			}
+		}
+		a.Close()
+	}
+	if a, err := openBytes(good); err != nil || a.Warnings() != nil {
+		t.Errorf("intact archive: %v, warnings %v", err, a.Warnings())
+	}
+	// Damaged including the next-header CRC: nothing confirms a header.
+	bad := bytes.Clone(good)
+	bad[9] ^= 0x55
+	bad[29] ^= 0x55
+	_, err = openBytes(bad)
+	checkOneSentinel(t, "damaged with its header CRC", err, errs.ErrCorrupt)
+	// A zeroed header over a tail that is not a header.
+	_, err = openBytes(append(bytes.Clone(zeroPlain[:32]), []byte("no header here\x00")...))
+	checkOneSentinel(t, "zeroed without a header", err, errs.ErrCorrupt)
+
+	// Bounded work: 16 MiB of candidate starts ending in kEnd.
+	flood := cat(zeroPlain[:32], bytes.Repeat([]byte{idHeader, idMainStreamsInfo, idEncodedHeader, idPackInfo}, 4<<20), []byte{idEnd})
+	start := time.Now()
+	_, err = openBytes(flood)
+	checkOneSentinel(t, "candidate flood", err, errs.ErrCorrupt)
+	if d := time.Since(start); d > time.Second {
+		t.Errorf("candidate flood took %v", d)
+	}
+}
+
+// fakeExe is a stand-in for a program: an MZ stub of n bytes of
+// pseudo-random code.
+func fakeExe(n int) []byte {
+	b := make([]byte, n)
+	x := uint32(2463534242)
+	for i := range b {
+		x ^= x << 13
+		x ^= x >> 17
+		x ^= x << 5
+		b[i] = byte(x)
+	}
+	copy(b, "MZ\x90\x00")
+	return b
+}
+
+// forgedStart is a signature header with a correct CRC of its own that
+// points at a next header of size n at offset off with CRC crc.
+func forgedStart(off, n uint64, crc uint32) []byte {
+	b := make([]byte, 32)
+	copy(b, signature[:])
+	b[7] = 4
+	binary.LittleEndian.PutUint64(b[12:], off)
+	binary.LittleEndian.PutUint64(b[20:], n)
+	binary.LittleEndian.PutUint32(b[28:], crc)
+	binary.LittleEndian.PutUint32(b[8:], crc32.ChecksumIEEE(b[12:32]))
+	return b
+}
+
+// TestSFXBoundary (issue 14 item 11): a 7z signature inside an
+// executable that does not lead to a valid start header and next header
+// (start CRC mismatch, next header out of range, next header CRC
+// mismatch) is not an archive: Sniff says no and Open fails with
+// ErrFormat, so nothing is extracted. A real archive behind a stub, even
+// after such a forged signature, still opens.
+func TestSFXBoundary(t *testing.T) {
+	real, err := os.ReadFile("../testdata/7z/tiny_copy.7z")
+	if err != nil {
+		t.Fatal(err)
+	}
+	exe := fakeExe(100 << 10)
+	badCRC := forgedStart(0, 10, 0)
+	badCRC[9] ^= 1
+	bogus := map[string][]byte{
+		"start CRC mismatch":        cat(exe[:5000], badCRC, exe[5000:]),
+		"next header past the end":  cat(exe[:5000], forgedStart(1<<40, 100, 0), exe[5000:]),
+		"next header size past":     cat(exe[:5000], forgedStart(0, 1<<30, 0), exe[5000:]),
+		"next header CRC mismatch":  cat(exe[:5000], forgedStart(100, 200, 0x12345678), exe[5000:]),
+		"empty archive with offset": cat(exe[:5000], forgedStart(100, 0, 0), exe[5000:]),
+		"many forged headers":       cat(exe[:5000], bytes.Repeat(forgedStart(100, 200, 0x12345678), 1000), exe[5000:]),
+	}
+	for name, data := range bogus {
+		if Sniff(bytes.NewReader(data), int64(len(data))) {
+			t.Errorf("%s: Sniff says 7z", name)
+		}
+		_, err := openBytes(data)
+		checkOneSentinel(t, name, err, errs.ErrFormat)
+	}
+	for name, data := range map[string][]byte{
+		"SFX":                    cat(exe, real),
+		"SFX after a forged one": cat(exe[:5000], forgedStart(1<<40, 100, 0), exe[5000:], real),
+	} {
+		if !Sniff(bytes.NewReader(data), int64(len(data))) {
+			t.Errorf("%s: Sniff says no", name)
+		}
+		a, err := openBytes(data)
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		if got := readAllEntries(t, a); len(got) != 3 || string(got["tiny.txt"]) != "hello, 7z\n" {
+			t.Errorf("%s: entries %v", name, got)
+		}
+		a.Close()
 	}
 }
