@@ -12,6 +12,7 @@ import (
 
 	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/internal/testutil"
 )
 
 // readAllEntries reads every entry of a to its end (which verifies its
@@ -87,7 +88,7 @@ func TestKDFOutOfRange(t *testing.T) {
 		if asked != 0 {
 			t.Errorf("%s: the password was asked for %d times", name, asked)
 		}
-		if d := time.Since(start); d > time.Second {
+		if d := time.Since(start); d > timeBudget(time.Second) {
 			t.Errorf("%s: took %v", name, d)
 		}
 	}
@@ -212,7 +213,7 @@ func TestZeroedStartHeader(t *testing.T) {
 	start := time.Now()
 	_, err = openBytes(flood)
 	checkOneSentinel(t, "candidate flood", err, errs.ErrCorrupt)
-	if d := time.Since(start); d > time.Second {
+	if d := time.Since(start); d > timeBudget(time.Second) {
 		t.Errorf("candidate flood took %v", d)
 	}
 }
@@ -291,4 +292,13 @@ func TestSFXBoundary(t *testing.T) {
 		}
 		a.Close()
 	}
+}
+
+// timeBudget is d, or ten times d under -race (which slows decoding
+// 5-20x), as testutil.FuzzBound scales its bound.
+func timeBudget(d time.Duration) time.Duration {
+	if testutil.RaceEnabled {
+		return 10 * d
+	}
+	return d
 }
