@@ -27,6 +27,20 @@
 // 7-Zip does; each distinct key is derived once per Archive and charged
 // to the KDF budget (Limits.MaxKDFRounds) first.
 //
+// Every coder's output in a chain is held to Limits.MaxRatio against the
+// folder's packed input consumed (past RatioFloor), so inner coders of a
+// chain cannot expand unmeasured.
+//
+// # Damaged starts and SFX stubs
+//
+// A start header at offset 0 that is zeroed (as 7-Zip leaves it while
+// writing) or fails its CRC is recovered by finding the header at the
+// end of the file (Archive.Warnings reports ErrStartHeaderRecovered).
+// Behind prepended data a signature counts only when its CRC, its next
+// header's range and that header's CRC hold; else the input is not a 7z
+// archive (errs.ErrFormat). An entry stored without a name takes the
+// archive's base name, as 7-Zip names it.
+//
 // # Errors
 //
 // Input that ends early (signature header, header, pack streams,
