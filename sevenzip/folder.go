@@ -35,7 +35,8 @@ func (fr *folderReader) consumed() int64 {
 // since the coder's input lies wholly inside the archive (checkPack) and
 // a coder that runs out of input reports ErrTruncated itself.
 //
-// It also holds each coder's output to Limits.MaxRatio against the
+// It also holds each inner coder's output (one that feeds another coder)
+// to Limits.MaxRatio against the
 // folder's packed input consumed so far (once past RatioFloor): the
 // root measures only a folder's final output, so a chain whose inner
 // coders expand (PPMd into PPMd into PPMd) would otherwise burn CPU on
@@ -156,7 +157,10 @@ func (a *Archive) newFolderReader(si *streamsInfo, fi int, password func() (stri
 			return nil, err
 		}
 		lr := &limitedReader{r: r, n: size}
-		if !math.IsInf(fr.maxRatio, 1) {
+		// The folder's main output is the root's to measure (its account
+		// stops the whole archive at the first limit); inner outputs
+		// only this package sees.
+		if out != f.mainOut && !math.IsInf(fr.maxRatio, 1) {
 			lr.fr, lr.method = fr, methodName(c)
 		}
 		return lr, nil
