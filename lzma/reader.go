@@ -279,8 +279,15 @@ func (z *Reader) sizeReached() error {
 	if z.cfg.marker == MarkerForbidden {
 		return ErrPastSize
 	}
-	// Decode one more symbol, which must be the end marker.
+	// Decode one more symbol, which must be the end marker. It needs one
+	// byte of room in the window; when the window is full and not yet
+	// delivered (a stream whose size fills it exactly), making room now
+	// would discard the undelivered bytes, so the check waits for the
+	// next step, which runs once everything has been delivered.
 	w := &z.w
+	if w.pos >= len(w.buf) && w.rd < w.pos {
+		return nil
+	}
 	w.room()
 	pos := w.pos
 	st, err := z.run(pos + 1)

@@ -6,6 +6,8 @@ import (
 	"io"
 	"sync"
 	"testing"
+
+	"github.com/go-unarc/unarc/arc"
 )
 
 // contents reads every entry of a in index order with fresh Opens.
@@ -112,5 +114,66 @@ func TestConcurrentFolders(t *testing.T) {
 	close(errc)
 	for err := range errc {
 		t.Error(err)
+	}
+}
+
+// TestSolidLateCloseOneWindow (issue 9): reading the entries of a solid
+// folder one after another keeps one decoder and so one window, even
+// when each reader is closed only later (a deferred Close in a loop):
+// an entry read to its end hands its decoder on at once. Before, every
+// OpenEntry after an unclosed reader started a new decoder with a window
+// of its own (and decoded the folder from its start). Bytes allocated
+// are measured with runtime.MemStats; the window is 8 MiB.
+func TestSolidLateCloseOneWindow(t *testing.T) {
+	const n, each = 6, 2 << 20
+	var data, sizes []byte
+	for i := 0; i < n; i++ {
+		data = append(data, bytes.Repeat([]byte{byte('a' + i)}, each)...)
+	}
+	for i := 0; i < n-1; i++ {
+		sizes = append(sizes, num(each)...)
+	}
+	pack := lzma2Stored(data)
+	names := []byte{0}
+	for i := 0; i < n; i++ {
+		names = append(names, byte('a'+i), 0, 0, 0)
+	}
+	f, u := folderRecord([]coderSpec{lzma2Coder(22)}, []uint64{uint64(len(data))}) // 8 MiB dictionary
+	hdr := cat([]byte{idHeader, idMainStreamsInfo, idPackInfo}, num(0), num(1), []byte{idSize}, num(uint64(len(pack))), []byte{idEnd},
+		[]byte{idUnpackInfo, idFolder}, num(1), []byte{0}, f, []byte{idCodersUnpackSize}, u, []byte{idEnd},
+		[]byte{idSubStreamsInfo, idNumUnpackStream}, num(n), []byte{idSize}, sizes, []byte{idEnd, idEnd},
+		[]byte{idFilesInfo}, num(n), []byte{idName}, num(uint64(len(names))), names, []byte{idEnd, idEnd})
+	archive := build7z(pack, hdr)
+	lifted := arc.Limits{MaxDictionary: arc.Unlimited, MaxMemory: arc.Unlimited, MaxRatio: arc.Unlimited}
+	run := func() (starts int) {
+		a, err := Open(bytes.NewReader(archive), int64(len(archive)), &arc.Config{Limits: lifted})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer a.Close()
+		var open []io.Closer
+		for i := range a.Entries() {
+			rc, err := a.Open(i)
+			if err != nil {
+				t.Fatal(err)
+			}
+			open = append(open, rc)
+			if m, err := io.Copy(io.Discard, rc); err != nil || m != each {
+				t.Fatalf("entry %d: %d bytes, %v", i, m, err)
+			}
+		}
+		for _, c := range open {
+			c.Close()
+		}
+		return a.folderStarts
+	}
+	run() // warm the pools
+	var starts int
+	alloc := allocDuring(func() { starts = run() })
+	if starts != 1 {
+		t.Errorf("%d decoders started for one folder, want 1", starts)
+	}
+	if alloc > 4<<20 {
+		t.Errorf("reading the folder allocated %d bytes (the window is 8 MiB), want under 4 MiB", alloc)
 	}
 }

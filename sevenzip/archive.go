@@ -27,6 +27,20 @@
 // 7-Zip does; each distinct key is derived once per Archive and charged
 // to the KDF budget (Limits.MaxKDFRounds) first.
 //
+// Every coder's output in a chain is held to Limits.MaxRatio against the
+// folder's packed input consumed (past RatioFloor), so inner coders of a
+// chain cannot expand unmeasured.
+//
+// # Damaged starts and SFX stubs
+//
+// A start header at offset 0 that is zeroed (as 7-Zip leaves it while
+// writing) or fails its CRC is recovered by finding the header at the
+// end of the file (Archive.Warnings reports ErrStartHeaderRecovered).
+// Behind prepended data a signature counts only when its CRC, its next
+// header's range and that header's CRC hold; else the input is not a 7z
+// archive (errs.ErrFormat). An entry stored without a name takes the
+// archive's base name, as 7-Zip names it.
+//
 // # Errors
 //
 // Input that ends early (signature header, header, pack streams,
@@ -112,10 +126,14 @@ type startHeader struct {
 	nextOff  int64
 	nextSize int64
 	nextCRC  uint32
+	// damaged: the signature and version are there but the rest does not
+	// check (zeroed: bytes 8..31 are all zero, what 7-Zip leaves while it
+	// writes); Open then looks for the header at the end of the file.
+	damaged, zeroed bool
 }
 
 // checkStart validates a candidate signature header at b.
-func checkStart(b []byte, size, at int64) (startHeader, bool) {
+func checkStart(b []byte) (startHeader, bool) {
 	var h startHeader
 	if !bytes.Equal(b[:6], signature[:]) || b[6] != 0 {
 		return h, false
@@ -128,16 +146,48 @@ func checkStart(b []byte, size, at int64) (startHeader, bool) {
 	if off > 1<<62 || n > 1<<62 {
 		return h, false
 	}
-	h = startHeader{int64(off), int64(n), binary.LittleEndian.Uint32(b[28:])}
+	h = startHeader{nextOff: int64(off), nextSize: int64(n), nextCRC: binary.LittleEndian.Uint32(b[28:])}
 	return h, true
 }
 
+// damagedStart reports whether b (at offset 0) is a signature header
+// whose signature and version are intact but whose CRC fails, and
+// whether it is zeroed (bytes 8..31 all zero, with a non-zero version,
+// 7-Zip's TestSignature2 rule).
+func damagedStart(b []byte) (startHeader, bool) {
+	if !bytes.Equal(b[:6], signature[:]) || b[6] != 0 {
+		return startHeader{}, false
+	}
+	h := startHeader{damaged: true, zeroed: b[7] != 0, nextCRC: binary.LittleEndian.Uint32(b[28:])}
+	for _, c := range b[8:32] {
+		if c != 0 {
+			h.zeroed = false
+		}
+	}
+	return h, true
+}
+
+// maxSFXChecks bounds the signature candidates behind prepended data
+// whose next header findSignature reads and checks, so a file full of
+// forged signature headers costs bounded work.
+const maxSFXChecks = 8
+
 // findSignature returns the offset of the first valid signature header
-// within the first limit bytes.
+// within the first limit bytes. At offset 0 a header whose CRC fails is
+// returned as damaged (Open then searches for the header from the end).
+// Behind prepended data (an SFX stub, or any executable) a candidate
+// counts only when it leads somewhere: its CRC holds, its next header
+// lies inside the file and that header's CRC holds too; else the bytes
+// are not a 7z archive and the scan goes on, so a stray or forged
+// signature inside a program is "not an archive" (ErrFormat), never a
+// corrupt archive that gets extracted.
 func findSignature(ra io.ReaderAt, size, limit int64) (int64, startHeader, error) {
 	var hdr [sigHeaderSize]byte
 	if n, _ := ra.ReadAt(hdr[:], 0); n == sigHeaderSize {
-		if h, ok := checkStart(hdr[:], size, 0); ok {
+		if h, ok := checkStart(hdr[:]); ok {
+			return 0, h, nil
+		}
+		if h, ok := damagedStart(hdr[:]); ok {
 			return 0, h, nil
 		}
 	}
@@ -146,6 +196,7 @@ func findSignature(ra io.ReaderAt, size, limit int64) (int64, startHeader, error
 	defer pool.Put(bufp)
 	buf := (*bufp)[:chunk+sigHeaderSize]
 	truncated := false
+	checks := 0
 	for base := int64(0); base < size && base < limit; base += chunk {
 		n, _ := ra.ReadAt(buf, base)
 		b := buf[:n]
@@ -156,19 +207,55 @@ func findSignature(ra io.ReaderAt, size, limit int64) (int64, startHeader, error
 			}
 			i += j
 			if i+sigHeaderSize <= n {
-				if h, ok := checkStart(b[i:], size, base+int64(i)); ok && (i > 0 || base > 0) {
-					return base + int64(i), h, nil
+				if h, ok := checkStart(b[i:]); ok && (i > 0 || base > 0) {
+					at := base + int64(i)
+					if checks++; checks > maxSFXChecks {
+						break
+					}
+					if leadsToHeader(ra, size, at, h) {
+						return at, h, nil
+					}
 				}
 			} else if i+6 <= n && bytes.Equal(b[i:i+6], signature[:]) {
 				truncated = true
 			}
 			i++
 		}
+		if checks > maxSFXChecks {
+			break
+		}
 	}
 	if truncated {
 		return 0, startHeader{}, errs.Truncated("7z signature header")
 	}
 	return 0, startHeader{}, fmt.Errorf("%w: no 7z signature", errs.ErrFormat)
+}
+
+// leadsToHeader reports whether the signature header h found at offset
+// at points at a next header that lies inside the file and matches its
+// CRC (an empty archive has none: offset and size 0). The header is
+// read in pooled chunks, never allocated whole.
+func leadsToHeader(ra io.ReaderAt, size, at int64, h startHeader) bool {
+	start := at + sigHeaderSize + h.nextOff
+	if h.nextSize == 0 {
+		return h.nextOff == 0
+	}
+	if start < at || start > size || h.nextSize > size-start {
+		return false
+	}
+	bufp := getBuf()
+	defer putBuf(bufp)
+	buf := *bufp
+	crc := uint32(0)
+	for off, end := start, start+h.nextSize; off < end; {
+		m := int(min(int64(len(buf)), end-off))
+		if n, _ := ra.ReadAt(buf[:m], off); n < m {
+			return false
+		}
+		crc = crc32.Update(crc, crc32.IEEETable, buf[:m])
+		off += int64(m)
+	}
+	return crc == h.nextCRC
 }
 
 // Archive is an open 7z archive.
@@ -194,7 +281,8 @@ type Archive struct {
 	hasPW    bool
 	closed   atomic.Bool
 
-	folderStarts int // decoders started (tests check solid reads decode once)
+	folderStarts int  // decoders started (tests check solid reads decode once)
+	recovered    bool // the header was found by recoverHeader
 
 	keyMu sync.Mutex // held while deriving, so one key is derived (and charged) once
 	keys  map[keyID][32]byte
@@ -223,6 +311,12 @@ func Open(ra io.ReaderAt, size int64, opts ...arc.Option) (*Archive, error) {
 		return nil, err
 	}
 	a.base = sigOff + sigHeaderSize
+	if sh.damaged {
+		if err := a.recoverHeader(sh); err != nil {
+			return nil, err
+		}
+		return a, nil
+	}
 	if sh.nextSize == 0 {
 		return a, nil // empty archive
 	}
@@ -248,6 +342,93 @@ func Open(ra io.ReaderAt, size int64, opts ...arc.Option) (*Archive, error) {
 		return nil, err
 	}
 	return a, nil
+}
+
+// ErrStartHeaderRecovered is the warning (Archive.Warnings) of an archive
+// whose start header was zeroed or damaged and whose header was found by
+// searching back from the end of the file. It matches no errs sentinel:
+// 7zz opens such an archive too, with a "Headers Error" warning, and
+// exits 0.
+var ErrStartHeaderRecovered = errors.New("7z: start header is zeroed or damaged; the header was found at the end of the file")
+
+// Warnings reports archive-level conditions (arc.Warner): a start header
+// recovered from the end of the file (ErrStartHeaderRecovered).
+func (a *Archive) Warnings() []error {
+	if a.recovered {
+		return []error{ErrStartHeaderRecovered}
+	}
+	return nil
+}
+
+// recoverScan bounds how far back from the end of the file
+// recoverHeader looks for the header, and maxRecoverTries how many
+// candidates it parses: the work is linear in the file's tail.
+const (
+	recoverScan     = 4 << 20
+	maxRecoverTries = 8
+)
+
+// recoverHeader opens an archive whose signature header (at offset 0)
+// is zeroed or fails its CRC, as 7-Zip does for the zeroed case
+// (7zIn.cpp, FORMAT_7Z_RECOVERY): the header is the last thing in the
+// file, so it ends with a kEnd byte and starts with kHeader (followed by
+// kArchiveProperties, kMainStreamsInfo or kFilesInfo) or kEncodedHeader
+// (followed by kPackInfo). Candidates are tried from the end backwards;
+// the first whose bytes parse as a header wins. For a damaged (not
+// zeroed) start header the candidate must also match the next-header
+// CRC the damaged header still holds.
+//
+// Deliberate differences from 7zz: 7zz looks only 512 bytes back (a
+// plain header of a few hundred files is longer), tries one candidate
+// only and recovers only the zeroed case (a CRC mismatch is "not an
+// archive"); we look 4 MiB back, parse up to 8 candidates, and recover a
+// damaged header when its next-header CRC confirms the header found.
+func (a *Archive) recoverHeader(sh startHeader) error {
+	fail := errs.Corrupt("7z start header damaged, and no header found at the end of the file")
+	if sh.zeroed {
+		fail = errs.Corrupt("7z start header zeroed (an unfinished write?), and no header found at the end of the file")
+	}
+	from := max(a.base, a.size-recoverScan)
+	n := a.size - from
+	if n < 3 {
+		return fail
+	}
+	mem := &memAccount{max: a.cfg.Limits.MaxHeaderMemory}
+	if err := mem.charge(n, "7z header search"); err != nil {
+		return err
+	}
+	tail := make([]byte, n)
+	if _, err := a.ra.ReadAt(tail, from); err != nil {
+		return errs.EOF(err, "7z header search")
+	}
+	if tail[n-1] != idEnd {
+		return fail
+	}
+	tries := 0
+	for i := len(tail) - 2; i >= 0 && tries < maxRecoverTries; i-- {
+		c, d := tail[i], tail[i+1]
+		if !(c == idEncodedHeader && d == idPackInfo) &&
+			!(c == idHeader && (d == idArchiveProperties || d == idMainStreamsInfo || d == idFilesInfo)) {
+			continue
+		}
+		hdr := tail[i:]
+		if !sh.zeroed && crc32.ChecksumIEEE(hdr) != sh.nextCRC {
+			continue
+		}
+		tries++
+		a.mem = &memAccount{max: a.cfg.Limits.MaxHeaderMemory, used: n}
+		a.si, a.entries = nil, nil
+		if err := a.parseHeader(hdr); err != nil {
+			if errors.Is(err, errs.ErrLimit) || errors.Is(err, errs.ErrPasswordRequired) || errors.Is(err, errs.ErrPassword) {
+				return err // a real header that cannot be read as asked
+			}
+			continue
+		}
+		a.recovered = true
+		return nil
+	}
+	a.si, a.entries = nil, nil
+	return fail
 }
 
 // parseHeader decodes encoded headers until a plain one, then parses it.

@@ -226,6 +226,9 @@ func (b bzip2Reader) Read(p []byte) (int, error) {
 }
 
 func newAES(c *coder, in io.Reader, env *decodeEnv) (io.Reader, error) {
+	if err := checkAESProps(c.props); err != nil {
+		return nil, err
+	}
 	p, err := aes7z.ParseProps(c.props)
 	if err != nil {
 		return nil, err
@@ -242,4 +245,31 @@ func newAES(c *coder, in io.Reader, env *decodeEnv) (io.Reader, error) {
 		return nil, err
 	}
 	return aes7z.NewReader(in, key, p.IV)
+}
+
+// checkAESProps applies 7-Zip's rules for 7zAES properties (7zAes.cpp,
+// SetDecoderProperties2) before any password is asked for: a block
+// whose length is not exactly what its salt and IV sizes say, or a key
+// derivation above 2^24 rounds (other than the no-hashing form 0x3F),
+// is unsupported (7-Zip's E_NOTIMPL, "Unsupported Method"). Such an
+// archive must fail as unsupported, not prompt for a password it could
+// never use.
+func checkAESProps(b []byte) error {
+	if len(b) == 0 {
+		return errs.Unsupported("7zAES: empty properties")
+	}
+	if cyc := b[0] & 0x3F; cyc > aes7z.MaxCycles && cyc != 0x3F {
+		return errs.Unsupported("7zAES: 2^%d key derivation rounds", cyc)
+	}
+	want := 1
+	if b[0]&0xC0 != 0 {
+		if len(b) < 2 {
+			return errs.Unsupported("7zAES: %d property bytes", len(b))
+		}
+		want = 2 + int(b[0]>>7&1) + int(b[1]>>4) + int(b[0]>>6&1) + int(b[1]&0x0F)
+	}
+	if len(b) != want {
+		return errs.Unsupported("7zAES: %d property bytes, want %d", len(b), want)
+	}
+	return nil
 }

@@ -153,8 +153,18 @@ func (a *Archive) park(fr *folderReader) {
 		fr.Close()
 		return
 	}
+	// One parked decoder per folder: another of the same folder (left by
+	// readers closed out of order) would pin a second window until the
+	// Archive is closed; the newest replaces it.
 	var evict *folderReader
-	if len(a.idle) >= maxIdle {
+	for j, old := range a.idle {
+		if old.index == fr.index {
+			evict = old
+			a.idle = append(a.idle[:j], a.idle[j+1:]...)
+			break
+		}
+	}
+	if evict == nil && len(a.idle) >= maxIdle {
 		evict = a.idle[0]
 		a.idle = append(a.idle[:0], a.idle[1:]...)
 	}
@@ -225,6 +235,9 @@ func (er *entryReader) Read(p []byte) (int, error) {
 	if er.remain <= 0 {
 		return 0, io.EOF
 	}
+	if er.fr == nil {
+		return 0, errReaderClosed
+	}
 	if int64(len(p)) > er.remain {
 		p = p[:er.remain]
 	}
@@ -233,7 +246,18 @@ func (er *entryReader) Read(p []byte) (int, error) {
 	if err == io.EOF && er.remain > 0 {
 		err = errs.Truncated("7z folder ends inside an entry")
 	}
-	if err == io.EOF || (err == nil && er.remain == 0) {
+	if er.remain == 0 && (err == nil || err == io.EOF) {
+		// The entry is complete: hand the decoder, positioned at the next
+		// entry, back now rather than at Close, so that opening the next
+		// entry of a solid folder reuses its window even when this reader
+		// is closed late (a deferred Close in a loop) instead of starting
+		// a second decoder with a window of its own.
+		fr := er.fr
+		er.fr = nil
+		er.a.park(fr)
+		return n, nil
+	}
+	if err == io.EOF {
 		return n, nil
 	}
 	if err != nil {

@@ -2,6 +2,7 @@ package sevenzip
 
 import (
 	"io"
+	"math"
 
 	"github.com/go-unarc/unarc/internal/errs"
 )
@@ -15,15 +16,38 @@ type folderReader struct {
 	env     decodeEnv
 	packs   []*packReader
 	encrypt bool
+
+	maxRatio   float64 // Limits.MaxRatio, applied per coder output
+	ratioFloor int64
+}
+
+// consumed returns the packed bytes the folder's coders have read.
+func (fr *folderReader) consumed() int64 {
+	var c int64
+	for _, p := range fr.packs {
+		c += p.off - p.start
+	}
+	return c
 }
 
 // limitedReader is io.LimitedReader that reports a stream ending before
 // its declared size as an error rather than a quiet EOF: ErrCorrupt,
 // since the coder's input lies wholly inside the archive (checkPack) and
 // a coder that runs out of input reports ErrTruncated itself.
+//
+// It also holds each inner coder's output (one that feeds another coder)
+// to Limits.MaxRatio against the
+// folder's packed input consumed so far (once past RatioFloor): the
+// root measures only a folder's final output, so a chain whose inner
+// coders expand (PPMd into PPMd into PPMd) would otherwise burn CPU on
+// output nobody counts. With the ratio lifted (+Inf) nothing is checked.
 type limitedReader struct {
 	r io.Reader
 	n int64
+
+	fr       *folderReader // nil: no ratio check
+	produced int64
+	method   string
 }
 
 func (l *limitedReader) Read(p []byte) (int, error) {
@@ -38,8 +62,13 @@ func (l *limitedReader) Read(p []byte) (int, error) {
 	if err == io.EOF && l.n > 0 {
 		err = errs.Corrupt("7z: coder output ends %d bytes before its declared size", l.n)
 	}
-	if err == nil && l.n == 0 {
-		err = nil
+	if fr := l.fr; fr != nil {
+		l.produced += int64(n)
+		if l.produced > fr.ratioFloor {
+			if c := fr.consumed(); float64(l.produced) > fr.maxRatio*float64(c) {
+				return n, errs.Limit("7z: coder %s produced %d bytes from %d packed bytes, above MaxRatio (%g)", l.method, l.produced, c, fr.maxRatio)
+			}
+		}
 	}
 	return n, err
 }
@@ -53,6 +82,7 @@ func (a *Archive) newFolderReader(si *streamsInfo, fi int, password func() (stri
 	a.folderStarts++
 	a.mu.Unlock()
 	fr.env.limits = a.cfg.Limits
+	fr.maxRatio, fr.ratioFloor = a.cfg.Limits.MaxRatio, a.cfg.Limits.RatioFloor
 	fr.env.password = password
 	fr.env.key = a.key
 	// Map stream indices to coders.
@@ -126,7 +156,14 @@ func (a *Archive) newFolderReader(si *streamsInfo, fi int, password func() (stri
 		if err != nil {
 			return nil, err
 		}
-		return &limitedReader{r: r, n: size}, nil
+		lr := &limitedReader{r: r, n: size}
+		// The folder's main output is the root's to measure (its account
+		// stops the whole archive at the first limit); inner outputs
+		// only this package sees.
+		if out != f.mainOut && !math.IsInf(fr.maxRatio, 1) {
+			lr.fr, lr.method = fr, methodName(c)
+		}
+		return lr, nil
 	}
 	r, err := build(f.mainOut, 0)
 	if err != nil {

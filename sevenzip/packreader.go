@@ -12,13 +12,14 @@ const packBufSize = 64 << 10
 // packReader reads one pack stream from the archive through a pooled
 // buffer. It is an io.ByteReader so range decoders use it directly.
 type packReader struct {
-	ra   io.ReaderAt
-	off  int64 // next file offset to read
-	end  int64
-	bufp *[]byte
-	buf  []byte
-	r, w int
-	err  error
+	ra    io.ReaderAt
+	off   int64 // next file offset to read
+	start int64 // where the stream starts
+	end   int64
+	bufp  *[]byte
+	buf   []byte
+	r, w  int
+	err   error
 }
 
 // getBuf and putBuf take pack buffers from internal/pool, whose free list
@@ -29,7 +30,7 @@ func getBuf() *[]byte { return pool.Get(packBufSize) }
 func putBuf(b *[]byte) { pool.Put(b) }
 
 func newPackReader(ra io.ReaderAt, off, size int64) *packReader {
-	p := &packReader{ra: ra, off: off, end: off + size}
+	p := &packReader{ra: ra, off: off, start: off, end: off + size}
 	p.bufp = getBuf()
 	p.buf = (*p.bufp)[:packBufSize]
 	return p

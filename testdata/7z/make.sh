@@ -48,3 +48,4 @@ done
 z tiny_copy_plainhdr.7z -m0=copy -mhc=off tiny.txt dir/empty.txt emptydir
 z tiny_aes_he.7z -m0=copy -psecret -mhe=on tiny.txt
 z tiny_bcj2.7z -mf=BCJ2 -m0=lzma tiny.txt
+sh "$here/make_corners.sh"
