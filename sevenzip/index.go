@@ -11,6 +11,7 @@ import (
 
 	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/internal/volume"
 	"github.com/go-unarc/unarc/internal/meta"
 )
 
@@ -380,7 +381,7 @@ const emptyNameAlias = "[Content]"
 // once cleaned ("./") is left for Extract to refuse.
 func unnamedEntry(archive string) string {
 	base := archive[strings.LastIndexAny(archive, "/"+string(os.PathSeparator))+1:]
-	if prefix, _, ok := volumeNumber(base); ok {
+	if prefix, _, n, ok := volume.SplitPart(base); ok && n == 1 {
 		base = prefix[:len(prefix)-1]
 	}
 	if base == "" {
