@@ -30,7 +30,7 @@ const (
 )
 
 const (
-	emptyNode8 = 0xFFFFFFFF
+	emptyNode8    = 0xFFFFFFFF
 	flagRescaled8 = 1 << 2
 	flagPrevHigh8 = 1 << 4
 )
