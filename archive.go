@@ -47,7 +47,10 @@ type Archive struct {
 // data. For a multi-volume set, r is the first volume and WithVolumes or
 // WithVolumeOpener says where the others are.
 func Open(r io.ReaderAt, size int64, opts ...Option) (*Archive, error) {
-	o := buildOptions(opts)
+	o, err := buildOptions(opts)
+	if err != nil {
+		return nil, err
+	}
 	if o.volOpen != nil {
 		return openSet(r, size, o.volName, o.volOpen, nil, o)
 	}
@@ -78,7 +81,10 @@ func openArchive(r io.ReaderAt, size int64, o *options, cfg *arc.Config, pw *pas
 // the first volume; the others are opened from beside it as needed and
 // closed by Close.
 func OpenFile(name string, opts ...Option) (*Archive, error) {
-	o := buildOptions(opts)
+	o, err := buildOptions(opts)
+	if err != nil {
+		return nil, err
+	}
 	f, err := os.Open(name)
 	if err != nil {
 		return nil, err
@@ -103,7 +109,13 @@ func OpenFS(fsys fs.FS, name string, opts ...Option) (*Archive, error) {
 	if err != nil {
 		return nil, err
 	}
-	o := buildOptions(opts)
+	o, err := buildOptions(opts)
+	if err != nil {
+		if c, ok := ra.(io.Closer); ok {
+			c.Close()
+		}
+		return nil, err
+	}
 	o.volName = name
 	o.volOpen = func(vol string) (io.ReaderAt, int64, error) { return openFSFile(fsys, vol) }
 	var c io.Closer

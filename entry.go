@@ -72,6 +72,7 @@ const (
 //	}
 //
 //	func (l Limits) WithDefaults() Limits // zero fields from DefaultLimits, lifted ones at their maximum
+//	func (l Limits) Validate() error      // ErrInvalidOption for a NaN or sub-1 MaxRatio
 type Limits = arc.Limits
 
 // DefaultLimits are used for zero fields of Limits: generous enough for

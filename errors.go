@@ -22,6 +22,12 @@ var (
 	ErrLimit            = errs.ErrLimit            // a configured limit would be exceeded
 )
 
+// ErrInvalidOption is matched by the error of Open, OpenFile, OpenFS or
+// NewReader given an option value that cannot be meant: a nil callback,
+// an unknown Overwrite policy, a NaN or sub-1 MaxRatio. It concerns the
+// caller's code, not the archive.
+var ErrInvalidOption = errs.ErrInvalidOption
+
 // EntryError is an error that concerns one entry of an archive. Every
 // error about an entry — from OpenEntry, from reading the reader it
 // returns (Read, WriteTo, Close), from Reader.Next/Read/WriteTo and from

@@ -53,14 +53,26 @@ type ConflictFunc func(e *Entry, path string, existing fs.FileInfo) Overwrite
 
 // WithOverwrite sets Extract's policy for paths that already exist.
 func WithOverwrite(p Overwrite) Option {
-	return func(o *options) { o.overwrite = p }
+	return func(o *options) error {
+		if p > OverwriteRename {
+			return invalid("WithOverwrite(%d): no such policy", p)
+		}
+		o.overwrite = p
+		return nil
+	}
 }
 
 // WithConflictFunc makes Extract ask fn about each existing regular file
 // (an interactive "overwrite?" prompt); it takes precedence over
 // WithOverwrite for the conflicts it is asked about.
 func WithConflictFunc(fn ConflictFunc) Option {
-	return func(o *options) { o.conflict = fn }
+	return func(o *options) error {
+		if fn == nil {
+			return invalid("WithConflictFunc(nil)")
+		}
+		o.conflict = fn
+		return nil
+	}
 }
 
 // WithFilter makes Extract write only the entries for which keep returns
@@ -68,12 +80,18 @@ func WithConflictFunc(fn ConflictFunc) Option {
 // an Archive, entries after the last chosen one are not decoded at all;
 // in a solid archive, decoding stops after the last chosen entry.
 func WithFilter(keep func(*Entry) bool) Option {
-	return func(o *options) { o.filter = keep }
+	return func(o *options) error {
+		if keep == nil {
+			return invalid("WithFilter(nil)")
+		}
+		o.filter = keep
+		return nil
+	}
 }
 
 // WithPreservePermissions makes Extract restore permission bits exactly
 // as stored instead of masking them with the process umask (the default,
 // like tar without -p). Setuid, setgid and sticky bits are never set.
 func WithPreservePermissions(keep bool) Option {
-	return func(o *options) { o.preserve = keep }
+	return func(o *options) error { o.preserve = keep; return nil }
 }

@@ -200,7 +200,7 @@ func TestExtractConcurrentSwap(t *testing.T) {
 					t.Error(err)
 				}
 			}
-			a := newFakeOpts([]Option{func(o *options) { o.extractHook = hook }},
+			a := newFakeOpts([]Option{func(o *options) error { o.extractHook = hook; return nil }},
 				dir("d"), file("d/a.txt", "a"), file("d/b.txt", "b"), symlink("d/l", "a.txt"), hardlink("d/h", "d/a.txt"),
 				dir("d/sub"), file("d/sub/c.txt", "c"))
 			err := a.Extract(context.Background(), dest)

@@ -50,7 +50,10 @@ func newFakeOpts(opts []Option, list ...fakeEntry) *Archive {
 		fa.data = append(fa.data, fe.content)
 		fa.crcs = append(fa.crcs, sum)
 	}
-	o := buildOptions(opts)
+	o, err := buildOptions(opts)
+	if err != nil {
+		panic(err)
+	}
 	fa.acct = newAccount(&o.limits)
 	return &Archive{a: fa, format: "fake", opts: o, acct: fa.acct}
 }

@@ -1,14 +1,25 @@
 package unarc
 
 import (
+	"fmt"
 	"io"
 	"io/fs"
 
 	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/errs"
 )
 
 // Option configures Open, OpenFile, OpenFS and NewReader.
-type Option func(*options)
+//
+// An option given a value that cannot be meant (a nil callback, an
+// unknown Overwrite policy, a NaN ratio) makes the call fail with an
+// error matching ErrInvalidOption, before anything is read.
+type Option func(*options) error
+
+// invalid is the error of an option given a value that cannot be meant.
+func invalid(format string, args ...any) error {
+	return fmt.Errorf("unarc: %w: "+format, append([]any{errs.ErrInvalidOption}, args...)...)
+}
 
 // Progress reports extraction progress: the entry being written, the
 // bytes of it written so far, and the bytes written in this Extract call.
@@ -41,9 +52,10 @@ type options struct {
 // encrypted headers. A wrong password fails with ErrPassword at once (it
 // is not retried).
 func WithPassword(pw string) Option {
-	return func(o *options) {
+	return func(o *options) error {
 		o.prompt = func(PasswordRequest) (string, error) { return pw, nil }
 		o.fixedPassword = true
+		return nil
 	}
 }
 
@@ -52,6 +64,9 @@ func WithPassword(pw string) Option {
 // WithPasswordPrompt without the attempt details; the same caching,
 // retry and abort rules apply.
 func WithPasswordFunc(fn func(e *Entry) (string, error)) Option {
+	if fn == nil {
+		return func(*options) error { return invalid("WithPasswordFunc(nil)") }
+	}
 	return WithPasswordPrompt(func(r PasswordRequest) (string, error) { return fn(r.Entry) })
 }
 
@@ -80,17 +95,35 @@ func WithPasswordFunc(fn func(e *Entry) (string, error)) Option {
 // Calls are serialized: concurrent OpenEntry calls wait for one answer.
 // The callback must not use the Archive it answers for.
 func WithPasswordPrompt(fn func(req PasswordRequest) (string, error)) Option {
-	return func(o *options) { o.prompt, o.fixedPassword = fn, false }
+	return func(o *options) error {
+		if fn == nil {
+			return invalid("WithPasswordPrompt(nil)")
+		}
+		o.prompt, o.fixedPassword = fn, false
+		return nil
+	}
 }
 
 // WithLimits bounds memory, dictionary, entry size and compression ratio.
 func WithLimits(l Limits) Option {
-	return func(o *options) { o.limits = l }
+	return func(o *options) error {
+		if err := l.Validate(); err != nil {
+			return fmt.Errorf("unarc: %w", err)
+		}
+		o.limits = l
+		return nil
+	}
 }
 
 // WithProgress sets a callback that Extract calls as entries are written.
 func WithProgress(fn func(Progress)) Option {
-	return func(o *options) { o.progress = fn }
+	return func(o *options) error {
+		if fn == nil {
+			return invalid("WithProgress(nil)")
+		}
+		o.progress = fn
+		return nil
+	}
 }
 
 // WithNameDecoder sets how names and comments stored in a legacy code
@@ -102,7 +135,13 @@ func WithProgress(fn func(Progress)) Option {
 // as they are (many tools write UTF-8 without setting the flag). The
 // Info-ZIP Unicode path field, when its checksum matches, still wins.
 func WithNameDecoder(fn func(raw []byte) string) Option {
-	return func(o *options) { o.decodeName = fn }
+	return func(o *options) error {
+		if fn == nil {
+			return invalid("WithNameDecoder(nil)")
+		}
+		o.decodeName = fn
+		return nil
+	}
 }
 
 // WithVolumes lets Open find the other volumes of a multi-volume set (RAR
@@ -112,6 +151,9 @@ func WithNameDecoder(fn func(raw []byte) string) Option {
 // Archive.Close. OpenFS does the same in one call; OpenFile needs no
 // option (it uses the operating system's files).
 func WithVolumes(fsys fs.FS, name string) Option {
+	if fsys == nil {
+		return func(*options) error { return invalid("WithVolumes with a nil fs.FS") }
+	}
 	return WithVolumeOpener(name, func(vol string) (io.ReaderAt, int64, error) { return openFSFile(fsys, vol) })
 }
 
@@ -121,16 +163,27 @@ func WithVolumes(fsys fs.FS, name string) Option {
 // an error matching fs.ErrNotExist when there is none. A returned value
 // that implements io.Closer is closed by Archive.Close.
 func WithVolumeOpener(name string, open func(vol string) (io.ReaderAt, int64, error)) Option {
-	return func(o *options) { o.volName, o.volOpen = name, open }
+	return func(o *options) error {
+		if open == nil {
+			return invalid("WithVolumeOpener with a nil opener")
+		}
+		o.volName, o.volOpen = name, open
+		return nil
+	}
 }
 
-func buildOptions(opts []Option) *options {
+func buildOptions(opts []Option) (*options, error) {
 	o := &options{}
 	for _, fn := range opts {
-		fn(o)
+		if fn == nil {
+			continue
+		}
+		if err := fn(o); err != nil {
+			return nil, err
+		}
 	}
 	o.limits = o.limits.WithDefaults()
-	return o
+	return o, nil
 }
 
 // config is the format configuration of one Open or NewReader: its own

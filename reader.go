@@ -40,7 +40,10 @@ const readerBufSize = 64 << 10
 // NewReader detects the format of the stream r from its content (skipping
 // an SFX stub or other prepended data) and returns a forward-only Reader.
 func NewReader(r io.Reader, opts ...Option) (*Reader, error) {
-	o := buildOptions(opts)
+	o, err := buildOptions(opts)
+	if err != nil {
+		return nil, err
+	}
 	// The input is counted under the buffer (for MaxRatio), so even a
 	// caller's own bufio.Reader is read through a pooled one.
 	acct := newAccount(&o.limits)

@@ -143,16 +143,26 @@ type config struct {
 	grow    bool
 }
 
-func (c *config) apply(opts []Option) {
+// apply resets c and applies opts; a value that cannot be meant (a
+// negative MaxDict, an unknown Marker) is an error matching
+// errs.ErrInvalidOption. The zero Option sets nothing.
+func (c *config) apply(opts []Option) error {
 	*c = config{}
 	for _, o := range opts {
 		switch o.kind {
 		case optMaxDict:
+			if o.v < 0 {
+				return fmt.Errorf("lzma: %w: MaxDict(%d)", errs.ErrInvalidOption, o.v)
+			}
 			c.maxDict = o.v
 		case optMarker:
+			if o.v < int64(MarkerAuto) || o.v > int64(MarkerForbidden) {
+				return fmt.Errorf("lzma: %w: EndMarker(%d)", errs.ErrInvalidOption, o.v)
+			}
 			c.marker = Marker(o.v)
 		case optGrow:
 			c.grow = o.v != 0
 		}
 	}
+	return nil
 }

@@ -109,3 +109,17 @@ func TestClosed(t *testing.T) {
 		t.Fatalf("after Reset: %q, %v", b, err)
 	}
 }
+
+func TestInvalidOptions(t *testing.T) {
+	for name, o := range map[string]Option{
+		"MaxDict(-1)":  MaxDict(-1),
+		"EndMarker(9)": EndMarker(Marker(9)),
+	} {
+		if _, err := NewReader2(bytes.NewReader([]byte{0}), 1<<16, -1, o); !errors.Is(err, errs.ErrInvalidOption) {
+			t.Errorf("NewReader2 with %s: %v", name, err)
+		}
+		if _, err := NewReader(bytes.NewReader(nil), Props{LC: 3, PB: 2, DictSize: 1 << 16}, -1, o); !errors.Is(err, errs.ErrInvalidOption) {
+			t.Errorf("NewReader with %s: %v", name, err)
+		}
+	}
+}

@@ -109,7 +109,10 @@ func (z *Reader) ResetZip(r io.Reader, size int64, opts ...Option) error {
 // apply. A dictionary that exceeds MaxDict fails here, matching
 // errs.ErrLimit, before anything is allocated.
 func (z *Reader) Reset(r io.Reader, p Props, size int64, opts ...Option) error {
-	z.cfg.apply(opts)
+	if err := z.cfg.apply(opts); err != nil {
+		z.err = err
+		return err
+	}
 	z.err = z.reset(r, p, size)
 	return z.err
 }

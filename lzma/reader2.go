@@ -71,7 +71,10 @@ func NewReader2(r io.Reader, dictSize int64, size int64, opts ...Option) (*Reade
 // they are large enough. Options are reset to the defaults, then opts
 // apply; a window above MaxDict fails with errs.ErrLimit before allocating.
 func (z *Reader2) Reset(r io.Reader, dictSize int64, size int64, opts ...Option) error {
-	z.cfg.apply(opts)
+	if err := z.cfg.apply(opts); err != nil {
+		z.err = err
+		return err
+	}
 	z.err = z.reset(r, dictSize, size)
 	return z.err
 }

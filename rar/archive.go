@@ -93,20 +93,24 @@ func open(ra io.ReaderAt, size int64, cfg *arc.Config) (arc.Archive, error) {
 }
 
 // Open reads the headers of the archive held in ra (size bytes) and of
-// the volumes that follow it, found through cfg.Name and cfg.OpenVolume.
+// the volumes that follow it, found through the opener of arc.WithVolumes.
 //
 // Given a later volume of a set, Open opens the set from its first volume
-// (named by the RAR naming rules, through cfg.OpenVolume), or fails with
+// (named by the RAR naming rules, through the volume opener), or fails with
 // errs.ErrTruncated naming the volume to open. A missing later volume
 // does not fail Open: the entries before it are listed and readable, the
 // entry that continues into it fails with errs.ErrTruncated (also
 // matching fs.ErrNotExist), and Warnings reports the volume.
 //
 // Older file versions (rar -ver, "name;n") are listed only when
-// cfg.FileVersions is set; otherwise they are skipped and counted in
+// arc.WithFileVersions is given; otherwise they are skipped and counted in
 // Warnings, as unrar extracts only the current version.
-func Open(ra io.ReaderAt, size int64, cfg *arc.Config) (*Archive, error) {
-	return openArchive(ra, size, cfg, false)
+func Open(ra io.ReaderAt, size int64, opts ...arc.Option) (*Archive, error) {
+	cfg, err := arc.NewConfig(opts...)
+	if err != nil {
+		return nil, err
+	}
+	return openArchive(ra, size, &cfg, false)
 }
 
 func openArchive(ra io.ReaderAt, size int64, cfg *arc.Config, fromFirst bool) (*Archive, error) {

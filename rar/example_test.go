@@ -10,8 +10,8 @@ import (
 	"github.com/go-unarc/unarc/rar"
 )
 
-// A format package used on its own: the password and the limits come in
-// an arc.Config, as they do for zip.Open and sevenzip.Open.
+// A format package used on its own: the password and the limits come as
+// arc options, as they do for zip.Open and sevenzip.Open.
 func ExampleOpen() {
 	f, err := os.Open("../testdata/rar/rar5_pw.rar")
 	if err != nil {
@@ -19,10 +19,7 @@ func ExampleOpen() {
 	}
 	defer f.Close()
 	st, _ := f.Stat()
-	a, err := rar.Open(f, st.Size(), &arc.Config{
-		Password: func(*arc.Entry) (string, error) { return "test", nil },
-		Limits:   arc.SafeLimits,
-	})
+	a, err := rar.Open(f, st.Size(), arc.WithPassword("test"), arc.WithLimits(arc.SafeLimits))
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -44,8 +44,12 @@ func newReader(r io.Reader, cfg *arc.Config) (arc.Reader, error) { return NewRea
 
 // NewReader reads the marker and main header from r, which must be
 // positioned at the RAR marker.
-func NewReader(r io.Reader, cfg *arc.Config) (*Reader, error) {
-	p := newParser(cfg)
+func NewReader(r io.Reader, opts ...arc.Option) (*Reader, error) {
+	cfg, err := arc.NewConfig(opts...)
+	if err != nil {
+		return nil, err
+	}
+	p := newParser(&cfg)
 	if err := p.beginStream(r, 0); err != nil {
 		return nil, err
 	}

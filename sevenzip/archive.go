@@ -203,17 +203,17 @@ type Archive struct {
 // maxIdle bounds the positioned folder decoders kept for reuse.
 const maxIdle = 4
 
-// Open reads the archive's headers. cfg may be nil.
-func Open(ra io.ReaderAt, size int64, cfg *arc.Config) (*Archive, error) {
-	a := &Archive{}
-	if cfg != nil {
-		a.cfg = *cfg
+// Open reads the archive's headers, configured by opts (see arc.Option).
+func Open(ra io.ReaderAt, size int64, opts ...arc.Option) (*Archive, error) {
+	cfg, err := arc.NewConfig(opts...)
+	if err != nil {
+		return nil, err
 	}
-	a.cfg.Limits = a.cfg.Limits.WithDefaults()
+	a := &Archive{cfg: cfg}
 	if a.cfg.Budget == nil { // used without the root: the limits still hold
 		a.cfg.Budget = arc.NewBudget(a.cfg.Limits)
 	}
-	ra, size, err := joinVolumes(ra, size, &a.cfg)
+	ra, size, err = joinVolumes(ra, size, &a.cfg)
 	if err != nil {
 		return nil, err
 	}

@@ -53,12 +53,12 @@ type directory struct {
 // The declared entry count is never trusted for allocation: the entry
 // slice grows with the headers actually present, and a directory cannot
 // be larger than the input.
-func Open(ra io.ReaderAt, size int64, cfg *arc.Config) (*Archive, error) {
-	a := &Archive{ra: ra, size: size}
-	if cfg != nil {
-		a.cfg = *cfg
+func Open(ra io.ReaderAt, size int64, opts ...arc.Option) (*Archive, error) {
+	cfg, err := arc.NewConfig(opts...)
+	if err != nil {
+		return nil, err
 	}
-	a.cfg.Limits = a.cfg.Limits.WithDefaults()
+	a := &Archive{ra: ra, size: size, cfg: cfg}
 	d, err := findDirectory(ra, size)
 	if err != nil {
 		return nil, err

@@ -11,21 +11,131 @@ import (
 	"github.com/go-unarc/unarc/internal/errs"
 )
 
-// Methods whose decoders come from elsewhere: BZip2 from the standard
-// library, Zstandard from klauspost/compress (APPNOTE 4.4.5: 12 and 93).
-// Both read ahead of their stream, so callers hand them a bounded source
-// (the entry's section, or the descriptor scan of a stream).
+// The built-in methods (Store, Deflate, Deflate64, LZMA) live in the pooled
+// entry state of open.go and reader.go: they are the common case and reuse
+// one decoder per state. Every other method is a methodSpec in this
+// registry, added by its own file (method_<name>.go) from an init func, so
+// that Archive.Open and the forward Reader decode it the same way.
+
+// methodSpec says how one compression method is decoded.
+type methodSpec struct {
+	name string
+	// check, when set, says before anything is read whether f can be
+	// decoded within lim: the fixed decoder memory against MaxMemory, or
+	// why not (ErrLimit, ErrUnsupported). Needs that depend on the data
+	// (a model size in the stream's own header) are checked by open,
+	// before it allocates.
+	check func(f *file, lim *arc.Limits) error
+	// open returns the decoded stream of r, the entry's packed data
+	// (already decrypted): a bounded source that ends where the packed
+	// data does, so a decoder may read ahead. cfg.Limits is resolved
+	// (WithDefaults). Close must give back what the decoder holds; the
+	// stream is closed exactly once, also when it was not read to the end.
+	open func(r io.Reader, f *file, cfg *arc.Config) (io.ReadCloser, error)
+}
+
+var methods = map[uint16]*methodSpec{}
+
+// register adds method id; each method file calls it from init.
+func register(id uint16, m *methodSpec) {
+	if methods[id] != nil {
+		panic("zip: method registered twice: " + m.name)
+	}
+	methods[id] = m
+}
+
+// methodReader is the decoded stream of a registered method: decoder
+// errors that are not already the package's sentinels become ErrCorrupt
+// (or ErrTruncated), so callers see one error vocabulary.
+type methodReader struct {
+	rc io.ReadCloser
+}
+
+func openMethod(m *methodSpec, r io.Reader, f *file, cfg *arc.Config) (*methodReader, error) {
+	rc, err := m.open(r, f, cfg)
+	if err != nil {
+		if !isSentinel(err) {
+			err = errs.Corrupt("%s: %v", m.name, err)
+		}
+		return nil, err
+	}
+	return &methodReader{rc: rc}, nil
+}
+
+func (o *methodReader) Read(p []byte) (int, error) {
+	n, err := o.rc.Read(p)
+	switch {
+	case err == nil || err == io.EOF:
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		if !isSentinel(err) {
+			err = errs.Truncated("compressed data")
+		}
+	case isSentinel(err):
+	default:
+		err = errs.Corrupt("%v", err)
+	}
+	return n, err
+}
+
+// WriteTo passes through to a decoder that writes from its own window.
+func (o *methodReader) WriteTo(w io.Writer) (int64, error) {
+	if wt, ok := o.rc.(io.WriterTo); ok {
+		n, err := wt.WriteTo(w)
+		if err != nil && !isSentinel(err) && !errors.Is(err, io.ErrShortWrite) {
+			if errors.Is(err, io.ErrUnexpectedEOF) {
+				err = errs.Truncated("compressed data")
+			}
+		}
+		return n, err
+	}
+	return io.Copy(w, struct{ io.Reader }{o})
+}
+
+func (o *methodReader) Close() error {
+	if o.rc == nil {
+		return nil
+	}
+	err := o.rc.Close()
+	o.rc = nil
+	return err
+}
+
+func isSentinel(err error) bool {
+	for _, s := range []error{errs.ErrCorrupt, errs.ErrTruncated, errs.ErrChecksum, errs.ErrLimit, errs.ErrFormat, errs.ErrUnsupported, errs.ErrPassword, errs.ErrPasswordRequired} {
+		if errors.Is(err, s) {
+			return true
+		}
+	}
+	return false
+}
+
+// BZip2 comes from the standard library, Zstandard from klauspost/compress
+// (APPNOTE 4.4.5: methods 12 and 93; 20 is the deprecated early Zstd id).
 const (
 	methodBZip2 = 12
 	methodZstd  = 93
 )
 
-// otherReader adapts such a decoder: its errors become the package's
-// sentinels and Close releases what the decoder holds.
-type otherReader struct {
-	r      io.Reader
-	zd     *zstd.Decoder // nil for BZip2
-	window uint64        // the zstd window bound, for the error message
+// compress/bzip2 keeps up to 900,000 uint32s for the block being
+// inverted plus its tables, whatever the stream's level says.
+const memBZip2 = 900000*4 + 64<<10
+
+func init() {
+	register(methodBZip2, &methodSpec{
+		name: "BZip2",
+		check: func(f *file, lim *arc.Limits) error {
+			if memBZip2 > lim.MaxMemory {
+				return errs.Limit("BZip2 needs %d bytes of decoder memory, above MaxMemory (%d)", memBZip2, lim.MaxMemory)
+			}
+			return nil
+		},
+		open: func(r io.Reader, f *file, cfg *arc.Config) (io.ReadCloser, error) {
+			return io.NopCloser(bzip2.NewReader(r)), nil
+		},
+	})
+	zs := &methodSpec{name: "Zstd", check: checkZstd, open: openZstd}
+	register(methodZstd, zs)
+	register(20, zs)
 }
 
 // zstdOverhead is what the zstd decoder holds besides its window: two
@@ -54,61 +164,43 @@ func zstdWindow(f *file, lim *arc.Limits) uint64 {
 	return max(w, zstd.MinWindowSize)
 }
 
-func newOtherReader(method uint16, r io.Reader, f *file, cfg *arc.Config) (*otherReader, error) {
-	o := &otherReader{}
-	switch method {
-	case methodBZip2:
-		o.r = bzip2.NewReader(r)
-	case methodZstd:
-		lim := cfg.Limits.WithDefaults()
-		if lim.MaxMemory < zstdOverhead+zstd.MinWindowSize {
-			return nil, errs.Limit("zstd needs at least %d bytes of decoder memory, above MaxMemory (%d)", zstdOverhead+zstd.MinWindowSize, lim.MaxMemory)
-		}
-		o.window = zstdWindow(f, &lim)
-		zd, err := zstd.NewReader(r,
-			zstd.WithDecoderConcurrency(1),
-			zstd.WithDecoderLowmem(true),
-			zstd.WithDecoderMaxWindow(o.window),
-			zstd.WithDecoderMaxMemory(uint64(lim.MaxMemory)))
-		if err != nil {
-			return nil, errs.Corrupt("zstd: %v", err)
-		}
-		o.r, o.zd = zd, zd
-	default:
-		return nil, errs.Unsupported("compression method %s (%d)", methodName(method), method)
-	}
-	return o, nil
-}
-
-func (o *otherReader) Read(p []byte) (int, error) {
-	n, err := o.r.Read(p)
-	switch {
-	case err == nil || err == io.EOF:
-	case errors.Is(err, io.ErrUnexpectedEOF):
-		err = errs.Truncated("compressed data")
-	case errors.Is(err, zstd.ErrWindowSizeExceeded), errors.Is(err, zstd.ErrDecoderSizeExceeded):
-		err = errs.Limit("zstd: window above %d bytes (bounded by MaxDictionary, MaxMemory and the entry's size)", o.window)
-	case isSentinel(err):
-	default:
-		err = errs.Corrupt("%v", err)
-	}
-	return n, err
-}
-
-// Close releases the Zstandard decoder; BZip2 holds nothing.
-func (o *otherReader) Close() error {
-	if o.zd != nil {
-		o.zd.Close()
-		o.zd = nil
+func checkZstd(f *file, lim *arc.Limits) error {
+	if lim.MaxMemory < zstdOverhead+zstd.MinWindowSize {
+		return errs.Limit("zstd needs at least %d bytes of decoder memory, above MaxMemory (%d)", zstdOverhead+zstd.MinWindowSize, lim.MaxMemory)
 	}
 	return nil
 }
 
-func isSentinel(err error) bool {
-	for _, s := range []error{errs.ErrCorrupt, errs.ErrTruncated, errs.ErrChecksum, errs.ErrLimit, errs.ErrFormat} {
-		if errors.Is(err, s) {
-			return true
-		}
+// zstdReader maps the window errors to ErrLimit and closes the decoder.
+type zstdReader struct {
+	zd     *zstd.Decoder
+	window uint64 // the bound, for the error message
+}
+
+func openZstd(r io.Reader, f *file, cfg *arc.Config) (io.ReadCloser, error) {
+	lim := &cfg.Limits
+	z := &zstdReader{window: zstdWindow(f, lim)}
+	zd, err := zstd.NewReader(r,
+		zstd.WithDecoderConcurrency(1),
+		zstd.WithDecoderLowmem(true),
+		zstd.WithDecoderMaxWindow(z.window),
+		zstd.WithDecoderMaxMemory(uint64(lim.MaxMemory)))
+	if err != nil {
+		return nil, errs.Corrupt("zstd: %v", err)
 	}
-	return false
+	z.zd = zd
+	return z, nil
+}
+
+func (z *zstdReader) Read(p []byte) (int, error) {
+	n, err := z.zd.Read(p)
+	if errors.Is(err, zstd.ErrWindowSizeExceeded) || errors.Is(err, zstd.ErrDecoderSizeExceeded) {
+		err = errs.Limit("zstd: window above %d bytes (bounded by MaxDictionary, MaxMemory and the entry's size)", z.window)
+	}
+	return n, err
+}
+
+func (z *zstdReader) Close() error {
+	z.zd.Close()
+	return nil
 }

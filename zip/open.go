@@ -55,7 +55,7 @@ type openState struct {
 	br  *bufio.Reader
 	dec *deflate.Reader
 	lz  *lzma.Reader
-	oth *otherReader // BZip2 or Zstd; closed with the entry
+	oth *methodReader // a registered method (methods.go); closed with the entry
 	v   crc32x.Reader
 	hdr [localLen]byte
 }
@@ -112,14 +112,11 @@ func (r *entryReader) Close() error {
 	return nil
 }
 
-// Decoder memory of the methods whose needs do not depend on the data
-// (the LZMA and Zstandard windows are bounded where they are sized).
+// Decoder memory of the built-in methods whose needs do not depend on
+// the data (the LZMA window is bounded where it is sized).
 const (
 	memDeflate   = 32<<10 + 16<<10 // window + Huffman tables
 	memDeflate64 = 64<<10 + 16<<10
-	// compress/bzip2 keeps up to 900,000 uint32s for the block being
-	// inverted plus its tables, whatever the stream's level says.
-	memBZip2 = 900000*4 + 64<<10
 )
 
 // checkOpen says whether entry f can be decoded, before anything is read.
@@ -132,15 +129,21 @@ func checkOpen(f *file, cfg *arc.Config) error {
 	}
 	var mem int64
 	switch f.method {
-	case methodStore, methodLZMA, methodZstd:
+	case methodStore, methodLZMA:
 	case methodDeflate:
 		mem = memDeflate
 	case methodDeflate64:
 		mem = memDeflate64
-	case methodBZip2:
-		mem = memBZip2
 	default:
-		return errs.Unsupported("compression method %s (%d)", methodName(f.method), f.method)
+		m := methods[f.method]
+		if m == nil {
+			return errs.Unsupported("compression method %s (%d)", methodName(f.method), f.method)
+		}
+		if m.check != nil {
+			if err := m.check(f, &cfg.Limits); err != nil {
+				return err
+			}
+		}
 	}
 	if f.method == methodStore && f.csize != f.usize {
 		return errs.Corrupt("stored entry with packed size %d but size %d", f.csize, f.usize)
@@ -174,6 +177,7 @@ func (a *Archive) Open(i int) (io.ReadCloser, error) {
 	s.sec = section{ra: a.ra, off: dataOff, end: dataOff + int64(f.csize)}
 	var body io.Reader = &s.sec
 	switch f.method {
+	case methodStore:
 	case methodDeflate, methodDeflate64:
 		s.br.Reset(&s.sec)
 		if s.dec == nil {
@@ -190,8 +194,8 @@ func (a *Archive) Open(i int) (io.ReadCloser, error) {
 			return nil, err
 		}
 		body = lz
-	case methodBZip2, methodZstd:
-		oth, err := newOtherReader(f.method, &s.sec, f, &a.cfg)
+	default:
+		oth, err := openMethod(methods[f.method], &s.sec, f, &a.cfg)
 		if err != nil {
 			(&entryReader{s: s}).Close()
 			return nil, err

@@ -51,7 +51,7 @@ type streamState struct {
 	in      input
 	dec     *deflate.Reader
 	lz      *lzma.Reader
-	oth     *otherReader // BZip2 or Zstd of the current entry
+	oth     *methodReader // the current entry's registered-method decoder
 	v       crc32x.Reader
 	dd      descReader
 	scan    storedScan
@@ -153,12 +153,12 @@ func (in *input) skip() error {
 
 // NewReader starts reading a ZIP stream from r, positioned at the first
 // local header (or at the end record of an empty archive).
-func NewReader(r io.Reader, cfg *arc.Config) (*Reader, error) {
-	z := &Reader{s: streamPool.Get(), first: true}
-	if cfg != nil {
-		z.cfg = *cfg
+func NewReader(r io.Reader, opts ...arc.Option) (*Reader, error) {
+	cfg, err := arc.NewConfig(opts...)
+	if err != nil {
+		return nil, err
 	}
-	z.cfg.Limits = z.cfg.Limits.WithDefaults()
+	z := &Reader{s: streamPool.Get(), first: true, cfg: cfg}
 	z.s.br.Reset(r)
 	z.s.in = input{br: z.s.br}
 	b, err := z.s.br.Peek(4)
@@ -284,7 +284,9 @@ func (z *Reader) readHeader() (*file, error) {
 	// we cannot decode (to skip it) and for stored data.
 	rdErr := checkOpen(f, &z.cfg)
 	plausible := f.csize != 0 && f.csize < 0xffffffff
-	ahead := f.method == methodStore || f.method == methodLZMA || f.method == methodBZip2 || f.method == methodZstd || rdErr != nil
+	// Only Deflate and Deflate64 stop exactly at the end of their stream;
+	// every other decoder may read ahead of it.
+	ahead := f.method != methodDeflate && f.method != methodDeflate64 || rdErr != nil
 	known := !dd || plausible && ahead
 	// Without a size, data that does not end by itself for us (stored,
 	// LZMA which reads ahead, anything we cannot decode) ends at the data
@@ -310,7 +312,7 @@ func (z *Reader) readHeader() (*file, error) {
 		s.scan = storedScan{z: z, packed: f.method != methodStore || rdErr != nil}
 		src = &s.scan
 	}
-	if s.oth != nil { // the previous entry's BZip2/Zstd decoder
+	if s.oth != nil { // the previous entry's registered-method decoder
 		s.oth.Close()
 		s.oth = nil
 	}
@@ -327,19 +329,19 @@ func (z *Reader) readHeader() (*file, error) {
 		} else {
 			z.body = lz
 		}
-	case f.method == methodBZip2 || f.method == methodZstd:
-		oth, err := newOtherReader(f.method, src, f, &z.cfg)
-		if err != nil {
-			z.rdErr = err
-		} else {
-			s.oth, z.body = oth, oth
-		}
-	default:
+	case f.method == methodDeflate || f.method == methodDeflate64:
 		if s.dec == nil {
 			s.dec = deflate.NewReader(nil)
 		}
 		s.dec.Reset(&s.in, f.method == methodDeflate64)
 		z.body = s.dec
+	default:
+		oth, err := openMethod(methods[f.method], src, f, &z.cfg)
+		if err != nil {
+			z.rdErr = err
+		} else {
+			s.oth, z.body = oth, oth
+		}
 	}
 	if z.rdErr != nil {
 		if scan {

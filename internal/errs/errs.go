@@ -35,6 +35,9 @@ var (
 	// ErrLimit: a configured limit (memory, dictionary, entry size, ratio)
 	// would be exceeded.
 	ErrLimit = errors.New("limit exceeded")
+	// ErrInvalidOption: the caller passed an option value that cannot be
+	// meant (a nil callback, a NaN ratio). Not an archive error.
+	ErrInvalidOption = errors.New("invalid option")
 )
 
 // truncatedError matches both ErrTruncated and io.ErrUnexpectedEOF.
