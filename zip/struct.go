@@ -2,15 +2,16 @@
 // through the central directory (Archive) and forward-only reading of a
 // stream through the local headers (Reader).
 //
-// Supported: Stored, Deflate, Deflate64, LZMA, BZip2 and Zstandard; Zip64
-// sizes, offsets and entry counts; data descriptors with or without
-// signature; prepended data (SFX stubs) with or without adjusted offsets;
-// UTF-8 names, the Info-ZIP Unicode path field, and CP437 (or
-// Config.DecodeName) for names without the UTF-8 flag; DOS,
-// extended-timestamp and NTFS times; Unix modes and symlinks; archive and
-// entry comments. Other methods and encrypted entries are listed, and
-// opening them fails with an error matching unarc.ErrUnsupported or
-// unarc.ErrPasswordRequired. Overlapping entry data is refused as corrupt.
+// Supported: Stored, Deflate, Deflate64, LZMA, BZip2, Zstandard and PPMd
+// (var.I rev.1, both restoration methods); Zip64 sizes, offsets and entry
+// counts; data descriptors with or without signature; prepended data (SFX
+// stubs) with or without adjusted offsets; UTF-8 names, the Info-ZIP
+// Unicode path field, and CP437 (or Config.DecodeName) for names without
+// the UTF-8 flag; DOS, extended-timestamp and NTFS times; Unix modes and
+// symlinks; archive and entry comments. Other methods and encrypted
+// entries are listed, and opening them fails with an error matching
+// unarc.ErrUnsupported or unarc.ErrPasswordRequired. Overlapping entry
+// data is refused as corrupt.
 //
 // The package can be used on its own with an *arc.Config (package
 // github.com/go-unarc/unarc/arc); most programs use the root package,
