@@ -2,9 +2,9 @@
 // through the central directory (Archive) and forward-only reading of a
 // stream through the local headers (Reader).
 //
-// Supported: Stored, Deflate, Deflate64, LZMA, BZip2, Zstandard, XZ
-// (method 95, through package xz: concatenated streams and padding, as
-// 7-Zip reads them) and the legacy PKZIP methods Shrink, Reduce (1 to 4)
+// Supported: Stored, Deflate, Deflate64, LZMA, BZip2, Zstandard, PPMd
+// (var.I rev.1, both restoration methods), XZ (method 95, through
+// package xz: concatenated streams and padding, as 7-Zip reads them) and the legacy PKZIP methods Shrink, Reduce (1 to 4)
 // and Implode; Zip64 sizes, offsets and entry counts; data descriptors
 // with or without signature; prepended data (SFX stubs) with or without
 // adjusted offsets; UTF-8 names, the Info-ZIP Unicode path field, and

@@ -117,7 +117,7 @@ func TestExitCodes(t *testing.T) {
 		{"truncated", []string{"t", write("trunc.zip", data[:len(data)/2])}, 2},
 		{"flipped", []string{"t", write("flip.zip", flipped)}, 3},
 		{"encrypted", []string{"t", makeZip(t, zent{name: "e.bin", content: "xxxxxxxxxxxxxxxx", raw: true, flags: 1})}, 4},
-		{"unsupported", []string{"t", makeZip(t, zent{name: "p.bin", content: "\x06\x00\x00\x00", raw: true, method: 98})}, 5}, // PPMd var. I
+		{"unsupported", []string{"t", makeZip(t, zent{name: "p.bin", content: "\x06\x00\x00\x00", raw: true, method: 97})}, 5}, // WavPack
 		{"ok", []string{"t", good}, 0},
 	}
 	for _, tc := range tests {

@@ -23,6 +23,16 @@
 //	d.Reset()                      // new non-solid file: next block must reset the model
 //	d.Close()
 //
+// ZIP method 98 uses a different model, PPMd variant I revision 1
+// ("PPMd8", ppmd8*.go), with Subbotin's range decoder and a 2-byte header
+// giving the order, the memory (1..256 MiB) and the restoration method
+// (restart or cut off); it ends with an end marker:
+//
+//	z, err := ppmd.NewReaderZip(packed, size, maxMem) // ErrLimit before allocating
+//	... z.Read ... (io.EOF after size bytes, the end marker and a clean end)
+//	z.Reset(next, size, maxMem)                       // reuses arena and buffer
+//	z.Close()
+//
 // The model lives in one arena of memSize bytes addressed by 32-bit
 // offsets (no pointers, so the garbage collector never scans it). Its
 // sub-allocator hands out 12-byte units exactly like the reference

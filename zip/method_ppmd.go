@@ -1,0 +1,61 @@
+package zip
+
+import (
+	"io"
+
+	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/internal/pool"
+	"github.com/go-unarc/unarc/internal/ppmd"
+)
+
+// PPMd (APPNOTE 5.10, method 98): PPMd var.I rev.1 behind a 2-byte header
+// giving the model order, its memory (1..256 MiB) and the restoration
+// method. The model size is in the stream, so open checks it against
+// MaxMemory after reading those 2 bytes and before allocating.
+const methodPPMd = 98
+
+// ppmdMinMemory is the smallest model a stream can declare (1 MiB).
+const ppmdMinMemory = 1 << 20
+
+var ppmdPool = pool.Of[ppmdReader]{}
+
+// ppmdReader is a pooled decoder; Close returns its model and itself.
+type ppmdReader struct {
+	z ppmd.ReaderZip
+}
+
+func init() {
+	register(methodPPMd, &methodSpec{
+		name: "PPMd",
+		check: func(f *file, lim *arc.Limits) error {
+			if ppmdMinMemory > lim.MaxMemory {
+				return errs.Limit("PPMd needs at least %d bytes of model memory, above MaxMemory (%d)", ppmdMinMemory, lim.MaxMemory)
+			}
+			return nil
+		},
+		open: openPPMd,
+	})
+}
+
+func openPPMd(r io.Reader, f *file, cfg *arc.Config) (io.ReadCloser, error) {
+	size := int64(f.usize)
+	if f.Size < 0 {
+		size = -1 // a data descriptor holds it: decode to the end marker
+	}
+	p := ppmdPool.Get()
+	if err := p.z.Reset(r, size, cfg.Limits.MaxMemory); err != nil {
+		p.z.Close()
+		ppmdPool.Put(p)
+		return nil, err
+	}
+	return p, nil
+}
+
+func (p *ppmdReader) Read(b []byte) (int, error) { return p.z.Read(b) }
+
+func (p *ppmdReader) Close() error {
+	p.z.Close()
+	ppmdPool.Put(p)
+	return nil
+}
