@@ -11,8 +11,8 @@ import (
 
 	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/internal/errs"
-	"github.com/go-unarc/unarc/internal/volume"
 	"github.com/go-unarc/unarc/internal/meta"
+	"github.com/go-unarc/unarc/internal/volume"
 )
 
 // memAccount charges the memory of the parsed index (the decoded header,
