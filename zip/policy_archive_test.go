@@ -49,8 +49,8 @@ func openAll(data []byte) (names []string, warns []error, err error) {
 	return names, a.Warnings(), nil
 }
 
-// warnNone, warnNote (a warning matching no sentinel), or a sentinel.
-var warnNote = errors.New("note")
+// warnNone, errWarnNote (a warning matching no sentinel), or a sentinel.
+var errWarnNote = errors.New("note")
 
 // TestPolicyArchive: what the Archive makes of each class of
 // inconsistency. The comment at each case is what 7zz 24 `t` does with
@@ -60,7 +60,7 @@ func TestPolicyArchive(t *testing.T) {
 	tests := []struct {
 		name  string
 		err   error    // the sentinel of the first error, nil: none
-		warn  error    // nil: no warning; warnNote: one matching no sentinel
+		warn  error    // nil: no warning; errWarnNote: one matching no sentinel
 		names []string // read, when err is nil
 	}{
 		{"ok", nil, nil, ab},
@@ -82,8 +82,8 @@ func TestPolicyArchive(t *testing.T) {
 		// Class 2: only the bookkeeping is off; every entry reads exactly.
 		{"c1-acomment-past", nil, errs.ErrTruncated, ab},      // 7zz: Unexpected end of archive, entries Ok
 		{"c2-comment-trunc", nil, errs.ErrTruncated, ab},      // 7zz: Unexpected end of archive, entries Ok
-		{"c2-base", nil, warnNote, ab},                        // 7zz: can't open ("MZ" stub); bsdtar, unzip: read both
-		{"c2-base-rand", nil, warnNote, ab},                   // 7zz: Is not archive; bsdtar, unzip ("56 extra bytes"): both
+		{"c2-base", nil, errWarnNote, ab},                        // 7zz: can't open ("MZ" stub); bsdtar, unzip: read both
+		{"c2-base-rand", nil, errWarnNote, ab},                   // 7zz: Is not archive; bsdtar, unzip ("56 extra bytes"): both
 		{"c2-base-adjusted", nil, nil, ab},                    // 7zz: warning "open with offset", Ok
 		{"c2-cdoff", nil, errs.ErrCorrupt, ab},                // 7zz: Unavailable start of archive, entries fail; bsdtar, unzip: both (we read them on purpose)
 		{"c2-cdsize", nil, errs.ErrCorrupt, ab},               // 7zz: Headers Error, entries Ok
@@ -101,7 +101,7 @@ func TestPolicyArchive(t *testing.T) {
 		// Class 3: data where none belongs.
 		{"c3-gap-before-cd", nil, nil, ab},               // 7zz: Everything is Ok
 		{"c3-gap-before-eocd", nil, errs.ErrCorrupt, ab}, // 7zz: Headers Error, data after the end, entries Ok
-		{"c3-trailer", nil, warnNote, ab},                // 7zz: warning "There are data after the end of archive", Ok
+		{"c3-trailer", nil, errWarnNote, ab},                // 7zz: warning "There are data after the end of archive", Ok
 		{"c3-cut-after-cd", nil, errs.ErrTruncated, ab},  // 7zz: Unexpected end of archive, entries Ok
 		{"c3-cut-in-cd", errs.ErrTruncated, nil, nil},    // 7zz: Unexpected end of archive
 	}
@@ -127,9 +127,9 @@ func TestPolicyArchive(t *testing.T) {
 			switch {
 			case tc.warn == nil && len(warns) > 0:
 				t.Errorf("warnings %v, want none", warns)
-			case tc.warn == warnNote && (len(warns) == 0 || isBad(warns[0])):
+			case tc.warn == errWarnNote && (len(warns) == 0 || isBad(warns[0])):
 				t.Errorf("warnings %v, want a note", warns)
-			case tc.warn != nil && tc.warn != warnNote && (len(warns) == 0 || !errors.Is(warns[0], tc.warn)):
+			case tc.warn != nil && tc.warn != errWarnNote && (len(warns) == 0 || !errors.Is(warns[0], tc.warn)):
 				t.Errorf("warnings %v, want %v", warns, tc.warn)
 			}
 		})
@@ -191,7 +191,7 @@ func TestPolicyReader(t *testing.T) {
 		{"c1-ccomment-past", errs.ErrTruncated, nil, nil},
 		// The central directory says less than the stream saw.
 		{"c2-count-high", nil, nil, ab},
-		{"c3-gap-before-cd", nil, warnNote, ab},          // 7zz: Everything is Ok
+		{"c3-gap-before-cd", nil, errWarnNote, ab},          // 7zz: Everything is Ok
 		{"c3-gap-before-eocd", nil, errs.ErrCorrupt, ab}, // 7zz: Headers Error
 		{"c2-eocd-magic", nil, errs.ErrCorrupt, ab},
 		{"c2-hidden-in-comment", nil, nil, ab},
@@ -221,9 +221,9 @@ func TestPolicyReader(t *testing.T) {
 			switch {
 			case tc.warn == nil && len(warns) > 0:
 				t.Errorf("warnings %v, want none", warns)
-			case tc.warn == warnNote && (len(warns) == 0 || isBad(warns[0])):
+			case tc.warn == errWarnNote && (len(warns) == 0 || isBad(warns[0])):
 				t.Errorf("warnings %v, want a note", warns)
-			case tc.warn != nil && tc.warn != warnNote && (len(warns) == 0 || !errors.Is(warns[0], tc.warn)):
+			case tc.warn != nil && tc.warn != errWarnNote && (len(warns) == 0 || !errors.Is(warns[0], tc.warn)):
 				t.Errorf("warnings %v, want %v", warns, tc.warn)
 			}
 		})

@@ -174,7 +174,6 @@ func (m *model8) setStats(c, v uint32)      { m.put32(c+4, v) }
 func (m *model8) suffix(c uint32) uint32    { return m.u32(c + 8) }
 func (m *model8) successor(s uint32) uint32 { return m.u32(s + 2) }
 func (m *model8) setSuccessor(s, v uint32)  { m.put32(s+2, v) }
-func (m *model8) freq(s uint32) uint32      { return uint32(m.mem[s+1]) }
 
 func (m *model8) swapStates(a, b uint32) {
 	pa := (*[stateSize]byte)(m.mem[a:])
