@@ -82,8 +82,8 @@ func TestPolicyArchive(t *testing.T) {
 		// Class 2: only the bookkeeping is off; every entry reads exactly.
 		{"c1-acomment-past", nil, errs.ErrTruncated, ab},      // 7zz: Unexpected end of archive, entries Ok
 		{"c2-comment-trunc", nil, errs.ErrTruncated, ab},      // 7zz: Unexpected end of archive, entries Ok
-		{"c2-base", nil, errWarnNote, ab},                        // 7zz: can't open ("MZ" stub); bsdtar, unzip: read both
-		{"c2-base-rand", nil, errWarnNote, ab},                   // 7zz: Is not archive; bsdtar, unzip ("56 extra bytes"): both
+		{"c2-base", nil, errWarnNote, ab},                     // 7zz: can't open ("MZ" stub); bsdtar, unzip: read both
+		{"c2-base-rand", nil, errWarnNote, ab},                // 7zz: Is not archive; bsdtar, unzip ("56 extra bytes"): both
 		{"c2-base-adjusted", nil, nil, ab},                    // 7zz: warning "open with offset", Ok
 		{"c2-cdoff", nil, errs.ErrCorrupt, ab},                // 7zz: Unavailable start of archive, entries fail; bsdtar, unzip: both (we read them on purpose)
 		{"c2-cdsize", nil, errs.ErrCorrupt, ab},               // 7zz: Headers Error, entries Ok
@@ -101,7 +101,7 @@ func TestPolicyArchive(t *testing.T) {
 		// Class 3: data where none belongs.
 		{"c3-gap-before-cd", nil, nil, ab},               // 7zz: Everything is Ok
 		{"c3-gap-before-eocd", nil, errs.ErrCorrupt, ab}, // 7zz: Headers Error, data after the end, entries Ok
-		{"c3-trailer", nil, errWarnNote, ab},                // 7zz: warning "There are data after the end of archive", Ok
+		{"c3-trailer", nil, errWarnNote, ab},             // 7zz: warning "There are data after the end of archive", Ok
 		{"c3-cut-after-cd", nil, errs.ErrTruncated, ab},  // 7zz: Unexpected end of archive, entries Ok
 		{"c3-cut-in-cd", errs.ErrTruncated, nil, nil},    // 7zz: Unexpected end of archive
 	}
@@ -191,7 +191,7 @@ func TestPolicyReader(t *testing.T) {
 		{"c1-ccomment-past", errs.ErrTruncated, nil, nil},
 		// The central directory says less than the stream saw.
 		{"c2-count-high", nil, nil, ab},
-		{"c3-gap-before-cd", nil, errWarnNote, ab},          // 7zz: Everything is Ok
+		{"c3-gap-before-cd", nil, errWarnNote, ab},       // 7zz: Everything is Ok
 		{"c3-gap-before-eocd", nil, errs.ErrCorrupt, ab}, // 7zz: Headers Error
 		{"c2-eocd-magic", nil, errs.ErrCorrupt, ab},
 		{"c2-hidden-in-comment", nil, nil, ab},
