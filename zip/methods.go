@@ -9,6 +9,7 @@ import (
 
 	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/internal/pool"
 )
 
 // The built-in methods (Store, Deflate, Deflate64, LZMA) live in the pooled
@@ -63,34 +64,44 @@ func openMethod(m *methodSpec, r io.Reader, f *file, cfg *arc.Config) (*methodRe
 }
 
 func (o *methodReader) Read(p []byte) (int, error) {
+	if o.rc == nil {
+		return 0, errClosed
+	}
 	n, err := o.rc.Read(p)
+	return n, mapMethodErr(err)
+}
+
+// mapMethodErr turns a decoder error that is not one of the package's
+// sentinels into ErrCorrupt (or ErrTruncated).
+func mapMethodErr(err error) error {
 	switch {
-	case err == nil || err == io.EOF:
+	case err == nil || err == io.EOF || isSentinel(err):
+		return err
 	case errors.Is(err, io.ErrUnexpectedEOF):
-		if !isSentinel(err) {
-			err = errs.Truncated("compressed data")
-		}
-	case isSentinel(err):
-	default:
-		err = errs.Corrupt("%v", err)
+		return errs.Truncated("compressed data")
+	}
+	return errs.Corrupt("%v", err)
+}
+
+// WriteTo passes through to a decoder that writes from its own window,
+// else copies with a pooled buffer. Errors of w pass through unchanged,
+// so only a decoder's unexpected EOF is mapped here.
+func (o *methodReader) WriteTo(w io.Writer) (int64, error) {
+	if o.rc == nil {
+		return 0, errClosed
+	}
+	wt, ok := o.rc.(io.WriterTo)
+	if !ok {
+		return pool.Copy(w, o)
+	}
+	n, err := wt.WriteTo(w)
+	if err != nil && !isSentinel(err) && errors.Is(err, io.ErrUnexpectedEOF) {
+		err = errs.Truncated("compressed data")
 	}
 	return n, err
 }
 
-// WriteTo passes through to a decoder that writes from its own window.
-func (o *methodReader) WriteTo(w io.Writer) (int64, error) {
-	if wt, ok := o.rc.(io.WriterTo); ok {
-		n, err := wt.WriteTo(w)
-		if err != nil && !isSentinel(err) && !errors.Is(err, io.ErrShortWrite) {
-			if errors.Is(err, io.ErrUnexpectedEOF) {
-				err = errs.Truncated("compressed data")
-			}
-		}
-		return n, err
-	}
-	return io.Copy(w, struct{ io.Reader }{o})
-}
-
+// Close gives back what the decoder holds; later reads fail.
 func (o *methodReader) Close() error {
 	if o.rc == nil {
 		return nil
