@@ -65,6 +65,12 @@ func NewReader(r io.Reader, opts ...Option) (*Reader, error) {
 		return nil, fmt.Errorf("%w: %s cannot be read forward-only (its index is at the end); use Open", errs.ErrUnsupported, f.Name)
 	}
 	cfg, pw := o.config()
+	if o.volOpen != nil {
+		// A multi-volume set read forward: the format opens the next
+		// volumes (and the first, given a later one) by name, and its
+		// Reader closes them.
+		cfg.Name, cfg.OpenVolume = o.volName, o.volOpen
+	}
 	fr, err := f.NewReader(br, cfg)
 	if err != nil {
 		release()
