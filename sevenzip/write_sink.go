@@ -43,7 +43,7 @@ func newSink(w io.Writer, c *writerConfig) (*sink, error) {
 		default:
 			return nil, invalid("volume 1 is neither an io.WriteSeeker nor an io.WriterAt")
 		}
-		if err := s.volWrite(zero[:]); err != nil {
+		if _, err := s.Write(zero[:]); err != nil {
 			return nil, err
 		}
 		return s, nil
