@@ -18,11 +18,13 @@ import (
 // -snl stores them. Other file types are an error. With the automatic
 // filter, executables are added after the other files, grouped by
 // filter, so each filter gets one folder.
-func (w *Writer) AddFS(fsys fs.FS) error { return w.AddTree(fsys, ".") }
+func (w *Writer) AddFS(fsys fs.FS) error { return w.AddTree(fsys, ".", nil) }
 
 // AddTree is AddFS for the part of fsys under root (a file or a
 // directory, named by its path in fsys, as `7zz a dir` stores dir/…).
-func (w *Writer) AddTree(fsys fs.FS, root string) error {
+// When skip is not nil, entries for which it returns true are left out
+// (a directory with everything under it).
+func (w *Writer) AddTree(fsys fs.FS, root string, skip func(name string, d fs.DirEntry) bool) error {
 	type item struct {
 		name   string
 		info   fs.FileInfo
@@ -34,6 +36,12 @@ func (w *Writer) AddTree(fsys fs.FS, root string) error {
 			return err
 		}
 		if name == "." {
+			return nil
+		}
+		if skip != nil && skip(name, d) {
+			if d.IsDir() {
+				return fs.SkipDir
+			}
 			return nil
 		}
 		info, err := d.Info()
