@@ -64,7 +64,7 @@ type Writer struct {
 	done bool
 	rand io.Reader
 
-	cur    *entryWriter
+	cur    entryState // the entry being written, when cur.active
 	curIdx int
 	salt   [16]byte
 	hasKey bool
@@ -198,7 +198,10 @@ func (w *Writer) deriveKey() error {
 	if err != nil {
 		return err
 	}
-	w.st.aes, err = aes7z.NewWriter(key)
+	if w.st.aes == nil {
+		w.st.aes = new(aes7z.Writer)
+	}
+	err = w.st.aes.SetKey(key)
 	clear(key[:])
 	if err != nil {
 		return err
@@ -219,7 +222,9 @@ func (w *Writer) release() {
 		w.fo.comp = nil
 	}
 	st.bw.Close()
-	st.aes = nil // holds the key: never shared with another writer
+	if st.aes != nil {
+		st.aes.Forget() // the key stays with this writer
+	}
 	st.coders.release()
 	clear(st.files)
 	st.files = st.files[:0]
@@ -331,15 +336,20 @@ func (w *Writer) CreateHeader(h *FileHeader) (io.Writer, error) {
 	r.attrib, r.hasAttrib = attr, true
 	w.st.files = append(w.st.files, r)
 	w.curIdx = len(w.st.files) - 1
-	e := &entryWriter{w: w, idx: w.curIdx, dir: isDir, link: mode&fs.ModeSymlink != 0}
-	w.cur = e
-	return e, nil
+	w.cur = entryState{active: true, dir: isDir, link: mode&fs.ModeSymlink != 0}
+	return &entryWriter{w: w, idx: w.curIdx}, nil
 }
 
-// entryWriter is the io.Writer of one entry.
+// entryWriter is the io.Writer of one entry: a small handle, so a
+// stale one (kept past the next Create) is refused, not mixed in.
 type entryWriter struct {
-	w       *Writer
-	idx     int
+	w   *Writer
+	idx int
+}
+
+// entryState is the state of the entry being written.
+type entryState struct {
+	active  bool
 	dir     bool
 	link    bool
 	started bool // the stream is open in a folder
@@ -348,9 +358,10 @@ type entryWriter struct {
 	crc     uint32
 }
 
-func (e *entryWriter) Write(p []byte) (int, error) {
-	w := e.w
-	if w.cur != e || w.done {
+func (h *entryWriter) Write(p []byte) (int, error) {
+	w := h.w
+	e := &w.cur
+	if !e.active || h.idx != w.curIdx || w.done {
 		if w.done {
 			return 0, errWriterClosed
 		}
@@ -380,7 +391,7 @@ func (e *entryWriter) Write(p []byte) (int, error) {
 				return total, nil
 			}
 		}
-		if err := e.start(); err != nil {
+		if err := w.startEntry(); err != nil {
 			return 0, err
 		}
 	}
@@ -395,8 +406,8 @@ func (e *entryWriter) Write(p []byte) (int, error) {
 
 // start opens the entry's stream: chooses the filter from the buffered
 // first bytes, switches folders as needed, and passes those bytes on.
-func (e *entryWriter) start() error {
-	w := e.w
+func (w *Writer) startEntry() error {
+	e := &w.cur
 	f := w.cfg.filter
 	if f == FilterAuto {
 		f = FilterNone
@@ -436,20 +447,20 @@ func (w *Writer) endEntry() error {
 	if w.err != nil {
 		return w.err
 	}
-	e := w.cur
-	if e == nil {
+	e := &w.cur
+	if !e.active {
 		return nil
 	}
-	w.cur = nil
+	e.active = false
 	if e.size == 0 {
 		return nil // an empty file or a directory: no stream
 	}
 	if !e.started {
-		if err := e.start(); err != nil {
+		if err := w.startEntry(); err != nil {
 			return err
 		}
 	}
-	r := &w.st.files[e.idx]
+	r := &w.st.files[w.curIdx]
 	r.hasStream, r.size, r.crc = true, e.size, e.crc
 	w.fo.files++
 	w.fo.unpack += e.size

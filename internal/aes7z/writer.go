@@ -46,17 +46,31 @@ type ivSetter interface{ SetIV([]byte) }
 
 // NewWriter returns a Writer for key; call Reset before writing.
 func NewWriter(key [32]byte) (*Writer, error) {
-	blk, err := aes.NewCipher(key[:])
-	if err != nil {
+	e := new(Writer)
+	if err := e.SetKey(key); err != nil {
 		return nil, err
 	}
-	var iv [16]byte
-	e := &Writer{cbc: cipher.NewCBCEncrypter(blk, iv[:])}
-	if _, ok := e.cbc.(ivSetter); !ok {
-		return nil, errors.New("7zAES: CBC mode cannot be reset")
-	}
-	e.err = errNotReset
 	return e, nil
+}
+
+// SetKey gives e a new key (a pooled Writer passing to another archive);
+// call Reset before writing.
+func (e *Writer) SetKey(key [32]byte) error {
+	blk, err := aes.NewCipher(key[:])
+	if err != nil {
+		return err
+	}
+	cbc := cipher.NewCBCEncrypter(blk, e.iv[:])
+	if _, ok := cbc.(ivSetter); !ok {
+		return errors.New("7zAES: CBC mode cannot be reset")
+	}
+	*e = Writer{cbc: cbc, err: errNotReset}
+	return nil
+}
+
+// Forget drops the key (before e goes back to a pool).
+func (e *Writer) Forget() {
+	*e = Writer{err: errNotReset}
 }
 
 var (
