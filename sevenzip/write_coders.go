@@ -31,13 +31,16 @@ type coderCache struct {
 
 // get returns the encoder of cfg's method writing into dst (for the
 // header: LZMA as 7-Zip writes headers).
-func (c *coderCache) get(cfg *writerConfig, dst io.Writer, header bool) (compressor, wcoder, error) {
+func (c *coderCache) get(cfg *writerConfig, dst io.Writer, header bool, size int) (compressor, wcoder, error) {
 	if !header && cfg.method == Copy {
 		c.cp.w = dst
 		return &c.cp, wcoder{method: mCopy}, nil
 	}
-	return c.lz.get(cfg, dst, header)
+	return c.lz.get(cfg, dst, header, size)
 }
+
+// closed notes that the open encoder was closed by the writer.
+func (c *coderCache) closed() { c.lz.open, c.lz.hdrOpen = nil, nil }
 
 func (c *coderCache) release() {
 	c.cp.w = nil

@@ -380,7 +380,7 @@ func (w *Writer) encodeHeader(hdr []byte) ([]byte, error) {
 		dst = st.aes
 	}
 	cnt := counter{w: dst}
-	comp, spec, err := st.coders.get(&w.cfg, &cnt, true)
+	comp, spec, err := st.coders.get(&w.cfg, &cnt, true, len(hdr))
 	if err != nil {
 		return nil, err
 	}
@@ -388,7 +388,9 @@ func (w *Writer) encodeHeader(hdr []byte) ([]byte, error) {
 		comp.Close()
 		return nil, err
 	}
-	if err := comp.Close(); err != nil {
+	err = comp.Close()
+	st.coders.closed()
+	if err != nil {
 		return nil, err
 	}
 	if aes {

@@ -10,7 +10,8 @@ import (
 // sink takes the archive's bytes after the 32-byte start header, in
 // order, and puts the start header in place at the end.
 type sink struct {
-	pos int64 // archive offset of the next byte
+	pos    int64 // archive offset of the next byte
+	failed bool  // the archive failed: write nothing more
 
 	w      io.Writer // sequential target (nil with volumes)
 	at     io.WriterAt
@@ -26,6 +27,8 @@ type sink struct {
 	vols    []io.Writer // created so far (the last one is current)
 	volLeft int64
 }
+
+var errSinkFailed = errors.New("7z writer: the archive failed")
 
 var errNotSeekable = invalid("output is neither an io.WriteSeeker nor an io.WriterAt; pass WithSpool or WithDeferredStartHeader")
 
@@ -82,6 +85,9 @@ func newSink(w io.Writer, c *writerConfig) (*sink, error) {
 
 // Write appends p to the archive.
 func (s *sink) Write(p []byte) (int, error) {
+	if s.failed {
+		return 0, errSinkFailed
+	}
 	var n int
 	var err error
 	switch {

@@ -9,12 +9,12 @@ import (
 	"io"
 	"io/fs"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
 	"github.com/go-unarc/unarc/internal/aes7z"
 	"github.com/go-unarc/unarc/internal/bcj"
-	"github.com/go-unarc/unarc/internal/pool"
 )
 
 // FileHeader describes an entry for Writer.CreateHeader.
@@ -137,7 +137,36 @@ type wstate struct {
 	coders  coderCache
 }
 
-var wstatePool pool.Of[wstate]
+// Free writer states are kept on a short list the garbage collector does
+// not empty (a sync.Pool drops its items every other GC, and a new state
+// means new encoders). Their encoders hold no windows once closed: those
+// went back to internal/pool.
+const maxFreeStates = 4
+
+var freeStates struct {
+	sync.Mutex
+	l []*wstate
+}
+
+func getState() *wstate {
+	freeStates.Lock()
+	defer freeStates.Unlock()
+	if n := len(freeStates.l); n > 0 {
+		st := freeStates.l[n-1]
+		freeStates.l[n-1] = nil
+		freeStates.l = freeStates.l[:n-1]
+		return st
+	}
+	return new(wstate)
+}
+
+func putState(st *wstate) {
+	freeStates.Lock()
+	defer freeStates.Unlock()
+	if len(freeStates.l) < maxFreeStates {
+		freeStates.l = append(freeStates.l, st)
+	}
+}
 
 // NewWriter returns a Writer that writes an archive to w, which must be
 // an io.WriteSeeker or io.WriterAt (the 32-byte start header at the
@@ -173,7 +202,7 @@ func NewWriter(w io.Writer, opts ...WriterOption) (*Writer, error) {
 		return nil, err
 	}
 	zw := &Writer{cfg: c, out: out, rand: c.random, curIdx: -1}
-	zw.st = wstatePool.Get()
+	zw.st = getState()
 	zw.st.files = zw.st.files[:0]
 	zw.st.folders = zw.st.folders[:0]
 	if c.hasPW {
@@ -217,6 +246,9 @@ func (w *Writer) release() {
 		return
 	}
 	w.st = nil
+	// After an error nothing more reaches the output: encoders closed
+	// here only give their memory back.
+	w.out.failed = true
 	if w.fo.comp != nil {
 		w.fo.comp.Close()
 		w.fo.comp = nil
@@ -236,7 +268,7 @@ func (w *Writer) release() {
 	if cap(st.enc) > 1<<20 {
 		st.enc = nil
 	}
-	wstatePool.Put(st)
+	putState(st)
 }
 
 var (
@@ -481,7 +513,7 @@ func (w *Writer) openFolder(f Filter) error {
 		dst = w.st.aes
 	}
 	fo.compOut.w = dst
-	comp, spec, err := w.st.coders.get(&w.cfg, &fo.compOut, false)
+	comp, spec, err := w.st.coders.get(&w.cfg, &fo.compOut, false, 0)
 	if err != nil {
 		w.err = err
 		return err
@@ -509,6 +541,7 @@ func (w *Writer) closeFolder() error {
 		err = cerr
 	}
 	fo.comp = nil
+	w.st.coders.closed()
 	if w.hasKey && err == nil {
 		err = w.st.aes.Close()
 	}
