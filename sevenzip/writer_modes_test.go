@@ -317,7 +317,11 @@ func TestWriterVolumes(t *testing.T) {
 // the same bytes, twice and with 1 or 2 encoder threads.
 func TestWriterReproducible(t *testing.T) {
 	files := testTree(5)
-	big := make([]byte, 3<<20)
+	n := 3 << 20 // several LZMA2 blocks at 1 MiB
+	if testing.Short() {
+		n = 1 << 20
+	}
+	big := make([]byte, n)
 	r := rand.New(rand.NewPCG(1, 1))
 	for i := range big {
 		if i%4096 < 2048 {
