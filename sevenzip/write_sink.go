@@ -200,6 +200,17 @@ func (s *sink) finish(start [sigHeaderSize]byte) error {
 	return patchSeeker(s.ws, s.base, start[:])
 }
 
+// abort closes the volumes still open after a failure.
+func (s *sink) abort() {
+	s.failed = true
+	for i, v := range s.vols {
+		if c, ok := v.(io.Closer); ok && (i == 0 || i == len(s.vols)-1) {
+			c.Close()
+		}
+	}
+	s.vols = nil
+}
+
 // patchSeeker writes b at off and returns to the end.
 func patchSeeker(ws io.WriteSeeker, off int64, b []byte) error {
 	end, err := ws.Seek(0, io.SeekCurrent)

@@ -336,8 +336,8 @@ func (w *Writer) CreateHeader(h *FileHeader) (io.Writer, error) {
 		if t.IsZero() {
 			continue
 		}
-		if t.Year() < 1601 {
-			return nil, invalid("time %v before 1601", t)
+		if t.Year() < 1601 || t.Year() > 30000 {
+			return nil, invalid("time %v outside 1601..30000", t)
 		}
 		r.hasTime |= 1 << i
 		switch i {
@@ -572,11 +572,32 @@ func (w *Writer) Close() error {
 	}
 	w.done = true
 	w.release()
-	if err != nil && w.err == nil {
-		w.err = err
+	if err != nil {
+		if w.err == nil {
+			w.err = err
+		}
+		w.out.abort()
 	}
 	return err
 }
+
+// Abort gives up the archive: nothing more is written (the start header
+// stays zero, so readers see an unfinished archive) and the pooled
+// coders and buffers go back, as after Close. Volumes the writer created
+// are closed. Abort after Close does nothing.
+func (w *Writer) Abort() {
+	if w.done {
+		return
+	}
+	w.done = true
+	if w.err == nil {
+		w.err = errAborted
+	}
+	w.release()
+	w.out.abort()
+}
+
+var errAborted = errors.New("7z writer: aborted")
 
 // StartHeader returns the archive's 32-byte start header after a
 // successful Close; with WithDeferredStartHeader the caller writes it as

@@ -397,3 +397,77 @@ func TestWriterOptionErrors(t *testing.T) {
 	}
 	_ = fs.ModeDir
 }
+
+// failAt is an io.WriterAt that fails once n bytes are written.
+type failAt struct {
+	m memFile
+	n int64
+}
+
+var errDisk = errors.New("disk full")
+
+func (f *failAt) WriteAt(p []byte, off int64) (int, error) {
+	if off+int64(len(p)) > f.n {
+		return 0, errDisk
+	}
+	return f.m.WriteAt(p, off)
+}
+func (f *failAt) Write(p []byte) (int, error) { return 0, errDisk }
+
+// TestWriterErrors: an output that fails surfaces its error from the
+// entry's Write or from Close, nothing is written after it, and the
+// pooled state is sound for the next archive (also after Abort).
+func TestWriterErrors(t *testing.T) {
+	files := testTree(6)
+	for _, limit := range []int64{10, 100, 5000, 60000} {
+		for _, m := range []Method{LZMA2, LZMA, Copy} {
+			out := &failAt{n: limit}
+			zw, err := NewWriter(out, WithMethod(m), WithLevel(1), WithPassword("p"), WithKDFCycles(2))
+			if err != nil {
+				if limit < 32 && errors.Is(err, errDisk) {
+					continue
+				}
+				t.Fatal(err)
+			}
+			var werr error
+			for _, f := range files {
+				ew, err := zw.CreateHeader(&FileHeader{Name: f.name, Mode: f.mode})
+				if err != nil {
+					werr = err
+					break
+				}
+				if _, err := ew.Write(f.data); err != nil {
+					werr = err
+					break
+				}
+			}
+			cerr := zw.Close()
+			if !errors.Is(werr, errDisk) && !errors.Is(cerr, errDisk) {
+				t.Errorf("limit %d %v: write %v, close %v", limit, m, werr, cerr)
+			}
+			if int64(len(out.m.b)) > limit {
+				t.Errorf("limit %d: %d bytes written", limit, len(out.m.b))
+			}
+			// The next archive (with the same pooled state) is sound.
+			b := writeArchive(t, files, WithMethod(m), WithLevel(1))
+			checkOurs(t, b, files, "")
+		}
+	}
+	// Abort: nothing more is written; the start header stays zero.
+	var mf memFile
+	zw, _ := NewWriter(&mf, WithLevel(1))
+	addFiles(t, zw, files)
+	n := len(mf.b)
+	zw.Abort()
+	if len(mf.b) != n || !bytes.Equal(mf.b[:32], make([]byte, 32)) {
+		t.Errorf("Abort wrote %d more bytes or a start header", len(mf.b)-n)
+	}
+	if err := zw.Close(); err == nil {
+		t.Error("Close after Abort succeeded")
+	}
+	if _, err := zw.Create("x"); err == nil {
+		t.Error("Create after Abort succeeded")
+	}
+	b := writeArchive(t, files, WithLevel(1))
+	checkOurs(t, b, files, "")
+}
