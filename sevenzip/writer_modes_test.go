@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -470,4 +471,60 @@ func TestWriterErrors(t *testing.T) {
 	}
 	b := writeArchive(t, files, WithLevel(1))
 	checkOurs(t, b, files, "")
+}
+
+// TestAttributesLike7zz: for the same tree, `7zz l -slt` shows the same
+// attributes for our archive as for the one `7zz a -snl` writes (file,
+// setuid file, directory, symlink, read-only file).
+func TestAttributesLike7zz(t *testing.T) {
+	need7zz(t)
+	dir := t.TempDir()
+	src := filepath.Join(dir, "src")
+	os.MkdirAll(filepath.Join(src, "d"), 0o750)
+	os.Chmod(filepath.Join(src, "d"), 0o750)
+	os.WriteFile(filepath.Join(src, "f"), []byte("hi\n"), 0o640)
+	os.WriteFile(filepath.Join(src, "ro"), []byte("ro\n"), 0o444)
+	os.WriteFile(filepath.Join(src, "e"), nil, 0o755)
+	os.Chmod(filepath.Join(src, "e"), 0o4755|fs.ModeSetuid)
+	os.Chmod(filepath.Join(src, "f"), 0o640)
+	os.Chmod(filepath.Join(src, "ro"), 0o444)
+	os.Symlink("f", filepath.Join(src, "l"))
+	ref := filepath.Join(dir, "ref.7z")
+	if out, err := exec.Command("7zz", "a", "-bd", "-snl", ref, src).CombinedOutput(); err != nil {
+		t.Fatalf("7zz a: %v\n%s", err, out)
+	}
+	var m memFile
+	zw, _ := NewWriter(&m)
+	if err := zw.AddTree(os.DirFS(dir), "src", nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	attrs := func(path string) map[string]string {
+		out, err := exec.Command("7zz", "l", "-slt", path).CombinedOutput()
+		if err != nil {
+			t.Fatalf("7zz l: %v\n%s", err, out)
+		}
+		got := map[string]string{}
+		var name string
+		for _, line := range strings.Split(string(out), "\n") {
+			if v, ok := strings.CutPrefix(line, "Path = "); ok {
+				name = v
+			}
+			if v, ok := strings.CutPrefix(line, "Attributes = "); ok {
+				got[name] = v
+			}
+		}
+		return got
+	}
+	want, got := attrs(ref), attrs(writeTemp(t, m.b))
+	if len(want) != 6 {
+		t.Fatalf("7zz lists %v", want)
+	}
+	for name, w := range want {
+		if got[name] != w {
+			t.Errorf("%s: attributes %q, 7zz %q", name, got[name], w)
+		}
+	}
 }
