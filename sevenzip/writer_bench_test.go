@@ -194,3 +194,39 @@ func (d *discardAt) WriteAt(p []byte, off int64) (int, error) {
 }
 
 func (d *discardAt) Write(p []byte) (int, error) { return 0, io.ErrUnexpectedEOF }
+
+// TestWriterWriteNoAllocs: an entry's Write allocates nothing, byte-sized
+// writes included, through filter, encoder and AES.
+func TestWriterWriteNoAllocs(t *testing.T) {
+	if testutil.RaceEnabled {
+		t.Skip("allocation counts are not meaningful under -race")
+	}
+	for _, opts := range [][]WriterOption{
+		{WithMethod(Copy), WithPassword("p"), WithKDFCycles(1)},
+		{WithMethod(LZMA2), WithDictSize(1 << 16), WithFilter(FilterX86), WithPassword("p"), WithKDFCycles(1)},
+		{WithMethod(LZMA), WithDictSize(1 << 16), WithDelta(2)},
+	} {
+		m := memFile{b: make([]byte, 0, 4<<20)}
+		zw, err := NewWriter(&m, opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ew, _ := zw.Create("f")
+		one := []byte{0xE8}
+		chunk := make([]byte, 1000)
+		for i := range chunk {
+			chunk[i] = byte(i * 7)
+		}
+		ew.Write(chunk) // open the folder
+		allocs := testing.AllocsPerRun(2000, func() {
+			ew.Write(one)
+			ew.Write(chunk[:37])
+		})
+		if allocs != 0 {
+			t.Errorf("%v allocations per Write", allocs)
+		}
+		if err := zw.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
