@@ -30,6 +30,12 @@ func makeTree(t *testing.T) string {
 	mk("bin/tool", "\x7fELF\x02\x01\x01"+strings.Repeat("\xe8\x10\x00\x00\x00code", 900), 0o755)
 	mk("deep/er/x.dat", strings.Repeat("\x00\x01\x02", 3000), 0o600)
 	mk("empty", "", 0o640)
+	noise := make([]byte, 6000)
+	for i, x := 0, uint32(1); i < len(noise); i++ {
+		x = x*1664525 + 1013904223
+		noise[i] = byte(x >> 24)
+	}
+	mk("noise.bin", string(noise), 0o644)
 	os.MkdirAll(filepath.Join(root, "emptydir", "inner"), 0o755)
 	if err := os.Symlink("a.txt", filepath.Join(root, "link")); err != nil {
 		t.Fatal(err)
@@ -86,7 +92,7 @@ func TestAddExtract(t *testing.T) {
 		{"default", nil},
 		{"aes-he-lzma", []string{"-p", "pw", "-he", "-m", "lzma", "-l", "3"}},
 		{"copy-nonsolid", []string{"-m", "copy", "-ms", "off"}},
-		{"volumes", []string{"-v", "4k", "-l", "1"}},
+		{"volumes", []string{"-v", "2k", "-l", "1"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			dir := t.TempDir()
