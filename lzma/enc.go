@@ -211,6 +211,9 @@ func (e *encoder) open(window int) {
 	}
 	e.mf.reset(&e.cfg, window)
 	e.resetState()
+	if cap(e.rc.out) < 2*lzma2PackMax {
+		e.rc.out = make([]byte, 0, 2*lzma2PackMax)
+	}
 	e.rc.reset()
 	e.pos, e.ahead = 0, 0
 	e.optCur, e.optEnd = 0, 0
