@@ -38,6 +38,7 @@ type matchFinder struct {
 	depth    uint32
 	nice     int // fast bytes: matches stop growing here
 	keep     int // bytes kept before the encoder's position
+	sink     uint32
 }
 
 const (
@@ -211,6 +212,17 @@ func (mf *matchFinder) hashes(b []byte) (uint32, uint32, uint32) {
 	return h2, h3, (t ^ crcTable[b[3]]<<5) & mf.hashMask
 }
 
+// touchNext loads the next position's hash head early: the load misses
+// the cache, and issued now it overlaps with the tree walk of this
+// position instead of stalling the next one (Go has no prefetch).
+func (mf *matchFinder) touchNext() {
+	if n := mf.cur + 5; n <= mf.end {
+		b := mf.buf[n-4 : n]
+		t := crcTable[b[0]] ^ uint32(b[1]) ^ uint32(b[2])<<8
+		mf.sink = mf.hash[(t^crcTable[b[3]]<<5)&mf.hashMask]
+	}
+}
+
 // movePosEmpty advances past a position too close to the end to hash,
 // leaving an empty node so the chain or tree stays sound if more data
 // comes later (after a Flush).
@@ -245,6 +257,7 @@ func (mf *matchFinder) getMatches(d []uint32) int {
 	side[h2] = pos
 	side[hash2Size+h3] = pos
 	mf.hash[hv] = pos
+	mf.touchNext()
 	cs := mf.cyclicSize
 	n := 0
 	maxLen := 3
@@ -305,6 +318,7 @@ func (mf *matchFinder) skip(n int) {
 		side[h2] = mf.pos
 		side[hash2Size+h3] = mf.pos
 		mf.hash[hv] = mf.pos
+		mf.touchNext()
 		if mf.kind == BT4 {
 			mf.btSkip(lenLimit, curMatch)
 		} else {
