@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/internal/pool"
 )
 
 // ErrWriterClosed: Write or Flush after Close without a Reset.
@@ -285,7 +286,7 @@ func (z *Writer) Close() error {
 type Writer2 struct {
 	encStream
 	c      chunker
-	out    []byte
+	outp   *[]byte // pooled chunk buffer
 	opts   [16]WriterOption
 	nopts  int
 	closed bool
@@ -320,18 +321,21 @@ func (z *Writer2) Reset(w io.Writer) error {
 	z.w, z.err, z.total, z.closed = w, nil, 0, false
 	z.e.open(windowFor(&z.e.cfg, true))
 	z.c.reset(&z.e)
-	if cap(z.out) < lzma2PackMax+lzma2CopyMax {
-		z.out = make([]byte, 0, 2*lzma2UnpackMax)
+	if z.outp == nil {
+		z.outp = pool.Get(lzma2UnpackMax + 1<<12) // one chunk, stored or not
 	}
-	z.out = z.out[:0]
 	return nil
 }
 
 func (z *Writer2) encode(final bool) error {
-	z.out = z.e.runLZMA2(&z.c, z.out[:0], final)
-	err := z.write(z.out)
-	z.out = z.out[:0]
-	return err
+	for more := true; more; {
+		var out []byte
+		out, more = z.e.runLZMA2(&z.c, (*z.outp)[:0], final)
+		if err := z.write(out); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (z *Writer2) encodeMore() error { return z.encode(false) }
@@ -392,6 +396,8 @@ func (z *Writer2) Close() error {
 func (z *Writer2) release() {
 	z.e.close()
 	z.c.release()
+	pool.Put(z.outp)
+	z.outp = nil
 }
 
 var endByte = [1]byte{ctrlEnd}

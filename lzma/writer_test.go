@@ -10,10 +10,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/internal/pool"
 )
 
 // encodeLZMA compresses data with a raw LZMA Writer and returns the
@@ -622,5 +624,61 @@ func TestWriter7zzLZMA(t *testing.T) {
 				t.Errorf("7zz e %s: %v, %d bytes", name, err, len(out))
 			}
 		}
+	}
+}
+
+// TestEncoderMemory: EncoderMemory matches what a cold encoder really
+// allocates, and MaxMemory refuses an encoder above it.
+func TestEncoderMemory(t *testing.T) {
+	data := genMixed(13, 300000)
+	for _, tc := range []struct {
+		lzma2 bool
+		opts  []WriterOption
+	}{
+		{false, []WriterOption{Level(1), DictSize(1 << 20)}},
+		{true, []WriterOption{Level(5), DictSize(4 << 20)}},
+		{true, []WriterOption{Level(9), DictSize(8 << 20), LiteralBits(4, 0, 2)}},
+	} {
+		want, err := EncoderMemory(tc.lzma2, tc.opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pool.Release()
+		runtime.GC()
+		runtime.GC() // empty the sync.Pools, victims included
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		if tc.lzma2 {
+			w, _ := NewWriter2(io.Discard, tc.opts...)
+			w.Write(data)
+			w.Close()
+		} else {
+			w, _ := NewWriter(io.Discard, tc.opts...)
+			w.Write(data)
+			w.Close()
+		}
+		runtime.ReadMemStats(&after)
+		got := int64(after.TotalAlloc - before.TotalAlloc)
+		if got < want*9/10 || got > want*11/10 {
+			t.Errorf("%+v: allocated %d bytes, EncoderMemory says %d", tc.opts, got, want)
+		}
+		lim := append(tc.opts[:len(tc.opts):len(tc.opts)], MaxMemory(want-1))
+		if _, err := NewWriter2(io.Discard, lim...); tc.lzma2 && !errors.Is(err, errs.ErrLimit) {
+			t.Errorf("MaxMemory(%d): %v", want-1, err)
+		}
+		lim[len(lim)-1] = MaxMemory(want)
+		if tc.lzma2 {
+			if _, err := NewWriter2(io.Discard, lim...); err != nil {
+				t.Errorf("MaxMemory(%d): %v", want, err)
+			}
+		} else if _, err := NewWriter(io.Discard, lim...); err != nil {
+			t.Errorf("MaxMemory(%d): %v", want, err)
+		}
+	}
+	// The level table's memory, as the Level documentation states it.
+	for lv := range 10 {
+		m1, _ := EncoderMemory(false, Level(lv))
+		m2, _ := EncoderMemory(true, Level(lv))
+		t.Logf("level %d: LZMA %d MiB, LZMA2 %d MiB", lv, m1>>20, m2>>20)
 	}
 }
