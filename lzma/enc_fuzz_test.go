@@ -49,7 +49,7 @@ func FuzzEncode(f *testing.F) {
 			opts = append(opts, FastBytes(MinFastBytes+int(o[3]>>3&0xF)*17))
 		}
 		if o[4]&1 != 0 {
-			opts = append(opts, MatchFinder(MatchFinderKind(1+o[4]>>1&1)))
+			opts = append(opts, MatchFinder(MatchFinderKind(1+o[4]>>1%3)))
 		}
 		if o[4]&4 != 0 {
 			opts = append(opts, Depth(1+int(o[4]>>3)))

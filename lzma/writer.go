@@ -58,6 +58,10 @@ func (s *encStream) fill(p []byte, enc moreEncoder, c *chunker) (int, error) {
 	if s.err != nil {
 		return 0, s.err
 	}
+	if k := s.e.cfg.knownSize; k >= 0 && int64(len(p)) > k-s.total {
+		s.err = s.sizeErr(s.total + int64(len(p)))
+		return 0, s.err
+	}
 	n := 0
 	for len(p) > 0 {
 		mf := &s.e.mf
@@ -99,7 +103,15 @@ func (s *encStream) readFrom(r io.Reader, enc moreEncoder, c *chunker) (int64, e
 				return n, s.err
 			}
 		}
-		k, err := r.Read(mf.buf[mf.end:])
+		room := mf.buf[mf.end:]
+		if k := s.e.cfg.knownSize; k >= 0 && int64(len(room)) > k-s.total+1 {
+			room = room[:k-s.total+1] // one more byte reveals a longer input
+		}
+		k, err := r.Read(room)
+		if kn := s.e.cfg.knownSize; kn >= 0 && s.total+int64(k) > kn {
+			s.err = s.sizeErr(s.total + int64(k))
+			return n, s.err
+		}
 		mf.end += k
 		n += int64(k)
 		s.total += int64(k)
@@ -110,6 +122,11 @@ func (s *encStream) readFrom(r io.Reader, enc moreEncoder, c *chunker) (int64, e
 			return n, err
 		}
 	}
+}
+
+// sizeErr is the error for n bytes written against KnownSize.
+func (s *encStream) sizeErr(n int64) error {
+	return fmt.Errorf("lzma: %w: KnownSize(%d) but %d bytes written", errs.ErrInvalidOption, s.e.cfg.knownSize, n)
 }
 
 func (s *encStream) write(b []byte) error {
@@ -262,7 +279,7 @@ func (z *Writer) Close() error {
 		return z.err
 	}
 	if k := z.e.cfg.knownSize; k >= 0 && k != z.total {
-		z.err = fmt.Errorf("lzma: %w: KnownSize(%d) but %d bytes written", errs.ErrInvalidOption, k, z.total)
+		z.err = z.sizeErr(z.total)
 		return z.err
 	}
 	if err := z.encode(true); err != nil {
@@ -381,6 +398,10 @@ func (z *Writer2) Close() error {
 	z.closed = true
 	defer z.release()
 	if z.err != nil {
+		return z.err
+	}
+	if k := z.e.cfg.knownSize; k >= 0 && k != z.total {
+		z.err = z.sizeErr(z.total)
 		return z.err
 	}
 	if err := z.encode(true); err != nil {

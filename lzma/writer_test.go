@@ -156,7 +156,7 @@ func TestRoundTripLevels(t *testing.T) {
 	}
 	prev := 0
 	for lv := range 10 {
-		for _, mf := range []MatchFinderKind{HC4, BT4} {
+		for _, mf := range []MatchFinderKind{HC4, BT4, HC5} {
 			n1, n2 := checkBoth(t, fmt.Sprintf("l%d/mf%d", lv, mf), data, Level(lv), MatchFinder(mf), KnownSize(int64(len(data))))
 			t.Logf("level %d mf %d: lzma %d lzma2 %d", lv, mf, n1, n2)
 		}
@@ -351,13 +351,36 @@ func TestKnownSizeMismatch(t *testing.T) {
 	if _, err := w.Write([]byte("x")); !errors.Is(err, ErrWriterClosed) {
 		t.Errorf("Write after Close: %v", err)
 	}
+	w2, _ := NewWriter2(io.Discard, small, KnownSize(10))
+	w2.Write([]byte("abc"))
+	if err := w2.Close(); !errors.Is(err, errs.ErrInvalidOption) {
+		t.Errorf("Writer2 Close: %v", err)
+	}
+	// More than declared fails at once, through Write or ReadFrom.
+	data := textBytes(300000, 4)
+	w, _ = NewWriter(io.Discard, small, KnownSize(100000))
+	if _, err := w.Write(data); !errors.Is(err, errs.ErrInvalidOption) {
+		t.Errorf("Write past KnownSize: %v", err)
+	}
+	w2, _ = NewWriter2(io.Discard, small, KnownSize(100000))
+	if _, err := w2.ReadFrom(bytes.NewReader(data)); !errors.Is(err, errs.ErrInvalidOption) {
+		t.Errorf("ReadFrom past KnownSize: %v", err)
+	}
+	// Exactly the size through ReadFrom is fine.
+	w2, _ = NewWriter2(io.Discard, small, KnownSize(100000))
+	if _, err := w2.ReadFrom(bytes.NewReader(data[:100000])); err != nil {
+		t.Errorf("ReadFrom of KnownSize bytes: %v", err)
+	}
+	if err := w2.Close(); err != nil {
+		t.Error(err)
+	}
 }
 
 func TestWriterInvalidOptions(t *testing.T) {
 	bad := []WriterOption{
 		Level(-1), Level(10), DictSize(100), DictSize(2 << 30), LiteralBits(9, 0, 0),
 		LiteralBits(0, 5, 0), LiteralBits(0, 0, 5), LiteralBits(-1, 0, 0), FastBytes(4), FastBytes(274),
-		MatchFinder(0), MatchFinder(9), Depth(-1), Threads(0), BlockSize(-1), KnownSize(-2),
+		MatchFinder(0), MatchFinder(4), Depth(-1), Threads(0), BlockSize(-1), KnownSize(-2),
 	}
 	for _, o := range bad {
 		if _, err := NewWriter(io.Discard, o); !errors.Is(err, errs.ErrInvalidOption) {
@@ -384,8 +407,8 @@ func TestLevelSettings(t *testing.T) {
 		depth int
 		fast  bool
 	}{
-		{64 << 10, 32, HC4, 16, true}, {256 << 10, 32, HC4, 16, true}, {1 << 20, 32, HC4, 16, true},
-		{4 << 20, 32, HC4, 16, true}, {16 << 20, 32, HC4, 16, true}, {32 << 20, 32, BT4, 32, false},
+		{64 << 10, 32, HC5, 16, true}, {256 << 10, 32, HC5, 16, true}, {1 << 20, 32, HC5, 16, true},
+		{4 << 20, 32, HC5, 16, true}, {16 << 20, 32, HC5, 16, true}, {32 << 20, 32, BT4, 32, false},
 		{64 << 20, 32, BT4, 32, false}, {128 << 20, 64, BT4, 48, false}, {256 << 20, 64, BT4, 48, false},
 		{256 << 20, 64, BT4, 48, false},
 	}
