@@ -228,7 +228,8 @@ func (mf *matchFinder) hashes(b []byte) (uint32, uint32, uint32) {
 
 // touchNext loads the next position's hash head early: the load misses
 // the cache, and issued now it overlaps with the tree walk of this
-// position instead of stalling the next one (Go has no prefetch).
+// position instead of stalling the next one (Go has no prefetch). Only
+// the tree has a walk long enough to hide it; for the chains it is cost.
 func (mf *matchFinder) touchNext() {
 	if n := mf.cur + 1 + mf.hashBytes; n <= mf.end {
 		_, _, hv := mf.hashes(mf.buf[n-mf.hashBytes : n])
@@ -271,7 +272,9 @@ func (mf *matchFinder) getMatches(d []uint32) int {
 	side[h2] = pos
 	side[hash2Size+h3] = pos
 	mf.hash[hv] = pos
-	mf.touchNext()
+	if mf.kind == BT4 {
+		mf.touchNext()
+	}
 	cs := mf.cyclicSize
 	n := 0
 	maxLen := nb - 1
@@ -338,7 +341,9 @@ func (mf *matchFinder) skip(n int) {
 		side[h2] = mf.pos
 		side[hash2Size+h3] = mf.pos
 		mf.hash[hv] = mf.pos
-		mf.touchNext()
+		if mf.kind == BT4 {
+			mf.touchNext()
+		}
 		if mf.kind == BT4 {
 			mf.btSkip(lenLimit, curMatch)
 		} else {
