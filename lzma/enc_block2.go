@@ -28,8 +28,8 @@ package lzma
 //     goroutine, or on what the encoder encoded before (deterministic).
 //   - src is read, never written or retained after the call (the match
 //     finder works in src directly: no copy of the block). The dictionary
-//     used is min(the options' dictionary, len(src)) rounded up to 4 KiB,
-//     and the tables are sized for it; dictByte reports the options'
+//     used is min(the options' dictionary, max(len(src), 4 KiB)), and the
+//     tables are sized for it; dictByte reports the options'
 //     dictionary (what the 7z/xz header must declare; the decoder needs at
 //     most that).
 //   - Memory: the match finder's hash/tree arrays for the dictionary (see

@@ -271,6 +271,9 @@ func (z *Writer) ReadFrom(r io.Reader) (int64, error) {
 // error matching errs.ErrInvalidOption.
 func (z *Writer) Close() error {
 	if z.closed {
+		if z.err == ErrWriterClosed {
+			return nil // closed cleanly before
+		}
 		return z.err
 	}
 	z.closed = true
@@ -393,6 +396,9 @@ func (z *Writer2) Flush() error {
 // memory. It does not close the underlying writer.
 func (z *Writer2) Close() error {
 	if z.closed {
+		if z.err == ErrWriterClosed {
+			return nil // closed cleanly before
+		}
 		return z.err
 	}
 	z.closed = true

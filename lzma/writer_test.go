@@ -351,6 +351,33 @@ func TestKnownSizeMismatch(t *testing.T) {
 	if _, err := w.Write([]byte("x")); !errors.Is(err, ErrWriterClosed) {
 		t.Errorf("Write after Close: %v", err)
 	}
+	if err := w.Close(); !errors.Is(err, errs.ErrInvalidOption) {
+		t.Errorf("second Close after a failed one: %v", err)
+	}
+	// A clean Close may be repeated; Write and Flush after it fail.
+	for _, lzma2 := range []bool{false, true} {
+		var c io.WriteCloser
+		if lzma2 {
+			c, _ = NewWriter2(io.Discard, small)
+		} else {
+			c, _ = NewWriter(io.Discard, small)
+		}
+		c.Write([]byte("abc"))
+		if err := c.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Close(); err != nil {
+			t.Errorf("lzma2=%v: second Close: %v", lzma2, err)
+		}
+		if _, err := c.Write([]byte("x")); !errors.Is(err, ErrWriterClosed) {
+			t.Errorf("lzma2=%v: Write after Close: %v", lzma2, err)
+		}
+		if lzma2 {
+			if err := c.(*Writer2).Flush(); !errors.Is(err, ErrWriterClosed) {
+				t.Errorf("Flush after Close: %v", err)
+			}
+		}
+	}
 	w2, _ := NewWriter2(io.Discard, small, KnownSize(10))
 	w2.Write([]byte("abc"))
 	if err := w2.Close(); !errors.Is(err, errs.ErrInvalidOption) {
