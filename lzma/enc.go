@@ -61,23 +61,10 @@ func (e *encoder) encodeLiteral(cur int) {
 		prev = buf[cur-1]
 	}
 	probs := e.litProbs(e.pos, prev)
-	sym := uint32(buf[cur]) | 0x100
 	if e.state < numLitStates {
-		for sym < 0x10000 {
-			e.rc.bit(&probs[sym>>8], sym>>7&1)
-			sym <<= 1
-		}
+		e.rc.literal(probs, uint32(buf[cur]), false, 0)
 	} else {
-		match := uint32(buf[cur-int(e.reps[0])])
-		offs := uint32(0x100)
-		for sym < 0x10000 {
-			match <<= 1
-			p := &probs[offs+(match&offs)+(sym>>8)]
-			b := sym >> 7 & 1
-			sym <<= 1
-			offs &^= match ^ sym
-			e.rc.bit(p, b)
-		}
+		e.rc.literal(probs, uint32(buf[cur]), true, uint32(buf[cur-int(e.reps[0])]))
 	}
 	e.state = uint32(litNext[e.state])
 	e.pos++

@@ -28,8 +28,8 @@ package lzma
 //     goroutine, or on what the encoder encoded before (deterministic).
 //   - src is read, never written or retained after the call (the match
 //     finder works in src directly: no copy of the block). The dictionary
-//     used is min(the options' dictionary, len(src)) rounded up to 4 KiB,
-//     and the tables are sized for it; dictByte reports the options'
+//     used is min(the options' dictionary, max(len(src), 4 KiB)), and the
+//     tables are sized for it; dictByte reports the options'
 //     dictionary (what the 7z/xz header must declare; the decoder needs at
 //     most that).
 //   - Memory: the match finder's hash/tree arrays for the dictionary (see
@@ -37,10 +37,6 @@ package lzma
 //     No allocation per block once warm.
 //   - A block2Encoder is not safe for concurrent use; use one per goroutine.
 //   - Threads and BlockSize options are accepted and ignored by it.
-
-import (
-	"encoding/binary"
-)
 
 // LZMA2 chunk limits (Lzma2Enc.c).
 const (
@@ -188,7 +184,9 @@ func (b *block2Encoder) encodeBlock(dst, src []byte) ([]byte, error) {
 	e.open(0)
 	e.mf.borrow(src)
 	b.c.reset(e)
-	dst = e.runLZMA2(&b.c, dst, true)
+	for more := true; more; {
+		dst, more = e.runLZMA2(&b.c, dst, true)
+	}
 	e.mf.buf = nil
 	return dst, nil
 }
@@ -209,28 +207,22 @@ func dictByteFor(d uint32) byte {
 	return 40
 }
 
-// runLZMA2 encodes what the window holds into chunks appended to dst.
-// Without final it stops when the look-ahead runs short, leaving the
-// open chunk open; with final it closes the last chunk.
-func (e *encoder) runLZMA2(c *chunker, dst []byte, final bool) []byte {
+// runLZMA2 encodes from the window into at most one chunk appended to
+// dst, and reports whether it closed a chunk with more to come. Without
+// final it stops when the look-ahead runs short, leaving the chunk open;
+// with final it closes the last chunk.
+func (e *encoder) runLZMA2(c *chunker, dst []byte, final bool) ([]byte, bool) {
 	e.mf.final = final
-	for {
-		if !c.started {
-			if e.ahead == 0 && e.mf.avail() == 0 {
-				return dst
-			}
-			c.open()
+	if !c.started {
+		if e.ahead == 0 && e.mf.avail() == 0 {
+			return dst, false
 		}
-		st := e.run(c)
-		if st == runNeedInput {
-			return dst
-		}
-		// chunk full, or all input encoded
-		dst = c.close(dst, e.mf.buf[:e.mf.cur-e.ahead])
-		if st == runDone {
-			return dst
-		}
+		c.open()
 	}
+	st := e.run(c)
+	if st == runNeedInput {
+		return dst, false
+	}
+	dst = c.close(dst, e.mf.buf[:e.mf.cur-e.ahead])
+	return dst, st == runFull
 }
-
-var _ = binary.LittleEndian

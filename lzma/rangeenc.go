@@ -55,20 +55,29 @@ func (e *rangeEnc) flush() {
 	}
 }
 
+// bit encodes b with probability p. It is small enough to inline: one
+// shift always renormalises, as a probability is at least 31/2048 from
+// either end, so one bit leaves more than 2^18 of a range of 2^24.
 func (e *rangeEnc) bit(p *uint16, b uint32) {
-	bound := (e.rng >> kNumBitModelTotalBits) * uint32(*p)
+	v := *p
+	bound := (e.rng >> kNumBitModelTotalBits) * uint32(v)
 	if b == 0 {
 		e.rng = bound
-		*p += (kBitModelTotal - *p) >> kNumMoveBits
+		*p = v + (kBitModelTotal-v)>>kNumMoveBits
 	} else {
 		e.low += uint64(bound)
 		e.rng -= bound
-		*p -= *p >> kNumMoveBits
+		*p = v - v>>kNumMoveBits
 	}
-	for e.rng < 1<<24 {
-		e.rng <<= 8
-		e.shiftLow()
+	if e.rng < 1<<24 {
+		e.norm()
 	}
+}
+
+//go:noinline
+func (e *rangeEnc) norm() {
+	e.rng <<= 8
+	e.shiftLow()
 }
 
 // direct encodes the low n bits of v, high bit first, at probability 1/2.
@@ -85,14 +94,68 @@ func (e *rangeEnc) direct(v uint32, n int) {
 }
 
 // tree encodes the n low bits of sym high bit first through the bit tree
-// probs (probs[1..1<<n-1]).
+// probs (probs[1..1<<n-1]), with the coder state in registers.
 func (e *rangeEnc) tree(probs []uint16, n int, sym uint32) {
+	rng, low := e.rng, e.low
 	m := uint32(1)
 	for i := n - 1; i >= 0; i-- {
 		b := sym >> uint(i) & 1
-		e.bit(&probs[m], b)
+		p := &probs[m]
+		v := *p
+		bound := (rng >> kNumBitModelTotalBits) * uint32(v)
+		if b == 0 {
+			rng = bound
+			*p = v + (kBitModelTotal-v)>>kNumMoveBits
+		} else {
+			low += uint64(bound)
+			rng -= bound
+			*p = v - v>>kNumMoveBits
+		}
+		if rng < 1<<24 {
+			rng <<= 8
+			e.low = low
+			e.shiftLow()
+			low = e.low
+		}
 		m = m<<1 | b
 	}
+	e.rng, e.low = rng, low
+}
+
+// literal encodes byte c through the literal coder probs (0x300 of them);
+// after a match (matched) it codes against match byte mb.
+func (e *rangeEnc) literal(probs []uint16, c uint32, matched bool, mb uint32) {
+	probs = probs[:0x300]
+	rng, low := e.rng, e.low
+	sym := c | 0x100
+	offs := uint32(0x100)
+	if !matched {
+		offs = 0
+	}
+	for sym < 0x10000 {
+		mb <<= 1
+		p := &probs[(offs+(mb&offs)+(sym>>8))&0x3FF]
+		b := sym >> 7 & 1
+		sym <<= 1
+		offs &^= mb ^ sym
+		v := *p
+		bound := (rng >> kNumBitModelTotalBits) * uint32(v)
+		if b == 0 {
+			rng = bound
+			*p = v + (kBitModelTotal-v)>>kNumMoveBits
+		} else {
+			low += uint64(bound)
+			rng -= bound
+			*p = v - v>>kNumMoveBits
+		}
+		if rng < 1<<24 {
+			rng <<= 8
+			e.low = low
+			e.shiftLow()
+			low = e.low
+		}
+	}
+	e.rng, e.low = rng, low
 }
 
 // reverseTree encodes the n low bits of sym low bit first.
