@@ -26,6 +26,7 @@ const usage = `usage:
   unarc l [flags] ARCHIVE [NAME|PATTERN…]   list entries
   unarc t [flags] ARCHIVE [NAME|PATTERN…]   test: decode, verify every checksum
   unarc x [flags] ARCHIVE [NAME|PATTERN…]   extract (default into the current directory)
+  unarc a [flags] ARCHIVE PATH…             write a new 7z archive (flags below)
   unarc --version
 
 ARCHIVE is a file, or - (or nothing) for standard input, read forward-only
@@ -59,7 +60,7 @@ extract (x):
   -preserve-perms    keep permission bits exactly (default: apply the umask)
   Whatever the mode, a directory, symlink or special file already in DIR is
   never removed, replaced or followed, and no file is deleted for a directory.
-
+` + addUsage + `
 exit status:
   0 ok (for t: also when some entries store no checksum to verify)
   1 usage or other error, interrupted
@@ -144,6 +145,8 @@ func (c *cli) run(args []string) int {
 		fmt.Fprint(c.stdout, usage)
 		return 0
 	case "l", "t", "x":
+	case "a":
+		return c.add(args[1:])
 	default:
 		fmt.Fprintf(c.stderr, "unarc: unknown command %q\n%s", args[0], usage)
 		return 1

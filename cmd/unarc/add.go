@@ -1,0 +1,317 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/go-unarc/unarc/sevenzip"
+)
+
+const addUsage = `add (a):
+  unarc a [flags] ARCHIVE PATH…   write a new 7z archive (- for standard output)
+  PATHs are stored relative to their parent directory, as 7zz a stores
+  them (a/b/dir is stored as dir/…); symlinks are stored as links (7zz -snl).
+  An existing ARCHIVE is not replaced: unarc a does not update archives.
+  -p PASSWORD        encrypt the data with 7zAES (AES-256)
+  -he                encrypt the headers too (names, sizes); needs -p
+  -l LEVEL           compression level 0..9 (default 5; 0 stores)
+  -m METHOD          lzma2 (default), lzma or copy
+  -md SIZE           dictionary size (default from the level)
+  -ms SIZE|N|off     solid block: at most SIZE bytes (64M) or N files (100f)
+                     per block; off = one block per file (default: one block)
+  -mf FILTER         auto (default: BCJ/ARM64/ARM for executables), none,
+                     x86, arm, armt, arm64, delta:N
+  -mt N              encoder threads (the archive's bytes do not depend on it)
+  -v SIZE            split into volumes ARCHIVE.001, .002, … of SIZE bytes
+  -q                 no progress line
+`
+
+// addCmd is `unarc a`.
+func (c *cli) add(args []string) int {
+	fl := flag.NewFlagSet("unarc a", flag.ContinueOnError)
+	fl.SetOutput(io.Discard)
+	var (
+		password, method, solid, filter string
+		he, quiet                       bool
+		level, threads                  int
+		dict, volume                    int64
+	)
+	fl.StringVar(&password, "p", "", "")
+	fl.BoolVar(&he, "he", false, "")
+	fl.BoolVar(&quiet, "q", false, "")
+	fl.IntVar(&level, "l", 5, "")
+	fl.StringVar(&method, "m", "lzma2", "")
+	fl.StringVar(&solid, "ms", "", "")
+	fl.StringVar(&filter, "mf", "auto", "")
+	fl.IntVar(&threads, "mt", 0, "")
+	fl.Var(sizeFlag{&dict}, "md", "")
+	fl.Var(sizeFlag{&volume}, "v", "")
+	pos, err := parseAnywhere(fl, args)
+	if errors.Is(err, flag.ErrHelp) {
+		fmt.Fprint(c.stdout, addUsage)
+		return 0
+	}
+	fail := func(format string, a ...any) int {
+		fmt.Fprintf(c.stderr, "unarc a: "+format+"\n(unarc -h for help)\n", a...)
+		return 1
+	}
+	if err != nil {
+		return fail("%v", err)
+	}
+	if len(pos) < 2 {
+		return fail("need ARCHIVE and at least one PATH")
+	}
+	archive, paths := pos[0], pos[1:]
+	opts := []sevenzip.WriterOption{sevenzip.WithLevel(level), sevenzip.WithThreads(threads)}
+	switch strings.ToLower(method) {
+	case "lzma2":
+		opts = append(opts, sevenzip.WithMethod(sevenzip.LZMA2))
+	case "lzma":
+		opts = append(opts, sevenzip.WithMethod(sevenzip.LZMA))
+	case "copy":
+		opts = append(opts, sevenzip.WithMethod(sevenzip.Copy))
+	default:
+		return fail("-m %s: want lzma2, lzma or copy", method)
+	}
+	if level < 0 || level > 9 {
+		return fail("-l %d: want 0..9", level)
+	}
+	if dict > 0 {
+		opts = append(opts, sevenzip.WithDictSize(int(min(dict, 3<<29))))
+	}
+	if password != "" {
+		opts = append(opts, sevenzip.WithPassword(password))
+	}
+	if he {
+		if password == "" {
+			return fail("-he needs -p PASSWORD")
+		}
+		opts = append(opts, sevenzip.WithEncryptedHeaders())
+	}
+	switch s := strings.ToLower(solid); {
+	case s == "":
+	case s == "off" || s == "-" || s == "1f":
+		opts = append(opts, sevenzip.WithSolid(0, 1))
+	case strings.HasSuffix(s, "f"):
+		n, err := strconv.Atoi(strings.TrimSuffix(s, "f"))
+		if err != nil || n < 1 {
+			return fail("-ms %s: want SIZE, Nf or off", solid)
+		}
+		opts = append(opts, sevenzip.WithSolid(0, n))
+	default:
+		n, err := parseSize(s)
+		if err != nil || n < 0 {
+			return fail("-ms %s: want SIZE, Nf or off", solid)
+		}
+		opts = append(opts, sevenzip.WithSolid(n, 0))
+	}
+	f, err := parseFilter(filter)
+	if err != nil {
+		return fail("%v", err)
+	}
+	opts = append(opts, f)
+	for _, p := range paths {
+		if _, err := os.Lstat(p); err != nil {
+			fmt.Fprintf(c.stderr, "unarc: %s: %s\n", displayName(archive), msg(err.Error()))
+			return 1
+		}
+	}
+	var prog *progress
+	if c.stderrTTY && c.con != nil && !quiet {
+		prog = startProgress(c.con, 0)
+	}
+	err = c.writeArchive(archive, paths, volume, opts, prog)
+	prog.end()
+	if err != nil {
+		fmt.Fprintf(c.stderr, "unarc: %s: %s\n", displayName(archive), msg(err.Error()))
+		return exitCode(err)
+	}
+	return 0
+}
+
+func parseFilter(s string) (sevenzip.WriterOption, error) {
+	switch s = strings.ToLower(s); {
+	case s == "auto":
+		return sevenzip.WithFilter(sevenzip.FilterAuto), nil
+	case s == "none" || s == "off":
+		return sevenzip.WithFilter(sevenzip.FilterNone), nil
+	case s == "x86" || s == "bcj":
+		return sevenzip.WithFilter(sevenzip.FilterX86), nil
+	case s == "arm":
+		return sevenzip.WithFilter(sevenzip.FilterARM), nil
+	case s == "armt":
+		return sevenzip.WithFilter(sevenzip.FilterARMT), nil
+	case s == "arm64":
+		return sevenzip.WithFilter(sevenzip.FilterARM64), nil
+	case s == "delta" || strings.HasPrefix(s, "delta:"):
+		n := 1
+		if d, ok := strings.CutPrefix(s, "delta:"); ok {
+			var err error
+			if n, err = strconv.Atoi(d); err != nil || n < 1 || n > 256 {
+				return nil, fmt.Errorf("-mf %s: delta distance 1..256", s)
+			}
+		}
+		return sevenzip.WithDelta(n), nil
+	}
+	return nil, fmt.Errorf("-mf %s: want auto, none, x86, arm, armt, arm64 or delta:N", s)
+}
+
+// writeArchive writes the archive to a temporary name beside it and
+// renames it at the end, so a failed run leaves no half-written archive
+// under the final name. "-" writes to standard output through a spool
+// file; volumes are written under their final names (and removed on
+// failure).
+func (c *cli) writeArchive(archive string, paths []string, volume int64, opts []sevenzip.WriterOption, prog *progress) (err error) {
+	var out io.Writer
+	var skip []os.FileInfo // our own output files, never added
+	var finish func(ok bool) error
+	switch {
+	case archive == "-" || archive == "":
+		spool, err := os.CreateTemp("", "unarc-spool-*")
+		if err != nil {
+			return err
+		}
+		os.Remove(spool.Name())
+		defer spool.Close()
+		opts = append(opts, sevenzip.WithSpool(spool))
+		out = c.stdout
+		finish = func(bool) error { return nil }
+	case volume > 0:
+		var made []string
+		opts = append(opts, sevenzip.WithVolumes(volume, func(n int) (io.Writer, error) {
+			name := fmt.Sprintf("%s.%03d", archive, n)
+			f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
+			if err != nil {
+				return nil, err
+			}
+			made = append(made, name)
+			if st, err := f.Stat(); err == nil {
+				skip = append(skip, st)
+			}
+			return f, nil
+		}))
+		finish = func(ok bool) error {
+			if !ok {
+				for _, m := range made {
+					os.Remove(m)
+				}
+			}
+			return nil
+		}
+	default:
+		if _, err := os.Lstat(archive); err == nil {
+			return fmt.Errorf("%s exists (unarc a writes new archives only, it does not update them)", archive)
+		}
+		// Created with 0666 so the umask applies, as for any new file.
+		tmpName := filepath.Join(filepath.Dir(archive), fmt.Sprintf(".%s.tmp-%d", filepath.Base(archive), os.Getpid()))
+		tmp, err := os.OpenFile(tmpName, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+		if err != nil {
+			return err
+		}
+		if st, err := tmp.Stat(); err == nil {
+			skip = append(skip, st)
+		}
+		out = tmp
+		finish = func(ok bool) error {
+			cerr := tmp.Close()
+			if ok && cerr == nil {
+				// Link refuses to replace a file that appeared meanwhile;
+				// where hard links are not supported, rename.
+				if err := os.Link(tmp.Name(), archive); errors.Is(err, fs.ErrExist) {
+					cerr = err
+				} else if err != nil {
+					cerr = os.Rename(tmp.Name(), archive)
+				}
+			}
+			os.Remove(tmp.Name())
+			return cerr
+		}
+	}
+	zw, err := sevenzip.NewWriter(out, opts...)
+	if err != nil {
+		finish(false)
+		return err
+	}
+	for _, p := range paths {
+		if err = c.ctx.Err(); err != nil {
+			break
+		}
+		clean := filepath.Clean(p)
+		parent, base := filepath.Dir(clean), filepath.Base(clean)
+		fsys := progressFS{os.DirFS(parent), prog, c}
+		err = zw.AddTree(fsys, base, func(name string, d fs.DirEntry) bool {
+			if len(skip) == 0 {
+				return false
+			}
+			info, err := d.Info()
+			if err != nil {
+				return false
+			}
+			for _, s := range skip {
+				if os.SameFile(info, s) {
+					return true
+				}
+			}
+			return false
+		})
+		if err != nil {
+			break
+		}
+	}
+	if err == nil {
+		err = zw.Close()
+	} else {
+		zw.Close()
+	}
+	if ferr := finish(err == nil); err == nil {
+		err = ferr
+	}
+	return err
+}
+
+// progressFS counts the bytes read from its files into the progress line
+// and stops reading when the command is interrupted.
+type progressFS struct {
+	fs.FS
+	prog *progress
+	c    *cli
+}
+
+func (p progressFS) ReadLink(name string) (string, error) { return fs.ReadLink(p.FS, name) }
+func (p progressFS) ReadDir(name string) ([]fs.DirEntry, error) {
+	return fs.ReadDir(p.FS, name)
+}
+func (p progressFS) Stat(name string) (fs.FileInfo, error) { return fs.Stat(p.FS, name) }
+func (p progressFS) Lstat(name string) (fs.FileInfo, error) {
+	return fs.Lstat(p.FS, name)
+}
+
+func (p progressFS) Open(name string) (fs.File, error) {
+	f, err := p.FS.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	p.prog.set(name, -1)
+	return &progressFile{f, p}, nil
+}
+
+type progressFile struct {
+	fs.File
+	p progressFS
+}
+
+func (f *progressFile) Read(b []byte) (int, error) {
+	if err := f.p.c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	n, err := f.File.Read(b)
+	f.p.prog.add(int64(n))
+	return n, err
+}

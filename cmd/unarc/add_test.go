@@ -1,0 +1,197 @@
+package main
+
+import (
+	"bytes"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// makeTree builds a source tree with files, an empty file, empty and
+// nested directories, a symlink and modes/times worth preserving.
+func makeTree(t *testing.T) string {
+	t.Helper()
+	root := filepath.Join(t.TempDir(), "parent", "src")
+	mt := time.Date(2022, 3, 4, 5, 6, 7, 800, time.UTC)
+	mk := func(rel string, data string, mode os.FileMode) {
+		p := filepath.Join(root, rel)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(data), mode); err != nil {
+			t.Fatal(err)
+		}
+		os.Chmod(p, mode)
+		os.Chtimes(p, mt, mt)
+	}
+	mk("a.txt", strings.Repeat("hello unarc a\n", 500), 0o644)
+	mk("bin/tool", "\x7fELF\x02\x01\x01"+strings.Repeat("\xe8\x10\x00\x00\x00code", 900), 0o755)
+	mk("deep/er/x.dat", strings.Repeat("\x00\x01\x02", 3000), 0o600)
+	mk("empty", "", 0o640)
+	noise := make([]byte, 6000)
+	for i, x := 0, uint32(1); i < len(noise); i++ {
+		x = x*1664525 + 1013904223
+		noise[i] = byte(x >> 24)
+	}
+	mk("noise.bin", string(noise), 0o644)
+	os.MkdirAll(filepath.Join(root, "emptydir", "inner"), 0o755)
+	if err := os.Symlink("a.txt", filepath.Join(root, "link")); err != nil {
+		t.Fatal(err)
+	}
+	return root
+}
+
+// sameTree compares two trees: names, types, contents, modes, link
+// targets and file modification times.
+func sameTree(t *testing.T, want, got string) {
+	t.Helper()
+	wl, gl := tree(want), tree(got)
+	if strings.Join(wl, "\n") != strings.Join(gl, "\n") {
+		t.Fatalf("trees differ:\nwant %v\ngot  %v", wl, gl)
+	}
+	for _, rel := range wl {
+		a, b := filepath.Join(want, rel), filepath.Join(got, rel)
+		sa, _ := os.Lstat(a)
+		sb, err := os.Lstat(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sa.Mode() != sb.Mode() {
+			t.Errorf("%s: mode %v, want %v", rel, sb.Mode(), sa.Mode())
+		}
+		switch {
+		case sa.Mode()&fs.ModeSymlink != 0:
+			la, _ := os.Readlink(a)
+			lb, _ := os.Readlink(b)
+			if la != lb {
+				t.Errorf("%s: link %q, want %q", rel, lb, la)
+			}
+		case sa.Mode().IsRegular():
+			da, _ := os.ReadFile(a)
+			db, _ := os.ReadFile(b)
+			if !bytes.Equal(da, db) {
+				t.Errorf("%s: content differs", rel)
+			}
+			if !sa.ModTime().Equal(sb.ModTime()) {
+				t.Errorf("%s: mtime %v, want %v", rel, sb.ModTime(), sa.ModTime())
+			}
+		}
+	}
+}
+
+// TestAddExtract: `unarc a` then `unarc x` and `7zz x` reproduce the
+// tree exactly, plain and encrypted with hidden names.
+func TestAddExtract(t *testing.T) {
+	src := makeTree(t)
+	for _, c := range []struct {
+		name  string
+		flags []string
+	}{
+		{"default", nil},
+		{"aes-he-lzma", []string{"-p", "pw", "-he", "-m", "lzma", "-l", "3"}},
+		{"copy-nonsolid", []string{"-m", "copy", "-ms", "off"}},
+		{"volumes", []string{"-v", "2k", "-l", "1"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			arch := filepath.Join(dir, "out.7z")
+			args := append([]string{"a"}, c.flags...)
+			args = append(args, arch, src)
+			if code, _, errs := runCLI(args...); code != 0 {
+				t.Fatalf("unarc a: exit %d: %s", code, errs)
+			}
+			first := arch
+			if c.name == "volumes" {
+				first = arch + ".001"
+				if _, err := os.Stat(arch + ".003"); err != nil {
+					t.Fatalf("volumes: %v", err)
+				}
+			}
+			pw := []string{}
+			if len(c.flags) > 1 && c.flags[0] == "-p" {
+				pw = []string{"-p", "pw"}
+			}
+			out := filepath.Join(dir, "x")
+			if code, _, errs := runCLI(append([]string{"x", "-preserve-perms", "-o", out, first}, pw...)...); code != 0 {
+				t.Fatalf("unarc x: exit %d: %s", code, errs)
+			}
+			sameTree(t, filepath.Dir(src), out)
+			if _, err := exec.LookPath("7zz"); err != nil {
+				t.Skip("7zz not installed")
+			}
+			out7 := filepath.Join(dir, "x7")
+			args7 := []string{"x", "-bd", "-y", "-snl", "-o" + out7, first}
+			if len(pw) > 0 {
+				args7 = append(args7, "-ppw")
+			}
+			if b, err := exec.Command("7zz", args7...).CombinedOutput(); err != nil {
+				t.Fatalf("7zz x: %v\n%s", err, b)
+			}
+			sameTree(t, filepath.Dir(src), out7)
+			if len(pw) > 0 {
+				// -he: the names are hidden without the password.
+				if b, _ := exec.Command("7zz", "l", "-p-", first).CombinedOutput(); bytes.Contains(b, []byte("a.txt")) {
+					t.Errorf("names visible with -he:\n%s", b)
+				}
+			}
+		})
+	}
+}
+
+func TestAddErrors(t *testing.T) {
+	src := makeTree(t)
+	dir := t.TempDir()
+	arch := filepath.Join(dir, "out.7z")
+	for _, args := range [][]string{
+		{"a", arch},
+		{"a", "-l", "12", arch, src},
+		{"a", "-m", "zstd", arch, src},
+		{"a", "-he", arch, src},
+		{"a", "-mf", "delta:999", arch, src},
+		{"a", arch, filepath.Join(dir, "missing")},
+	} {
+		if code, _, errs := runCLI(args...); code != 1 || errs == "" {
+			t.Errorf("%v: exit %d, stderr %q", args, code, errs)
+		}
+		if _, err := os.Stat(arch); err == nil {
+			t.Fatalf("%v left %s behind", args, arch)
+		}
+	}
+	if code, _, errs := runCLI("a", arch, src); code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	before, _ := os.ReadFile(arch)
+	if code, _, _ := runCLI("a", arch, src); code == 0 {
+		t.Error("an existing archive was replaced")
+	}
+	if after, _ := os.ReadFile(arch); !bytes.Equal(before, after) {
+		t.Error("the existing archive changed")
+	}
+	// Adding the directory the archive is written into leaves the
+	// archive (its temporary file) out.
+	if code, _, errs := runCLI("a", filepath.Join(src, "self.7z"), src); code != 0 {
+		t.Fatalf("archive inside the tree: exit %d: %s", code, errs)
+	}
+	code, out, _ := runCLI("l", filepath.Join(src, "self.7z"))
+	if code != 0 || strings.Contains(out, "self.7z") || strings.Contains(out, ".tmp-") {
+		t.Errorf("archive inside its own tree: exit %d\n%s", code, out)
+	}
+	os.Remove(filepath.Join(src, "self.7z"))
+}
+
+func TestAddStdout(t *testing.T) {
+	src := makeTree(t)
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"a", "-", src}, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	arch := filepath.Join(t.TempDir(), "piped.7z")
+	os.WriteFile(arch, stdout.Bytes(), 0o644)
+	out := filepath.Join(t.TempDir(), "x")
+	if code, _, errs := runCLI("x", "-preserve-perms", "-o", out, arch); code != 0 {
+		t.Fatalf("x: exit %d: %s", code, errs)
+	}
+	sameTree(t, filepath.Dir(src), out)
+}

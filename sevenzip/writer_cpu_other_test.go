@@ -1,0 +1,7 @@
+//go:build !unix
+
+package sevenzip
+
+import "time"
+
+func childCPU() time.Duration { return 0 }
