@@ -1,8 +1,9 @@
 // Package rarbits holds what the RAR decoders share: for RAR 1.5–4
 // (unpack15, unpack20, unpack29) the MSB-first bit Reader, the canonical
-// Huffman tables of RAR 2.x and 3.x, window sizing and the Read/WriteTo
-// loop; for RAR 2.0, 2.9 and 5.0 (unpack50 too) the code-length table
-// reader (ReadLengths, ReadBitLengths).
+// Huffman tables of RAR 2.x and 3.x, and Stream (the pooled window, its
+// sizing, Read/WriteTo and the solid-entry rules around each algorithm);
+// for RAR 2.0, 2.9 and 5.0 (unpack50 too) the code-length table reader
+// (ReadLengths, ReadBitLengths).
 package rarbits
 
 import (

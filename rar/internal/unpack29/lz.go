@@ -76,9 +76,9 @@ func (s *lzState) reset() {
 func (d *Decoder) decodeLZ(limit int64) error {
 	s := &d.lz
 	br := &d.br
-	win := d.win
-	mask := d.mask
-	pos := d.pos
+	win := d.Win
+	mask := d.Mask
+	pos := d.Pos
 	last := pos
 	for pos < limit {
 		if br.N < 40 {
@@ -86,7 +86,7 @@ func (d *Decoder) decodeLZ(limit int64) error {
 		}
 		if br.Pad != 0 && br.Overrun() {
 			// The previous symbol was decoded from padding: drop it.
-			d.pos = last
+			d.Pos = last
 			return errOverrun
 		}
 		last = pos
@@ -140,7 +140,7 @@ func (d *Decoder) decodeLZ(limit int64) error {
 			}
 			ds := s.dist.Decode(br)
 			if ds < 0 {
-				d.pos = pos
+				d.Pos = pos
 				return errs.Corrupt("rar v29: bad distance code")
 			}
 			if br.N < 32 {
@@ -166,7 +166,7 @@ func (d *Decoder) decodeLZ(limit int64) error {
 							dist += uint32(ld)
 							s.lowDist = uint32(ld)
 						default:
-							d.pos = pos
+							d.Pos = pos
 							return errs.Corrupt("rar v29: bad low distance code")
 						}
 					}
@@ -184,13 +184,13 @@ func (d *Decoder) decodeLZ(limit int64) error {
 			s.oldDist[3], s.oldDist[2], s.oldDist[1], s.oldDist[0] = s.oldDist[2], s.oldDist[1], s.oldDist[0], dist
 			s.lastLength = length
 		case sym == 256:
-			d.pos = pos
-			if err := d.endOfBlock(); err != nil || d.done || d.ppm.active {
+			d.Pos = pos
+			if err := d.endOfBlock(); err != nil || d.Done || d.ppm.active {
 				return err
 			}
 			continue
 		case sym == 257:
-			d.pos = pos
+			d.Pos = pos
 			if err := d.readVMCodeLZ(); err != nil {
 				return err
 			}
@@ -219,7 +219,7 @@ func (d *Decoder) decodeLZ(limit int64) error {
 			s.oldDist[0] = dist
 			ls := s.rep.Decode(br)
 			if ls < 0 {
-				d.pos = pos
+				d.Pos = pos
 				return errs.Corrupt("rar v29: bad length code")
 			}
 			length = uint32(lenBase[ls]) + 2
@@ -229,21 +229,21 @@ func (d *Decoder) decodeLZ(limit int64) error {
 			}
 			s.lastLength = length
 		default:
-			d.pos = pos
+			d.Pos = pos
 			return errs.Corrupt("rar v29: bad main code")
 		}
 		if int64(dist) > pos || int64(dist) > int64(len(win)) {
-			d.pos = pos
+			d.Pos = pos
 			return errs.Corrupt("rar v29: distance %d before the start of the data", dist)
 		}
 		copyMatch(win, mask, pos, int(length), int(dist))
 		pos += int64(length)
 	}
 	if br.Pad != 0 && br.Overrun() {
-		d.pos = last // the last symbol came from padding
+		d.Pos = last // the last symbol came from padding
 		return errOverrun
 	}
-	d.pos = pos
+	d.Pos = pos
 	return nil
 }
 
@@ -285,11 +285,11 @@ func copyMatch(win []byte, mask int64, pos int64, length, dist int) {
 
 // copyOut is copyMatch with the checks, for the PPMd block's LZ escapes.
 func (d *Decoder) copyOut(length, dist int) error {
-	if int64(dist) > d.pos || dist > len(d.win) {
+	if int64(dist) > d.Pos || dist > len(d.Win) {
 		return errs.Corrupt("rar v29: distance %d before the start of the data", dist)
 	}
-	copyMatch(d.win, d.mask, d.pos, length, dist)
-	d.pos += int64(length)
+	copyMatch(d.Win, d.Mask, d.Pos, length, dist)
+	d.Pos += int64(length)
 	return nil
 }
 
@@ -311,7 +311,7 @@ func (d *Decoder) endOfBlock() error {
 		return errOverrun
 	}
 	d.lz.tablesRead = !newTable
-	d.done = true
+	d.Done = true
 	return nil
 }
 
