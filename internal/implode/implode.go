@@ -94,7 +94,6 @@ func (z *Reader) Reset(r io.Reader, size int64, bigWindow, literals bool) {
 		z.t = tablePool.Get()
 	}
 	z.br.Reset(r, "implode data")
-	clear(z.t.ring[:])
 	z.Start(z.t.ring[:], z, size)
 	z.header = false
 	z.lowBits, z.literals, z.minMatch = 6, literals, 2
@@ -325,14 +324,7 @@ func (z *Reader) Fill() error {
 		}
 		n = int(min(int64(n+z.minMatch), z.Left))
 		dist := uint64(high)<<z.lowBits + uint64(low) + 1
-		// The ring starts zeroed, so a distance before the start reads zeros.
-		ring := &t.ring
-		w, src := z.W, z.W-dist
-		for i := range uint64(n) {
-			ring[(w+i)&ringMask] = ring[(src+i)&ringMask]
-		}
-		z.W += uint64(n)
-		z.Left -= int64(n)
+		z.Copy(dist, n)
 	}
 	return nil
 }

@@ -88,7 +88,6 @@ func (z *Reader) Reset(r io.Reader, size int64, factor int) {
 		z.t = tablePool.Get()
 	}
 	z.br.Reset(r, "reduce data")
-	clear(z.t.ring[:])
 	z.Start(z.t.ring[:], z, size)
 	z.factor = uint(factor)
 	z.header, z.last, z.state, z.v, z.length = false, 0, 0, 0, 0
@@ -101,7 +100,8 @@ func (z *Reader) Reset(r io.Reader, size int64, factor int) {
 }
 
 // Close returns the tables and input buffer to their pools. Reading after
-// Close fails.
+// Close fails. (The same lines as implode's Close, each on its own table
+// pool and bit reader; everything shared lives in ringout.Out.)
 func (z *Reader) Close() error {
 	if z.t != nil {
 		tablePool.Put(z.t)
@@ -210,21 +210,9 @@ func (z *Reader) Fill() error {
 			dist := uint64(z.v>>(8-z.factor))<<8 + uint64(c) + 1
 			n := int64(z.length + 3)
 			n = min(n, z.Left)
-			z.copyMatch(dist, int(n))
+			z.Copy(dist, int(n))
 			z.state = 0
 		}
 	}
 	return nil
-}
-
-// copyMatch copies n bytes from dist back; the ring starts zeroed, so a
-// distance before the start reads zeros.
-func (z *Reader) copyMatch(dist uint64, n int) {
-	ring := &z.t.ring
-	w, src := z.W, z.W-dist
-	for i := range uint64(n) {
-		ring[(w+i)&ringMask] = ring[(src+i)&ringMask]
-	}
-	z.W += uint64(n)
-	z.Left -= int64(n)
 }

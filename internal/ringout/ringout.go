@@ -23,15 +23,30 @@ type Out struct {
 	dec  Filler
 }
 
-// Start points o at ring (its length a power of two) for a new stream of
-// size bytes decoded by dec.
+// Start points o at ring (its length a power of two), cleared, for a new
+// stream of size bytes decoded by dec.
 func (o *Out) Start(ring []byte, dec Filler, size int64) {
+	clear(ring)
 	o.ring, o.dec = ring, dec
 	o.W, o.R, o.Left, o.Err = 0, 0, size, nil
 }
 
 // Stop ends the stream: reads fail with err from now on.
 func (o *Out) Stop(err error) { o.ring, o.Err = nil, err }
+
+// Copy appends n bytes copied from dist back to the ring, the LZ77 match
+// of both decoders. The ring starts zeroed, so a distance before the
+// start reads zeros, as PKZIP's decoders do.
+func (o *Out) Copy(dist uint64, n int) {
+	ring := o.ring
+	mask := uint64(len(ring) - 1)
+	w, src := o.W, o.W-dist
+	for i := range uint64(n) {
+		ring[(w+i)&mask] = ring[(src+i)&mask]
+	}
+	o.W += uint64(n)
+	o.Left -= int64(n)
+}
 
 // pending is the undelivered part of the ring up to its end.
 func (o *Out) pending() []byte {

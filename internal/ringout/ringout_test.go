@@ -85,3 +85,14 @@ func TestOut(t *testing.T) {
 		t.Errorf("WriteTo after Stop: %d, %v", n, err)
 	}
 }
+
+// TestStartClears: a new stream starts on a zeroed ring (implode and
+// reduce copy matches from before the start as zeroes).
+func TestStartClears(t *testing.T) {
+	c := new(counter)
+	c.ring = [8]byte{1, 2, 3, 4, 5, 6, 7, 8}
+	c.Start(c.ring[:], c, 1)
+	if c.ring != [8]byte{} {
+		t.Errorf("ring after Start: %v", c.ring)
+	}
+}
