@@ -33,10 +33,6 @@ const (
 )
 
 var (
-	lenBase  = [28]uint8{0, 1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 14, 16, 20, 24, 28, 32, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224}
-	lenBits  = [28]uint8{0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5}
-	sdBase   = [8]uint8{0, 4, 8, 16, 32, 64, 128, 192}
-	sdBits   = [8]uint8{2, 2, 3, 4, 5, 6, 6, 6}
 	distBase [distSyms]uint32
 	distBits [distSyms]uint8
 )
@@ -249,8 +245,8 @@ func (d *Decoder) decodeLZ(limit int64) error {
 		switch {
 		case sym >= 270:
 			sym -= 270
-			length = uint32(lenBase[sym]) + 3
-			if b := uint(lenBits[sym]); b > 0 {
+			length = uint32(rarbits.LenBase[sym]) + 3
+			if b := uint(rarbits.LenBits[sym]); b > 0 {
 				length += uint32(br.V >> (64 - b))
 				br.Skip(b)
 			}
@@ -288,8 +284,8 @@ func (d *Decoder) decodeLZ(limit int64) error {
 				d.Pos = pos
 				return errs.Corrupt("rar v20: bad length code")
 			}
-			length = uint32(lenBase[ls]) + 2
-			if b := uint(lenBits[ls]); b > 0 {
+			length = uint32(rarbits.LenBase[ls]) + 2
+			if b := uint(rarbits.LenBits[ls]); b > 0 {
 				length += uint32(br.V >> (64 - b))
 				br.Skip(b)
 			}
@@ -304,8 +300,8 @@ func (d *Decoder) decodeLZ(limit int64) error {
 			}
 		case sym < 270:
 			sym -= 261
-			dist = uint32(sdBase[sym]) + 1
-			if b := uint(sdBits[sym]); b > 0 {
+			dist = uint32(rarbits.ShortBase[sym]) + 1
+			if b := uint(rarbits.ShortBits[sym]); b > 0 {
 				dist += uint32(br.V >> (64 - b))
 				br.Skip(b)
 			}
@@ -326,7 +322,7 @@ func (d *Decoder) decodeLZ(limit int64) error {
 			d.Pos = pos
 			return errs.Corrupt("rar v20: distance %d before the start of the data", dist)
 		}
-		copyMatch(win, mask, pos, int(length), int(dist))
+		rarbits.CopyMatch(win, mask, pos, int(length), int(dist))
 		pos += int64(length)
 	}
 	if br.Pad != 0 && br.Overrun() {
@@ -342,25 +338,4 @@ func (d *Decoder) overrunErr(err error) error {
 		return d.br.InputErr()
 	}
 	return err
-}
-
-// copyMatch copies length bytes from dist back to pos in the ring win.
-func copyMatch(win []byte, mask int64, pos int64, length, dist int) {
-	dst := int(pos & mask)
-	src := int((pos - int64(dist)) & mask)
-	if dst+length <= len(win) && src+length <= len(win) {
-		if dist >= length {
-			copy(win[dst:dst+length], win[src:src+length])
-			return
-		}
-		w := win[src : dst+length]
-		for i := dist; i < len(w); i++ {
-			w[i] = w[i-dist]
-		}
-		return
-	}
-	m := int(mask)
-	for i := 0; i < length; i++ {
-		win[(dst+i)&m] = win[(src+i)&m]
-	}
 }

@@ -1,8 +1,8 @@
 package unpack29
 
 import (
-	"encoding/binary"
 	"errors"
+
 	"github.com/go-unarc/unarc/rar/internal/rarbits"
 
 	"github.com/go-unarc/unarc/internal/errs"
@@ -20,10 +20,6 @@ const (
 )
 
 var (
-	lenBase  = [28]uint8{0, 1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 14, 16, 20, 24, 28, 32, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224}
-	lenBits  = [28]uint8{0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5}
-	sdBase   = [8]uint8{0, 4, 8, 16, 32, 64, 128, 192}
-	sdBits   = [8]uint8{2, 2, 3, 4, 5, 6, 6, 6}
 	distBase [distSyms]uint32
 	distBits [distSyms]uint8
 )
@@ -133,8 +129,8 @@ func (d *Decoder) decodeLZ(limit int64) error {
 		switch {
 		case sym >= 271:
 			sym -= 271
-			length = uint32(lenBase[sym]) + 3
-			if b := uint(lenBits[sym]); b > 0 {
+			length = uint32(rarbits.LenBase[sym]) + 3
+			if b := uint(rarbits.LenBits[sym]); b > 0 {
 				length += uint32(br.V >> (64 - b))
 				br.Skip(b)
 			}
@@ -202,8 +198,8 @@ func (d *Decoder) decodeLZ(limit int64) error {
 			length, dist = s.lastLength, s.oldDist[0]
 		case sym >= 263:
 			sym -= 263
-			dist = uint32(sdBase[sym]) + 1
-			if b := uint(sdBits[sym]); b > 0 {
+			dist = uint32(rarbits.ShortBase[sym]) + 1
+			if b := uint(rarbits.ShortBits[sym]); b > 0 {
 				dist += uint32(br.V >> (64 - b))
 				br.Skip(b)
 			}
@@ -222,8 +218,8 @@ func (d *Decoder) decodeLZ(limit int64) error {
 				d.Pos = pos
 				return errs.Corrupt("rar v29: bad length code")
 			}
-			length = uint32(lenBase[ls]) + 2
-			if b := uint(lenBits[ls]); b > 0 {
+			length = uint32(rarbits.LenBase[ls]) + 2
+			if b := uint(rarbits.LenBits[ls]); b > 0 {
 				length += uint32(br.V >> (64 - b))
 				br.Skip(b)
 			}
@@ -236,7 +232,7 @@ func (d *Decoder) decodeLZ(limit int64) error {
 			d.Pos = pos
 			return errs.Corrupt("rar v29: distance %d before the start of the data", dist)
 		}
-		copyMatch(win, mask, pos, int(length), int(dist))
+		rarbits.CopyMatch(win, mask, pos, int(length), int(dist))
 		pos += int64(length)
 	}
 	if br.Pad != 0 && br.Overrun() {
@@ -247,48 +243,12 @@ func (d *Decoder) decodeLZ(limit int64) error {
 	return nil
 }
 
-// copyMatch copies length bytes from dist back to pos in the ring win.
-func copyMatch(win []byte, mask int64, pos int64, length, dist int) {
-	dst := int(pos & mask)
-	src := int((pos - int64(dist)) & mask)
-	if dst+length <= len(win) && src+length <= len(win) {
-		if dist >= 8 {
-			// Eight bytes at a time: with dist >= 8 every load reads
-			// bytes that are already final. Short matches dominate, and
-			// this beats a memmove call for them.
-			i := 0
-			for ; i+8 <= length; i += 8 {
-				binary.LittleEndian.PutUint64(win[dst+i:], binary.LittleEndian.Uint64(win[src+i:]))
-			}
-			for ; i < length; i++ {
-				win[dst+i] = win[src+i]
-			}
-			return
-		}
-		if dist >= length {
-			// The source may lie after dst (it wrapped): plain copy.
-			copy(win[dst:dst+length], win[src:src+length])
-			return
-		}
-		// Overlapping (dist < length) implies src < dst here.
-		w := win[src : dst+length]
-		for i := dist; i < len(w); i++ {
-			w[i] = w[i-dist]
-		}
-		return
-	}
-	m := int(mask)
-	for i := 0; i < length; i++ {
-		win[(dst+i)&m] = win[(src+i)&m]
-	}
-}
-
 // copyOut is copyMatch with the checks, for the PPMd block's LZ escapes.
 func (d *Decoder) copyOut(length, dist int) error {
 	if int64(dist) > d.Pos || dist > len(d.Win) {
 		return errs.Corrupt("rar v29: distance %d before the start of the data", dist)
 	}
-	copyMatch(d.Win, d.Mask, d.Pos, length, dist)
+	rarbits.CopyMatch(d.Win, d.Mask, d.Pos, length, dist)
 	d.Pos += int64(length)
 	return nil
 }
