@@ -146,6 +146,16 @@ func (b *Reader) Skip(k uint) {
 	b.N -= k
 }
 
+// Slot is base plus the next k extra bits of a length or distance slot
+// (k may be 0: a shift by 64 is 0 in Go); the caller has filled at least
+// k. It inlines, so the v20 and v29 main loops read their slots with it.
+func (b *Reader) Slot(base, k uint8) uint32 {
+	v := uint32(base) + uint32(b.V>>(64-uint(k)))
+	b.V <<= k
+	b.N -= uint(k)
+	return v
+}
+
 // Bits reads k <= 24 bits, filling as needed.
 func (b *Reader) Bits(k uint) uint32 {
 	if b.N < k {

@@ -245,11 +245,7 @@ func (d *Decoder) decodeLZ(limit int64) error {
 		switch {
 		case sym >= 270:
 			sym -= 270
-			length = uint32(rarbits.LenBase[sym]) + 3
-			if b := uint(rarbits.LenBits[sym]); b > 0 {
-				length += uint32(br.V >> (64 - b))
-				br.Skip(b)
-			}
+			length = br.Slot(rarbits.LenBase[sym], rarbits.LenBits[sym]) + 3
 			ds := d.dist.Decode(br)
 			if ds < 0 {
 				d.Pos = pos
@@ -284,11 +280,7 @@ func (d *Decoder) decodeLZ(limit int64) error {
 				d.Pos = pos
 				return errs.Corrupt("rar v20: bad length code")
 			}
-			length = uint32(rarbits.LenBase[ls]) + 2
-			if b := uint(rarbits.LenBits[ls]); b > 0 {
-				length += uint32(br.V >> (64 - b))
-				br.Skip(b)
-			}
+			length = br.Slot(rarbits.LenBase[ls], rarbits.LenBits[ls]) + 2
 			if dist >= 0x101 {
 				length++
 				if dist >= 0x2000 {
@@ -300,11 +292,7 @@ func (d *Decoder) decodeLZ(limit int64) error {
 			}
 		case sym < 270:
 			sym -= 261
-			dist = uint32(rarbits.ShortBase[sym]) + 1
-			if b := uint(rarbits.ShortBits[sym]); b > 0 {
-				dist += uint32(br.V >> (64 - b))
-				br.Skip(b)
-			}
+			dist = br.Slot(rarbits.ShortBase[sym], rarbits.ShortBits[sym]) + 1
 			length = 2
 		default:
 			d.Pos = pos

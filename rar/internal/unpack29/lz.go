@@ -129,11 +129,7 @@ func (d *Decoder) decodeLZ(limit int64) error {
 		switch {
 		case sym >= 271:
 			sym -= 271
-			length = uint32(rarbits.LenBase[sym]) + 3
-			if b := uint(rarbits.LenBits[sym]); b > 0 {
-				length += uint32(br.V >> (64 - b))
-				br.Skip(b)
-			}
+			length = br.Slot(rarbits.LenBase[sym], rarbits.LenBits[sym]) + 3
 			ds := s.dist.Decode(br)
 			if ds < 0 {
 				d.Pos = pos
@@ -198,11 +194,7 @@ func (d *Decoder) decodeLZ(limit int64) error {
 			length, dist = s.lastLength, s.oldDist[0]
 		case sym >= 263:
 			sym -= 263
-			dist = uint32(rarbits.ShortBase[sym]) + 1
-			if b := uint(rarbits.ShortBits[sym]); b > 0 {
-				dist += uint32(br.V >> (64 - b))
-				br.Skip(b)
-			}
+			dist = br.Slot(rarbits.ShortBase[sym], rarbits.ShortBits[sym]) + 1
 			s.oldDist[3], s.oldDist[2], s.oldDist[1], s.oldDist[0] = s.oldDist[2], s.oldDist[1], s.oldDist[0], dist
 			length = 2
 			s.lastLength = 2
@@ -218,11 +210,7 @@ func (d *Decoder) decodeLZ(limit int64) error {
 				d.Pos = pos
 				return errs.Corrupt("rar v29: bad length code")
 			}
-			length = uint32(rarbits.LenBase[ls]) + 2
-			if b := uint(rarbits.LenBits[ls]); b > 0 {
-				length += uint32(br.V >> (64 - b))
-				br.Skip(b)
-			}
+			length = br.Slot(rarbits.LenBase[ls], rarbits.LenBits[ls]) + 2
 			s.lastLength = length
 		default:
 			d.Pos = pos
