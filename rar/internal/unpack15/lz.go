@@ -82,38 +82,25 @@ func (d *Decoder) decode(limit int64) error {
 	for d.Pos < limit {
 		last := d.Pos
 		var err error
-		if s.stMode {
+		// Flag 1: the likelier of long match and literal, 01: the other,
+		// 00: a short match.
+		switch {
+		case s.stMode:
 			err = d.huffDecode()
-		} else {
-			if s.flagsCnt--; s.flagsCnt < 0 {
-				d.getFlags()
-				s.flagsCnt = 7
-			}
-			if s.flagBuf&0x80 != 0 {
-				s.flagBuf <<= 1
-				if s.nlzb > s.nhfb {
-					err = d.longLZ()
-				} else {
-					err = d.huffDecode()
-				}
+		case d.flag():
+			if s.nlzb > s.nhfb {
+				err = d.longLZ()
 			} else {
-				s.flagBuf <<= 1
-				if s.flagsCnt--; s.flagsCnt < 0 {
-					d.getFlags()
-					s.flagsCnt = 7
-				}
-				if s.flagBuf&0x80 != 0 {
-					s.flagBuf <<= 1
-					if s.nlzb > s.nhfb {
-						err = d.huffDecode()
-					} else {
-						err = d.longLZ()
-					}
-				} else {
-					s.flagBuf <<= 1
-					err = d.shortLZ()
-				}
+				err = d.huffDecode()
 			}
+		case d.flag():
+			if s.nlzb > s.nhfb {
+				err = d.huffDecode()
+			} else {
+				err = d.longLZ()
+			}
+		default:
+			err = d.shortLZ()
 		}
 		if br.Pad != 0 && br.Overrun() {
 			d.Pos = last // decoded from padding: the input is short
@@ -153,6 +140,18 @@ func (d *Decoder) pushDist(dist, length uint32) {
 	s.oldDist[s.oldDistPtr] = dist
 	s.oldDistPtr = (s.oldDistPtr + 1) & 3
 	s.lastLength, s.lastDist = length, dist
+}
+
+// flag takes the next flag bit, reading a new flag byte after eight.
+func (d *Decoder) flag() bool {
+	s := &d.s
+	if s.flagsCnt--; s.flagsCnt < 0 {
+		d.getFlags()
+		s.flagsCnt = 7
+	}
+	b := s.flagBuf&0x80 != 0
+	s.flagBuf <<= 1
+	return b
 }
 
 // getFlags reads the next flag byte through its move-to-front table.
