@@ -21,33 +21,24 @@ func (c *cursor) u8() byte {
 }
 
 func (c *cursor) u16() uint16 {
-	if len(c.b) < 2 {
-		c.bad, c.b = true, nil
-		return 0
+	if b := c.bytes(2); b != nil {
+		return binary.LittleEndian.Uint16(b)
 	}
-	v := binary.LittleEndian.Uint16(c.b)
-	c.b = c.b[2:]
-	return v
+	return 0
 }
 
 func (c *cursor) u32() uint32 {
-	if len(c.b) < 4 {
-		c.bad, c.b = true, nil
-		return 0
+	if b := c.bytes(4); b != nil {
+		return binary.LittleEndian.Uint32(b)
 	}
-	v := binary.LittleEndian.Uint32(c.b)
-	c.b = c.b[4:]
-	return v
+	return 0
 }
 
 func (c *cursor) u64() uint64 {
-	if len(c.b) < 8 {
-		c.bad, c.b = true, nil
-		return 0
+	if b := c.bytes(8); b != nil {
+		return binary.LittleEndian.Uint64(b)
 	}
-	v := binary.LittleEndian.Uint64(c.b)
-	c.b = c.b[8:]
-	return v
+	return 0
 }
 
 // bytes returns the next n bytes (aliasing the header buffer).
