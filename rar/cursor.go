@@ -1,6 +1,10 @@
 package rar
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+
+	"github.com/go-unarc/unarc/rar/internal/rarcrypto"
+)
 
 // cursor reads little-endian fields and RAR5 vints from a header held in
 // memory. Reading past the end sets bad and yields zeroes, so a parser
@@ -77,4 +81,13 @@ func (c *cursor) vintN(max uint64) int64 {
 		return 0
 	}
 	return int64(v)
+}
+
+// pswCheck reads the password check value and its checksum that a RAR5
+// encryption header or record holds when its flag bit 0 is set.
+func (c *cursor) pswCheck(fl uint64) (check, sum []byte) {
+	if fl&1 == 0 {
+		return nil, nil
+	}
+	return c.bytes(rarcrypto.CheckSize5), c.bytes(4)
 }
