@@ -703,14 +703,7 @@ func readLinkTarget(open func() (io.ReadCloser, error)) (string, error) {
 		return "", err
 	}
 	defer rc.Close()
-	b, err := io.ReadAll(io.LimitReader(rc, meta.MaxLinkTarget+1))
-	if err != nil {
-		return "", err
-	}
-	if len(b) > meta.MaxLinkTarget {
-		return "", errs.Limit("symlink target longer than %d bytes", meta.MaxLinkTarget)
-	}
-	return string(b), nil
+	return meta.ReadLinkTarget(rc)
 }
 
 func (x *extractor) symlink(e *Entry, target, rel string) error {
