@@ -706,6 +706,8 @@ func readLinkTarget(open func() (io.ReadCloser, error)) (string, error) {
 	return meta.ReadLinkTarget(rc)
 }
 
+// symlink and hardlink share x.destination, x.tempLinkName and x.place;
+// the lines around those calls are alike but each makes its own link.
 func (x *extractor) symlink(e *Entry, target, rel string) error {
 	if e.Link == LinkJunction {
 		return fmt.Errorf("%w: %q: junctions are not extracted", errs.ErrInsecurePath, e.Name)

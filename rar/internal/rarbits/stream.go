@@ -162,6 +162,8 @@ func (s *Stream) Emit(b []byte, at int64) {
 }
 
 // Read implements io.Reader, stepping the decoder while Out is empty.
+// (unpack50's Read and WriteTo have the same shape around its own window,
+// which grows and wraps differently and hands out filter output.)
 // Step runs once per window run, not per byte, so calling it through the
 // interface costs nothing measurable.
 func (s *Stream) Read(p []byte) (int, error) {

@@ -63,6 +63,8 @@ func NewDecoder() *Decoder {
 }
 
 // Reset prepares d to decode one entry of unpackedSize bytes from src.
+// (unpack20's Reset has the same calls into rarbits.Stream around its own
+// state; everything they share lives in Stream.)
 // With solid set the entry continues the previous one's window and
 // adaptive tables; an unfinished previous entry is decoded to its end
 // first.

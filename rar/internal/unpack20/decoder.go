@@ -226,7 +226,11 @@ func (d *Decoder) decodeLZ(limit int64) error {
 			}
 			continue
 		}
-		// d.main.Decode, by hand: the compiler does not inline it.
+		// Deliberate copy of Huffman.Decode (also in unpack29's main
+		// loop): the compiler does not inline Decode, and a call per
+		// symbol is the main loop's largest cost. What follows the
+		// symbol differs between v20 and v29 (slots 269/270 vs 256-271,
+		// audio, low-distance codes), so the loops stay apart.
 		v := uint32(br.V >> 48)
 		var sym int
 		if e := d.main.Quick[v>>(16-rarbits.QuickBits)]; e != 0 {

@@ -110,7 +110,8 @@ func (d *Decoder) decodeLZ(limit int64) error {
 			}
 			last = pos
 		}
-		// s.main.decode, by hand: the compiler does not inline it.
+		// Deliberate copy of Huffman.Decode (see unpack20's main loop):
+		// the compiler does not inline Decode.
 		v := uint32(br.V >> 48)
 		var sym int
 		if e := s.main.Quick[v>>(16-rarbits.QuickBits)]; e != 0 {
