@@ -249,6 +249,8 @@ func (p *parser) crypt5(hd *header5) error {
 	return nil
 }
 
+// next5 is next4's loop over RAR5 headers: the loops look alike, the
+// headers and the end-of-volume rules they apply do not.
 func (p *parser) next5() (*file, error) {
 	for {
 		if err := p.skipData(); err != nil {

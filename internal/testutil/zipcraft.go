@@ -59,7 +59,9 @@ func (f ZipFile) version() uint16 {
 	return 20
 }
 
-// LocalHeader returns f's local header (30 bytes, name, extra).
+// LocalHeader returns f's local header (30 bytes, name, extra). Its
+// fields look like CentralHeader's but stand at other offsets (APPNOTE
+// 4.3.7 and 4.3.12), so each header is written out field by field.
 func LocalHeader(f ZipFile) []byte {
 	ex := f.extra()
 	h := make([]byte, 30, 30+len(f.Name)+len(ex))
