@@ -82,25 +82,32 @@ func (d *Decoder) decode(limit int64) error {
 	for d.Pos < limit {
 		last := d.Pos
 		var err error
-		// Flag 1: the likelier of long match and literal, 01: the other,
-		// 00: a short match.
-		switch {
-		case s.stMode:
+		if s.stMode {
 			err = d.huffDecode()
-		case d.flag():
-			if s.nlzb > s.nhfb {
+		} else {
+			// Flag bits 1: the likelier of long match and literal, 01: the
+			// other, 00: a short match. (A loop, not a helper: the helper
+			// does not inline, and this runs once per symbol.)
+			k := 0
+			for ; k < 2; k++ {
+				if s.flagsCnt--; s.flagsCnt < 0 {
+					d.getFlags()
+					s.flagsCnt = 7
+				}
+				bit := s.flagBuf & 0x80
+				s.flagBuf <<= 1
+				if bit != 0 {
+					break
+				}
+			}
+			switch {
+			case k == 2:
+				err = d.shortLZ()
+			case (k == 0) == (s.nlzb > s.nhfb):
 				err = d.longLZ()
-			} else {
+			default:
 				err = d.huffDecode()
 			}
-		case d.flag():
-			if s.nlzb > s.nhfb {
-				err = d.huffDecode()
-			} else {
-				err = d.longLZ()
-			}
-		default:
-			err = d.shortLZ()
 		}
 		if br.Pad != 0 && br.Overrun() {
 			d.Pos = last // decoded from padding: the input is short
@@ -140,18 +147,6 @@ func (d *Decoder) pushDist(dist, length uint32) {
 	s.oldDist[s.oldDistPtr] = dist
 	s.oldDistPtr = (s.oldDistPtr + 1) & 3
 	s.lastLength, s.lastDist = length, dist
-}
-
-// flag takes the next flag bit, reading a new flag byte after eight.
-func (d *Decoder) flag() bool {
-	s := &d.s
-	if s.flagsCnt--; s.flagsCnt < 0 {
-		d.getFlags()
-		s.flagsCnt = 7
-	}
-	b := s.flagBuf&0x80 != 0
-	s.flagBuf <<= 1
-	return b
 }
 
 // getFlags reads the next flag byte through its move-to-front table.
