@@ -82,31 +82,41 @@ func (d *Decoder) decode(limit int64) error {
 	for d.Pos < limit {
 		last := d.Pos
 		var err error
+		// Deliberate copy: the flag-bit read (refill, test, shift) stands
+		// twice. A flag() helper does not inline (cost 91 > 80), and a
+		// two-step loop measured about 6% more CPU time than this form
+		// in BenchmarkDecode (same-run A/B against main: 1.10 vs 1.04).
 		if s.stMode {
 			err = d.huffDecode()
 		} else {
-			// Flag bits 1: the likelier of long match and literal, 01: the
-			// other, 00: a short match. (A loop, not a helper: the helper
-			// does not inline, and this runs once per symbol.)
-			k := 0
-			for ; k < 2; k++ {
+			if s.flagsCnt--; s.flagsCnt < 0 {
+				d.getFlags()
+				s.flagsCnt = 7
+			}
+			if s.flagBuf&0x80 != 0 {
+				s.flagBuf <<= 1
+				if s.nlzb > s.nhfb {
+					err = d.longLZ()
+				} else {
+					err = d.huffDecode()
+				}
+			} else {
+				s.flagBuf <<= 1
 				if s.flagsCnt--; s.flagsCnt < 0 {
 					d.getFlags()
 					s.flagsCnt = 7
 				}
-				bit := s.flagBuf & 0x80
-				s.flagBuf <<= 1
-				if bit != 0 {
-					break
+				if s.flagBuf&0x80 != 0 {
+					s.flagBuf <<= 1
+					if s.nlzb > s.nhfb {
+						err = d.huffDecode()
+					} else {
+						err = d.longLZ()
+					}
+				} else {
+					s.flagBuf <<= 1
+					err = d.shortLZ()
 				}
-			}
-			switch {
-			case k == 2:
-				err = d.shortLZ()
-			case (k == 0) == (s.nlzb > s.nhfb):
-				err = d.longLZ()
-			default:
-				err = d.huffDecode()
 			}
 		}
 		if br.Pad != 0 && br.Overrun() {
