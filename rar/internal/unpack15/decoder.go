@@ -47,12 +47,15 @@ type state struct {
 // Decoder decodes one RAR 1.5 stream, entry by entry. The zero value is
 // not usable; call NewDecoder, then Reset for each entry.
 type Decoder struct {
-	rarbits.Stream // window, positions, Read, WriteTo
-	br             bitReader
+	br bitReader
 
 	first bool // read the first flag byte before decoding
 
 	s state
+
+	// Stream (window, positions, Read, WriteTo) comes last: in front of
+	// br it cost about 4% CPU time in BenchmarkDecode (same-run A/B).
+	rarbits.Stream
 }
 
 // NewDecoder returns a Decoder ready for Reset.
