@@ -85,20 +85,11 @@ func OpenFile(name string, opts ...Option) (*Archive, error) {
 	if err != nil {
 		return nil, err
 	}
-	f, err := os.Open(name)
+	f, size, err := openOSFile(name)
 	if err != nil {
 		return nil, err
 	}
-	st, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	if st.IsDir() {
-		f.Close()
-		return nil, fmt.Errorf("%w: %s is a directory", errs.ErrFormat, name)
-	}
-	return openSet(f, st.Size(), name, openOSFile, f, o)
+	return openSet(f, size, name, openOSFile, f.(io.Closer), o)
 }
 
 // OpenFS opens the archive name in fsys; the other volumes of a set are
@@ -125,17 +116,32 @@ func OpenFS(fsys fs.FS, name string, opts ...Option) (*Archive, error) {
 	return openSet(ra, size, name, o.volOpen, c, o)
 }
 
+// openOSFile opens name as an *os.File (an io.ReaderAt) with its size.
 func openOSFile(name string) (io.ReaderAt, int64, error) {
 	f, err := os.Open(name)
 	if err != nil {
 		return nil, 0, err
 	}
-	st, err := f.Stat()
+	st, err := statFile(f, name)
 	if err != nil {
-		f.Close()
 		return nil, 0, err
 	}
 	return f, st.Size(), nil
+}
+
+// statFile stats an opened archive file, closing it on failure: a
+// directory is not an archive (ErrFormat).
+func statFile(f fs.File, name string) (fs.FileInfo, error) {
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	if st.IsDir() {
+		f.Close()
+		return nil, fmt.Errorf("%w: %s is a directory", errs.ErrFormat, name)
+	}
+	return st, nil
 }
 
 // openFSFile opens name in fsys as an io.ReaderAt (closed by its Close).
@@ -144,14 +150,9 @@ func openFSFile(fsys fs.FS, name string) (io.ReaderAt, int64, error) {
 	if err != nil {
 		return nil, 0, err
 	}
-	st, err := f.Stat()
+	st, err := statFile(f, name)
 	if err != nil {
-		f.Close()
 		return nil, 0, err
-	}
-	if st.IsDir() {
-		f.Close()
-		return nil, 0, fmt.Errorf("%w: %s is a directory", errs.ErrFormat, name)
 	}
 	switch rf := f.(type) {
 	case interface {

@@ -2,7 +2,10 @@ package unarc
 
 import (
 	"bytes"
+	"errors"
 	"io"
+	"os"
+	"path/filepath"
 	"testing"
 )
 
@@ -20,5 +23,20 @@ func TestSeekReaderAt(t *testing.T) {
 	}
 	if n, err := s.ReadAt(buf, 8); n != 2 || err != io.EOF || string(buf[:2]) != "89" {
 		t.Fatalf("ReadAt(8) = %d %v %q; want 2, io.EOF", n, err, buf[:n])
+	}
+}
+
+// TestOpenDirectory: a directory is not an archive, through OpenFile, as
+// a volume beside it, and through OpenFS: ErrFormat, nothing left open.
+func TestOpenDirectory(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := OpenFile(dir); !errors.Is(err, ErrFormat) {
+		t.Errorf("OpenFile(dir): %v, want ErrFormat", err)
+	}
+	if _, _, err := openOSFile(dir); !errors.Is(err, ErrFormat) {
+		t.Errorf("volume opener on a directory: %v, want ErrFormat", err)
+	}
+	if _, _, err := openFSFile(os.DirFS(filepath.Dir(dir)), filepath.Base(dir)); !errors.Is(err, ErrFormat) {
+		t.Errorf("openFSFile(dir): %v, want ErrFormat", err)
 	}
 }

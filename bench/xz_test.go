@@ -16,34 +16,11 @@ import (
 	"github.com/go-unarc/unarc/xz"
 )
 
-// xzBench returns mixed-0.bin compressed by `xz -6 -T1` (the xz package's
-// BenchmarkDecode uses the same cache file).
+// xzBench is testutil.MixedXZ's file (the xz package's BenchmarkDecode
+// decodes the same one).
 func xzBench(b *testing.B) []byte {
 	b.Helper()
-	if _, err := exec.LookPath("xz"); err != nil {
-		b.Skip("xz not installed (../shared/tools/install-reference-tools.sh installs it)")
-	}
-	out := filepath.Join(testutil.CacheDir(b), "xz-bench-mixed-0.xz")
-	if _, err := os.Stat(out); err != nil {
-		src := filepath.Join(testutil.MixedDir(b), testutil.MixedName(0))
-		tmp := fmt.Sprintf("%s.tmp%d", out, os.Getpid())
-		f, err := os.Create(tmp)
-		if err != nil {
-			b.Fatal(err)
-		}
-		cmd := exec.Command("xz", "-6", "-T1", "-c", src)
-		cmd.Stdout, cmd.Stderr = f, os.Stderr
-		err = cmd.Run()
-		f.Close()
-		if err != nil {
-			os.Remove(tmp)
-			b.Fatal(err)
-		}
-		if err := os.Rename(tmp, out); err != nil {
-			b.Fatal(err)
-		}
-	}
-	return loadFile(b, out)
+	return loadFile(b, testutil.MixedXZ(b))
 }
 
 // BenchmarkXZ decodes the same .xz (50 MiB of mixed-0.bin, xz -6) with

@@ -66,13 +66,8 @@ func (z *Reader) storedData() {
 			// into the window instead of through it (never past the block).
 			z.own.Discard(z.ip)
 			z.in, z.ip = nil, 0
-			var err error
-			n, err = z.src.Read(dst)
-			if n == 0 && err != nil {
-				if err != io.EOF && err != io.ErrUnexpectedEOF {
-					z.rerr = err
-				}
-				z.short()
+			var ok bool
+			if n, ok = z.readRaw(dst); !ok {
 				return
 			}
 		case z.pk != nil:
@@ -86,13 +81,8 @@ func (z *Reader) storedData() {
 			dst[0] = byte(z.take(8))
 			n = 1
 		default:
-			var err error
-			n, err = z.src.Read(dst)
-			if n == 0 && err != nil {
-				if err != io.EOF && err != io.ErrUnexpectedEOF {
-					z.rerr = err
-				}
-				z.short()
+			var ok bool
+			if n, ok = z.readRaw(dst); !ok {
 				return
 			}
 		}
@@ -102,6 +92,20 @@ func (z *Reader) storedData() {
 	if z.stored == 0 {
 		z.state = stHeader
 	}
+}
+
+// readRaw reads stored bytes from the source straight into dst. It
+// reports false when the input ended or failed first (the error is kept).
+func (z *Reader) readRaw(dst []byte) (int, bool) {
+	n, err := z.src.Read(dst)
+	if n == 0 && err != nil {
+		if err != io.EOF && err != io.ErrUnexpectedEOF {
+			z.rerr = err
+		}
+		z.short()
+		return 0, false
+	}
+	return n, true
 }
 
 // codeOrder is the order of the code length code lengths (section 3.2.7).

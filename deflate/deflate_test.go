@@ -17,14 +17,7 @@ import (
 
 // Test inputs, all deterministic.
 
-func randomData(n int, seed uint64) []byte {
-	r := rand.New(rand.NewPCG(seed, 1))
-	b := make([]byte, n)
-	for i := range b {
-		b[i] = byte(r.Uint32())
-	}
-	return b
-}
+func randomData(n int, seed uint64) []byte { return testutil.RandomBytes(n, seed) }
 
 func textData(n int) []byte {
 	var b bytes.Buffer

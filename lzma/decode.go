@@ -276,7 +276,9 @@ func (d *decoder) decode(w *window, limit int, in []byte, ip, inLimit int) (int,
 					mb := match >> 7 & 1
 					match <<= 1
 					p := &probs[(1+mb)<<8+sym]
-					// bitLit, inlined by hand (it is over the inlining budget).
+					// Deliberate copy of bitLit, inlined by hand: it is over
+					// the inlining budget, and this is the matched-literal
+					// loop, eight times per literal.
 					v := uint32(*p)
 					bound := (rng >> 11) * v
 					m := uint32((uint64(code) - uint64(bound)) >> 32)
@@ -296,7 +298,8 @@ func (d *decoder) decode(w *window, limit int, in []byte, ip, inLimit int) (int,
 					}
 				}
 			}
-			// bitLit, inlined by hand (it is over the inlining budget). The
+			// Deliberate copy of bitLit, inlined by hand (it is over the
+			// inlining budget). The
 			// probabilities of both children are loaded before the bit is
 			// known, taking the load off the bit-to-bit dependency chain.
 			v := uint32(probs[sym&0x1ff])

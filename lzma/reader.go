@@ -16,14 +16,8 @@ const stepMax = 256 << 10
 // stream with the matching Reset method. Close returns its memory to the
 // pools.
 type Reader struct {
-	in      input
-	w       window
-	d       decoder
-	cfg     config
-	size    int64 // uncompressed size; -1 unknown
-	total   int64 // bytes decoded so far
-	started bool  // range decoder initialized
-	err     error // sticky; io.EOF after the end of the stream
+	core         // input, window, state; Read, WriteTo, Close, Size
+	started bool // range decoder initialized
 }
 
 // NewReader returns a decoder for a raw LZMA stream with properties p and
@@ -131,40 +125,12 @@ func (z *Reader) reset(r io.Reader, p Props, size int64) error {
 	if err != nil {
 		return err
 	}
-	z.w.reset(n, size < 0 || z.cfg.grow)
-	z.in.reset(r)
-	if z.d.m == nil {
-		z.d.m = models.Get()
-	}
+	z.begin(z, r, n, size)
 	z.d.lc, z.d.lp, z.d.pb = uint32(p.LC), uint32(p.LP), uint32(p.PB)
 	z.d.resetState()
-	z.size, z.total, z.started = size, 0, false
+	z.started = false
 	return nil
 }
-
-// Read decodes into p.
-func (z *Reader) Read(p []byte) (int, error) {
-	return z.w.readLoop(p, &z.err, z.step)
-}
-
-// WriteTo writes the rest of the stream to dst straight from the window.
-func (z *Reader) WriteTo(dst io.Writer) (int64, error) {
-	return z.w.writeToLoop(dst, &z.err, z.step)
-}
-
-// Close returns the window, tables and input buffer to the pools. Reads
-// fail afterwards until Reset.
-func (z *Reader) Close() error {
-	z.w.release()
-	z.in.release()
-	models.Put(z.d.m)
-	z.d.m = nil
-	z.err = ErrClosed
-	return nil
-}
-
-// Size returns the declared uncompressed size, or -1 when unknown.
-func (z *Reader) Size() int64 { return z.size }
 
 // initRange starts the range decoder on the next 5 input bytes
 // (specification, "Init" of the range decoder): a zero byte, then the

@@ -42,13 +42,7 @@ const (
 // Reader2 decodes an LZMA2 stream. Create it with NewReader2; reuse it with
 // Reset. Close returns its memory to the pools.
 type Reader2 struct {
-	in    input
-	w     window
-	d     decoder
-	cfg   config
-	size  int64 // uncompressed size; -1 unknown
-	total int64 // bytes decoded so far
-	err   error // sticky; io.EOF after the end of the stream
+	core // input, window, state; Read, WriteTo, Close, Size
 
 	need     uint8 // lowest control byte allowed for the next LZMA chunk
 	kind     chunkKind
@@ -90,39 +84,10 @@ func (z *Reader2) reset(r io.Reader, dictSize int64, size int64) error {
 	if err != nil {
 		return err
 	}
-	z.w.reset(n, size < 0 || z.cfg.grow)
-	z.in.reset(r)
-	if z.d.m == nil {
-		z.d.m = models.Get()
-	}
-	z.size, z.total = size, 0
+	z.begin(z, r, n, size)
 	z.need, z.kind, z.unpacked, z.packed = ctrlDict, chunkNone, 0, 0
 	return nil
 }
-
-// Read decodes into p.
-func (z *Reader2) Read(p []byte) (int, error) {
-	return z.w.readLoop(p, &z.err, z.step)
-}
-
-// WriteTo writes the rest of the stream to dst straight from the window.
-func (z *Reader2) WriteTo(dst io.Writer) (int64, error) {
-	return z.w.writeToLoop(dst, &z.err, z.step)
-}
-
-// Close returns the window, tables and input buffer to the pools. Reads
-// fail afterwards until Reset.
-func (z *Reader2) Close() error {
-	z.w.release()
-	z.in.release()
-	models.Put(z.d.m)
-	z.d.m = nil
-	z.err = ErrClosed
-	return nil
-}
-
-// Size returns the declared uncompressed size, or -1 when unknown.
-func (z *Reader2) Size() int64 { return z.size }
 
 // step decodes the next part of the stream into the window.
 func (z *Reader2) step() {

@@ -342,13 +342,13 @@ func (a *Archive) LinkTarget(i int) (string, error) {
 		return "", err
 	}
 	defer rc.Close()
-	b, err := io.ReadAll(io.LimitReader(rc, meta.MaxLinkTarget+1))
+	t, err = meta.ReadLinkTarget(rc)
 	if err != nil {
 		return "", err
 	}
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	e.LinkTarget, f.linkRead = string(b), true
+	e.LinkTarget, f.linkRead = t, true
 	return e.LinkTarget, nil
 }
 

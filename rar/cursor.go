@@ -1,6 +1,10 @@
 package rar
 
-import "encoding/binary"
+import (
+	"encoding/binary"
+
+	"github.com/go-unarc/unarc/rar/internal/rarcrypto"
+)
 
 // cursor reads little-endian fields and RAR5 vints from a header held in
 // memory. Reading past the end sets bad and yields zeroes, so a parser
@@ -21,33 +25,24 @@ func (c *cursor) u8() byte {
 }
 
 func (c *cursor) u16() uint16 {
-	if len(c.b) < 2 {
-		c.bad, c.b = true, nil
-		return 0
+	if b := c.bytes(2); b != nil {
+		return binary.LittleEndian.Uint16(b)
 	}
-	v := binary.LittleEndian.Uint16(c.b)
-	c.b = c.b[2:]
-	return v
+	return 0
 }
 
 func (c *cursor) u32() uint32 {
-	if len(c.b) < 4 {
-		c.bad, c.b = true, nil
-		return 0
+	if b := c.bytes(4); b != nil {
+		return binary.LittleEndian.Uint32(b)
 	}
-	v := binary.LittleEndian.Uint32(c.b)
-	c.b = c.b[4:]
-	return v
+	return 0
 }
 
 func (c *cursor) u64() uint64 {
-	if len(c.b) < 8 {
-		c.bad, c.b = true, nil
-		return 0
+	if b := c.bytes(8); b != nil {
+		return binary.LittleEndian.Uint64(b)
 	}
-	v := binary.LittleEndian.Uint64(c.b)
-	c.b = c.b[8:]
-	return v
+	return 0
 }
 
 // bytes returns the next n bytes (aliasing the header buffer).
@@ -86,4 +81,13 @@ func (c *cursor) vintN(max uint64) int64 {
 		return 0
 	}
 	return int64(v)
+}
+
+// pswCheck reads the password check value and its checksum that a RAR5
+// encryption header or record holds when its flag bit 0 is set.
+func (c *cursor) pswCheck(fl uint64) (check, sum []byte) {
+	if fl&1 == 0 {
+		return nil, nil
+	}
+	return c.bytes(rarcrypto.CheckSize5), c.bytes(4)
 }

@@ -302,13 +302,21 @@ func (p *parser) oldComment(c *cursor) {
 	// Packed old comments are dropped: unrar 6 reports them corrupt too.
 }
 
+// skipData skips the data area of the header before, if any.
+func (p *parser) skipData() error {
+	if p.pending > 0 {
+		if err := p.s.skip(p.pending, "data area"); err != nil {
+			return err
+		}
+		p.pending = 0
+	}
+	return nil
+}
+
 func (p *parser) next4() (*file, error) {
 	for {
-		if p.pending > 0 {
-			if err := p.s.skip(p.pending, "data area"); err != nil {
-				return nil, err
-			}
-			p.pending = 0
+		if err := p.skipData(); err != nil {
+			return nil, err
 		}
 		hd, err := p.readHeader4()
 		if err == io.EOF {

@@ -221,11 +221,7 @@ func (p *parser) crypt5(hd *header5) error {
 	fl := c.vint()
 	lg2 := int(c.u8())
 	salt := c.bytes(rarcrypto.SaltSize5)
-	var check, sum []byte
-	if fl&1 != 0 {
-		check = c.bytes(rarcrypto.CheckSize5)
-		sum = c.bytes(4)
-	}
+	check, sum := c.pswCheck(fl)
 	if c.bad {
 		return errs.Corrupt("RAR5 encryption header")
 	}
@@ -254,13 +250,12 @@ func (p *parser) crypt5(hd *header5) error {
 	return nil
 }
 
+// next5 is next4's loop over RAR5 headers: the loops look alike, the
+// headers and the end-of-volume rules they apply do not.
 func (p *parser) next5() (*file, error) {
 	for {
-		if p.pending > 0 {
-			if err := p.s.skip(p.pending, "data area"); err != nil {
-				return nil, err
-			}
-			p.pending = 0
+		if err := p.skipData(); err != nil {
+			return nil, err
 		}
 		hd, err := p.readHeader5()
 		if err == io.EOF {
@@ -438,11 +433,7 @@ func (p *parser) extra5(f *file, extra []byte) error {
 			lg2 := int(c.u8())
 			s := c.bytes(rarcrypto.SaltSize5)
 			iv := c.bytes(rarcrypto.IVSize)
-			var chk, sum []byte
-			if fl&1 != 0 {
-				chk = c.bytes(rarcrypto.CheckSize5)
-				sum = c.bytes(4)
-			}
+			chk, sum := c.pswCheck(fl)
 			if c.bad {
 				return errs.Corrupt("RAR5 encryption record")
 			}

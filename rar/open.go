@@ -422,22 +422,32 @@ func sizeError(n, size int64) error {
 
 // Read reads decoded, verified content.
 func (r *entryReader) Read(p []byte) (int, error) {
-	a := r.a
-	if a == nil {
-		return 0, errReaderClosed
+	locked, err := r.ready()
+	if locked {
+		defer r.a.mu.Unlock()
 	}
-	if !r.solid {
-		if a.closed.Load() {
-			return 0, errArchiveClosed
-		}
-		return r.read(p)
-	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if err := r.attach(); err != nil {
+	if err != nil {
 		return 0, err
 	}
 	return r.read(p)
+}
+
+// ready checks that r and its Archive are still open. For a solid entry
+// it locks the Archive (reporting locked: the caller unlocks) and
+// attaches r to a positioned slot.
+func (r *entryReader) ready() (locked bool, err error) {
+	a := r.a
+	if a == nil {
+		return false, errReaderClosed
+	}
+	if !r.solid {
+		if a.closed.Load() {
+			return false, errArchiveClosed
+		}
+		return false, nil
+	}
+	a.mu.Lock()
+	return true, r.attach()
 }
 
 // attach gives a solid reader a positioned slot, with a.mu held.
@@ -482,20 +492,12 @@ func (r *entryReader) read(p []byte) (int, error) {
 // WriteTo writes the content to w, straight from the decoder's window
 // when it has one. A solid entry holds the Archive's lock meanwhile.
 func (r *entryReader) WriteTo(w io.Writer) (int64, error) {
-	a := r.a
-	if a == nil {
-		return 0, errReaderClosed
+	locked, err := r.ready()
+	if locked {
+		defer r.a.mu.Unlock()
 	}
-	if !r.solid {
-		if a.closed.Load() {
-			return 0, errArchiveClosed
-		}
-	} else {
-		a.mu.Lock()
-		defer a.mu.Unlock()
-		if err := r.attach(); err != nil {
-			return 0, err
-		}
+	if err != nil {
+		return 0, err
 	}
 	if r.done {
 		if r.err == io.EOF {

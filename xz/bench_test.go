@@ -2,46 +2,17 @@ package xz
 
 import (
 	"bytes"
-	"fmt"
 	"io"
 	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
 
 	"github.com/go-unarc/unarc/internal/testutil"
 )
 
-// benchXZ returns (making it once, in the benchmark cache) mixed-0.bin of
-// the mixed-200 workload compressed by `xz -6 -T1`: 50 MiB of half random,
-// half text data in a single-block stream with a CRC64 check. bench/ uses
-// the same cache name for its comparison with ulikunitz/xz.
+// benchXZ is testutil.MixedXZ's file: 26 MiB of .xz for 50 MiB.
 func benchXZ(b *testing.B) []byte {
 	b.Helper()
-	if _, err := exec.LookPath("xz"); err != nil {
-		b.Skip("xz not installed (../shared/tools/install-reference-tools.sh installs it)")
-	}
-	out := filepath.Join(testutil.CacheDir(b), "xz-bench-mixed-0.xz")
-	if _, err := os.Stat(out); err != nil {
-		src := filepath.Join(testutil.MixedDir(b), testutil.MixedName(0))
-		tmp := fmt.Sprintf("%s.tmp%d", out, os.Getpid())
-		f, err := os.Create(tmp)
-		if err != nil {
-			b.Fatal(err)
-		}
-		cmd := exec.Command("xz", "-6", "-T1", "-c", src)
-		cmd.Stdout, cmd.Stderr = f, os.Stderr
-		err = cmd.Run()
-		f.Close()
-		if err != nil {
-			os.Remove(tmp)
-			b.Fatal(err)
-		}
-		if err := os.Rename(tmp, out); err != nil {
-			b.Fatal(err)
-		}
-	}
-	data, err := os.ReadFile(out)
+	data, err := os.ReadFile(testutil.MixedXZ(b))
 	if err != nil {
 		b.Fatal(err)
 	}

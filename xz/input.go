@@ -12,6 +12,10 @@ import (
 const inBufSize = 64 << 10
 
 // input buffers the compressed stream: buf[ip:end] is read and unused.
+// Deliberately not lzma's input: that one keeps inSlack zero bytes after
+// the data for its range decoder's unchecked reads and fills by want,
+// this one serves whole headers and blocks (need); they share only the
+// field list and the pooled buffer.
 type input struct {
 	r   io.Reader
 	p   *[]byte

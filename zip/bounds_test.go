@@ -139,12 +139,12 @@ func TestOverlap(t *testing.T) {
 		return r.Bytes()
 	}
 	timeOpen := func(data []byte) time.Duration {
-		start := time.Now()
+		start := testutil.CPUTime()
 		a, err := openCfg(data, arc.Limits{})
 		if err != nil || len(a.Entries()) != n {
 			t.Fatalf("%d entries: %v", n, err)
 		}
-		return time.Since(start)
+		return testutil.CPUSince(start)
 	}
 	inOrder, rev := build(false), build(true)
 	timeOpen(inOrder) // warm the pools

@@ -50,20 +50,45 @@ func (s *section) WriteTo(w io.Writer) (int64, error) { return pool.Copy(w, s) }
 // decompressor and verifier. It is pooled, so Open allocates only the
 // small handle that guards against use after Close.
 type openState struct {
+	chain
 	sec section
 	wt  bool // the body is an io.WriterTo (crc32x passes WriteTo through)
-	br  *bufio.Reader
-	dec *deflate.Reader
-	lz  *lzma.Reader
-	oth *methodReader // a registered method (methods.go); closed with the entry
-	cr  decryptor
-	cb  cryptBody
-	v   crc32x.Reader
 	hdr [localLen]byte
 }
 
+// chain is the per-entry reader chain both APIs keep in their pooled
+// state: input buffer, decoders (made on first use), decryptor, CRC.
+type chain struct {
+	br  *bufio.Reader
+	dec *deflate.Reader
+	lz  *lzma.Reader
+	oth *methodReader // the entry's registered-method decoder (methods.go); closed with the entry
+	cr  decryptor
+	cb  cryptBody
+	v   crc32x.Reader
+}
+
+// release closes the entry's decoders and forgets its source, keeping
+// the buffers for the next entry.
+func (c *chain) release() {
+	if c.dec != nil {
+		c.dec.Close()
+	}
+	if c.lz != nil {
+		c.lz.Close()
+	}
+	if c.oth != nil {
+		c.oth.Close()
+		c.oth = nil
+	}
+	c.cr.release()
+	c.cb = cryptBody{}
+	c.br.Reset(nil)
+	c.v.ResetCRC32(nil, 0, 0)
+}
+
 var openPool = pool.Of[openState]{New: func() *openState {
-	return &openState{br: bufio.NewReaderSize(nil, 32<<10)}
+	return &openState{chain: chain{br: bufio.NewReaderSize(nil, 32<<10)}}
 }}
 
 // entryReader is what Open returns. Close gives the state back exactly
@@ -97,21 +122,8 @@ func (r *entryReader) Close() error {
 		return nil
 	}
 	r.s = nil
-	if s.dec != nil {
-		s.dec.Close()
-	}
-	if s.lz != nil {
-		s.lz.Close()
-	}
-	if s.oth != nil {
-		s.oth.Close()
-		s.oth = nil
-	}
+	s.release()
 	s.sec = section{}
-	s.cr.release()
-	s.cb = cryptBody{}
-	s.br.Reset(nil)
-	s.v.ResetCRC32(nil, 0, 0)
 	openPool.Put(s)
 	return nil
 }

@@ -9,11 +9,9 @@ import (
 	"io"
 
 	"github.com/go-unarc/unarc/arc"
-	"github.com/go-unarc/unarc/crc32x"
 	"github.com/go-unarc/unarc/deflate"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/pool"
-	"github.com/go-unarc/unarc/lzma"
 )
 
 // Reader reads a ZIP archive forward-only from an io.Reader, through the
@@ -58,14 +56,8 @@ type Reader struct {
 
 // streamState is the pooled scratch of a Reader.
 type streamState struct {
-	br      *bufio.Reader
+	chain
 	in      input
-	dec     *deflate.Reader
-	lz      *lzma.Reader
-	oth     *methodReader // the current entry's registered-method decoder
-	cr      decryptor
-	cb      cryptBody
-	v       crc32x.Reader
 	dd      descReader
 	scan    storedScan
 	scratch []byte
@@ -75,7 +67,7 @@ type streamState struct {
 }
 
 var streamPool = pool.Of[streamState]{New: func() *streamState {
-	return &streamState{br: bufio.NewReaderSize(nil, 64<<10), seed: maphash.MakeSeed()}
+	return &streamState{chain: chain{br: bufio.NewReaderSize(nil, 64<<10)}, seed: maphash.MakeSeed()}
 }}
 
 // input reads from the stream buffer, counting what it hands out and
@@ -498,21 +490,8 @@ func (z *Reader) Close() error {
 		return nil
 	}
 	z.s = nil
-	if s.dec != nil {
-		s.dec.Close()
-	}
-	if s.lz != nil {
-		s.lz.Close()
-	}
-	if s.oth != nil {
-		s.oth.Close()
-		s.oth = nil
-	}
-	s.cr.release()
-	s.cb = cryptBody{}
-	s.br.Reset(nil)
+	s.release()
 	s.in = input{}
-	s.v.ResetCRC32(nil, 0, 0)
 	s.dd, s.scan = descReader{}, storedScan{}
 	streamPool.Put(s)
 	return nil

@@ -137,6 +137,8 @@ func (f *Reader) fill() {
 	}
 }
 
+// convert dispatches to the filter of f.kind (a switch, not copied code:
+// each case calls a different filter).
 func (f *Reader) convert(b []byte) int {
 	switch f.kind {
 	case X86:

@@ -26,6 +26,7 @@ import (
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/lsb"
 	"github.com/go-unarc/unarc/internal/pool"
+	"github.com/go-unarc/unarc/internal/ringout"
 )
 
 const (
@@ -69,15 +70,13 @@ const Memory = int64(3*(4<<pbits+4*maxNodes)+256+ringSize) + 4<<10
 // Reader decodes one Implode stream. Reset reuses it for the next stream;
 // Close returns its tables to the pool.
 type Reader struct {
-	br       lsb.Reader
-	t        *tables
-	left     int64  // bytes still to decode
-	w, r     uint64 // bytes written to / delivered from the ring
-	lowBits  uint   // plain low distance bits: 6 or 7
-	literals bool   // a literal tree is present
-	minMatch int
-	header   bool
-	err      error
+	ringout.Out // Read, WriteTo; W, R, Left, Err
+	br          lsb.Reader
+	t           *tables
+	lowBits     uint // plain low distance bits: 6 or 7
+	literals    bool // a literal tree is present
+	minMatch    int
+	header      bool
 }
 
 // NewReader returns a decoder of an Implode stream that decodes to size
@@ -95,8 +94,8 @@ func (z *Reader) Reset(r io.Reader, size int64, bigWindow, literals bool) {
 		z.t = tablePool.Get()
 	}
 	z.br.Reset(r, "implode data")
-	clear(z.t.ring[:])
-	z.left, z.w, z.r, z.header, z.err = size, 0, 0, false, nil
+	z.Start(z.t.ring[:], z, size)
+	z.header = false
 	z.lowBits, z.literals, z.minMatch = 6, literals, 2
 	if bigWindow {
 		z.lowBits = 7
@@ -105,7 +104,7 @@ func (z *Reader) Reset(r io.Reader, size int64, bigWindow, literals bool) {
 		z.minMatch = 3
 	}
 	if size < 0 {
-		z.err = errs.Corrupt("implode: negative size")
+		z.Err = errs.Corrupt("implode: negative size")
 	}
 }
 
@@ -117,67 +116,8 @@ func (z *Reader) Close() error {
 		z.t = nil
 	}
 	z.br.Release()
-	z.err = errClosed
+	z.Stop(errClosed)
 	return nil
-}
-
-// Read implements io.Reader.
-func (z *Reader) Read(p []byte) (int, error) {
-	n := 0
-	for n < len(p) {
-		if z.t == nil {
-			return n, z.err
-		}
-		if z.r < z.w {
-			c := copy(p[n:], z.pending())
-			z.r += uint64(c)
-			n += c
-			continue
-		}
-		if z.left == 0 {
-			return n, io.EOF
-		}
-		if z.err != nil {
-			return n, z.err
-		}
-		z.err = z.fill()
-		if z.err != nil && n > 0 {
-			return n, nil
-		}
-	}
-	return n, nil
-}
-
-// WriteTo implements io.WriterTo, writing straight from the ring.
-func (z *Reader) WriteTo(w io.Writer) (int64, error) {
-	var total int64
-	for {
-		if z.t == nil {
-			return total, z.err
-		}
-		if z.r < z.w {
-			n, err := w.Write(z.pending())
-			z.r += uint64(n)
-			total += int64(n)
-			if err != nil {
-				return total, err
-			}
-			continue
-		}
-		if z.left == 0 {
-			return total, nil
-		}
-		if z.err != nil {
-			return total, z.err
-		}
-		z.err = z.fill()
-	}
-}
-
-func (z *Reader) pending() []byte {
-	s := z.r & ringMask
-	e := s + (z.w - z.r)
-	return z.t.ring[s:min(e, ringSize)]
 }
 
 // readTree reads one tree description of n symbols and builds t.
@@ -328,9 +268,9 @@ func (z *Reader) readHeader() error {
 	return nil
 }
 
-// fill decodes until the ring holds as much undelivered data as it safely
-// can, or the stream is done.
-func (z *Reader) fill() error {
+// Fill is for ringout.Out: it decodes until the ring holds as much
+// undelivered data as it safely can, or the stream ends.
+func (z *Reader) Fill() error {
 	if !z.header {
 		if err := z.readHeader(); err != nil {
 			return err
@@ -338,7 +278,7 @@ func (z *Reader) fill() error {
 	}
 	t := z.t
 	br := &z.br
-	for z.left > 0 && z.w-z.r < ringSize-maxMatch {
+	for z.Left > 0 && z.W-z.R < ringSize-maxMatch {
 		if br.N < 1+8 {
 			br.Fill()
 		}
@@ -358,9 +298,9 @@ func (z *Reader) fill() error {
 			if err != nil {
 				return err
 			}
-			t.ring[z.w&ringMask] = byte(c)
-			z.w++
-			z.left--
+			t.ring[z.W&ringMask] = byte(c)
+			z.W++
+			z.Left--
 			continue
 		}
 		low, err := br.Read(z.lowBits)
@@ -382,16 +322,9 @@ func (z *Reader) fill() error {
 			}
 			n += int(extra)
 		}
-		n = int(min(int64(n+z.minMatch), z.left))
+		n = int(min(int64(n+z.minMatch), z.Left))
 		dist := uint64(high)<<z.lowBits + uint64(low) + 1
-		// The ring starts zeroed, so a distance before the start reads zeros.
-		ring := &t.ring
-		w, src := z.w, z.w-dist
-		for i := range uint64(n) {
-			ring[(w+i)&ringMask] = ring[(src+i)&ringMask]
-		}
-		z.w += uint64(n)
-		z.left -= int64(n)
+		z.Copy(dist, n)
 	}
 	return nil
 }

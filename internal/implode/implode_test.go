@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"testing"
 	"testing/iotest"
 
@@ -13,29 +12,10 @@ import (
 	"github.com/go-unarc/unarc/internal/testutil"
 )
 
-func randomData(n int, seed uint64) []byte {
-	r := rand.New(rand.NewPCG(seed, 1))
-	b := make([]byte, n)
-	for i := range b {
-		b[i] = byte(r.Uint32())
-	}
-	return b
-}
+func randomData(n int, seed uint64) []byte { return testutil.RandomBytes(n, seed) }
 
 func textish(n int, seed uint64) []byte {
-	r := rand.New(rand.NewPCG(seed, 2))
-	words := []string{"the ", "quick ", "brown ", "fox ", "jumps ", "over ", "lazy ", "dog\n", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"}
-	var b bytes.Buffer
-	for b.Len() < n {
-		b.WriteString(words[r.IntN(len(words))])
-		if r.IntN(20) == 0 {
-			b.WriteByte(byte(r.Uint32()))
-		}
-		if r.IntN(500) == 0 {
-			b.Write(randomData(9000, r.Uint64())) // pushes matches past 8 KiB
-		}
-	}
-	return b.Bytes()[:n]
+	return testutil.Words(n, seed, []string{"the ", "quick ", "brown ", "fox ", "jumps ", "over ", "lazy ", "dog\n", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"}, 500)
 }
 
 func samples() map[string][]byte {

@@ -3,13 +3,16 @@
 // timestamps to time.Time, Unix st_mode and Windows attributes to
 // fs.FileMode, and the bound on a symlink target kept in memory.
 //
-// Every function here is total: any input gives a defined result and
-// none allocates.
+// Every conversion here is total: any input gives a defined result and
+// none allocates. ReadLinkTarget, the one reader, allocates the target.
 package meta
 
 import (
+	"io"
 	"io/fs"
 	"time"
+
+	"github.com/go-unarc/unarc/internal/errs"
 )
 
 // MaxLinkTarget bounds a symlink target read from entry data or a
@@ -17,6 +20,19 @@ import (
 // (PATH_MAX is 4 KiB on Linux), and the bound keeps it from costing
 // memory.
 const MaxLinkTarget = 64 << 10
+
+// ReadLinkTarget reads a symlink target stored as entry data, reading at
+// most one byte more than MaxLinkTarget: a longer one is errs.ErrLimit.
+func ReadLinkTarget(r io.Reader) (string, error) {
+	b, err := io.ReadAll(io.LimitReader(r, MaxLinkTarget+1))
+	if err != nil {
+		return "", err
+	}
+	if len(b) > MaxLinkTarget {
+		return "", errs.Limit("symlink target longer than %d bytes", MaxLinkTarget)
+	}
+	return string(b), nil
+}
 
 // filetimeEpoch is 1601-01-01 to 1970-01-01 in seconds.
 const filetimeEpoch = 11644473600

@@ -1,9 +1,14 @@
 package meta
 
 import (
+	"errors"
 	"io/fs"
+	"strings"
 	"testing"
+	"testing/iotest"
 	"time"
+
+	"github.com/go-unarc/unarc/internal/errs"
 )
 
 func TestFiletime(t *testing.T) {
@@ -150,4 +155,20 @@ func TestNoAllocs(t *testing.T) {
 		t.Errorf("%v allocations per run", n)
 	}
 	_, _ = sink, ts
+}
+
+// TestReadLinkTarget: a target of MaxLinkTarget bytes is read whole, one
+// byte more is ErrLimit, and a read error comes back as it is.
+func TestReadLinkTarget(t *testing.T) {
+	long := strings.Repeat("a", MaxLinkTarget)
+	if got, err := ReadLinkTarget(strings.NewReader(long)); err != nil || got != long {
+		t.Errorf("MaxLinkTarget bytes: %d bytes, %v", len(got), err)
+	}
+	if got, err := ReadLinkTarget(strings.NewReader(long + "b")); !errors.Is(err, errs.ErrLimit) || got != "" {
+		t.Errorf("one byte more: %d bytes, %v", len(got), err)
+	}
+	bad := errors.New("read fails")
+	if _, err := ReadLinkTarget(iotest.ErrReader(bad)); err != bad {
+		t.Errorf("read error: %v", err)
+	}
 }

@@ -24,6 +24,7 @@ import (
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/lsb"
 	"github.com/go-unarc/unarc/internal/pool"
+	"github.com/go-unarc/unarc/internal/ringout"
 )
 
 const (
@@ -62,17 +63,15 @@ const Memory = int64(256*(maxSet+2)+ringSize) + 4<<10
 // Reader decodes one Reduce stream. Reset reuses it for the next stream;
 // Close returns its tables to the pool.
 type Reader struct {
-	br     lsb.Reader
-	t      *tables
-	factor uint
-	left   int64  // bytes still to decode
-	w, r   uint64 // bytes written to / delivered from the ring
-	header bool   // the follower sets have been read
-	last   byte   // the previous byte of the probabilistic layer
-	state  uint8  // run layer: 0 plain, 1 after DLE, 2 length byte, 3 distance byte
-	v      byte   // the byte after DLE
-	length int
-	err    error
+	ringout.Out // Read, WriteTo; W, R, Left, Err
+	br          lsb.Reader
+	t           *tables
+	factor      uint
+	header      bool  // the follower sets have been read
+	last        byte  // the previous byte of the probabilistic layer
+	state       uint8 // run layer: 0 plain, 1 after DLE, 2 length byte, 3 distance byte
+	v           byte  // the byte after DLE
+	length      int
 }
 
 // NewReader returns a decoder of a Reduce stream with the given reduction
@@ -89,87 +88,28 @@ func (z *Reader) Reset(r io.Reader, size int64, factor int) {
 		z.t = tablePool.Get()
 	}
 	z.br.Reset(r, "reduce data")
-	clear(z.t.ring[:])
-	z.factor, z.left, z.w, z.r = uint(factor), size, 0, 0
-	z.header, z.last, z.state, z.v, z.length, z.err = false, 0, 0, 0, 0, nil
+	z.Start(z.t.ring[:], z, size)
+	z.factor = uint(factor)
+	z.header, z.last, z.state, z.v, z.length = false, 0, 0, 0, 0
 	switch {
 	case factor < 1 || factor > 4:
-		z.err = errs.Corrupt("reduce: factor %d", factor)
+		z.Err = errs.Corrupt("reduce: factor %d", factor)
 	case size < 0:
-		z.err = errs.Corrupt("reduce: negative size")
+		z.Err = errs.Corrupt("reduce: negative size")
 	}
 }
 
 // Close returns the tables and input buffer to their pools. Reading after
-// Close fails.
+// Close fails. (The same lines as implode's Close, each on its own table
+// pool and bit reader; everything shared lives in ringout.Out.)
 func (z *Reader) Close() error {
 	if z.t != nil {
 		tablePool.Put(z.t)
 		z.t = nil
 	}
 	z.br.Release()
-	z.err = errClosed
+	z.Stop(errClosed)
 	return nil
-}
-
-// Read implements io.Reader.
-func (z *Reader) Read(p []byte) (int, error) {
-	n := 0
-	for n < len(p) {
-		if z.t == nil {
-			return n, z.err
-		}
-		if z.r < z.w {
-			c := copy(p[n:], z.pending())
-			z.r += uint64(c)
-			n += c
-			continue
-		}
-		if z.left == 0 {
-			return n, io.EOF
-		}
-		if z.err != nil {
-			return n, z.err
-		}
-		z.err = z.fill()
-		if z.err != nil && n > 0 {
-			return n, nil
-		}
-	}
-	return n, nil
-}
-
-// WriteTo implements io.WriterTo, writing straight from the ring.
-func (z *Reader) WriteTo(w io.Writer) (int64, error) {
-	var total int64
-	for {
-		if z.t == nil {
-			return total, z.err
-		}
-		if z.r < z.w {
-			n, err := w.Write(z.pending())
-			z.r += uint64(n)
-			total += int64(n)
-			if err != nil {
-				return total, err
-			}
-			continue
-		}
-		if z.left == 0 {
-			return total, nil
-		}
-		if z.err != nil {
-			return total, z.err
-		}
-		z.err = z.fill()
-	}
-}
-
-// pending is the undelivered part of the ring up to its end.
-func (z *Reader) pending() []byte {
-	s := z.r & ringMask
-	e := s + (z.w - z.r)
-	return z.t.ring[s:min(e, ringSize)]
 }
 
 func (z *Reader) readSets() error {
@@ -192,9 +132,9 @@ func (z *Reader) readSets() error {
 	return nil
 }
 
-// fill decodes until the ring holds as much undelivered data as it safely
-// can, or the stream is done.
-func (z *Reader) fill() error {
+// Fill is for ringout.Out: it decodes until the ring holds as much
+// undelivered data as it safely can, or the stream ends.
+func (z *Reader) Fill() error {
 	if !z.header {
 		if err := z.readSets(); err != nil {
 			return err
@@ -203,7 +143,7 @@ func (z *Reader) fill() error {
 	t := z.t
 	br := &z.br
 	lmask := 0xFF >> z.factor
-	for z.left > 0 && z.w-z.r < ringSize-maxMatch {
+	for z.Left > 0 && z.W-z.R < ringSize-maxMatch {
 		// The probabilistic layer: one byte.
 		if br.N < 1+8 {
 			br.Fill()
@@ -246,14 +186,14 @@ func (z *Reader) fill() error {
 				z.state = 1
 				continue
 			}
-			t.ring[z.w&ringMask] = c
-			z.w++
-			z.left--
+			t.ring[z.W&ringMask] = c
+			z.W++
+			z.Left--
 		case 1:
 			if c == 0 {
-				t.ring[z.w&ringMask] = dle
-				z.w++
-				z.left--
+				t.ring[z.W&ringMask] = dle
+				z.W++
+				z.Left--
 				z.state = 0
 				continue
 			}
@@ -269,22 +209,10 @@ func (z *Reader) fill() error {
 		case 3:
 			dist := uint64(z.v>>(8-z.factor))<<8 + uint64(c) + 1
 			n := int64(z.length + 3)
-			n = min(n, z.left)
-			z.copyMatch(dist, int(n))
+			n = min(n, z.Left)
+			z.Copy(dist, int(n))
 			z.state = 0
 		}
 	}
 	return nil
-}
-
-// copyMatch copies n bytes from dist back; the ring starts zeroed, so a
-// distance before the start reads zeros.
-func (z *Reader) copyMatch(dist uint64, n int) {
-	ring := &z.t.ring
-	w, src := z.w, z.w-dist
-	for i := range uint64(n) {
-		ring[(w+i)&ringMask] = ring[(src+i)&ringMask]
-	}
-	z.w += uint64(n)
-	z.left -= int64(n)
 }

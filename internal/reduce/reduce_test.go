@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"io"
-	"math/rand/v2"
 	"testing"
 	"testing/iotest"
 
@@ -12,26 +11,10 @@ import (
 	"github.com/go-unarc/unarc/internal/testutil"
 )
 
-func randomData(n int, seed uint64) []byte {
-	r := rand.New(rand.NewPCG(seed, 1))
-	b := make([]byte, n)
-	for i := range b {
-		b[i] = byte(r.Uint32())
-	}
-	return b
-}
+func randomData(n int, seed uint64) []byte { return testutil.RandomBytes(n, seed) }
 
 func textish(n int, seed uint64) []byte {
-	r := rand.New(rand.NewPCG(seed, 2))
-	words := []string{"the ", "quick ", "brown ", "fox ", "jumps ", "over ", "lazy ", "dog\n", "\x90\x90", "aaaaaaaaaaaaaaaaaaaaaaa"}
-	var b bytes.Buffer
-	for b.Len() < n {
-		b.WriteString(words[r.IntN(len(words))])
-		if r.IntN(20) == 0 {
-			b.WriteByte(byte(r.Uint32()))
-		}
-	}
-	return b.Bytes()[:n]
+	return testutil.Words(n, seed, []string{"the ", "quick ", "brown ", "fox ", "jumps ", "over ", "lazy ", "dog\n", "\x90\x90", "aaaaaaaaaaaaaaaaaaaaaaa"}, 0)
 }
 
 func samples() map[string][]byte {

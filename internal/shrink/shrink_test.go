@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"io"
-	"math/rand/v2"
 	"testing"
 	"testing/iotest"
 	"time"
@@ -13,28 +12,12 @@ import (
 	"github.com/go-unarc/unarc/internal/testutil"
 )
 
-func randomData(n int, seed uint64) []byte {
-	r := rand.New(rand.NewPCG(seed, 1))
-	b := make([]byte, n)
-	for i := range b {
-		b[i] = byte(r.Uint32())
-	}
-	return b
-}
+func randomData(n int, seed uint64) []byte { return testutil.RandomBytes(n, seed) }
 
 // textish is repetitive data with a small alphabet: long strings, many
 // KwKwK codes, and a table that fills up (partial clears when full).
 func textish(n int, seed uint64) []byte {
-	r := rand.New(rand.NewPCG(seed, 2))
-	words := []string{"the ", "quick ", "brown ", "fox ", "jumps ", "over ", "lazy ", "dog\n", "aaaaaaaa", "abab"}
-	var b bytes.Buffer
-	for b.Len() < n {
-		b.WriteString(words[r.IntN(len(words))])
-		if r.IntN(20) == 0 {
-			b.WriteByte(byte(r.Uint32()))
-		}
-	}
-	return b.Bytes()[:n]
+	return testutil.Words(n, seed, []string{"the ", "quick ", "brown ", "fox ", "jumps ", "over ", "lazy ", "dog\n", "aaaaaaaa", "abab"}, 0)
 }
 
 func samples() map[string][]byte {
@@ -274,7 +257,7 @@ func TestClearFlood(t *testing.T) {
 	}
 	w.put('b', 9)
 	comp := w.flush()
-	start := time.Now()
+	start := testutil.CPUTime()
 	got, err := decode(t, comp, 2)
 	if err != nil || string(got) != "ab" {
 		t.Fatalf("%q, %v", got, err)
@@ -285,7 +268,7 @@ func TestClearFlood(t *testing.T) {
 	if testutil.RaceEnabled {
 		limit *= 10
 	}
-	if d := time.Since(start); d > limit {
+	if d := testutil.CPUSince(start); d > limit {
 		t.Errorf("500000 partial clears took %v", d)
 	}
 }

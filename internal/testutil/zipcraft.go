@@ -51,16 +51,22 @@ func (f *ZipFile) sizes() (c, u uint32) {
 	return uint32(len(f.Packed)), uint32(f.Size)
 }
 
-// LocalHeader returns f's local header (30 bytes, name, extra).
+// version is the "version needed to extract": 4.5 for Zip64, else 2.0.
+func (f ZipFile) version() uint16 {
+	if f.Zip64 {
+		return 45
+	}
+	return 20
+}
+
+// LocalHeader returns f's local header (30 bytes, name, extra). Its
+// fields look like CentralHeader's but stand at other offsets (APPNOTE
+// 4.3.7 and 4.3.12), so each header is written out field by field.
 func LocalHeader(f ZipFile) []byte {
 	ex := f.extra()
 	h := make([]byte, 30, 30+len(f.Name)+len(ex))
 	zle.PutUint32(h, 0x04034b50)
-	ver := uint16(20)
-	if f.Zip64 {
-		ver = 45
-	}
-	zle.PutUint16(h[4:], ver)
+	zle.PutUint16(h[4:], f.version())
 	zle.PutUint16(h[6:], f.Flags)
 	zle.PutUint16(h[8:], f.Method)
 	zle.PutUint16(h[10:], 0x6000) // 12:00
@@ -97,11 +103,7 @@ func (b *ZipBuilder) Central(f ZipFile, off int64) {
 	var h [46]byte
 	zle.PutUint32(h[:], 0x02014b50)
 	zle.PutUint16(h[4:], 3<<8|45) // Unix, 4.5
-	ver := uint16(20)
-	if f.Zip64 {
-		ver = 45
-	}
-	zle.PutUint16(h[6:], ver)
+	zle.PutUint16(h[6:], f.version())
 	zle.PutUint16(h[8:], f.Flags)
 	zle.PutUint16(h[10:], f.Method)
 	zle.PutUint16(h[12:], 0x6000)

@@ -157,3 +157,32 @@ func Fuzz(f *testing.F, newDecoder func() Decoder, seeds []Entry) {
 		}
 	})
 }
+
+// Bench decodes every stream of ents with d through WriteTo, once
+// untimed to warm the pools, then per iteration, reporting throughput
+// and the steady-state allocations.
+func Bench(b *testing.B, d Decoder, ents []Entry) {
+	if len(ents) == 0 {
+		b.Fatal("Bench: no streams")
+	}
+	var total int64
+	for _, e := range ents {
+		total += e.Size
+	}
+	var src bytes.Reader
+	b.SetBytes(total)
+	b.ReportAllocs()
+	warm := true
+	for warm || b.Loop() {
+		warm = false
+		for _, e := range ents {
+			src.Reset(e.Packed)
+			if err := d.Reset(&src, e.Dict, e.Size, false); err != nil {
+				b.Fatal(err)
+			}
+			if n, err := d.WriteTo(io.Discard); err != nil || n != e.Size {
+				b.Fatalf("%s: %d of %d bytes, %v", e.Name, n, e.Size, err)
+			}
+		}
+	}
+}

@@ -1,8 +1,9 @@
 // Package rarbits holds what the RAR decoders share: for RAR 1.5–4
 // (unpack15, unpack20, unpack29) the MSB-first bit Reader, the canonical
-// Huffman tables of RAR 2.x and 3.x, window sizing and the Read/WriteTo
-// loop; for RAR 2.0, 2.9 and 5.0 (unpack50 too) the code-length table
-// reader (ReadLengths, ReadBitLengths).
+// Huffman tables of RAR 2.x and 3.x, and Stream (the pooled window, its
+// sizing, Read/WriteTo and the solid-entry rules around each algorithm);
+// for RAR 2.0, 2.9 and 5.0 (unpack50 too) the code-length table reader
+// (ReadLengths, ReadBitLengths).
 package rarbits
 
 import (
@@ -143,6 +144,16 @@ func (b *Reader) Peek16() uint32 { return uint32(b.V >> 48) }
 func (b *Reader) Skip(k uint) {
 	b.V <<= k
 	b.N -= k
+}
+
+// Slot is base plus the next k extra bits of a length or distance slot
+// (k may be 0: a shift by 64 is 0 in Go); the caller has filled at least
+// k. It inlines, so the v20 and v29 main loops read their slots with it.
+func (b *Reader) Slot(base, k uint8) uint32 {
+	v := uint32(base) + uint32(b.V>>(64-uint(k)))
+	b.V <<= k
+	b.N -= uint(k)
+	return v
 }
 
 // Bits reads k <= 24 bits, filling as needed.

@@ -11,6 +11,7 @@ import (
 	"testing/iotest"
 
 	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/rar/internal/rarbits"
 )
 
 // onlyReader hides WriteTo so io.Copy goes through Read.
@@ -175,8 +176,8 @@ func TestWindowSized(t *testing.T) {
 	if err := d.Reset(bytes.NewReader(e.Packed), 4<<20, e.Size, false); err != nil {
 		t.Fatal(err)
 	}
-	if want := max(int64(minWindow), e.Size+margin); int64(len(d.win)) >= 2*want {
-		t.Fatalf("window %d bytes for a %d-byte entry", len(d.win), e.Size)
+	if want := max(int64(rarbits.MinWindow), e.Size+margin); int64(len(d.Win)) >= 2*want {
+		t.Fatalf("window %d bytes for a %d-byte entry", len(d.Win), e.Size)
 	}
 	// A solid stream longer than its dictionary: the window stays at the
 	// dictionary size.
@@ -187,8 +188,8 @@ func TestWindowSized(t *testing.T) {
 		if _, err := d.WriteTo(io.Discard); err != nil {
 			t.Fatal(err)
 		}
-		if len(d.win) > 2*vmMemSize {
-			t.Fatalf("solid window %d bytes for a 64 KiB dictionary", len(d.win))
+		if len(d.Win) > 2*vmMemSize {
+			t.Fatalf("solid window %d bytes for a 64 KiB dictionary", len(d.Win))
 		}
 	}
 }

@@ -269,7 +269,7 @@ func (d *Decoder) addFilter(first byte, code []byte) error {
 	if def.kind == 0 {
 		return errs.Corrupt("rar v29: filter refers to a failed definition")
 	}
-	return f.push(pendingFilter{start: d.pos + int64(start), length: length, kind: def.kind, r: r})
+	return f.push(pendingFilter{start: d.Pos + int64(start), length: length, kind: def.kind, r: r})
 }
 
 // programBytes reads n bytes of program from the bit position of v and
@@ -333,7 +333,7 @@ func (f *filterState) push(p pendingFilter) error {
 }
 
 // runFilters applies the filter at the head of the queue, and any chained
-// after it on the same block, to the window bytes at d.wr. The result
+// after it on the same block, to the window bytes at d.Wr. The result
 // lives in VM memory until the next call.
 func (d *Decoder) runFilters() ([]byte, error) {
 	f := &d.flt
@@ -345,13 +345,13 @@ func (d *Decoder) runFilters() ([]byte, error) {
 		return nil, errs.Corrupt("rar v29: filter block of %d bytes", n)
 	}
 	// Copy the block out of the ring.
-	i := int(start & d.mask)
-	k := copy(mem[:n], d.win[i:min(i+n, len(d.win))])
-	copy(mem[k:n], d.win[:n-k])
+	i := int(start & d.Mask)
+	k := copy(mem[:n], d.Win[i:min(i+n, len(d.Win))])
+	copy(mem[k:n], d.Win[:n-k])
 	out := mem[:n]
 	for {
 		var err error
-		out, err = applyFilter(p.kind, mem, n, &p.r, uint32(start-d.start))
+		out, err = applyFilter(p.kind, mem, n, &p.r, uint32(start-d.Start))
 		if err != nil {
 			return nil, err
 		}

@@ -1,8 +1,8 @@
 package unpack29
 
 import (
-	"encoding/binary"
 	"errors"
+
 	"github.com/go-unarc/unarc/rar/internal/rarbits"
 
 	"github.com/go-unarc/unarc/internal/errs"
@@ -20,10 +20,6 @@ const (
 )
 
 var (
-	lenBase  = [28]uint8{0, 1, 2, 3, 4, 5, 6, 7, 8, 10, 12, 14, 16, 20, 24, 28, 32, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224}
-	lenBits  = [28]uint8{0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2, 2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5}
-	sdBase   = [8]uint8{0, 4, 8, 16, 32, 64, 128, 192}
-	sdBits   = [8]uint8{2, 2, 3, 4, 5, 6, 6, 6}
 	distBase [distSyms]uint32
 	distBits [distSyms]uint8
 )
@@ -76,9 +72,9 @@ func (s *lzState) reset() {
 func (d *Decoder) decodeLZ(limit int64) error {
 	s := &d.lz
 	br := &d.br
-	win := d.win
-	mask := d.mask
-	pos := d.pos
+	win := d.Win
+	mask := d.Mask
+	pos := d.Pos
 	last := pos
 	for pos < limit {
 		if br.N < 40 {
@@ -86,7 +82,7 @@ func (d *Decoder) decodeLZ(limit int64) error {
 		}
 		if br.Pad != 0 && br.Overrun() {
 			// The previous symbol was decoded from padding: drop it.
-			d.pos = last
+			d.Pos = last
 			return errOverrun
 		}
 		last = pos
@@ -114,7 +110,9 @@ func (d *Decoder) decodeLZ(limit int64) error {
 			}
 			last = pos
 		}
-		// s.main.decode, by hand: the compiler does not inline it.
+		// Deliberate copy of Huffman.Decode (see unpack20's main loop,
+		// where the call measured 10% slower): the compiler does not
+		// inline Decode.
 		v := uint32(br.V >> 48)
 		var sym int
 		if e := s.main.Quick[v>>(16-rarbits.QuickBits)]; e != 0 {
@@ -133,14 +131,10 @@ func (d *Decoder) decodeLZ(limit int64) error {
 		switch {
 		case sym >= 271:
 			sym -= 271
-			length = uint32(lenBase[sym]) + 3
-			if b := uint(lenBits[sym]); b > 0 {
-				length += uint32(br.V >> (64 - b))
-				br.Skip(b)
-			}
+			length = br.Slot(rarbits.LenBase[sym], rarbits.LenBits[sym]) + 3
 			ds := s.dist.Decode(br)
 			if ds < 0 {
-				d.pos = pos
+				d.Pos = pos
 				return errs.Corrupt("rar v29: bad distance code")
 			}
 			if br.N < 32 {
@@ -166,7 +160,7 @@ func (d *Decoder) decodeLZ(limit int64) error {
 							dist += uint32(ld)
 							s.lowDist = uint32(ld)
 						default:
-							d.pos = pos
+							d.Pos = pos
 							return errs.Corrupt("rar v29: bad low distance code")
 						}
 					}
@@ -184,13 +178,13 @@ func (d *Decoder) decodeLZ(limit int64) error {
 			s.oldDist[3], s.oldDist[2], s.oldDist[1], s.oldDist[0] = s.oldDist[2], s.oldDist[1], s.oldDist[0], dist
 			s.lastLength = length
 		case sym == 256:
-			d.pos = pos
-			if err := d.endOfBlock(); err != nil || d.done || d.ppm.active {
+			d.Pos = pos
+			if err := d.endOfBlock(); err != nil || d.Done || d.ppm.active {
 				return err
 			}
 			continue
 		case sym == 257:
-			d.pos = pos
+			d.Pos = pos
 			if err := d.readVMCodeLZ(); err != nil {
 				return err
 			}
@@ -202,11 +196,7 @@ func (d *Decoder) decodeLZ(limit int64) error {
 			length, dist = s.lastLength, s.oldDist[0]
 		case sym >= 263:
 			sym -= 263
-			dist = uint32(sdBase[sym]) + 1
-			if b := uint(sdBits[sym]); b > 0 {
-				dist += uint32(br.V >> (64 - b))
-				br.Skip(b)
-			}
+			dist = br.Slot(rarbits.ShortBase[sym], rarbits.ShortBits[sym]) + 1
 			s.oldDist[3], s.oldDist[2], s.oldDist[1], s.oldDist[0] = s.oldDist[2], s.oldDist[1], s.oldDist[0], dist
 			length = 2
 			s.lastLength = 2
@@ -219,77 +209,37 @@ func (d *Decoder) decodeLZ(limit int64) error {
 			s.oldDist[0] = dist
 			ls := s.rep.Decode(br)
 			if ls < 0 {
-				d.pos = pos
+				d.Pos = pos
 				return errs.Corrupt("rar v29: bad length code")
 			}
-			length = uint32(lenBase[ls]) + 2
-			if b := uint(lenBits[ls]); b > 0 {
-				length += uint32(br.V >> (64 - b))
-				br.Skip(b)
-			}
+			length = br.Slot(rarbits.LenBase[ls], rarbits.LenBits[ls]) + 2
 			s.lastLength = length
 		default:
-			d.pos = pos
+			d.Pos = pos
 			return errs.Corrupt("rar v29: bad main code")
 		}
 		if int64(dist) > pos || int64(dist) > int64(len(win)) {
-			d.pos = pos
+			d.Pos = pos
 			return errs.Corrupt("rar v29: distance %d before the start of the data", dist)
 		}
-		copyMatch(win, mask, pos, int(length), int(dist))
+		rarbits.CopyMatch(win, mask, pos, int(length), int(dist))
 		pos += int64(length)
 	}
 	if br.Pad != 0 && br.Overrun() {
-		d.pos = last // the last symbol came from padding
+		d.Pos = last // the last symbol came from padding
 		return errOverrun
 	}
-	d.pos = pos
+	d.Pos = pos
 	return nil
-}
-
-// copyMatch copies length bytes from dist back to pos in the ring win.
-func copyMatch(win []byte, mask int64, pos int64, length, dist int) {
-	dst := int(pos & mask)
-	src := int((pos - int64(dist)) & mask)
-	if dst+length <= len(win) && src+length <= len(win) {
-		if dist >= 8 {
-			// Eight bytes at a time: with dist >= 8 every load reads
-			// bytes that are already final. Short matches dominate, and
-			// this beats a memmove call for them.
-			i := 0
-			for ; i+8 <= length; i += 8 {
-				binary.LittleEndian.PutUint64(win[dst+i:], binary.LittleEndian.Uint64(win[src+i:]))
-			}
-			for ; i < length; i++ {
-				win[dst+i] = win[src+i]
-			}
-			return
-		}
-		if dist >= length {
-			// The source may lie after dst (it wrapped): plain copy.
-			copy(win[dst:dst+length], win[src:src+length])
-			return
-		}
-		// Overlapping (dist < length) implies src < dst here.
-		w := win[src : dst+length]
-		for i := dist; i < len(w); i++ {
-			w[i] = w[i-dist]
-		}
-		return
-	}
-	m := int(mask)
-	for i := 0; i < length; i++ {
-		win[(dst+i)&m] = win[(src+i)&m]
-	}
 }
 
 // copyOut is copyMatch with the checks, for the PPMd block's LZ escapes.
 func (d *Decoder) copyOut(length, dist int) error {
-	if int64(dist) > d.pos || dist > len(d.win) {
+	if int64(dist) > d.Pos || dist > len(d.Win) {
 		return errs.Corrupt("rar v29: distance %d before the start of the data", dist)
 	}
-	copyMatch(d.win, d.mask, d.pos, length, dist)
-	d.pos += int64(length)
+	rarbits.CopyMatch(d.Win, d.Mask, d.Pos, length, dist)
+	d.Pos += int64(length)
 	return nil
 }
 
@@ -311,7 +261,7 @@ func (d *Decoder) endOfBlock() error {
 		return errOverrun
 	}
 	d.lz.tablesRead = !newTable
-	d.done = true
+	d.Done = true
 	return nil
 }
 

@@ -77,14 +77,14 @@ func ppmErr(err error) error {
 // are LZ matches, and any other value stands for the escape byte itself.
 func (d *Decoder) decodePPM(limit int64) error {
 	p := &d.ppm
-	for d.pos < limit {
+	for d.Pos < limit {
 		c, err := p.rar.Decode()
 		if err != nil {
 			return ppmErr(err)
 		}
 		if c != p.esc {
-			d.win[d.pos&d.mask] = c
-			d.pos++
+			d.Win[d.Pos&d.Mask] = c
+			d.Pos++
 			continue
 		}
 		c, err = p.rar.Decode()
@@ -100,7 +100,7 @@ func (d *Decoder) decodePPM(limit int64) error {
 				return nil
 			}
 		case 2:
-			d.done = true
+			d.Done = true
 			return nil
 		case 3:
 			if err := d.readVMCodePPM(); err != nil {
@@ -126,8 +126,8 @@ func (d *Decoder) decodePPM(limit int64) error {
 				return err
 			}
 		default:
-			d.win[d.pos&d.mask] = p.esc
-			d.pos++
+			d.Win[d.Pos&d.Mask] = p.esc
+			d.Pos++
 		}
 	}
 	return nil

@@ -177,9 +177,11 @@ func (d *Decoder) lz(stopW int) error {
 			continue
 		}
 		if sym >= 262 {
-			// New match, decoded on the local bit buffer (readMatch is
-			// the same logic for the careful path). After the main code
-			// at least 41 bits remain: enough for 9 length bits.
+			// Deliberate copy of readMatch (the careful path): here the
+			// bit buffer lives in locals (bits, n, pos) across the whole
+			// symbol, which a call through br would spill on every
+			// match. After the main code at least 41 bits remain:
+			// enough for 9 length bits.
 			slot := sym - 262
 			length := int(lenBase[slot&63])
 			if lb := uint(lenBits[slot&63]); lb > 0 {
@@ -313,6 +315,9 @@ func (d *Decoder) carefulSymbol() error {
 // readMatch reads the rest of a new match (main symbol 262..305): length
 // slot extra bits, distance slot, distance bits; it updates the repeated
 // distances (unrar Unpack5, "MainSlot>=262").
+//
+// The fast loop in lz holds a deliberate copy of this on its local bit
+// buffer; a change here belongs there too.
 func (d *Decoder) readMatch(sym uint) (int, uint64) {
 	br := &d.br
 	slot := sym - 262

@@ -1,0 +1,218 @@
+package rarbits
+
+import (
+	"io"
+	"math"
+
+	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/internal/pool"
+)
+
+// Window sizing shared by the RAR 1.5–4 decoders: a power of two no
+// smaller than MinWindow and no larger than MaxWindow (the largest
+// distance RAR 1.5 to 2.9 can encode), nor than the data the stream can
+// still reference (the dictionary, or less when the entry is smaller),
+// plus Margin for the longest copy (under 300 bytes in every version).
+const (
+	MinWindow = 4 << 10
+	MaxWindow = 4 << 20
+	Margin    = 512
+)
+
+// Stepper is the algorithm behind a Stream. Step makes progress: it
+// exposes the next decoded run in Out (see Flush and Emit), or sets Err
+// (io.EOF at the end of the entry).
+type Stepper interface{ Step() }
+
+// Stream is what the RAR 1.5, 2.0 and 2.9 decoders share around their
+// algorithm: the pooled ring window, the stream positions, the decoded
+// run waiting for the caller and the sticky error; and on them Read,
+// WriteTo, the solid-continuation rules of Reset and the bookkeeping of
+// Close. A decoder embeds it, calls Init once, Continue and Begin in its
+// Reset and Release in its Close. The fields are exported for the
+// decoders' main loops, which keep them in locals across a window run.
+type Stream struct {
+	Win  []byte // the ring window: stream position x lives at Win[x&Mask]
+	Mask int64  // len(Win)-1
+	Dict int64  // window cap for this stream
+
+	Pos   int64 // bytes decoded since the (solid) stream began
+	Wr    int64 // bytes flushed: handed out, or dropped past End
+	Start int64 // first position of the current entry
+	End   int64 // Start + unpacked size; math.MaxInt64 when unknown
+	Size  int64 // unpacked size of the entry; -1 unknown
+
+	Out     []byte // decoded output ready for the caller
+	Err     error  // sticky; io.EOF once the entry is complete
+	Done    bool   // the entry's compressed data is finished
+	Started bool   // a stream is in progress (a solid entry may continue it)
+
+	winp *[]byte
+	dec  Stepper
+	name string // "rar v15" etc., for errors
+}
+
+// Init ties s to the decoder that embeds it; name prefixes its errors.
+func (s *Stream) Init(dec Stepper, name string) { s.dec, s.name = dec, name }
+
+// Continue is the first step of a decoder's Reset. For a solid entry it
+// decodes (and drops) what the caller left unread of the previous one,
+// from that one's source; it fails when the previous entry did not end
+// cleanly, since a solid successor depends on all of it.
+func (s *Stream) Continue(solid bool) error {
+	if !solid || !s.Started {
+		return nil
+	}
+	if s.Err == nil {
+		for s.Err == nil {
+			s.Out = nil
+			s.dec.Step()
+		}
+		s.Out = nil
+		if s.Err != io.EOF {
+			return s.Err
+		}
+	}
+	if s.Err != io.EOF {
+		return errs.Corrupt("%s: solid entry follows a broken one", s.name)
+	}
+	return nil
+}
+
+// Begin starts an entry of size bytes (-1: unknown) under dictionary
+// dict (0 or more than MaxWindow: MaxWindow), continuing the stream when
+// solid and one is in progress. It reports whether the stream starts
+// afresh, in which case the decoder resets its adaptive state.
+func (s *Stream) Begin(dict, size int64, solid bool) (fresh bool) {
+	if dict <= 0 || dict > MaxWindow {
+		dict = MaxWindow
+	}
+	fresh = !solid || !s.Started
+	if fresh {
+		s.Dict, s.Pos = dict, 0
+	} else {
+		s.Dict = max(s.Dict, dict)
+	}
+	s.Out, s.Err, s.Done = nil, nil, false
+	s.Size = size
+	s.Started = true
+	s.Start, s.Wr = s.Pos, s.Pos
+	s.End = math.MaxInt64
+	if size >= 0 && size < math.MaxInt64-s.Pos {
+		s.End = s.Pos + size
+	}
+	s.sizeWindow(solid)
+	return fresh
+}
+
+// sizeWindow makes Win hold min(Dict, everything the stream can still
+// reference). It keeps the window when it is large enough; otherwise it
+// takes a bigger one from the pool, carries the history over when solid
+// (position x lives at x&mask in both) and returns the old one.
+func (s *Stream) sizeWindow(solid bool) {
+	need := s.Dict
+	if s.Size >= 0 && s.Size < s.Dict {
+		need = min(s.Dict, s.Pos+s.Size+Margin)
+	}
+	n := int64(MinWindow)
+	for n < need {
+		n <<= 1
+	}
+	if s.winp != nil && int64(len(s.Win)) >= n {
+		return
+	}
+	p := pool.Get(int(n))
+	w := *p
+	if solid && s.winp != nil && s.Pos > 0 {
+		win, pos := s.Win, s.Pos
+		keep := min(pos, int64(len(win)))
+		for x := pos - keep; x < pos; {
+			i, j := int(x&s.Mask), int(x&(n-1))
+			k := min(int64(len(win)-i), int64(len(w)-j), pos-x)
+			copy(w[j:j+int(k)], win[i:i+int(k)])
+			x += k
+		}
+	}
+	if s.winp != nil {
+		pool.Put(s.winp)
+	}
+	s.winp, s.Win, s.Mask = p, w, n-1
+}
+
+// Flush exposes the next contiguous run of the window between Wr and
+// lim in Out (cut at End) and moves Wr past it.
+func (s *Stream) Flush(lim int64) {
+	i := int(s.Wr & s.Mask)
+	n := int(min(lim-s.Wr, int64(len(s.Win)-i)))
+	s.Emit(s.Win[i:i+n], s.Wr)
+	s.Wr += int64(n)
+}
+
+// Emit hands b, which holds stream positions [at, at+len(b)), to the
+// caller, dropping whatever lies past the end of the entry.
+func (s *Stream) Emit(b []byte, at int64) {
+	if at >= s.End {
+		s.Out = nil
+		return
+	}
+	if rem := s.End - at; int64(len(b)) > rem {
+		b = b[:rem]
+	}
+	s.Out = b
+}
+
+// Read implements io.Reader, stepping the decoder while Out is empty.
+// (unpack50's Read and WriteTo have the same shape around its own window,
+// which grows and wraps differently and hands out filter output.)
+// Step runs once per window run, not per byte, so calling it through the
+// interface costs nothing measurable.
+func (s *Stream) Read(p []byte) (int, error) {
+	for len(s.Out) == 0 {
+		if s.Err != nil {
+			return 0, s.Err
+		}
+		s.dec.Step()
+	}
+	n := copy(p, s.Out)
+	s.Out = s.Out[n:]
+	return n, nil
+}
+
+// WriteTo implements io.WriterTo, writing everything the decoder
+// produces to w straight from its window; the end of the entry (io.EOF)
+// is a nil error.
+func (s *Stream) WriteTo(w io.Writer) (int64, error) {
+	var total int64
+	for {
+		if len(s.Out) > 0 {
+			n, werr := w.Write(s.Out)
+			total += int64(n)
+			s.Out = s.Out[n:]
+			if werr != nil {
+				return total, werr
+			}
+			continue
+		}
+		if s.Err != nil {
+			if s.Err == io.EOF {
+				return total, nil
+			}
+			return total, s.Err
+		}
+		s.dec.Step()
+	}
+}
+
+// Release returns the window to the pool and ends the stream: a later
+// Read fails, and the next Reset starts afresh.
+func (s *Stream) Release() {
+	if s.winp != nil {
+		pool.Put(s.winp)
+		s.winp, s.Win, s.Mask = nil, nil, 0
+	}
+	s.Started = false
+	s.Out = nil
+	if s.Err == nil {
+		s.Err = errs.Corrupt("%s: decoder closed", s.name)
+	}
+}

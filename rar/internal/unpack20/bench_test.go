@@ -1,0 +1,15 @@
+package unpack20
+
+import (
+	"testing"
+
+	"github.com/go-unarc/unarc/rar/internal/rar4test"
+)
+
+// BenchmarkDecode decodes the committed testdata streams (no tool here
+// writes RAR 2.0), for comparing changes to the decoder in one run.
+func BenchmarkDecode(b *testing.B) {
+	d := NewDecoder()
+	defer d.Close()
+	rar4test.Bench(b, d, streams(b))
+}
