@@ -1,190 +1,11 @@
 package bcj
 
 import (
-	"encoding/binary"
 	"errors"
 	"io"
 
 	"github.com/go-unarc/unarc/internal/pool"
 )
-
-// The encoders below are the forward direction of the converters in
-// filters.go: where a decoder subtracts the instruction's position from
-// an absolute target, the encoder adds it (7-Zip's Bra.c/Bra86.c with
-// encoding = 1). Each converts b in place, b[0] at stream position ip,
-// and returns how many leading bytes are final.
-
-// x86Enc makes E8/E9 rel32 operands absolute.
-func x86Enc(b []byte, ip uint32, state *uint32) int {
-	if len(b) < 5 {
-		return 0
-	}
-	size := len(b) - 4
-	ip += 5
-	mask := *state & 7
-	pos := 0
-	for {
-		p := pos
-		for p < size && b[p]&0xFE != 0xE8 {
-			p++
-		}
-		d := p - pos
-		pos = p
-		if p >= size {
-			if d > 2 {
-				*state = 0
-			} else {
-				*state = mask >> uint(d)
-			}
-			return pos
-		}
-		if d > 2 {
-			mask = 0
-		} else {
-			mask >>= uint(d)
-			if mask != 0 && (mask > 4 || mask == 3 || test86(b[p+int(mask>>1)+1])) {
-				mask = (mask >> 1) | 4
-				pos++
-				continue
-			}
-		}
-		if !test86(b[p+4]) {
-			mask = (mask >> 1) | 4
-			pos++
-			continue
-		}
-		v := binary.LittleEndian.Uint32(b[p+1:])
-		cur := ip + uint32(pos)
-		pos += 5
-		v += cur
-		if mask != 0 {
-			sh := (mask & 6) << 2
-			if test86(byte(v >> sh)) {
-				v ^= (uint32(0x100) << sh) - 1
-				v += cur
-			}
-			mask = 0
-		}
-		b[p+1] = byte(v)
-		b[p+2] = byte(v >> 8)
-		b[p+3] = byte(v >> 16)
-		b[p+4] = byte(0 - ((v >> 24) & 1))
-	}
-}
-
-// armEnc makes ARM BL offsets absolute.
-func armEnc(b []byte, ip uint32) int {
-	if len(b) < 4 {
-		return 0
-	}
-	ip += 8
-	i := 0
-	for ; i <= len(b)-4; i += 4 {
-		if b[i+3] != 0xEB {
-			continue
-		}
-		src := (uint32(b[i+2])<<16 | uint32(b[i+1])<<8 | uint32(b[i])) << 2
-		dest := (src + ip + uint32(i)) >> 2
-		b[i+2] = byte(dest >> 16)
-		b[i+1] = byte(dest >> 8)
-		b[i] = byte(dest)
-	}
-	return i
-}
-
-// armtEnc makes ARM Thumb BL offsets absolute.
-func armtEnc(b []byte, ip uint32) int {
-	if len(b) < 4 {
-		return 0
-	}
-	ip += 4
-	i := 0
-	for ; i <= len(b)-4; i += 2 {
-		if b[i+1]&0xF8 != 0xF0 || b[i+3]&0xF8 != 0xF8 {
-			continue
-		}
-		src := ((uint32(b[i+1])&7)<<19 | uint32(b[i])<<11 | (uint32(b[i+3])&7)<<8 | uint32(b[i+2])) << 1
-		dest := (src + ip + uint32(i)) >> 1
-		b[i+1] = byte(0xF0 | (dest>>19)&7)
-		b[i] = byte(dest >> 11)
-		b[i+3] = byte(0xF8 | (dest>>8)&7)
-		b[i+2] = byte(dest)
-		i += 2
-	}
-	return i
-}
-
-// arm64Enc makes ARM64 BL immediates and ADRP page offsets absolute.
-func arm64Enc(b []byte, ip uint32) int {
-	const flag = uint32(1) << (24 - 4)
-	const mask = (uint32(1) << 24) - (flag << 1)
-	n := len(b) &^ 3
-	for i := 0; i < n; i += 4 {
-		v := binary.LittleEndian.Uint32(b[i:])
-		pc := ip + uint32(i)
-		if (v-0x94000000)&0xFC000000 == 0 { // BL
-			v += pc >> 2
-			v &= 0x03FFFFFF
-			v |= 0x94000000
-			binary.LittleEndian.PutUint32(b[i:], v)
-			continue
-		}
-		v -= 0x90000000
-		if v&0x9F000000 != 0 { // not ADRP
-			continue
-		}
-		v += flag
-		if v&mask != 0 {
-			continue
-		}
-		z := (v & 0xFFFFFFE0) | (v >> 26)
-		z += (pc >> (12 - 3)) &^ 7
-		v &= 0x1F
-		v |= 0x90000000
-		v |= z << 26
-		v |= 0x00FFFFE0 & ((z & ((flag << 1) - 1)) - flag)
-		binary.LittleEndian.PutUint32(b[i:], v)
-	}
-	return n
-}
-
-// ppcEnc makes PowerPC "bl" offsets absolute.
-func ppcEnc(b []byte, ip uint32) int {
-	if len(b) < 4 {
-		return 0
-	}
-	i := 0
-	for ; i <= len(b)-4; i += 4 {
-		if b[i]>>2 != 0x12 || b[i+3]&3 != 1 {
-			continue
-		}
-		src := (uint32(b[i])&3)<<24 | uint32(b[i+1])<<16 | uint32(b[i+2])<<8 | uint32(b[i+3])&^3
-		dest := src + ip + uint32(i)
-		b[i] = byte(0x48 | (dest>>24)&3)
-		b[i+1] = byte(dest >> 16)
-		b[i+2] = byte(dest >> 8)
-		b[i+3] = b[i+3]&3 | byte(dest)&^3
-	}
-	return i
-}
-
-// sparcEnc makes SPARC "call" offsets absolute.
-func sparcEnc(b []byte, ip uint32) int {
-	if len(b) < 4 {
-		return 0
-	}
-	i := 0
-	for ; i <= len(b)-4; i += 4 {
-		if !(b[i] == 0x40 && b[i+1]&0xC0 == 0) && !(b[i] == 0x7F && b[i+1]&0xC0 == 0xC0) {
-			continue
-		}
-		src := binary.BigEndian.Uint32(b[i:]) << 2
-		dest := (src + ip + uint32(i)) >> 2
-		dest = ((0-((dest>>22)&1))<<22)&0x3FFFFFFF | dest&0x3FFFFF | 0x40000000
-		binary.BigEndian.PutUint32(b[i:], dest)
-	}
-	return i
-}
 
 // Writer applies a filter forward to the bytes written to it and passes
 // them on: what Reader undoes. A few bytes that may begin an instruction
@@ -282,17 +103,17 @@ func (f *Writer) emit(end bool) error {
 func (f *Writer) convert(b []byte) int {
 	switch f.kind {
 	case X86:
-		return x86Enc(b, f.ip, &f.state)
+		return x86(b, f.ip, &f.state, true)
 	case ARM:
-		return armEnc(b, f.ip)
+		return arm(b, f.ip, true)
 	case ARMT:
-		return armtEnc(b, f.ip)
+		return armt(b, f.ip, true)
 	case ARM64:
-		return arm64Enc(b, f.ip)
+		return arm64(b, f.ip, true)
 	case PPC:
-		return ppcEnc(b, f.ip)
+		return ppc(b, f.ip, true)
 	case SPARC:
-		return sparcEnc(b, f.ip)
+		return sparc(b, f.ip, true)
 	case Delta:
 		f.deltaEnc(b)
 		return len(b)

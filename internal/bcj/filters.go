@@ -2,8 +2,9 @@ package bcj
 
 import "encoding/binary"
 
-// Each converter decodes b in place, b[0] being at stream position ip, and
-// returns how many leading bytes are final. The rest (a possibly split
+// Each converter decodes b in place (or, with enc, encodes it: the
+// forward direction the 7z writer uses, 7-Zip's encoding = 1), b[0] being
+// at stream position ip, and returns how many leading bytes are final. The rest (a possibly split
 // instruction) is presented again with more data, or passes through
 // unconverted at the end of the stream. The transforms follow 7-Zip's
 // Bra.c / Bra86.c / BraIA64.c (LZMA SDK) and, for RISC-V, the filter
@@ -12,7 +13,7 @@ import "encoding/binary"
 // x86 undoes the BCJ x86 filter: E8 (call) and E9 (jmp) rel32 operands
 // whose top byte is 00 or FF were made absolute. state carries the
 // "previous mask" of recently seen E8/E9 bytes across calls.
-func x86(b []byte, ip uint32, state *uint32) int {
+func x86(b []byte, ip uint32, state *uint32, enc bool) int {
 	if len(b) < 5 {
 		return 0
 	}
@@ -49,12 +50,12 @@ func x86(b []byte, ip uint32, state *uint32) int {
 			v := binary.LittleEndian.Uint32(b[p+1:])
 			cur := ip + uint32(pos)
 			pos += 5
-			v -= cur
+			v = rel(v, cur, enc)
 			if mask != 0 {
 				sh := (mask & 6) << 2
 				if test86(byte(v >> sh)) {
 					v ^= (uint32(0x100) << sh) - 1
-					v -= cur
+					v = rel(v, cur, enc)
 				}
 				mask = 0
 			}
@@ -69,12 +70,21 @@ func x86(b []byte, ip uint32, state *uint32) int {
 	}
 }
 
+// rel makes the address v absolute from position pc (enc) or relative to
+// it again (decoding).
+func rel(v, pc uint32, enc bool) uint32 {
+	if enc {
+		return v + pc
+	}
+	return v - pc
+}
+
 // test86 reports whether b is 0x00 or 0xFF, the top byte of a plausible
 // near displacement.
 func test86(b byte) bool { return (b+1)&0xFE == 0 }
 
 // arm undoes the ARM (little-endian) BL filter.
-func arm(b []byte, ip uint32) int {
+func arm(b []byte, ip uint32, enc bool) int {
 	if len(b) < 4 {
 		return 0
 	}
@@ -86,7 +96,7 @@ func arm(b []byte, ip uint32) int {
 		}
 		src := uint32(b[i+2])<<16 | uint32(b[i+1])<<8 | uint32(b[i])
 		src <<= 2
-		dest := (src - (ip + uint32(i))) >> 2
+		dest := rel(src, ip+uint32(i), enc) >> 2
 		b[i+2] = byte(dest >> 16)
 		b[i+1] = byte(dest >> 8)
 		b[i] = byte(dest)
@@ -95,7 +105,7 @@ func arm(b []byte, ip uint32) int {
 }
 
 // armt undoes the ARM Thumb BL filter (two 16-bit halves).
-func armt(b []byte, ip uint32) int {
+func armt(b []byte, ip uint32, enc bool) int {
 	if len(b) < 4 {
 		return 0
 	}
@@ -107,7 +117,7 @@ func armt(b []byte, ip uint32) int {
 		}
 		src := (uint32(b[i+1])&7)<<19 | uint32(b[i])<<11 | (uint32(b[i+3])&7)<<8 | uint32(b[i+2])
 		src <<= 1
-		dest := (src - (ip + uint32(i))) >> 1
+		dest := rel(src, ip+uint32(i), enc) >> 1
 		b[i+1] = byte(0xF0 | (dest>>19)&7)
 		b[i] = byte(dest >> 11)
 		b[i+3] = byte(0xF8 | (dest>>8)&7)
@@ -119,7 +129,7 @@ func armt(b []byte, ip uint32) int {
 
 // arm64 undoes the ARM64 filter (7-Zip 23): BL immediates and ADRP
 // page offsets within +-512 MiB.
-func arm64(b []byte, ip uint32) int {
+func arm64(b []byte, ip uint32, enc bool) int {
 	const flag = uint32(1) << (24 - 4)
 	const mask = (uint32(1) << 24) - (flag << 1)
 	n := len(b) &^ 3
@@ -127,7 +137,7 @@ func arm64(b []byte, ip uint32) int {
 		v := binary.LittleEndian.Uint32(b[i:])
 		pc := ip + uint32(i)
 		if (v-0x94000000)&0xFC000000 == 0 { // BL
-			v -= pc >> 2
+			v = rel(v, pc>>2, enc)
 			v &= 0x03FFFFFF
 			v |= 0x94000000
 			binary.LittleEndian.PutUint32(b[i:], v)
@@ -142,8 +152,7 @@ func arm64(b []byte, ip uint32) int {
 			continue
 		}
 		z := (v & 0xFFFFFFE0) | (v >> 26)
-		c := (pc >> (12 - 3)) &^ 7
-		z -= c
+		z = rel(z, (pc>>(12-3))&^7, enc)
 		v &= 0x1F
 		v |= 0x90000000
 		v |= z << 26
@@ -154,7 +163,7 @@ func arm64(b []byte, ip uint32) int {
 }
 
 // ppc undoes the PowerPC (big-endian) "bl" filter.
-func ppc(b []byte, ip uint32) int {
+func ppc(b []byte, ip uint32, enc bool) int {
 	if len(b) < 4 {
 		return 0
 	}
@@ -164,7 +173,7 @@ func ppc(b []byte, ip uint32) int {
 			continue
 		}
 		src := (uint32(b[i])&3)<<24 | uint32(b[i+1])<<16 | uint32(b[i+2])<<8 | uint32(b[i+3])&^3
-		dest := src - (ip + uint32(i))
+		dest := rel(src, ip+uint32(i), enc)
 		b[i] = byte(0x48 | (dest>>24)&3)
 		b[i+1] = byte(dest >> 16)
 		b[i+2] = byte(dest >> 8)
@@ -174,7 +183,7 @@ func ppc(b []byte, ip uint32) int {
 }
 
 // sparc undoes the SPARC "call" filter.
-func sparc(b []byte, ip uint32) int {
+func sparc(b []byte, ip uint32, enc bool) int {
 	if len(b) < 4 {
 		return 0
 	}
@@ -184,7 +193,7 @@ func sparc(b []byte, ip uint32) int {
 			continue
 		}
 		src := binary.BigEndian.Uint32(b[i:]) << 2
-		dest := (src - (ip + uint32(i))) >> 2
+		dest := rel(src, ip+uint32(i), enc) >> 2
 		dest = ((0-((dest>>22)&1))<<22)&0x3FFFFFFF | dest&0x3FFFFF | 0x40000000
 		binary.BigEndian.PutUint32(b[i:], dest)
 	}

@@ -142,17 +142,17 @@ func (f *Reader) fill() {
 func (f *Reader) convert(b []byte) int {
 	switch f.kind {
 	case X86:
-		return x86(b, f.ip, &f.state)
+		return x86(b, f.ip, &f.state, false)
 	case ARM:
-		return arm(b, f.ip)
+		return arm(b, f.ip, false)
 	case ARMT:
-		return armt(b, f.ip)
+		return armt(b, f.ip, false)
 	case ARM64:
-		return arm64(b, f.ip)
+		return arm64(b, f.ip, false)
 	case PPC:
-		return ppc(b, f.ip)
+		return ppc(b, f.ip, false)
 	case SPARC:
-		return sparc(b, f.ip)
+		return sparc(b, f.ip, false)
 	case IA64:
 		return ia64(b, f.ip)
 	case RISCV:
