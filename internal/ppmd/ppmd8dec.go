@@ -21,7 +21,7 @@ func (m *model8) decodeSymbol(rc *rangeDecoder) int {
 		f := uint32(st[1])
 		if count < f {
 			rc.decode(0, f)
-			rc.normalize()
+			rc.normRAR()
 			m.foundState = s
 			sym := st[0]
 			m.update1_0()
@@ -33,7 +33,7 @@ func (m *model8) decodeSymbol(rc *rangeDecoder) int {
 			f = uint32(st[i+1])
 			if count < f {
 				rc.decode(hiCnt-count, f)
-				rc.normalize()
+				rc.normRAR()
 				m.foundState = s + uint32(i)
 				sym := st[i]
 				m.update1()
@@ -63,7 +63,7 @@ func (m *model8) decodeSymbol(rc *rangeDecoder) int {
 		if rc.code < size0 {
 			*prob = uint16(pr + 1<<intBits)
 			rc.rng = size0
-			rc.normalize()
+			rc.normRAR()
 			sym := ctx[2]
 			succ := binary.LittleEndian.Uint32(ctx[4:])
 			m.foundState = s
@@ -90,7 +90,7 @@ func (m *model8) decodeSymbol(rc *rangeDecoder) int {
 	}
 
 	for {
-		rc.normalize()
+		rc.normRAR()
 		mc := m.minContext
 		numMasked := uint32(mem[mc])
 		for {
@@ -139,7 +139,7 @@ func (m *model8) decodeSymbol(rc *rangeDecoder) int {
 				return symError
 			}
 			rc.decode(cnt0-count, f)
-			rc.normalize()
+			rc.normRAR()
 			if sp.shift < periodBits {
 				sp.count--
 				if sp.count == 0 {

@@ -72,7 +72,8 @@ func (d *RAR) ReadHeader(br io.ByteReader) (esc int, err error) {
 		}
 		esc = int(c)
 	}
-	if err := d.rc.initRAR(br); err != nil {
+	d.rc.setExact(br)
+	if err := d.rc.initRAR(); err != nil {
 		d.ready = false
 		return esc, err
 	}

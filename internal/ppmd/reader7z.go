@@ -35,7 +35,6 @@ var errClosed = errors.New("ppmd: read after Close")
 type Reader7z struct {
 	m     *Model
 	rc    rangeDecoder
-	br    io.ByteReader
 	bufr  *bufio.Reader // kept across Reset when the source needs wrapping
 	order int
 	mem   uint32
@@ -77,20 +76,14 @@ func (z *Reader7z) Reset(r io.Reader, order int, mem uint32, size int64) error {
 		z.err = errs.Unsupported("ppmd: order %d, memory %d", order, mem)
 		return z.err
 	}
-	br, ok := r.(io.ByteReader)
-	if !ok {
-		if z.bufr == nil {
-			z.bufr = bufio.NewReaderSize(r, 1<<16)
-		} else {
-			z.bufr.Reset(r)
-		}
-		br = z.bufr
-	}
-	*z = Reader7z{m: z.m, bufr: z.bufr, br: br, order: order, mem: mem, left: size}
+	*z = Reader7z{m: z.m, bufr: z.bufr, order: order, mem: mem, left: size}
+	z.rc.setSource(r, &z.bufr)
 	if z.m == nil {
 		z.m = modelPool.Get()
 	}
-	if err := z.rc.init7z(br); err != nil {
+	err := z.rc.init7z()
+	z.rc.sync()
+	if err != nil {
 		z.err = err
 		return err
 	}
@@ -115,6 +108,7 @@ func (z *Reader7z) Read(p []byte) (int, error) {
 		p = p[:z.left]
 	}
 	m, rc := z.m, &z.rc
+	defer rc.sync()
 	for n < len(p) {
 		sym := m.decodeSymbol(rc)
 		if rc.err != nil {
@@ -156,6 +150,11 @@ func (z *Reader7z) Close() error {
 		z.m.Release()
 		modelPool.Put(z.m)
 		z.m = nil
+	}
+	z.rc.sync()
+	z.rc = rangeDecoder{}
+	if z.bufr != nil {
+		z.bufr.Reset(nil) // drop the source; the buffer stays for reuse
 	}
 	z.err = errClosed
 	return nil

@@ -42,7 +42,6 @@ var model8Pool = pool.Of[model8]{}
 type ReaderZip struct {
 	m    *model8
 	rc   rangeDecoder
-	br   io.ByteReader
 	bufr *bufio.Reader // kept across Reset when the source needs wrapping
 	hdr  ZipHeader
 	left int64 // bytes still to produce; < 0: until the end marker
@@ -57,8 +56,11 @@ type ReaderZip struct {
 // With a known size the stream must end exactly at the end of r: after
 // size bytes the end marker must follow, the range decoder must finish
 // cleanly, and r must hold nothing more. With an unknown size nothing is
-// read past the end marker when r is an io.ByteReader; otherwise the
-// input is buffered and may be read ahead.
+// read past the end marker when r can be peeked in place (Peek, Discard
+// and Buffered, as *bufio.Reader has: the fast path; r is positioned
+// after what was decoded whenever Read returns) or is an io.ByteReader
+// (read one byte per call); otherwise the input is buffered and may be
+// read ahead.
 func NewReaderZip(r io.Reader, size, maxMem int64) (*ReaderZip, error) {
 	z := new(ReaderZip)
 	if err := z.Reset(r, size, maxMem); err != nil {
@@ -71,30 +73,20 @@ func NewReaderZip(r io.Reader, size, maxMem int64) (*ReaderZip, error) {
 // Reset starts decoding a new stream like NewReaderZip, reusing the model
 // arena and the input buffer.
 func (z *ReaderZip) Reset(r io.Reader, size, maxMem int64) error {
-	br, ok := r.(io.ByteReader)
-	if !ok {
-		if z.bufr == nil {
-			z.bufr = bufio.NewReaderSize(r, 1<<16)
-		} else {
-			z.bufr.Reset(r)
-		}
-		br = z.bufr
-	}
-	*z = ReaderZip{m: z.m, bufr: z.bufr, br: br, left: size}
+	*z = ReaderZip{m: z.m, bufr: z.bufr, left: size}
+	z.rc.setSource(r, &z.bufr)
 	z.err = z.start(maxMem)
+	z.rc.sync()
 	return z.err
 }
 
 func (z *ReaderZip) start(maxMem int64) error {
-	var hb [2]byte
-	for i := range hb {
-		b, err := z.br.ReadByte()
-		if err != nil {
-			return errs.EOF(err, "ppmd8: header")
-		}
-		hb[i] = b
+	v := z.rc.readByte()
+	v |= z.rc.readByte() << 8
+	if z.rc.err != nil {
+		return errs.EOF(z.rc.err, "ppmd8: header")
 	}
-	h, err := ParseZipHeader(uint16(hb[0]) | uint16(hb[1])<<8)
+	h, err := ParseZipHeader(uint16(v))
 	if err != nil {
 		return err
 	}
@@ -102,7 +94,7 @@ func (z *ReaderZip) start(maxMem int64) error {
 	if maxMem > 0 && int64(h.Memory) > maxMem {
 		return errs.Limit("MaxMemory: ppmd8 model of %d bytes exceeds the limit %d", h.Memory, maxMem)
 	}
-	if err := z.rc.initRAR(z.br); err != nil {
+	if err := z.rc.initRAR(); err != nil {
 		return err
 	}
 	if z.rc.code == 0xFFFFFFFF {
@@ -127,6 +119,7 @@ func (z *ReaderZip) Read(p []byte) (int, error) {
 		p = p[:z.left]
 	}
 	m, rc := z.m, &z.rc
+	defer rc.sync()
 	n := 0
 	for n < len(p) {
 		sym := m.decodeSymbol(rc)
@@ -173,10 +166,10 @@ func (z *ReaderZip) end() error {
 	if err := z.finish(); err != io.EOF {
 		return err
 	}
-	if _, err := z.br.ReadByte(); err == nil {
+	if eof, err := z.rc.atEOF(); err != nil {
+		return errs.EOF(err, "ppmd8: after the end marker")
+	} else if !eof {
 		return errs.Corrupt("ppmd8: data after the end marker")
-	} else if err != io.EOF {
-		return err
 	}
 	return io.EOF
 }
@@ -194,6 +187,11 @@ func (z *ReaderZip) Close() error {
 		z.m.release()
 		model8Pool.Put(z.m)
 		z.m = nil
+	}
+	z.rc.sync()
+	z.rc = rangeDecoder{}
+	if z.bufr != nil {
+		z.bufr.Reset(nil) // drop the source; the buffer stays for reuse
 	}
 	z.err = errClosed
 	return nil
