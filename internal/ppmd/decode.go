@@ -134,6 +134,16 @@ func (rc *rangeDecoder) sync() {
 	}
 }
 
+// detach gives the source up after syncing it; own, the caller's wrapper
+// (kept for the next stream), drops its reference to it.
+func (rc *rangeDecoder) detach(own *bufio.Reader) {
+	rc.sync()
+	*rc = rangeDecoder{}
+	if own != nil {
+		own.Reset(nil)
+	}
+}
+
 // atEOF syncs and reports whether the source holds no more bytes; a read
 // error other than io.EOF is returned.
 func (rc *rangeDecoder) atEOF() (bool, error) {
@@ -366,62 +376,81 @@ func (m *Model) decodeSymbol(rc *rangeDecoder) int {
 		ctx := (*[unitSize]byte)(mem[mc:])
 		s := binary.LittleEndian.Uint32(ctx[4:])
 		st := mem[s : s+(uint32(ctx[0])|uint32(ctx[1])<<8)*stateSize]
-		mask := &m.mask
-		hiCnt := uint32(0)
-		i := 0
-		if len(st)%(2*stateSize) != 0 {
-			hiCnt = uint32(st[1] & mask[st[0]])
-			i = stateSize
-		}
-		for ; i+2*stateSize <= len(st); i += 2 * stateSize {
-			p := st[i : i+2*stateSize : i+2*stateSize]
-			hiCnt += uint32(p[1]&mask[p[0]]) + uint32(p[7]&mask[p[6]])
-		}
 		m.minContext = mc
-		sp, freqSum := m.makeEscFreq(numMasked)
-		freqSum += hiCnt
-		if freqSum > rc.rng {
-			return symError
-		}
-		count := rc.threshold(freqSum)
-		if count < hiCnt {
-			cnt0 := count
-			i = 0
-			var f uint32
-			for ; i < len(st); i += stateSize {
-				f = uint32(st[i+1] & mask[st[i]])
-				if count < f {
-					break
-				}
-				count -= f
-			}
-			if i >= len(st) { // cannot happen: count < hiCnt
+		sp, escFreq := m.makeEscFreq(numMasked)
+		i := rc.maskedSymbol(st, &m.mask, sp, escFreq)
+		if i < 0 {
+			if i == symError {
 				return symError
 			}
-			rc.decode(cnt0-count, f)
-			rc.normalize()
-			if sp.shift < periodBits {
-				sp.count--
-				if sp.count == 0 {
-					sp.summ <<= 1
-					sp.count = uint8(3 << sp.shift)
-					sp.shift++
-				}
-			}
-			m.foundState = s + uint32(i)
-			sym := st[i]
-			m.update2()
-			return int(sym)
+			continue // escaped: st is masked now
 		}
-		if count >= freqSum {
+		m.foundState = s + uint32(i)
+		sym := st[i]
+		m.update2()
+		return int(sym)
+	}
+}
+
+// escaped is maskedSymbol's result when it decoded another escape.
+const escaped = -1
+
+// maskedSymbol decodes the symbol of a context reached by escaping, whose
+// states are st: the symbols of the contexts escaped from are masked
+// out, and sp's estimate escFreq is the frequency of escaping again. It
+// returns the offset in st of the state decoded, escaped (then st's
+// symbols are masked too and the caller goes on to the suffix) or
+// symError. The SEE context learns from the outcome.
+func (rc *rangeDecoder) maskedSymbol(st []byte, mask *[256]uint8, sp *see, escFreq uint32) int {
+	hiCnt := uint32(0)
+	i := 0
+	if len(st)%(2*stateSize) != 0 {
+		hiCnt = uint32(st[1] & mask[st[0]])
+		i = stateSize
+	}
+	for ; i+2*stateSize <= len(st); i += 2 * stateSize {
+		p := st[i : i+2*stateSize : i+2*stateSize]
+		hiCnt += uint32(p[1]&mask[p[0]]) + uint32(p[7]&mask[p[6]])
+	}
+	freqSum := escFreq + hiCnt
+	if freqSum > rc.rng || freqSum == 0 {
+		return symError
+	}
+	count := rc.threshold(freqSum)
+	if count < hiCnt {
+		cnt0 := count
+		var f uint32
+		for i = 0; i < len(st); i += stateSize {
+			f = uint32(st[i+1] & mask[st[i]])
+			if count < f {
+				break
+			}
+			count -= f
+		}
+		if i >= len(st) { // cannot happen: count < hiCnt
 			return symError
 		}
-		rc.decode(hiCnt, freqSum-hiCnt)
-		sp.summ += uint16(freqSum)
-		for i := 0; i < len(st); i += stateSize {
-			mask[st[i]] = 0
+		rc.decode(cnt0-count, f)
+		rc.normalize()
+		if sp.shift < periodBits {
+			sp.count--
+			if sp.count == 0 {
+				sp.summ <<= 1
+				sp.count = uint8(3 << sp.shift)
+				sp.shift++
+			}
 		}
+		return i
 	}
+	if count >= freqSum {
+		return symError
+	}
+	rc.decode(hiCnt, freqSum-hiCnt)
+	sp.summ += uint16(freqSum)
+	for i := 0; i < len(st); i += stateSize {
+		mask[st[i]] = 0
+	}
+	return escaped
 }
 
 // noMask is the exclusion mask with no symbol excluded.

@@ -151,11 +151,7 @@ func (z *Reader7z) Close() error {
 		modelPool.Put(z.m)
 		z.m = nil
 	}
-	z.rc.sync()
-	z.rc = rangeDecoder{}
-	if z.bufr != nil {
-		z.bufr.Reset(nil) // drop the source; the buffer stays for reuse
-	}
+	z.rc.detach(z.bufr)
 	z.err = errClosed
 	return nil
 }

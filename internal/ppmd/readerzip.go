@@ -182,17 +182,14 @@ func (z *ReaderZip) finish() error {
 }
 
 // Close returns the model arena to the pool. Later Reads fail.
+// Deliberate copy of Reader7z.Close: another model type and pool.
 func (z *ReaderZip) Close() error {
 	if z.m != nil {
 		z.m.release()
 		model8Pool.Put(z.m)
 		z.m = nil
 	}
-	z.rc.sync()
-	z.rc = rangeDecoder{}
-	if z.bufr != nil {
-		z.bufr.Reset(nil) // drop the source; the buffer stays for reuse
-	}
+	z.rc.detach(z.bufr)
 	z.err = errClosed
 	return nil
 }
