@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"hash/crc32"
 	"io"
+	"runtime"
 	"testing"
 )
 
@@ -79,5 +80,41 @@ func TestReader7zPeekSource(t *testing.T) {
 		if !bytes.HasSuffix(rest, trailer) || len(rest) > len(trailer)+4 {
 			t.Errorf("%s: after the stream the source holds %q, want %q", f.Archive, rest, trailer)
 		}
+	}
+}
+
+// TestReaderZipAllocsAcrossGC: the model struct outlives garbage
+// collections between entries (a long extraction spans several), so a
+// warm reader allocates nothing for the next entry even after two GCs.
+func TestReaderZipAllocsAcrossGC(t *testing.T) {
+	e := ppmdEntries(t, zipTestdata("ppmd-mx5.zip"))[0]
+	src := bytes.NewReader(e.Packed)
+	in := bufio.NewReaderSize(src, 4096)
+	buf := make([]byte, 4096)
+	run := func() {
+		src.Reset(e.Packed)
+		in.Reset(src)
+		z, err := NewReaderZip(in, e.Size, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for {
+			if _, err := z.Read(buf); err == io.EOF {
+				break
+			} else if err != nil {
+				t.Fatal(err)
+			}
+		}
+		z.Close()
+	}
+	run()
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	run()
+	runtime.ReadMemStats(&after)
+	if d := after.TotalAlloc - before.TotalAlloc; d > 1024 {
+		t.Errorf("an entry after two GCs allocated %d bytes", d)
 	}
 }

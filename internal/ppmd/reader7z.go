@@ -7,7 +7,6 @@ import (
 	"io"
 
 	"github.com/go-unarc/unarc/internal/errs"
-	"github.com/go-unarc/unarc/internal/pool"
 )
 
 // ParseProps7z reads the 5-byte properties of 7z coder 03 04 01: the model
@@ -26,7 +25,7 @@ func ParseProps7z(props []byte) (order int, mem uint32, err error) {
 	return order, mem, nil
 }
 
-var modelPool = pool.Of[Model]{New: NewModel}
+var modelPool idle[Model]
 
 // errClosed is returned by Read after Close.
 var errClosed = errors.New("ppmd: read after Close")
@@ -79,7 +78,7 @@ func (z *Reader7z) Reset(r io.Reader, order int, mem uint32, size int64) error {
 	*z = Reader7z{m: z.m, bufr: z.bufr, order: order, mem: mem, left: size}
 	z.rc.setSource(r, &z.bufr)
 	if z.m == nil {
-		z.m = modelPool.Get()
+		z.m = modelPool.get()
 	}
 	err := z.rc.init7z()
 	z.rc.sync()
@@ -148,7 +147,7 @@ func (z *Reader7z) Read(p []byte) (int, error) {
 func (z *Reader7z) Close() error {
 	if z.m != nil {
 		z.m.Release()
-		modelPool.Put(z.m)
+		modelPool.put(z.m)
 		z.m = nil
 	}
 	z.rc.detach(z.bufr)

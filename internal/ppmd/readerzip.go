@@ -5,7 +5,6 @@ import (
 	"io"
 
 	"github.com/go-unarc/unarc/internal/errs"
-	"github.com/go-unarc/unarc/internal/pool"
 )
 
 // ZipHeader is the 2-byte header of a ZIP method 98 stream (APPNOTE 5.10).
@@ -34,7 +33,7 @@ func ParseZipHeader(v uint16) (ZipHeader, error) {
 	return h, nil
 }
 
-var model8Pool = pool.Of[model8]{}
+var model8Pool idle[model8]
 
 // ReaderZip decodes a ZIP PPMd (method 98) stream: the 2-byte header,
 // then PPMd var.I rev.1 data with Subbotin's range coder, ending with
@@ -101,7 +100,7 @@ func (z *ReaderZip) start(maxMem int64) error {
 		return errs.Corrupt("ppmd8: bad range coder header")
 	}
 	if z.m == nil {
-		z.m = model8Pool.Get()
+		z.m = model8Pool.get()
 	}
 	return z.m.init8(h.Order, h.Memory, h.Restore)
 }
@@ -186,7 +185,7 @@ func (z *ReaderZip) finish() error {
 func (z *ReaderZip) Close() error {
 	if z.m != nil {
 		z.m.release()
-		model8Pool.Put(z.m)
+		model8Pool.put(z.m)
 		z.m = nil
 	}
 	z.rc.detach(z.bufr)
