@@ -3,6 +3,7 @@ package unarc_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -125,5 +126,43 @@ func TestZipEncryptedRetry(t *testing.T) {
 	}
 	if i.Load() != 2 {
 		t.Errorf("asked %d times, want 2", i.Load())
+	}
+}
+
+// TestZipEncryptedPipeRoot: encrypted entries whose sizes are only in
+// data descriptors (Info-ZIP reading a pipe, Store and Deflate) through
+// unarc.NewReader from a plain io.Reader, and unarc.Open.
+func TestZipEncryptedPipeRoot(t *testing.T) {
+	var want bytes.Buffer
+	for i := 0; i < 150; i++ {
+		fmt.Fprintf(&want, "line %04d: the quick brown fox jumps over the lazy dog\n", i)
+	}
+	for _, name := range []string{"infozip-zipcrypto-pipe-store.zip", "infozip-zipcrypto-pipe-deflate.zip"} {
+		data, err := os.ReadFile(filepath.Join("testdata", "zip", "crypt", "pipe", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := unarc.NewReader(struct{ io.Reader }{bytes.NewReader(data)}, unarc.WithPassword("SECRET"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		e, err := r.Next()
+		if err != nil || e.Name != "-" || !e.Encrypted {
+			t.Fatalf("%s: Next: %v, %v", name, e, err)
+		}
+		got, err := io.ReadAll(r)
+		if err != nil || !bytes.Equal(got, want.Bytes()) {
+			t.Errorf("%s: NewReader read %d bytes, %v", name, len(got), err)
+		}
+		if _, err := r.Next(); err != io.EOF {
+			t.Errorf("%s: after the entry: %v, want io.EOF", name, err)
+		}
+		r.Close()
+		if n, err := readAllEntries(t, data, unarc.WithPassword("SECRET")); err != nil || n != 1 {
+			t.Errorf("%s: Open: %d entries, %v", name, n, err)
+		}
+		if _, err := streamAllEntries(t, data, unarc.WithPassword("wrong")); !errors.Is(err, unarc.ErrPassword) {
+			t.Errorf("%s: wrong password: %v", name, err)
+		}
 	}
 }

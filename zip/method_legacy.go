@@ -24,15 +24,6 @@ const (
 	flagImplodeLit = 1 << 2 // method 6: a literal tree (three trees, minimum match 3)
 )
 
-func legacyCheck(name string, mem int64) func(*file, *arc.Limits) error {
-	return func(f *file, lim *arc.Limits) error {
-		if mem > lim.MaxMemory {
-			return errs.Limit("%s needs %d bytes of decoder memory, above MaxMemory (%d)", name, mem, lim.MaxMemory)
-		}
-		return nil
-	}
-}
-
 // legacySize is the size a legacy stream decodes to.
 func legacySize(f *file, name string) (int64, error) {
 	if f.Size < 0 {
@@ -64,7 +55,7 @@ func (z *pooledImplode) Close() error { z.Reader.Close(); implodePool.Put(z); re
 func init() {
 	register(methodShrink, &methodSpec{
 		name:  "Shrink",
-		check: legacyCheck("Shrink", shrink.Memory),
+		check: memCheck("Shrink", shrink.Memory),
 		open: func(r io.Reader, f *file, cfg *arc.Config) (io.ReadCloser, error) {
 			n, err := legacySize(f, "Shrink")
 			if err != nil {
@@ -79,7 +70,7 @@ func init() {
 		name := methodName(uint16(1 + factor))
 		register(uint16(1+factor), &methodSpec{
 			name:  name,
-			check: legacyCheck(name, reduce.Memory),
+			check: memCheck(name, reduce.Memory),
 			open: func(r io.Reader, f *file, cfg *arc.Config) (io.ReadCloser, error) {
 				n, err := legacySize(f, name)
 				if err != nil {
@@ -93,7 +84,7 @@ func init() {
 	}
 	register(methodImplode, &methodSpec{
 		name:  "Implode",
-		check: legacyCheck("Implode", implode.Memory),
+		check: memCheck("Implode", implode.Memory),
 		open: func(r io.Reader, f *file, cfg *arc.Config) (io.ReadCloser, error) {
 			n, err := legacySize(f, "Implode")
 			if err != nil {

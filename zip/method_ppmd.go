@@ -4,7 +4,6 @@ import (
 	"io"
 
 	"github.com/go-unarc/unarc/arc"
-	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/pool"
 	"github.com/go-unarc/unarc/internal/ppmd"
 )
@@ -27,14 +26,9 @@ type ppmdReader struct {
 
 func init() {
 	register(methodPPMd, &methodSpec{
-		name: "PPMd",
-		check: func(f *file, lim *arc.Limits) error {
-			if ppmdMinMemory > lim.MaxMemory {
-				return errs.Limit("PPMd needs at least %d bytes of model memory, above MaxMemory (%d)", ppmdMinMemory, lim.MaxMemory)
-			}
-			return nil
-		},
-		open: openPPMd,
+		name:  "PPMd",
+		check: memCheck("PPMd", ppmdMinMemory), // the smallest model a stream can declare
+		open:  openPPMd,
 	})
 }
 

@@ -120,6 +120,17 @@ func isSentinel(err error) bool {
 	return false
 }
 
+// memCheck is the check of a method whose decoder needs mem bytes (at
+// least) whatever the entry.
+func memCheck(name string, mem int64) func(*file, *arc.Limits) error {
+	return func(_ *file, lim *arc.Limits) error {
+		if mem > lim.MaxMemory {
+			return errs.Limit("%s needs %d bytes of decoder memory, above MaxMemory (%d)", name, mem, lim.MaxMemory)
+		}
+		return nil
+	}
+}
+
 // BZip2 comes from the standard library, Zstandard from klauspost/compress
 // (APPNOTE 4.4.5: methods 12 and 93; 20 is the deprecated early Zstd id).
 const (
@@ -133,13 +144,8 @@ const memBZip2 = 900000*4 + 64<<10
 
 func init() {
 	register(methodBZip2, &methodSpec{
-		name: "BZip2",
-		check: func(f *file, lim *arc.Limits) error {
-			if memBZip2 > lim.MaxMemory {
-				return errs.Limit("BZip2 needs %d bytes of decoder memory, above MaxMemory (%d)", memBZip2, lim.MaxMemory)
-			}
-			return nil
-		},
+		name:  "BZip2",
+		check: memCheck("BZip2", memBZip2),
 		open: func(r io.Reader, f *file, cfg *arc.Config) (io.ReadCloser, error) {
 			return io.NopCloser(bzip2.NewReader(r)), nil
 		},

@@ -219,6 +219,12 @@ func (a *Archive) Open(i int) (io.ReadCloser, error) {
 		}
 		body = lz
 	default:
+		if f.method == methodPPMd {
+			// PPMd reads its input in place from a peekable buffer; the
+			// pooled one here spares it a buffer of its own.
+			s.br.Reset(src)
+			src = s.br
+		}
 		oth, err := openMethod(methods[f.method], src, f, &a.cfg)
 		if err != nil {
 			(&entryReader{s: s}).Close()

@@ -1,6 +1,7 @@
 package ppmd
 
 import (
+	"bufio"
 	"encoding/binary"
 	"io"
 
@@ -20,27 +21,158 @@ const (
 // rangeDecoder is either 7-Zip's range decoder (Ppmd7z) or the
 // carry-less range decoder of PPMd var.H as used by RAR (Ppmd7a, rar set).
 // The two differ only in normalisation and in the binary-context split.
+//
+// Input comes in one of two modes. In slice mode (pk != nil) the decoder
+// reads in[ip:], bytes Peek'ed from pk, and sync Discards what it used, so
+// between calls pk is positioned exactly after the consumed bytes. In
+// exact mode (pk == nil) bytes come one at a time from br (RAR's v29
+// unpacker owns that source and reads on after the PPMd block).
 type rangeDecoder struct {
 	rng, code, low uint32
 	rar            bool
-	br             io.ByteReader
-	err            error // first read error; bytes read after it are 0
+	in             []byte // slice mode: Peek'ed bytes, in[ip:] unread
+	ip             int
+	pk             peeker
+	br             io.ByteReader // exact mode
+	err            error         // first read error; bytes read after it are 0
 }
 
+// peeker is a buffered source read in place (*bufio.Reader, or the zip
+// stream's bounded input).
+type peeker interface {
+	io.Reader
+	Peek(n int) ([]byte, error)
+	Discard(n int) (int, error)
+	Buffered() int
+}
+
+// setSource picks the input mode for r: slice mode when r can be peeked;
+// exact mode when r is an io.ByteReader (never read ahead); otherwise r
+// is wrapped in *own (allocated once, kept by the caller across streams)
+// and read in slice mode. init7z or initRAR follows.
+func (rc *rangeDecoder) setSource(r io.Reader, own **bufio.Reader) {
+	rc.in, rc.ip, rc.pk, rc.br, rc.err = nil, 0, nil, nil, nil
+	if pk, ok := r.(peeker); ok {
+		rc.pk = pk
+		return
+	}
+	if br, ok := r.(io.ByteReader); ok {
+		rc.br = br
+		return
+	}
+	if *own == nil {
+		*own = bufio.NewReaderSize(r, 1<<16)
+	} else {
+		(*own).Reset(r)
+	}
+	rc.pk = *own
+}
+
+// setExact reads br one byte at a time, never ahead (RAR: the v29
+// unpacker reads on from br after the PPMd block).
+func (rc *rangeDecoder) setExact(br io.ByteReader) {
+	rc.in, rc.ip, rc.pk, rc.br, rc.err = nil, 0, nil, br, nil
+}
+
+// readByte returns the next input byte, 0 after a read error.
 func (rc *rangeDecoder) readByte() uint32 {
-	b, err := rc.br.ReadByte()
-	if err != nil {
-		if rc.err == nil {
-			rc.err = err
+	if uint(rc.ip) < uint(len(rc.in)) {
+		b := rc.in[rc.ip]
+		rc.ip++
+		return uint32(b)
+	}
+	return rc.readMore()
+}
+
+// readMore is readByte's slow path: the next byte of an exact-mode source,
+// or a fresh Peek of the slice-mode source.
+func (rc *rangeDecoder) readMore() uint32 {
+	if rc.pk == nil {
+		if rc.br == nil {
+			rc.fail(io.ErrUnexpectedEOF)
+			return 0
 		}
+		b, err := rc.br.ReadByte()
+		if err != nil {
+			rc.fail(err)
+			return 0
+		}
+		return uint32(b)
+	}
+	rc.sync()
+	n := rc.pk.Buffered()
+	if n == 0 {
+		if _, err := rc.pk.Peek(1); err != nil {
+			rc.fail(err)
+			return 0
+		}
+		n = rc.pk.Buffered()
+	}
+	rc.in, _ = rc.pk.Peek(n)
+	if len(rc.in) == 0 {
+		rc.fail(io.ErrNoProgress)
 		return 0
 	}
-	return uint32(b)
+	rc.ip = 1
+	return uint32(rc.in[0])
+}
+
+func (rc *rangeDecoder) fail(err error) {
+	if rc.err == nil {
+		rc.err = err
+	}
+}
+
+// sync discards the consumed input from a slice-mode source, so it is
+// positioned right after the bytes decoded so far.
+func (rc *rangeDecoder) sync() {
+	if rc.pk != nil && rc.ip > 0 {
+		rc.pk.Discard(rc.ip)
+		rc.in, rc.ip = rc.in[rc.ip:], 0
+		// After Discard the Peek'ed bytes stay valid until pk is read
+		// again, which only readMore does, after another sync.
+	}
+}
+
+// detach gives the source up after syncing it; own, the caller's wrapper
+// (kept for the next stream), drops its reference to it.
+func (rc *rangeDecoder) detach(own *bufio.Reader) {
+	rc.sync()
+	*rc = rangeDecoder{}
+	if own != nil {
+		own.Reset(nil)
+	}
+}
+
+// atEOF syncs and reports whether the source holds no more bytes; a read
+// error other than io.EOF is returned.
+func (rc *rangeDecoder) atEOF() (bool, error) {
+	rc.sync()
+	if rc.ip < len(rc.in) {
+		return false, nil
+	}
+	if rc.pk != nil {
+		if _, err := rc.pk.Peek(1); err == nil {
+			return false, nil
+		} else if err != io.EOF {
+			return false, err
+		}
+		return true, nil
+	}
+	if rc.br == nil {
+		return true, nil
+	}
+	if _, err := rc.br.ReadByte(); err == nil {
+		return false, nil
+	} else if err != io.EOF {
+		return false, err
+	}
+	return true, nil
 }
 
 // init7z starts a Ppmd7z stream: a zero byte, then 4 code bytes.
-func (rc *rangeDecoder) init7z(br io.ByteReader) error {
-	*rc = rangeDecoder{rng: 0xFFFFFFFF, br: br}
+func (rc *rangeDecoder) init7z() error {
+	rc.rng, rc.code, rc.low, rc.rar = 0xFFFFFFFF, 0, 0, false
 	first := rc.readByte()
 	for i := 0; i < 4; i++ {
 		rc.code = rc.code<<8 | rc.readByte()
@@ -56,8 +188,8 @@ func (rc *rangeDecoder) init7z(br io.ByteReader) error {
 
 // initRAR starts a carry-less range decoder: 4 code bytes. Like unrar and
 // 7-Zip, no value is rejected.
-func (rc *rangeDecoder) initRAR(br io.ByteReader) error {
-	*rc = rangeDecoder{rng: 0xFFFFFFFF, br: br, rar: true}
+func (rc *rangeDecoder) initRAR() error {
+	rc.rng, rc.code, rc.low, rc.rar = 0xFFFFFFFF, 0, 0, true
 	for i := 0; i < 4; i++ {
 		rc.code = rc.code<<8 | rc.readByte()
 	}
@@ -81,21 +213,38 @@ func (rc *rangeDecoder) normalize() {
 		}
 		return
 	}
+	rng, low, code := rc.rng, rc.low, rc.code
 	for {
-		if rc.low^(rc.low+rc.rng) >= kTop {
-			if rc.rng >= kBot {
-				return
+		if low^(low+rng) >= kTop {
+			if rng >= kBot {
+				break
 			}
-			rc.rng = -rc.low & (kBot - 1)
-			if rc.rng == 0 {
+			rng = -low & (kBot - 1)
+			if rng == 0 {
 				// Only corrupt input gets here; a zero range would shift
 				// forever. Later totals exceed it and fail the symbol.
-				return
+				break
 			}
 		}
-		rc.code = rc.code<<8 | rc.readByte()
-		rc.rng <<= 8
-		rc.low <<= 8
+		var b uint32
+		if uint(rc.ip) < uint(len(rc.in)) { // readByte, inlined by hand
+			b = uint32(rc.in[rc.ip])
+			rc.ip++
+		} else {
+			b = rc.readMore()
+		}
+		code = code<<8 | b
+		rng <<= 8
+		low <<= 8
+	}
+	rc.rng, rc.low, rc.code = rng, low, code
+}
+
+// normRAR is normalize for the carry-less decoder with the common case,
+// nothing to do, inlined.
+func (rc *rangeDecoder) normRAR() {
+	if rc.rng < kBot || rc.low^(rc.low+rc.rng) < kTop {
+		rc.normalize()
 	}
 }
 
@@ -227,62 +376,81 @@ func (m *Model) decodeSymbol(rc *rangeDecoder) int {
 		ctx := (*[unitSize]byte)(mem[mc:])
 		s := binary.LittleEndian.Uint32(ctx[4:])
 		st := mem[s : s+(uint32(ctx[0])|uint32(ctx[1])<<8)*stateSize]
-		mask := &m.mask
-		hiCnt := uint32(0)
-		i := 0
-		if len(st)%(2*stateSize) != 0 {
-			hiCnt = uint32(st[1] & mask[st[0]])
-			i = stateSize
-		}
-		for ; i+2*stateSize <= len(st); i += 2 * stateSize {
-			p := st[i : i+2*stateSize : i+2*stateSize]
-			hiCnt += uint32(p[1]&mask[p[0]]) + uint32(p[7]&mask[p[6]])
-		}
 		m.minContext = mc
-		sp, freqSum := m.makeEscFreq(numMasked)
-		freqSum += hiCnt
-		if freqSum > rc.rng {
-			return symError
-		}
-		count := rc.threshold(freqSum)
-		if count < hiCnt {
-			cnt0 := count
-			i = 0
-			var f uint32
-			for ; i < len(st); i += stateSize {
-				f = uint32(st[i+1] & mask[st[i]])
-				if count < f {
-					break
-				}
-				count -= f
-			}
-			if i >= len(st) { // cannot happen: count < hiCnt
+		sp, escFreq := m.makeEscFreq(numMasked)
+		i := rc.maskedSymbol(st, &m.mask, sp, escFreq)
+		if i < 0 {
+			if i == symError {
 				return symError
 			}
-			rc.decode(cnt0-count, f)
-			rc.normalize()
-			if sp.shift < periodBits {
-				sp.count--
-				if sp.count == 0 {
-					sp.summ <<= 1
-					sp.count = uint8(3 << sp.shift)
-					sp.shift++
-				}
-			}
-			m.foundState = s + uint32(i)
-			sym := st[i]
-			m.update2()
-			return int(sym)
+			continue // escaped: st is masked now
 		}
-		if count >= freqSum {
+		m.foundState = s + uint32(i)
+		sym := st[i]
+		m.update2()
+		return int(sym)
+	}
+}
+
+// escaped is maskedSymbol's result when it decoded another escape.
+const escaped = -1
+
+// maskedSymbol decodes the symbol of a context reached by escaping, whose
+// states are st: the symbols of the contexts escaped from are masked
+// out, and sp's estimate escFreq is the frequency of escaping again. It
+// returns the offset in st of the state decoded, escaped (then st's
+// symbols are masked too and the caller goes on to the suffix) or
+// symError. The SEE context learns from the outcome.
+func (rc *rangeDecoder) maskedSymbol(st []byte, mask *[256]uint8, sp *see, escFreq uint32) int {
+	hiCnt := uint32(0)
+	i := 0
+	if len(st)%(2*stateSize) != 0 {
+		hiCnt = uint32(st[1] & mask[st[0]])
+		i = stateSize
+	}
+	for ; i+2*stateSize <= len(st); i += 2 * stateSize {
+		p := st[i : i+2*stateSize : i+2*stateSize]
+		hiCnt += uint32(p[1]&mask[p[0]]) + uint32(p[7]&mask[p[6]])
+	}
+	freqSum := escFreq + hiCnt
+	if freqSum > rc.rng || freqSum == 0 {
+		return symError
+	}
+	count := rc.threshold(freqSum)
+	if count < hiCnt {
+		cnt0 := count
+		var f uint32
+		for i = 0; i < len(st); i += stateSize {
+			f = uint32(st[i+1] & mask[st[i]])
+			if count < f {
+				break
+			}
+			count -= f
+		}
+		if i >= len(st) { // cannot happen: count < hiCnt
 			return symError
 		}
-		rc.decode(hiCnt, freqSum-hiCnt)
-		sp.summ += uint16(freqSum)
-		for i := 0; i < len(st); i += stateSize {
-			mask[st[i]] = 0
+		rc.decode(cnt0-count, f)
+		rc.normalize()
+		if sp.shift < periodBits {
+			sp.count--
+			if sp.count == 0 {
+				sp.summ <<= 1
+				sp.count = uint8(3 << sp.shift)
+				sp.shift++
+			}
 		}
+		return i
 	}
+	if count >= freqSum {
+		return symError
+	}
+	rc.decode(hiCnt, freqSum-hiCnt)
+	sp.summ += uint16(freqSum)
+	for i := 0; i < len(st); i += stateSize {
+		mask[st[i]] = 0
+	}
+	return escaped
 }
 
 // noMask is the exclusion mask with no symbol excluded.

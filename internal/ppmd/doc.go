@@ -35,10 +35,15 @@
 //
 // The model lives in one arena of memSize bytes addressed by 32-bit
 // offsets (no pointers, so the garbage collector never scans it). Its
-// sub-allocator hands out 12-byte units exactly like the reference
-// implementation (Ppmd7.c): the moment the arena fills and the model
-// restarts is part of the format, so the allocator cannot be changed
-// freely.
+// sub-allocator (units.go, one for both models) hands out 12-byte units
+// exactly like the reference implementation (Ppmd7.c, Ppmd8.c): the
+// moment the arena fills and the model restarts is part of the format,
+// so the allocator cannot be changed freely.
+//
+// The readers take their input from a source that can be peeked in place
+// (Peek, Discard, Buffered: *bufio.Reader, zip's stream input) without a
+// call per byte and leave it positioned after what they decoded; an
+// io.ByteReader is read a byte at a time, anything else is buffered.
 //
 // # Security
 //

@@ -1,10 +1,7 @@
 package ppmd
 
 import (
-	"encoding/binary"
-
 	"github.com/go-unarc/unarc/internal/errs"
-	"github.com/go-unarc/unarc/internal/pool"
 )
 
 // Model parameters accepted by Init (7-Zip's Ppmd7.h limits).
@@ -117,8 +114,7 @@ type see struct {
 // reused through Init; it keeps its arena when the new size fits. Release
 // returns the arena to the pool.
 type Model struct {
-	mem  []byte  // the arena, len == size
-	memp *[]byte // pooled backing of mem
+	units // the arena (len == size) and its sub-allocator
 
 	minContext, maxContext uint32 // context offsets
 	foundState             uint32 // state offset
@@ -127,13 +123,7 @@ type Model struct {
 	hiBitsFlag             uint32
 	runLength, initRL      int32
 
-	size       uint32
-	glueCount  uint32
-	loUnit     uint32 // free space [loUnit, hiUnit) between state vectors and contexts
-	hiUnit     uint32
-	text       uint32 // next free byte of the text area [0, unitsStart)
-	unitsStart uint32
-	freeList   [numIndexes]uint32
+	size uint32
 
 	ps [MaxOrder]uint32 // createSuccessors scratch, kept here to skip zeroing it
 
@@ -162,11 +152,7 @@ func (m *Model) Init(order, memSize int) error {
 	if memSize < MinMemory || uint64(memSize) > MaxMemory {
 		return errs.Corrupt("ppmd: model memory %d out of range", memSize)
 	}
-	if m.memp == nil || cap(*m.memp) < memSize {
-		pool.Put(m.memp)
-		m.memp = pool.Get(memSize)
-	}
-	m.mem = (*m.memp)[:memSize]
+	m.useArena(memSize)
 	m.size = uint32(memSize)
 	m.maxOrder = uint32(order)
 	m.initEsc = 0
@@ -179,18 +165,9 @@ func (m *Model) Init(order, memSize int) error {
 // Release gives the arena back to the pool; Init must run before the next
 // use.
 func (m *Model) Release() {
-	pool.Put(m.memp)
-	m.memp = nil
-	m.mem = nil
+	m.releaseArena()
 	m.size = 0
 }
-
-// Arena accessors.
-
-func (m *Model) u16(off uint32) uint32 { return uint32(binary.LittleEndian.Uint16(m.mem[off:])) }
-func (m *Model) u32(off uint32) uint32 { return binary.LittleEndian.Uint32(m.mem[off:]) }
-func (m *Model) put16(off, v uint32)   { binary.LittleEndian.PutUint16(m.mem[off:], uint16(v)) }
-func (m *Model) put32(off, v uint32)   { binary.LittleEndian.PutUint32(m.mem[off:], v) }
 
 func (m *Model) numStats(c uint32) uint32  { return m.u16(c) }
 func (m *Model) setNumStats(c, v uint32)   { m.put16(c, v) }
@@ -226,12 +203,7 @@ func (m *Model) swapStates(a, b uint32) {
 // frequency 1 (Ppmd7.c RestartModel).
 func (m *Model) restart() {
 	m.restarts++
-	clear(m.freeList[:])
-	m.text = 0
-	m.hiUnit = m.size
-	m.loUnit = m.size - m.size/8/unitSize*7*unitSize
-	m.unitsStart = m.loUnit
-	m.glueCount = 0
+	m.resetUnits(0, m.size)
 
 	m.orderFall = m.maxOrder
 	rl := min(m.maxOrder, 12)

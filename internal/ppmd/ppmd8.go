@@ -1,10 +1,7 @@
 package ppmd
 
 import (
-	"encoding/binary"
-
 	"github.com/go-unarc/unarc/internal/errs"
-	"github.com/go-unarc/unarc/internal/pool"
 )
 
 // PPMd variant I revision 1 ("PPMd8", Ppmd8.c in 7-Zip), the model of
@@ -92,8 +89,7 @@ func init() {
 
 // model8 is a PPMd var.I rev.1 model with its arena.
 type model8 struct {
-	mem  []byte  // the arena: alignOffset+size bytes
-	memp *[]byte // pooled backing of mem
+	units // the arena (alignOffset+size bytes) and its stamped sub-allocator
 
 	minContext, maxContext uint32
 	foundState             uint32
@@ -103,11 +99,6 @@ type model8 struct {
 	runLength, initRL      int32
 
 	size, alignOffset uint32
-	glueCount         uint32
-	loUnit, hiUnit    uint32
-	text, unitsStart  uint32
-	freeList          [numIndexes]uint32
-	stamps            [numIndexes]uint32
 
 	ps [MaxOrder8 + 1]uint32
 
@@ -137,11 +128,10 @@ func (m *model8) init8(order int, memSize uint32, restore int) error {
 	}
 	align := (4 - memSize) & 3
 	n := int(align) + int(memSize)
-	if m.memp == nil || cap(*m.memp) < n {
-		pool.Put(m.memp)
-		m.memp = pool.Get(n)
-	}
-	m.mem = (*m.memp)[:n]
+	// Deliberate copy of Model.Init's tail: the two models set their own
+	// fields.
+	m.useArena(n)
+	m.stamped = true
 	m.size = memSize
 	m.alignOffset = align
 	m.maxOrder = uint32(order)
@@ -154,16 +144,9 @@ func (m *model8) init8(order int, memSize uint32, restore int) error {
 }
 
 func (m *model8) release() {
-	pool.Put(m.memp)
-	m.memp = nil
-	m.mem = nil
+	m.releaseArena()
 	m.size = 0
 }
-
-func (m *model8) u16(off uint32) uint32 { return uint32(binary.LittleEndian.Uint16(m.mem[off:])) }
-func (m *model8) u32(off uint32) uint32 { return binary.LittleEndian.Uint32(m.mem[off:]) }
-func (m *model8) put16(off, v uint32)   { binary.LittleEndian.PutUint16(m.mem[off:], uint16(v)) }
-func (m *model8) put32(off, v uint32)   { binary.LittleEndian.PutUint32(m.mem[off:], v) }
 
 func (m *model8) numStats(c uint32) uint32  { return uint32(m.mem[c]) }
 func (m *model8) flags(c uint32) uint32     { return uint32(m.mem[c+1]) }
@@ -196,141 +179,7 @@ func (m *model8) toOneState(c, s, freq uint32) {
 	copy(mem[c+4:c+8], mem[s+2:s+6])
 }
 
-// ---- sub-allocator (Ppmd8.c: stamped free blocks) ----
-
-func (m *model8) insertNode(node, indx uint32) {
-	m.put32(node, emptyNode8)
-	m.put32(node+4, m.freeList[indx])
-	m.put32(node+8, i2u(indx))
-	m.freeList[indx] = node
-	m.stamps[indx]++
-}
-
-func (m *model8) removeNode(indx uint32) uint32 {
-	node := m.freeList[indx]
-	m.freeList[indx] = m.u32(node + 4)
-	m.stamps[indx]--
-	return node
-}
-
-func (m *model8) splitBlock(ptr, oldIndx, newIndx uint32) {
-	nu := i2u(oldIndx) - i2u(newIndx)
-	ptr += u2b(i2u(newIndx))
-	i := u2i(nu)
-	if i2u(i) != nu {
-		i--
-		k := i2u(i)
-		m.insertNode(ptr+u2b(k), nu-k-1)
-	}
-	m.insertNode(ptr, i)
-}
-
-// glueFreeBlocks merges free blocks with the free blocks that follow them
-// in memory and refills the free lists (Ppmd8.c GlueFreeBlocks).
-func (m *model8) glueFreeBlocks() {
-	m.glueCount = 1 << 13
-	clear(m.stamps[:])
-	if m.loUnit != m.hiUnit {
-		m.put32(m.loUnit, 0) // guard
-	}
-	end := uint32(len(m.mem)) - unitSize
-
-	// Link all free blocks into one list (head, through Next), gluing
-	// each with its free successors; absorbed blocks get NU 0.
-	var head uint32
-	prev := uint32(0) // 0: head, else the node whose Next links on
-	link := func(v uint32) {
-		if prev == 0 {
-			head = v
-		} else {
-			m.put32(prev+4, v)
-		}
-	}
-	for i := 0; i < numIndexes; i++ {
-		next := m.freeList[i]
-		m.freeList[i] = 0
-		for next != 0 {
-			node := next
-			nu := m.u32(node + 8)
-			link(next)
-			next = m.u32(node + 4)
-			if nu != 0 {
-				prev = node
-				for {
-					node2 := node + nu*unitSize
-					if node2 > end || node2 < node || m.u32(node2) != emptyNode8 {
-						break
-					}
-					nu += m.u32(node2 + 8)
-					m.put32(node2+8, 0)
-					m.put32(node+8, nu)
-				}
-			}
-		}
-	}
-	link(0)
-
-	for n := head; n != 0; {
-		node := n
-		nu := m.u32(node + 8)
-		n = m.u32(node + 4)
-		if nu == 0 {
-			continue
-		}
-		for ; nu > 128; nu, node = nu-128, node+128*unitSize {
-			m.insertNode(node, numIndexes-1)
-		}
-		i := u2i(nu)
-		if i2u(i) != nu {
-			i--
-			k := i2u(i)
-			m.insertNode(node+k*unitSize, nu-k-1)
-		}
-		m.insertNode(node, i)
-	}
-}
-
-func (m *model8) allocUnitsRare(indx uint32) uint32 {
-	if m.glueCount == 0 {
-		m.glueFreeBlocks()
-		if m.freeList[indx] != 0 {
-			return m.removeNode(indx)
-		}
-	}
-	i := indx
-	for {
-		i++
-		if i == numIndexes {
-			numBytes := u2b(i2u(indx))
-			us := m.unitsStart
-			m.glueCount--
-			if us-m.text > numBytes {
-				m.unitsStart = us - numBytes
-				return m.unitsStart
-			}
-			return 0
-		}
-		if m.freeList[i] != 0 {
-			break
-		}
-	}
-	block := m.removeNode(i)
-	m.splitBlock(block, i, indx)
-	return block
-}
-
-func (m *model8) allocUnits(indx uint32) uint32 {
-	if m.freeList[indx] != 0 {
-		return m.removeNode(indx)
-	}
-	numBytes := u2b(i2u(indx))
-	lo := m.loUnit
-	if m.hiUnit-lo >= numBytes {
-		m.loUnit = lo + numBytes
-		return lo
-	}
-	return m.allocUnitsRare(indx)
-}
+// ---- sub-allocator (units.go, stamped), PPMd8's extra operations ----
 
 func (m *model8) shrinkUnits(oldPtr, oldNU, newNU uint32) uint32 {
 	i0 := u2i(oldNU)
@@ -409,13 +258,7 @@ func (m *model8) expandTextArea() {
 // restart empties the model (Ppmd8.c RestartModel).
 func (m *model8) restart() {
 	m.restarts++
-	clear(m.freeList[:])
-	clear(m.stamps[:])
-	m.text = m.alignOffset
-	m.hiUnit = m.text + m.size
-	m.loUnit = m.hiUnit - m.size/8/unitSize*7*unitSize
-	m.unitsStart = m.loUnit
-	m.glueCount = 0
+	m.resetUnits(m.alignOffset, m.size)
 
 	m.orderFall = m.maxOrder
 	m.initRL = -int32(min(m.maxOrder, 12)) - 1

@@ -9,6 +9,9 @@ func (m *model8) decodeSymbol(rc *rangeDecoder) int {
 	mem := m.mem
 	mc := m.minContext
 	ctx := (*[unitSize]byte)(mem[mc:])
+	// Deliberate copy of Model.decodeSymbol's first-context search: the
+	// context records differ (NumStats-1 in a byte here), and sharing it
+	// would put a call and a branch in the per-symbol path.
 	if ns := uint32(ctx[0]); ns != 0 {
 		summFreq := uint32(ctx[2]) | uint32(ctx[3])<<8
 		s := binary.LittleEndian.Uint32(ctx[4:])
@@ -21,7 +24,7 @@ func (m *model8) decodeSymbol(rc *rangeDecoder) int {
 		f := uint32(st[1])
 		if count < f {
 			rc.decode(0, f)
-			rc.normalize()
+			rc.normRAR()
 			m.foundState = s
 			sym := st[0]
 			m.update1_0()
@@ -33,7 +36,7 @@ func (m *model8) decodeSymbol(rc *rangeDecoder) int {
 			f = uint32(st[i+1])
 			if count < f {
 				rc.decode(hiCnt-count, f)
-				rc.normalize()
+				rc.normRAR()
 				m.foundState = s + uint32(i)
 				sym := st[i]
 				m.update1()
@@ -63,7 +66,7 @@ func (m *model8) decodeSymbol(rc *rangeDecoder) int {
 		if rc.code < size0 {
 			*prob = uint16(pr + 1<<intBits)
 			rc.rng = size0
-			rc.normalize()
+			rc.normRAR()
 			sym := ctx[2]
 			succ := binary.LittleEndian.Uint32(ctx[4:])
 			m.foundState = s
@@ -90,7 +93,7 @@ func (m *model8) decodeSymbol(rc *rangeDecoder) int {
 	}
 
 	for {
-		rc.normalize()
+		rc.normRAR()
 		mc := m.minContext
 		numMasked := uint32(mem[mc])
 		for {
@@ -106,60 +109,18 @@ func (m *model8) decodeSymbol(rc *rangeDecoder) int {
 		ctx := (*[unitSize]byte)(mem[mc:])
 		s := binary.LittleEndian.Uint32(ctx[4:])
 		st := mem[s : s+(uint32(ctx[0])+1)*stateSize]
-		mask := &m.mask
-		hiCnt := uint32(0)
-		i := 0
-		if len(st)%(2*stateSize) != 0 {
-			hiCnt = uint32(st[1] & mask[st[0]])
-			i = stateSize
-		}
-		for ; i+2*stateSize <= len(st); i += 2 * stateSize {
-			p := st[i : i+2*stateSize : i+2*stateSize]
-			hiCnt += uint32(p[1]&mask[p[0]]) + uint32(p[7]&mask[p[6]])
-		}
 		m.minContext = mc
-		sp, freqSum := m.makeEscFreq(numMasked)
-		freqSum += hiCnt
-		if freqSum > rc.rng || freqSum == 0 {
-			return symError
-		}
-		count := rc.threshold(freqSum)
-		if count < hiCnt {
-			cnt0 := count
-			var f uint32
-			i = 0
-			for ; i < len(st); i += stateSize {
-				f = uint32(st[i+1] & mask[st[i]])
-				if count < f {
-					break
-				}
-				count -= f
-			}
-			if i >= len(st) { // cannot happen: count < hiCnt
+		sp, escFreq := m.makeEscFreq(numMasked)
+		i := rc.maskedSymbol(st, &m.mask, sp, escFreq)
+		if i < 0 {
+			if i == symError {
 				return symError
 			}
-			rc.decode(cnt0-count, f)
-			rc.normalize()
-			if sp.shift < periodBits {
-				sp.count--
-				if sp.count == 0 {
-					sp.summ <<= 1
-					sp.count = uint8(3 << sp.shift)
-					sp.shift++
-				}
-			}
-			m.foundState = s + uint32(i)
-			sym := st[i]
-			m.update2()
-			return int(sym)
+			continue // escaped: st is masked now
 		}
-		if count >= freqSum {
-			return symError
-		}
-		rc.decode(hiCnt, freqSum-hiCnt)
-		sp.summ += uint16(freqSum)
-		for i := 0; i < len(st); i += stateSize {
-			mask[st[i]] = 0
-		}
+		m.foundState = s + uint32(i)
+		sym := st[i]
+		m.update2()
+		return int(sym)
 	}
 }

@@ -240,17 +240,9 @@ func (m *model8) createSuccessors(skip bool, s1, c uint32) uint32 {
 	}
 
 	for numPs != 0 {
-		var c1 uint32
-		if m.hiUnit != m.loUnit {
-			m.hiUnit -= unitSize
-			c1 = m.hiUnit
-		} else if m.freeList[0] != 0 {
-			c1 = m.removeNode(0)
-		} else {
-			c1 = m.allocUnitsRare(0)
-			if c1 == 0 {
-				return 0
-			}
+		c1 := m.allocContext()
+		if c1 == 0 {
+			return 0
 		}
 		mem[c1] = 0
 		mem[c1+1] = byte(flags)
@@ -477,40 +469,8 @@ func (m *model8) rescale() {
 	stats := m.stats(mc)
 	s := m.foundState
 
-	if s != stats {
-		var tmp [stateSize]byte
-		copy(tmp[:], mem[s:s+stateSize])
-		copy(mem[stats+stateSize:s+stateSize], mem[stats:s])
-		copy(mem[stats:stats+stateSize], tmp[:])
-		s = stats
-	}
-
-	sumFreq := uint32(mem[s+1])
-	escFreq := m.summFreq(mc) - sumFreq
 	adder := b2u(m.orderFall != 0)
-	sumFreq = (sumFreq + 4 + adder) >> 1
-	mem[s+1] = byte(sumFreq)
-	for i := m.numStats(mc); i > 0; i-- {
-		s += stateSize
-		freq := uint32(mem[s+1])
-		escFreq -= freq
-		freq = (freq + adder) >> 1
-		sumFreq += freq
-		mem[s+1] = byte(freq)
-		if freq > uint32(mem[s-stateSize+1]) {
-			var tmp [stateSize]byte
-			copy(tmp[:], mem[s:s+stateSize])
-			s1 := s
-			for {
-				copy(mem[s1:s1+stateSize], mem[s1-stateSize:s1])
-				s1 -= stateSize
-				if s1 == stats || freq <= uint32(mem[s1-stateSize+1]) {
-					break
-				}
-			}
-			copy(mem[s1:s1+stateSize], tmp[:])
-		}
-	}
+	sumFreq, escFreq, s := halveStates(mem, stats, s, m.numStats(mc)+1, adder, m.summFreq(mc))
 
 	if mem[s+1] == 0 {
 		i := uint32(0)
@@ -573,6 +533,10 @@ func (m *model8) nextContext() {
 	}
 }
 
+// Deliberate copy of Model.update1, update1_0, update2 and nextContext:
+// they call this model's own rescale and updateModel (and PPMd8 tests a
+// successor against unitsStart, PPMd7 against text); sharing them would
+// need an interface call per symbol.
 func (m *model8) update1() {
 	s := m.foundState
 	freq := uint32(m.mem[s+1]) + 4

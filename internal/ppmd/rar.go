@@ -72,7 +72,8 @@ func (d *RAR) ReadHeader(br io.ByteReader) (esc int, err error) {
 		}
 		esc = int(c)
 	}
-	if err := d.rc.initRAR(br); err != nil {
+	d.rc.setExact(br)
+	if err := d.rc.initRAR(); err != nil {
 		d.ready = false
 		return esc, err
 	}
@@ -96,7 +97,7 @@ func (d *RAR) ReadHeader(br io.ByteReader) (esc int, err error) {
 		return esc, errs.Limit("ppmd: RAR model needs %d MiB", mem>>20)
 	}
 	if d.m == nil {
-		d.m = modelPool.Get()
+		d.m = modelPool.get()
 	}
 	if err := d.m.Init(order, mem); err != nil {
 		return esc, err
@@ -135,7 +136,7 @@ func (d *RAR) Reset() { d.ready = false }
 func (d *RAR) Close() error {
 	if d.m != nil {
 		d.m.Release()
-		modelPool.Put(d.m)
+		modelPool.put(d.m)
 		d.m = nil
 	}
 	d.ready = false

@@ -7,7 +7,6 @@ import (
 	"io"
 
 	"github.com/go-unarc/unarc/internal/errs"
-	"github.com/go-unarc/unarc/internal/pool"
 )
 
 // ParseProps7z reads the 5-byte properties of 7z coder 03 04 01: the model
@@ -26,7 +25,7 @@ func ParseProps7z(props []byte) (order int, mem uint32, err error) {
 	return order, mem, nil
 }
 
-var modelPool = pool.Of[Model]{New: NewModel}
+var modelPool idle[Model]
 
 // errClosed is returned by Read after Close.
 var errClosed = errors.New("ppmd: read after Close")
@@ -35,7 +34,6 @@ var errClosed = errors.New("ppmd: read after Close")
 type Reader7z struct {
 	m     *Model
 	rc    rangeDecoder
-	br    io.ByteReader
 	bufr  *bufio.Reader // kept across Reset when the source needs wrapping
 	order int
 	mem   uint32
@@ -77,20 +75,14 @@ func (z *Reader7z) Reset(r io.Reader, order int, mem uint32, size int64) error {
 		z.err = errs.Unsupported("ppmd: order %d, memory %d", order, mem)
 		return z.err
 	}
-	br, ok := r.(io.ByteReader)
-	if !ok {
-		if z.bufr == nil {
-			z.bufr = bufio.NewReaderSize(r, 1<<16)
-		} else {
-			z.bufr.Reset(r)
-		}
-		br = z.bufr
-	}
-	*z = Reader7z{m: z.m, bufr: z.bufr, br: br, order: order, mem: mem, left: size}
+	*z = Reader7z{m: z.m, bufr: z.bufr, order: order, mem: mem, left: size}
+	z.rc.setSource(r, &z.bufr)
 	if z.m == nil {
-		z.m = modelPool.Get()
+		z.m = modelPool.get()
 	}
-	if err := z.rc.init7z(br); err != nil {
+	err := z.rc.init7z()
+	z.rc.sync()
+	if err != nil {
 		z.err = err
 		return err
 	}
@@ -115,6 +107,7 @@ func (z *Reader7z) Read(p []byte) (int, error) {
 		p = p[:z.left]
 	}
 	m, rc := z.m, &z.rc
+	defer rc.sync()
 	for n < len(p) {
 		sym := m.decodeSymbol(rc)
 		if rc.err != nil {
@@ -154,9 +147,10 @@ func (z *Reader7z) Read(p []byte) (int, error) {
 func (z *Reader7z) Close() error {
 	if z.m != nil {
 		z.m.Release()
-		modelPool.Put(z.m)
+		modelPool.put(z.m)
 		z.m = nil
 	}
+	z.rc.detach(z.bufr)
 	z.err = errClosed
 	return nil
 }

@@ -5,7 +5,6 @@ import (
 	"io"
 
 	"github.com/go-unarc/unarc/internal/errs"
-	"github.com/go-unarc/unarc/internal/pool"
 )
 
 // ZipHeader is the 2-byte header of a ZIP method 98 stream (APPNOTE 5.10).
@@ -34,7 +33,7 @@ func ParseZipHeader(v uint16) (ZipHeader, error) {
 	return h, nil
 }
 
-var model8Pool = pool.Of[model8]{}
+var model8Pool idle[model8]
 
 // ReaderZip decodes a ZIP PPMd (method 98) stream: the 2-byte header,
 // then PPMd var.I rev.1 data with Subbotin's range coder, ending with
@@ -42,7 +41,6 @@ var model8Pool = pool.Of[model8]{}
 type ReaderZip struct {
 	m    *model8
 	rc   rangeDecoder
-	br   io.ByteReader
 	bufr *bufio.Reader // kept across Reset when the source needs wrapping
 	hdr  ZipHeader
 	left int64 // bytes still to produce; < 0: until the end marker
@@ -57,8 +55,11 @@ type ReaderZip struct {
 // With a known size the stream must end exactly at the end of r: after
 // size bytes the end marker must follow, the range decoder must finish
 // cleanly, and r must hold nothing more. With an unknown size nothing is
-// read past the end marker when r is an io.ByteReader; otherwise the
-// input is buffered and may be read ahead.
+// read past the end marker when r can be peeked in place (Peek, Discard
+// and Buffered, as *bufio.Reader has: the fast path; r is positioned
+// after what was decoded whenever Read returns) or is an io.ByteReader
+// (read one byte per call); otherwise the input is buffered and may be
+// read ahead.
 func NewReaderZip(r io.Reader, size, maxMem int64) (*ReaderZip, error) {
 	z := new(ReaderZip)
 	if err := z.Reset(r, size, maxMem); err != nil {
@@ -71,30 +72,20 @@ func NewReaderZip(r io.Reader, size, maxMem int64) (*ReaderZip, error) {
 // Reset starts decoding a new stream like NewReaderZip, reusing the model
 // arena and the input buffer.
 func (z *ReaderZip) Reset(r io.Reader, size, maxMem int64) error {
-	br, ok := r.(io.ByteReader)
-	if !ok {
-		if z.bufr == nil {
-			z.bufr = bufio.NewReaderSize(r, 1<<16)
-		} else {
-			z.bufr.Reset(r)
-		}
-		br = z.bufr
-	}
-	*z = ReaderZip{m: z.m, bufr: z.bufr, br: br, left: size}
+	*z = ReaderZip{m: z.m, bufr: z.bufr, left: size}
+	z.rc.setSource(r, &z.bufr)
 	z.err = z.start(maxMem)
+	z.rc.sync()
 	return z.err
 }
 
 func (z *ReaderZip) start(maxMem int64) error {
-	var hb [2]byte
-	for i := range hb {
-		b, err := z.br.ReadByte()
-		if err != nil {
-			return errs.EOF(err, "ppmd8: header")
-		}
-		hb[i] = b
+	v := z.rc.readByte()
+	v |= z.rc.readByte() << 8
+	if z.rc.err != nil {
+		return errs.EOF(z.rc.err, "ppmd8: header")
 	}
-	h, err := ParseZipHeader(uint16(hb[0]) | uint16(hb[1])<<8)
+	h, err := ParseZipHeader(uint16(v))
 	if err != nil {
 		return err
 	}
@@ -102,14 +93,14 @@ func (z *ReaderZip) start(maxMem int64) error {
 	if maxMem > 0 && int64(h.Memory) > maxMem {
 		return errs.Limit("MaxMemory: ppmd8 model of %d bytes exceeds the limit %d", h.Memory, maxMem)
 	}
-	if err := z.rc.initRAR(z.br); err != nil {
+	if err := z.rc.initRAR(); err != nil {
 		return err
 	}
 	if z.rc.code == 0xFFFFFFFF {
 		return errs.Corrupt("ppmd8: bad range coder header")
 	}
 	if z.m == nil {
-		z.m = model8Pool.Get()
+		z.m = model8Pool.get()
 	}
 	return z.m.init8(h.Order, h.Memory, h.Restore)
 }
@@ -127,6 +118,7 @@ func (z *ReaderZip) Read(p []byte) (int, error) {
 		p = p[:z.left]
 	}
 	m, rc := z.m, &z.rc
+	defer rc.sync()
 	n := 0
 	for n < len(p) {
 		sym := m.decodeSymbol(rc)
@@ -173,10 +165,10 @@ func (z *ReaderZip) end() error {
 	if err := z.finish(); err != io.EOF {
 		return err
 	}
-	if _, err := z.br.ReadByte(); err == nil {
+	if eof, err := z.rc.atEOF(); err != nil {
+		return errs.EOF(err, "ppmd8: after the end marker")
+	} else if !eof {
 		return errs.Corrupt("ppmd8: data after the end marker")
-	} else if err != io.EOF {
-		return err
 	}
 	return io.EOF
 }
@@ -189,12 +181,14 @@ func (z *ReaderZip) finish() error {
 }
 
 // Close returns the model arena to the pool. Later Reads fail.
+// Deliberate copy of Reader7z.Close: another model type and pool.
 func (z *ReaderZip) Close() error {
 	if z.m != nil {
 		z.m.release()
-		model8Pool.Put(z.m)
+		model8Pool.put(z.m)
 		z.m = nil
 	}
+	z.rc.detach(z.bufr)
 	z.err = errClosed
 	return nil
 }

@@ -230,16 +230,12 @@ func (m *Model) updateModel() {
 	}
 }
 
-// rescale halves the frequencies of minContext, keeping the states sorted
-// by frequency and dropping those that reach 0 (only possible at maximum
-// order).
-func (m *Model) rescale() {
-	mc := m.minContext
-	stats := m.stats(mc)
-	s := m.foundState
-	mem := m.mem
-
-	// Move foundState to the front.
+// halveStates is the common part of both models' rescale: it moves the
+// found state s of the n states at stats to the front, halves every
+// frequency (the first one +4, all rounded up by adder), keeping the
+// states sorted by frequency, and returns the new sum of frequencies,
+// summFreq less the old sum, and the offset of the last state.
+func halveStates(mem []byte, stats, s, n, adder, summFreq uint32) (sumFreq, escFreq, last uint32) {
 	if s != stats {
 		var tmp [stateSize]byte
 		copy(tmp[:], mem[s:s+stateSize])
@@ -247,13 +243,11 @@ func (m *Model) rescale() {
 		copy(mem[stats:stats+stateSize], tmp[:])
 		s = stats
 	}
-
-	sumFreq := m.freq(s)
-	escFreq := m.summFreq(mc) - sumFreq
-	adder := b2u(m.orderFall != 0)
+	sumFreq = uint32(mem[s+1])
+	escFreq = summFreq - sumFreq
 	sumFreq = (sumFreq + 4 + adder) >> 1
 	mem[s+1] = byte(sumFreq)
-	for i := m.numStats(mc) - 1; i > 0; i-- {
+	for i := n - 1; i > 0; i-- {
 		s += stateSize
 		freq := uint32(mem[s+1])
 		escFreq -= freq
@@ -275,6 +269,20 @@ func (m *Model) rescale() {
 			copy(mem[s1:s1+stateSize], tmp[:])
 		}
 	}
+	return sumFreq, escFreq, s
+}
+
+// rescale halves the frequencies of minContext, keeping the states sorted
+// by frequency and dropping those that reach 0 (only possible at maximum
+// order).
+func (m *Model) rescale() {
+	mc := m.minContext
+	stats := m.stats(mc)
+	s := m.foundState
+	mem := m.mem
+
+	adder := b2u(m.orderFall != 0)
+	sumFreq, escFreq, s := halveStates(mem, stats, s, m.numStats(mc), adder, m.summFreq(mc))
 
 	if mem[s+1] == 0 {
 		// Remove the states whose frequency dropped to 0.

@@ -1,0 +1,309 @@
+package ppmd
+
+import (
+	"encoding/binary"
+
+	"github.com/go-unarc/unarc/internal/pool"
+)
+
+// units is the sub-allocator of both models: blocks of 1..128 units of 12
+// bytes in numIndexes size classes, each class with a singly linked free
+// list, carved from the free space [loUnit, hiUnit) or, when that is
+// gone, from the top of the text area (unitsStart moves down). It must
+// match Ppmd7.c and Ppmd8.c step for step: when the arena runs out the
+// model restarts (or is cut off), and that moment changes the decoded
+// output. The two allocate, split, take from the text area and refill the
+// free lists alike; they differ in how a free block is marked, which is
+// what gluing adjacent free blocks relies on:
+//
+//   - PPMd7 (stamped false): a free block is {Next u32}. Gluing stamps
+//     every free block {0 u16, NU u16, Next u32} itself and recognises a
+//     free neighbour by its 16-bit stamp 0 (an allocated block starts
+//     with a non-zero NumStats or Symbol+Freq); glueCount restarts at 255.
+//   - PPMd8 (stamped true): a free block is always {0xFFFFFFFF u32,
+//     Next u32, NU u32} and the free blocks of each class are counted in
+//     stamps (the cut-off restoration and the used-memory test need the
+//     counts); neighbours absorbed by gluing get NU 0; glueCount restarts
+//     at 1<<13.
+type units struct {
+	mem        []byte  // the arena
+	memp       *[]byte // pooled backing of mem
+	freeList   [numIndexes]uint32
+	stamps     [numIndexes]uint32 // PPMd8: free blocks per class
+	stamped    bool               // PPMd8's free-block layout
+	glueCount  uint32
+	loUnit     uint32 // free space [loUnit, hiUnit) between state vectors and contexts
+	hiUnit     uint32
+	text       uint32 // next free byte of the text area, below unitsStart
+	unitsStart uint32
+}
+
+// useArena makes mem n bytes long, keeping the pooled arena when it is
+// large enough.
+func (u *units) useArena(n int) {
+	if u.memp == nil || cap(*u.memp) < n {
+		pool.Put(u.memp)
+		u.memp = pool.Get(n)
+	}
+	u.mem = (*u.memp)[:n]
+}
+
+// releaseArena gives the arena back to the pool.
+func (u *units) releaseArena() {
+	pool.Put(u.memp)
+	u.memp = nil
+	u.mem = nil
+}
+
+// Arena accessors.
+
+func (u *units) u16(off uint32) uint32 { return uint32(binary.LittleEndian.Uint16(u.mem[off:])) }
+func (u *units) u32(off uint32) uint32 { return binary.LittleEndian.Uint32(u.mem[off:]) }
+func (u *units) put16(off, v uint32)   { binary.LittleEndian.PutUint16(u.mem[off:], uint16(v)) }
+func (u *units) put32(off, v uint32)   { binary.LittleEndian.PutUint32(u.mem[off:], v) }
+
+// resetUnits empties the free lists and sets the text area to [text,
+// text+size) with the unit area in its upper 7/8.
+func (u *units) resetUnits(text, size uint32) {
+	clear(u.freeList[:])
+	clear(u.stamps[:])
+	u.text = text
+	u.hiUnit = text + size
+	u.loUnit = u.hiUnit - size/8/unitSize*7*unitSize
+	u.unitsStart = u.loUnit
+	u.glueCount = 0
+}
+
+func (u *units) insertNode(node, indx uint32) {
+	if u.stamped {
+		u.put32(node, emptyNode8)
+		u.put32(node+4, u.freeList[indx])
+		u.put32(node+8, i2u(indx))
+		u.freeList[indx] = node
+		u.stamps[indx]++
+		return
+	}
+	u.put32(node, u.freeList[indx])
+	u.freeList[indx] = node
+}
+
+func (u *units) removeNode(indx uint32) uint32 {
+	node := u.freeList[indx]
+	if u.stamped {
+		u.freeList[indx] = u.u32(node + 4)
+		u.stamps[indx]--
+		return node
+	}
+	u.freeList[indx] = u.u32(node)
+	return node
+}
+
+// splitBlock returns the tail of a block of class oldIndx that is not
+// needed for class newIndx to the free lists.
+func (u *units) splitBlock(ptr, oldIndx, newIndx uint32) {
+	nu := i2u(oldIndx) - i2u(newIndx)
+	ptr += u2b(i2u(newIndx))
+	i := u2i(nu)
+	if i2u(i) != nu {
+		i--
+		k := i2u(i)
+		u.insertNode(ptr+u2b(k), nu-k-1)
+	}
+	u.insertNode(ptr, i)
+}
+
+// allocUnitsRare is the slow path of allocUnits: glue, take a larger
+// block and split it, or grow the unit area down into the text area.
+// It returns 0 when memory is exhausted.
+func (u *units) allocUnitsRare(indx uint32) uint32 {
+	if u.glueCount == 0 {
+		if u.stamped {
+			u.glue8()
+		} else {
+			u.glue7()
+		}
+		if u.freeList[indx] != 0 {
+			return u.removeNode(indx)
+		}
+	}
+	i := indx
+	for {
+		i++
+		if i == numIndexes {
+			numBytes := u2b(i2u(indx))
+			us := u.unitsStart
+			u.glueCount--
+			if us-u.text > numBytes {
+				u.unitsStart = us - numBytes
+				return u.unitsStart
+			}
+			return 0
+		}
+		if u.freeList[i] != 0 {
+			break
+		}
+	}
+	block := u.removeNode(i)
+	u.splitBlock(block, i, indx)
+	return block
+}
+
+// allocUnits allocates a block of class indx; 0 means out of memory.
+func (u *units) allocUnits(indx uint32) uint32 {
+	if u.freeList[indx] != 0 {
+		return u.removeNode(indx)
+	}
+	numBytes := u2b(i2u(indx))
+	lo := u.loUnit
+	if u.hiUnit-lo >= numBytes {
+		u.loUnit = lo + numBytes
+		return lo
+	}
+	return u.allocUnitsRare(indx)
+}
+
+// allocContext allocates one unit for a context record, from the top of
+// the free space first; 0 means out of memory.
+func (u *units) allocContext() uint32 {
+	if u.hiUnit != u.loUnit {
+		u.hiUnit -= unitSize
+		return u.hiUnit
+	}
+	if u.freeList[0] != 0 {
+		return u.removeNode(0)
+	}
+	return u.allocUnitsRare(0)
+}
+
+// refill puts the glued blocks of the list at head (linked through Next
+// at +4; NU at nuOff, 16 bits wide for PPMd7, 32 for PPMd8; absorbed
+// blocks have NU 0) back on the free lists, in runs of at most 128 units.
+func (u *units) refill(head uint32) {
+	for n := head; n != 0; {
+		node := n
+		var nu uint32
+		if u.stamped {
+			nu = u.u32(node + 8)
+		} else {
+			nu = u.u16(node + 2)
+		}
+		n = u.u32(node + 4)
+		if nu == 0 {
+			continue
+		}
+		for ; nu > 128; nu, node = nu-128, node+128*unitSize {
+			u.insertNode(node, numIndexes-1)
+		}
+		i := u2i(nu)
+		if i2u(i) != nu {
+			i--
+			k := i2u(i)
+			u.insertNode(node+k*unitSize, nu-k-1)
+		}
+		u.insertNode(node, i)
+	}
+}
+
+// glue7 merges adjacent free blocks and refills the free lists (Ppmd7.c
+// GlueFreeBlocks, single-linked variant); loUnit gets a guard stamp.
+func (u *units) glue7() {
+	u.glueCount = 255
+	if u.loUnit != u.hiUnit {
+		u.put16(u.loUnit, 1)
+	}
+
+	// Collect every free block into one list of nodes {0, NU, Next}.
+	var n uint32
+	for i := uint32(0); i < numIndexes; i++ {
+		nu := i2u(i)
+		next := u.freeList[i]
+		u.freeList[i] = 0
+		for next != 0 {
+			tmp := next
+			next = u.u32(next)
+			u.put16(tmp, 0)
+			u.put16(tmp+2, nu)
+			u.put32(tmp+4, n)
+			n = tmp
+		}
+	}
+	head := n
+
+	// Glue each block with the free blocks that follow it in memory.
+	// Nodes absorbed before they are reached get NU 0 and are unlinked.
+	prev := uint32(0) // 0: head, else the node whose Next field links on
+	for n != 0 {
+		node := n
+		nu := u.u16(node + 2)
+		n = u.u32(node + 4)
+		if nu == 0 {
+			if prev == 0 {
+				head = n
+			} else {
+				u.put32(prev+4, n)
+			}
+			continue
+		}
+		prev = node
+		for {
+			node2 := node + nu*unitSize
+			nu += u.u16(node2 + 2)
+			if u.u16(node2) != 0 || nu >= 0x10000 {
+				break
+			}
+			u.put16(node+2, nu)
+			u.put16(node2+2, 0)
+		}
+	}
+
+	// Refill in the same direction as the glue pass, so absorbed nodes
+	// are skipped before their headers are reused.
+	u.refill(head)
+}
+
+// glue8 merges free blocks with the free blocks that follow them in
+// memory and refills the free lists (Ppmd8.c GlueFreeBlocks).
+func (u *units) glue8() {
+	u.glueCount = 1 << 13
+	clear(u.stamps[:])
+	if u.loUnit != u.hiUnit {
+		u.put32(u.loUnit, 0) // guard
+	}
+	end := uint32(len(u.mem)) - unitSize
+
+	// Link all free blocks into one list (head, through Next), gluing
+	// each with its free successors; absorbed blocks get NU 0.
+	var head uint32
+	prev := uint32(0) // 0: head, else the node whose Next links on
+	link := func(v uint32) {
+		if prev == 0 {
+			head = v
+		} else {
+			u.put32(prev+4, v)
+		}
+	}
+	for i := 0; i < numIndexes; i++ {
+		next := u.freeList[i]
+		u.freeList[i] = 0
+		for next != 0 {
+			node := next
+			nu := u.u32(node + 8)
+			link(next)
+			next = u.u32(node + 4)
+			if nu != 0 {
+				prev = node
+				for {
+					node2 := node + nu*unitSize
+					if node2 > end || node2 < node || u.u32(node2) != emptyNode8 {
+						break
+					}
+					nu += u.u32(node2 + 8)
+					u.put32(node2+8, 0)
+					u.put32(node+8, nu)
+				}
+			}
+		}
+	}
+	link(0)
+	u.refill(head)
+}
