@@ -8,13 +8,7 @@ func changePair(smallDist, bigDist uint32) bool { return bigDist>>7 > smallDist 
 // 7-Zip's fast mode (LzmaEnc.c GetOptimumFast). It returns the length of
 // the next symbol and leaves its kind in e.backRes.
 func (e *encoder) fastParse() int {
-	var mainLen, numPairs int
-	if e.ahead == 0 {
-		mainLen = e.readMatches()
-		numPairs = e.numPairs
-	} else {
-		mainLen, numPairs = e.longestLen, e.numPairs
-	}
+	mainLen, numPairs := e.nextMatches()
 	numAvail := e.numAvail
 	e.backRes = litMark
 	if numAvail < 2 {
@@ -110,4 +104,15 @@ func (e *encoder) fastParse() int {
 		e.movePos(mainLen - 2)
 	}
 	return mainLen
+}
+
+// nextMatches returns the longest match length and the match-pair count
+// at the current position: found now, or kept from the look-ahead of the
+// previous step.
+func (e *encoder) nextMatches() (mainLen, numPairs int) {
+	if e.ahead == 0 {
+		mainLen = e.readMatches()
+		return mainLen, e.numPairs
+	}
+	return e.longestLen, e.numPairs
 }

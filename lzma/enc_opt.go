@@ -116,13 +116,7 @@ func (e *encoder) backward(cur int) int {
 // optimum runs the parser at the encoder's position.
 func (e *encoder) optimum(position uint32) int {
 	e.optCur, e.optEnd = 0, 0
-	var mainLen, numPairs int
-	if e.ahead == 0 {
-		mainLen = e.readMatches()
-		numPairs = e.numPairs
-	} else {
-		mainLen, numPairs = e.longestLen, e.numPairs
-	}
+	mainLen, numPairs := e.nextMatches()
 	numAvail := e.numAvail
 	if numAvail < 2 {
 		e.backRes = litMark

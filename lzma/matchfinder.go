@@ -466,7 +466,9 @@ func (mf *matchFinder) btMatches(lenLimit int, curMatch uint32, d []uint32, n, m
 }
 
 // btSkip inserts the current position into the tree (LzFind.c
-// SkipMatchesSpec).
+// SkipMatchesSpec). Deliberate copy of btMatches without the match
+// output: LzFind.c keeps the two apart too, and a flag in the tree walk
+// (the encoder's innermost loop) costs a branch per node.
 func (mf *matchFinder) btSkip(lenLimit int, curMatch uint32) {
 	cur := mf.cur
 	_ = mf.buf[cur+lenLimit-1]

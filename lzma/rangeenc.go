@@ -123,7 +123,9 @@ func (e *rangeEnc) tree(probs []uint16, n int, sym uint32) {
 }
 
 // literal encodes byte c through the literal coder probs (0x300 of them);
-// after a match (matched) it codes against match byte mb.
+// after a match (matched) it codes against match byte mb. The bit coder
+// is written out here as in tree (deliberate copy): with the coder state
+// in locals it runs once per literal bit, and a call would spill them.
 func (e *rangeEnc) literal(probs []uint16, c uint32, matched bool, mb uint32) {
 	probs = probs[:0x300]
 	rng, low := e.rng, e.low

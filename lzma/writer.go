@@ -65,16 +65,8 @@ func (s *encStream) fill(p []byte, enc moreEncoder, c *chunker) (int, error) {
 	n := 0
 	for len(p) > 0 {
 		mf := &s.e.mf
-		if mf.end == len(mf.buf) {
-			if err := enc.encodeMore(); err != nil {
-				s.err = err
-				return n, err
-			}
-			mf.shift(mf.cur-s.e.ahead, s.e.keepFor(c))
-			if mf.end == len(mf.buf) {
-				s.err = errs.Limit("lzma: window of %d bytes too small", len(mf.buf))
-				return n, s.err
-			}
+		if err := s.room(enc, c); err != nil {
+			return n, err
 		}
 		k := mf.write(p)
 		p = p[k:]
@@ -82,6 +74,25 @@ func (s *encStream) fill(p []byte, enc moreEncoder, c *chunker) (int, error) {
 		s.total += int64(k)
 	}
 	return n, nil
+}
+
+// room makes the window take more input: when it is full, it encodes
+// what it holds and shifts the history the encoder still needs.
+func (s *encStream) room(enc moreEncoder, c *chunker) error {
+	mf := &s.e.mf
+	if mf.end < len(mf.buf) {
+		return nil
+	}
+	if err := enc.encodeMore(); err != nil {
+		s.err = err
+		return err
+	}
+	mf.shift(mf.cur-s.e.ahead, s.e.keepFor(c))
+	if mf.end == len(mf.buf) {
+		s.err = errs.Limit("lzma: window of %d bytes too small", len(mf.buf))
+		return s.err
+	}
+	return nil
 }
 
 // readFrom reads r into the window until EOF.
@@ -92,16 +103,8 @@ func (s *encStream) readFrom(r io.Reader, enc moreEncoder, c *chunker) (int64, e
 	var n int64
 	for {
 		mf := &s.e.mf
-		if mf.end == len(mf.buf) {
-			if err := enc.encodeMore(); err != nil {
-				s.err = err
-				return n, err
-			}
-			mf.shift(mf.cur-s.e.ahead, s.e.keepFor(c))
-			if mf.end == len(mf.buf) {
-				s.err = errs.Limit("lzma: window of %d bytes too small", len(mf.buf))
-				return n, s.err
-			}
+		if err := s.room(enc, c); err != nil {
+			return n, err
 		}
 		room := mf.buf[mf.end:]
 		if k := s.e.cfg.knownSize; k >= 0 && int64(len(room)) > k-s.total+1 {
