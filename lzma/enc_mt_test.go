@@ -1,0 +1,417 @@
+package lzma
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/go-unarc/unarc/internal/errs"
+)
+
+// mtEncode compresses data with an LZMA2 Writer2 made with opts, in
+// writes of at most chunk bytes (0: one Write), and returns the stream
+// and the dictionary byte.
+func mtEncode(t testing.TB, data []byte, chunk int, opts ...WriterOption) ([]byte, byte) {
+	t.Helper()
+	var buf bytes.Buffer
+	w, err := NewWriter2(&buf, opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mtWriteAll(t, w, data, chunk)
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes(), w.DictByte()
+}
+
+func mtWriteAll(t testing.TB, w io.Writer, data []byte, chunk int) {
+	t.Helper()
+	if chunk <= 0 {
+		chunk = max(len(data), 1)
+	}
+	for p := data; len(p) > 0; {
+		k := min(chunk, len(p))
+		n, err := w.Write(p[:k])
+		if err != nil || n != k {
+			t.Fatalf("Write: %d of %d bytes: %v", n, k, err)
+		}
+		p = p[k:]
+	}
+}
+
+// mtDecode decodes an LZMA2 stream with our reader, checking that the
+// stream ends exactly with its end byte.
+func mtDecode(t testing.TB, packed []byte, dictByte byte) []byte {
+	t.Helper()
+	d, err := DictSizeLZMA2(dictByte)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(packed) == 0 || packed[len(packed)-1] != ctrlEnd {
+		t.Fatalf("stream of %d bytes does not end with the end byte", len(packed))
+	}
+	r, err := NewReader2(bytes.NewReader(packed), d, -1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	out, err := io.ReadAll(r)
+	if err != nil {
+		t.Fatalf("decode: %v", err)
+	}
+	return out
+}
+
+// mtBlocks splits an LZMA2 stream into its chunks and returns the offsets
+// (in the decoded data) of the chunks that reset the dictionary.
+func mtBlocks(t testing.TB, packed []byte) []int64 {
+	t.Helper()
+	var resets []int64
+	var pos int64
+	for i := 0; i < len(packed); {
+		c := packed[i]
+		switch {
+		case c == ctrlEnd:
+			if i != len(packed)-1 {
+				t.Fatalf("end byte at %d of %d", i, len(packed))
+			}
+			return resets
+		case c == ctrlCopyDict || c == ctrlCopy:
+			u := int(packed[i+1])<<8 | int(packed[i+2]) + 1
+			if c == ctrlCopyDict {
+				resets = append(resets, pos)
+			}
+			pos += int64(u)
+			i += 3 + u
+		case c >= ctrlLZMA:
+			u := int(c&0x1F)<<16 | int(packed[i+1])<<8 | int(packed[i+2]) + 1
+			p := int(packed[i+3])<<8 | int(packed[i+4]) + 1
+			if c >= ctrlDict {
+				resets = append(resets, pos)
+			}
+			h := 5
+			if c >= ctrlProps {
+				h = 6
+			}
+			pos += int64(u)
+			i += h + p
+		default:
+			t.Fatalf("bad control byte %#x at %d", c, i)
+		}
+	}
+	t.Fatal("no end byte")
+	return nil
+}
+
+// TestMTRoundTrip encodes inputs that span several blocks with 1..4
+// threads and several block sizes, in one Write and in small writes,
+// and decodes them; each block must start with a dictionary reset at a
+// multiple of the block size.
+func TestMTRoundTrip(t *testing.T) {
+	inputs := map[string][]byte{
+		"empty":   nil,
+		"one":     {42},
+		"mixed":   genMixed(1, 700<<10),
+		"zeros":   make([]byte, 300<<10),
+		"blocks3": genMixed(2, 3*MinBlockSize),
+	}
+	for name, data := range inputs {
+		for _, bs := range []int64{MinBlockSize, 200 << 10} {
+			for _, threads := range []int{1, 2, 3, 4} {
+				for _, chunk := range []int{0, 1000} {
+					if chunk == 1000 && len(data) > 200<<10 && testing.Short() {
+						continue
+					}
+					tn := fmt.Sprintf("%s/bs%d/t%d/w%d", name, bs, threads, chunk)
+					packed, db := mtEncode(t, data, chunk, Level(1), Threads(threads), BlockSize(bs))
+					if got := mtDecode(t, packed, db); !bytes.Equal(got, data) {
+						t.Fatalf("%s: decoded %d bytes, want %d, differ at %d", tn, len(got), len(data), diffAt(got, data))
+					}
+					resets := mtBlocks(t, packed)
+					want := (int64(len(data)) + bs - 1) / bs
+					if int64(len(resets)) != want {
+						t.Fatalf("%s: %d dictionary resets, want %d blocks", tn, len(resets), want)
+					}
+					for i, r := range resets {
+						if r != int64(i)*bs {
+							t.Fatalf("%s: block %d starts at %d, want %d", tn, i, r, int64(i)*bs)
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestMTAutoBlockSize checks 7-Zip's block size rule (Lzma2Enc.c,
+// Lzma2EncProps_Normalize) and that Threads without BlockSize uses it.
+func TestMTAutoBlockSize(t *testing.T) {
+	for _, c := range []struct{ dict, want int64 }{
+		{64 << 10, 1 << 20},
+		{256 << 10, 1 << 20},
+		{1 << 20, 4 << 20},
+		{3 << 20, 12 << 20},
+		{1<<20 + 1, 5 << 20}, // 4 MiB + 4 rounded up to whole MiB
+		{32 << 20, 128 << 20},
+		{64 << 20, 256 << 20},
+		{256 << 20, 256 << 20},
+		{384 << 20, 384 << 20}, // never below the dictionary
+	} {
+		if got := autoBlockSize(c.dict); got != c.want {
+			t.Errorf("autoBlockSize(%d) = %d, want %d", c.dict, got, c.want)
+		}
+	}
+	cfg := encConfig{}
+	if err := cfg.resolve([]WriterOption{Level(1), Threads(2)}, true); err != nil {
+		t.Fatal(err)
+	}
+	if got := mtBlockSize(&cfg); got != 1<<20 {
+		t.Fatalf("level 1 with Threads(2): block size %d, want 1 MiB", got)
+	}
+	// Threads(1) alone is one solid stream; with Threads(2) the stream
+	// resets the dictionary every 1 MiB (level 1's dictionary is 256 KiB).
+	data := genMixed(3, 2<<20+5)
+	solid, _ := mtEncode(t, data, 0, Level(1))
+	if r := mtBlocks(t, solid); len(r) != 1 {
+		t.Fatalf("solid stream: %d dictionary resets, want 1", len(r))
+	}
+	mt, db := mtEncode(t, data, 0, Level(1), Threads(2))
+	if r := mtBlocks(t, mt); len(r) != 3 || r[1] != 1<<20 || r[2] != 2<<20 {
+		t.Fatalf("Threads(2): dictionary resets at %v, want 0, 1 MiB, 2 MiB", r)
+	}
+	if !bytes.Equal(mtDecode(t, mt, db), data) {
+		t.Fatal("Threads(2): round trip differs")
+	}
+}
+
+// TestMTFlush: after Flush everything written so far is decodable from
+// what reached the destination, with threads or without; the stream
+// goes on in a new block.
+func TestMTFlush(t *testing.T) {
+	data := genMixed(4, 300<<10)
+	for _, threads := range []int{1, 2, 4} {
+		var buf bytes.Buffer
+		w, err := NewWriter2(&buf, Level(1), Threads(threads), BlockSize(MinBlockSize))
+		if err != nil {
+			t.Fatal(err)
+		}
+		cut := 100<<10 + 7
+		mtWriteAll(t, w, data[:cut], 0)
+		if err := w.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		part := append(bytes.Clone(buf.Bytes()), ctrlEnd)
+		if got := mtDecode(t, part, w.DictByte()); !bytes.Equal(got, data[:cut]) {
+			t.Fatalf("threads %d: after Flush %d bytes decode, want %d", threads, len(got), cut)
+		}
+		mtWriteAll(t, w, data[cut:], 0)
+		if err := w.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if got := mtDecode(t, buf.Bytes(), w.DictByte()); !bytes.Equal(got, data) {
+			t.Fatalf("threads %d: after Close: round trip differs", threads)
+		}
+		if _, err := w.Write([]byte{1}); !errors.Is(err, ErrWriterClosed) {
+			t.Fatalf("Write after Close: %v, want ErrWriterClosed", err)
+		}
+	}
+}
+
+// TestMTReadFrom: ReadFrom reads into the block buffers and gives the
+// same stream as Write.
+func TestMTReadFrom(t *testing.T) {
+	data := genMixed(5, 400<<10)
+	want, _ := mtEncode(t, data, 0, Level(1), Threads(3), BlockSize(MinBlockSize))
+	var buf bytes.Buffer
+	w, err := NewWriter2(&buf, Level(1), Threads(3), BlockSize(MinBlockSize))
+	if err != nil {
+		t.Fatal(err)
+	}
+	n, err := w.ReadFrom(&shortReader{data: data})
+	if err != nil || n != int64(len(data)) {
+		t.Fatalf("ReadFrom: %d bytes, %v", n, err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(buf.Bytes(), want) {
+		t.Fatal("ReadFrom and Write give different streams")
+	}
+	// A source error is returned and the writer goes on.
+	buf.Reset()
+	if err := w.Reset(&buf); err != nil {
+		t.Fatal(err)
+	}
+	bad := errors.New("source failed")
+	if _, err := w.ReadFrom(io.MultiReader(bytes.NewReader(data[:1000]), &errReader{bad})); err != bad {
+		t.Fatalf("ReadFrom from a failing source: %v, want its error", err)
+	}
+	if _, err := w.ReadFrom(bytes.NewReader(data[1000:])); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(buf.Bytes(), want) {
+		t.Fatal("ReadFrom after a source error: stream differs")
+	}
+}
+
+// shortReader returns at most 777 bytes per Read.
+type shortReader struct{ data []byte }
+
+func (r *shortReader) Read(p []byte) (int, error) {
+	if len(r.data) == 0 {
+		return 0, io.EOF
+	}
+	n := copy(p[:min(len(p), 777)], r.data)
+	r.data = r.data[n:]
+	return n, nil
+}
+
+type errReader struct{ err error }
+
+func (r *errReader) Read([]byte) (int, error) { return 0, r.err }
+
+// failWriter accepts ok bytes, then fails every Write.
+type failWriter struct {
+	mu     sync.Mutex
+	ok     int
+	n      int
+	writes int
+}
+
+var errDest = errors.New("destination full")
+
+func (f *failWriter) Write(p []byte) (int, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.writes++
+	if f.n+len(p) > f.ok {
+		k := max(f.ok-f.n, 0)
+		f.n += k
+		return k, errDest
+	}
+	f.n += len(p)
+	return len(p), nil
+}
+
+// goroutinesBack waits (briefly) for the goroutine count to fall to base:
+// a worker that has handed over its block exits right after.
+func goroutinesBack(t *testing.T, base int) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for runtime.NumGoroutine() > base {
+		if time.Now().After(deadline) {
+			buf := make([]byte, 1<<16)
+			buf = buf[:runtime.Stack(buf, true)]
+			t.Fatalf("%d goroutines, want %d:\n%s", runtime.NumGoroutine(), base, buf)
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// TestMTWriteError: a failing destination stops the writer: the error is
+// returned by the Write (or Flush/Close) that meets it and by every
+// later call, nothing more is written, and after Close no goroutine is
+// left.
+func TestMTWriteError(t *testing.T) {
+	data := genMixed(6, 40*MinBlockSize)
+	for _, threads := range []int{1, 2, 4} {
+		for _, ok := range []int{0, 10, 3 * MinBlockSize} {
+			base := runtime.NumGoroutine()
+			f := &failWriter{ok: ok}
+			w, err := NewWriter2(f, Level(1), Threads(threads), BlockSize(MinBlockSize))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var werr error
+			for p := data; len(p) > 0 && werr == nil; {
+				k := min(len(p), 10000)
+				_, werr = w.Write(p[:k])
+				p = p[k:]
+			}
+			if werr == nil {
+				t.Fatalf("threads %d ok %d: every Write succeeded", threads, ok)
+			}
+			if !errors.Is(werr, errDest) {
+				t.Fatalf("threads %d ok %d: Write: %v, want the destination's error", threads, ok, werr)
+			}
+			writes := f.writes
+			if _, err := w.Write(data[:10]); !errors.Is(err, errDest) {
+				t.Fatalf("Write after the error: %v", err)
+			}
+			if err := w.Flush(); !errors.Is(err, errDest) {
+				t.Fatalf("Flush after the error: %v", err)
+			}
+			if err := w.Close(); !errors.Is(err, errDest) {
+				t.Fatalf("Close after the error: %v", err)
+			}
+			if err := w.Close(); !errors.Is(err, errDest) {
+				t.Fatalf("second Close after the error: %v", err)
+			}
+			if f.writes != writes {
+				t.Fatalf("threads %d ok %d: %d writes after the failing one", threads, ok, f.writes-writes)
+			}
+			goroutinesBack(t, base)
+		}
+	}
+}
+
+// TestMTGoroutines: a writer's goroutines are gone after Close, after a
+// Reset in the middle of a stream, and while the writer is idle between
+// blocks none is waiting.
+func TestMTGoroutines(t *testing.T) {
+	base := runtime.NumGoroutine()
+	data := genMixed(7, 9*MinBlockSize+5)
+	w, err := NewWriter2(io.Discard, Level(1), Threads(4), BlockSize(MinBlockSize))
+	if err != nil {
+		t.Fatal(err)
+	}
+	mtWriteAll(t, w, data, 3000)
+	if n := runtime.NumGoroutine(); n > base+4 {
+		t.Fatalf("%d goroutines while encoding with 4 threads (base %d)", n, base)
+	}
+	// Reset in the middle drops the blocks in flight.
+	if err := w.Reset(io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	goroutinesBack(t, base)
+	mtWriteAll(t, w, data, 0)
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	goroutinesBack(t, base)
+}
+
+// TestMTOptions: block mode keeps the options' validation and reports
+// the options' dictionary.
+func TestMTOptions(t *testing.T) {
+	if _, err := NewWriter2(io.Discard, Threads(0)); !errors.Is(err, errs.ErrInvalidOption) {
+		t.Fatalf("Threads(0): %v", err)
+	}
+	if _, err := NewWriter2(io.Discard, BlockSize(-1)); !errors.Is(err, errs.ErrInvalidOption) {
+		t.Fatalf("BlockSize(-1): %v", err)
+	}
+	w, err := NewWriter2(io.Discard, DictSize(1<<20), Threads(2))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d, _ := DictSizeLZMA2(w.DictByte()); d != 1<<20 {
+		t.Fatalf("DictByte says %d, want 1 MiB", d)
+	}
+	w.Close()
+	if got := mtBlockSize(&encConfig{blockSize: 1}); got != MinBlockSize {
+		t.Fatalf("BlockSize(1) gives %d-byte blocks, want MinBlockSize", got)
+	}
+	if !strings.Contains(fmt.Sprint(mtBlockSize(&encConfig{blockSize: 1 << 40})), fmt.Sprint(maxBlockBytes)) {
+		t.Fatal("a huge BlockSize is not capped")
+	}
+}
