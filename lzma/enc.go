@@ -13,19 +13,26 @@ type encoder struct {
 	rc    rangeEnc
 	mf    matchFinder
 	state uint32
-	reps  [4]uint32
-	pos   int64 // bytes encoded in the stream (posState, literal position)
-	ahead int   // how far the match finder is ahead of the encoder
+	reps  [4]uint32 // distances (not distance - 1) of the last matches
+	pos   int64     // bytes encoded in the stream (posState, literal position)
+	ahead int       // how far the match finder is ahead of the encoder
 
 	lpMask, pbMask uint32
 	lc             uint
+
+	// parser state (enc_fast.go, enc_opt.go)
+	matches    [2*(matchMaxLen+1) + 2]uint32
+	numPairs   int
+	numAvail   int
+	longestLen int
+	backRes    uint32
 }
 
 // init resets the model and state for a new stream with cfg's properties.
 func (e *encoder) resetState() {
 	e.m.reset(e.cfg.lc, e.cfg.lp)
 	e.state = 0
-	e.reps = [4]uint32{}
+	e.reps = [4]uint32{1, 1, 1, 1}
 	e.lpMask = 1<<uint(e.cfg.lp) - 1
 	e.pbMask = 1<<uint(e.cfg.pb) - 1
 	e.lc = uint(e.cfg.lc)
@@ -55,7 +62,7 @@ func (e *encoder) encodeLiteral(cur int) {
 			sym <<= 1
 		}
 	} else {
-		match := uint32(buf[cur-int(e.reps[0])-1])
+		match := uint32(buf[cur-int(e.reps[0])])
 		offs := uint32(0x100)
 		for sym < 0x10000 {
 			match <<= 1
@@ -120,7 +127,7 @@ func (e *encoder) encodeMatch(dist, l uint32) {
 			e.rc.reverseTree(e.m.align[:], numAlignBits, dist&15)
 		}
 	}
-	e.reps = [4]uint32{dist, e.reps[0], e.reps[1], e.reps[2]}
+	e.reps = [4]uint32{dist + 1, e.reps[0], e.reps[1], e.reps[2]}
 	e.state = matchNext(e.state)
 	e.pos += int64(l)
 }
@@ -252,9 +259,47 @@ func (e *encoder) run(c *chunker) runStatus {
 // parse returns the next decision: length and litMark, a rep index
 // (0..3) or distance code + 4.
 func (e *encoder) parse() (uint32, uint32) {
-	if e.ahead == 0 {
-		e.mf.movePos()
-		e.ahead = 1
+	if e.pos == 0 && e.ahead == 0 {
+		e.readMatches() // the first byte is a literal
+		return 1, litMark
 	}
-	return 1, litMark
+	var l int
+	if e.cfg.fast {
+		l = e.fastParse()
+	} else {
+		l = e.fastParse()
+	}
+	return uint32(l), e.backRes
+}
+
+// readMatches runs the match finder at its position (one ahead of the
+// encoder's afterwards) and returns the longest match length, extended
+// past the fast bytes when it reached them.
+func (e *encoder) readMatches() int {
+	e.ahead++
+	e.numAvail = e.mf.avail()
+	n := e.mf.getMatches(e.matches[:])
+	e.numPairs = n
+	if n == 0 {
+		return 0
+	}
+	l := int(e.matches[n-2])
+	if l == e.cfg.fastBytes {
+		avail := min(e.numAvail, matchMaxLen)
+		buf := e.mf.buf
+		p1 := e.mf.cur - 1
+		p2 := p1 - int(e.matches[n-1]) - 1
+		for l < avail && buf[p1+l] == buf[p2+l] {
+			l++
+		}
+	}
+	return l
+}
+
+// movePos skips n positions of the match finder (they get no matches).
+func (e *encoder) movePos(n int) {
+	if n > 0 {
+		e.ahead += n
+		e.mf.skip(n)
+	}
 }

@@ -1,6 +1,7 @@
 package lzma
 
 import (
+	"hash/crc32"
 	"unsafe"
 
 	"github.com/go-unarc/unarc/internal/pool"
@@ -182,4 +183,268 @@ func (mf *matchFinder) normalize() {
 	norm(mf.hash)
 	norm(mf.son)
 	mf.pos -= sub
+}
+
+// crcTable drives the hashes (LzFind.c's scheme: with it, a 2- or 3-byte
+// hash hit whose first byte matches matches in all its bytes).
+var crcTable = crc32.MakeTable(crc32.IEEE)
+
+// hashes returns the 2-byte, 3-byte and main hash of the 4 bytes at b.
+func (mf *matchFinder) hashes(b []byte) (uint32, uint32, uint32) {
+	_ = b[3]
+	t := crcTable[b[0]] ^ uint32(b[1])
+	h2 := t & (hash2Size - 1)
+	t ^= uint32(b[2]) << 8
+	h3 := t & (hash3Size - 1)
+	return h2, h3, (t ^ crcTable[b[3]]<<5) & mf.hashMask
+}
+
+// movePosEmpty advances past a position too close to the end to hash,
+// leaving an empty node so the chain or tree stays sound if more data
+// comes later (after a Flush).
+func (mf *matchFinder) movePosEmpty() {
+	if mf.kind == BT4 {
+		mf.son[2*mf.cyclicPos] = 0
+		mf.son[2*mf.cyclicPos+1] = 0
+	} else {
+		mf.son[mf.cyclicPos] = 0
+	}
+	mf.movePos()
+}
+
+// getMatches stores the matches at the current position in d as (length,
+// distance-1) pairs of increasing length, at most the fast-bytes length
+// (and what is available), advances one position and returns the number
+// of values stored (twice the pairs).
+func (mf *matchFinder) getMatches(d []uint32) int {
+	lenLimit := min(mf.nice, mf.avail())
+	if lenLimit < 4 {
+		mf.movePosEmpty()
+		return 0
+	}
+	buf := mf.buf
+	cur := mf.cur
+	h2, h3, hv := mf.hashes(buf[cur : cur+4])
+	hash := mf.hash
+	pos := mf.pos
+	d2 := pos - hash[h2]
+	d3 := pos - hash[hash2Size+h3]
+	curMatch := hash[hash4Off+hv]
+	hash[h2] = pos
+	hash[hash2Size+h3] = pos
+	hash[hash4Off+hv] = pos
+	cs := mf.cyclicSize
+	n := 0
+	maxLen := 3
+	found := false
+	if d2 < cs && buf[cur-int(d2)] == buf[cur] {
+		d[0], d[1] = 2, d2-1
+		n = 2
+		if buf[cur-int(d2)+2] == buf[cur+2] {
+			found = true
+		} else if d3 < cs && buf[cur-int(d3)] == buf[cur] {
+			d2 = d3
+			d[3] = d3 - 1
+			n = 4
+			found = true
+		}
+	} else if d3 < cs && buf[cur-int(d3)] == buf[cur] {
+		d2 = d3
+		d[1] = d3 - 1
+		n = 2
+		found = true
+	}
+	if found {
+		back := cur - int(d2)
+		for maxLen < lenLimit && buf[back+maxLen] == buf[cur+maxLen] {
+			maxLen++
+		}
+		d[n-2] = uint32(maxLen)
+		if maxLen == lenLimit {
+			if mf.kind == BT4 {
+				mf.btSkip(lenLimit, curMatch)
+			} else {
+				mf.son[mf.cyclicPos] = curMatch
+			}
+			mf.movePos()
+			return n
+		}
+	}
+	if mf.kind == BT4 {
+		n = mf.btMatches(lenLimit, curMatch, d, n, maxLen)
+	} else {
+		n = mf.hcMatches(lenLimit, curMatch, d, n, maxLen)
+	}
+	mf.movePos()
+	return n
+}
+
+// skip advances n positions, inserting them into the chain or tree.
+func (mf *matchFinder) skip(n int) {
+	for ; n > 0; n-- {
+		lenLimit := min(mf.nice, mf.avail())
+		if lenLimit < 4 {
+			mf.movePosEmpty()
+			continue
+		}
+		h2, h3, hv := mf.hashes(mf.buf[mf.cur : mf.cur+4])
+		hash := mf.hash
+		curMatch := hash[hash4Off+hv]
+		hash[h2] = mf.pos
+		hash[hash2Size+h3] = mf.pos
+		hash[hash4Off+hv] = mf.pos
+		if mf.kind == BT4 {
+			mf.btSkip(lenLimit, curMatch)
+		} else {
+			mf.son[mf.cyclicPos] = curMatch
+		}
+		mf.movePos()
+	}
+}
+
+// hcMatches walks the hash chain from curMatch (LzFind.c Hc_GetMatchesSpec).
+func (mf *matchFinder) hcMatches(lenLimit int, curMatch uint32, d []uint32, n, maxLen int) int {
+	buf := mf.buf
+	cur := mf.cur
+	son := mf.son
+	cp := mf.cyclicPos
+	cs := mf.cyclicSize
+	pos := mf.pos
+	son[cp] = curMatch
+	win := buf[cur : cur+lenLimit]
+	for cut := mf.depth; cut > 0; cut-- {
+		if curMatch == 0 {
+			break
+		}
+		delta := pos - curMatch
+		if delta >= cs {
+			break
+		}
+		i := cp - delta
+		if cp < delta {
+			i += cs
+		}
+		curMatch = son[i]
+		back := buf[cur-int(delta):]
+		if back[maxLen] != win[maxLen] {
+			continue
+		}
+		l := 0
+		for l < len(win) && back[l] == win[l] {
+			l++
+		}
+		if l > maxLen {
+			maxLen = l
+			d[n], d[n+1] = uint32(l), delta-1
+			n += 2
+			if l == lenLimit {
+				break
+			}
+		}
+	}
+	return n
+}
+
+// btMatches searches and rebuilds the binary tree (LzFind.c
+// GetMatchesSpec1).
+func (mf *matchFinder) btMatches(lenLimit int, curMatch uint32, d []uint32, n, maxLen int) int {
+	buf := mf.buf
+	cur := mf.cur
+	son := mf.son
+	cp := mf.cyclicPos
+	cs := mf.cyclicSize
+	pos := mf.pos
+	ptr0 := 2*cp + 1
+	ptr1 := 2 * cp
+	len0, len1 := 0, 0
+	cmCheck := pos - cs
+	win := buf[cur : cur+lenLimit]
+	for cut := mf.depth; cut > 0 && cmCheck < curMatch; cut-- {
+		delta := pos - curMatch
+		i := cp - delta
+		if cp < delta {
+			i += cs
+		}
+		pair := 2 * i
+		back := buf[cur-int(delta):]
+		l := min(len0, len1)
+		if back[l] == win[l] {
+			l++
+			for l < lenLimit && back[l] == win[l] {
+				l++
+			}
+			if l > maxLen {
+				maxLen = l
+				d[n], d[n+1] = uint32(l), delta-1
+				n += 2
+				if l == lenLimit {
+					son[ptr1] = son[pair]
+					son[ptr0] = son[pair+1]
+					return n
+				}
+			}
+		}
+		if back[l] < win[l] {
+			son[ptr1] = curMatch
+			curMatch = son[pair+1]
+			ptr1 = pair + 1
+			len1 = l
+		} else {
+			son[ptr0] = curMatch
+			curMatch = son[pair]
+			ptr0 = pair
+			len0 = l
+		}
+	}
+	son[ptr0], son[ptr1] = 0, 0
+	return n
+}
+
+// btSkip inserts the current position into the tree (LzFind.c
+// SkipMatchesSpec).
+func (mf *matchFinder) btSkip(lenLimit int, curMatch uint32) {
+	buf := mf.buf
+	cur := mf.cur
+	son := mf.son
+	cp := mf.cyclicPos
+	cs := mf.cyclicSize
+	pos := mf.pos
+	ptr0 := 2*cp + 1
+	ptr1 := 2 * cp
+	len0, len1 := 0, 0
+	cmCheck := pos - cs
+	win := buf[cur : cur+lenLimit]
+	for cut := mf.depth; cut > 0 && cmCheck < curMatch; cut-- {
+		delta := pos - curMatch
+		i := cp - delta
+		if cp < delta {
+			i += cs
+		}
+		pair := 2 * i
+		back := buf[cur-int(delta):]
+		l := min(len0, len1)
+		if back[l] == win[l] {
+			l++
+			for l < lenLimit && back[l] == win[l] {
+				l++
+			}
+			if l == lenLimit {
+				son[ptr1] = son[pair]
+				son[ptr0] = son[pair+1]
+				return
+			}
+		}
+		if back[l] < win[l] {
+			son[ptr1] = curMatch
+			curMatch = son[pair+1]
+			ptr1 = pair + 1
+			len1 = l
+		} else {
+			son[ptr0] = curMatch
+			curMatch = son[pair]
+			ptr0 = pair
+			len0 = l
+		}
+	}
+	son[ptr0], son[ptr1] = 0, 0
 }
