@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/internal/testutil"
 )
 
 // mtEncode compresses data with an LZMA2 Writer2 made with opts, in
@@ -414,4 +415,109 @@ func TestMTOptions(t *testing.T) {
 	if !strings.Contains(fmt.Sprint(mtBlockSize(&encConfig{blockSize: 1 << 40})), fmt.Sprint(maxBlockBytes)) {
 		t.Fatal("a huge BlockSize is not capped")
 	}
+}
+
+// TestMTAllocs: once the pools are warm, encoding a stream through Reset
+// allocates nothing, on one thread or several, and so does each block
+// (the stream here has several per slot).
+//
+// Two checks: testing.AllocsPerRun counts every allocation of the
+// process (the idiom of the standard library; it averages, so a rare
+// allocation by the runtime itself, such as a new M when ReadMemStats
+// restarts the world, does not fail it), and a memory profile that
+// counts only allocations made by this module's code: ten streams
+// after a GC may allocate no more than one stream after a GC (a GC
+// empties the sync.Pools, and the first stream after it refills them).
+func TestMTAllocs(t *testing.T) {
+	if testing.CoverMode() != "" || testutil.RaceEnabled {
+		t.Skip("allocation counts differ under -cover and -race")
+	}
+	data := genMixed(8, 5*MinBlockSize+100)
+	for _, threads := range []int{1, 2, 4} {
+		w, err := NewWriter2(io.Discard, Level(1), Threads(threads), BlockSize(MinBlockSize))
+		if err != nil {
+			t.Fatal(err)
+		}
+		run := func() {
+			if err := w.Reset(io.Discard); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := w.Write(data); err != nil {
+				t.Fatal(err)
+			}
+			if err := w.Close(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		run()
+		if n := testing.AllocsPerRun(20, run); n != 0 {
+			t.Errorf("Threads(%d): %v allocations per stream after warm-up, want 0", threads, n)
+		}
+		one, twenty := ownAllocs(t, 1, run), ownAllocs(t, 10, run)
+		if twenty.objects > one.objects || twenty.bytes > one.bytes {
+			t.Errorf("Threads(%d): our code allocated %d objects (%d bytes) in 10 streams after a GC, %d (%d bytes) in one: it allocates per stream or per block",
+				threads, twenty.objects, twenty.bytes, one.objects, one.bytes)
+		}
+	}
+}
+
+type allocCount struct{ objects, bytes int64 }
+
+// allocEntry reports whether fn is one of the runtime functions that
+// user code calls to allocate.
+func allocEntry(fn string) bool {
+	for _, p := range []string{"runtime.malloc", "runtime.new", "runtime.make", "runtime.grow",
+		"runtime.conv", "runtime.map", "runtime.raw", "runtime.concat", "runtime.slice", "runtime.string"} {
+		if strings.HasPrefix(fn, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// ownAllocs runs f n times after a GC and returns what this module's
+// non-test code allocated meanwhile: the records of a memory profile
+// taken at rate 1 whose allocation (make, new, append, a map insert, a
+// conversion to an interface) is in our code. What the runtime and the
+// sync package allocate for themselves (sudogs for a blocking channel
+// operation, timer heaps, M structures, sync.Pool's chains) warms up per
+// P and is not the encoder's.
+func ownAllocs(t *testing.T, n int, f func()) allocCount {
+	t.Helper()
+	defer func(r int) { runtime.MemProfileRate = r }(runtime.MemProfileRate)
+	runtime.MemProfileRate = 1
+	before := ownProfile()
+	for range n {
+		f()
+	}
+	after := ownProfile()
+	return allocCount{after.objects - before.objects, after.bytes - before.bytes}
+}
+
+func ownProfile() allocCount {
+	// The profile is complete as of the last finished GC cycle.
+	runtime.GC()
+	runtime.GC()
+	recs := make([]runtime.MemProfileRecord, 4096)
+	n, ok := runtime.MemProfile(recs, true)
+	for !ok {
+		recs = make([]runtime.MemProfileRecord, n+1024)
+		n, ok = runtime.MemProfile(recs, true)
+	}
+	var c allocCount
+	for _, r := range recs[:n] {
+		frames := runtime.CallersFrames(r.Stack())
+		for {
+			fr, more := frames.Next()
+			if allocEntry(fr.Function) && more {
+				continue
+			}
+			if strings.HasPrefix(fr.Function, "github.com/go-unarc/unarc/") && !strings.HasSuffix(fr.File, "_test.go") {
+				c.objects += r.AllocObjects
+				c.bytes += r.AllocBytes
+			}
+			break
+		}
+	}
+	return c
 }

@@ -13,33 +13,86 @@ package lzma
 //
 // Concurrency: the writer owns n slots (n = the thread count). A slot is
 // an input buffer, an output buffer and a block2Encoder. The caller's
-// goroutine fills a free slot; a full slot is handed to a goroutine that
-// encodes it and exits. When every slot is busy the caller waits for the
+// goroutine fills a free slot; a full slot is handed to a worker
+// goroutine that encodes it. When every slot is busy the caller waits for the
 // oldest one, writes its output and reuses it, so output goes out in
 // order, at most n blocks are held in memory, and the destination is only
 // ever written from the caller's goroutine. With one thread the block is
 // encoded on the caller's goroutine and no goroutine is started.
 //
-// The goroutines run mtRun, a function without arguments that takes its
-// slot from a package channel: every send on mtQueue is paired with one
-// `go mtRun()`, so each goroutine handles one block (perhaps another
-// writer's: slots are self-contained) and starting it allocates nothing,
-// which a closure or a method value would.
+// The goroutines are shared by all writers of the process: a pool of
+// workers that wait on mtQueue and end after mtIdle without work. A slot
+// is self-contained (its encoder and buffers travel with it), so any
+// worker can encode any writer's block. A steady stream of blocks thus
+// starts no goroutine and allocates nothing; a burst starts as many
+// workers as blocks are in flight (at most the sum of the writers'
+// Threads), and they are gone mtIdle after the last block.
 
 import (
 	"io"
+	"sync"
+	"time"
 
 	"github.com/go-unarc/unarc/internal/pool"
 )
 
-// mtQueue carries full slots to the goroutines that encode them.
+// mtIdle is how long a worker waits for a block before it ends.
+const mtIdle = 500 * time.Millisecond
+
+// mtQueue carries full slots to the workers. Its capacity only bounds how
+// far senders run ahead; every queued slot has a worker to take it.
 var mtQueue = make(chan *mtSlot, 64)
 
-// mtRun encodes one slot taken from mtQueue.
-func mtRun() {
-	s := <-mtQueue
-	s.encode()
-	s.done <- struct{}{}
+// mtPool counts the workers. idle is the number of live workers not
+// encoding minus the slots queued for them: a dispatch takes one (idle--)
+// or starts a worker, a worker that finishes a block gives one back
+// (idle++), and a worker may end only by taking one (so idle >= 1): then
+// every queued slot still has a waiting worker.
+var mtPool struct {
+	sync.Mutex
+	idle int
+}
+
+// mtSend queues s for a worker, starting one when none is free.
+func mtSend(s *mtSlot) {
+	mtPool.Lock()
+	start := mtPool.idle == 0
+	if !start {
+		mtPool.idle--
+	}
+	mtPool.Unlock()
+	if start {
+		go mtWorker() // no closure, no arguments: starting it allocates nothing
+	}
+	mtQueue <- s
+}
+
+// mtWorker encodes queued slots until it has waited mtIdle for one and
+// can leave without stranding a queued slot.
+func mtWorker() {
+	t := time.NewTimer(mtIdle)
+	defer t.Stop()
+	for {
+		select {
+		case s := <-mtQueue:
+			s.encode()
+			s.done <- struct{}{}
+			mtPool.Lock()
+			mtPool.idle++
+			mtPool.Unlock()
+		case <-t.C:
+			mtPool.Lock()
+			leave := mtPool.idle > 0
+			if leave {
+				mtPool.idle--
+			}
+			mtPool.Unlock()
+			if leave {
+				return
+			}
+		}
+		t.Reset(mtIdle)
+	}
 }
 
 // Block size bounds of the block mode.
@@ -224,7 +277,7 @@ func (m *mtWriter) grew(s *mtSlot, n int) error {
 // there are several slots, else the caller's goroutine.
 func (m *mtWriter) dispatch() error {
 	s := &m.slots[m.fill]
-	if len(*s.inp) == 0 {
+	if s.busy || s.inp == nil || len(*s.inp) == 0 {
 		return nil
 	}
 	if len(m.slots) == 1 {
@@ -237,8 +290,7 @@ func (m *mtWriter) dispatch() error {
 	}
 	m.busy++
 	m.fill = (m.fill + 1) % len(m.slots)
-	mtQueue <- s
-	go mtRun()
+	mtSend(s)
 	return nil
 }
 
