@@ -119,12 +119,15 @@ func TestMTRoundTrip(t *testing.T) {
 	inputs := map[string][]byte{
 		"empty":   nil,
 		"one":     {42},
-		"mixed":   genMixed(1, 700<<10),
+		"mixed":   genMixed(1, 300<<10),
 		"zeros":   make([]byte, 300<<10),
 		"blocks3": genMixed(2, 3*MinBlockSize),
 	}
 	for name, data := range inputs {
 		for _, bs := range []int64{MinBlockSize, 200 << 10} {
+			if testing.Short() && bs != MinBlockSize {
+				continue
+			}
 			for _, threads := range []int{1, 2, 3, 4} {
 				for _, chunk := range []int{0, 1000} {
 					if chunk == 1000 && len(data) > 200<<10 && testing.Short() {
@@ -324,9 +327,9 @@ func goroutinesBack(t *testing.T, base int) {
 // later call, nothing more is written, and after Close no goroutine is
 // left.
 func TestMTWriteError(t *testing.T) {
-	data := genMixed(6, 40*MinBlockSize)
+	data := genMixed(6, 12*MinBlockSize)
 	for _, threads := range []int{1, 2, 4} {
-		for _, ok := range []int{0, 10, 3 * MinBlockSize} {
+		for _, ok := range []int{0, 10, 2 * MinBlockSize} {
 			base := runtime.NumGoroutine()
 			f := &failWriter{ok: ok}
 			w, err := NewWriter2(f, Level(1), Threads(threads), BlockSize(MinBlockSize))

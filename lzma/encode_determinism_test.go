@@ -34,7 +34,22 @@ func detInputs() []struct {
 	}
 }
 
-const detBlock = 128 << 10
+// detShort cuts the inputs under -short (the race run): a few blocks
+// each still.
+func detShort(data []byte) []byte {
+	if testing.Short() && len(data) > 3*MinBlockSize+100 {
+		return data[:3*MinBlockSize+100]
+	}
+	return data
+}
+
+// detBlock is the block size of the determinism tests.
+func detBlock() int64 {
+	if testing.Short() {
+		return MinBlockSize
+	}
+	return 128 << 10
+}
 
 // TestDeterminism: the same input and options give the same bytes with
 // 1, 2 and 4 goroutines, whether written at once or in small writes,
@@ -46,15 +61,19 @@ func TestDeterminism(t *testing.T) {
 		levels = []int{1, 5}
 	}
 	for _, in := range detInputs() {
+		in.data = detShort(in.data)
 		for _, level := range levels {
 			name := fmt.Sprintf("%s/l%d", in.name, level)
-			want, db := mtEncode(t, in.data, 0, Level(level), Threads(1), BlockSize(detBlock))
+			want, db := mtEncode(t, in.data, 0, Level(level), Threads(1), BlockSize(detBlock()))
 			if got := mtDecode(t, want, db); !bytes.Equal(got, in.data) {
 				t.Fatalf("%s: round trip differs at %d", name, diffAt(got, in.data))
 			}
 			for _, threads := range []int{1, 2, 4} {
 				for _, chunk := range []int{0, 4093} {
-					got, _ := mtEncode(t, in.data, chunk, Level(level), Threads(threads), BlockSize(detBlock))
+					if testing.Short() && chunk != 0 && threads != 2 {
+						continue
+					}
+					got, _ := mtEncode(t, in.data, chunk, Level(level), Threads(threads), BlockSize(detBlock()))
 					if !bytes.Equal(got, want) {
 						t.Fatalf("%s: Threads(%d), writes of %d: %d bytes differ from Threads(1)'s %d at %d",
 							name, threads, chunk, len(got), len(want), diffAt(got, want))
@@ -63,11 +82,11 @@ func TestDeterminism(t *testing.T) {
 			}
 			// Reset reuses an encoder that has seen other data.
 			var buf bytes.Buffer
-			w, err := NewWriter2(&buf, Level(level), Threads(2), BlockSize(detBlock))
+			w, err := NewWriter2(&buf, Level(level), Threads(2), BlockSize(detBlock()))
 			if err != nil {
 				t.Fatal(err)
 			}
-			mtWriteAll(t, w, genMixed(99, 3*detBlock/2), 0)
+			mtWriteAll(t, w, genMixed(99, int(3*detBlock()/2)), 0)
 			if err := w.Close(); err != nil {
 				t.Fatal(err)
 			}
@@ -91,7 +110,11 @@ func TestDeterminism(t *testing.T) {
 // size for the dictionary (1 MiB at level 0 and 1).
 func TestDeterminismAutoBlock(t *testing.T) {
 	data := genMixed(12, 2<<20+1000)
-	for _, level := range []int{0, 1} {
+	levels := []int{0, 1}
+	if testing.Short() {
+		levels = levels[1:]
+	}
+	for _, level := range levels {
 		cfg := encConfig{}
 		if err := cfg.resolve([]WriterOption{Level(level)}, true); err != nil {
 			t.Fatal(err)
@@ -110,8 +133,8 @@ func TestDeterminismAutoBlock(t *testing.T) {
 // TestDeterminismConcurrent: writers running at the same time (sharing
 // the package's goroutine queue) do not disturb each other's bytes.
 func TestDeterminismConcurrent(t *testing.T) {
-	data := genMixed(13, 6*detBlock+17)
-	want, _ := mtEncode(t, data, 0, Level(1), Threads(1), BlockSize(detBlock))
+	data := genMixed(13, int(6*detBlock()+17))
+	want, _ := mtEncode(t, data, 0, Level(1), Threads(1), BlockSize(detBlock()))
 	var wg sync.WaitGroup
 	errc := make(chan string, 8)
 	for i := range 4 {
@@ -119,7 +142,7 @@ func TestDeterminismConcurrent(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			var buf bytes.Buffer
-			w, err := NewWriter2(&buf, Level(1), Threads(1+i), BlockSize(detBlock))
+			w, err := NewWriter2(&buf, Level(1), Threads(1+i), BlockSize(detBlock()))
 			if err != nil {
 				errc <- err.Error()
 				return
