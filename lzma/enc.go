@@ -26,6 +26,10 @@ type encoder struct {
 	numAvail   int
 	longestLen int
 	backRes    uint32
+	pr         prices
+	opt        [kNumOpts]optimal
+	optCur     int
+	optEnd     int
 }
 
 // init resets the model and state for a new stream with cfg's properties.
@@ -207,8 +211,17 @@ func (e *encoder) open(window int) {
 	}
 	e.mf.reset(&e.cfg, window)
 	e.resetState()
+	if cap(e.rc.out) < 2*lzma2PackMax {
+		e.rc.out = make([]byte, 0, 2*lzma2PackMax)
+	}
 	e.rc.reset()
 	e.pos, e.ahead = 0, 0
+	e.optCur, e.optEnd = 0, 0
+	e.numPairs, e.numAvail, e.longestLen = 0, 0, 0
+	for i := range e.opt {
+		e.opt[i].price = infinityPrice
+	}
+	e.initPrices()
 }
 
 // close returns the pooled memory.
@@ -224,8 +237,8 @@ func (e *encoder) close() {
 func (e *encoder) run(c *chunker) runStatus {
 	mf := &e.mf
 	for {
-		if e.ahead == 0 {
-			if mf.avail() == 0 {
+		if e.optCur == e.optEnd { // between parser runs: a place to stop
+			if e.ahead == 0 && mf.avail() == 0 {
 				if mf.final {
 					return runDone
 				}
@@ -249,10 +262,17 @@ func (e *encoder) run(c *chunker) runStatus {
 			e.encodeLiteral(cur)
 		case back < 4:
 			e.encodeRep(int(back), l)
+			if l != 1 {
+				e.pr.repLenCount--
+			}
 		default:
 			e.encodeMatch(back-4, l)
+			e.pr.matchCount++
 		}
 		e.ahead -= int(l)
+		if e.ahead == 0 && !e.cfg.fast {
+			e.updatePrices()
+		}
 	}
 }
 
@@ -267,7 +287,7 @@ func (e *encoder) parse() (uint32, uint32) {
 	if e.cfg.fast {
 		l = e.fastParse()
 	} else {
-		l = e.fastParse()
+		l = e.optParse()
 	}
 	return uint32(l), e.backRes
 }

@@ -87,6 +87,7 @@ func (c *chunker) open() {
 		e.resetState()
 	}
 	e.rc.reset()
+	e.initPrices()
 	copyModel(c.snap, e.m)
 	c.snapState, c.snapReps = e.state, e.reps
 	c.start = e.pos

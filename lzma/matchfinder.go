@@ -113,6 +113,9 @@ func (mf *matchFinder) reset(cfg *encConfig, window int) {
 	}
 	mf.cur, mf.end, mf.final = 0, 0, false
 	mf.pos, mf.cyclicPos = mf.cyclicSize, 0
+	if testStartPos > mf.cyclicSize {
+		mf.pos = testStartPos
+	}
 }
 
 // borrow makes src the window (all of the stream, no copy).
@@ -448,3 +451,7 @@ func (mf *matchFinder) btSkip(lenLimit int, curMatch uint32) {
 	}
 	son[ptr0], son[ptr1] = 0, 0
 }
+
+// testStartPos, when set by a test, is where positions start, so
+// normalisation happens early in a short stream.
+var testStartPos uint32

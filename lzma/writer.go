@@ -48,9 +48,12 @@ type encStream struct {
 	total int64 // bytes written by the caller
 }
 
+// moreEncoder encodes what the window holds, keeping the look-ahead.
+type moreEncoder interface{ encodeMore() error }
+
 // fill copies p into the window, calling encode whenever the window is
 // full, and returns how much of p it took.
-func (s *encStream) fill(p []byte, encode func() error, c *chunker) (int, error) {
+func (s *encStream) fill(p []byte, enc moreEncoder, c *chunker) (int, error) {
 	if s.err != nil {
 		return 0, s.err
 	}
@@ -58,7 +61,7 @@ func (s *encStream) fill(p []byte, encode func() error, c *chunker) (int, error)
 	for len(p) > 0 {
 		mf := &s.e.mf
 		if mf.end == len(mf.buf) {
-			if err := encode(); err != nil {
+			if err := enc.encodeMore(); err != nil {
 				s.err = err
 				return n, err
 			}
@@ -77,7 +80,7 @@ func (s *encStream) fill(p []byte, encode func() error, c *chunker) (int, error)
 }
 
 // readFrom reads r into the window until EOF.
-func (s *encStream) readFrom(r io.Reader, encode func() error, c *chunker) (int64, error) {
+func (s *encStream) readFrom(r io.Reader, enc moreEncoder, c *chunker) (int64, error) {
 	if s.err != nil {
 		return 0, s.err
 	}
@@ -85,7 +88,7 @@ func (s *encStream) readFrom(r io.Reader, encode func() error, c *chunker) (int6
 	for {
 		mf := &s.e.mf
 		if mf.end == len(mf.buf) {
-			if err := encode(); err != nil {
+			if err := enc.encodeMore(); err != nil {
 				s.err = err
 				return n, err
 			}
@@ -233,7 +236,7 @@ func (z *Writer) Write(p []byte) (int, error) {
 	if z.closed {
 		return 0, ErrWriterClosed
 	}
-	return z.fill(p, z.encodeMore, nil)
+	return z.fill(p, z, nil)
 }
 
 // ReadFrom compresses r until io.EOF, reading straight into the window.
@@ -241,7 +244,7 @@ func (z *Writer) ReadFrom(r io.Reader) (int64, error) {
 	if z.closed {
 		return 0, ErrWriterClosed
 	}
-	return z.readFrom(r, z.encodeMore, nil)
+	return z.readFrom(r, z, nil)
 }
 
 // Close encodes the rest, the end marker if any, flushes the range coder
@@ -345,7 +348,7 @@ func (z *Writer2) Write(p []byte) (int, error) {
 	if z.closed {
 		return 0, ErrWriterClosed
 	}
-	return z.fill(p, z.encodeMore, &z.c)
+	return z.fill(p, z, &z.c)
 }
 
 // ReadFrom compresses r until io.EOF, reading straight into the window.
@@ -356,7 +359,7 @@ func (z *Writer2) ReadFrom(r io.Reader) (int64, error) {
 	if z.closed {
 		return 0, ErrWriterClosed
 	}
-	return z.readFrom(r, z.encodeMore, &z.c)
+	return z.readFrom(r, z, &z.c)
 }
 
 // Flush encodes everything written so far and ends the current chunk, so
