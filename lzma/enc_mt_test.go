@@ -15,6 +15,10 @@ import (
 	"github.com/go-unarc/unarc/internal/testutil"
 )
 
+// tBlock is the block size of most tests: big enough for the parsers to
+// find long matches, small enough for several blocks per input.
+const tBlock = 64 << 10
+
 // mtEncode compresses data with an LZMA2 Writer2 made with opts, in
 // writes of at most chunk bytes (0: one Write), and returns the stream
 // and the dictionary byte.
@@ -121,11 +125,11 @@ func TestMTRoundTrip(t *testing.T) {
 		"one":     {42},
 		"mixed":   genMixed(1, 300<<10),
 		"zeros":   make([]byte, 300<<10),
-		"blocks3": genMixed(2, 3*MinBlockSize),
+		"blocks3": genMixed(2, 3*tBlock),
 	}
 	for name, data := range inputs {
-		for _, bs := range []int64{MinBlockSize, 200 << 10} {
-			if testing.Short() && bs != MinBlockSize {
+		for _, bs := range []int64{tBlock, 200 << 10} {
+			if testing.Short() && bs != tBlock {
 				continue
 			}
 			for _, threads := range []int{1, 2, 3, 4} {
@@ -202,7 +206,7 @@ func TestMTFlush(t *testing.T) {
 	data := genMixed(4, 300<<10)
 	for _, threads := range []int{1, 2, 4} {
 		var buf bytes.Buffer
-		w, err := NewWriter2(&buf, Level(1), Threads(threads), BlockSize(MinBlockSize))
+		w, err := NewWriter2(&buf, Level(1), Threads(threads), BlockSize(tBlock))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -232,9 +236,9 @@ func TestMTFlush(t *testing.T) {
 // same stream as Write.
 func TestMTReadFrom(t *testing.T) {
 	data := genMixed(5, 400<<10)
-	want, _ := mtEncode(t, data, 0, Level(1), Threads(3), BlockSize(MinBlockSize))
+	want, _ := mtEncode(t, data, 0, Level(1), Threads(3), BlockSize(tBlock))
 	var buf bytes.Buffer
-	w, err := NewWriter2(&buf, Level(1), Threads(3), BlockSize(MinBlockSize))
+	w, err := NewWriter2(&buf, Level(1), Threads(3), BlockSize(tBlock))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -327,12 +331,12 @@ func goroutinesBack(t *testing.T, base int) {
 // later call, nothing more is written, and after Close no goroutine is
 // left.
 func TestMTWriteError(t *testing.T) {
-	data := genMixed(6, 12*MinBlockSize)
+	data := genMixed(6, 12*tBlock)
 	for _, threads := range []int{1, 2, 4} {
-		for _, ok := range []int{0, 10, 2 * MinBlockSize} {
+		for _, ok := range []int{0, 10, 2 * tBlock} {
 			base := runtime.NumGoroutine()
 			f := &failWriter{ok: ok}
-			w, err := NewWriter2(f, Level(1), Threads(threads), BlockSize(MinBlockSize))
+			w, err := NewWriter2(f, Level(1), Threads(threads), BlockSize(tBlock))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -374,8 +378,8 @@ func TestMTWriteError(t *testing.T) {
 // blocks none is waiting.
 func TestMTGoroutines(t *testing.T) {
 	base := runtime.NumGoroutine()
-	data := genMixed(7, 9*MinBlockSize+5)
-	w, err := NewWriter2(io.Discard, Level(1), Threads(4), BlockSize(MinBlockSize))
+	data := genMixed(7, 9*tBlock+5)
+	w, err := NewWriter2(io.Discard, Level(1), Threads(4), BlockSize(tBlock))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -435,9 +439,9 @@ func TestMTAllocs(t *testing.T) {
 	if testing.CoverMode() != "" || testutil.RaceEnabled {
 		t.Skip("allocation counts differ under -cover and -race")
 	}
-	data := genMixed(8, 5*MinBlockSize+100)
+	data := genMixed(8, 5*tBlock+100)
 	for _, threads := range []int{1, 2, 4} {
-		w, err := NewWriter2(io.Discard, Level(1), Threads(threads), BlockSize(MinBlockSize))
+		w, err := NewWriter2(io.Discard, Level(1), Threads(threads), BlockSize(tBlock))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -188,7 +188,7 @@ func Test7zzEncode(t *testing.T) {
 				opts := []WriterOption{Level(level)}
 				tag := ""
 				if mt {
-					opts = append(opts, Threads(3), BlockSize(MinBlockSize))
+					opts = append(opts, Threads(3), BlockSize(tBlock))
 					tag = "-mt3"
 				}
 				name := fmt.Sprintf("%s-l%d%s", in.name, level, tag)
@@ -202,7 +202,7 @@ func Test7zzEncode(t *testing.T) {
 		small := data[:min(len(data), 5000)]
 		name := in.name + "-bytewise"
 		s.add(t, name+".xz", enc2(t, name, small, 1, Level(5)))
-		s.add(t, name+"-mt.xz", enc2(t, name, small, 1, Level(1), Threads(2), BlockSize(MinBlockSize)))
+		s.add(t, name+"-mt.xz", enc2(t, name, small, 1, Level(1), Threads(2), BlockSize(tBlock)))
 		s.add(t, name+".lzma", encAlone(t, name, small, 1, true, Level(5)))
 	}
 	s.run(t)

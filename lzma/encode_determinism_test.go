@@ -37,8 +37,8 @@ func detInputs() []struct {
 // detShort cuts the inputs under -short (the race run): a few blocks
 // each still.
 func detShort(data []byte) []byte {
-	if testing.Short() && len(data) > 3*MinBlockSize+100 {
-		return data[:3*MinBlockSize+100]
+	if testing.Short() && len(data) > 3*tBlock+100 {
+		return data[:3*tBlock+100]
 	}
 	return data
 }
@@ -46,7 +46,7 @@ func detShort(data []byte) []byte {
 // detBlock is the block size of the determinism tests.
 func detBlock() int64 {
 	if testing.Short() {
-		return MinBlockSize
+		return tBlock
 	}
 	return 128 << 10
 }

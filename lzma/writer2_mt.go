@@ -97,9 +97,9 @@ func mtWorker() {
 
 // Block size bounds of the block mode.
 const (
-	// MinBlockSize is the smallest BlockSize; smaller values are raised
-	// to it.
-	MinBlockSize = 1 << 16
+	// MinBlockSize is the smallest BlockSize (the smallest dictionary);
+	// smaller values are raised to it.
+	MinBlockSize = 1 << 12
 	// 7-Zip's automatic block size (Lzma2Enc.c, Lzma2EncProps_Normalize):
 	// four times the dictionary, clamped to 1 MiB..256 MiB but never
 	// below the dictionary, rounded up to a multiple of 1 MiB.
