@@ -257,7 +257,7 @@ func TestEncodeULikunitz(t *testing.T) {
 	for _, level := range []int{1, 5} {
 		variants = append(variants,
 			variant{fmt.Sprintf("l%d", level), []lzma.WriterOption{lzma.Level(level)}, 0},
-			variant{fmt.Sprintf("l%d-mt3", level), []lzma.WriterOption{lzma.Level(level), lzma.Threads(3), lzma.BlockSize(64<<10)}, 0},
+			variant{fmt.Sprintf("l%d-mt3", level), []lzma.WriterOption{lzma.Level(level), lzma.Threads(3), lzma.BlockSize(64 << 10)}, 0},
 		)
 	}
 	variants = append(variants, variant{"l1-bytewise", []lzma.WriterOption{lzma.Level(1)}, 1})
