@@ -33,7 +33,7 @@ func mtReference(t *testing.T, data []byte, bs int, opts ...WriterOption) []byte
 }
 
 // FuzzEncodeMT encodes arbitrary input in the block mode with 1 to 4
-// goroutines, a block size of 4 to 64 KiB, a level 0-9 and writes of
+// goroutines, a block size of 4 to 32 KiB, a level 0-9 and writes of
 // arbitrary size, and checks that our decoder gives the input back and
 // that the stream equals the blocks encoded one by one (so equals
 // Threads(1)'s whatever the thread count).
@@ -50,11 +50,11 @@ func FuzzEncodeMT(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte, th, bsel, lsel uint8, wsel uint16) {
 		defer testutil.FuzzBound(t, 4*testutil.FuzzTimeout, 512<<20)()
-		if len(data) > 256<<10 {
-			data = data[:256<<10]
+		if len(data) > 96<<10 {
+			data = data[:96<<10] // up to 24 blocks of the smallest size
 		}
 		threads := 1 + int(th%4)
-		bs := MinBlockSize << (bsel % 5)
+		bs := MinBlockSize << (bsel % 4)
 		level := int(lsel % 10)
 		chunk := int(wsel)
 		name := fmt.Sprintf("threads %d, blocks %d, level %d, writes %d", threads, bs, level, chunk)
