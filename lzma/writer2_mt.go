@@ -99,6 +99,38 @@ func mtWorker() {
 const (
 	// MinBlockSize is the smallest BlockSize (the smallest dictionary);
 	// smaller values are raised to it.
+	//
+	// # Block mode
+	//
+	// A Writer2 made with Threads(n) for n > 1, or with a BlockSize, cuts
+	// its input into independent blocks: each starts with a dictionary
+	// reset, so matches never reach into an earlier block, and blocks
+	// are compressed on up to n goroutines (one: on the caller's). The
+	// block size is BlockSize, or else 7-Zip's choice for the dictionary
+	// (Lzma2Enc.c): 4 x the dictionary, at least 1 MiB and the
+	// dictionary, at most 256 MiB unless the dictionary is larger,
+	// rounded up to whole MiB (level 5: 128 MiB). Each Flush also ends a
+	// block. The stream depends on the input, the options and the Flush
+	// calls only, never on n: Threads(1), Threads(2) and Threads(4) with
+	// the same BlockSize write the same bytes, and Threads(n) without
+	// BlockSize writes what Threads(1) with BlockSize(7-Zip's size) does.
+	// Without Threads above 1 and without BlockSize the stream is one
+	// solid block, as 7-Zip's -mmt1 writes it, and usually a little
+	// smaller.
+	//
+	// Memory: n x (the input block + its output, about the block size
+	// each, grown as data arrives + the block encoder's tables for
+	// min(dictionary, block size), see Level). Buffers come from the
+	// pools, are reused from block to block and go back on Close.
+	//
+	// The goroutines are shared by every Writer2 of the process and end
+	// half a second after their last block. Write, ReadFrom, Flush, Close
+	// and Reset of one Writer2 must not be called concurrently (Close
+	// while another goroutine is in Write is not supported). An error of
+	// the destination stops the writer: it is returned by the call that
+	// met it and by every later one, nothing more is written, no new block
+	// is started, and Close waits for the blocks in flight and releases
+	// the memory.
 	MinBlockSize = 1 << 12
 	// 7-Zip's automatic block size (Lzma2Enc.c, Lzma2EncProps_Normalize):
 	// four times the dictionary, clamped to 1 MiB..256 MiB but never
