@@ -1,5 +1,7 @@
 package lzma
 
+import "math/bits"
+
 // The LZMA encoder core: the state machine and the symbol coders over the
 // probability model shared with the decoder (model.go). The parsers
 // (enc_fast.go, enc_opt.go) decide the symbols; the match finder
@@ -104,10 +106,7 @@ func posSlotOf(d uint32) uint32 {
 	if d < 4 {
 		return d
 	}
-	n := uint32(31)
-	for d>>n == 0 {
-		n--
-	}
+	n := uint32(bits.Len32(d)) - 1
 	return n<<1 | (d>>(n-1))&1
 }
 

@@ -29,19 +29,22 @@ type matchFinder struct {
 	cyclicPos  uint32 // pos modulo cyclicSize
 
 	hashp    *[]byte
-	hash     []uint32 // hash2 [1<<10] | hash3 [1<<16] | hash4 [hashMask+1]
+	hash     []uint32 // the 4-byte hash heads [hashMask+1]
+	sidep    *[]byte
+	side     []uint32 // the 2-byte [hash2Size] and 3-byte [hash3Size] hash heads
 	sonp     *[]byte
 	son      []uint32 // HC4: cyclicSize links; BT4: 2*cyclicSize
 	hashMask uint32
 	depth    uint32
 	nice     int // fast bytes: matches stop growing here
 	keep     int // bytes kept before the encoder's position
+	sink     uint32
 }
 
 const (
 	hash2Size = 1 << 10
 	hash3Size = 1 << 16
-	hash4Off  = hash2Size + hash3Size
+	sideSize  = hash2Size + hash3Size
 )
 
 // lookAhead is what the parser needs after the match finder's position
@@ -56,7 +59,18 @@ const kNumOpts = 1 << 11
 func getUint32s(n int) (*[]byte, []uint32) {
 	p := pool.Get(n * 4)
 	b := *p
+	adviseHuge(b[:cap(b)])
 	return p, unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(b))), n)
+}
+
+// reuseUint32s returns p viewed as n uint32s when it is large enough,
+// else a new pooled slice (p goes back to the pool).
+func reuseUint32s(p *[]byte, n int) (*[]byte, []uint32) {
+	if p == nil || cap(*p) < n*4 {
+		pool.Put(p)
+		return getUint32s(n)
+	}
+	return p, unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(*p))), n)
 }
 
 // hashMaskFor is the main hash table mask for a dictionary (LzFind.c's
@@ -81,36 +95,30 @@ func (mf *matchFinder) reset(cfg *encConfig, window int) {
 	mf.depth = uint32(cfg.depth)
 	mf.nice = cfg.fastBytes
 	mf.keep = int(cfg.dictSize)
-	mf.cyclicSize = cfg.dictSize + 1
+	// Distances reach dictSize - 1 (7-Zip's reach dictSize): so the tree
+	// of a power-of-two dictionary fills its pool class exactly.
+	mf.cyclicSize = cfg.dictSize
 	mf.hashMask = hashMaskFor(cfg.dictSize)
 	if window > 0 {
 		if mf.bufp == nil || cap(*mf.bufp) < window {
 			pool.Put(mf.bufp)
 			mf.bufp = pool.Get(window)
+			adviseHuge((*mf.bufp)[:cap(*mf.bufp)])
 		}
-		mf.buf = (*mf.bufp)[:window]
+		mf.buf = (*mf.bufp)[:cap(*mf.bufp)] // the class's rounding is free room
 	} else {
 		pool.Put(mf.bufp)
 		mf.bufp, mf.buf = nil, nil
 	}
-	nh := hash4Off + int(mf.hashMask) + 1
-	if mf.hashp == nil || cap(*mf.hashp) < nh*4 {
-		pool.Put(mf.hashp)
-		mf.hashp, mf.hash = getUint32s(nh)
-	} else {
-		mf.hash = unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(*mf.hashp))), nh)
-	}
+	mf.hashp, mf.hash = reuseUint32s(mf.hashp, int(mf.hashMask)+1)
 	clear(mf.hash)
+	mf.sidep, mf.side = reuseUint32s(mf.sidep, sideSize)
+	clear(mf.side)
 	ns := int(mf.cyclicSize)
 	if mf.kind == BT4 {
 		ns *= 2
 	}
-	if mf.sonp == nil || cap(*mf.sonp) < ns*4 {
-		pool.Put(mf.sonp)
-		mf.sonp, mf.son = getUint32s(ns)
-	} else {
-		mf.son = unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(*mf.sonp))), ns)
-	}
+	mf.sonp, mf.son = reuseUint32s(mf.sonp, ns)
 	mf.cur, mf.end, mf.final = 0, 0, false
 	mf.pos, mf.cyclicPos = mf.cyclicSize, 0
 	if testStartPos > mf.cyclicSize {
@@ -129,9 +137,10 @@ func (mf *matchFinder) borrow(src []byte) {
 func (mf *matchFinder) release() {
 	pool.Put(mf.bufp)
 	pool.Put(mf.hashp)
+	pool.Put(mf.sidep)
 	pool.Put(mf.sonp)
-	mf.bufp, mf.hashp, mf.sonp = nil, nil, nil
-	mf.buf, mf.hash, mf.son = nil, nil, nil
+	mf.bufp, mf.hashp, mf.sidep, mf.sonp = nil, nil, nil, nil
+	mf.buf, mf.hash, mf.side, mf.son = nil, nil, nil, nil
 }
 
 // avail is the number of bytes from cur to the end of the data.
@@ -184,6 +193,7 @@ func (mf *matchFinder) normalize() {
 		}
 	}
 	norm(mf.hash)
+	norm(mf.side)
 	norm(mf.son)
 	mf.pos -= sub
 }
@@ -200,6 +210,17 @@ func (mf *matchFinder) hashes(b []byte) (uint32, uint32, uint32) {
 	t ^= uint32(b[2]) << 8
 	h3 := t & (hash3Size - 1)
 	return h2, h3, (t ^ crcTable[b[3]]<<5) & mf.hashMask
+}
+
+// touchNext loads the next position's hash head early: the load misses
+// the cache, and issued now it overlaps with the tree walk of this
+// position instead of stalling the next one (Go has no prefetch).
+func (mf *matchFinder) touchNext() {
+	if n := mf.cur + 5; n <= mf.end {
+		b := mf.buf[n-4 : n]
+		t := crcTable[b[0]] ^ uint32(b[1]) ^ uint32(b[2])<<8
+		mf.sink = mf.hash[(t^crcTable[b[3]]<<5)&mf.hashMask]
+	}
 }
 
 // movePosEmpty advances past a position too close to the end to hash,
@@ -228,14 +249,15 @@ func (mf *matchFinder) getMatches(d []uint32) int {
 	buf := mf.buf
 	cur := mf.cur
 	h2, h3, hv := mf.hashes(buf[cur : cur+4])
-	hash := mf.hash
+	side := mf.side[:sideSize]
 	pos := mf.pos
-	d2 := pos - hash[h2]
-	d3 := pos - hash[hash2Size+h3]
-	curMatch := hash[hash4Off+hv]
-	hash[h2] = pos
-	hash[hash2Size+h3] = pos
-	hash[hash4Off+hv] = pos
+	d2 := pos - side[h2]
+	d3 := pos - side[hash2Size+h3]
+	curMatch := mf.hash[hv]
+	side[h2] = pos
+	side[hash2Size+h3] = pos
+	mf.hash[hv] = pos
+	mf.touchNext()
 	cs := mf.cyclicSize
 	n := 0
 	maxLen := 3
@@ -291,11 +313,12 @@ func (mf *matchFinder) skip(n int) {
 			continue
 		}
 		h2, h3, hv := mf.hashes(mf.buf[mf.cur : mf.cur+4])
-		hash := mf.hash
-		curMatch := hash[hash4Off+hv]
-		hash[h2] = mf.pos
-		hash[hash2Size+h3] = mf.pos
-		hash[hash4Off+hv] = mf.pos
+		side := mf.side[:sideSize]
+		curMatch := mf.hash[hv]
+		side[h2] = mf.pos
+		side[hash2Size+h3] = mf.pos
+		mf.hash[hv] = mf.pos
+		mf.touchNext()
 		if mf.kind == BT4 {
 			mf.btSkip(lenLimit, curMatch)
 		} else {
@@ -348,12 +371,27 @@ func (mf *matchFinder) hcMatches(lenLimit int, curMatch uint32, d []uint32, n, m
 	return n
 }
 
+// The tree walks below are the encoder's hottest loops; they index the
+// window and the tree through unsafe pointers, without bounds checks.
+// Every index is in range by construction: a candidate is less than
+// cyclicSize (<= the dictionary) behind cur and the window keeps the
+// dictionary before the encoder's position (<= cur); lengths stay below
+// lenLimit <= avail; tree indices are 2*i+{0,1} with i < cyclicSize.
+// getMatches checks the two bounds the loops rely on before calling them.
+
+func byteAt(p unsafe.Pointer, i int) byte { return *(*byte)(unsafe.Add(p, i)) }
+
+func u32At(p unsafe.Pointer, i uint32) *uint32 { return (*uint32)(unsafe.Add(p, uintptr(i)*4)) }
+
 // btMatches searches and rebuilds the binary tree (LzFind.c
 // GetMatchesSpec1).
 func (mf *matchFinder) btMatches(lenLimit int, curMatch uint32, d []uint32, n, maxLen int) int {
-	buf := mf.buf
 	cur := mf.cur
-	son := mf.son
+	_ = mf.buf[cur+lenLimit-1]
+	_ = mf.son[2*mf.cyclicPos+1]
+	bp := unsafe.Pointer(unsafe.SliceData(mf.buf))
+	wp := unsafe.Add(bp, cur)
+	sp := unsafe.Pointer(unsafe.SliceData(mf.son))
 	cp := mf.cyclicPos
 	cs := mf.cyclicSize
 	pos := mf.pos
@@ -361,7 +399,6 @@ func (mf *matchFinder) btMatches(lenLimit int, curMatch uint32, d []uint32, n, m
 	ptr1 := 2 * cp
 	len0, len1 := 0, 0
 	cmCheck := pos - cs
-	win := buf[cur : cur+lenLimit]
 	for cut := mf.depth; cut > 0 && cmCheck < curMatch; cut-- {
 		delta := pos - curMatch
 		i := cp - delta
@@ -369,11 +406,11 @@ func (mf *matchFinder) btMatches(lenLimit int, curMatch uint32, d []uint32, n, m
 			i += cs
 		}
 		pair := 2 * i
-		back := buf[cur-int(delta):]
+		back := unsafe.Add(wp, -int(delta))
 		l := min(len0, len1)
-		if back[l] == win[l] {
+		if byteAt(back, l) == byteAt(wp, l) {
 			l++
-			for l < lenLimit && back[l] == win[l] {
+			for l < lenLimit && byteAt(back, l) == byteAt(wp, l) {
 				l++
 			}
 			if l > maxLen {
@@ -381,34 +418,37 @@ func (mf *matchFinder) btMatches(lenLimit int, curMatch uint32, d []uint32, n, m
 				d[n], d[n+1] = uint32(l), delta-1
 				n += 2
 				if l == lenLimit {
-					son[ptr1] = son[pair]
-					son[ptr0] = son[pair+1]
+					*u32At(sp, ptr1) = *u32At(sp, pair)
+					*u32At(sp, ptr0) = *u32At(sp, pair+1)
 					return n
 				}
 			}
 		}
-		if back[l] < win[l] {
-			son[ptr1] = curMatch
-			curMatch = son[pair+1]
+		if byteAt(back, l) < byteAt(wp, l) {
+			*u32At(sp, ptr1) = curMatch
+			curMatch = *u32At(sp, pair+1)
 			ptr1 = pair + 1
 			len1 = l
 		} else {
-			son[ptr0] = curMatch
-			curMatch = son[pair]
+			*u32At(sp, ptr0) = curMatch
+			curMatch = *u32At(sp, pair)
 			ptr0 = pair
 			len0 = l
 		}
 	}
-	son[ptr0], son[ptr1] = 0, 0
+	*u32At(sp, ptr0), *u32At(sp, ptr1) = 0, 0
 	return n
 }
 
 // btSkip inserts the current position into the tree (LzFind.c
 // SkipMatchesSpec).
 func (mf *matchFinder) btSkip(lenLimit int, curMatch uint32) {
-	buf := mf.buf
 	cur := mf.cur
-	son := mf.son
+	_ = mf.buf[cur+lenLimit-1]
+	_ = mf.son[2*mf.cyclicPos+1]
+	bp := unsafe.Pointer(unsafe.SliceData(mf.buf))
+	wp := unsafe.Add(bp, cur)
+	sp := unsafe.Pointer(unsafe.SliceData(mf.son))
 	cp := mf.cyclicPos
 	cs := mf.cyclicSize
 	pos := mf.pos
@@ -416,7 +456,6 @@ func (mf *matchFinder) btSkip(lenLimit int, curMatch uint32) {
 	ptr1 := 2 * cp
 	len0, len1 := 0, 0
 	cmCheck := pos - cs
-	win := buf[cur : cur+lenLimit]
 	for cut := mf.depth; cut > 0 && cmCheck < curMatch; cut-- {
 		delta := pos - curMatch
 		i := cp - delta
@@ -424,32 +463,32 @@ func (mf *matchFinder) btSkip(lenLimit int, curMatch uint32) {
 			i += cs
 		}
 		pair := 2 * i
-		back := buf[cur-int(delta):]
+		back := unsafe.Add(wp, -int(delta))
 		l := min(len0, len1)
-		if back[l] == win[l] {
+		if byteAt(back, l) == byteAt(wp, l) {
 			l++
-			for l < lenLimit && back[l] == win[l] {
+			for l < lenLimit && byteAt(back, l) == byteAt(wp, l) {
 				l++
 			}
 			if l == lenLimit {
-				son[ptr1] = son[pair]
-				son[ptr0] = son[pair+1]
+				*u32At(sp, ptr1) = *u32At(sp, pair)
+				*u32At(sp, ptr0) = *u32At(sp, pair+1)
 				return
 			}
 		}
-		if back[l] < win[l] {
-			son[ptr1] = curMatch
-			curMatch = son[pair+1]
+		if byteAt(back, l) < byteAt(wp, l) {
+			*u32At(sp, ptr1) = curMatch
+			curMatch = *u32At(sp, pair+1)
 			ptr1 = pair + 1
 			len1 = l
 		} else {
-			son[ptr0] = curMatch
-			curMatch = son[pair]
+			*u32At(sp, ptr0) = curMatch
+			curMatch = *u32At(sp, pair)
 			ptr0 = pair
 			len0 = l
 		}
 	}
-	son[ptr0], son[ptr1] = 0, 0
+	*u32At(sp, ptr0), *u32At(sp, ptr1) = 0, 0
 }
 
 // testStartPos, when set by a test, is where positions start, so

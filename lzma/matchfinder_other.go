@@ -1,0 +1,5 @@
+//go:build !linux
+
+package lzma
+
+func adviseHuge(b []byte) {}
