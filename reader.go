@@ -5,11 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"sync"
-
-	"github.com/go-unarc/unarc/internal/errs"
 
 	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/internal/pool"
 )
 
 // Reader reads an archive forward-only from a plain io.Reader (a pipe, a
@@ -31,7 +30,7 @@ type Reader struct {
 
 // bufPool keeps the stream buffers, so a Reader per archive costs no
 // 64 KiB allocation once warm.
-var bufPool = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, readerBufSize) }}
+var bufPool = pool.Of[bufio.Reader]{New: func() *bufio.Reader { return bufio.NewReaderSize(nil, readerBufSize) }}
 
 // readerBufSize is the stream buffer: large enough that format readers
 // can peek whole headers and the SFX scan moves in big steps.
@@ -47,7 +46,7 @@ func NewReader(r io.Reader, opts ...Option) (*Reader, error) {
 	// The input is counted under the buffer (for MaxRatio), so even a
 	// caller's own bufio.Reader is read through a pooled one.
 	acct := newAccount(&o.limits)
-	pooled := bufPool.Get().(*bufio.Reader)
+	pooled := bufPool.Get()
 	pooled.Reset(&countingReader{r: r, n: &acct.consumed})
 	br := pooled
 	release := func() {
@@ -66,6 +65,12 @@ func NewReader(r io.Reader, opts ...Option) (*Reader, error) {
 		return nil, fmt.Errorf("%w: %s cannot be read forward-only (its index is at the end); use Open", errs.ErrUnsupported, f.Name)
 	}
 	cfg, pw := o.config()
+	if o.volOpen != nil {
+		// A multi-volume set read forward: the format opens the next
+		// volumes (and the first, given a later one) by name, and its
+		// Reader closes them.
+		cfg.Name, cfg.OpenVolume = o.volName, o.volOpen
+	}
 	fr, err := f.NewReader(br, cfg)
 	if err != nil {
 		release()

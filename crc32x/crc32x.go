@@ -32,6 +32,7 @@ type Reader struct {
 	n      int64
 	err    error // sticky
 	sumBuf [64]byte
+	hw     hashWriter // WriteTo's destination wrapper, kept here so passing it allocates nothing
 }
 
 // NewCRC32 returns a Reader that checks CRC-32 want and, if size >= 0, the
@@ -148,7 +149,7 @@ type hashWriter struct {
 // Write hands on at most one byte past the declared size: a decoder
 // that produces more is stopped there, so a destination (a temporary
 // file) never grows past declared size + 1 however much the data claims.
-func (hw hashWriter) Write(p []byte) (int, error) {
+func (hw *hashWriter) Write(p []byte) (int, error) {
 	v := hw.v
 	var long error
 	if v.size >= 0 && int64(len(p))-1 > v.size-v.n {
@@ -181,7 +182,9 @@ func (v *Reader) WriteTo(w io.Writer) (int64, error) {
 	}
 	start := v.n
 	if wt, ok := v.r.(io.WriterTo); ok {
-		_, err := wt.WriteTo(hashWriter{v, w})
+		v.hw = hashWriter{v, w}
+		_, err := wt.WriteTo(&v.hw)
+		v.hw = hashWriter{}
 		if err == nil {
 			if v.size >= 0 && v.n > v.size {
 				v.err = v.tooLong()

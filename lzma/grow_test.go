@@ -34,3 +34,33 @@ func TestGrowWindow(t *testing.T) {
 	}
 	z.Close()
 }
+
+// TestGrowSteps: a growing window quadruples, and takes its final size in
+// one step of up to sixteenfold, so the window it outgrows last (live
+// beside the new one during the copy) is at most a sixteenth of the
+// final one; the history survives every step.
+func TestGrowSteps(t *testing.T) {
+	const final = 256 << 20
+	var w window
+	w.reset(final, true)
+	defer w.release()
+	var sizes []int
+	for len(w.buf) < final {
+		sizes = append(sizes, len(w.buf))
+		w.buf[len(w.buf)-1] = byte(len(sizes))
+		w.pos, w.rd = len(w.buf), len(w.buf)
+		w.room()
+		if w.buf[sizes[len(sizes)-1]-1] != byte(len(sizes)) {
+			t.Fatalf("history lost growing from %d", sizes[len(sizes)-1])
+		}
+	}
+	last := sizes[len(sizes)-1]
+	if last > final/16 || last < final/64 {
+		t.Errorf("grew to %d from %d (steps %v); want the last step from between 1/64 and 1/16 of it", final, last, sizes)
+	}
+	for i := 1; i < len(sizes); i++ {
+		if sizes[i] != 4*sizes[i-1] {
+			t.Errorf("steps %v: not fourfold before the last", sizes)
+		}
+	}
+}

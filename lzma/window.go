@@ -86,8 +86,15 @@ func (w *window) room() {
 	if !w.full && len(w.buf) < w.max {
 		// Grow fourfold: the copy keeps the old window alive beside the
 		// new one, and fewer generations leave less garbage behind
-		// (doubling peaked near twice the final window).
-		n := min(4*len(w.buf), (w.max+15)&^15)
+		// (doubling peaked near twice the final window). The last step
+		// may be up to sixteenfold, so a full 256 MiB dictionary is copied
+		// from 16 MiB, not 64 MiB: the peak is the final window plus a
+		// sixteenth, not plus a quarter.
+		final := (w.max + 15) &^ 15
+		n := min(4*len(w.buf), final)
+		if final <= 16*len(w.buf) {
+			n = final
+		}
 		if cap(*w.p) >= n {
 			w.buf = (*w.p)[:n]
 			return

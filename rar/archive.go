@@ -112,8 +112,8 @@ func Open(ra io.ReaderAt, size int64, opts ...arc.Option) (*Archive, error) {
 
 func openArchive(ra io.ReaderAt, size int64, cfg *arc.Config, fromFirst bool) (*Archive, error) {
 	p := newParser(cfg)
-	p.index = true      // entries are kept: MaxEntries and MaxHeaderMemory apply
-	defer p.s.release() // headers are all read here; entries read through a.vols
+	p.index = true    // entries are kept: MaxEntries and MaxHeaderMemory apply
+	defer p.release() // headers are all read here; entries read through a.vols
 	a := &Archive{p: p, spare: map[int]unpacker{}, cacheIdx: -1}
 	a.cacheMax = min(p.memMax/4, 256<<20)
 	jra, jsize, closers, err := p.joinSplit(ra, size, p.cfg.Name)

@@ -14,17 +14,31 @@ var newBLAKE2sp = blake2sp.New
 
 // macCRC is a CRC-32 whose Sum is the RAR5 MAC of the CRC (unrar
 // ConvertHashToMAC), as 4 big-endian bytes, for entries whose stored
-// checksums were converted with the file's hash key.
+// checksums were converted with the file's hash key. Readers keep one
+// as a field and reset it per entry, so the check allocates nothing.
 type macCRC struct {
-	hash.Hash32
-	key *[32]byte
+	crc  uint32
+	key  *[32]byte
+	want [4]byte // the stored value the verifier compares Sum with
 }
 
-func (m macCRC) Sum(b []byte) []byte {
-	return binary.BigEndian.AppendUint32(b, rarcrypto.MACCRC32(m.key, m.Hash32.Sum32()))
+func (m *macCRC) reset(key *[32]byte) hash.Hash {
+	m.crc, m.key = 0, key
+	return m
 }
 
-func newMACCRC(key *[32]byte) hash.Hash { return macCRC{crc32.NewIEEE(), key} }
+func (m *macCRC) Write(p []byte) (int, error) {
+	m.crc = crc32.Update(m.crc, crc32.IEEETable, p)
+	return len(p), nil
+}
+
+func (m *macCRC) Sum(b []byte) []byte {
+	return binary.BigEndian.AppendUint32(b, rarcrypto.MACCRC32(m.key, m.crc))
+}
+
+func (m *macCRC) Reset()         { m.crc = 0 }
+func (m *macCRC) Size() int      { return 4 }
+func (m *macCRC) BlockSize() int { return 1 }
 
 // macHash is a BLAKE2sp whose Sum is HMAC-SHA256(key, digest).
 type macHash struct {
@@ -34,5 +48,6 @@ type macHash struct {
 
 func (m macHash) Sum(b []byte) []byte {
 	var d [32]byte
-	return append(b, rarcrypto.MACHash(m.key, m.Hash.Sum(d[:0]))...)
+	mac := rarcrypto.MACHash(m.key, m.Hash.Sum(d[:0]))
+	return append(b, mac[:]...)
 }

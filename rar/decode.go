@@ -128,7 +128,7 @@ func (p *parser) entryPassword(f *file) (string, error) {
 }
 
 // verifier returns the checksum stage for f over r.
-func verifier(v *crc32x.Reader, f *file, r io.Reader) {
+func verifier(v *crc32x.Reader, mac *macCRC, f *file, r io.Reader) {
 	size := f.e.Size
 	if f.unknown || f.method != 0 {
 		// As unrar: a compressed stream that ends (cleanly, by its own
@@ -144,8 +144,8 @@ func verifier(v *crc32x.Reader, f *file, r io.Reader) {
 		}
 		v.ResetHash(r, h, f.blake, size)
 	case f.hasCRC && f.useMAC && f.hashKey != nil:
-		want := binary.BigEndian.AppendUint32(nil, f.crc)
-		v.ResetHash(r, newMACCRC(f.hashKey), want, size)
+		binary.BigEndian.PutUint32(mac.want[:], f.crc)
+		v.ResetHash(r, mac.reset(f.hashKey), mac.want[:], size)
 	case f.hasCRC && !f.useMAC:
 		v.ResetCRC32(r, f.crc, size)
 	default:

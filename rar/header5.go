@@ -1,7 +1,6 @@
 package rar
 
 import (
-	"crypto/aes"
 	"crypto/cipher"
 	"encoding/binary"
 	"fmt"
@@ -81,8 +80,10 @@ func (p *parser) readHeader5() (*header5, error) {
 		if err := p.s.full(first[:], "header"); err != nil {
 			return nil, errs.EOF(err, "header")
 		}
-		b, _ := aes.NewCipher(p.hkey5.Key[:])
-		mode = cipher.NewCBCDecrypter(b, iv[:])
+		var err error
+		if mode, err = p.hcbc.Init(p.hkey5.Key[:], iv[:]); err != nil {
+			return nil, err
+		}
 		mode.CryptBlocks(first[:], first[:])
 		c := cursor{b: first[4:]}
 		size := c.vint()

@@ -6,6 +6,8 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
+	"strings"
 	"testing"
 	"testing/iotest"
 	"time"
@@ -392,5 +394,89 @@ func TestSolidOnce(t *testing.T) {
 		if n := redecoded.Load() - before; n != 0 {
 			t.Errorf("%s: %d entries decoded twice reading with read-ahead", name, n)
 		}
+	}
+}
+
+// TestAllocsEncrypted: an encrypted entry reuses its AES decryptor (the
+// 4 KiB buffer and the expanded key) from the last one, so once warm it
+// costs what a plain entry costs, in objects and in bytes; the headers
+// of a -hp archive are decrypted under one expanded key too.
+func TestAllocsEncrypted(t *testing.T) {
+	if testutil.RaceEnabled {
+		t.Skip("sync.Pool drops items on purpose under -race")
+	}
+	for _, name := range []string{"rar5_pw.rar", "rar5_hp_stored.rar", "rar5_pw_blake.rar", "rar4_pw.rar", "rar5_hp_solid.rar"} {
+		data, err := os.ReadFile(filepath.Join(testdata, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var a *Archive
+		read := func() {
+			for i, e := range a.Entries() {
+				if e.IsDir() {
+					continue
+				}
+				rc, err := a.Open(i)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := io.Copy(io.Discard, rc); err != nil {
+					t.Fatal(err)
+				}
+				rc.Close()
+			}
+		}
+		cfg := &arc.Config{Password: func(*arc.Entry) (string, error) { return "test", nil }}
+		if a, err = Open(bytes.NewReader(data), int64(len(data)), cfg); err != nil {
+			t.Fatal(err)
+		}
+		read()
+		files := 0
+		for _, e := range a.Entries() {
+			if !e.IsDir() {
+				files++
+			}
+		}
+		if files < 2 {
+			t.Fatalf("%s: %d files; the test needs several", name, files)
+		}
+		solid := a.Entries()[len(a.Entries())-1].Solid
+		n := testing.AllocsPerRun(20, read) / float64(files)
+		var m0, m1 runtime.MemStats
+		runtime.ReadMemStats(&m0)
+		for range 10 {
+			read()
+		}
+		runtime.ReadMemStats(&m1)
+		per := float64(m1.TotalAlloc-m0.TotalAlloc) / float64(10*files)
+		t.Logf("%s: %.1f allocations, %.0f bytes per entry", name, n, per)
+		// A solid archive re-read from its start opens a new solid slot
+		// (up to maxSolidSlots) rather than rewinding a positioned one:
+		// that is the slot cache, not the per-entry cost measured here.
+		if !solid && (n > 8 || per > 2560) {
+			t.Errorf("%s: %.1f allocations and %.0f bytes per encrypted entry once warm (want ≤ 8 and ≤ 2.5 KiB; it was 17 and 7 KB)", name, n, per)
+		}
+		// Headers: a whole Open of a -hp archive under a cached key.
+		if strings.Contains(name, "_hp") {
+			open := func() {
+				b, err := Open(bytes.NewReader(data), int64(len(data)), cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				b.Close()
+			}
+			open()
+			runtime.ReadMemStats(&m0)
+			for range 10 {
+				open()
+			}
+			runtime.ReadMemStats(&m1)
+			per := float64(m1.TotalAlloc-m0.TotalAlloc) / 10
+			t.Logf("%s: Open allocates %.0f bytes", name, per)
+			if per > 12<<10 {
+				t.Errorf("%s: Open of an encrypted-header archive allocates %.0f bytes once warm (want ≤ 12 KiB; it was 24 KB)", name, per)
+			}
+		}
+		a.Close()
 	}
 }

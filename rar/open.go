@@ -10,6 +10,7 @@ import (
 	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/crc32x"
 	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/internal/pool"
 	"github.com/go-unarc/unarc/rar/internal/rarcrypto"
 )
 
@@ -68,6 +69,7 @@ type entryReader struct {
 	crypt *rarcrypto.Reader
 	lim   io.LimitedReader // stored data: the unpacked size of the (padded) stream
 	v     crc32x.Reader
+	mac   macCRC   // the RAR5 MAC-converted CRC check, when v uses it
 	dec   unpacker // owned (non-solid) decoder, back to Archive.spare on Close
 	fam   int
 	slot  *solidSlot // solid: the slot positioned in this entry, or nil
@@ -150,7 +152,7 @@ func (a *Archive) openFile(f *file, i int) (io.ReadCloser, error) {
 	// handle used after Close fails instead of reading another entry.
 	r := &entryReader{a: a, f: f, idx: i, want: -1}
 	if f.crypt != cryptNone {
-		r.crypt = new(rarcrypto.Reader)
+		r.crypt = cryptReaders.Get()
 	}
 	if f.copied && f.e.Size >= 0 && f.e.Size <= a.cacheMax {
 		// Grown as data arrives: the declared size is not trusted.
@@ -228,7 +230,7 @@ func (a *Archive) chain(r *entryReader, d unpacker, solid bool) error {
 		out = d
 		r.want = declaredSize(f)
 	}
-	verifier(&r.v, f, out)
+	verifier(&r.v, &r.mac, f, out)
 	return nil
 }
 
@@ -330,6 +332,7 @@ func (a *Archive) position(r *entryReader, sl *solidSlot) error {
 		from = sl.next
 	}
 	sl.next, sl.run = -1, r.run
+	var cr *rarcrypto.Reader
 	for j := from; j < r.idx; j++ {
 		g := a.files[j]
 		if !entryData(g.e) || g.method == 0 || g.copyOf >= 0 {
@@ -348,9 +351,13 @@ func (a *Archive) position(r *entryReader, sl *solidSlot) error {
 			return err
 		}
 		var pr partsReader
-		var cr rarcrypto.Reader
+		if cr == nil {
+			// One decryptor serves every predecessor in turn.
+			cr = cryptReaders.Get()
+			defer func() { cr.Release(); cryptReaders.Put(cr) }()
+		}
 		pr.reset(a.vols, g.parts)
-		gsrc, guess, err := a.p.decrypter(g, &pr, &cr)
+		gsrc, guess, err := a.p.decrypter(g, &pr, cr)
 		if err != nil {
 			return fmt.Errorf("solid predecessor: %w", err)
 		}
@@ -359,7 +366,8 @@ func (a *Archive) position(r *entryReader, sl *solidSlot) error {
 		}
 		redecoded.Add(1)
 		var v crc32x.Reader
-		verifier(&v, g, sl.dec)
+		var mac macCRC
+		verifier(&v, &mac, g, sl.dec)
 		n, err := v.WriteTo(io.Discard)
 		if want := declaredSize(g); err == nil && want >= 0 && n != want {
 			err = sizeError(n, g.e.Size)
@@ -595,10 +603,21 @@ func (r *entryReader) close() error {
 	if !r.done {
 		r.done, r.err = true, errReaderClosed
 	}
+	if r.crypt != nil {
+		// Nothing reads through it now: the decoder is reset with a
+		// new source before its next use.
+		r.crypt.Release()
+		cryptReaders.Put(r.crypt)
+		r.crypt = nil
+	}
 	r.tee, r.teeOK = nil, false
 	r.a = nil
 	return nil
 }
+
+// cryptReaders keeps AES-CBC decryptors (4 KiB buffer and expanded key)
+// between entries.
+var cryptReaders pool.Of[rarcrypto.Reader]
 
 // memReader serves content held in memory: a RAR5 link target, or the
 // kept content of a file copy's source.

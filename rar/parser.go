@@ -9,6 +9,7 @@ import (
 
 	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/internal/pool"
 	"github.com/go-unarc/unarc/rar/internal/rarcrypto"
 )
 
@@ -21,6 +22,7 @@ type parser struct {
 	vol     int // index of the current volume
 	version int // 4 or 5, from the first volume's marker
 	hbuf    []byte
+	hbp     *[]byte // pooled backing of hbuf
 
 	pending int64 // data-area bytes of the last header not yet consumed
 	done    bool  // end-of-archive header (or EOF) met in this volume
@@ -37,8 +39,9 @@ type parser struct {
 	// Encrypted headers (-hp).
 	encHeaders     bool
 	hkey5          *rarcrypto.Keys5
-	hcheck         []byte // RAR5 header password check value or nil
-	hsalt          string // RAR4: last header salt
+	hcbc           rarcrypto.CBC // RAR5 header decrypter, key expanded once
+	hcheck         []byte        // RAR5 header password check value or nil
+	hsalt          string        // RAR4: last header salt
 	hsalts         int
 	hsaltsDistinct int
 	hpwOK          bool // a header decrypted with a valid CRC: the password is right
@@ -287,12 +290,24 @@ func (p *parser) next() (*file, error) {
 	return p.next4()
 }
 
-// header returns a reusable buffer of n bytes.
+// header returns a reusable buffer of n bytes, from internal/pool.
+// Nothing parsed keeps a slice of it (values are cloned out).
 func (p *parser) header(n int) []byte {
 	if cap(p.hbuf) < n {
-		p.hbuf = make([]byte, n, max(n, 4096))
+		pool.Put(p.hbp)
+		p.hbp = pool.Get(max(n, 4096))
+		p.hbuf = *p.hbp
 	}
 	return p.hbuf[:n]
+}
+
+// release returns the header buffer and the source's read buffer; the
+// parser may go on (a later header gets a new buffer), but its source
+// is unusable.
+func (p *parser) release() {
+	pool.Put(p.hbp)
+	p.hbp, p.hbuf = nil, nil
+	p.s.release()
 }
 
 // readComment reads a stored comment of n bytes from the pending data.

@@ -30,6 +30,7 @@ type Reader struct {
 	data     streamData
 	crypt    rarcrypto.Reader
 	v        crc32x.Reader
+	mac      macCRC // the RAR5 MAC-converted CRC check, when v uses it
 	dec      unpacker
 	fam      int
 	decOK    bool // decoder state valid for a solid continuation
@@ -63,7 +64,7 @@ func NewReader(r io.Reader, opts ...arc.Option) (*Reader, error) {
 	rd.data.r = rd
 	if p.volume && !p.firstVol {
 		if err := rd.fromFirst(); err != nil {
-			p.s.release()
+			p.release()
 			return nil, err
 		}
 	}
@@ -262,7 +263,7 @@ func (r *Reader) startEntry() error {
 	if f.version == 5 && f.split {
 		r.lateVerifier(f, out)
 	} else {
-		verifier(&r.v, f, out)
+		verifier(&r.v, &r.mac, f, out)
 	}
 	r.body = &r.v
 	return nil
@@ -319,7 +320,7 @@ func (h *lateHash) Sum(b []byte) []byte {
 		return h.Hash.Sum(b)
 	}
 	if c, ok := h.Hash.(hash.Hash32); ok {
-		return macCRC{c, f.hashKey}.Sum(b)
+		return binary.BigEndian.AppendUint32(b, rarcrypto.MACCRC32(f.hashKey, c.Sum32()))
 	}
 	return macHash{h.Hash, f.hashKey}.Sum(b)
 }
@@ -423,7 +424,7 @@ func (r *Reader) Close() error {
 		c.Close()
 	}
 	r.close = nil
-	r.p.s.release()
+	r.p.release()
 	r.err = errors.New("rar: reader closed")
 	return nil
 }

@@ -3,9 +3,9 @@ package rar
 import (
 	"bufio"
 	"io"
-	"sync"
 
 	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/internal/pool"
 )
 
 // source is the header parser's input: a buffered reader that knows its
@@ -20,9 +20,9 @@ type source struct {
 
 // brPool keeps the 32 KiB header buffers: one per archive opened would
 // otherwise be most of what an extraction allocates.
-var brPool = sync.Pool{New: func() any { return bufio.NewReaderSize(nil, 32<<10) }}
+var brPool = pool.Of[bufio.Reader]{New: func() *bufio.Reader { return bufio.NewReaderSize(nil, 32<<10) }}
 
-func newSource() *source { return &source{br: brPool.Get().(*bufio.Reader)} }
+func newSource() *source { return &source{br: brPool.Get()} }
 
 // release returns the buffer to the pool; the source is unusable after.
 func (s *source) release() {

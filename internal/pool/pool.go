@@ -68,16 +68,23 @@ func putBig(c int, p *[]byte) bool {
 	return true
 }
 
-// Release drops the large buffers kept on the free list, for programs
-// that want the memory back after a burst of extraction.
+// Release drops the large buffers and the typed values kept on the free
+// lists, for programs that want the memory back after a burst of
+// extraction.
 func Release() {
 	big.Lock()
-	defer big.Unlock()
 	for c := range big.free {
 		clear(big.free[c])
 		big.free[c] = big.free[c][:0]
 	}
 	big.retained = 0
+	big.Unlock()
+	ofLists.Lock()
+	all := ofLists.all
+	ofLists.Unlock()
+	for _, o := range all {
+		o.drop()
+	}
 }
 
 // Get returns a slice of length n whose capacity is n rounded up to a power
@@ -126,13 +133,41 @@ func Put(p *[]byte) {
 
 // Of pools values of one type, such as Huffman tables or probability
 // arrays. New must return a ready value; Get does not reset it.
+//
+// A few values are kept on a free list the garbage collector does not
+// empty, for the same reasons as the large buffers: a sync.Pool loses its
+// items at GC and cannot hand a P-private item to another P, so a
+// goroutine that moves between Ps would allocate a fresh value for
+// entries that had one waiting. Release drops the lists. An Of must not
+// be copied after first use.
 type Of[T any] struct {
-	p   sync.Pool
-	New func() *T
+	mu   sync.Mutex
+	free []*T
+	reg  bool
+	p    sync.Pool
+	New  func() *T
+}
+
+// ofKeep is how many values of one type stay on an Of's free list.
+const ofKeep = 4
+
+// ofLists are the Of values that have kept something, for Release.
+var ofLists struct {
+	sync.Mutex
+	all []interface{ drop() }
 }
 
 // Get returns a pooled value or a new one.
 func (o *Of[T]) Get() *T {
+	o.mu.Lock()
+	if n := len(o.free); n > 0 {
+		v := o.free[n-1]
+		o.free[n-1] = nil
+		o.free = o.free[:n-1]
+		o.mu.Unlock()
+		return v
+	}
+	o.mu.Unlock()
 	if v := o.p.Get(); v != nil {
 		return v.(*T)
 	}
@@ -144,9 +179,35 @@ func (o *Of[T]) Get() *T {
 
 // Put returns v to the pool. Put(nil) is a no-op.
 func (o *Of[T]) Put(v *T) {
-	if v != nil {
-		o.p.Put(v)
+	if v == nil {
+		return
 	}
+	o.mu.Lock()
+	if len(o.free) < ofKeep {
+		if o.free == nil {
+			o.free = make([]*T, 0, ofKeep)
+		}
+		o.free = append(o.free, v)
+		first := !o.reg
+		o.reg = true
+		o.mu.Unlock()
+		if first {
+			ofLists.Lock()
+			ofLists.all = append(ofLists.all, o)
+			ofLists.Unlock()
+		}
+		return
+	}
+	o.mu.Unlock()
+	o.p.Put(v)
+}
+
+// drop empties the free list (for Release).
+func (o *Of[T]) drop() {
+	o.mu.Lock()
+	clear(o.free)
+	o.free = o.free[:0]
+	o.mu.Unlock()
 }
 
 // Copy copies r to w through a pooled 64 KiB buffer until io.EOF. It is

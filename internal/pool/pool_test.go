@@ -2,6 +2,7 @@ package pool
 
 import (
 	"runtime"
+	"slices"
 	"testing"
 )
 
@@ -70,5 +71,48 @@ func TestBigSurvivesGC(t *testing.T) {
 	Release()
 	if big.retained != 0 {
 		t.Error("Release kept memory")
+	}
+}
+
+// TestOfSurvivesGC: a few typed values stay on Of's free list through
+// GCs and across goroutines (a sync.Pool drops them at GC and hides a
+// P-private one from other Ps), the list is bounded, and Release
+// empties it.
+func TestOfSurvivesGC(t *testing.T) {
+	type table [1024]int
+	made := 0
+	var o Of[table]
+	o.New = func() *table { made++; return new(table) }
+	var vs []*table
+	for range ofKeep + 2 {
+		vs = append(vs, o.Get())
+	}
+	for _, v := range vs {
+		o.Put(v)
+	}
+	runtime.GC()
+	runtime.GC()
+	made = 0
+	done := make(chan *table)
+	go func() { done <- o.Get() }() // another goroutine, maybe another P
+	got := map[*table]bool{<-done: true}
+	for range ofKeep - 1 {
+		got[o.Get()] = true
+	}
+	if made != 0 || len(got) != ofKeep {
+		t.Errorf("after two GCs: %d values made, %d distinct kept; want 0 and %d", made, len(got), ofKeep)
+	}
+	for v := range got {
+		if !slices.Contains(vs, v) {
+			t.Error("Get returned a value that was never Put")
+		}
+		o.Put(v)
+	}
+	Release()
+	o.mu.Lock()
+	n := len(o.free)
+	o.mu.Unlock()
+	if n != 0 {
+		t.Errorf("Release kept %d values", n)
 	}
 }

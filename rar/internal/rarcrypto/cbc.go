@@ -11,6 +11,7 @@ import (
 // as io.ErrUnexpectedEOF. Reset reuses the buffer.
 type Reader struct {
 	r    io.Reader
+	cbc  CBC
 	mode cipher.BlockMode
 	buf  [4096]byte
 	out  []byte // decrypted bytes not yet returned (slice of buf)
@@ -23,14 +24,55 @@ func NewReader(r io.Reader, key, iv []byte) (*Reader, error) {
 	return d, d.Reset(r, key, iv)
 }
 
-// Reset makes d decrypt a new stream.
+// Reset makes d decrypt a new stream. With the key of the previous
+// stream (one archive's entries usually share it) it allocates nothing.
 func (d *Reader) Reset(r io.Reader, key, iv []byte) error {
-	b, err := aes.NewCipher(key)
+	mode, err := d.cbc.Init(key, iv)
 	if err != nil {
 		return err
 	}
-	d.r, d.mode, d.out, d.err = r, cipher.NewCBCDecrypter(b, iv), nil, nil
+	d.r, d.mode, d.out, d.err = r, mode, nil, nil
 	return nil
+}
+
+// Release drops the source and any pending output, so a pooled Reader
+// keeps no other reader's stream alive. The expanded key stays: the next
+// entry under the same key then costs no allocation, and a different
+// key replaces it.
+func (d *Reader) Release() {
+	d.r, d.out, d.err = nil, nil, nil
+}
+
+// CBC is a reusable AES-CBC decrypter. It expands a key once; for the
+// same key again it only sets the new IV, so decrypting many entries or
+// headers under one key allocates nothing after the first.
+type CBC struct {
+	key  [32]byte
+	klen int
+	mode cipher.BlockMode
+}
+
+// ivSetter is implemented by the standard library's CBC modes.
+type ivSetter interface{ SetIV(iv []byte) }
+
+// Init returns a CBC decrypter for key and iv (16 bytes).
+func (c *CBC) Init(key, iv []byte) (cipher.BlockMode, error) {
+	if c.mode != nil && len(key) == c.klen && string(key) == string(c.key[:c.klen]) {
+		if s, ok := c.mode.(ivSetter); ok && len(iv) == aes.BlockSize {
+			s.SetIV(iv)
+			return c.mode, nil
+		}
+	}
+	if len(key) > len(c.key) {
+		return nil, aes.KeySizeError(len(key))
+	}
+	b, err := aes.NewCipher(key)
+	if err != nil {
+		return nil, err
+	}
+	c.mode = cipher.NewCBCDecrypter(b, iv)
+	c.klen = copy(c.key[:], key)
+	return c.mode, nil
 }
 
 // Read returns decrypted bytes.

@@ -82,12 +82,9 @@ func CheckSum5(check, sum []byte) bool {
 // encrypted with the "use MAC" flag: HMAC-SHA256(hashKey, crc LE) folded
 // into 32 bits by XOR of the little-endian words.
 func MACCRC32(hashKey *[32]byte, crc uint32) uint32 {
-	mac := hmac.New(sha256.New, hashKey[:])
 	var b [4]byte
 	binary.LittleEndian.PutUint32(b[:], crc)
-	mac.Write(b[:])
-	var d [32]byte
-	mac.Sum(d[:0])
+	d := hmacSHA256(hashKey, b[:])
 	var v uint32
 	for i, x := range d {
 		v ^= uint32(x) << ((i & 3) * 8)
@@ -96,10 +93,37 @@ func MACCRC32(hashKey *[32]byte, crc uint32) uint32 {
 }
 
 // MACHash converts a BLAKE2sp digest the same way: HMAC-SHA256(hashKey, digest).
-func MACHash(hashKey *[32]byte, digest []byte) []byte {
-	mac := hmac.New(sha256.New, hashKey[:])
-	mac.Write(digest)
-	return mac.Sum(nil)
+func MACHash(hashKey *[32]byte, digest []byte) [32]byte {
+	return hmacSHA256(hashKey, digest)
+}
+
+// hmacSHA256 is HMAC-SHA256 (RFC 2104) of a message of at most 32 bytes
+// under a 32-byte key, computed in stack buffers: crypto/hmac allocates
+// two hash states per call, and RAR5 computes one MAC per entry.
+func hmacSHA256(key *[32]byte, msg []byte) [32]byte {
+	if len(msg) > 32 {
+		panic("rarcrypto: MAC message longer than 32 bytes")
+	}
+	var in [64 + 32]byte
+	for i := range 64 {
+		k := byte(0)
+		if i < len(key) {
+			k = key[i]
+		}
+		in[i] = k ^ 0x36
+	}
+	n := 64 + copy(in[64:], msg)
+	inner := sha256.Sum256(in[:n])
+	var out [64 + 32]byte
+	for i := range 64 {
+		k := byte(0)
+		if i < len(key) {
+			k = key[i]
+		}
+		out[i] = k ^ 0x5c
+	}
+	copy(out[64:], inner[:])
+	return sha256.Sum256(out[:])
 }
 
 // Keys3 is the RAR 3.x AES-128 key and IV.
