@@ -38,10 +38,6 @@ package lzma
 //   - A block2Encoder is not safe for concurrent use; use one per goroutine.
 //   - Threads and BlockSize options are accepted and ignored by it.
 
-import (
-	"encoding/binary"
-)
-
 // LZMA2 chunk limits (Lzma2Enc.c).
 const (
 	lzma2UnpackMax = 1 << 21
@@ -188,7 +184,9 @@ func (b *block2Encoder) encodeBlock(dst, src []byte) ([]byte, error) {
 	e.open(0)
 	e.mf.borrow(src)
 	b.c.reset(e)
-	dst = e.runLZMA2(&b.c, dst, true)
+	for more := true; more; {
+		dst, more = e.runLZMA2(&b.c, dst, true)
+	}
 	e.mf.buf = nil
 	return dst, nil
 }
@@ -209,28 +207,22 @@ func dictByteFor(d uint32) byte {
 	return 40
 }
 
-// runLZMA2 encodes what the window holds into chunks appended to dst.
-// Without final it stops when the look-ahead runs short, leaving the
-// open chunk open; with final it closes the last chunk.
-func (e *encoder) runLZMA2(c *chunker, dst []byte, final bool) []byte {
+// runLZMA2 encodes from the window into at most one chunk appended to
+// dst, and reports whether it closed a chunk with more to come. Without
+// final it stops when the look-ahead runs short, leaving the chunk open;
+// with final it closes the last chunk.
+func (e *encoder) runLZMA2(c *chunker, dst []byte, final bool) ([]byte, bool) {
 	e.mf.final = final
-	for {
-		if !c.started {
-			if e.ahead == 0 && e.mf.avail() == 0 {
-				return dst
-			}
-			c.open()
+	if !c.started {
+		if e.ahead == 0 && e.mf.avail() == 0 {
+			return dst, false
 		}
-		st := e.run(c)
-		if st == runNeedInput {
-			return dst
-		}
-		// chunk full, or all input encoded
-		dst = c.close(dst, e.mf.buf[:e.mf.cur-e.ahead])
-		if st == runDone {
-			return dst
-		}
+		c.open()
 	}
+	st := e.run(c)
+	if st == runNeedInput {
+		return dst, false
+	}
+	dst = c.close(dst, e.mf.buf[:e.mf.cur-e.ahead])
+	return dst, st == runFull
 }
-
-var _ = binary.LittleEndian

@@ -16,7 +16,8 @@ import (
 // zero entry is never a valid candidate, and are normalised (shifted
 // down) before they would overflow, so streams beyond 4 GiB work.
 type matchFinder struct {
-	kind MatchFinderKind
+	kind      MatchFinderKind
+	hashBytes int // bytes hashed for the main table: 4, or 5 for HC5
 
 	bufp  *[]byte // pooled window, nil when buf is borrowed
 	buf   []byte
@@ -75,7 +76,7 @@ func reuseUint32s(p *[]byte, n int) (*[]byte, []uint32) {
 
 // hashMaskFor is the main hash table mask for a dictionary (LzFind.c's
 // sizing for 4-byte hashes).
-func hashMaskFor(dict uint32) uint32 {
+func hashMaskFor(dict uint32, hashBytes int) uint32 {
 	hs := dict - 1
 	hs |= hs >> 1
 	hs |= hs >> 2
@@ -85,20 +86,28 @@ func hashMaskFor(dict uint32) uint32 {
 	if hs >= 1<<24 {
 		hs >>= 1
 	}
-	return hs | 0xFFFF
+	hs |= 0xFFFF
+	if hashBytes >= 5 {
+		hs |= 256<<10 - 1
+	}
+	return hs
 }
 
 // reset prepares mf for a new stream under cfg; window is the buffer
 // size, or 0 to borrow the caller's data through borrow().
 func (mf *matchFinder) reset(cfg *encConfig, window int) {
 	mf.kind = cfg.mf
+	mf.hashBytes = 4
+	if mf.kind == HC5 {
+		mf.hashBytes = 5
+	}
 	mf.depth = uint32(cfg.depth)
 	mf.nice = cfg.fastBytes
 	mf.keep = int(cfg.dictSize)
 	// Distances reach dictSize - 1 (7-Zip's reach dictSize): so the tree
 	// of a power-of-two dictionary fills its pool class exactly.
 	mf.cyclicSize = cfg.dictSize
-	mf.hashMask = hashMaskFor(cfg.dictSize)
+	mf.hashMask = hashMaskFor(cfg.dictSize, mf.hashBytes)
 	if window > 0 {
 		if mf.bufp == nil || cap(*mf.bufp) < window {
 			pool.Put(mf.bufp)
@@ -202,24 +211,28 @@ func (mf *matchFinder) normalize() {
 // hash hit whose first byte matches matches in all its bytes).
 var crcTable = crc32.MakeTable(crc32.IEEE)
 
-// hashes returns the 2-byte, 3-byte and main hash of the 4 bytes at b.
+// hashes returns the 2-byte, 3-byte and main hash of the bytes at b
+// (hashBytes of them).
 func (mf *matchFinder) hashes(b []byte) (uint32, uint32, uint32) {
 	_ = b[3]
 	t := crcTable[b[0]] ^ uint32(b[1])
 	h2 := t & (hash2Size - 1)
 	t ^= uint32(b[2]) << 8
 	h3 := t & (hash3Size - 1)
-	return h2, h3, (t ^ crcTable[b[3]]<<5) & mf.hashMask
+	t ^= crcTable[b[3]] << 5
+	if mf.hashBytes == 5 {
+		t ^= crcTable[b[4]] << 10
+	}
+	return h2, h3, t & mf.hashMask
 }
 
 // touchNext loads the next position's hash head early: the load misses
 // the cache, and issued now it overlaps with the tree walk of this
 // position instead of stalling the next one (Go has no prefetch).
 func (mf *matchFinder) touchNext() {
-	if n := mf.cur + 5; n <= mf.end {
-		b := mf.buf[n-4 : n]
-		t := crcTable[b[0]] ^ uint32(b[1]) ^ uint32(b[2])<<8
-		mf.sink = mf.hash[(t^crcTable[b[3]]<<5)&mf.hashMask]
+	if n := mf.cur + 1 + mf.hashBytes; n <= mf.end {
+		_, _, hv := mf.hashes(mf.buf[n-mf.hashBytes : n])
+		mf.sink = mf.hash[hv]
 	}
 }
 
@@ -242,13 +255,14 @@ func (mf *matchFinder) movePosEmpty() {
 // of values stored (twice the pairs).
 func (mf *matchFinder) getMatches(d []uint32) int {
 	lenLimit := min(mf.nice, mf.avail())
-	if lenLimit < 4 {
+	nb := mf.hashBytes
+	if lenLimit < nb {
 		mf.movePosEmpty()
 		return 0
 	}
 	buf := mf.buf
 	cur := mf.cur
-	h2, h3, hv := mf.hashes(buf[cur : cur+4])
+	h2, h3, hv := mf.hashes(buf[cur : cur+nb])
 	side := mf.side[:sideSize]
 	pos := mf.pos
 	d2 := pos - side[h2]
@@ -260,7 +274,7 @@ func (mf *matchFinder) getMatches(d []uint32) int {
 	mf.touchNext()
 	cs := mf.cyclicSize
 	n := 0
-	maxLen := 3
+	maxLen := nb - 1
 	found := false
 	if d2 < cs && buf[cur-int(d2)] == buf[cur] {
 		d[0], d[1] = 2, d2-1
@@ -278,6 +292,12 @@ func (mf *matchFinder) getMatches(d []uint32) int {
 		d[1] = d3 - 1
 		n = 2
 		found = true
+	}
+	if found && nb == 5 {
+		// HC5: the 2/3-byte hits give length 3 unless byte 3 matches
+		// too; the chain then only reports matches longer than 4.
+		d[n-2] = 3
+		found = buf[cur-int(d2)+3] == buf[cur+3]
 	}
 	if found {
 		back := cur - int(d2)
@@ -308,11 +328,11 @@ func (mf *matchFinder) getMatches(d []uint32) int {
 func (mf *matchFinder) skip(n int) {
 	for ; n > 0; n-- {
 		lenLimit := min(mf.nice, mf.avail())
-		if lenLimit < 4 {
+		if lenLimit < mf.hashBytes {
 			mf.movePosEmpty()
 			continue
 		}
-		h2, h3, hv := mf.hashes(mf.buf[mf.cur : mf.cur+4])
+		h2, h3, hv := mf.hashes(mf.buf[mf.cur : mf.cur+mf.hashBytes])
 		side := mf.side[:sideSize]
 		curMatch := mf.hash[hv]
 		side[h2] = mf.pos

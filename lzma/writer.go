@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/internal/pool"
 )
 
 // ErrWriterClosed: Write or Flush after Close without a Reset.
@@ -57,6 +58,10 @@ func (s *encStream) fill(p []byte, enc moreEncoder, c *chunker) (int, error) {
 	if s.err != nil {
 		return 0, s.err
 	}
+	if k := s.e.cfg.knownSize; k >= 0 && int64(len(p)) > k-s.total {
+		s.err = s.sizeErr(s.total + int64(len(p)))
+		return 0, s.err
+	}
 	n := 0
 	for len(p) > 0 {
 		mf := &s.e.mf
@@ -98,7 +103,15 @@ func (s *encStream) readFrom(r io.Reader, enc moreEncoder, c *chunker) (int64, e
 				return n, s.err
 			}
 		}
-		k, err := r.Read(mf.buf[mf.end:])
+		room := mf.buf[mf.end:]
+		if k := s.e.cfg.knownSize; k >= 0 && int64(len(room)) > k-s.total+1 {
+			room = room[:k-s.total+1] // one more byte reveals a longer input
+		}
+		k, err := r.Read(room)
+		if kn := s.e.cfg.knownSize; kn >= 0 && s.total+int64(k) > kn {
+			s.err = s.sizeErr(s.total + int64(k))
+			return n, s.err
+		}
 		mf.end += k
 		n += int64(k)
 		s.total += int64(k)
@@ -109,6 +122,11 @@ func (s *encStream) readFrom(r io.Reader, enc moreEncoder, c *chunker) (int64, e
 			return n, err
 		}
 	}
+}
+
+// sizeErr is the error for n bytes written against KnownSize.
+func (s *encStream) sizeErr(n int64) error {
+	return fmt.Errorf("lzma: %w: KnownSize(%d) but %d bytes written", errs.ErrInvalidOption, s.e.cfg.knownSize, n)
 }
 
 func (s *encStream) write(b []byte) error {
@@ -261,7 +279,7 @@ func (z *Writer) Close() error {
 		return z.err
 	}
 	if k := z.e.cfg.knownSize; k >= 0 && k != z.total {
-		z.err = fmt.Errorf("lzma: %w: KnownSize(%d) but %d bytes written", errs.ErrInvalidOption, k, z.total)
+		z.err = z.sizeErr(z.total)
 		return z.err
 	}
 	if err := z.encode(true); err != nil {
@@ -285,7 +303,7 @@ func (z *Writer) Close() error {
 type Writer2 struct {
 	encStream
 	c      chunker
-	out    []byte
+	outp   *[]byte // pooled chunk buffer
 	opts   [16]WriterOption
 	nopts  int
 	closed bool
@@ -324,18 +342,21 @@ func (z *Writer2) Reset(w io.Writer) error {
 	z.w, z.err, z.total, z.closed = w, nil, 0, false
 	z.e.open(windowFor(&z.e.cfg, true))
 	z.c.reset(&z.e)
-	if cap(z.out) < lzma2PackMax+lzma2CopyMax {
-		z.out = make([]byte, 0, 2*lzma2UnpackMax)
+	if z.outp == nil {
+		z.outp = pool.Get(lzma2UnpackMax + 1<<12) // one chunk, stored or not
 	}
-	z.out = z.out[:0]
 	return nil
 }
 
 func (z *Writer2) encode(final bool) error {
-	z.out = z.e.runLZMA2(&z.c, z.out[:0], final)
-	err := z.write(z.out)
-	z.out = z.out[:0]
-	return err
+	for more := true; more; {
+		var out []byte
+		out, more = z.e.runLZMA2(&z.c, (*z.outp)[:0], final)
+		if err := z.write(out); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func (z *Writer2) encodeMore() error { return z.encode(false) }
@@ -395,6 +416,10 @@ func (z *Writer2) Close() error {
 	if z.err != nil {
 		return z.err
 	}
+	if k := z.e.cfg.knownSize; k >= 0 && k != z.total {
+		z.err = z.sizeErr(z.total)
+		return z.err
+	}
 	if err := z.encode(true); err != nil {
 		return err
 	}
@@ -408,6 +433,8 @@ func (z *Writer2) Close() error {
 func (z *Writer2) release() {
 	z.e.close()
 	z.c.release()
+	pool.Put(z.outp)
+	z.outp = nil
 }
 
 var endByte = [1]byte{ctrlEnd}

@@ -2,6 +2,8 @@ package lzma
 
 import (
 	"fmt"
+	"math/bits"
+	"unsafe"
 
 	"github.com/go-unarc/unarc/internal/errs"
 )
@@ -29,6 +31,7 @@ const (
 	wOptBlockSize
 	wOptEndMarker
 	wOptKnownSize
+	wOptMaxMemory
 )
 
 // MatchFinderKind selects the match finder.
@@ -41,6 +44,10 @@ const (
 	// BT4 is a binary tree over 4-byte hashes: finds the longest matches,
 	// used by levels 5-9.
 	BT4
+	// HC5 is a hash chain over 5-byte hashes (4-byte matches only come
+	// from the side tables): faster than HC4 on text, 7-Zip's choice
+	// for levels 0-4.
+	HC5
 )
 
 // Encoder limits.
@@ -56,28 +63,28 @@ const (
 const matchMaxLen = 273
 
 // Level selects 7-Zip's preset n (0..9, default 5), as LzmaEncProps_Normalize
-// of the LZMA SDK 25 maps it for 64-bit builds:
+// of the LZMA SDK 25 maps it for 64-bit builds. Memory is what one
+// encoder allocates (EncoderMemory; LZMA2 adds about 4 MiB):
 //
-//	level  dictionary  fast bytes  match finder  depth  parser
-//	0      64 KiB      32          HC4           16     fast
-//	1      256 KiB     32          HC4           16     fast
-//	2      1 MiB       32          HC4           16     fast
-//	3      4 MiB       32          HC4           16     fast
-//	4      16 MiB      32          HC4           16     fast
-//	5      32 MiB      32          BT4           32     optimal
-//	6      64 MiB      32          BT4           32     optimal
-//	7      128 MiB     64          BT4           48     optimal
-//	8      256 MiB     64          BT4           48     optimal
-//	9      256 MiB     64          BT4           48     optimal
+//	level  dictionary  fast bytes  match finder  depth  parser   memory
+//	0      64 KiB      32          HC5           16     fast       3 MiB
+//	1      256 KiB     32          HC5           16     fast       4 MiB
+//	2      1 MiB       32          HC5           16     fast      10 MiB
+//	3      4 MiB       32          HC5           16     fast      32 MiB
+//	4      16 MiB      32          HC5           16     fast     128 MiB
+//	5      32 MiB      32          BT4           32     optimal  384 MiB
+//	6      64 MiB      32          BT4           32     optimal  704 MiB
+//	7      128 MiB     64          BT4           48     optimal  1.4 GiB
+//	8      256 MiB     64          BT4           48     optimal  2.8 GiB
+//	9      256 MiB     64          BT4           48     optimal  2.8 GiB
 //
 // With KnownSize the dictionary shrinks to the data (as 7-Zip's reduceSize
-// does), so a small input never costs the level's full memory.
-//
-// Memory: the window is the dictionary plus about 1.5 MiB of look-ahead;
-// HC4 adds 4 bytes per dictionary byte (the chain) plus a hash table of
-// up to 64 MiB, BT4 8 bytes per dictionary byte (the tree) plus the hash
-// table: about 5.5x the dictionary for HC4 and 9.5x for BT4 (level 5:
-// about 310 MiB). LZMA2 with Threads(n) multiplies that by the workers.
+// does), so a small input never costs the level's full memory; MaxMemory
+// refuses settings above a limit. The window is the dictionary plus room
+// to refill and look ahead; HC4 adds 4 bytes per dictionary byte (the
+// chain), BT4 8 (the tree), both a hash table of up to 2 bytes per
+// dictionary byte; sizes round up to powers of two as the pools hand
+// them out.
 func Level(n int) WriterOption { return WriterOption{kind: wOptLevel, v: int64(n)} }
 
 // DictSize overrides the level's dictionary size (MinDictSize..MaxDictSize).
@@ -130,6 +137,54 @@ func WriteEndMarker(on bool) WriterOption {
 // the data. Close fails when a different number of bytes was written.
 func KnownSize(n int64) WriterOption { return WriterOption{kind: wOptKnownSize, v: n} }
 
+// MaxMemory makes NewWriter, NewWriter2 and Reset fail with an error
+// matching errs.ErrLimit when the encoder would need more than n bytes
+// (EncoderMemory; 0 = no limit). The 7z writer passes arc.Limits'
+// MaxMemory here.
+func MaxMemory(n int64) WriterOption { return WriterOption{kind: wOptMaxMemory, v: n} }
+
+// EncoderMemory returns the bytes an encoder with opts allocates (LZMA2
+// if lzma2, else LZMA, one thread): window, match finder tables, models,
+// parser state and buffers, as the pools hand them out.
+func EncoderMemory(lzma2 bool, opts ...WriterOption) (int64, error) {
+	var c encConfig
+	if err := c.resolve(opts, lzma2); err != nil {
+		return 0, err
+	}
+	return c.memory(lzma2), nil
+}
+
+// poolClass is the capacity the pool hands out for n bytes.
+func poolClass(n int64) int64 {
+	if n <= 256 {
+		return 256
+	}
+	if n > 1<<30 {
+		return n
+	}
+	return 1 << bits.Len64(uint64(n-1))
+}
+
+// memory is the encoder's allocation for c (see EncoderMemory).
+func (c *encConfig) memory(lzma2 bool) int64 {
+	hb := 4
+	if c.mf == HC5 {
+		hb = 5
+	}
+	mask := int64(hashMaskFor(c.dictSize, hb))
+	son := int64(c.dictSize) * 4
+	if c.mf == BT4 {
+		son *= 2
+	}
+	lit := int64(litSize<<(c.lc+c.lp)) * 2
+	n := poolClass(int64(windowFor(c, lzma2))) + poolClass((mask+1)*4) + poolClass(sideSize*4) + poolClass(son)
+	n += int64(unsafe.Sizeof(encoder{})) + int64(unsafe.Sizeof(model{})) + lit + 2*lzma2PackMax
+	if lzma2 {
+		n += int64(unsafe.Sizeof(model{})) + lit + poolClass(lzma2UnpackMax+1<<12)
+	}
+	return n
+}
+
 // encConfig is what the options resolve to.
 type encConfig struct {
 	level     int
@@ -144,6 +199,7 @@ type encConfig struct {
 	blockSize int64
 	endMarker bool
 	knownSize int64 // -1: unknown
+	maxMemory int64 // 0: no limit
 }
 
 func invalid(what string, v int64) error {
@@ -154,7 +210,7 @@ func invalid(what string, v int64) error {
 func (c *encConfig) resolve(opts []WriterOption, lzma2 bool) error {
 	level := 5
 	var dict, lits, fb, mf, depth int64 = -1, -1, -1, -1, -1
-	c.threads, c.blockSize, c.endMarker, c.knownSize = 1, 0, false, -1
+	c.threads, c.blockSize, c.endMarker, c.knownSize, c.maxMemory = 1, 0, false, -1, 0
 	for _, o := range opts {
 		switch o.kind {
 		case 0:
@@ -180,7 +236,7 @@ func (c *encConfig) resolve(opts []WriterOption, lzma2 bool) error {
 			}
 			fb = o.v
 		case wOptMatchFinder:
-			if o.v != int64(HC4) && o.v != int64(BT4) {
+			if o.v != int64(HC4) && o.v != int64(BT4) && o.v != int64(HC5) {
 				return invalid("MatchFinder", o.v)
 			}
 			mf = o.v
@@ -208,6 +264,11 @@ func (c *encConfig) resolve(opts []WriterOption, lzma2 bool) error {
 				return invalid("KnownSize", o.v)
 			}
 			c.knownSize = o.v
+		case wOptMaxMemory:
+			if o.v < 0 {
+				return invalid("MaxMemory", o.v)
+			}
+			c.maxMemory = o.v
 		default:
 			return invalid("WriterOption", int64(o.kind))
 		}
@@ -242,17 +303,22 @@ func (c *encConfig) resolve(opts []WriterOption, lzma2 bool) error {
 	}
 	c.mf = BT4
 	if c.fast {
-		c.mf = HC4
+		c.mf = HC5
 	}
 	if mf > 0 {
 		c.mf = MatchFinderKind(mf)
 	}
 	c.depth = 16 + c.fastBytes/2
-	if c.mf == HC4 {
+	if c.mf != BT4 {
 		c.depth /= 2
 	}
 	if depth > 0 {
 		c.depth = int(depth)
+	}
+	if c.maxMemory > 0 {
+		if n := c.memory(lzma2); n > c.maxMemory {
+			return errs.Limit("lzma: encoder needs %d bytes of memory, limit %d", n, c.maxMemory)
+		}
 	}
 	return nil
 }

@@ -10,10 +10,12 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
 	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/internal/pool"
 )
 
 // encodeLZMA compresses data with a raw LZMA Writer and returns the
@@ -154,7 +156,7 @@ func TestRoundTripLevels(t *testing.T) {
 	}
 	prev := 0
 	for lv := range 10 {
-		for _, mf := range []MatchFinderKind{HC4, BT4} {
+		for _, mf := range []MatchFinderKind{HC4, BT4, HC5} {
 			n1, n2 := checkBoth(t, fmt.Sprintf("l%d/mf%d", lv, mf), data, Level(lv), MatchFinder(mf), KnownSize(int64(len(data))))
 			t.Logf("level %d mf %d: lzma %d lzma2 %d", lv, mf, n1, n2)
 		}
@@ -349,13 +351,36 @@ func TestKnownSizeMismatch(t *testing.T) {
 	if _, err := w.Write([]byte("x")); !errors.Is(err, ErrWriterClosed) {
 		t.Errorf("Write after Close: %v", err)
 	}
+	w2, _ := NewWriter2(io.Discard, small, KnownSize(10))
+	w2.Write([]byte("abc"))
+	if err := w2.Close(); !errors.Is(err, errs.ErrInvalidOption) {
+		t.Errorf("Writer2 Close: %v", err)
+	}
+	// More than declared fails at once, through Write or ReadFrom.
+	data := textBytes(300000, 4)
+	w, _ = NewWriter(io.Discard, small, KnownSize(100000))
+	if _, err := w.Write(data); !errors.Is(err, errs.ErrInvalidOption) {
+		t.Errorf("Write past KnownSize: %v", err)
+	}
+	w2, _ = NewWriter2(io.Discard, small, KnownSize(100000))
+	if _, err := w2.ReadFrom(bytes.NewReader(data)); !errors.Is(err, errs.ErrInvalidOption) {
+		t.Errorf("ReadFrom past KnownSize: %v", err)
+	}
+	// Exactly the size through ReadFrom is fine.
+	w2, _ = NewWriter2(io.Discard, small, KnownSize(100000))
+	if _, err := w2.ReadFrom(bytes.NewReader(data[:100000])); err != nil {
+		t.Errorf("ReadFrom of KnownSize bytes: %v", err)
+	}
+	if err := w2.Close(); err != nil {
+		t.Error(err)
+	}
 }
 
 func TestWriterInvalidOptions(t *testing.T) {
 	bad := []WriterOption{
 		Level(-1), Level(10), DictSize(100), DictSize(2 << 30), LiteralBits(9, 0, 0),
 		LiteralBits(0, 5, 0), LiteralBits(0, 0, 5), LiteralBits(-1, 0, 0), FastBytes(4), FastBytes(274),
-		MatchFinder(0), MatchFinder(9), Depth(-1), Threads(0), BlockSize(-1), KnownSize(-2),
+		MatchFinder(0), MatchFinder(4), Depth(-1), Threads(0), BlockSize(-1), KnownSize(-2),
 	}
 	for _, o := range bad {
 		if _, err := NewWriter(io.Discard, o); !errors.Is(err, errs.ErrInvalidOption) {
@@ -382,8 +407,8 @@ func TestLevelSettings(t *testing.T) {
 		depth int
 		fast  bool
 	}{
-		{64 << 10, 32, HC4, 16, true}, {256 << 10, 32, HC4, 16, true}, {1 << 20, 32, HC4, 16, true},
-		{4 << 20, 32, HC4, 16, true}, {16 << 20, 32, HC4, 16, true}, {32 << 20, 32, BT4, 32, false},
+		{64 << 10, 32, HC5, 16, true}, {256 << 10, 32, HC5, 16, true}, {1 << 20, 32, HC5, 16, true},
+		{4 << 20, 32, HC5, 16, true}, {16 << 20, 32, HC5, 16, true}, {32 << 20, 32, BT4, 32, false},
 		{64 << 20, 32, BT4, 32, false}, {128 << 20, 64, BT4, 48, false}, {256 << 20, 64, BT4, 48, false},
 		{256 << 20, 64, BT4, 48, false},
 	}
@@ -622,5 +647,61 @@ func TestWriter7zzLZMA(t *testing.T) {
 				t.Errorf("7zz e %s: %v, %d bytes", name, err, len(out))
 			}
 		}
+	}
+}
+
+// TestEncoderMemory: EncoderMemory matches what a cold encoder really
+// allocates, and MaxMemory refuses an encoder above it.
+func TestEncoderMemory(t *testing.T) {
+	data := genMixed(13, 300000)
+	for _, tc := range []struct {
+		lzma2 bool
+		opts  []WriterOption
+	}{
+		{false, []WriterOption{Level(1), DictSize(1 << 20)}},
+		{true, []WriterOption{Level(5), DictSize(4 << 20)}},
+		{true, []WriterOption{Level(9), DictSize(8 << 20), LiteralBits(4, 0, 2)}},
+	} {
+		want, err := EncoderMemory(tc.lzma2, tc.opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pool.Release()
+		runtime.GC()
+		runtime.GC() // empty the sync.Pools, victims included
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		if tc.lzma2 {
+			w, _ := NewWriter2(io.Discard, tc.opts...)
+			w.Write(data)
+			w.Close()
+		} else {
+			w, _ := NewWriter(io.Discard, tc.opts...)
+			w.Write(data)
+			w.Close()
+		}
+		runtime.ReadMemStats(&after)
+		got := int64(after.TotalAlloc - before.TotalAlloc)
+		if got < want*9/10 || got > want*11/10 {
+			t.Errorf("%+v: allocated %d bytes, EncoderMemory says %d", tc.opts, got, want)
+		}
+		lim := append(tc.opts[:len(tc.opts):len(tc.opts)], MaxMemory(want-1))
+		if _, err := NewWriter2(io.Discard, lim...); tc.lzma2 && !errors.Is(err, errs.ErrLimit) {
+			t.Errorf("MaxMemory(%d): %v", want-1, err)
+		}
+		lim[len(lim)-1] = MaxMemory(want)
+		if tc.lzma2 {
+			if _, err := NewWriter2(io.Discard, lim...); err != nil {
+				t.Errorf("MaxMemory(%d): %v", want, err)
+			}
+		} else if _, err := NewWriter(io.Discard, lim...); err != nil {
+			t.Errorf("MaxMemory(%d): %v", want, err)
+		}
+	}
+	// The level table's memory, as the Level documentation states it.
+	for lv := range 10 {
+		m1, _ := EncoderMemory(false, Level(lv))
+		m2, _ := EncoderMemory(true, Level(lv))
+		t.Logf("level %d: LZMA %d MiB, LZMA2 %d MiB", lv, m1>>20, m2>>20)
 	}
 }
