@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/internal/pool"
 	"github.com/go-unarc/unarc/internal/testutil"
 )
 
@@ -527,4 +528,84 @@ func ownProfile() allocCount {
 		}
 	}
 	return c
+}
+
+// TestMTMaxMemory: MaxMemory caps the block mode's memory, all threads
+// together, and the estimate covers what an encode really allocates
+// from cold pools.
+func TestMTMaxMemory(t *testing.T) {
+	if testutil.RaceEnabled {
+		t.Skip("allocation counts differ under -race")
+	}
+	opts := []WriterOption{Level(1), Threads(4), BlockSize(1 << 20)}
+	var cfg encConfig
+	if err := cfg.resolve(opts, true); err != nil {
+		t.Fatal(err)
+	}
+	need := cfg.mtMemory()
+	if _, err := NewWriter2(io.Discard, append(opts, MaxMemory(need-1))...); !errors.Is(err, errs.ErrLimit) {
+		t.Fatalf("MaxMemory(%d) below the %d bytes of 4 threads: %v, want ErrLimit", need-1, need, err)
+	}
+	// One thread needs a quarter: a limit between passes with Threads(1).
+	if _, err := NewWriter2(io.Discard, Level(1), Threads(1), BlockSize(1<<20), MaxMemory(need/2)); err != nil {
+		t.Fatalf("one thread under MaxMemory(%d): %v", need/2, err)
+	}
+	data := genMixed(30, 4<<20)
+	pool.Release()
+	runtime.GC()
+	var m0, m1 runtime.MemStats
+	runtime.ReadMemStats(&m0)
+	w, err := NewWriter2(io.Discard, append(opts, MaxMemory(need))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mtWriteAll(t, w, data, 0)
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	runtime.ReadMemStats(&m1)
+	t.Logf("4 threads: %d bytes allocated, %d estimated", int64(m1.TotalAlloc-m0.TotalAlloc), need)
+	if got := int64(m1.TotalAlloc - m0.TotalAlloc); got > need {
+		t.Fatalf("4 threads allocated %d bytes from cold pools, above the %d the limit check assumes", got, need)
+	}
+}
+
+// TestMTKnownSize: the block mode holds the caller to KnownSize as the
+// one-stream Writer2 does: more bytes fail the Write (or ReadFrom) that
+// brings them, fewer fail Close.
+func TestMTKnownSize(t *testing.T) {
+	data := genMixed(31, 3*tBlock+9)
+	n := int64(len(data))
+	opts := []WriterOption{Level(1), Threads(2), BlockSize(tBlock)}
+	packed, db := mtEncode(t, data, 1000, append(opts, KnownSize(n))...)
+	if !bytes.Equal(mtDecode(t, packed, db), data) {
+		t.Fatal("round trip with KnownSize differs")
+	}
+	w, err := NewWriter2(io.Discard, append(opts, KnownSize(n-1))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.Write(data); !errors.Is(err, errs.ErrInvalidOption) {
+		t.Fatalf("Write past KnownSize: %v", err)
+	}
+	if err := w.Close(); !errors.Is(err, errs.ErrInvalidOption) {
+		t.Fatalf("Close after writing past KnownSize: %v", err)
+	}
+	if err := w.Reset(io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.ReadFrom(bytes.NewReader(data)); !errors.Is(err, errs.ErrInvalidOption) {
+		t.Fatalf("ReadFrom past KnownSize: %v", err)
+	}
+	w.Close()
+	w, err = NewWriter2(io.Discard, append(opts, KnownSize(n+1))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := w.ReadFrom(bytes.NewReader(data)); err != nil {
+		t.Fatal(err)
+	}
+	if err := w.Close(); !errors.Is(err, errs.ErrInvalidOption) {
+		t.Fatalf("Close short of KnownSize: %v", err)
+	}
 }

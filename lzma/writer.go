@@ -336,8 +336,8 @@ func (z *Writer2) Reset(w io.Writer) error {
 	if err := z.e.cfg.resolve(z.opts[:z.nopts], true); err != nil {
 		return err
 	}
-	if z.resetBlocks(w) {
-		return nil
+	if ok, err := z.resetBlocks(w); ok {
+		return err
 	}
 	z.w, z.err, z.total, z.closed = w, nil, 0, false
 	z.e.open(windowFor(&z.e.cfg, true))

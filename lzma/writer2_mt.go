@@ -29,10 +29,12 @@ package lzma
 // Threads), and they are gone mtIdle after the last block.
 
 import (
+	"fmt"
 	"io"
 	"sync"
 	"time"
 
+	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/pool"
 )
 
@@ -222,12 +224,20 @@ type mtWriter struct {
 	busy      int // slots handed to goroutines and not yet collected
 	err       error
 	closed    bool
+	known     int64 // KnownSize, -1 unknown
+	total     int64 // bytes taken from the caller
+}
+
+// sizeErr is the error for n bytes written against KnownSize.
+func (m *mtWriter) sizeErr(n int64) error {
+	return fmt.Errorf("lzma: %w: KnownSize(%d) but %d bytes written", errs.ErrInvalidOption, m.known, n)
 }
 
 // init sets m up for cfg with threads slots; opts are what each slot's
 // block2Encoder is reset with.
 func (m *mtWriter) init(w io.Writer, cfg *encConfig, opts []WriterOption) {
 	m.w = w
+	m.known = cfg.knownSize
 	m.blockSize = mtBlockSize(cfg)
 	n := max(cfg.threads, 1)
 	m.slots = make([]mtSlot, n)
@@ -250,7 +260,7 @@ func (m *mtWriter) reset(w io.Writer) {
 		}
 	}
 	m.w = w
-	m.fill, m.oldest, m.err, m.closed = 0, 0, nil, false
+	m.fill, m.oldest, m.err, m.closed, m.total = 0, 0, nil, false, 0
 }
 
 // drop waits for every busy slot and discards its output.
@@ -366,6 +376,10 @@ func (m *mtWriter) write(p []byte) (int, error) {
 	if m.err != nil {
 		return 0, m.err
 	}
+	if m.known >= 0 && int64(len(p)) > m.known-m.total {
+		return 0, m.fail(m.sizeErr(m.total + int64(len(p))))
+	}
+	m.total += int64(len(p))
 	n := 0
 	for len(p) > 0 {
 		s, err := m.slot()
@@ -397,10 +411,18 @@ func (m *mtWriter) readFrom(r io.Reader) (int64, error) {
 		if err != nil {
 			return total, m.fail(err)
 		}
-		n, rerr := r.Read(m.room(s))
-		if n < 0 || n > len(m.room(s)) {
+		room := m.room(s)
+		if m.known >= 0 && int64(len(room)) > m.known-m.total+1 {
+			room = room[:m.known-m.total+1] // one more byte shows an overrun
+		}
+		n, rerr := r.Read(room)
+		if n < 0 || n > len(room) {
 			return total, m.fail(io.ErrShortBuffer)
 		}
+		if m.known >= 0 && m.total+int64(n) > m.known {
+			return total, m.fail(m.sizeErr(m.total + int64(n)))
+		}
+		m.total += int64(n)
 		total += int64(n)
 		if err := m.grew(s, n); err != nil {
 			return total, m.fail(err)
@@ -442,6 +464,9 @@ func (m *mtWriter) close() error {
 	if m.closed {
 		return m.err
 	}
+	if m.known >= 0 && m.total != m.known && m.err == nil {
+		m.fail(m.sizeErr(m.total))
+	}
 	err := m.flush()
 	if err == nil {
 		if _, werr := m.w.Write(endByte[:]); werr != nil {
@@ -463,18 +488,41 @@ func (m *mtWriter) close() error {
 // above 1, or a BlockSize.
 func (c *encConfig) blockMode() bool { return c.threads > 1 || c.blockSize > 0 }
 
+// mtMemory is what the block mode of c allocates: per thread an input
+// and an output buffer of a block and a block encoder's tables for
+// min(dictionary, block size) (its window is the input buffer).
+func (c *encConfig) mtMemory() int64 {
+	bs := mtBlockSize(c)
+	b := *c
+	b.dictSize = uint32(min(int64(c.dictSize), max(int64(bs), MinDictSize)))
+	per := b.memory(true) - poolClass(int64(windowFor(&b, true))) + poolClass(int64(bs)) + poolClass(int64(mtOutCap(bs)))
+	return int64(max(c.threads, 1)) * per
+}
+
 // resetBlocks is Writer2.Reset in block mode; it reports false, doing
 // nothing, when the options ask for one solid stream. The options of a
-// Writer2 never change, so neither does its mode.
-func (z *Writer2) resetBlocks(w io.Writer) bool {
-	if !z.e.cfg.blockMode() {
-		return false
+// Writer2 never change, so neither does its mode. MaxMemory limits the
+// memory of all threads together (mtMemory).
+func (z *Writer2) resetBlocks(w io.Writer) (bool, error) {
+	c := &z.e.cfg
+	if !c.blockMode() {
+		return false, nil
+	}
+	if c.maxMemory > 0 {
+		if n := c.mtMemory(); n > c.maxMemory {
+			err := errs.Limit("lzma2: %d threads with %d-byte blocks need %d bytes of memory, limit %d", max(c.threads, 1), mtBlockSize(c), n, c.maxMemory)
+			if z.mt != nil {
+				z.mt.reset(w)
+				z.mt.err = err
+			}
+			return true, err
+		}
 	}
 	if z.mt == nil {
 		z.mt = new(mtWriter)
-		z.mt.init(w, &z.e.cfg, z.opts[:z.nopts])
-		return true
+		z.mt.init(w, c, z.opts[:z.nopts])
+		return true, nil
 	}
 	z.mt.reset(w)
-	return true
+	return true, nil
 }
