@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"sync"
 	"testing"
+
+	"github.com/go-unarc/unarc/internal/testutil"
 )
 
 // detInputs are the inputs of the determinism tests: random, text,
@@ -59,6 +61,9 @@ func TestDeterminism(t *testing.T) {
 	levels := []int{0, 1, 5, 9}
 	if testing.Short() {
 		levels = []int{1, 5}
+	}
+	if testutil.RaceEnabled {
+		levels = []int{1} // the race run checks the goroutines, not the parsers
 	}
 	for _, in := range detInputs() {
 		in.data = detShort(in.data)
