@@ -313,6 +313,7 @@ type Writer2 struct {
 	opts   [16]WriterOption
 	nopts  int
 	closed bool
+	mt     *mtWriter // block mode (writer2_mt.go); nil: one solid stream
 }
 
 // NewWriter2 returns an LZMA2 encoder writing to w.
@@ -341,6 +342,9 @@ func (z *Writer2) Reset(w io.Writer) error {
 	if err := z.e.cfg.resolve(z.opts[:z.nopts], true); err != nil {
 		return err
 	}
+	if ok, err := z.resetBlocks(w); ok {
+		return err
+	}
 	z.w, z.err, z.total, z.closed = w, nil, 0, false
 	z.e.open(windowFor(&z.e.cfg, true))
 	z.c.reset(&z.e)
@@ -365,6 +369,9 @@ func (z *Writer2) encodeMore() error { return z.encode(false) }
 
 // Write compresses p.
 func (z *Writer2) Write(p []byte) (int, error) {
+	if z.mt != nil {
+		return z.mt.write(p)
+	}
 	if z.closed {
 		return 0, ErrWriterClosed
 	}
@@ -373,6 +380,9 @@ func (z *Writer2) Write(p []byte) (int, error) {
 
 // ReadFrom compresses r until io.EOF, reading straight into the window.
 func (z *Writer2) ReadFrom(r io.Reader) (int64, error) {
+	if z.mt != nil {
+		return z.mt.readFrom(r)
+	}
 	if z.closed {
 		return 0, ErrWriterClosed
 	}
@@ -382,6 +392,9 @@ func (z *Writer2) ReadFrom(r io.Reader) (int64, error) {
 // Flush encodes everything written so far and ends the current chunk, so
 // a reader of the output can decode all of it.
 func (z *Writer2) Flush() error {
+	if z.mt != nil {
+		return z.mt.flush()
+	}
 	if z.closed {
 		return ErrWriterClosed
 	}
@@ -398,6 +411,9 @@ func (z *Writer2) Flush() error {
 // Close encodes the rest, writes the end byte 0x00 and returns the pooled
 // memory. It does not close the underlying writer.
 func (z *Writer2) Close() error {
+	if z.mt != nil {
+		return z.mt.close()
+	}
 	if z.closed {
 		if z.err == ErrWriterClosed {
 			return nil // closed cleanly before

@@ -30,10 +30,11 @@ func class(n int) int {
 // the garbage collector does not empty: a sync.Pool loses its items on
 // every second GC and cannot hand a P-private item to another P, and
 // re-allocating (and zeroing) an 8 MiB window per archive is what the
-// pooling is meant to avoid. The list is bounded per class and in total.
+// pooling is meant to avoid. The list is bounded per class and in total
+// (16 per class: a 4-goroutine LZMA2 encoder holds 8 tables of one class).
 const (
 	bigShift    = 16        // classes from 64 KiB use the free list
-	bigPerClass = 4         // at most this many buffers kept per class
+	bigPerClass = 16        // at most this many buffers kept per class
 	bigRetained = 256 << 20 // and at most this many bytes in all
 )
 
@@ -148,8 +149,9 @@ type Of[T any] struct {
 	New  func() *T
 }
 
-// ofKeep is how many values of one type stay on an Of's free list.
-const ofKeep = 4
+// ofKeep is how many values of one type stay on an Of's free list (a
+// 4-goroutine LZMA2 encoder holds 8 probability models).
+const ofKeep = 16
 
 // ofLists are the Of values that have kept something, for Release.
 var ofLists struct {
