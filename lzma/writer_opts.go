@@ -323,7 +323,23 @@ func (c *encConfig) resolve(opts []WriterOption, lzma2 bool) error {
 	return nil
 }
 
-// props returns the LZMA properties of c.
+// props returns the LZMA properties of c. The dictionary declared is
+// the one used rounded up to 2^n or 3*2^n, as LzmaEnc_WriteProperties
+// does for small ones: 7-Zip's .lzma handler opens no other size, and a
+// decoder only needs at least the distance the encoder uses.
 func (c *encConfig) props() Props {
-	return Props{LC: c.lc, LP: c.lp, PB: c.pb, DictSize: c.dictSize}
+	return Props{LC: c.lc, LP: c.lp, PB: c.pb, DictSize: declaredDict(c.dictSize)}
+}
+
+// declaredDict rounds d up to the next 2^n or 3*2^n (at most 1.5x).
+func declaredDict(d uint32) uint32 {
+	for i := 11; i < 32; i++ {
+		if uint64(d) <= 2<<i {
+			return uint32(min(2<<i, 0xFFFFFFFF))
+		}
+		if uint64(d) <= 3<<i {
+			return uint32(min(3<<i, 0xFFFFFFFF))
+		}
+	}
+	return 0xFFFFFFFF
 }
