@@ -172,6 +172,7 @@ func encAlone(t *testing.T, name string, data []byte, chunk int, sized bool, opt
 // block mode on three, one write and one-byte writes, LZMA2 and .lzma
 // (sized and not), all accepted by 7zz.
 func Test7zzEncode(t *testing.T) {
+	skipRace(t)
 	s := newSevenZipBatch(t)
 	levels := []int{0, 1, 5, 9}
 	if testing.Short() {
@@ -211,6 +212,7 @@ func Test7zzEncode(t *testing.T) {
 // and .lzma (lc up to 8), on text and on the mixed generator, at level
 // 1 (fast parser) and 5 (optimal parser).
 func Test7zzLiteralBits(t *testing.T) {
+	skipRace(t)
 	s := newSevenZipBatch(t)
 	inputs := diffInputs()
 	text, mixed := inputs[1].data[:24<<10], inputs[3].data[:40<<10]

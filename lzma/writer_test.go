@@ -112,6 +112,17 @@ func textBytes(n int, seed byte) []byte {
 // where the encoder runs about ten times slower.
 func quick() bool { return testing.Short() && testutil.RaceEnabled }
 
+// skipRace skips a single-goroutine encoder test in the race pass: the
+// detector finds nothing there that the normal run does not, and it
+// multiplies their minutes of encoding tenfold (the CI race pass was
+// dominated by them). The multi-threaded tests still run under it.
+func skipRace(t *testing.T) {
+	t.Helper()
+	if testutil.RaceEnabled {
+		t.Skip("single-goroutine encoder test: run without -race")
+	}
+}
+
 // small options: a small dictionary keeps the tables small in tests.
 var small = DictSize(1 << 16)
 
@@ -129,6 +140,7 @@ func checkBoth(t *testing.T, name string, data []byte, opts ...WriterOption) (in
 }
 
 func TestRoundTripInputs(t *testing.T) {
+	skipRace(t)
 	inputs := []struct {
 		name string
 		data []byte
@@ -158,6 +170,7 @@ func TestRoundTripInputs(t *testing.T) {
 }
 
 func TestRoundTripLevels(t *testing.T) {
+	skipRace(t)
 	data := genMixed(3, 600000)
 	if testing.Short() {
 		data = data[:150000]
@@ -180,6 +193,7 @@ func TestRoundTripLevels(t *testing.T) {
 }
 
 func TestRoundTripLiteralBits(t *testing.T) {
+	skipRace(t)
 	data := genMixed(4, 60000)
 	if testing.Short() {
 		data = data[:20000]
@@ -267,6 +281,7 @@ func (o iotestOneByte) Read(p []byte) (int, error) {
 // TestWindowShift: a stream many times the window moves the window
 // again and again; a 4 KiB dictionary makes that quick.
 func TestWindowShift(t *testing.T) {
+	skipRace(t)
 	data := genMixed(6, 6<<20)
 	if testing.Short() {
 		data = data[:3<<20]
@@ -283,6 +298,7 @@ func TestWindowShift(t *testing.T) {
 // overflow point, so they are normalised within the stream, as a stream
 // beyond 4 GiB would have them.
 func TestNormalize(t *testing.T) {
+	skipRace(t)
 	testStartPos = 0xFFFFFFFF - matchMaxLen - 100000
 	defer func() { testStartPos = 0 }()
 	data := genMixed(7, 1<<20)
@@ -510,6 +526,7 @@ func lzma2Parse(t *testing.T, b []byte) (lz, stored int) {
 }
 
 func TestLZMA2Chunks(t *testing.T) {
+	skipRace(t)
 	// Random data is stored; compressible data goes in LZMA chunks; a
 	// long compressible run needs several chunks of at most 2 MiB.
 	zeros := 5 << 20
@@ -567,6 +584,7 @@ func TestFlush(t *testing.T) {
 // TestReset: a Reset writer gives the same bytes as a new one, for both
 // forms, after streams of other sizes.
 func TestReset(t *testing.T) {
+	skipRace(t)
 	a, b := genMixed(9, 300000), textBytes(70000, 3)
 	var buf bytes.Buffer
 	w, _ := NewWriter(&buf, Level(5), small)
@@ -594,6 +612,7 @@ func TestReset(t *testing.T) {
 // TestBlockEncoder: independent blocks concatenate into one valid stream,
 // and a block's bytes do not depend on what the encoder did before.
 func TestBlockEncoder(t *testing.T) {
+	skipRace(t)
 	data := genMixed(10, 3<<20)
 	if quick() {
 		data = data[:2<<20+1000]
@@ -670,6 +689,7 @@ func TestEncodeAllocs(t *testing.T) {
 
 // TestWriter7zzLZMA: 7-Zip accepts the .lzma files we write.
 func TestWriter7zzLZMA(t *testing.T) {
+	skipRace(t)
 	if _, err := exec.LookPath("7zz"); err != nil {
 		t.Skip("7zz not installed")
 	}
