@@ -1,6 +1,10 @@
 package implode
 
-import "container/heap"
+import (
+	"container/heap"
+
+	"github.com/go-unarc/unarc/internal/testutil"
+)
 
 // A test-only Implode encoder: no tool on this machine writes method 6,
 // so the round trips make their streams with it. Greedy LZ77 over the
@@ -8,28 +12,8 @@ import "container/heap"
 // code, as PKZIP's trees have) written as Implode tree descriptions and
 // canonical codes, most significant bit first and inverted.
 
-type bitWriter struct {
-	out  []byte
-	acc  uint64
-	nacc uint
-}
-
-func (w *bitWriter) put(v uint32, n uint) {
-	w.acc |= uint64(v) << w.nacc
-	w.nacc += n
-	for w.nacc >= 8 {
-		w.out = append(w.out, byte(w.acc))
-		w.acc >>= 8
-		w.nacc -= 8
-	}
-}
-
-func (w *bitWriter) flush() []byte {
-	if w.nacc > 0 {
-		w.out = append(w.out, byte(w.acc))
-	}
-	return w.out
-}
+// bitWriter is the shared LSB-first test writer.
+type bitWriter = testutil.LSBWriter
 
 type token struct {
 	lit    byte
@@ -160,15 +144,15 @@ func writeTree(w *bitWriter, lens []uint8) {
 		runs = append(runs, byte(j-i-1)<<4|(lens[i]-1))
 		i = j
 	}
-	w.put(uint32(len(runs)-1), 8)
+	w.Put(uint32(len(runs)-1), 8)
 	for _, b := range runs {
-		w.put(uint32(b), 8)
+		w.Put(uint32(b), 8)
 	}
 }
 
 func putCode(w *bitWriter, code int, l uint8) {
 	for i := int(l) - 1; i >= 0; i-- {
-		w.put(uint32((code>>i)&1^1), 1)
+		w.Put(uint32((code>>i)&1^1), 1)
 	}
 }
 
@@ -202,25 +186,25 @@ func implodeData(data []byte, bigWindow, literals bool) []byte {
 	writeTree(&w, distL)
 	for _, t := range toks {
 		if t.length == 0 {
-			w.put(1, 1)
+			w.Put(1, 1)
 			if literals {
 				putCode(&w, litC[t.lit], litL[t.lit])
 			} else {
-				w.put(uint32(t.lit), 8)
+				w.Put(uint32(t.lit), 8)
 			}
 			continue
 		}
-		w.put(0, 1)
+		w.Put(0, 1)
 		d := t.dist - 1
-		w.put(uint32(d&(1<<lowBits-1)), lowBits)
+		w.Put(uint32(d&(1<<lowBits-1)), lowBits)
 		h := d >> lowBits
 		putCode(&w, distC[h], distL[h])
 		l := t.length - minMatch
 		s := min(l, 63)
 		putCode(&w, lenC[s], lenL[s])
 		if s == 63 {
-			w.put(uint32(l-63), 8)
+			w.Put(uint32(l-63), 8)
 		}
 	}
-	return w.flush()
+	return w.Flush()
 }

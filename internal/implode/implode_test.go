@@ -72,13 +72,13 @@ func TestBeforeStart(t *testing.T) {
 	writeTree(&w, flat) // lengths: 64 codes of 6 bits
 	writeTree(&w, flat) // distances
 	codes := canonical(flat)
-	w.put(1, 1)
-	w.put('x', 8)
-	w.put(0, 1)
-	w.put(0x3F, 6)            // low distance bits
+	w.Put(1, 1)
+	w.Put('x', 8)
+	w.Put(0, 1)
+	w.Put(0x3F, 6)            // low distance bits
 	putCode(&w, codes[1], 6)  // high: distance 1<<6 + 0x3F + 1 = 128
 	putCode(&w, codes[10], 6) // length 10 + 2
-	got, err := decode(w.flush(), 13, false, false)
+	got, err := decode(w.Flush(), 13, false, false)
 	want := append([]byte{'x'}, make([]byte, 12)...)
 	if err != nil || !bytes.Equal(got, want) {
 		t.Fatalf("%q, %v", got, err)
@@ -123,11 +123,11 @@ func TestErrors(t *testing.T) {
 	}
 	tree := func(runs ...byte) []byte {
 		var w bitWriter
-		w.put(uint32(len(runs)-1), 8)
+		w.Put(uint32(len(runs)-1), 8)
 		for _, r := range runs {
-			w.put(uint32(r), 8)
+			w.Put(uint32(r), 8)
 		}
-		return w.flush()
+		return w.Flush()
 	}
 	for name, c := range map[string][]byte{
 		// 64 codes of 1 bit.

@@ -1,6 +1,10 @@
 package reduce
 
-import "sort"
+import (
+	"sort"
+
+	"github.com/go-unarc/unarc/internal/testutil"
+)
 
 // A test-only Reduce encoder: no tool on this machine writes methods 2-5,
 // so the round trips make their streams with it. Greedy LZ77 into the
@@ -8,28 +12,8 @@ import "sort"
 // each byte (at most maxN per set; PKZIP used 32) and the probabilistic
 // layer over them.
 
-type bitWriter struct {
-	out  []byte
-	acc  uint64
-	nacc uint
-}
-
-func (w *bitWriter) put(v uint32, n uint) {
-	w.acc |= uint64(v) << w.nacc
-	w.nacc += n
-	for w.nacc >= 8 {
-		w.out = append(w.out, byte(w.acc))
-		w.acc >>= 8
-		w.nacc -= 8
-	}
-}
-
-func (w *bitWriter) flush() []byte {
-	if w.nacc > 0 {
-		w.out = append(w.out, byte(w.acc))
-	}
-	return w.out
-}
+// bitWriter is the shared LSB-first test writer.
+type bitWriter = testutil.LSBWriter
 
 // runLayer turns data into the DLE byte stream for a factor.
 func runLayer(data []byte, factor int) []byte {
@@ -112,9 +96,9 @@ func reduceData(data []byte, factor, maxN int) []byte {
 	}
 	var w bitWriter
 	for j := 255; j >= 0; j-- {
-		w.put(uint32(len(sets[j])), 6)
+		w.Put(uint32(len(sets[j])), 6)
 		for _, c := range sets[j] {
-			w.put(uint32(c), 8)
+			w.Put(uint32(c), 8)
 		}
 	}
 	last = 0
@@ -129,15 +113,15 @@ func reduceData(data []byte, factor, maxN int) []byte {
 		}
 		switch {
 		case len(s) == 0:
-			w.put(uint32(c), 8)
+			w.Put(uint32(c), 8)
 		case idx < 0:
-			w.put(1, 1)
-			w.put(uint32(c), 8)
+			w.Put(1, 1)
+			w.Put(uint32(c), 8)
 		default:
-			w.put(0, 1)
-			w.put(uint32(idx), uint(bitsFor[len(s)]))
+			w.Put(0, 1)
+			w.Put(uint32(idx), uint(bitsFor[len(s)]))
 		}
 		last = c
 	}
-	return w.flush()
+	return w.Flush()
 }

@@ -71,12 +71,12 @@ func TestLongMatch(t *testing.T) {
 func TestBeforeStart(t *testing.T) {
 	var w bitWriter
 	for range 256 {
-		w.put(0, 6) // empty follower sets: every byte is 8 plain bits
+		w.Put(0, 6) // empty follower sets: every byte is 8 plain bits
 	}
 	for _, c := range []byte{'x', dle, 0x3F, 0xFF, 0x00} {
-		w.put(uint32(c), 8)
+		w.Put(uint32(c), 8)
 	}
-	got, err := decode(w.flush(), 1+273, 4)
+	got, err := decode(w.Flush(), 1+273, 4)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,17 +127,17 @@ func TestErrors(t *testing.T) {
 	var w bitWriter
 	for j := 255; j >= 0; j-- {
 		if j == 0 {
-			w.put(3, 6)
-			w.put('a', 8)
-			w.put('b', 8)
-			w.put('c', 8)
+			w.Put(3, 6)
+			w.Put('a', 8)
+			w.Put('b', 8)
+			w.Put('c', 8)
 		} else {
-			w.put(0, 6)
+			w.Put(0, 6)
 		}
 	}
-	w.put(0, 1)
-	w.put(3, 2)
-	if _, err := decode(w.flush(), 10, 1); !errors.Is(err, errs.ErrCorrupt) {
+	w.Put(0, 1)
+	w.Put(3, 2)
+	if _, err := decode(w.Flush(), 10, 1); !errors.Is(err, errs.ErrCorrupt) {
 		t.Fatalf("index 3 of 3: %v, want ErrCorrupt", err)
 	}
 	for _, f := range []int{0, 5} {

@@ -1,5 +1,7 @@
 package shrink
 
+import "github.com/go-unarc/unarc/internal/testutil"
+
 // A test-only Shrink encoder: no tool on this machine writes method 1
 // (zip 3.0 writes Store, Deflate and BZip2), so the round trips below
 // make their streams with it. It mirrors what the decoder must accept:
@@ -8,28 +10,8 @@ package shrink
 // code no longer fits; 256,2 (partial clear) runs when the table is full
 // and, to exercise it on small inputs, every clearEvery codes.
 
-type bitWriter struct {
-	out  []byte
-	acc  uint64
-	nacc uint
-}
-
-func (w *bitWriter) put(v uint32, n uint) {
-	w.acc |= uint64(v) << w.nacc
-	w.nacc += n
-	for w.nacc >= 8 {
-		w.out = append(w.out, byte(w.acc))
-		w.acc >>= 8
-		w.nacc -= 8
-	}
-}
-
-func (w *bitWriter) flush() []byte {
-	if w.nacc > 0 {
-		w.out = append(w.out, byte(w.acc))
-	}
-	return w.out
-}
+// bitWriter is the shared LSB-first test writer.
+type bitWriter = testutil.LSBWriter
 
 type encoder struct {
 	bw         bitWriter
@@ -49,17 +31,17 @@ func key(p uint16, b byte) uint32 { return uint32(p)<<8 | uint32(b) }
 
 func (e *encoder) emit(c uint16) {
 	for uint32(c) >= 1<<e.bits {
-		e.bw.put(control, e.bits)
-		e.bw.put(1, e.bits)
+		e.bw.Put(control, e.bits)
+		e.bw.Put(1, e.bits)
 		e.bits++
 		e.incs++
 	}
-	e.bw.put(uint32(c), e.bits)
+	e.bw.Put(uint32(c), e.bits)
 }
 
 func (e *encoder) partialClear() {
-	e.bw.put(control, e.bits)
-	e.bw.put(2, e.bits)
+	e.bw.Put(control, e.bits)
+	e.bw.Put(2, e.bits)
 	e.clears++
 	var isPrefix [numCodes]bool
 	for i := first; i < numCodes; i++ {
@@ -118,5 +100,5 @@ func shrinkData(data []byte, clearEvery int) (out []byte, clears, incs int) {
 		w = uint16(b)
 	}
 	e.emit(w)
-	return e.bw.flush(), e.clears, e.incs
+	return e.bw.Flush(), e.clears, e.incs
 }

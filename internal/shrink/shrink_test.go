@@ -106,9 +106,9 @@ func TestTruncated(t *testing.T) {
 func codes(bits uint, cs ...uint32) []byte {
 	var w bitWriter
 	for _, c := range cs {
-		w.put(c, bits)
+		w.Put(c, bits)
 	}
-	return w.flush()
+	return w.Flush()
 }
 
 func TestCorrupt(t *testing.T) {
@@ -124,12 +124,12 @@ func TestCorrupt(t *testing.T) {
 		if name == "size above 13" {
 			// The sizes go 9,10,11,12,13 and the fifth 256,1 is read at 13 bits.
 			var w bitWriter
-			w.put('a', 9)
+			w.Put('a', 9)
 			for b := uint(9); b <= 13; b++ {
-				w.put(256, b)
-				w.put(1, b)
+				w.Put(256, b)
+				w.Put(1, b)
 			}
-			comp = w.flush()
+			comp = w.Flush()
 		}
 		_, err := decode(t, comp, 1000)
 		if !errors.Is(err, errs.ErrCorrupt) {
@@ -250,13 +250,13 @@ func FuzzShrink(f *testing.F) {
 // costs time in proportion to its length, not 8192 steps per clear.
 func TestClearFlood(t *testing.T) {
 	var w bitWriter
-	w.put('a', 9)
+	w.Put('a', 9)
 	for range 500_000 { // about 1.1 MB
-		w.put(256, 9)
-		w.put(2, 9)
+		w.Put(256, 9)
+		w.Put(2, 9)
 	}
-	w.put('b', 9)
-	comp := w.flush()
+	w.Put('b', 9)
+	comp := w.Flush()
 	start := testutil.CPUTime()
 	got, err := decode(t, comp, 2)
 	if err != nil || string(got) != "ab" {
