@@ -244,6 +244,12 @@ type Config struct {
 	// DecodeName decodes an entry name stored in a legacy code page (a ZIP
 	// name without the UTF-8 flag). Nil means CP437, as APPNOTE says.
 	DecodeName func(raw []byte) string
+	// Workers is how many goroutines a format may use to decode one entry
+	// where the stream allows it (BZip2 blocks, LZMA2 chunks that reset
+	// the dictionary, zstd frames). 0 or 1 decodes on the calling
+	// goroutine only. The extra workers' memory counts against
+	// Limits.MaxMemory like the first's; output is byte-identical.
+	Workers int
 }
 
 // Warner is implemented by a format Archive or Reader that can report
