@@ -395,22 +395,49 @@ func (m *Model) decodeSymbol(rc *rangeDecoder) int {
 // escaped is maskedSymbol's result when it decoded another escape.
 const escaped = -1
 
+// maskBlock is the number of states per partial sum in maskedSymbol: the
+// walk that finds the decoded state skips whole blocks by their sums and
+// then steps through at most one block.
+const maskBlock = 16
+
 // maskedSymbol decodes the symbol of a context reached by escaping, whose
 // states are st: the symbols of the contexts escaped from are masked
 // out, and sp's estimate escFreq is the frequency of escaping again. It
 // returns the offset in st of the state decoded, escaped (then st's
 // symbols are masked too and the caller goes on to the suffix) or
 // symError. The SEE context learns from the outcome.
+//
+// One pass sums the unmasked frequencies, two states per 64-bit load
+// (bytes 0,1 and 6,7 of a state pair are the symbols and frequencies),
+// and records the running sum at the start of every block of maskBlock
+// states, so finding the decoded state does not walk the whole vector
+// again (the order-0 context has 256 states, and incompressible data
+// escapes to it for nearly every byte).
 func (rc *rangeDecoder) maskedSymbol(st []byte, mask *[256]uint8, sp *see, escFreq uint32) int {
+	if len(st) > 256*stateSize { // cannot happen: at most 256 symbols
+		return symError
+	}
+	var part [256 / maskBlock]uint32 // part[b]: the sum before block b
 	hiCnt := uint32(0)
-	i := 0
+	head := 0 // an odd state first, so the blocks hold pairs
 	if len(st)%(2*stateSize) != 0 {
 		hiCnt = uint32(st[1] & mask[st[0]])
-		i = stateSize
+		head = stateSize
 	}
-	for ; i+2*stateSize <= len(st); i += 2 * stateSize {
-		p := st[i : i+2*stateSize : i+2*stateSize]
-		hiCnt += uint32(p[1]&mask[p[0]]) + uint32(p[7]&mask[p[6]])
+	part[0] = hiCnt
+	nb := 0
+	i := head
+	for ; i+maskBlock*stateSize <= len(st); i += maskBlock * stateSize {
+		part[nb&(256/maskBlock-1)] = hiCnt
+		nb++
+		hiCnt += maskedBlock((*[maskBlock * stateSize]byte)(st[i:]), mask)
+	}
+	if i < len(st) {
+		part[nb&(256/maskBlock-1)] = hiCnt
+		nb++
+		for ; i+2*stateSize <= len(st); i += 2 * stateSize {
+			hiCnt += maskedPair(binary.LittleEndian.Uint64(st[i:]), mask)
+		}
 	}
 	freqSum := escFreq + hiCnt
 	if freqSum > rc.rng || freqSum == 0 {
@@ -418,19 +445,28 @@ func (rc *rangeDecoder) maskedSymbol(st []byte, mask *[256]uint8, sp *see, escFr
 	}
 	count := rc.threshold(freqSum)
 	if count < hiCnt {
-		cnt0 := count
+		// Find the state holding count, skipping the blocks below it;
+		// low is the sum of the states before i.
+		i, low := 0, uint32(0)
+		if count >= part[0] {
+			b := max(nb-1, 0)
+			for b > 0 && part[b&(256/maskBlock-1)] > count {
+				b--
+			}
+			i, low = head+b*maskBlock*stateSize, part[b&(256/maskBlock-1)]
+		}
 		var f uint32
-		for i = 0; i < len(st); i += stateSize {
+		for ; i < len(st); i += stateSize {
 			f = uint32(st[i+1] & mask[st[i]])
-			if count < f {
+			if count-low < f {
 				break
 			}
-			count -= f
+			low += f
 		}
 		if i >= len(st) { // cannot happen: count < hiCnt
 			return symError
 		}
-		rc.decode(cnt0-count, f)
+		rc.decode(low, f)
 		rc.normalize()
 		if sp.shift < periodBits {
 			sp.count--
@@ -451,6 +487,24 @@ func (rc *rangeDecoder) maskedSymbol(st []byte, mask *[256]uint8, sp *see, escFr
 		mask[st[i]] = 0
 	}
 	return escaped
+}
+
+// maskedPair is the masked frequency sum of the two states whose first 8
+// bytes are x: symbol and frequency in bytes 0,1 and 6,7.
+func maskedPair(x uint64, mask *[256]uint8) uint32 {
+	// A mask byte is 0 or 0xFF, so the AND also drops the bits above the
+	// frequency.
+	return uint32(x>>8)&uint32(mask[byte(x)]) + uint32(x>>56)&uint32(mask[byte(x>>48)])
+}
+
+// maskedBlock is the masked frequency sum of maskBlock states.
+func maskedBlock(b *[maskBlock * stateSize]byte, mask *[256]uint8) uint32 {
+	le := binary.LittleEndian
+	s0 := maskedPair(le.Uint64(b[0:]), mask) + maskedPair(le.Uint64(b[12:]), mask)
+	s1 := maskedPair(le.Uint64(b[24:]), mask) + maskedPair(le.Uint64(b[36:]), mask)
+	s2 := maskedPair(le.Uint64(b[48:]), mask) + maskedPair(le.Uint64(b[60:]), mask)
+	s3 := maskedPair(le.Uint64(b[72:]), mask) + maskedPair(le.Uint64(b[84:]), mask)
+	return s0 + s1 + s2 + s3
 }
 
 // noMask is the exclusion mask with no symbol excluded.
