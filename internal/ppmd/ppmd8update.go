@@ -188,9 +188,7 @@ func (m *model8) createSuccessors(skip bool, s1, c uint32) uint32 {
 			s, s1 = s1, 0
 		} else if m.numStats(c) != 0 {
 			s = m.stats(c)
-			for mem[s] != fsSym {
-				s += stateSize
-			}
+			s = findState(mem, s, fsSym)
 			if mem[s+1] < maxFreq-9 {
 				mem[s+1]++
 				m.setSummFreq(c, m.summFreq(c)+1)
@@ -224,9 +222,7 @@ func (m *model8) createSuccessors(skip bool, s1, c uint32) uint32 {
 		newFreq = uint32(mem[c+3])
 	} else {
 		s := m.stats(c)
-		for mem[s] != newSym {
-			s += stateSize
-		}
+		s = findState(mem, s, newSym)
 		cf := uint32(mem[s+1]) - 1
 		s0 := m.summFreq(c) - m.numStats(c) - cf
 		if 2*cf <= s0 {
@@ -279,9 +275,7 @@ func (m *model8) reduceOrder(s1, c uint32) uint32 {
 			c = m.suffix(c)
 			if m.numStats(c) != 0 {
 				s = m.stats(c)
-				for mem[s] != fsSym {
-					s += stateSize
-				}
+				s = findState(mem, s, fsSym)
 				if mem[s+1] < maxFreq-9 {
 					mem[s+1] += 2
 					m.setSummFreq(c, m.summFreq(c)+2)
@@ -334,12 +328,7 @@ func (m *model8) updateModel() {
 		} else {
 			s = m.stats(c)
 			if mem[s] != fSymbol {
-				for {
-					s += stateSize
-					if mem[s] == fSymbol {
-						break
-					}
-				}
+				s = findState(mem, s+stateSize, fSymbol)
 				if mem[s+1] >= mem[s-stateSize+1] {
 					m.swapStates(s, s-stateSize)
 					s -= stateSize

@@ -307,3 +307,24 @@ func (u *units) glue8() {
 	link(0)
 	u.refill(head)
 }
+
+// findState returns the offset of the first state at or after s whose
+// symbol is sym; the vector must hold it (the model's invariant: a suffix
+// context holds every symbol of its successors). It tests two states per
+// 64-bit load (symbols at bytes 0 and 6) where the arena has 8 bytes.
+func findState(mem []byte, s uint32, sym byte) uint32 {
+	for uint64(s)+8 <= uint64(len(mem)) {
+		x := binary.LittleEndian.Uint64(mem[s:])
+		if byte(x) == sym {
+			return s
+		}
+		if byte(x>>48) == sym {
+			return s + stateSize
+		}
+		s += 2 * stateSize
+	}
+	for mem[s] != sym {
+		s += stateSize
+	}
+	return s
+}

@@ -22,9 +22,7 @@ func (m *Model) createSuccessors() uint32 {
 		var s uint32
 		if m.numStats(c) != 1 {
 			s = m.stats(c)
-			for m.mem[s] != fsSym {
-				s += stateSize
-			}
+			s = findState(m.mem, s, fsSym)
 		} else {
 			s = oneState(c)
 		}
@@ -47,9 +45,7 @@ func (m *Model) createSuccessors() uint32 {
 		newFreq = m.freq(oneState(c))
 	} else {
 		s := m.stats(c)
-		for m.mem[s] != newSym {
-			s += stateSize
-		}
+		s = findState(m.mem, s, newSym)
 		cf := m.freq(s) - 1
 		s0 := m.summFreq(c) - m.numStats(c) - cf
 		if 2*cf <= s0 {
@@ -97,12 +93,7 @@ func (m *Model) updateModel() {
 		} else {
 			s := m.stats(c)
 			if m.mem[s] != fsSym {
-				for {
-					s += stateSize
-					if m.mem[s] == fsSym {
-						break
-					}
-				}
+				s = findState(m.mem, s+stateSize, fsSym)
 				if m.mem[s+1] >= m.mem[s-stateSize+1] {
 					m.swapStates(s, s-stateSize)
 					s -= stateSize
