@@ -86,3 +86,25 @@ func TestMaskedSymbolBlocks(t *testing.T) {
 		}
 	}
 }
+
+// TestFindState checks the two-states-per-load symbol search against a
+// byte walk for every position, including vectors that end at the end of
+// the arena (where an 8-byte load would run past it).
+func TestFindState(t *testing.T) {
+	for n := 1; n <= 9; n++ {
+		for pad := 0; pad < 3; pad++ {
+			mem := make([]byte, 5+n*stateSize+pad)
+			base := uint32(5)
+			for k := 0; k < n; k++ {
+				mem[base+uint32(k)*stateSize] = byte(10 + k)
+				mem[base+uint32(k)*stateSize+1] = byte(10 + k) // a frequency equal to a symbol must not match
+			}
+			for k := 0; k < n; k++ {
+				want := base + uint32(k)*stateSize
+				if got := findState(mem, base, byte(10+k)); got != want {
+					t.Fatalf("n=%d pad=%d: symbol %d at %d, want %d", n, pad, 10+k, got, want)
+				}
+			}
+		}
+	}
+}
