@@ -248,6 +248,16 @@ func (rc *rangeDecoder) normRAR() {
 	}
 }
 
+// norm is normalize with the common case, nothing to do, inlined: 7z
+// needs bytes only when the range is below 2^24, and for the carry-less
+// decoder a range of at least 2^24 needs them only when the top byte of
+// low would stay.
+func (rc *rangeDecoder) norm() {
+	if rc.rng < kTop || (rc.rar && rc.low^(rc.low+rc.rng) < kTop) {
+		rc.normalize()
+	}
+}
+
 // threshold scales the range by total and returns the cumulative count
 // the code falls on. The caller has checked total <= rng.
 func (rc *rangeDecoder) threshold(total uint32) uint32 {
@@ -282,7 +292,7 @@ func (m *Model) decodeSymbol(rc *rangeDecoder) int {
 		f := uint32(st[1])
 		if count < f {
 			rc.decode(0, f)
-			rc.normalize()
+			rc.norm()
 			m.foundState = s
 			sym := st[0] // read before the update: a restart rewrites it
 			m.update1_0()
@@ -294,7 +304,7 @@ func (m *Model) decodeSymbol(rc *rangeDecoder) int {
 			f = uint32(st[i+1])
 			if count < f {
 				rc.decode(hiCnt-count, f)
-				rc.normalize()
+				rc.norm()
 				m.foundState = s + uint32(i)
 				sym := st[i]
 				m.update1()
@@ -328,7 +338,7 @@ func (m *Model) decodeSymbol(rc *rangeDecoder) int {
 		if rc.code < size0 {
 			*prob = uint16(pr + 1<<intBits)
 			rc.rng = size0
-			rc.normalize()
+			rc.norm()
 			sym := mem[s]
 			if f < 128 {
 				mem[s+1] = byte(f + 1)
@@ -360,7 +370,7 @@ func (m *Model) decodeSymbol(rc *rangeDecoder) int {
 	}
 
 	for {
-		rc.normalize()
+		rc.norm()
 		mc := m.minContext
 		numMasked := m.numStats(mc)
 		for {
@@ -467,7 +477,7 @@ func (rc *rangeDecoder) maskedSymbol(st []byte, mask *[256]uint8, sp *see, escFr
 			return symError
 		}
 		rc.decode(low, f)
-		rc.normalize()
+		rc.norm()
 		if sp.shift < periodBits {
 			sp.count--
 			if sp.count == 0 {
