@@ -108,3 +108,31 @@ func TestFindState(t *testing.T) {
 		}
 	}
 }
+
+// TestStateOf checks that the remembered positions are only a guess: a
+// stale one (another vector, moved states, an index past the vector)
+// still finds the right state.
+func TestStateOf(t *testing.T) {
+	rnd := rand.New(rand.NewPCG(3, 4))
+	var u units
+	u.mem = make([]byte, 256*stateSize+7)
+	for iter := 0; iter < 2000; iter++ {
+		n := uint32(1 + rnd.IntN(256))
+		stats := uint32(rnd.IntN(7))
+		syms := rnd.Perm(256)
+		for k := uint32(0); k < n; k++ {
+			u.mem[stats+k*stateSize] = byte(syms[k])
+		}
+		// A stale guess for some symbols, a fresh one for others.
+		for k := 0; k < 8; k++ {
+			u.symPos[rnd.IntN(256)] = uint8(rnd.IntN(256))
+		}
+		k := uint32(rnd.IntN(int(n)))
+		if got, want := u.stateOf(stats, n, byte(syms[k])), stats+k*stateSize; got != want {
+			t.Fatalf("iter %d: state of %d at %d, want %d", iter, syms[k], got, want)
+		}
+		if u.symPos[syms[k]] != uint8(k) {
+			t.Fatalf("iter %d: remembered %d, want %d", iter, u.symPos[syms[k]], k)
+		}
+	}
+}

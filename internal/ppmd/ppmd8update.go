@@ -187,8 +187,7 @@ func (m *model8) createSuccessors(skip bool, s1, c uint32) uint32 {
 		if s1 != 0 {
 			s, s1 = s1, 0
 		} else if m.numStats(c) != 0 {
-			s = m.stats(c)
-			s = findState(mem, s, fsSym)
+			s = m.stateOf(m.stats(c), m.numStats(c)+1, fsSym)
 			if mem[s+1] < maxFreq-9 {
 				mem[s+1]++
 				m.setSummFreq(c, m.summFreq(c)+1)
@@ -221,8 +220,7 @@ func (m *model8) createSuccessors(skip bool, s1, c uint32) uint32 {
 	if m.numStats(c) == 0 {
 		newFreq = uint32(mem[c+3])
 	} else {
-		s := m.stats(c)
-		s = findState(mem, s, newSym)
+		s := m.stateOf(m.stats(c), m.numStats(c)+1, newSym)
 		cf := uint32(mem[s+1]) - 1
 		s0 := m.summFreq(c) - m.numStats(c) - cf
 		if 2*cf <= s0 {
@@ -274,8 +272,7 @@ func (m *model8) reduceOrder(s1, c uint32) uint32 {
 			}
 			c = m.suffix(c)
 			if m.numStats(c) != 0 {
-				s = m.stats(c)
-				s = findState(mem, s, fsSym)
+				s = m.stateOf(m.stats(c), m.numStats(c)+1, fsSym)
 				if mem[s+1] < maxFreq-9 {
 					mem[s+1] += 2
 					m.setSummFreq(c, m.summFreq(c)+2)
@@ -328,7 +325,7 @@ func (m *model8) updateModel() {
 		} else {
 			s = m.stats(c)
 			if mem[s] != fSymbol {
-				s = findState(mem, s+stateSize, fSymbol)
+				s = m.stateOf(s, m.numStats(c)+1, fSymbol)
 				if mem[s+1] >= mem[s-stateSize+1] {
 					m.swapStates(s, s-stateSize)
 					s -= stateSize

@@ -36,6 +36,11 @@ type units struct {
 	hiUnit     uint32
 	text       uint32 // next free byte of the text area, below unitsStart
 	unitsStart uint32
+
+	// symPos[sym] is where stateOf last found sym in a state vector: a
+	// guess, checked before use, that saves the walk through the
+	// order-0 context (its states move only when frequencies cross).
+	symPos [256]uint8
 }
 
 // useArena makes mem n bytes long, keeping the pooled arena when it is
@@ -326,5 +331,18 @@ func findState(mem []byte, s uint32, sym byte) uint32 {
 	for mem[s] != sym {
 		s += stateSize
 	}
+	return s
+}
+
+// stateOf returns the offset of the state with symbol sym among the n
+// states at stats, which hold it. It tries the index sym last had first.
+func (u *units) stateOf(stats, n uint32, sym byte) uint32 {
+	if k := uint32(u.symPos[sym]); k < n {
+		if s := stats + k*stateSize; u.mem[s] == sym {
+			return s
+		}
+	}
+	s := findState(u.mem, stats, sym)
+	u.symPos[sym] = uint8((s - stats) / stateSize)
 	return s
 }

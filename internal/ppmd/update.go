@@ -21,8 +21,7 @@ func (m *Model) createSuccessors() uint32 {
 		c = m.suffix(c)
 		var s uint32
 		if m.numStats(c) != 1 {
-			s = m.stats(c)
-			s = findState(m.mem, s, fsSym)
+			s = m.stateOf(m.stats(c), m.numStats(c), fsSym)
 		} else {
 			s = oneState(c)
 		}
@@ -44,8 +43,7 @@ func (m *Model) createSuccessors() uint32 {
 	if m.numStats(c) == 1 {
 		newFreq = m.freq(oneState(c))
 	} else {
-		s := m.stats(c)
-		s = findState(m.mem, s, newSym)
+		s := m.stateOf(m.stats(c), m.numStats(c), newSym)
 		cf := m.freq(s) - 1
 		s0 := m.summFreq(c) - m.numStats(c) - cf
 		if 2*cf <= s0 {
@@ -93,7 +91,7 @@ func (m *Model) updateModel() {
 		} else {
 			s := m.stats(c)
 			if m.mem[s] != fsSym {
-				s = findState(m.mem, s+stateSize, fsSym)
+				s = m.stateOf(s, m.numStats(c), fsSym)
 				if m.mem[s+1] >= m.mem[s-stateSize+1] {
 					m.swapStates(s, s-stateSize)
 					s -= stateSize
