@@ -20,6 +20,9 @@ import (
 // it reports the CPU time per run next to `7zz t -mmt1` on the same
 // archive, timed in the same run (7zz-cpu-s/op, ratio).
 func BenchmarkReader7zMixed8M(b *testing.B) {
+	if _, err := exec.LookPath("7zz"); err != nil {
+		b.Skip("7zz not installed")
+	}
 	arch := testutil.MixedArchive(b, "7z-ppmd-mixed0-8m.7z", "sh", "-c",
 		`d=$(mktemp -d) && head -c 8388608 "$1" > "$d/mixed-0-8m.bin" && `+
 			`7zz a -t7z -m0=PPMd -mx5 -mmt1 -mhc=off "$0" "$d/mixed-0-8m.bin" >/dev/null; s=$?; rm -r "$d"; exit $s`, "{out}")
