@@ -36,6 +36,7 @@ type encOpts struct {
 	// hostile tweaks, applied to every block
 	origPtrAdd int // added to origPtr
 	badCRC     bool
+	badBlock   int // 1-based: only this block gets a bad CRC
 	badStream  bool
 	nGroups    int               // tables to declare (default 2; both written)
 	tamper     func([]int) []int // edits the symbols (EOB last) of each block
@@ -76,7 +77,7 @@ func testEncode(raw []byte, o encOpts) []byte {
 		chunk := raw[off:min(off+o.blockRaw, len(raw))]
 		crc := ^crcUpdate(^uint32(0), chunk)
 		combined = (combined<<1 | combined>>31) ^ crc
-		if o.badCRC {
+		if o.badCRC || o.badBlock == off/o.blockRaw+1 {
 			crc ^= 1
 		}
 		encodeBlock(w, rle1(chunk), crc, o)

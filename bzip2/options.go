@@ -68,11 +68,12 @@ func Memory(level int) int64 {
 }
 
 // WorkerMemory is what one more parallel worker needs at block size
-// level: its block table, the block's decoded bytes, the compressed
-// block (at most 20 bits per symbol plus the tables) and a decoder.
+// level: its block table, the block's decoded bytes, its copy of the
+// compressed block (at most 20 bits per symbol plus the tables), its
+// share of the read-ahead window (as much again) and a decoder.
 func WorkerMemory(level int) int64 {
 	bs := int64(level) * 100_000
-	return 4*bs + bs + maxBlockBytes(bs) + decoderMem
+	return 4*bs + bs + 2*maxBlockBytes(bs) + decoderMem
 }
 
 // maxBlockBytes bounds the compressed size of a block of bs bytes: at most

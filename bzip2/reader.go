@@ -25,6 +25,7 @@ const (
 	stHeader state = iota // next: "BZh" and the level
 	stBlock               // next: a block magic or the end-of-stream magic
 	stOutput              // emitting a block
+	stPar                 // parallel decoding
 	stDone
 )
 
@@ -50,6 +51,7 @@ type Reader struct {
 	crc  uint32
 	left int // bytes of the BWT block not yet walked
 
+	src     src
 	par     *parallel
 	scratch *[]byte // WriteTo buffer
 }
@@ -84,7 +86,11 @@ func (z *Reader) Reset(r io.Reader, opts ...Option) error {
 		z.err = err
 		return err
 	}
-	z.br.resetReader(r)
+	z.src.reset(r)
+	z.br.resetReader(&z.src)
+	if z.par != nil {
+		z.par.disabled = false
+	}
 	z.st, z.err, z.streams = stHeader, nil, 0
 	z.left, z.out = 0, walk{}
 	return nil
@@ -99,6 +105,7 @@ func (z *Reader) Close() error {
 		z.par = nil
 	}
 	z.br.release()
+	z.src.reset(nil)
 	pool.Put(z.ttp)
 	z.ttp, z.tt = nil, nil
 	decoders.Put(z.d)
@@ -112,6 +119,15 @@ func (z *Reader) Close() error {
 // Read decodes into p.
 func (z *Reader) Read(p []byte) (int, error) {
 	for z.err == nil {
+		if z.st == stPar {
+			if len(p) == 0 {
+				return 0, nil
+			}
+			if n := z.par.read(p); n > 0 {
+				return n, nil
+			}
+			continue
+		}
 		if z.st != stOutput {
 			z.err = z.next()
 			continue

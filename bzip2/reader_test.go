@@ -11,12 +11,13 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/exec"
-	"slices"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/internal/testutil"
 )
 
 // testFile is one committed stream and the SHA-256 of what it decodes to.
@@ -117,10 +118,18 @@ func oneSentinel(t testing.TB, err error) error {
 	return got
 }
 
+// raceShort: a -race -short run, where the long loops shrink (the
+// parallel tests keep their size).
+func raceShortMode() bool { return testutil.RaceEnabled && testing.Short() }
+
 func TestFiles(t *testing.T) {
+	workers, ways := []int{1, 2, 4}, []bool{false, true}
+	if raceShortMode() {
+		workers, ways = []int{1, 3}, []bool{true}
+	}
 	for _, f := range testFiles(t) {
-		for _, w := range []int{1, 2, 4} {
-			for _, wt := range []bool{false, true} {
+		for _, w := range workers {
+			for _, wt := range ways {
 				got, err := decode(f.data, wt, Workers(w))
 				if err != nil {
 					t.Fatalf("%s workers %d writeTo %v: %v", f.name, w, wt, err)
@@ -138,6 +147,9 @@ func TestFiles(t *testing.T) {
 }
 
 func TestTestEncoder(t *testing.T) {
+	if raceShortMode() {
+		t.Skip("the naive BWT is slow under -race")
+	}
 	for _, raw := range [][]byte{[]byte("a"), []byte("banana bandana"), bytes.Repeat([]byte("xy"), 3000),
 		append(bytes.Repeat([]byte{0}, 1000), bytes.Repeat([]byte{9}, 600)...), randBytes(9000, 1)} {
 		for _, br := range []int{1, 7, 300, 4000} {
@@ -164,6 +176,9 @@ func randBytes(n int, seed uint64) []byte {
 }
 
 func TestRandomised(t *testing.T) {
+	if raceShortMode() {
+		t.Skip("the naive BWT is slow under -race")
+	}
 	for _, raw := range [][]byte{randBytes(5000, 3), bytes.Repeat([]byte("abcd"), 4000), []byte("short")} {
 		enc := testEncode(raw, encOpts{randomise: true, blockRaw: 3000})
 		for _, w := range []int{1, 3} {
@@ -190,6 +205,9 @@ func TestTruncated(t *testing.T) {
 				step = 2999
 			}
 		}
+		if raceShortMode() {
+			step *= 4
+		}
 		for n := 0; n < len(data); n += step {
 			for _, w := range []int{1, 2} {
 				_, err := decode(data[:n], true, Workers(w))
@@ -208,6 +226,9 @@ func TestTruncated(t *testing.T) {
 // wrapping one of ErrCorrupt, ErrChecksum and ErrTruncated, or (for the
 // rare harmless flip) the original data; never other data, never a panic.
 func TestBitFlip(t *testing.T) {
+	if raceShortMode() {
+		t.Skip("slow under -race; TestParallelErrorOrder covers the parallel error path")
+	}
 	for _, name := range []string{"small.bz2", "text-l1.bz2"} {
 		data := readFile(t, name)
 		want, _ := decode(data, true)
