@@ -37,6 +37,7 @@ type encOpts struct {
 	origPtrAdd int // added to origPtr
 	badCRC     bool
 	badBlock   int // 1-based: only this block gets a bad CRC
+	gapBits    uint // zero bits written after each block (not valid bzip2)
 	badStream  bool
 	nGroups    int               // tables to declare (default 2; both written)
 	tamper     func([]int) []int // edits the symbols (EOB last) of each block
@@ -81,6 +82,7 @@ func testEncode(raw []byte, o encOpts) []byte {
 			crc ^= 1
 		}
 		encodeBlock(w, rle1(chunk), crc, o)
+		w.put(0, o.gapBits)
 	}
 	w.put(eosMagic, 48)
 	if o.badStream {
@@ -93,10 +95,7 @@ func testEncode(raw []byte, o encOpts) []byte {
 func encodeBlock(w *bitW, s []byte, crc uint32, o encOpts) {
 	s = slices.Clone(s)
 	if o.randomise {
-		var wk walk
-		for i := range s {
-			s[i] ^= wk.randMask()
-		}
+		randomise(s)
 	}
 	n := len(s)
 	idx := make([]int, n)
@@ -240,5 +239,22 @@ func encodeBlock(w *bitW, s []byte, crc uint32, o encOpts) {
 	}
 	for _, s := range syms {
 		w.put(codes[s], uint(lens[s]))
+	}
+}
+
+// randomise XORs 1 into the bytes a randomised block flips, written from
+// the rule (not with the decoder's walk.randMask): the countdown starts
+// at randNums[0] and is reloaded with the next value each time it runs
+// out; the byte at which it reads 1 is flipped. So the flips are at
+// randNums[0]-2, then randNums[0]+randNums[1]-2, and so on.
+func randomise(s []byte) {
+	base := 0
+	for k := 0; ; k++ {
+		at := base + int(randNums[k%512]) - 2
+		if at >= len(s) {
+			return
+		}
+		s[at] ^= 1
+		base += int(randNums[k%512])
 	}
 }

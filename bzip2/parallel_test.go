@@ -96,6 +96,17 @@ func TestParallelErrorOrder(t *testing.T) {
 			}
 		}
 	}
+	// Bits between blocks (sequentially: a bad block magic): a worker's
+	// block that ends before the next magic is not accepted.
+	gap := testEncode(raw, encOpts{level: 1, blockRaw: 900, gapBits: 3})
+	seq, _, serr := decodeCount(t, gap)
+	if !errors.Is(serr, errs.ErrCorrupt) || len(seq) != 900 {
+		t.Fatalf("gap between blocks: sequential %d bytes, %v", len(seq), serr)
+	}
+	got, _, err := decodeCount(t, gap, Workers(3))
+	if !bytes.Equal(got, seq) || err == nil || err.Error() != serr.Error() {
+		t.Fatalf("gap between blocks: parallel %d bytes, %v", len(got), err)
+	}
 	// A truncated stream: the same data and error too.
 	enc := testEncode(raw, encOpts{level: 1, blockRaw: 900})
 	for _, cut := range []int{len(enc) / 3, len(enc) - 3} {
