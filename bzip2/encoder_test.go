@@ -36,7 +36,7 @@ type encOpts struct {
 	// hostile tweaks, applied to every block
 	origPtrAdd int // added to origPtr
 	badCRC     bool
-	badBlock   int // 1-based: only this block gets a bad CRC
+	badBlock   int  // 1-based: only this block gets a bad CRC
 	gapBits    uint // zero bits written after each block (not valid bzip2)
 	badStream  bool
 	nGroups    int               // tables to declare (default 2; both written)
