@@ -44,5 +44,10 @@
 // block, a stream end), the reader goes on sequentially from the last
 // accepted block, so data and errors are exactly those of one worker.
 // At most n blocks are in flight, each costing WorkerMemory; MaxMemory
-// lowers n to what fits.
+// lowers n to what fits. The workers run while the reader is in a
+// stream's blocks; they stop at the stream's end, at an error, on Reset
+// and on Close (a reader dropped in mid-stream without Close leaves them
+// waiting). A stream whose blocks are each a stream of their own (as
+// pbzip2 writes them) is decoded correctly but gains little, since every
+// stream end hands over to the sequential decoder.
 package bzip2
