@@ -120,8 +120,8 @@ type blockInfo struct {
 
 // decodeBlock reads one block after its magic and CRC: the header,
 // symbol map, tables, selectors and the Huffman/MTF/RLE2 symbols, into
-// tt (its length is the stream's block size). It then inverts the BWT
-// in tt, ready for the output walk.
+// tt (its length is the stream's block size). The caller then inverts
+// it (invert) for the output walk.
 func (d *decoder) decodeBlock(br *bitReader, tt []uint32, bi *blockInfo) error {
 	v, err := br.bits(25, "block header")
 	if err != nil {
@@ -245,7 +245,6 @@ func (d *decoder) decodeBlock(br *bitReader, tt []uint32, bi *blockInfo) error {
 	if bi.origPtr >= bi.n {
 		return errs.Corrupt("bzip2: BWT origin %d in a block of %d bytes", bi.origPtr, bi.n)
 	}
-	d.invert(tt[:bi.n])
 	return nil
 }
 
@@ -356,17 +355,105 @@ func (d *decoder) symbols(br *bitReader, tt []uint32, nInUse, nSel int, bi *bloc
 }
 
 // invert links the BWT block: tt[i] keeps its byte in the low 8 bits and
-// gets, in bits 8..31, the index of the entry that follows it.
-func (d *decoder) invert(tt []uint32) {
+// gets, in bits 8..31, the index of the entry that follows it. With lf
+// (as long as tt) it also stores the LF mapping: lf[i] is the index of
+// the entry before i in bits 8..31, over the byte of i.
+func (d *decoder) invert(tt, lf []uint32) {
 	var cf [256]int32
 	sum := int32(0)
 	for i, c := range d.counts {
 		cf[i] = sum
 		sum += c
 	}
+	if lf == nil {
+		for i := range tt {
+			b := byte(tt[i])
+			tt[cf[b]] |= uint32(i) << 8
+			cf[b]++
+		}
+		return
+	}
+	lf = lf[:len(tt)]
 	for i := range tt {
 		b := byte(tt[i])
-		tt[cf[b]] |= uint32(i) << 8
+		c := cf[b]
+		tt[c] |= uint32(i) << 8
+		lf[i] = uint32(c)<<8 | uint32(b)
 		cf[b]++
 	}
+}
+
+// walk2 writes the block's bytes (before RLE1 is undone) into out, the
+// first half walking forward from the start with tt, the second walking
+// backward from the end with lf, in one loop: two independent chains of
+// dependent loads, so the memory latency of one hides behind the other.
+func walk2(tt, lf []uint32, origPtr int, out []byte) {
+	n := len(out)
+	tt, lf = tt[:n], lf[:n]
+	fwd := tt[origPtr] >> 8
+	back := uint32(origPtr)
+	i, j := 0, n-1
+	for i < j {
+		e := tt[fwd]
+		f := lf[back]
+		fwd = e >> 8
+		back = f >> 8
+		out[i] = byte(e)
+		out[j] = byte(f)
+		i++
+		j--
+	}
+	if i == j {
+		out[i] = byte(tt[fwd])
+	}
+}
+
+// bytesOut undoes RLE1 over a block's bytes, resumably.
+type bytesOut struct {
+	s    []byte
+	i    int
+	last byte
+	cnt  int
+	rep  int
+}
+
+func (o *bytesOut) reset(s []byte) { *o = bytesOut{s: s} }
+
+func (o *bytesOut) done() bool { return o.i == len(o.s) && o.rep == 0 }
+
+// emit expands into buf.
+func (o *bytesOut) emit(buf []byte) int {
+	s := o.s
+	i, last, cnt, rep := o.i, o.last, o.cnt, o.rep
+	n := 0
+	for n < len(buf) {
+		if rep > 0 {
+			k := min(rep, len(buf)-n)
+			q := buf[n : n+k]
+			for x := range q {
+				q[x] = last
+			}
+			n += k
+			rep -= k
+			continue
+		}
+		if i >= len(s) {
+			break
+		}
+		b := s[i]
+		i++
+		if cnt == 4 {
+			rep, cnt = int(b), 0
+			continue
+		}
+		if b != last {
+			last, cnt = b, 1
+		} else {
+			cnt++
+		}
+		buf[n] = b
+		n++
+	}
+	o.i, o.last, o.cnt, o.rep = i, last, cnt, rep
+	return n
 }

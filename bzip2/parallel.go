@@ -69,6 +69,7 @@ type job struct {
 	// output
 	d      *decoder
 	ttp    *[]byte
+	lfp    *[]byte
 	outp   *[]byte
 	out    []byte // pre-RLE1 bytes, derandomised
 	stored uint32
@@ -98,11 +99,8 @@ type parallel struct {
 	done    bool  // no more dispatching in this run
 
 	// the block being delivered
-	cur  *job
-	i    int
-	last byte
-	cnt  int
-	rep  int
+	cur *job
+	bo  bytesOut
 
 	disabled bool // an anomaly was met: sequential for the rest of the input
 	accepted int  // blocks delivered from workers (for tests)
@@ -214,6 +212,7 @@ func (p *parallel) release() {
 	for _, j := range p.spare {
 		pool.Put(j.seg)
 		pool.Put(j.ttp)
+		pool.Put(j.lfp)
 		pool.Put(j.outp)
 		decoders.Put(j.d)
 	}
@@ -254,14 +253,14 @@ func (j *job) run(br *bitReader) {
 		pool.Put(j.outp)
 		j.outp = pool.Get(j.bs)
 	}
-	out := (*j.outp)[:bi.n]
-	tt = tt[:bi.n]
-	tPos := tt[bi.origPtr] >> 8
-	for i := range out {
-		e := tt[tPos]
-		tPos = e >> 8
-		out[i] = byte(e)
+	if j.lfp == nil || cap(*j.lfp) < 4*j.bs {
+		pool.Put(j.lfp)
+		j.lfp = pool.Get(4 * j.bs)
 	}
+	lf := unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(*j.lfp))), j.bs)
+	out := (*j.outp)[:bi.n]
+	j.d.invert(tt[:bi.n], lf)
+	walk2(tt, lf, bi.origPtr, out)
 	if bi.rand {
 		var wk walk
 		for i := range out {
@@ -330,10 +329,11 @@ func (p *parallel) read(buf []byte) int {
 				p.handOver(j.start, true)
 				return 0
 			}
-			p.cur, p.i, p.cnt, p.rep = j, 0, 0, 0
+			p.cur = j
+			p.bo.reset(j.out)
 		}
-		n := p.emit(buf)
-		if p.i == len(p.cur.out) && p.rep == 0 {
+		n := p.bo.emit(buf)
+		if p.bo.done() {
 			j := p.cur
 			z.streamCRC = (z.streamCRC<<1 | z.streamCRC>>31) ^ j.crc
 			p.accepted++
@@ -349,43 +349,6 @@ func (p *parallel) read(buf []byte) int {
 			return n
 		}
 	}
-}
-
-// emit expands the current block's RLE1 into buf.
-func (p *parallel) emit(buf []byte) int {
-	s := p.cur.out
-	i, last, cnt, rep := p.i, p.last, p.cnt, p.rep
-	n := 0
-	for n < len(buf) {
-		if rep > 0 {
-			k := min(rep, len(buf)-n)
-			q := buf[n : n+k]
-			for x := range q {
-				q[x] = last
-			}
-			n += k
-			rep -= k
-			continue
-		}
-		if i >= len(s) {
-			break
-		}
-		b := s[i]
-		i++
-		if cnt == 4 {
-			rep, cnt = int(b), 0
-			continue
-		}
-		if b != last {
-			last, cnt = b, 1
-		} else {
-			cnt++
-		}
-		buf[n] = b
-		n++
-	}
-	p.i, p.last, p.cnt, p.rep = i, last, cnt, rep
-	return n
 }
 
 // handOver stops the run and makes the sequential decoder go on at

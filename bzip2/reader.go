@@ -41,9 +41,13 @@ type Reader struct {
 	blockSize int // of the current stream
 	streamCRC uint32
 
-	d   *decoder
-	ttp *[]byte  // pooled backing of tt
-	tt  []uint32 // the block table, blockSize long
+	d    *decoder
+	ttp  *[]byte  // pooled backing of tt
+	tt   []uint32 // the block table, blockSize long
+	lfp  *[]byte  // the LF table and the block's bytes (two-way walk)
+	outp *[]byte
+	two  bool // this block is walked both ways into outp; bo expands it
+	bo   bytesOut
 
 	// the block being emitted
 	bi   blockInfo
@@ -106,6 +110,9 @@ func (z *Reader) Close() error {
 	}
 	z.br.release()
 	z.src.reset(nil)
+	pool.Put(z.lfp)
+	pool.Put(z.outp)
+	z.lfp, z.outp = nil, nil
 	pool.Put(z.ttp)
 	z.ttp, z.tt = nil, nil
 	decoders.Put(z.d)
@@ -136,13 +143,16 @@ func (z *Reader) Read(p []byte) (int, error) {
 			return 0, nil
 		}
 		var n int
-		if z.bi.rand {
+		switch {
+		case z.two:
+			n = z.bo.emit(p)
+		case z.bi.rand:
 			n = z.emitRand(p)
-		} else {
+		default:
 			n = z.emit(p)
 		}
 		z.crc = crcUpdate(z.crc, p[:n])
-		if z.left == 0 && z.out.rep == 0 {
+		if z.two && z.bo.done() || !z.two && z.left == 0 && z.out.rep == 0 {
 			z.err = z.endBlock()
 		}
 		if n > 0 {
@@ -275,15 +285,36 @@ func (z *Reader) block(storedCRC uint32) error {
 	if err := z.d.decodeBlock(&z.br, tt, &z.bi); err != nil {
 		return err
 	}
-	z.startWalk()
-	return nil
-}
-
-func (z *Reader) startWalk() {
-	z.out = walk{tPos: z.tt[z.bi.origPtr] >> 8}
-	z.left = z.bi.n
 	z.crc = ^uint32(0)
 	z.st = stOutput
+	level := z.blockSize / 100_000
+	z.two = z.cfg.maxMem == 0 || FastMemory(level) <= z.cfg.maxMem
+	if !z.two {
+		z.d.invert(tt[:z.bi.n], nil)
+		z.out = walk{tPos: z.tt[z.bi.origPtr] >> 8}
+		z.left = z.bi.n
+		return nil
+	}
+	if z.lfp == nil || cap(*z.lfp) < 4*z.blockSize {
+		pool.Put(z.lfp)
+		z.lfp = pool.Get(4 * z.blockSize)
+	}
+	if z.outp == nil || cap(*z.outp) < z.blockSize {
+		pool.Put(z.outp)
+		z.outp = pool.Get(z.blockSize)
+	}
+	lf := unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(*z.lfp))), z.blockSize)
+	out := (*z.outp)[:z.bi.n]
+	z.d.invert(tt[:z.bi.n], lf)
+	walk2(tt, lf, z.bi.origPtr, out)
+	if z.bi.rand {
+		var wk walk
+		for i := range out {
+			out[i] ^= wk.randMask()
+		}
+	}
+	z.bo.reset(out)
+	return nil
 }
 
 // endBlock checks the block CRC and adds it to the stream CRC.

@@ -139,6 +139,12 @@ func TestFiles(t *testing.T) {
 				}
 			}
 		}
+		// Under a MaxMemory below FastMemory: the one-way walk with RLE1
+		// undone on the way.
+		got, err := decode(f.data, true, MaxMemory(Memory(9)))
+		if err != nil || sha(got) != f.sum {
+			t.Fatalf("%s with the one-way walk: %v", f.name, err)
+		}
 		std, err := stdDecode(f.data)
 		if err != nil || sha(std) != f.sum {
 			t.Fatalf("%s: compress/bzip2 disagrees with SHA256SUMS (%v)", f.name, err)
@@ -181,8 +187,12 @@ func TestRandomised(t *testing.T) {
 	}
 	for _, raw := range [][]byte{randBytes(5000, 3), bytes.Repeat([]byte("abcd"), 4000), []byte("short")} {
 		enc := testEncode(raw, encOpts{randomise: true, blockRaw: 3000})
-		for _, w := range []int{1, 3} {
-			got, err := decode(enc, w > 1, Workers(w))
+		for _, w := range []int{0, 1, 3} {
+			opts := []Option{Workers(w)}
+			if w == 0 {
+				opts = []Option{MaxMemory(Memory(9))} // the one-way walk
+			}
+			got, err := decode(enc, w > 1, opts...)
 			if err != nil {
 				t.Fatalf("workers %d: %v", w, err)
 			}
