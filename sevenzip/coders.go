@@ -1,12 +1,12 @@
 package sevenzip
 
 import (
-	"compress/bzip2"
 	"encoding/binary"
 	"fmt"
 	"io"
 
 	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/bzip2"
 	"github.com/go-unarc/unarc/deflate"
 	"github.com/go-unarc/unarc/internal/aes7z"
 	"github.com/go-unarc/unarc/internal/bcj"
@@ -126,6 +126,7 @@ type decodeEnv struct {
 	password func() (string, error) // resolves the password on first need
 	key      func(pw string, p *aes7z.Props) ([32]byte, error)
 	limits   arc.Limits
+	workers  int         // goroutines a coder may use (Config.Workers)
 	closers  []io.Closer // released when the folder decoder is closed
 }
 
@@ -190,7 +191,12 @@ func newCoder(c *coder, in []io.Reader, size int64, plan coderPlan, env *decodeE
 		env.onClose(z)
 		return z, nil
 	case mBZip2:
-		return bzip2Reader{bzip2.NewReader(in[0])}, nil
+		z, err := bzip2.NewReader(in[0], bzip2.MaxMemory(env.limits.MaxMemory), bzip2.Workers(env.workers))
+		if err != nil {
+			return nil, err
+		}
+		env.onClose(z)
+		return z, nil
 	case mAES:
 		return newAES(c, in[0], env)
 	case mLZMA, mLZMA2:
@@ -207,22 +213,6 @@ func newCoder(c *coder, in []io.Reader, size int64, plan coderPlan, env *decodeE
 	f := bcj.NewReader(in[0], kind, start, 0)
 	env.onClose(f)
 	return f, nil
-}
-
-// bzip2Reader maps compress/bzip2's error type to our sentinels.
-type bzip2Reader struct{ r io.Reader }
-
-func (b bzip2Reader) Read(p []byte) (int, error) {
-	n, err := b.r.Read(p)
-	if err != nil && err != io.EOF {
-		if err == io.ErrUnexpectedEOF {
-			return n, errs.Truncated("bzip2 stream")
-		}
-		if _, ok := err.(bzip2.StructuralError); ok {
-			return n, errs.Corrupt("bzip2: %v", err)
-		}
-	}
-	return n, err
 }
 
 func newAES(c *coder, in io.Reader, env *decodeEnv) (io.Reader, error) {

@@ -516,8 +516,9 @@ func (c *cryptBody) after(err error) error {
 		if e := c.d.drain(); e != nil {
 			return e
 		}
-	case err != nil && c.d.kind == cryptAES && errors.Is(err, errs.ErrCorrupt):
-		// The decoder failed; if the data is not what was authenticated,
+	case err != nil && c.d.kind == cryptAES && (errors.Is(err, errs.ErrCorrupt) || errors.Is(err, errs.ErrChecksum)):
+		// The decoder failed (bad data, or a decoder's own check such as
+		// BZip2's block CRC); if the data is not what was authenticated,
 		// that is the real error (the read-ahead may have found it already).
 		if !c.d.done {
 			c.d.drain()

@@ -1,13 +1,13 @@
 package zip
 
 import (
-	"compress/bzip2"
 	"errors"
 	"io"
 
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/bzip2"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/pool"
 )
@@ -131,24 +131,43 @@ func memCheck(name string, mem int64) func(*file, *arc.Limits) error {
 	}
 }
 
-// BZip2 comes from the standard library, Zstandard from klauspost/compress
+// BZip2 comes from our bzip2 package, Zstandard from klauspost/compress
 // (APPNOTE 4.4.5: methods 12 and 93; 20 is the deprecated early Zstd id).
 const (
 	methodBZip2 = 12
 	methodZstd  = 93
 )
 
-// compress/bzip2 keeps up to 900,000 uint32s for the block being
-// inverted plus its tables, whatever the stream's level says.
+// The bzip2 decoder keeps up to 900,000 uint32s for the block being
+// inverted plus its tables; the reader itself checks the level the
+// stream declares (and the memory of its workers) against MaxMemory.
 const memBZip2 = 900000*4 + 64<<10
+
+// bzip2Readers keeps decoders between entries; Close gives one back.
+var bzip2Readers pool.Of[bzip2.Reader]
+
+type bzip2Entry struct{ *bzip2.Reader }
+
+func (b bzip2Entry) Close() error {
+	err := b.Reader.Close()
+	bzip2Readers.Put(b.Reader)
+	return err
+}
+
+func openBZip2(r io.Reader, f *file, cfg *arc.Config) (io.ReadCloser, error) {
+	z := bzip2Readers.Get()
+	if err := z.Reset(r, bzip2.MaxMemory(cfg.Limits.MaxMemory), bzip2.Workers(cfg.Workers)); err != nil {
+		bzip2Readers.Put(z)
+		return nil, err
+	}
+	return bzip2Entry{z}, nil
+}
 
 func init() {
 	register(methodBZip2, &methodSpec{
 		name:  "BZip2",
 		check: memCheck("BZip2", memBZip2),
-		open: func(r io.Reader, f *file, cfg *arc.Config) (io.ReadCloser, error) {
-			return io.NopCloser(bzip2.NewReader(r)), nil
-		},
+		open:  openBZip2,
 	})
 	zs := &methodSpec{name: "Zstd", check: checkZstd, open: openZstd}
 	register(methodZstd, zs)

@@ -1,0 +1,53 @@
+// Package bzip2 decodes bzip2 streams (the format of bzip2 0.9.5 to
+// 1.0.8, lbzip2, pbzip2 and 7-Zip's BZip2 coder): ZIP method 12, the 7z
+// coder 04 02 02 and .bz2 files, including concatenated streams and the
+// randomised blocks of old encoders.
+//
+// # Use
+//
+//	z, err := bzip2.NewReader(r, bzip2.MaxMemory(limit), bzip2.Workers(2))
+//	n, err := io.Copy(dst, z) // uses z.WriteTo
+//	z.Close()                 // or z.Reset(next) to reuse the buffers
+//
+// # What is checked
+//
+// Every block's CRC and each stream's combined CRC (a mismatch is
+// errs.ErrChecksum); the block size level; the symbol map, the number of
+// tables and selectors, every selector and code length, over-subscribed
+// Huffman codes, runs and blocks longer than the declared block size and
+// the BWT origin against the block's length (errs.ErrCorrupt); input that
+// ends early is errs.ErrTruncated. After a stream's end only another
+// stream may follow: other trailing bytes are errs.ErrCorrupt. The first
+// stream's "BZh" missing is errs.ErrFormat.
+//
+// # Memory
+//
+// The block table (4 bytes per byte of the declared block size: 3.6 MB
+// at BZh9) comes from internal/pool, sized by the stream's level and by
+// nothing else, and is checked against MaxMemory before it is taken.
+// Reset keeps it, so a warm reader allocates nothing per stream; Close
+// gives it back.
+//
+// # Speed
+//
+// Symbols are decoded through a 10-bit first-level lookup table per
+// Huffman table; the inverse BWT keeps each byte and the index of its
+// successor in one uint32 (so the output walk touches one array) and
+// undoes the final run-length stage in the same walk.
+//
+// With Workers(n), n > 1, blocks are decoded on n goroutines: a scanner
+// finds candidate block starts (the 48-bit block magic at any bit
+// offset), each candidate is decoded on its own, and a block is accepted
+// only when the previous one ended exactly where it starts, so a magic
+// that happens to appear inside compressed data costs time, never wrong
+// output. Whenever anything does not fit (a false candidate, a damaged
+// block, a stream end), the reader goes on sequentially from the last
+// accepted block, so data and errors are exactly those of one worker.
+// At most n blocks are in flight, each costing WorkerMemory; MaxMemory
+// lowers n to what fits. The workers run while the reader is in a
+// stream's blocks; they stop at the stream's end, at an error, on Reset
+// and on Close (a reader dropped in mid-stream without Close leaves them
+// waiting). A stream whose blocks are each a stream of their own (as
+// pbzip2 writes them) is decoded correctly but gains little, since every
+// stream end hands over to the sequential decoder.
+package bzip2
