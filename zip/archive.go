@@ -32,6 +32,7 @@ type Archive struct {
 	diskStarts []int64
 	warns      []error  // Warnings
 	keys       keyCache // WinZip AES key derivations (crypt.go)
+	workers    entryWorkers // SetEntryWorkers (units.go)
 }
 
 // directory is what the end records say about the central directory.

@@ -1,0 +1,16 @@
+package sevenzip
+
+// Units implements arc.Units: a 7z folder is decoded as one stream, so
+// the entries of a folder are one unit; an entry without data (empty
+// file, directory) is a unit of its own.
+func (a *Archive) Units() []int {
+	u := make([]int, len(a.entries))
+	for i := range u {
+		if k := a.stream[i]; k >= 0 {
+			u[i] = int(a.streamFolder[k])
+		} else {
+			u[i] = -1 - i // below every folder index: no clash
+		}
+	}
+	return u
+}
