@@ -77,6 +77,9 @@ func (a *Archive) Extract(ctx context.Context, dir string) error {
 			return nil
 		}
 	}
+	if p, ok := a.parallelPlan(ents[:last+1], x.opts.filter); ok {
+		return a.extractParallel(ctx, x, ents[:last+1], p)
+	}
 	for _, e := range ents[:last+1] {
 		if x.opts.filter != nil && !x.opts.filter(e) {
 			continue
@@ -168,6 +171,9 @@ type extractor struct {
 	// entry index before, when the filter left it out (so a hard link to
 	// it is written as a copy); nil otherwise.
 	unselected func(name string, before int) func() (io.ReadCloser, error)
+	// stage is the current entry's data decoded ahead by a parallel
+	// Extract (extract_parallel.go), or nil: decode it now.
+	stage *staged
 	// streamed: regular files written from a stream, entry path -> where,
 	// for what a ZIP central directory says after them (stream_links.go).
 	streamed map[string]streamedFile
@@ -514,7 +520,14 @@ func (x *extractor) entry(e *Entry, open func() (io.ReadCloser, error)) {
 		err = x.dir(e, rel)
 	case e.Link == LinkSymlink || e.Link == LinkJunction:
 		target := e.LinkTarget
-		if target == "" {
+		switch {
+		case target == "" && x.stage != nil:
+			// Read ahead by a worker; charged to the archive now.
+			target, err = x.stage.target, x.stage.openErr
+			if cerr := x.stage.acct.commit(); err == nil {
+				err = cerr
+			}
+		case target == "":
 			// The format could not read the target up front (encrypted,
 			// or an unsupported method): reading it says why.
 			target, err = readLinkTarget(open)
@@ -528,6 +541,8 @@ func (x *extractor) entry(e *Entry, open func() (io.ReadCloser, error)) {
 		// A forward-only stream cannot go back for the source's data:
 		// copy the file this call already extracted.
 		err = x.file(e, rel, func() (io.ReadCloser, error) { return x.openExtracted(e, open) })
+	case x.stage != nil:
+		err = x.fileStaged(e, rel, x.stage)
 	default:
 		err = x.file(e, rel, open)
 	}
