@@ -9,6 +9,7 @@ import (
 	"os"
 	"path"
 	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -640,11 +641,21 @@ func (x *extractor) freeName(rel string) (string, error) {
 
 var tempSeq atomic.Uint64
 
+// tempPrefix starts every temporary name: ".unarc-PID-".
+var tempPrefix = ".unarc-" + strconv.Itoa(os.Getpid()) + "-"
+
+// tempBase returns a fresh temporary base name (".unarc-PID-N.tmp").
+func tempBase() string {
+	var b [48]byte
+	n := append(append(b[:0], tempPrefix...), strconv.FormatUint(tempSeq.Add(1), 10)...)
+	return string(append(n, ".tmp"...))
+}
+
 // createTemp makes an exclusive temporary file beside rel.
 func (x *extractor) createTemp(rel string) (*os.File, string, error) {
 	dir := path.Dir(rel)
 	for {
-		tmp := path.Join(dir, fmt.Sprintf(".unarc-%d-%d.tmp", os.Getpid(), tempSeq.Add(1)))
+		tmp := path.Join(dir, tempBase())
 		d, name := x.on(tmp)
 		f, err := d.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 		if errors.Is(err, fs.ErrExist) {
@@ -658,7 +669,7 @@ func (x *extractor) createTemp(rel string) (*os.File, string, error) {
 }
 
 func (x *extractor) tempLinkName(rel string) string {
-	return path.Join(path.Dir(rel), fmt.Sprintf(".unarc-%d-%d.tmp", os.Getpid(), tempSeq.Add(1)))
+	return path.Join(path.Dir(rel), tempBase())
 }
 
 // place moves the finished temporary tmp to dst. Without replace it

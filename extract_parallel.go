@@ -3,7 +3,6 @@ package unarc
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"syscall"
@@ -162,7 +161,7 @@ func (x *extractor) stageEntry(ctx context.Context, a *Archive, e *Entry) *stage
 // destination (safe from any goroutine: it uses only the root).
 func (x *extractor) createStaged() (*os.File, string, error) {
 	for {
-		tmp := fmt.Sprintf(".unarc-%d-%d.tmp", os.Getpid(), tempSeq.Add(1))
+		tmp := tempBase()
 		f, err := x.root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 		if errors.Is(err, os.ErrExist) {
 			continue

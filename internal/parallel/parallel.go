@@ -14,6 +14,7 @@ package parallel
 import (
 	"context"
 	"sync"
+	"sync/atomic"
 )
 
 // Plan is the work of one run: Items are the item numbers to process, in
@@ -59,65 +60,88 @@ func Run(ctx context.Context, workers int, p Plan, work func(ctx context.Context
 		}
 		return nil
 	}
-	// Group positions by unit, units in the order of their first item.
+	// Group positions by unit, units in the order of their first item:
+	// group g is flat[start[g]:start[g+1]] (three allocations, however
+	// many units).
 	index := make(map[int]int, n)
-	var groups [][]int
+	gid := make([]int, n)
+	var count []int
 	for k, u := range p.Unit {
 		g, ok := index[u]
 		if !ok {
-			g = len(groups)
+			g = len(count)
 			index[u] = g
-			groups = append(groups, nil)
+			count = append(count, 0)
 		}
-		groups[g] = append(groups[g], k)
+		gid[k] = g
+		count[g]++
 	}
-	workers = min(workers, len(groups))
+	start := make([]int, len(count)+1)
+	for g, c := range count {
+		start[g+1] = start[g] + c
+	}
+	flat := make([]int, n)
+	fill := count // reused: the next free slot of each group
+	for g := range fill {
+		fill[g] = start[g]
+	}
+	for k, g := range gid {
+		flat[fill[g]] = k
+		fill[g]++
+	}
+	groups := len(count)
+	workers = min(workers, groups)
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	done := make([]chan struct{}, n)
+	// One lock and condition for every item's completion (no channel
+	// per item): done[k] says item k's work returned, ran[k] that it ran.
+	var mu sync.Mutex
+	cond := sync.NewCond(&mu)
+	done := make([]bool, n)
 	ran := make([]bool, n)
-	for k := range done {
-		done[k] = make(chan struct{})
-	}
-	next := make(chan []int)
+	stopped := false
+	stop := context.AfterFunc(ctx, func() {
+		mu.Lock()
+		stopped = true
+		mu.Unlock()
+		cond.Broadcast()
+	})
+	defer stop()
+	var next atomic.Int64 // the next group to take
 	var wg sync.WaitGroup
 	for range workers {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			for g := range next {
-				for _, k := range g {
+			for {
+				g := int(next.Add(1) - 1)
+				if g >= groups || ctx.Err() != nil {
+					return
+				}
+				for _, k := range flat[start[g]:start[g+1]] {
+					r := false
 					if ctx.Err() == nil {
 						work(ctx, p.Items[k])
-						ran[k] = true
+						r = true
 					}
-					close(done[k])
+					mu.Lock()
+					done[k], ran[k] = true, r
+					mu.Unlock()
+					cond.Broadcast()
 				}
 			}
 		}()
 	}
-	go func() {
-		defer close(next)
-		for _, g := range groups {
-			select {
-			case next <- g:
-			case <-ctx.Done():
-				// Nothing more starts; the items of the groups left are
-				// never worked on, and nobody waits for them.
-				return
-			}
-		}
-	}()
 	delivered := 0
-loop:
 	for k := range n {
-		select {
-		case <-done[k]:
-		case <-ctx.Done():
-			break loop
+		mu.Lock()
+		for !done[k] && !stopped {
+			cond.Wait()
 		}
-		if !ran[k] || ctx.Err() != nil {
+		ok := done[k] && ran[k] && !stopped
+		mu.Unlock()
+		if !ok {
 			break
 		}
 		delivered = k + 1
