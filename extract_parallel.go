@@ -85,6 +85,7 @@ func (a *Archive) extractParallel(ctx context.Context, x *extractor, ents []*Ent
 	deliver := func(k int) bool {
 		e := ents[k]
 		if err := ctx.Err(); err != nil {
+			x.dropStaged(st[k])
 			fatal = err
 			return false
 		}
