@@ -33,13 +33,14 @@ type Reader2MT struct {
 	blockCap int   // largest block decoded in parallel
 	produced int64 // declared bytes of the blocks scanned
 
-	queue   []*mtBlock // scanned blocks, in order (the first is being delivered)
-	off     int        // bytes of queue[0] handed on
-	next    int        // control byte read ahead (-1 none)
-	scanned bool       // no more blocks: end of stream, or seq takes over
-	end     bool       // the stream ended cleanly after the queue
-	prefix  *[]byte    // raw bytes from the block where seq takes over
-	seq     *Reader2   // sequential decoder of the rest, once started
+	queue   []*mtBlock   // scanned blocks, in order (the first is being delivered)
+	off     int          // bytes of queue[0] handed on
+	next    int          // control byte read ahead (-1 none)
+	scanned bool         // no more blocks: end of stream, or seq takes over
+	end     bool         // the stream ended cleanly after the queue
+	prefix  *[]byte      // raw bytes from the block where seq takes over
+	seq     *Reader2     // sequential decoder of the rest, once started
+	rest    *drainReader // seq's copy of the prefix
 	err     error
 }
 
@@ -270,7 +271,9 @@ func (z *Reader2MT) current() *mtBlock {
 // Reader2 of the whole stream would be there.
 func (z *Reader2MT) startSeq() {
 	s := new(Reader2)
-	src := io.MultiReader(bytes.NewReader(*z.prefix), z.r)
+	z.rest = &drainReader{b: z.prefix}
+	z.prefix = nil
+	src := io.MultiReader(z.rest, z.r)
 	if err := s.Reset(src, z.dict, z.size, z.opts...); err != nil {
 		z.err = err
 		return
@@ -358,8 +361,36 @@ func (z *Reader2MT) Close() error {
 		z.seq.Close()
 		z.seq = nil
 	}
+	if z.rest != nil {
+		z.rest.release()
+	}
 	if z.err == nil {
 		z.err = ErrClosed
 	}
 	return nil
+}
+
+// drainReader reads a pooled buffer once and gives it back to the pool
+// as soon as it is read to its end (the prefix a solid stream was
+// scanned with need not stay for the rest of the stream).
+type drainReader struct {
+	b   *[]byte
+	off int
+}
+
+func (d *drainReader) Read(p []byte) (int, error) {
+	if d.b == nil {
+		return 0, io.EOF
+	}
+	n := copy(p, (*d.b)[d.off:])
+	d.off += n
+	if d.off == len(*d.b) {
+		d.release()
+	}
+	return n, nil
+}
+
+func (d *drainReader) release() {
+	pool.Put(d.b)
+	d.b = nil
 }

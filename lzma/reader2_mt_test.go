@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/go-unarc/unarc/internal/errs"
@@ -225,4 +227,33 @@ func decodeLimited(open func() (io.Reader, func(), error)) ([]byte, string) {
 	defer closeFn()
 	out, err := io.ReadAll(io.LimitReader(r, fuzzMaxOut+1))
 	return out, fmt.Sprint(err)
+}
+
+// TestReader2MT7zz decodes the LZMA2 stream 7zz -mmt4 wrote in 1 MiB
+// blocks (testdata/parallel/make.sh) on several blocks at once.
+func TestReader2MT7zz(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("..", "testdata", "parallel", "lzma2-blocks.7z"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := packed7z(t, b)
+	const dict = 64 << 10
+	want, wmsg := decodeSeq(in, dict, -1)
+	if wmsg != "<nil>" {
+		t.Fatalf("Reader2: %s", wmsg)
+	}
+	z, err := NewReader2MT(bytes.NewReader(in), dict, int64(len(want)), 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer z.Close()
+	var one [1]byte
+	z.Read(one[:])
+	if z.seq != nil || len(z.queue) < 2 {
+		t.Errorf("7zz's block stream: seq %v, %d blocks in flight", z.seq != nil, len(z.queue))
+	}
+	got, msg := decodeMT(in, dict, int64(len(want)), 3, true)
+	if msg != "<nil>" || !bytes.Equal(got, want) || len(want) < 1<<20 {
+		t.Errorf("%d bytes (%s), want %d", len(got), msg, len(want))
+	}
 }

@@ -127,6 +127,7 @@ type decodeEnv struct {
 	key      func(pw string, p *aes7z.Props) ([32]byte, error)
 	limits   arc.Limits
 	closers  []io.Closer // released when the folder decoder is closed
+	workers  int         // goroutines a coder may use (LZMA2 blocks); <= 1: one
 }
 
 func (e *decodeEnv) onClose(c io.Closer) { e.closers = append(e.closers, c) }

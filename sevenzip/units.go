@@ -14,3 +14,14 @@ func (a *Archive) Units() []int {
 	}
 	return u
 }
+
+// SetEntryWorkers implements arc.EntryWorkers: how many goroutines a
+// folder opened from now on may decode on (LZMA2 blocks, lzma.Reader2MT).
+func (a *Archive) SetEntryWorkers(n int) { a.workers.Store(int32(max(n, 1))) }
+
+func (a *Archive) entryWorkerCount() int {
+	if n := a.workers.Load(); n > 0 {
+		return int(n)
+	}
+	return max(a.cfg.Workers, 1)
+}

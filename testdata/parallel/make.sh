@@ -27,4 +27,9 @@ rar a -cfg- -m3 -s5 -oh -ol -ep1 -r -idq "$here/p20-rar5-s5.rar" .
 rar6 a -cfg- -ma4 -m3 -s- -ep1 -r -idq "$here/p20-rar4.rar" .
 7zz a -bd -bso0 -t7z -m0=lzma2 -mx5 -snl -snh -ms=off "$here/p20-folders.7z" . >/dev/null
 7zz a -bd -bso0 -t7z -m0=lzma2 -mx5 -snl -snh -ms=4f "$here/p20-solid4.7z" . >/dev/null
+# LZMA2 in independent blocks (7zz writes them from -mmt3 up; -mmt2 gives
+# the two threads to one encoder's match finder): 1 MiB blocks of a
+# 64 KiB dictionary, plain headers (the lzma tests read the packed stream).
+for i in $(seq 1 150000); do echo "row $((i % 97)) col $((i % 13))"; done > "$src/blocks.txt"
+(cd "$src" && 7zz a -bd -bso0 -t7z -m0=lzma2 -mx5 -md64k -mmt4 -mhc=off "$here/lzma2-blocks.7z" blocks.txt >/dev/null)
 ls -l "$here"
