@@ -141,6 +141,9 @@ func Run(ctx context.Context, workers int, p Plan, work func(ctx context.Context
 		}
 		ok := done[k] && ran[k] && !stopped
 		mu.Unlock()
+		// (stopped is set by a goroutine of AfterFunc, maybe after the
+		// work saw the cancellation: ask ctx itself too.)
+		ok = ok && ctx.Err() == nil
 		if !ok {
 			break
 		}
