@@ -273,6 +273,12 @@ func (a *Archive) Comment() string { return a.a.Comment() }
 // to the end verifies the stored checksum: a mismatch is returned in place
 // of io.EOF as an error matching ErrChecksum. Close the reader when done.
 func (a *Archive) OpenEntry(e *Entry) (io.ReadCloser, error) {
+	return a.openEntry(e, a.acct)
+}
+
+// openEntry is OpenEntry charging acct (the archive's account, or that
+// of one entry a parallel Extract decodes ahead).
+func (a *Archive) openEntry(e *Entry, acct *account) (io.ReadCloser, error) {
 	if e == nil {
 		return nil, errors.New("unarc: nil entry")
 	}
@@ -280,7 +286,7 @@ func (a *Archive) OpenEntry(e *Entry) (io.ReadCloser, error) {
 	if e.Index < 0 || e.Index >= len(ents) || ents[e.Index] != e {
 		return nil, fmt.Errorf("unarc: entry %q does not belong to this archive", e.Name)
 	}
-	if err := a.acct.exhausted(); err != nil {
+	if err := acct.exhausted(); err != nil {
 		return nil, entryErr(e.Name, err)
 	}
 	gen := 0
@@ -295,7 +301,7 @@ func (a *Archive) OpenEntry(e *Entry) (io.ReadCloser, error) {
 		gen = a.pw.generation()
 	}
 	er := &entryReader{name: e.Name, pw: a.pw, gen: gen}
-	er.lr.reset(rc, rc, e, &a.opts.limits, a.acct)
+	er.lr.reset(rc, rc, e, &a.opts.limits, acct)
 	return er, nil
 }
 

@@ -26,6 +26,30 @@ type account struct {
 	maxTotal int64
 	maxRatio float64 // +Inf when lifted
 	floor    int64   // MaxRatio applies once produced passes this
+	// parent, for the account of one entry decoded ahead by a parallel
+	// Extract: its limits are checked against the parent's committed
+	// output plus this entry's, and the entry is charged to the parent
+	// (commit) when its turn comes, in entry order.
+	parent *account
+}
+
+// resetChild makes a an empty account of one entry under parent.
+func (a *account) resetChild(parent *account) {
+	a.produced.Store(0)
+	a.tripped.Store(nil)
+	a.maxTotal, a.maxRatio, a.floor, a.parent = parent.maxTotal, parent.maxRatio, parent.floor, parent
+}
+
+// commit charges the parent with what child a produced, as if it had
+// been produced now; a limit the child hit trips the parent too, so no
+// later entry is written, as when decoding in order.
+func (a *account) commit() error {
+	p := a.parent
+	if t := a.tripped.Load(); t != nil {
+		p.produced.Add(a.produced.Load())
+		return p.trip(*t)
+	}
+	return p.charge64(a.produced.Load())
 }
 
 func newAccount(l *Limits) *account {
@@ -35,17 +59,24 @@ func newAccount(l *Limits) *account {
 // charge records n bytes produced. It fails with ErrLimit when the
 // archive's output passes MaxTotalSize, or, once past RatioFloor, when
 // output / consumed input passes MaxRatio. A nil account charges nothing.
-func (a *account) charge(n int) error {
+func (a *account) charge(n int) error { return a.charge64(int64(n)) }
+
+func (a *account) charge64(n int64) error {
 	if a == nil || n <= 0 {
 		return nil
 	}
-	p := a.produced.Add(int64(n))
+	p := a.produced.Add(n)
+	src := a
+	if a.parent != nil {
+		src = a.parent
+		p += src.produced.Load()
+	}
 	if p > a.maxTotal || p < 0 {
 		return a.trip(errs.Limit("archive output passes MaxTotalSize (%d bytes)", a.maxTotal))
 	}
 	if p > a.floor {
 		// With a lifted ratio, Inf*0 is NaN and the test is false.
-		if c := a.consumed.Load(); float64(p) > a.maxRatio*float64(c) {
+		if c := src.consumed.Load(); float64(p) > a.maxRatio*float64(c) {
 			return a.trip(errs.Limit("archive output of %d bytes from %d bytes of input passes MaxRatio (%g)", p, c, a.maxRatio))
 		}
 	}
@@ -66,7 +97,7 @@ func (a *account) exhausted() error {
 	if p := a.tripped.Load(); p != nil {
 		return *p
 	}
-	return nil
+	return a.parent.exhausted()
 }
 
 // countingReaderAt counts the bytes read from an archive's source.

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path"
 	"slices"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -76,6 +77,9 @@ func (a *Archive) Extract(ctx context.Context, dir string) error {
 			}
 			return nil
 		}
+	}
+	if p, ok := a.parallelPlan(ents[:last+1], x.opts.filter); ok {
+		return a.extractParallel(ctx, x, ents[:last+1], p)
 	}
 	for _, e := range ents[:last+1] {
 		if x.opts.filter != nil && !x.opts.filter(e) {
@@ -168,6 +172,9 @@ type extractor struct {
 	// entry index before, when the filter left it out (so a hard link to
 	// it is written as a copy); nil otherwise.
 	unselected func(name string, before int) func() (io.ReadCloser, error)
+	// stage is the current entry's data decoded ahead by a parallel
+	// Extract (extract_parallel.go), or nil: decode it now.
+	stage *staged
 	// streamed: regular files written from a stream, entry path -> where,
 	// for what a ZIP central directory says after them (stream_links.go).
 	streamed map[string]streamedFile
@@ -514,7 +521,14 @@ func (x *extractor) entry(e *Entry, open func() (io.ReadCloser, error)) {
 		err = x.dir(e, rel)
 	case e.Link == LinkSymlink || e.Link == LinkJunction:
 		target := e.LinkTarget
-		if target == "" {
+		switch {
+		case target == "" && x.stage != nil:
+			// Read ahead by a worker; charged to the archive now.
+			target, err = x.stage.target, x.stage.openErr
+			if cerr := x.stage.acct.commit(); err == nil {
+				err = cerr
+			}
+		case target == "":
 			// The format could not read the target up front (encrypted,
 			// or an unsupported method): reading it says why.
 			target, err = readLinkTarget(open)
@@ -528,6 +542,8 @@ func (x *extractor) entry(e *Entry, open func() (io.ReadCloser, error)) {
 		// A forward-only stream cannot go back for the source's data:
 		// copy the file this call already extracted.
 		err = x.file(e, rel, func() (io.ReadCloser, error) { return x.openExtracted(e, open) })
+	case x.stage != nil:
+		err = x.fileStaged(e, rel, x.stage)
 	default:
 		err = x.file(e, rel, open)
 	}
@@ -625,11 +641,21 @@ func (x *extractor) freeName(rel string) (string, error) {
 
 var tempSeq atomic.Uint64
 
+// tempPrefix starts every temporary name: ".unarc-PID-".
+var tempPrefix = ".unarc-" + strconv.Itoa(os.Getpid()) + "-"
+
+// tempBase returns a fresh temporary base name (".unarc-PID-N.tmp").
+func tempBase() string {
+	var b [48]byte
+	n := append(append(b[:0], tempPrefix...), strconv.FormatUint(tempSeq.Add(1), 10)...)
+	return string(append(n, ".tmp"...))
+}
+
 // createTemp makes an exclusive temporary file beside rel.
 func (x *extractor) createTemp(rel string) (*os.File, string, error) {
 	dir := path.Dir(rel)
 	for {
-		tmp := path.Join(dir, fmt.Sprintf(".unarc-%d-%d.tmp", os.Getpid(), tempSeq.Add(1)))
+		tmp := path.Join(dir, tempBase())
 		d, name := x.on(tmp)
 		f, err := d.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
 		if errors.Is(err, fs.ErrExist) {
@@ -643,7 +669,7 @@ func (x *extractor) createTemp(rel string) (*os.File, string, error) {
 }
 
 func (x *extractor) tempLinkName(rel string) string {
-	return path.Join(path.Dir(rel), fmt.Sprintf(".unarc-%d-%d.tmp", os.Getpid(), tempSeq.Add(1)))
+	return path.Join(path.Dir(rel), tempBase())
 }
 
 // place moves the finished temporary tmp to dst. Without replace it

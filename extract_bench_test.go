@@ -50,18 +50,21 @@ func TestExtractAllocsPerEntry(t *testing.T) {
 	for f := 0; f < n; f++ {
 		list = append(list, file(fmt.Sprintf("d/f%02d.txt", f), "content"))
 	}
-	a := newFake(list...)
-	base := t.TempDir()
-	i := 0
-	allocs := testing.AllocsPerRun(3, func() {
-		i++
-		if err := a.Extract(context.Background(), filepath.Join(base, fmt.Sprint(i))); err != nil {
-			t.Fatal(err)
+	// Sequential, and parallel (staged files, the scheduler's state).
+	for _, workers := range []int{1, 4} {
+		a := newFakeOpts([]Option{WithWorkers(workers)}, list...)
+		base := t.TempDir()
+		i := 0
+		allocs := testing.AllocsPerRun(3, func() {
+			i++
+			if err := a.Extract(context.Background(), filepath.Join(base, fmt.Sprint(i))); err != nil {
+				t.Fatal(err)
+			}
+		})
+		if per := allocs / n; per > 50 {
+			t.Errorf("workers %d: %.1f allocations per entry, want at most 50", workers, per)
+		} else {
+			t.Logf("workers %d: %.1f allocations per entry", workers, per)
 		}
-	})
-	if per := allocs / n; per > 50 {
-		t.Errorf("%.1f allocations per entry, want at most 50", per)
-	} else {
-		t.Logf("%.1f allocations per entry", per)
 	}
 }

@@ -88,3 +88,13 @@ func hardlink(name, target string) fakeEntry {
 }
 
 var _ arc.Archive = (*fakeArchive)(nil)
+
+// Units makes every fake entry a unit of its own, so Extract's tests run
+// the parallel path whenever WithWorkers (default GOMAXPROCS) is above 1.
+func (f *fakeArchive) Units() []int {
+	u := make([]int, len(f.ents))
+	for i := range u {
+		u[i] = i
+	}
+	return u
+}

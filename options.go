@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"runtime"
 
 	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/internal/errs"
@@ -46,6 +47,7 @@ type options struct {
 	filter      func(*Entry) bool       // Extract: entries to write; nil = all
 	preserve    bool                    // Extract: keep permission bits exactly (no umask)
 	extractHook func(stage, rel string) // tests only: called between extraction steps
+	workers     int                     // WithWorkers; resolved to >= 1 by buildOptions
 }
 
 // WithPassword sets the password used for every encrypted entry and for
@@ -172,6 +174,27 @@ func WithVolumeOpener(name string, open func(vol string) (io.ReaderAt, int64, er
 	}
 }
 
+// WithWorkers sets how many goroutines Extract and Test may decode on
+// (default: runtime.GOMAXPROCS). Independent units — ZIP entries,
+// non-solid RAR entries, RAR solid runs, 7z folders — are decoded
+// concurrently, each unit in order on one goroutine, so at most n
+// decoders (each within Limits.MaxMemory) are live at once; what the
+// caller sees (files, errors, progress, the overwrite policy, limits) is
+// what one goroutine would produce, in entry order. Where fewer units
+// than n are decoded, the spare goroutines go to decoders that can split
+// one entry (zstd frames). n = 1 decodes everything on the calling
+// goroutine, as before. A Reader (a forward-only stream) always
+// extracts on one goroutine.
+func WithWorkers(n int) Option {
+	return func(o *options) error {
+		if n < 1 {
+			return invalid("WithWorkers(%d): need at least 1", n)
+		}
+		o.workers = n
+		return nil
+	}
+}
+
 func buildOptions(opts []Option) (*options, error) {
 	o := &options{}
 	for _, fn := range opts {
@@ -183,6 +206,9 @@ func buildOptions(opts []Option) (*options, error) {
 		}
 	}
 	o.limits = o.limits.WithDefaults()
+	if o.workers == 0 {
+		o.workers = runtime.GOMAXPROCS(0)
+	}
 	return o, nil
 }
 
@@ -190,7 +216,7 @@ func buildOptions(opts []Option) (*options, error) {
 // password state and key-derivation budget.
 func (o *options) config() (*arc.Config, *passwords) {
 	pw := newPasswords(o)
-	cfg := &arc.Config{Limits: o.limits, Budget: arc.NewBudget(o.limits), DecodeName: o.decodeName}
+	cfg := &arc.Config{Limits: o.limits, Budget: arc.NewBudget(o.limits), DecodeName: o.decodeName, Workers: o.workers}
 	if pw != nil {
 		cfg.Password = pw.get
 	}

@@ -286,6 +286,8 @@ type Archive struct {
 
 	keyMu sync.Mutex // held while deriving, so one key is derived (and charged) once
 	keys  map[keyID][32]byte
+
+	workers atomic.Int32 // SetEntryWorkers (units.go); 0: cfg.Workers
 }
 
 // maxIdle bounds the positioned folder decoders kept for reuse.

@@ -126,8 +126,8 @@ type decodeEnv struct {
 	password func() (string, error) // resolves the password on first need
 	key      func(pw string, p *aes7z.Props) ([32]byte, error)
 	limits   arc.Limits
-	workers  int         // goroutines a coder may use (Config.Workers)
 	closers  []io.Closer // released when the folder decoder is closed
+	workers  int         // goroutines a coder may use (LZMA2 blocks, BZip2); <= 1: one
 }
 
 func (e *decodeEnv) onClose(c io.Closer) { e.closers = append(e.closers, c) }

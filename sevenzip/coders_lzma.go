@@ -26,6 +26,19 @@ func newLZMA(c *coder, in io.Reader, size int64, grow bool, env *decodeEnv) (io.
 		if err != nil {
 			return nil, err
 		}
+		if env.workers > 1 {
+			// Blocks that reset the dictionary (7-Zip -mmt, our block
+			// mode) decode on several goroutines, as many as fit in
+			// MaxMemory; other streams go to one Reader2 inside it.
+			if n := lzma.MTWorkers(dict, env.workers, env.limits.MaxMemory); n > 1 {
+				z, err := lzma.NewReader2MT(in, dict, size, n, maxDict, growOpt)
+				if err != nil {
+					return nil, err
+				}
+				env.onClose(z)
+				return z, nil
+			}
+		}
 		z := readers2.Get()
 		if err := z.Reset(in, dict, size, maxDict, growOpt); err != nil {
 			reader2Closer{z}.Close()

@@ -82,7 +82,7 @@ func (a *Archive) newFolderReader(si *streamsInfo, fi int, password func() (stri
 	a.folderStarts++
 	a.mu.Unlock()
 	fr.env.limits = a.cfg.Limits
-	fr.env.workers = a.cfg.Workers
+	fr.env.workers = a.entryWorkerCount()
 	fr.maxRatio, fr.ratioFloor = a.cfg.Limits.MaxRatio, a.cfg.Limits.RatioFloor
 	fr.env.password = password
 	fr.env.key = a.key

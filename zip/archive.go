@@ -30,8 +30,9 @@ type Archive struct {
 	// diskStarts is set for spanned archives: the offset of each disk in
 	// the joined volumes (see volume.go).
 	diskStarts []int64
-	warns      []error  // Warnings
-	keys       keyCache // WinZip AES key derivations (crypt.go)
+	warns      []error      // Warnings
+	keys       keyCache     // WinZip AES key derivations (crypt.go)
+	workers    entryWorkers // SetEntryWorkers (units.go)
 }
 
 // directory is what the end records say about the central directory.

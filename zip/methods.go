@@ -217,7 +217,7 @@ func openZstd(r io.Reader, f *file, cfg *arc.Config) (io.ReadCloser, error) {
 	lim := &cfg.Limits
 	z := &zstdReader{window: zstdWindow(f, lim)}
 	zd, err := zstd.NewReader(r,
-		zstd.WithDecoderConcurrency(1),
+		zstd.WithDecoderConcurrency(zstdWorkers(cfg, z.window)),
 		zstd.WithDecoderLowmem(true),
 		zstd.WithDecoderMaxWindow(z.window),
 		zstd.WithDecoderMaxMemory(uint64(lim.MaxMemory)))
@@ -226,6 +226,16 @@ func openZstd(r io.Reader, f *file, cfg *arc.Config) (io.ReadCloser, error) {
 	}
 	z.zd = zd
 	return z, nil
+}
+
+// zstdWorkers is the decoder goroutines an entry may use: Config.Workers,
+// fewer if MaxMemory cannot hold each one's buffers beside the window.
+func zstdWorkers(cfg *arc.Config, window uint64) int {
+	n := max(cfg.Workers, 1)
+	if fit := (uint64(cfg.Limits.MaxMemory) - window) / zstdOverhead; uint64(n) > fit {
+		n = max(int(fit), 1)
+	}
+	return n
 }
 
 func (z *zstdReader) Read(p []byte) (int, error) {

@@ -225,7 +225,13 @@ func (a *Archive) Open(i int) (io.ReadCloser, error) {
 			s.br.Reset(src)
 			src = s.br
 		}
-		oth, err := openMethod(methods[f.method], src, f, &a.cfg)
+		cfg := &a.cfg
+		if n := a.entryWorkerCount(); n != max(cfg.Workers, 1) && (f.method == methodZstd || f.method == 20) {
+			c := a.cfg // only zstd reads Workers: the copy is made for it alone
+			c.Workers = n
+			cfg = &c
+		}
+		oth, err := openMethod(methods[f.method], src, f, cfg)
 		if err != nil {
 			(&entryReader{s: s}).Close()
 			return nil, err

@@ -38,6 +38,11 @@ flags (all commands):
   -p PASSWORD        password (on a terminal, unarc asks when one is needed)
   -q                 quiet: no progress line, no summary
   -json              (l) one JSON object per entry and line
+  -j N               (t, x) decode on N goroutines (default 0: one per core);
+                     independent units (ZIP entries, non-solid RAR entries,
+                     RAR solid runs, 7z folders) run in parallel, results and
+                     errors come in archive order; -j 1 decodes in order.
+                     A stream (-) is always read on one.
 limits (default: a safe profile that stops decompression bombs):
   -max-ratio R       compression ratio (output / input), default 500
   -max-total SIZE    total bytes produced, default 1T
@@ -126,6 +131,7 @@ type command struct {
 	aoa, aos  bool
 	aou       bool
 	preserve  bool
+	workers   int
 	limits    unarc.Limits
 	noLimits  bool
 	archive   string
@@ -157,6 +163,9 @@ func (c *cli) run(args []string) int {
 	fl.StringVar(&cmd.password, "p", "", "")
 	fl.BoolVar(&cmd.quiet, "q", false, "")
 	limitFlags(fl, &cmd.limits, &cmd.noLimits)
+	if cmd.name != "l" {
+		fl.IntVar(&cmd.workers, "j", 0, "")
+	}
 	switch cmd.name {
 	case "l":
 		fl.BoolVar(&cmd.json, "json", false, "")
@@ -179,6 +188,10 @@ func (c *cli) run(args []string) int {
 	}
 	if len(pos) > 0 {
 		cmd.archive, cmd.patterns = pos[0], pos[1:]
+	}
+	if cmd.workers < 0 {
+		fmt.Fprintf(c.stderr, "unarc %s: -j %d: need 0 (every core) or more\n", cmd.name, cmd.workers)
+		return 1
 	}
 	if cmd.noLimits {
 		cmd.limits = noLimits()
@@ -388,6 +401,9 @@ func (c *cli) exec(cmd *command, m *matcher) int {
 	name := displayName(cmd.archive)
 	var pwf *passwordFunc
 	base := []unarc.Option{unarc.WithLimits(cmd.limits)}
+	if cmd.workers > 0 {
+		base = append(base, unarc.WithWorkers(cmd.workers))
+	}
 	if cmd.password != "" {
 		base = append(base, unarc.WithPassword(cmd.password))
 	} else if c.con.interactive() {
@@ -575,27 +591,19 @@ func (c *cli) test(cmd *command, src *source, sel func(*unarc.Entry) bool, prog 
 	}
 	var fatal error
 	if src.a != nil {
-		ents := src.a.Entries()
-		last := len(ents) - 1
-		for last >= 0 && !sel(ents[last]) {
-			last--
-		}
-		for _, e := range ents[:last+1] {
-			if c.ctx.Err() != nil {
-				fatal = c.ctx.Err()
-				break
-			}
-			if !sel(e) || !testable(e) {
-				continue
-			}
-			rc, err := src.a.OpenEntry(e)
+		// Units decode on -j workers; results come back in entry order.
+		fatal = src.a.Test(c.ctx, sel, prog.add, func(e *unarc.Entry, err error) bool {
+			prog.set(e.Name, -1)
 			if err != nil {
 				fail(e, err)
-				continue
+				return true
 			}
-			check(e, rc)
-			rc.Close()
-		}
+			tested++
+			if !e.Verifiable() {
+				unverified++
+			}
+			return true
+		})
 	} else {
 		for c.ctx.Err() == nil {
 			e, err := src.r.Next()

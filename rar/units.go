@@ -1,0 +1,32 @@
+package rar
+
+// Units implements arc.Units. A non-solid entry is a unit of its own. A
+// solid entry belongs to the run that starts at the nearest earlier
+// entry whose solid flag is clear: RAR (4 and 5) marks every file that
+// continues the previous file's dictionary, and starts the stream afresh
+// only at a file without the flag (the first file of the archive, and of
+// a volume when rar was told to). A file copy or hard link reads its
+// source's content, so it goes with its source.
+func (a *Archive) Units() []int {
+	u := make([]int, len(a.entries))
+	for i := range u {
+		fi := i
+		if a.vis != nil {
+			fi = a.vis[i]
+		}
+		u[i] = a.unitOf(fi)
+	}
+	return u
+}
+
+// unitOf labels file index fi with the file index its unit starts at.
+func (a *Archive) unitOf(fi int) int {
+	f := a.files[fi]
+	if f.copyOf >= 0 {
+		fi, f = f.copyOf, a.files[f.copyOf]
+	}
+	if f.method > 0 && (a.p.solid || f.solid) && entryData(f.e) {
+		return a.runStart(fi)
+	}
+	return fi
+}

@@ -1,0 +1,71 @@
+#!/usr/bin/env bash
+# Times `unarc t` against `7zz t` and `unrar t` (RAR archives only), each
+# at its default thread count, with hyperfine, on the mixed-200
+# benchmark archives, and prints one table.
+#
+#   scripts/native-compare.sh [CASE...]     (default: rar5 zip-deflate 7z-lzma2-mt zip-bzip2)
+#
+# The archives live in the benchmark cache ($UNARC_BENCH_CACHE, else
+# ~/.cache/unarc-bench); missing ones are made first by the benchmark
+# itself (BenchmarkExtractParallel, bench_parallel_test.go), so the
+# commands are those of the Go benchmarks. RUNS (default 3) and WARMUP
+# (default 1) set hyperfine's counts.
+set -euo pipefail
+repo=$(cd "$(dirname "$0")/.." && pwd)
+cache=${UNARC_BENCH_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/unarc-bench}
+runs=${RUNS:-3}
+warmup=${WARMUP:-1}
+cases=("$@")
+[ ${#cases[@]} -gt 0 ] || cases=(rar5 zip-deflate 7z-lzma2-mt zip-bzip2)
+
+declare -A file=(
+  [rar5]=mixed-rar5.rar
+  [zip-deflate]=mixed-zip-deflate.zip
+  [7z-lzma2-mt]=mixed-7z-lzma2-mt.7z
+  [zip-bzip2]=mixed-zip-bzip2.zip
+)
+for t in hyperfine 7zz python3; do
+  command -v "$t" >/dev/null || { echo "native-compare: $t is not installed" >&2; exit 1; }
+done
+
+bin=$(mktemp -d)
+trap 'rm -rf "$bin"' EXIT
+(cd "$repo" && go build -o "$bin/unarc" ./cmd/unarc)
+
+for c in "${cases[@]}"; do
+  f=${file[$c]:-}
+  [ -n "$f" ] || { echo "native-compare: unknown case $c (known: ${!file[*]})" >&2; exit 1; }
+  if [ ! -f "$cache/$f" ]; then
+    echo "making $cache/$f (BenchmarkExtractParallel/$c)" >&2
+    # Matches the case but none of its sub-benchmarks: loadBench makes
+    # the archive, nothing is timed.
+    (cd "$repo" && go test -run '^$' -bench "^BenchmarkExtractParallel\$/^$c\$/^none\$" -benchtime 1x . >/dev/null)
+  fi
+  [ -f "$cache/$f" ] || { echo "native-compare: $cache/$f was not made (tool missing?)" >&2; exit 1; }
+  cmds=("$bin/unarc t -q $cache/$f")
+  names=("unarc t")
+  # Some 7zz builds have no RAR codec: compare with what can read it.
+  if 7zz l "$cache/$f" >/dev/null 2>&1; then
+    cmds+=("7zz t -bd -bso0 $cache/$f")
+    names+=("7zz t")
+  fi
+  if [[ $f == *.rar ]] && command -v unrar >/dev/null; then
+    cmds+=("unrar t -idq $cache/$f")
+    names+=("unrar t")
+  fi
+  args=()
+  for i in "${!cmds[@]}"; do args+=(-n "${names[$i]}" "${cmds[$i]}"); done
+  hyperfine -N --style basic --runs "$runs" --warmup "$warmup" --export-json "$bin/$c.json" "${args[@]}" >&2
+done
+
+python3 - "$bin" "${cases[@]}" <<'PY'
+import json, sys
+d, cases = sys.argv[1], sys.argv[2:]
+print("| archive | command | mean s | ± s | user s | sys s | vs unarc |")
+print("|---|---|---:|---:|---:|---:|---:|")
+for c in cases:
+    rs = json.load(open(f"{d}/{c}.json"))["results"]
+    base = rs[0]["mean"]
+    for r in rs:
+        print(f"| {c} | {r['command']} | {r['mean']:.3f} | {r['stddev'] or 0:.3f} | {r['user']:.3f} | {r['system']:.3f} | {r['mean']/base:.2f}x |")
+PY
