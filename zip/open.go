@@ -226,8 +226,8 @@ func (a *Archive) Open(i int) (io.ReadCloser, error) {
 			src = s.br
 		}
 		cfg := &a.cfg
-		if n := a.entryWorkerCount(); n != max(cfg.Workers, 1) && (f.method == methodZstd || f.method == 20) {
-			c := a.cfg // only zstd reads Workers: the copy is made for it alone
+		if n := a.entryWorkerCount(); n != max(cfg.Workers, 1) && (f.method == methodZstd || f.method == 20 || f.method == methodBZip2) {
+			c := a.cfg // only zstd and BZip2 read Workers: the copy is made for them alone
 			c.Workers = n
 			cfg = &c
 		}

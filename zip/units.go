@@ -12,7 +12,7 @@ func (a *Archive) Units() []int {
 	return u
 }
 
-// entryWorkers is the goroutines one entry's decoder may use (zstd);
+// entryWorkers is the goroutines one entry's decoder may use (zstd, BZip2);
 // 0 means Config.Workers.
 type entryWorkers struct{ n atomic.Int32 }
 
