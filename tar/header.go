@@ -3,7 +3,6 @@ package tar
 import (
 	"archive/tar"
 	"io/fs"
-	"path"
 	"strings"
 
 	"github.com/go-unarc/unarc/arc"
@@ -108,7 +107,7 @@ func entryOf(h *tar.Header, method string, packed int64, index int) *arc.Entry {
 		e.Mode |= fs.ModeSymlink
 		e.Link, e.LinkTarget = arc.LinkSymlink, h.Linkname
 	case tar.TypeLink:
-		e.Link, e.LinkTarget = arc.LinkHardlink, path.Clean(strings.TrimRight(h.Linkname, "/"))
+		e.Link, e.LinkTarget = arc.LinkHardlink, strings.TrimRight(h.Linkname, "/")
 	case tar.TypeChar:
 		e.Mode |= fs.ModeDevice | fs.ModeCharDevice
 	case tar.TypeBlock:
