@@ -551,3 +551,17 @@ func (r *entryReader) Close() error {
 	}
 	return nil
 }
+
+// IsCompressedTar reports whether head, the first bytes of an input (64
+// KiB is plenty), is a compressed stream whose content starts with a tar
+// header. A caller holding a file may then prefer the forward Reader,
+// which decodes such a stream once, to the Archive, which decodes it to
+// list it and again to read entries.
+func IsCompressedTar(head []byte) bool {
+	kind := DetectKind(head)
+	if kind == None {
+		return false
+	}
+	var b [blockSize]byte
+	return IsHeader(b[:peekDecoded(kind, head, b[:])])
+}
