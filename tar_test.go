@@ -1,6 +1,7 @@
 package unarc_test
 
 import (
+	"archive/tar"
 	"bytes"
 	"context"
 	"errors"
@@ -11,6 +12,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zstd"
 
 	"github.com/go-unarc/unarc"
 )
@@ -229,5 +234,68 @@ func TestTarDetectionNotScanned(t *testing.T) {
 	}
 	if _, err := unarc.NewReader(bytes.NewReader(junk)); !errors.Is(err, unarc.ErrFormat) {
 		t.Errorf("NewReader of junk+gzip: %v, want ErrFormat", err)
+	}
+}
+
+// memberBomb is a tarball of one file of size bytes of zeros: a gzip
+// member (or zstd frame) with the tar header, then one member of 1 MiB
+// of zeros repeated. Built here because no tool writes 10 GiB in
+// seconds; gzip and zstd both decode concatenated members.
+func memberBomb(t *testing.T, zstdFrames bool, size int64) []byte {
+	t.Helper()
+	var hdr bytes.Buffer
+	tw := tar.NewWriter(&hdr)
+	if err := tw.WriteHeader(&tar.Header{Name: "zeros", Size: size, Mode: 0o644, Typeflag: tar.TypeReg}); err != nil {
+		t.Fatal(err)
+	}
+	tw.Flush()
+	comp := func(b []byte) []byte {
+		var out bytes.Buffer
+		var w io.WriteCloser
+		if zstdFrames {
+			w, _ = zstd.NewWriter(&out, zstd.WithEncoderLevel(zstd.SpeedBestCompression))
+		} else {
+			w, _ = gzip.NewWriterLevel(&out, gzip.BestCompression)
+		}
+		w.Write(b)
+		w.Close()
+		return out.Bytes()
+	}
+	return append(comp(hdr.Bytes()), bytes.Repeat(comp(make([]byte, 1<<20)), int(size>>20))...)
+}
+
+// TestTarBombs: a tar.gz of 10 GiB of zeros in gzip members, and a
+// tar.zst in zstd frames, stop at MaxRatio and at MaxTotalSize through
+// both APIs (the Archive already while listing), long before the end.
+func TestTarBombs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds 10 MiB bombs")
+	}
+	for _, zf := range []bool{false, true} {
+		data := memberBomb(t, zf, 10<<30)
+		total := lifted
+		total.MaxTotalSize = 20 << 20
+		for _, l := range []unarc.Limits{bombLimits(), total} {
+			start := time.Now()
+			_, err := openLimited(t, data, l)
+			if !errors.Is(err, unarc.ErrLimit) {
+				t.Errorf("zstd=%v Open: %v, want ErrLimit", zf, err)
+			}
+			r, err := unarc.NewReader(bytes.NewReader(data), unarc.WithLimits(l))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var w sizeWriter
+			if _, err = r.Next(); err == nil {
+				_, err = io.Copy(&w, r)
+			}
+			r.Close()
+			if !errors.Is(err, unarc.ErrLimit) || w.n > 20<<20+1000*int64(len(data)) {
+				t.Errorf("zstd=%v Reader: %v after %d bytes, want ErrLimit", zf, err, w.n)
+			}
+			if d := time.Since(start); d > 10*time.Second {
+				t.Errorf("zstd=%v: %v to stop", zf, d)
+			}
+		}
 	}
 }

@@ -144,7 +144,7 @@ func (d *decomp) open(kind Kind, src io.Reader, lim *arc.Limits, workers int) er
 		err = d.xz.Reset(src, xz.MaxMemory(lim.MaxMemory), xz.MaxDict(lim.MaxDictionary))
 		d.rd = d.xz
 	case Zstd:
-		win := uint64(min(lim.MaxDictionary, lim.MaxMemory, 1<<62))
+		win := uint64(min(lim.MaxDictionary, lim.MaxMemory, 1<<41)) // klauspost caps the window at 3.75 TB
 		if workers > 1 {
 			d.zsMT = true
 			d.zs, err = zstd.NewReader(src, zstd.WithDecoderConcurrency(workers),
