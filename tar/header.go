@@ -114,7 +114,7 @@ func entryOf(h *tar.Header, method string, packed int64, index int) *arc.Entry {
 		e.Mode |= fs.ModeDevice
 	case tar.TypeFifo:
 		e.Mode |= fs.ModeNamedPipe
-	case tar.TypeReg, tar.TypeRegA, tar.TypeGNUSparse, tar.TypeCont: //nolint:staticcheck // TypeRegA: old tars write it
+	case tar.TypeReg, tar.TypeGNUSparse, tar.TypeCont: // archive/tar reads the old '\x00' as TypeReg
 		e.Size = h.Size
 	default:
 		// Other types (GNU volume headers, unknown letters) hold data
@@ -134,9 +134,7 @@ func headerCost(h *tar.Header) int64 {
 	for k, v := range h.PAXRecords {
 		n += int64(len(k) + len(v) + 48)
 	}
-	for k, v := range h.Xattrs { //nolint:staticcheck // kept in sync with PAXRecords by archive/tar
-		n += int64(len(k) + len(v) + 48)
-	}
+	n *= 2 // archive/tar also copies SCHILY.xattr records into Header.Xattrs
 	return n
 }
 

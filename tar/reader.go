@@ -17,8 +17,7 @@ type Reader struct {
 	bare  bool
 	input string // cfg.Name, for a single file's name
 	lim   arc.Limits
-	n     int   // entries returned
-	mem   int64 // header memory charged
+	n     int // entries returned
 	cur   *arc.Entry
 	err   error
 	raw   [blockSize]byte // the input's first bytes, when r cannot peek
