@@ -74,7 +74,7 @@ func openArchive(r io.ReaderAt, size int64, o *options, cfg *arc.Config, pw *pas
 		a.Close()
 		return nil, err
 	}
-	return &Archive{a: a, format: f.Name, opts: o, pw: pw, acct: acct}, nil
+	return &Archive{a: a, format: formatName(a, f), opts: o, pw: pw, acct: acct}, nil
 }
 
 // OpenFile opens the archive file name. For a multi-volume set, name is
@@ -259,7 +259,10 @@ func openSet(first io.ReaderAt, size int64, name string, open func(string) (io.R
 	return a, nil
 }
 
-// Format names the detected format: "zip", "rar", "7z".
+// Format names the detected format: "zip", "rar", "7z"; "tar", "tar.gz",
+// "tar.bz2", "tar.xz", "tar.zst", "tar.lz", "tar.lzma"; and for a single
+// compressed file (a one-entry archive) "gzip", "bzip2", "xz", "zstd",
+// "lzip", "lzma".
 func (a *Archive) Format() string { return a.format }
 
 // Entries lists the archive's entries in stored order. The slice and the

@@ -37,6 +37,17 @@ var benchCases = []benchCase{
 	{name: "rar5-aes", file: "mixed-rar5-aes.rar", tool: "rar", args: rar5Args("-pSECRET", "-hpSECRET"), password: "SECRET"},
 	{name: "rar4", file: "mixed-rar4.rar", tool: "rar6", args: []string{"a", "-ma4", "-m3", "-md4m", "-s-", "-ep", "-idq", "{out}"}},
 	{name: "rar4-solid", file: "mixed-rar4-solid.rar", tool: "rar6", args: []string{"a", "-ma4", "-m3", "-md4m", "-s", "-ep", "-idq", "{out}"}},
+	tarCase("tar-gz", "gz", "-z"),       // gzip -6 (tar -czf)
+	tarCase("tar-zst", "zst", "--zstd"), // zstd -3
+	tarCase("tar-xz", "xz", "-J"),       // xz -6
+}
+
+// tarCase is a GNU tar tarball of mixed-200 through its compressor
+// option, which runs the compressor at its default level (gzip -6,
+// zstd -3, xz -6) in a pipe, as tar -czf and friends do.
+func tarCase(name, ext, opt string) benchCase {
+	return benchCase{name: name, file: "mixed-" + name + ".tar." + ext, tool: "tar",
+		args: []string{"--format=gnu", "--owner=0", "--group=0", "--mtime=2024-01-01", opt, "-cf", "{out}"}}
 }
 
 // rar5Args is the DESIGN.md RAR5 command line; extra switches replace -s-

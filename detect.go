@@ -7,6 +7,7 @@ import (
 
 	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/tar"
 )
 
 // maxStubScan bounds how far into a stream NewReader looks for an archive
@@ -17,7 +18,7 @@ const maxStubScan = 16 << 20
 // detectAt picks the format of ra: a signature at offset 0 wins, then
 // each format's own Sniff (which may look behind prepended data).
 func detectAt(ra io.ReaderAt, size int64) (*arc.Format, error) {
-	var head [32]byte
+	var head [512]byte
 	n, err := ra.ReadAt(head[:min(int64(len(head)), size)], 0)
 	if err != nil && err != io.EOF {
 		return nil, err
@@ -54,6 +55,20 @@ func detectStream(br *bufio.Reader) (*arc.Format, error) {
 				return nil, errs.ErrFormat
 			}
 			return nil, err
+		}
+		if scanned == 0 {
+			// Anchored at offset 0 only: a signature there, then a tar
+			// header or a compressor's magic (never searched for).
+			for i := range formats {
+				for _, m := range formats[i].Magic {
+					if bytes.HasPrefix(buf, m) {
+						return &formats[i], nil
+					}
+				}
+			}
+			if tar.SniffBytes(buf) {
+				return &tar.Format, nil
+			}
 		}
 		best, bestF := -1, (*arc.Format)(nil)
 		for i := range formats {

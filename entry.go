@@ -13,7 +13,7 @@ import "github.com/go-unarc/unarc/arc"
 //		Modified   time.Time   // zero when the archive does not record it
 //		Created    time.Time   // zero when absent
 //		Accessed   time.Time   // zero when absent
-//		Mode       fs.FileMode // permission bits plus fs.ModeDir / fs.ModeSymlink
+//		Mode       fs.FileMode // permission bits plus fs.ModeDir / fs.ModeSymlink (tar: also device, FIFO, socket types)
 //		Link       LinkKind    // LinkNone for ordinary files and directories
 //		LinkTarget string      // for links: target as stored, '/'-separated
 //		Method     string      // compression method as the format calls it, e.g. "Deflate", "LZMA2:24", "RAR5 m3"
@@ -25,6 +25,7 @@ import "github.com/go-unarc/unarc/arc"
 //		Hash       []byte      // its value
 //		Comment    string      // per-entry comment (ZIP)
 //		Index      int         // position in the archive listing, from 0
+//		Sys        any         // format-specific metadata: *archive/tar.Header for tar (uid, gid, names, PAX records, xattrs)
 //	}
 //
 //	func (e *Entry) IsDir() bool      // a directory

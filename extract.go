@@ -131,6 +131,9 @@ func (r *Reader) Extract(ctx context.Context, dir string) error {
 	}
 }
 
+// specialModes are the file types Extract never creates.
+const specialModes = fs.ModeDevice | fs.ModeCharDevice | fs.ModeNamedPipe | fs.ModeSocket | fs.ModeIrregular
+
 // made says what this Extract call put at a path.
 type made uint8
 
@@ -517,6 +520,12 @@ func (x *extractor) entry(e *Entry, open func() (io.ReadCloser, error)) {
 	}
 	defer x.closeParent()
 	switch {
+	case e.Mode&specialModes != 0:
+		// Device nodes, FIFOs and sockets (tar) are listed but never
+		// created: the entry is skipped, said through Progress.Skipped.
+		if x.opts.progress != nil {
+			x.opts.progress(Progress{Entry: e, TotalWritten: x.total, Done: true, Skipped: "a device node, FIFO or socket is not created"})
+		}
 	case e.IsDir() && e.Link == LinkNone:
 		err = x.dir(e, rel)
 	case e.Link == LinkSymlink || e.Link == LinkJunction:

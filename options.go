@@ -29,6 +29,9 @@ type Progress struct {
 	EntryWritten int64
 	TotalWritten int64
 	Done         bool // the entry is complete (or failed)
+	// Skipped, when not empty, says why the entry was not written: a
+	// device node, FIFO or socket (tar lists them) is never created.
+	Skipped string
 }
 
 type options struct {

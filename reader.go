@@ -76,7 +76,7 @@ func NewReader(r io.Reader, opts ...Option) (*Reader, error) {
 		release()
 		return nil, archiveErr(err)
 	}
-	return &Reader{r: fr, format: f.Name, opts: o, pw: pw, buf: pooled, acct: acct}, nil
+	return &Reader{r: fr, format: formatName(fr, f), opts: o, pw: pw, buf: pooled, acct: acct}, nil
 }
 
 // Format names the detected format.

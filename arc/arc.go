@@ -73,6 +73,11 @@ type Entry struct {
 	Hash       []byte      // its value
 	Comment    string      // per-entry comment (ZIP)
 	Index      int         // position in the archive listing, from 0
+	// Sys is format-specific metadata that Entry has no field for, or nil:
+	// for tar entries the *archive/tar.Header (Uid, Gid, Uname, Gname,
+	// device numbers, PAXRecords with times in ns and SCHILY.xattr.*).
+	// Read it; do not modify it.
+	Sys any
 }
 
 // Verifiable reports whether reading the entry checks its content

@@ -20,6 +20,7 @@ import (
 	"golang.org/x/term"
 
 	"github.com/go-unarc/unarc"
+	"github.com/go-unarc/unarc/tar"
 )
 
 const usage = `usage:
@@ -356,7 +357,13 @@ func (c *cli) open(name string, opts []unarc.Option) (*source, error) {
 		if err != nil {
 			return nil, err
 		}
+		var head [64 << 10]byte
+		n, _ := f.ReadAt(head[:], 0)
 		switch {
+		case st.Mode().IsRegular() && tar.IsCompressedTar(head[:n]):
+			// A compressed tar has no index: the Archive would decode it
+			// once to list it and again to read it, the forward Reader
+			// once. (Falls through to the stream path below.)
 		case st.Mode().IsRegular() && f == c.stdin:
 			a, err := unarc.Open(f, st.Size(), opts...)
 			if err != nil {

@@ -1,0 +1,40 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
+// TestTarFromPipe: cat x.tar.zst | unarc x - extracts the tarball (and a
+// plain tar likewise), and a compressed tarball named as a file is
+// tested through the forward path.
+func TestTarFromPipe(t *testing.T) {
+	bin := binary(t)
+	for _, name := range []string{"tar/small.tar.zst", "tar/gnu.tar", "tar/small.tar.gz"} {
+		data, err := os.ReadFile(testdata(t, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir := t.TempDir()
+		cmd := exec.Command(bin, "x", "-")
+		cmd.Dir = dir
+		cmd.Stdin = bytes.NewReader(data)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("cat %s | unarc x -: %v\n%s", name, err, out)
+		}
+		got, err := os.ReadFile(filepath.Join(dir, "dir", "text.txt"))
+		want, _ := os.ReadFile(testdata(t, "tar/text.txt"))
+		if err != nil || !bytes.Equal(got, want) {
+			t.Errorf("%s: dir/text.txt: %v, %d bytes, want %d", name, err, len(got), len(want))
+		}
+		if _, err := os.Lstat(filepath.Join(dir, "fifo")); err == nil {
+			t.Errorf("%s: the FIFO was created", name)
+		}
+		if code, _, errs := runCLI("t", testdata(t, name)); code != 0 {
+			t.Errorf("unarc t %s: exit %d: %s", name, code, errs)
+		}
+	}
+}

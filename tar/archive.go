@@ -1,0 +1,567 @@
+package tar
+
+import (
+	"archive/tar"
+	"errors"
+	"fmt"
+	"io"
+	"path"
+	"strings"
+	"sync"
+
+	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/errs"
+)
+
+// Format registers tar (plain, or inside gzip, bzip2, xz, zstd, lzip or
+// .lzma) and the bare compressed single files with the root. It has no
+// Magic: a tar header is recognised by its checksum at offset 0 and the
+// compressors by their magic at offset 0 (Sniff, SniffBytes), never by a
+// scan, so a stray 1f 8b in an SFX stub is not taken for gzip.
+var Format = arc.Format{
+	Name:      "tar",
+	Sniff:     Sniff,
+	Open:      func(ra io.ReaderAt, size int64, cfg *arc.Config) (arc.Archive, error) { return Open(ra, size, cfg) },
+	NewReader: func(r io.Reader, cfg *arc.Config) (arc.Reader, error) { return NewReader(r, cfg) },
+}
+
+// SniffBytes reports whether head, the first bytes of an input, starts a
+// tar archive or a stream of one of the compressors (whose content is a
+// tar archive or a single file).
+func SniffBytes(head []byte) bool {
+	return IsHeader(head) || DetectKind(head) != None
+}
+
+// Sniff is SniffBytes on the first bytes of ra.
+func Sniff(ra io.ReaderAt, size int64) bool {
+	var head [blockSize]byte
+	n, _ := ra.ReadAt(head[:min(size, blockSize)], 0)
+	return SniffBytes(head[:n])
+}
+
+// formatName is what Archive.FormatName and Reader.FormatName report:
+// "tar", "tar.gz", "tar.bz2", "tar.xz", "tar.zst", "tar.lz", "tar.lzma"
+// for tarballs; "gzip", "bzip2", "xz", "zstd", "lzip", "lzma" for a
+// single compressed file.
+func formatName(kind Kind, bare bool) string {
+	switch {
+	case kind == None:
+		return "tar"
+	case bare:
+		return kind.String()
+	}
+	return "tar." + kindSuffixes[kind]
+}
+
+func methodName(kind Kind) string {
+	if kind == None {
+		return "stored"
+	}
+	return kind.String()
+}
+
+// bareName names the single file inside a compressed stream: the gzip
+// FNAME (its last path element), else the input's file name without the
+// compressor's suffix (name.gz → name, name.tgz → name.tar), else the
+// name with ".out" added; "stdin" when the input has no name ("" or "-",
+// as for a pipe).
+func bareName(kind Kind, fname, input string) string {
+	if fname != "" {
+		if b := path.Base(strings.ReplaceAll(fname, "\\", "/")); b != "." && b != "/" && b != ".." {
+			return b
+		}
+	}
+	if input == "" || input == "-" {
+		return "stdin"
+	}
+	base := path.Base(strings.ReplaceAll(input, "\\", "/"))
+	low := strings.ToLower(base)
+	for _, s := range suffixes[kind] {
+		if strings.HasSuffix(low, s[0]) && len(base) > len(s[0]) {
+			return base[:len(base)-len(s[0])] + s[1]
+		}
+	}
+	return base + ".out"
+}
+
+var suffixes = [...][][2]string{
+	Gzip:  {{".tgz", ".tar"}, {".taz", ".tar"}, {".gz", ""}, {".z", ""}, {"-gz", ""}},
+	Bzip2: {{".tbz2", ".tar"}, {".tbz", ".tar"}, {".bz2", ""}, {".bz", ""}},
+	XZ:    {{".txz", ".tar"}, {".xz", ""}},
+	Zstd:  {{".tzst", ".tar"}, {".zst", ""}, {".zstd", ""}},
+	Lzip:  {{".tlz", ".tar"}, {".lz", ""}},
+	LZMA:  {{".lzma", ""}},
+}
+
+// Archive is random access over a tar archive or a compressed single
+// file in an io.ReaderAt.
+//
+// A plain tar is listed by reading its headers only (data is skipped by
+// offset), and an entry is read straight from its data offset; a GNU
+// sparse entry is read through archive/tar from its header.
+//
+// A compressed tar has no index: Open decodes the whole stream once to
+// list it (and to verify the compressor's checksums at its end), and
+// opening an entry decodes the stream again from its start up to that
+// entry. The Archive keeps the decoder of the last closed entry, so
+// opening entries in stored order (Extract, a loop over Entries)
+// continues from there and costs one more decoding pass in all; opening
+// an earlier entry, or several at once, decodes from the start each
+// time. A compressed single file is one entry whose size is not known
+// before reading it (-1); reading it decodes the stream.
+type Archive struct {
+	ra      io.ReaderAt
+	size    int64
+	kind    Kind
+	bare    bool
+	lim     arc.Limits
+	workers int
+	ents    []*arc.Entry
+	offs    []int64 // plain tar: data offset of entry i; header offset for sparse ones (-1: unknown)
+	warns   []error
+
+	mu     sync.Mutex
+	idle   *cursor // compressed tar: the decoder after the last closed entry
+	closed bool
+}
+
+// cursor is one decoding pass over a compressed (or plain) tar stream.
+type cursor struct {
+	in   countReader
+	dec  decomp
+	g    guard
+	head prefixReader
+	tr   *tar.Reader
+	next int // index of the entry the next tr.Next returns
+}
+
+// prefixReader reads buf first, then r.
+type prefixReader struct {
+	buf []byte
+	r   io.Reader
+}
+
+func (p *prefixReader) Read(b []byte) (int, error) {
+	if len(p.buf) > 0 {
+		n := copy(b, p.buf)
+		p.buf = p.buf[n:]
+		return n, nil
+	}
+	return p.r.Read(b)
+}
+
+// start opens a decoding pass over src: the decompressor (kind != None),
+// the limit guard, and the first block decoded into head.
+func (c *cursor) start(src io.Reader, kind Kind, lim *arc.Limits, workers int, head []byte) (int, error) {
+	c.in = countReader{r: src}
+	c.next = 0
+	var out io.Reader = &c.in
+	if kind != None {
+		if err := c.dec.open(kind, &c.in, lim, workers); err != nil {
+			return 0, err
+		}
+		out = &c.dec
+	}
+	c.g.reset(out, &c.in, lim)
+	n, err := io.ReadFull(&c.g, head)
+	if err == io.ErrUnexpectedEOF || err == io.EOF {
+		err = nil
+	}
+	c.head = prefixReader{buf: head[:n], r: &c.g}
+	return n, err
+}
+
+func (c *cursor) close() {
+	if c.dec.rd != nil {
+		c.dec.Close()
+	}
+	c.tr = nil
+}
+
+// drain reads the compressed stream to its end after the tar archive
+// ended, so the compressor's trailing checks (gzip CRC32 and ISIZE, the
+// xz index, zstd checksums, lzip trailers) are verified.
+func (c *cursor) drain(kind Kind) error {
+	if kind == None {
+		return nil
+	}
+	_, err := io.Copy(io.Discard, &c.head)
+	return err
+}
+
+// Open lists the archive in ra (size bytes); cfg may be nil.
+func Open(ra io.ReaderAt, size int64, cfg *arc.Config) (*Archive, error) {
+	if cfg == nil {
+		cfg = &arc.Config{}
+	}
+	a := &Archive{ra: ra, size: size, lim: cfg.Limits.WithDefaults(), workers: cfg.Workers}
+	var head [blockSize]byte
+	n, _ := ra.ReadAt(head[:min(size, blockSize)], 0)
+	a.kind = DetectKind(head[:n])
+	if a.kind == None {
+		if !IsHeader(head[:n]) {
+			return nil, errs.ErrFormat
+		}
+		sr := &seekReader{ra: ra, size: size}
+		if err := a.list(tar.NewReader(sr), sr); err != nil {
+			return nil, err
+		}
+		return a, nil
+	}
+	c := new(cursor)
+	defer c.close()
+	hb := make([]byte, blockSize)
+	m, err := c.start(io.NewSectionReader(ra, 0, size), a.kind, &a.lim, a.workers, hb)
+	if err != nil {
+		return nil, err
+	}
+	if !IsHeader(hb[:m]) {
+		a.bare = true
+		a.ents = []*arc.Entry{bareEntry(a.kind, &c.dec, cfg.Name, size)}
+		return a, nil
+	}
+	c.tr = tar.NewReader(&c.head)
+	if err := a.list(c.tr, nil); err != nil {
+		return nil, err
+	}
+	if len(a.warns) == 0 {
+		if err := c.drain(a.kind); err != nil {
+			return nil, tarErr(err)
+		}
+	}
+	return a, nil
+}
+
+func bareEntry(kind Kind, d *decomp, input string, packed int64) *arc.Entry {
+	e := &arc.Entry{Name: bareName(kind, d.name, input), Size: -1, PackedSize: packed,
+		Mode: 0o644, Method: methodName(kind)}
+	if d.gz != nil {
+		e.Modified = d.gz.ModTime
+	}
+	return e
+}
+
+// round512 rounds n up to whole blocks.
+func round512(n int64) int64 { return (n + blockSize - 1) &^ (blockSize - 1) }
+
+// list reads every header; sr is the plain tar's source (nil when
+// compressed), whose position gives the data offsets.
+func (a *Archive) list(tr *tar.Reader, sr *seekReader) error {
+	var mem int64
+	method := methodName(a.kind)
+	hdrStart := int64(0) // plain: where the next entry's headers start; -1 unknown
+	for {
+		h, err := tr.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			err = tarErr(err)
+			if errors.Is(err, errs.ErrTruncated) && len(a.ents) > 0 {
+				a.warns = append(a.warns, fmt.Errorf("%w: the archive ends after %d entries, in the headers or data that follow", errs.ErrTruncated, len(a.ents)))
+				return nil
+			}
+			return err
+		}
+		if h.Typeflag == tar.TypeXGlobalHeader {
+			if sr != nil {
+				hdrStart = round512(sr.pos)
+			}
+			continue
+		}
+		if int64(len(a.ents)) >= a.lim.MaxEntries {
+			return errs.Limit("more than MaxEntries (%d) entries", a.lim.MaxEntries)
+		}
+		if mem += headerCost(h); mem > a.lim.MaxHeaderMemory {
+			return errs.Limit("tar headers need more than MaxHeaderMemory (%d bytes)", a.lim.MaxHeaderMemory)
+		}
+		packed, off := int64(-1), int64(-1)
+		sparse := isSparse(h)
+		e := entryOf(h, method, packed, len(a.ents))
+		if sr != nil {
+			if sparse {
+				off, hdrStart = hdrStart, -1
+			} else {
+				off = sr.pos
+				e.PackedSize = e.Size
+				hdrStart = round512(sr.pos + e.Size)
+			}
+		}
+		a.ents = append(a.ents, e)
+		a.offs = append(a.offs, off)
+	}
+}
+
+// tarErr maps archive/tar's errors to the sentinels.
+func tarErr(err error) error {
+	switch {
+	case err == nil || err == io.EOF || isOurs(err):
+		return err
+	case err == io.ErrUnexpectedEOF:
+		return errs.Truncated("tar")
+	}
+	return errs.Corrupt("tar: %v", err)
+}
+
+// seekReader reads ra from pos; archive/tar skips entry data by Seek.
+type seekReader struct {
+	ra   io.ReaderAt
+	size int64
+	pos  int64
+}
+
+func (s *seekReader) Read(p []byte) (int, error) {
+	if s.pos >= s.size {
+		return 0, io.EOF
+	}
+	if rem := s.size - s.pos; int64(len(p)) > rem {
+		p = p[:rem]
+	}
+	n, err := s.ra.ReadAt(p, s.pos)
+	s.pos += int64(n)
+	if err == io.EOF && n > 0 {
+		err = nil
+	}
+	return n, err
+}
+
+func (s *seekReader) Seek(off int64, whence int) (int64, error) {
+	switch whence {
+	case io.SeekCurrent:
+		off += s.pos
+	case io.SeekEnd:
+		off += s.size
+	}
+	if off < 0 {
+		return s.pos, errs.Corrupt("tar: seek before the start")
+	}
+	s.pos = off
+	return off, nil
+}
+
+// FormatName says what was detected: "tar", "tar.gz" … or, for a single
+// compressed file, "gzip" ….
+func (a *Archive) FormatName() string { return formatName(a.kind, a.bare) }
+
+// Entries lists the entries in stored order (PAX global headers are not entries).
+func (a *Archive) Entries() []*arc.Entry { return a.ents }
+
+// Comment is empty: tar has none.
+func (a *Archive) Comment() string { return "" }
+
+// Warnings reports a tar cut short after complete headers.
+func (a *Archive) Warnings() []error { return a.warns }
+
+// Close releases the kept decoder; readers still open keep theirs until
+// they are closed.
+func (a *Archive) Close() error {
+	a.mu.Lock()
+	a.closed = true
+	c := a.idle
+	a.idle = nil
+	a.mu.Unlock()
+	if c != nil {
+		c.close()
+	}
+	return nil
+}
+
+// Open returns a reader of entry i's content.
+func (a *Archive) Open(i int) (io.ReadCloser, error) {
+	if i < 0 || i >= len(a.ents) {
+		return nil, fmt.Errorf("tar: no entry %d", i)
+	}
+	e := a.ents[i]
+	if a.kind == None {
+		return a.openPlain(i, e)
+	}
+	if a.bare {
+		c := new(cursor)
+		hb := make([]byte, blockSize)
+		if _, err := c.start(io.NewSectionReader(a.ra, 0, a.size), a.kind, &a.lim, a.workers, hb); err != nil {
+			c.close()
+			return nil, err
+		}
+		return &entryReader{r: &c.head, c: c, a: a, bare: true}, nil
+	}
+	if e.Size == 0 {
+		return &entryReader{}, nil
+	}
+	c, err := a.seek(i)
+	if err != nil {
+		return nil, err
+	}
+	return &entryReader{r: c.tr, c: c, a: a}, nil
+}
+
+// seek returns a pass positioned at entry i's data: the kept one when it
+// has not passed i, else a new one from the start.
+func (a *Archive) seek(i int) (*cursor, error) {
+	a.mu.Lock()
+	c := a.idle
+	if c != nil && c.next <= i {
+		a.idle = nil
+	} else {
+		c = nil
+	}
+	a.mu.Unlock()
+	if c == nil {
+		c = new(cursor)
+		hb := make([]byte, blockSize)
+		if _, err := c.start(io.NewSectionReader(a.ra, 0, a.size), a.kind, &a.lim, a.workers, hb); err != nil {
+			c.close()
+			return nil, err
+		}
+		c.tr = tar.NewReader(&c.head)
+	}
+	for c.next <= i {
+		h, err := c.tr.Next()
+		if err != nil {
+			c.close()
+			if err == io.EOF {
+				return nil, errs.Corrupt("tar: the stream ends before entry %d it listed", i)
+			}
+			return nil, tarErr(err)
+		}
+		if h.Typeflag == tar.TypeXGlobalHeader {
+			continue
+		}
+		if c.next == i {
+			if want := a.ents[i].Sys.(*tar.Header); h.Name != want.Name || h.Size != want.Size {
+				c.close()
+				return nil, errs.Corrupt("tar: entry %d decodes differently than when listed", i)
+			}
+		}
+		c.next++
+	}
+	return c, nil
+}
+
+// openPlain reads a plain tar entry from its data offset, or a sparse
+// one through archive/tar from its header.
+func (a *Archive) openPlain(i int, e *arc.Entry) (io.ReadCloser, error) {
+	h := e.Sys.(*tar.Header)
+	if !isSparse(h) {
+		if e.Size <= 0 {
+			return &entryReader{}, nil
+		}
+		return &sectionReader{ra: a.ra, pos: a.offs[i], end: a.offs[i] + e.Size}, nil
+	}
+	var tr *tar.Reader
+	target := i
+	if a.offs[i] >= 0 {
+		tr = tar.NewReader(&seekReader{ra: a.ra, size: a.size, pos: a.offs[i]})
+		target = 0
+	} else {
+		tr = tar.NewReader(&seekReader{ra: a.ra, size: a.size})
+	}
+	for n := 0; n <= target; {
+		hh, err := tr.Next()
+		if err != nil {
+			if err == io.EOF {
+				return nil, errs.Corrupt("tar: entry %d not found again", i)
+			}
+			return nil, tarErr(err)
+		}
+		if hh.Typeflag != tar.TypeXGlobalHeader {
+			n++
+		}
+	}
+	return &entryReader{r: tr}, nil
+}
+
+// sectionReader reads one plain entry's data; the input ending early is
+// ErrTruncated.
+type sectionReader struct {
+	ra       io.ReaderAt
+	pos, end int64
+}
+
+func (s *sectionReader) Read(p []byte) (int, error) {
+	if s.ra == nil {
+		return 0, errClosed
+	}
+	if s.pos >= s.end {
+		return 0, io.EOF
+	}
+	if rem := s.end - s.pos; int64(len(p)) > rem {
+		p = p[:rem]
+	}
+	n, err := s.ra.ReadAt(p, s.pos)
+	s.pos += int64(n)
+	if err == io.EOF {
+		if s.pos < s.end {
+			return n, errs.Truncated("tar entry data")
+		}
+		err = nil
+	}
+	return n, err
+}
+
+func (s *sectionReader) Close() error { s.ra = nil; return nil }
+
+// entryReader reads an entry through a decoding pass; Close hands the
+// pass back to the Archive for the next entry.
+type entryReader struct {
+	r    io.Reader // nil: empty entry
+	c    *cursor
+	a    *Archive
+	bare bool
+	done bool
+}
+
+func (r *entryReader) Read(p []byte) (int, error) {
+	if r.done {
+		return 0, errClosed
+	}
+	if r.r == nil {
+		return 0, io.EOF
+	}
+	n, err := r.r.Read(p)
+	if err != nil && err != io.EOF {
+		err = tarErr(err)
+	}
+	return n, err
+}
+
+func (r *entryReader) Close() error {
+	if r.done {
+		return nil
+	}
+	r.done = true
+	c := r.c
+	r.r, r.c = nil, nil
+	if c == nil {
+		return nil
+	}
+	if r.bare || r.a == nil {
+		c.close()
+		return nil
+	}
+	r.a.mu.Lock()
+	old := r.a.idle
+	if r.a.closed {
+		old = c
+	} else {
+		r.a.idle = c
+	}
+	r.a.mu.Unlock()
+	if old != nil {
+		old.close()
+	}
+	return nil
+}
+
+// IsCompressedTar reports whether head, the first bytes of an input (64
+// KiB is plenty), is a compressed stream whose content starts with a tar
+// header. A caller holding a file may then prefer the forward Reader,
+// which decodes such a stream once, to the Archive, which decodes it to
+// list it and again to read entries.
+func IsCompressedTar(head []byte) bool {
+	kind := DetectKind(head)
+	if kind == None {
+		return false
+	}
+	var b [blockSize]byte
+	return IsHeader(b[:peekDecoded(kind, head, b[:])])
+}

@@ -1,0 +1,308 @@
+package tar
+
+import (
+	"bytes"
+	"compress/bzip2"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/klauspost/compress/flate"
+	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/internal/pool"
+	"github.com/go-unarc/unarc/lzma"
+	"github.com/go-unarc/unarc/xz"
+)
+
+// Kind is the stream compressor around a tar archive or a single file.
+type Kind uint8
+
+const (
+	None Kind = iota
+	Gzip
+	Bzip2
+	XZ
+	Zstd
+	Lzip
+	LZMA
+)
+
+var kindNames = [...]string{"", "gzip", "bzip2", "xz", "zstd", "lzip", "lzma"}
+var kindSuffixes = [...]string{"", "gz", "bz2", "xz", "zst", "lz", "lzma"}
+
+func (k Kind) String() string {
+	if int(k) < len(kindNames) && k != None {
+		return kindNames[k]
+	}
+	return "none"
+}
+
+// DetectKind names the compressor whose magic starts b (None when b starts
+// with none of them). .lzma has no magic: its 13-byte header is
+// recognised by a properties byte in range, a dictionary size of the form
+// 2^n or 3*2^n that LZMA tools write, a plausible uncompressed size, and
+// the zero byte every LZMA range-coded stream starts with.
+func DetectKind(b []byte) Kind {
+	switch {
+	case len(b) >= 3 && b[0] == 0x1f && b[1] == 0x8b && b[2] == 8:
+		return Gzip
+	case len(b) >= 4 && b[0] == 'B' && b[1] == 'Z' && b[2] == 'h' && b[3] >= '1' && b[3] <= '9':
+		return Bzip2
+	case len(b) >= 6 && string(b[:6]) == "\xfd7zXZ\x00":
+		return XZ
+	case len(b) >= 4 && string(b[:4]) == "\x28\xb5\x2f\xfd":
+		return Zstd
+	case len(b) >= 4 && b[0]&0xf0 == 0x50 && string(b[1:4]) == "\x2a\x4d\x18":
+		return Zstd // a skippable frame (magic 0x184D2A5?) first
+	case len(b) >= 5 && string(b[:4]) == "LZIP":
+		return Lzip
+	case isLZMAHeader(b):
+		return LZMA
+	}
+	return None
+}
+
+func isLZMAHeader(b []byte) bool {
+	if len(b) < 14 || b[0] > 224 || b[13] != 0 {
+		return false
+	}
+	d := binary.LittleEndian.Uint32(b[1:5])
+	if d < 1<<12 {
+		return false
+	}
+	for d&1 == 0 {
+		d >>= 1
+	}
+	if d != 1 && d != 3 {
+		return false
+	}
+	size := binary.LittleEndian.Uint64(b[5:13])
+	return size == ^uint64(0) || size < 1<<48
+}
+
+// newBzip2Reader is the one place the BZip2 decoder is chosen (the
+// standard library's until our own parallel decoder lands).
+func newBzip2Reader(r io.Reader, workers int) (io.ReadCloser, error) {
+	_ = workers
+	return io.NopCloser(bzip2.NewReader(r)), nil
+}
+
+var (
+	gzipPool = pool.Of[gzip.Reader]{}
+	xzPool   = pool.Of[xz.Reader]{}
+	lzmaPool = pool.Of[lzma.Reader]{}
+	lzipPool = pool.Of[lzipReader]{}
+	zstdPool = pool.Of[zstd.Decoder]{New: func() *zstd.Decoder {
+		d, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(false))
+		if err != nil {
+			panic(err) // the options are constant
+		}
+		return d
+	}}
+)
+
+// decomp is one decompressor taken from its pool, reading src; Close
+// puts it back. Output is counted against the limits in guard.
+type decomp struct {
+	kind Kind
+	rd   io.Reader // the decoder
+	gz   *gzip.Reader
+	xz   *xz.Reader
+	lz   *lzma.Reader
+	lzip *lzipReader
+	zs   *zstd.Decoder
+	zsMT bool // zs is our own (Workers > 1), closed rather than pooled
+	bz   io.ReadCloser
+	name string // gzip FNAME
+	err  error  // sticky, mapped to a sentinel
+}
+
+// open starts a decoder of kind over src with the limits in lim
+// (resolved with WithDefaults).
+func (d *decomp) open(kind Kind, src io.Reader, lim *arc.Limits, workers int) error {
+	*d = decomp{kind: kind}
+	var err error
+	switch kind {
+	case Gzip:
+		d.gz = gzipPool.Get()
+		if err = d.gz.Reset(src); err == nil {
+			d.gz.Multistream(true)
+			d.name = d.gz.Name
+		}
+		d.rd = d.gz
+	case Bzip2:
+		d.bz, err = newBzip2Reader(src, workers)
+		d.rd = d.bz
+	case XZ:
+		d.xz = xzPool.Get()
+		err = d.xz.Reset(src, xz.MaxMemory(lim.MaxMemory), xz.MaxDict(lim.MaxDictionary))
+		d.rd = d.xz
+	case Zstd:
+		win := uint64(min(lim.MaxDictionary, lim.MaxMemory, 1<<41)) // klauspost caps the window at 3.75 TB
+		if workers > 1 {
+			d.zsMT = true
+			d.zs, err = zstd.NewReader(src, zstd.WithDecoderConcurrency(workers),
+				zstd.WithDecoderMaxWindow(win), zstd.WithDecoderMaxMemory(win))
+		} else {
+			d.zs = zstdPool.Get()
+			err = d.zs.ResetWithOptions(src, zstd.WithDecoderMaxWindow(win), zstd.WithDecoderMaxMemory(win))
+		}
+		d.rd = d.zs
+	case Lzip:
+		d.lzip = lzipPool.Get()
+		err = d.lzip.reset(src, lim.MaxDictionary)
+		d.rd = d.lzip
+	case LZMA:
+		d.lz = lzmaPool.Get()
+		err = d.lz.ResetLZMAHeader(src, lzma.MaxDict(min(lim.MaxDictionary, lim.MaxMemory)))
+		d.rd = d.lz
+	default:
+		return errs.Unsupported("compressor %d", kind)
+	}
+	if err != nil {
+		d.err = mapErr(kind, err)
+		return d.err
+	}
+	return nil
+}
+
+func (d *decomp) Read(p []byte) (int, error) {
+	if d.err != nil {
+		return 0, d.err
+	}
+	if d.rd == nil {
+		return 0, errClosed
+	}
+	n, err := d.rd.Read(p)
+	if err != nil {
+		d.err = mapErr(d.kind, err)
+		err = d.err
+	}
+	return n, err
+}
+
+// Close returns the decoder to its pool.
+func (d *decomp) Close() error {
+	switch {
+	case d.gz != nil:
+		d.gz.Close()
+		gzipPool.Put(d.gz)
+	case d.xz != nil:
+		d.xz.Close()
+		xzPool.Put(d.xz)
+	case d.lz != nil:
+		d.lz.Close()
+		lzmaPool.Put(d.lz)
+	case d.lzip != nil:
+		d.lzip.close()
+		lzipPool.Put(d.lzip)
+	case d.zs != nil && d.zsMT:
+		d.zs.Close()
+	case d.zs != nil:
+		d.zs.Reset(nil)
+		zstdPool.Put(d.zs)
+	case d.bz != nil:
+		d.bz.Close()
+	}
+	*d = decomp{err: errClosed}
+	return nil
+}
+
+var errClosed = errors.New("tar: reader closed")
+
+// mapErr turns a decoder's own errors into exactly one sentinel.
+func mapErr(kind Kind, err error) error {
+	if err == nil || err == io.EOF || isOurs(err) {
+		return err
+	}
+	var ce flate.CorruptInputError
+	switch {
+	case err == io.ErrUnexpectedEOF:
+		return errs.Truncated(kind.String() + " stream")
+	case errors.Is(err, gzip.ErrChecksum), errors.Is(err, zstd.ErrCRCMismatch):
+		return checksumErr("%s: %v", kind, err)
+	case errors.Is(err, zstd.ErrWindowSizeExceeded), errors.Is(err, zstd.ErrDecoderSizeExceeded):
+		return errs.Limit("%s: %v (MaxDictionary/MaxMemory)", kind, err)
+	case errors.As(err, &ce):
+		return errs.Corrupt("%s: %v", kind, err)
+	case kind == Bzip2 && strings.Contains(err.Error(), "checksum"):
+		return checksumErr("%s: %v", kind, err)
+	}
+	return errs.Corrupt("%s: %v", kind, err)
+}
+
+func checksumErr(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", errs.ErrChecksum, fmt.Sprintf(format, args...))
+}
+
+func isOurs(err error) bool {
+	for _, s := range []error{errs.ErrFormat, errs.ErrCorrupt, errs.ErrTruncated, errs.ErrChecksum,
+		errs.ErrUnsupported, errs.ErrLimit, errs.ErrPassword, errs.ErrPasswordRequired, errs.ErrInsecurePath} {
+		if errors.Is(err, s) {
+			return true
+		}
+	}
+	return errors.Is(err, errClosed)
+}
+
+// countReader counts what a decoder takes from the source.
+type countReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
+}
+
+// guard bounds one decoded stream by MaxTotalSize and MaxRatio (against
+// the compressed bytes really read), whether the bytes are handed to the
+// caller or skipped by the tar reader between entries, so a bomb stops
+// even while only being listed. The root's account still bounds what
+// the caller reads across all entries.
+type guard struct {
+	r        io.Reader
+	in       *countReader
+	out      int64
+	maxTotal int64
+	maxRatio float64
+	floor    int64
+}
+
+func (g *guard) reset(r io.Reader, in *countReader, lim *arc.Limits) {
+	*g = guard{r: r, in: in, maxTotal: lim.MaxTotalSize, maxRatio: lim.MaxRatio, floor: lim.RatioFloor}
+}
+
+func (g *guard) Read(p []byte) (int, error) {
+	n, err := g.r.Read(p)
+	g.out += int64(n)
+	if g.out > g.maxTotal || g.out < 0 {
+		return n, errs.Limit("decompressed stream passes MaxTotalSize (%d bytes)", g.maxTotal)
+	}
+	if g.out > g.floor && float64(g.out) > g.maxRatio*float64(g.in.n) {
+		return n, errs.Limit("decompressed stream of %d bytes from %d bytes passes MaxRatio (%g)", g.out, g.in.n, g.maxRatio)
+	}
+	return n, err
+}
+
+// peekDecoded decodes up to len(buf) bytes of the stream in head (a
+// prefix of it) for detection; it returns how many it got.
+func peekDecoded(kind Kind, head []byte, buf []byte) int {
+	var d decomp
+	lim := arc.Limits{}.WithDefaults()
+	if d.open(kind, bytes.NewReader(head), &lim, 1) != nil {
+		d.Close()
+		return 0
+	}
+	n, _ := io.ReadFull(&d, buf)
+	d.Close()
+	return n
+}

@@ -1,0 +1,154 @@
+package tar
+
+import (
+	"archive/tar"
+	"io"
+
+	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/errs"
+)
+
+// Reader reads a tar archive, plain or compressed, or a compressed single
+// file forward-only from a stream (a pipe). The compressor is detected by
+// its magic, then the first decoded block tells a tar from a single file.
+type Reader struct {
+	c     cursor
+	kind  Kind
+	bare  bool
+	input string // cfg.Name, for a single file's name
+	lim   arc.Limits
+	n     int // entries returned
+	cur   *arc.Entry
+	err   error
+	raw   [blockSize]byte // the input's first bytes, when r cannot peek
+	head  [blockSize]byte // the first decoded block
+	pre   prefixReader
+}
+
+// NewReader starts reading r (positioned at the archive's first byte);
+// cfg may be nil.
+func NewReader(r io.Reader, cfg *arc.Config) (*Reader, error) {
+	if cfg == nil {
+		cfg = &arc.Config{}
+	}
+	z := &Reader{lim: cfg.Limits.WithDefaults(), input: cfg.Name}
+	var first []byte
+	src := r
+	if pk, ok := r.(interface{ Peek(int) ([]byte, error) }); ok {
+		first, _ = pk.Peek(blockSize)
+	} else {
+		n, err := io.ReadFull(r, z.raw[:])
+		if err != nil && err != io.ErrUnexpectedEOF && err != io.EOF {
+			return nil, err
+		}
+		first = z.raw[:n]
+		z.pre = prefixReader{buf: first, r: r}
+		src = &z.pre
+	}
+	z.kind = DetectKind(first)
+	if z.kind == None && !IsHeader(first) {
+		return nil, errs.ErrFormat
+	}
+	m, err := z.c.start(src, z.kind, &z.lim, cfg.Workers, z.head[:])
+	if err != nil {
+		z.c.close()
+		return nil, err
+	}
+	if z.kind != None && !IsHeader(z.head[:m]) {
+		z.bare = true
+		return z, nil
+	}
+	z.c.tr = tar.NewReader(&z.c.head)
+	return z, nil
+}
+
+// FormatName says what was detected (see Archive.FormatName).
+func (z *Reader) FormatName() string { return formatName(z.kind, z.bare) }
+
+// Next advances to the next entry. After the tar archive's end it reads
+// the compressed stream to its end, so its checksums are verified before
+// io.EOF is returned.
+func (z *Reader) Next() (*arc.Entry, error) {
+	if z.err != nil {
+		return nil, z.err
+	}
+	z.cur = nil
+	if z.bare {
+		if z.n == 0 {
+			z.n++
+			z.cur = bareEntry(z.kind, &z.c.dec, z.input, -1)
+			return z.cur, nil
+		}
+		z.err = z.end()
+		return nil, z.err
+	}
+	for {
+		h, err := z.c.tr.Next()
+		if err == io.EOF {
+			z.err = z.end()
+			return nil, z.err
+		}
+		if err != nil {
+			z.err = tarErr(err)
+			return nil, z.err
+		}
+		if h.Typeflag == tar.TypeXGlobalHeader {
+			continue
+		}
+		if int64(z.n) >= z.lim.MaxEntries {
+			z.err = errs.Limit("more than MaxEntries (%d) entries", z.lim.MaxEntries)
+			return nil, z.err
+		}
+		// Only the headers of entries not yet returned are held (the
+		// caller may keep Entry values; the Reader keeps none).
+		if c := headerCost(h); c > z.lim.MaxHeaderMemory {
+			z.err = errs.Limit("a tar header needs more than MaxHeaderMemory (%d bytes)", z.lim.MaxHeaderMemory)
+			return nil, z.err
+		}
+		packed := int64(-1)
+		if z.kind == None && !isSparse(h) {
+			packed = h.Size
+		}
+		z.cur = entryOf(h, methodName(z.kind), packed, z.n)
+		z.n++
+		return z.cur, nil
+	}
+}
+
+// end verifies the rest of the stream after the last entry.
+func (z *Reader) end() error {
+	if err := z.c.drain(z.kind); err != nil {
+		return tarErr(err)
+	}
+	return io.EOF
+}
+
+// Read reads the current entry's content.
+func (z *Reader) Read(p []byte) (int, error) {
+	if z.cur == nil {
+		if z.err != nil && z.err != io.EOF {
+			return 0, z.err
+		}
+		return 0, io.EOF
+	}
+	var n int
+	var err error
+	if z.bare {
+		n, err = z.c.head.Read(p)
+	} else {
+		n, err = z.c.tr.Read(p)
+	}
+	if err != nil && err != io.EOF {
+		err = tarErr(err)
+		z.err = err
+	}
+	return n, err
+}
+
+// Close returns the decoder to its pool.
+func (z *Reader) Close() error {
+	z.c.close()
+	z.cur = nil
+	z.err = errClosed
+	return nil
+}

@@ -1,0 +1,304 @@
+package tar
+
+import (
+	"archive/tar"
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/klauspost/compress/gzip"
+	"github.com/klauspost/compress/zstd"
+
+	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/errs"
+)
+
+func readTestdata(t *testing.T, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "testdata", "tar", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// readAll lists data with Open and reads every entry, then does the same
+// with NewReader; it returns the first error of each.
+func readAll(data []byte, cfg *arc.Config) (archiveErr, readerErr error) {
+	a, err := Open(bytes.NewReader(data), int64(len(data)), cfg)
+	if err == nil {
+		for i := range a.Entries() {
+			rc, err := a.Open(i)
+			if err == nil {
+				_, err = io.Copy(io.Discard, rc)
+				rc.Close()
+			}
+			if err != nil && archiveErr == nil {
+				archiveErr = err
+			}
+		}
+		if archiveErr == nil && len(a.Warnings()) > 0 {
+			archiveErr = a.Warnings()[0]
+		}
+		a.Close()
+	} else {
+		archiveErr = err
+	}
+	r, err := NewReader(bytes.NewReader(data), cfg)
+	if err != nil {
+		return archiveErr, err
+	}
+	defer r.Close()
+	for {
+		if _, err := r.Next(); err != nil {
+			if err != io.EOF {
+				readerErr = err
+			}
+			return
+		}
+		if _, err := io.Copy(io.Discard, r); err != nil {
+			return archiveErr, err
+		}
+	}
+}
+
+// TestPAXFields: times in nanoseconds, uid/gid/uname/gname through Sys.
+func TestPAXFields(t *testing.T) {
+	data := readTestdata(t, "pax-times.tar")
+	a, err := Open(bytes.NewReader(data), int64(len(data)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := a.Entries()[0]
+	if e.Name != "hello.txt" || e.Modified.Nanosecond() != 123456789 {
+		t.Errorf("%s: mtime %v, want .123456789 s", e.Name, e.Modified)
+	}
+	h, ok := e.Sys.(*tar.Header)
+	if !ok || h.Uname != "alice" || h.Uid != 1234 || h.Gname != "staff" || h.Gid != 99 {
+		t.Errorf("Sys %+v, want alice/1234 staff/99", e.Sys)
+	}
+}
+
+// TestSparse: GNU sparse files read with their holes as zeros in both
+// APIs and the plain Archive's direct path.
+func TestSparse(t *testing.T) {
+	want := make([]byte, 1<<20)
+	copy(want, "start")
+	copy(want[307200:], "middle")
+	copy(want[1048573:], "end")
+	for _, name := range []string{"sparse-gnu.tar", "sparse-pax01.tar", "sparse-pax10.tar"} {
+		data := readTestdata(t, name)
+		a, err := Open(bytes.NewReader(data), int64(len(data)), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, e := range a.Entries() {
+			if e.Name != "sparse.img" {
+				continue
+			}
+			rc, err := a.Open(i)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := io.ReadAll(rc)
+			rc.Close()
+			if err != nil || !bytes.Equal(got, want) || e.Size != int64(len(want)) {
+				t.Errorf("%s: %d bytes (size %d), %v; want the 1 MiB image", name, len(got), e.Size, err)
+			}
+		}
+		// The entry after the sparse one is found by its offset.
+		rc, err := a.Open(1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := io.ReadAll(rc)
+		if string(got) != "hello, tar\n" {
+			t.Errorf("%s: entry after the sparse one reads %q", name, got)
+		}
+	}
+}
+
+// TestRandomOrder opens a compressed tar's entries backwards and two at
+// once: each must still read its own bytes.
+func TestRandomOrder(t *testing.T) {
+	for _, name := range []string{"small.tar.gz", "small.tar.zst", "small.tar.xz", "small.tar.lz"} {
+		data := readTestdata(t, name)
+		a, err := Open(bytes.NewReader(data), int64(len(data)), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ents := a.Entries()
+		fwd := make([][]byte, len(ents))
+		for i := range ents {
+			rc, _ := a.Open(i)
+			fwd[i], err = io.ReadAll(rc)
+			rc.Close()
+			if err != nil || int64(len(fwd[i])) != max(ents[i].Size, 0) {
+				t.Fatalf("%s %s: %d bytes, %v", name, ents[i].Name, len(fwd[i]), err)
+			}
+		}
+		for i := len(ents) - 1; i >= 0; i-- {
+			rc, _ := a.Open(i)
+			j := (i + 3) % len(ents)
+			rc2, _ := a.Open(j)
+			b, _ := io.ReadAll(rc)
+			b2, _ := io.ReadAll(rc2)
+			rc.Close()
+			rc2.Close()
+			if !bytes.Equal(b, fwd[i]) || !bytes.Equal(b2, fwd[j]) {
+				t.Fatalf("%s: entry %d or %d reads differently out of order", name, i, j)
+			}
+		}
+		a.Close()
+	}
+}
+
+func flip(data []byte, off int) []byte {
+	b := bytes.Clone(data)
+	if off < 0 {
+		off += len(b)
+	}
+	b[off] ^= 0x55
+	return b
+}
+
+// TestChecksums: every check the compressors carry is verified, in the
+// tarball (Open fails, the Reader's last Next fails) and the single file.
+func TestChecksums(t *testing.T) {
+	cases := []struct {
+		file string
+		off  int // byte to damage, from the end when negative
+		want error
+	}{
+		{"small.tar.gz", -8, errs.ErrChecksum},  // CRC32
+		{"small.tar.gz", -4, errs.ErrChecksum},  // ISIZE
+		{"text.txt.gz", -6, errs.ErrChecksum},   // CRC32
+		{"small.tar.zst", -2, errs.ErrChecksum}, // content checksum
+		{"small.tar.xz", -30, errs.ErrChecksum}, // block check (CRC64)
+		{"small.tar.lz", -20, errs.ErrChecksum}, // lzip CRC32
+		{"small.tar.lz", -16, errs.ErrChecksum}, // lzip data size
+		{"small.tar.lz", -8, errs.ErrCorrupt},   // lzip member size
+		{"small-members.tar.lz", -20, errs.ErrChecksum},
+		{"text.txt.lz", -19, errs.ErrChecksum},
+		{"text-members.txt.lz", -12, errs.ErrChecksum},
+		{"text.txt.bz2", -3, errs.ErrChecksum}, // stream CRC
+		{"text.txt.lzma", -1, errs.ErrCorrupt}, // range coder end
+	}
+	for _, c := range cases {
+		data := flip(readTestdata(t, c.file), c.off)
+		ae, re := readAll(data, nil)
+		if !errors.Is(ae, c.want) || !errors.Is(re, c.want) {
+			t.Errorf("%s byte %d damaged: Archive %v, Reader %v; want %v", c.file, c.off, ae, re, c.want)
+		}
+		if errors.Is(ae, c.want) && (errors.Is(ae, errs.ErrCorrupt) && c.want != errs.ErrCorrupt) {
+			t.Errorf("%s: %v matches two sentinels", c.file, ae)
+		}
+	}
+}
+
+// TestTruncated: a compressed tarball or file cut short is ErrTruncated
+// through both APIs (the Archive lists what precedes and warns).
+func TestTruncated(t *testing.T) {
+	for _, name := range []string{"small.tar.gz", "small.tar.zst", "small.tar.xz", "small.tar.lz", "small.tar.bz2",
+		"text.txt.gz", "text.txt.lz", "text.txt.zst", "gnu.tar", "small.tar.lzma"} {
+		data := readTestdata(t, name)
+		cuts := []int{len(data) / 2, len(data) - 3}
+		if name == "gnu.tar" {
+			cuts = cuts[:1] // the end is record padding after the end-of-archive blocks
+		}
+		for _, cut := range cuts {
+			ae, re := readAll(data[:cut], nil)
+			if !errors.Is(ae, errs.ErrTruncated) || !errors.Is(re, errs.ErrTruncated) {
+				t.Errorf("%s cut at %d: Archive %v, Reader %v; want ErrTruncated", name, cut, ae, re)
+			}
+		}
+	}
+}
+
+// TestLzipTrailingData: bytes after the last member are refused.
+func TestLzipTrailingData(t *testing.T) {
+	data := append(readTestdata(t, "text.txt.lz"), "garbage"...)
+	if _, re := readAll(data, nil); !errors.Is(re, errs.ErrCorrupt) {
+		t.Errorf("trailing garbage: %v, want ErrCorrupt", re)
+	}
+	data = readTestdata(t, "text.txt.lz")
+	data[5] = 0x1f // dictionary 2^31: out of range
+	if _, re := readAll(data, nil); !errors.Is(re, errs.ErrCorrupt) {
+		t.Errorf("bad dictionary: %v, want ErrCorrupt", re)
+	}
+	data = readTestdata(t, "text.txt.lz")
+	if _, re := readAll(data, &arc.Config{Limits: arc.Limits{MaxDictionary: 4 << 10}}); !errors.Is(re, errs.ErrLimit) {
+		t.Errorf("dictionary over MaxDictionary: %v, want ErrLimit", re)
+	}
+}
+
+// TestEntryLimits: MaxEntries and MaxHeaderMemory hold in both APIs.
+func TestEntryLimits(t *testing.T) {
+	data := readTestdata(t, "gnu.tar")
+	for _, lim := range []arc.Limits{{MaxEntries: 3}, {MaxHeaderMemory: 2000}} {
+		ae, re := readAll(data, &arc.Config{Limits: lim})
+		if !errors.Is(ae, errs.ErrLimit) {
+			t.Errorf("%+v: Archive %v, want ErrLimit", lim, ae)
+		}
+		if lim.MaxEntries != 0 && !errors.Is(re, errs.ErrLimit) {
+			t.Errorf("%+v: Reader %v, want ErrLimit", lim, re)
+		}
+	}
+}
+
+// bombTar is a tar of one file of size zero bytes as compressed members
+// of 1 MiB of zeros each (gzip members or zstd frames), the same member
+// repeated: 10 GiB declared costs about 10 MiB of input.
+func bombTar(t *testing.T, kind Kind, size int64) []byte {
+	var hdr bytes.Buffer
+	tw := tar.NewWriter(&hdr)
+	tw.WriteHeader(&tar.Header{Name: "zeros", Size: size, Mode: 0o644, Typeflag: tar.TypeReg, ModTime: time.Unix(0, 0)})
+	tw.Flush()
+	comp := func(b []byte) []byte {
+		var out bytes.Buffer
+		switch kind {
+		case Gzip:
+			w, _ := gzip.NewWriterLevel(&out, gzip.BestCompression)
+			w.Write(b)
+			w.Close()
+		case Zstd:
+			w, _ := zstd.NewWriter(&out, zstd.WithEncoderLevel(zstd.SpeedBestCompression))
+			w.Write(b)
+			w.Close()
+		}
+		return out.Bytes()
+	}
+	member := comp(make([]byte, 1<<20))
+	out := comp(hdr.Bytes())
+	out = append(out, bytes.Repeat(member, int(size>>20))...)
+	return out
+}
+
+// TestBombStops: a 10 GiB tarball of zeros in gzip members or zstd
+// frames stops at MaxRatio, and at MaxTotalSize, while being listed and
+// while being streamed, after decoding little more than the limit.
+func TestBombStops(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds 10 MiB bombs")
+	}
+	for _, kind := range []Kind{Gzip, Zstd} {
+		data := bombTar(t, kind, 10<<30)
+		for _, lim := range []arc.Limits{
+			{MaxRatio: 500, RatioFloor: 16 << 20},
+			{MaxTotalSize: 64 << 20},
+		} {
+			start := time.Now()
+			ae, re := readAll(data, &arc.Config{Limits: lim})
+			if !errors.Is(ae, errs.ErrLimit) || !errors.Is(re, errs.ErrLimit) {
+				t.Errorf("%v %+v: Archive %v, Reader %v; want ErrLimit", kind, lim, ae, re)
+			}
+			if d := time.Since(start); d > 5*time.Second {
+				t.Errorf("%v %+v: took %v: the bomb was decoded far past the limit", kind, lim, d)
+			}
+		}
+	}
+}
