@@ -2,18 +2,17 @@ package tar
 
 import (
 	"bytes"
-	"compress/bzip2"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
-	"strings"
 
 	"github.com/klauspost/compress/flate"
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/bzip2"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/pool"
 	"github.com/go-unarc/unarc/lzma"
@@ -86,19 +85,13 @@ func isLZMAHeader(b []byte) bool {
 	return size == ^uint64(0) || size < 1<<48
 }
 
-// newBzip2Reader is the one place the BZip2 decoder is chosen (the
-// standard library's until our own parallel decoder lands).
-func newBzip2Reader(r io.Reader, workers int) (io.ReadCloser, error) {
-	_ = workers
-	return io.NopCloser(bzip2.NewReader(r)), nil
-}
-
 var (
-	gzipPool = pool.Of[gzip.Reader]{}
-	xzPool   = pool.Of[xz.Reader]{}
-	lzmaPool = pool.Of[lzma.Reader]{}
-	lzipPool = pool.Of[lzipReader]{}
-	zstdPool = pool.Of[zstd.Decoder]{New: func() *zstd.Decoder {
+	gzipPool  = pool.Of[gzip.Reader]{}
+	xzPool    = pool.Of[xz.Reader]{}
+	lzmaPool  = pool.Of[lzma.Reader]{}
+	lzipPool  = pool.Of[lzipReader]{}
+	bzip2Pool = pool.Of[bzip2.Reader]{}
+	zstdPool  = pool.Of[zstd.Decoder]{New: func() *zstd.Decoder {
 		d, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(false))
 		if err != nil {
 			panic(err) // the options are constant
@@ -118,7 +111,7 @@ type decomp struct {
 	lzip *lzipReader
 	zs   *zstd.Decoder
 	zsMT bool // zs is our own (Workers > 1), closed rather than pooled
-	bz   io.ReadCloser
+	bz   *bzip2.Reader
 	name string // gzip FNAME
 	err  error  // sticky, mapped to a sentinel
 }
@@ -137,7 +130,8 @@ func (d *decomp) open(kind Kind, src io.Reader, lim *arc.Limits, workers int) er
 		}
 		d.rd = d.gz
 	case Bzip2:
-		d.bz, err = newBzip2Reader(src, workers)
+		d.bz = bzip2Pool.Get()
+		err = d.bz.Reset(src, bzip2.MaxMemory(lim.MaxMemory), bzip2.Workers(workers))
 		d.rd = d.bz
 	case XZ:
 		d.xz = xzPool.Get()
@@ -209,6 +203,7 @@ func (d *decomp) Close() error {
 		zstdPool.Put(d.zs)
 	case d.bz != nil:
 		d.bz.Close()
+		bzip2Pool.Put(d.bz)
 	}
 	*d = decomp{err: errClosed}
 	return nil
@@ -231,8 +226,6 @@ func mapErr(kind Kind, err error) error {
 		return errs.Limit("%s: %v (MaxDictionary/MaxMemory)", kind, err)
 	case errors.As(err, &ce):
 		return errs.Corrupt("%s: %v", kind, err)
-	case kind == Bzip2 && strings.Contains(err.Error(), "checksum"):
-		return checksumErr("%s: %v", kind, err)
 	}
 	return errs.Corrupt("%s: %v", kind, err)
 }
