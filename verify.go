@@ -224,10 +224,10 @@ func (r *Reader) Verify(ctx context.Context, opts ...VerifyOption) ([]VerifyResu
 
 // verifier holds the reusable hashers of one Verify run.
 type verifier struct {
-	ctx    context.Context
-	b3     *blake3.Hasher
-	sha    hash.Hash
-	w      digestWriter
+	ctx context.Context
+	b3  *blake3.Hasher
+	sha hash.Hash
+	w   digestWriter
 }
 
 func newVerifier(ctx context.Context, d Digest) *verifier {
