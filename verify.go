@@ -104,6 +104,7 @@ type verifyConfig struct {
 	digests Digest
 	filter  func(*Entry) bool
 	each    func(*VerifyResult) error
+	prog    func(e *Entry, n int)
 }
 
 // VerifyDigests makes Verify compute content digests of every decoded
@@ -120,6 +121,12 @@ func VerifyFilter(fn func(*Entry) bool) VerifyOption { return func(c *verifyConf
 // An error from fn stops Verify, which returns it.
 func VerifyEach(fn func(*VerifyResult) error) VerifyOption {
 	return func(c *verifyConfig) { c.each = fn }
+}
+
+// VerifyProgress calls fn as content is decoded: n more bytes of entry
+// e (from the decoding goroutine; keep it cheap).
+func VerifyProgress(fn func(e *Entry, n int)) VerifyOption {
+	return func(c *verifyConfig) { c.prog = fn }
 }
 
 func newVerifyConfig(opts []VerifyOption) *verifyConfig {
@@ -152,7 +159,7 @@ func hasData(e *Entry) bool {
 // independent units concurrently and keep the results by index.
 func (a *Archive) Verify(ctx context.Context, opts ...VerifyOption) ([]VerifyResult, error) {
 	c := newVerifyConfig(opts)
-	v := newVerifier(ctx, c.digests)
+	v := newVerifier(ctx, c.digests, c.prog)
 	var out []VerifyResult
 	for _, e := range a.Entries() {
 		if err := ctx.Err(); err != nil {
@@ -188,7 +195,7 @@ func (a *Archive) Verify(ctx context.Context, opts ...VerifyOption) ([]VerifyRes
 // entry's) is returned after the results before it.
 func (r *Reader) Verify(ctx context.Context, opts ...VerifyOption) ([]VerifyResult, error) {
 	c := newVerifyConfig(opts)
-	v := newVerifier(ctx, c.digests)
+	v := newVerifier(ctx, c.digests, c.prog)
 	var out []VerifyResult
 	for {
 		if err := ctx.Err(); err != nil {
@@ -230,7 +237,7 @@ type verifier struct {
 	w   digestWriter
 }
 
-func newVerifier(ctx context.Context, d Digest) *verifier {
+func newVerifier(ctx context.Context, d Digest, prog func(*Entry, int)) *verifier {
 	v := &verifier{ctx: ctx}
 	if d&DigestBLAKE3 != 0 {
 		v.b3 = blake3.New()
@@ -238,7 +245,7 @@ func newVerifier(ctx context.Context, d Digest) *verifier {
 	if d&DigestSHA256 != 0 {
 		v.sha = sha256.New()
 	}
-	v.w = digestWriter{ctx: ctx, b3: v.b3, sha: v.sha}
+	v.w = digestWriter{ctx: ctx, b3: v.b3, sha: v.sha, prog: prog}
 	return v
 }
 
@@ -271,7 +278,7 @@ func (v *verifier) entry(e *Entry, r io.Reader, res *VerifyResult) {
 	if v.sha != nil {
 		v.sha.Reset()
 	}
-	v.w.n = 0
+	v.w.n, v.w.e = 0, e
 	// io.Copy uses the decoder's WriteTo: the hashers see the window's
 	// large runs, not small reads.
 	n, err := io.Copy(&v.w, r)
@@ -295,10 +302,12 @@ func (v *verifier) entry(e *Entry, r io.Reader, res *VerifyResult) {
 
 // digestWriter feeds the content to the hashers and stops on cancel.
 type digestWriter struct {
-	ctx context.Context
-	b3  *blake3.Hasher
-	sha hash.Hash
-	n   int64
+	ctx  context.Context
+	b3   *blake3.Hasher
+	sha  hash.Hash
+	n    int64
+	e    *Entry
+	prog func(*Entry, int)
 }
 
 func (w *digestWriter) Write(p []byte) (int, error) {
@@ -312,5 +321,8 @@ func (w *digestWriter) Write(p []byte) (int, error) {
 		w.sha.Write(p)
 	}
 	w.n += int64(len(p))
+	if w.prog != nil {
+		w.prog(w.e, len(p))
+	}
 	return len(p), nil
 }
