@@ -40,6 +40,7 @@ type options struct {
 	// from; volName is the first volume's name in that namespace.
 	volName string
 	volOpen func(name string) (io.ReaderAt, int64, error)
+	index   *Index // reopen from this index (index.go)
 
 	overwrite   Overwrite               // Extract: policy for existing paths (extract_options.go)
 	conflict    ConflictFunc            // Extract: per-conflict decision, overrides overwrite
