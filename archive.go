@@ -38,7 +38,7 @@ type Archive struct {
 	acct         *account // output and input of every entry reader
 	closeVolumes func() error
 
-	src      io.ReaderAt    // what the format was opened over, for Index
+	src      io.ReaderAt // what the format was opened over, for Index
 	srcSize  int64
 	sections []indexSection // an index's optional sections, kept for the next Index
 
