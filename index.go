@@ -9,6 +9,7 @@ import (
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/indexfmt"
 	"github.com/go-unarc/unarc/sevenzip"
+	"github.com/go-unarc/unarc/zip"
 )
 
 // ErrStaleIndex is matched by the error of OpenWithIndex (or WithIndex)
@@ -21,7 +22,8 @@ var ErrStaleIndex = arc.ErrStaleIndex
 
 // indexOpeners are the formats whose listing can be persisted.
 var indexOpeners = map[string]arc.IndexOpener{
-	"7z": sevenzip.OpenIndex,
+	"7z":  sevenzip.OpenIndex,
+	"zip": zip.OpenIndex,
 }
 
 // Index is a persistable description of an opened archive: its entries
@@ -40,7 +42,7 @@ var indexOpeners = map[string]arc.IndexOpener{
 // the password nor any key derivation, and the index must be kept as
 // secret as the password.
 //
-// Formats: 7z. Archive.Index of another format fails with an error
+// Formats: 7z and ZIP. Archive.Index of another format fails with an error
 // matching ErrUnsupported.
 type Index struct {
 	format   string

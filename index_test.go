@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -70,19 +71,24 @@ func sameListing(t *testing.T, a *Archive, ents []Entry, data [][]byte) {
 // same entries (every field) with the same contents, and the index of
 // the reopened archive is byte-identical to the first.
 func TestIndexRoundTrip(t *testing.T) {
-	for _, name := range []string{"verify/verify.7z", "7z/aes_lzma2_he.7z", "7z/bzip2.7z"} {
+	for _, name := range []string{"verify/verify.7z", "7z/aes_lzma2_he.7z", "7z/bzip2.7z",
+		"verify/verify.zip", "zip/crypt/7zz-AES256-deflate.zip", "zip/crypt/infozip-zipcrypto-stream.zip",
+		"zip/sfx-unadjusted.zip", "zip/infozip-zip64.zip", "zip/infozip-comments.zip", "zip/7zz-utf8-ntfs.zip"} {
 		t.Run(name, func(t *testing.T) {
 			b, err := os.ReadFile(filepath.Join("testdata", name))
 			if err != nil {
 				t.Fatal(err)
 			}
 			pw := []Option{WithPassword("secret")}
+			if strings.HasPrefix(name, "zip/crypt/") {
+				pw = []Option{WithPassword("SECRET")}
+			}
 			m, ents, data := indexOf(t, b, pw)
 			idx, err := ParseIndex(m)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if idx.Format() != "7z" || idx.Size() != int64(len(b)) || idx.HasKeys() {
+			if idx.Format() != a0format(name) || idx.Size() != int64(len(b)) || idx.HasKeys() {
 				t.Fatalf("format %q size %d keys %v", idx.Format(), idx.Size(), idx.HasKeys())
 			}
 			a, err := OpenWithIndex(bytes.NewReader(b), int64(len(b)), idx, pw...)
@@ -107,11 +113,18 @@ func TestIndexRoundTrip(t *testing.T) {
 	}
 }
 
+func a0format(name string) string {
+	if strings.HasSuffix(name, ".zip") {
+		return "zip"
+	}
+	return "7z"
+}
+
 // TestIndexUnsupported: formats without an index export say so.
 func TestIndexUnsupported(t *testing.T) {
-	a := openTestdata(t, "verify.zip")
+	a := openTestdata(t, "verify-rar5.rar")
 	if _, err := a.Index(); !errors.Is(err, ErrUnsupported) {
-		t.Fatalf("zip Index: %v", err)
+		t.Fatalf("rar Index: %v", err)
 	}
 }
 
@@ -119,7 +132,13 @@ func TestIndexUnsupported(t *testing.T) {
 // the archive, and another archive of the same size are rejected with
 // ErrStaleIndex (which matches ErrCorrupt).
 func TestIndexTampered(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join("testdata", "verify", "verify.7z"))
+	for _, name := range []string{"verify.7z", "verify.zip"} {
+		t.Run(name, func(t *testing.T) { testIndexTampered(t, name) })
+	}
+}
+
+func testIndexTampered(t *testing.T, name string) {
+	b, err := os.ReadFile(filepath.Join("testdata", "verify", name))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -39,6 +39,9 @@ type Decoder struct {
 	Err error
 }
 
+// Fail records a damaged-index error (the first one sticks).
+func (d *Decoder) Fail(what string) { d.fail(what) }
+
 func (d *Decoder) fail(what string) {
 	if d.Err == nil {
 		d.Err = arc.Stale("damaged index: " + what)
