@@ -8,6 +8,7 @@ import (
 	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/indexfmt"
+	"github.com/go-unarc/unarc/rar"
 	"github.com/go-unarc/unarc/sevenzip"
 	"github.com/go-unarc/unarc/zip"
 )
@@ -24,6 +25,7 @@ var ErrStaleIndex = arc.ErrStaleIndex
 var indexOpeners = map[string]arc.IndexOpener{
 	"7z":  sevenzip.OpenIndex,
 	"zip": zip.OpenIndex,
+	"rar": rar.OpenIndex,
 }
 
 // Index is a persistable description of an opened archive: its entries
@@ -42,7 +44,7 @@ var indexOpeners = map[string]arc.IndexOpener{
 // the password nor any key derivation, and the index must be kept as
 // secret as the password.
 //
-// Formats: 7z and ZIP. Archive.Index of another format fails with an error
+// Formats: 7z, ZIP and RAR. Archive.Index of another format fails with an error
 // matching ErrUnsupported.
 type Index struct {
 	format   string
