@@ -72,7 +72,6 @@ type parser struct {
 	// without asking for a password.
 	stored5 map[string]*rarcrypto.Keys5
 	stored3 map[string]*rarcrypto.Keys3
-
 }
 
 func newParser(cfg *arc.Config) *parser {

@@ -419,7 +419,6 @@ func cloneOrNil(b []byte) []byte {
 	return append([]byte(nil), b...)
 }
 
-
 // stored5Key returns the RAR5 keys an index brought for salt and lg2.
 func (p *parser) stored5Key(salt []byte, lg2 int) *rarcrypto.Keys5 {
 	if p.stored5 == nil {

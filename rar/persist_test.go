@@ -100,4 +100,3 @@ func TestPersistVolumeHeaders(t *testing.T) {
 		}
 	}
 }
-
