@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/zeebo/blake3"
@@ -16,12 +17,25 @@ import (
 
 // indexFuzzArchives are the archives FuzzIndex reopens: input byte 0
 // picks one.
-var indexFuzzArchives = []string{"verify/verify.7z", "7z/aes_lzma2_he.7z", "7z/bzip2.7z"}
+var indexFuzzArchives = []string{"verify/verify.7z", "7z/aes_lzma2_he.7z", "7z/bzip2.7z",
+	"verify/verify.zip", "zip/crypt/7zz-AES256-deflate.zip",
+	"verify/verify-rar5.rar", "verify/verify-rar4.rar", "rar/rar5_hp_solid.rar", "rar/rar5_copy.rar"}
 
-// indexFuzzLimits keep each input's decoding small.
+// indexFuzzLimits keep each input's decoding small; no key is derived
+// (MaxKDFRounds 1: an input reads encrypted data only with stored keys).
 var indexFuzzLimits = WithLimits(Limits{MaxDictionary: 16 << 20, MaxMemory: 32 << 20,
 	MaxHeaderMemory: 16 << 20, MaxEntries: 1 << 16, MaxEntrySize: 4 << 20,
-	MaxTotalSize: 8 << 20, MaxRatio: 2000, RatioFloor: 1 << 20, MaxKDFRounds: 1 << 20})
+	MaxTotalSize: 8 << 20, MaxRatio: 2000, RatioFloor: 1 << 20, MaxKDFRounds: 1})
+
+func fuzzPassword(name string) string {
+	switch {
+	case strings.HasSuffix(name, ".7z"):
+		return "secret"
+	case strings.HasSuffix(name, ".zip"):
+		return "SECRET"
+	}
+	return "test"
+}
 
 // FuzzIndex feeds the index parser arbitrary bytes twice: as they are
 // (never a panic; almost always ErrStaleIndex, the checksum), and with
@@ -38,7 +52,7 @@ func FuzzIndex(f *testing.F) {
 		}
 		arch = append(arch, b)
 		for _, keys := range []bool{false, true} {
-			a, err := Open(bytes.NewReader(b), int64(len(b)), WithPassword("secret"))
+			a, err := Open(bytes.NewReader(b), int64(len(b)), WithPassword(fuzzPassword(name)))
 			if err != nil {
 				f.Fatal(err)
 			}
@@ -81,7 +95,7 @@ func FuzzIndex(f *testing.F) {
 		if err != nil || !reflect.DeepEqual(again, idx) {
 			t.Fatalf("round trip: %v", err)
 		}
-		a, err := OpenWithIndex(bytes.NewReader(b), int64(len(b)), idx, indexFuzzLimits, WithPassword("secret"))
+		a, err := OpenWithIndex(bytes.NewReader(b), int64(len(b)), idx, indexFuzzLimits, WithPassword(fuzzPassword(indexFuzzArchives[int(in[0])%len(arch)])))
 		if err != nil {
 			return
 		}

@@ -114,6 +114,9 @@ func (d *Decoder) Entry(x *arc.Entry, i int, maxName int) {
 	x.Name = d.String(maxName, "entry name")
 	x.Size = d.Varint("entry size")
 	x.PackedSize = d.Varint("entry packed size")
+	if x.Size < -1 || x.PackedSize < -1 {
+		d.fail("entry size") // -1 is "unknown"; nothing else below 0 is written
+	}
 	x.Modified = d.Time("entry time")
 	x.Created = d.Time("entry time")
 	x.Accessed = d.Time("entry time")
