@@ -559,11 +559,11 @@ func (c *cli) test(cmd *command, src *source, sel func(*unarc.Entry) bool, prog 
 	var failed []*unarc.EntryError
 	tested, unverified := 0, 0
 	each := func(r *unarc.VerifyResult) error {
-		if r.Status != unarc.VerifySkipped {
-			tested++
-		}
 		switch r.Status {
+		case unarc.VerifyOK:
+			tested++
 		case unarc.VerifyNoChecksum:
+			tested++
 			unverified++
 		case unarc.VerifyMismatch, unarc.VerifyError:
 			var ee *unarc.EntryError
