@@ -33,8 +33,9 @@ import (
 //	uvarint entries, then per entry: indexfmt Entry, then the reader's fields
 const persistVersion = 1
 
-// minFileSize is the fewest payload bytes one entry takes.
-const minFileSize = indexfmt.MinEntrySize + 16
+// minFileSize is the fewest payload bytes one entry takes: the entry and
+// fourteen one-byte fields.
+const minFileSize = indexfmt.MinEntrySize + 14
 
 // ExportIndex implements arc.Indexer (withKeys is ignored: no key is
 // stored for ZIP).

@@ -71,8 +71,9 @@ func (d *Decoder) String(max int, what string) string {
 	return string(b)
 }
 
-// MinEntrySize is the fewest bytes Entry writes (for Count).
-const MinEntrySize = 16
+// MinEntrySize is the fewest bytes Entry writes (for Count): fifteen
+// one-byte fields (an empty name, zero times, no hash).
+const MinEntrySize = 15
 
 // Entry appends every field of e but Index (its position says it).
 func (e *Encoder) Entry(x *arc.Entry) {
