@@ -38,6 +38,10 @@ type Archive struct {
 	acct         *account // output and input of every entry reader
 	closeVolumes func() error
 
+	src      io.ReaderAt // what the format was opened over, for Index
+	srcSize  int64
+	sections []indexSection // an index's optional sections, kept for the next Index
+
 	fsOnce sync.Once
 	tree   *fsTree
 }
@@ -60,8 +64,21 @@ func Open(r io.ReaderAt, size int64, opts ...Option) (*Archive, error) {
 
 func openArchive(r io.ReaderAt, size int64, o *options, cfg *arc.Config, pw *passwords) (*Archive, error) {
 	acct := newAccount(&o.limits)
+	src := r
 	r = countReaderAt(r, &acct.consumed)
 	countVolumes(cfg, &acct.consumed)
+	if o.index != nil {
+		a, err := openIndexed(r, src, size, o.index, cfg)
+		if err != nil {
+			return nil, archiveErr(err)
+		}
+		if err := checkEntryCount(a, &o.limits); err != nil {
+			a.Close()
+			return nil, err
+		}
+		return &Archive{a: a, format: o.index.format, opts: o, pw: pw, acct: acct,
+			src: src, srcSize: size, sections: o.index.sections}, nil
+	}
 	f, err := detectAt(r, size)
 	if err != nil {
 		return nil, err
@@ -74,7 +91,7 @@ func openArchive(r io.ReaderAt, size int64, o *options, cfg *arc.Config, pw *pas
 		a.Close()
 		return nil, err
 	}
-	return &Archive{a: a, format: formatName(a, f), opts: o, pw: pw, acct: acct}, nil
+	return &Archive{a: a, format: formatName(a, f), opts: o, pw: pw, acct: acct, src: src, srcSize: size}, nil
 }
 
 // OpenFile opens the archive file name. For a multi-volume set, name is

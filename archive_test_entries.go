@@ -8,21 +8,17 @@ import (
 	"github.com/go-unarc/unarc/internal/parallel"
 )
 
-// Test decodes entries to their end, verifying each against its stored
-// checksum, as Extract would but writing nothing: every entry that has
-// data (not directories, hard links, junctions, or symlinks whose target
-// the listing holds) and that keep selects (nil: all). Units are decoded
-// on up to WithWorkers goroutines, as in Extract.
-//
-// done(e, err) is called on the calling goroutine for each entry tested,
-// in entry order, whatever the number of workers; err is nil when the
-// entry decoded and verified (an *EntryError otherwise). done returning
-// false stops the test. written, when not nil, is called with the size
-// of every chunk decoded, from the decoding goroutines (for a progress
-// display). Limits (MaxTotalSize, MaxRatio) apply in entry order as for
-// Extract. Test returns ctx.Err() when ctx is cancelled (entries not
-// reported by then are not reported), else nil.
-func (a *Archive) Test(ctx context.Context, keep func(*Entry) bool, written func(n int64), done func(e *Entry, err error) bool) error {
+// decodeEntries decodes the entries that have data and that keep selects
+// (nil: all), as Extract would but writing nothing: units (arc.Units) run
+// on up to WithWorkers goroutines, and each entry's reader goes to decode
+// on a worker goroutine. done(k, err) is then called on the calling
+// goroutine for entry k, in entry order whatever the number of workers;
+// err is what opening or decode returned, or the limit (MaxTotalSize,
+// MaxRatio) the entry hit when charged in its turn. done returning false
+// stops the run. decodeEntries returns ctx.Err() when ctx is cancelled
+// (entries not delivered by then are not), else nil. Verify is built on
+// it.
+func (a *Archive) decodeEntries(ctx context.Context, keep func(*Entry) bool, decode func(wctx context.Context, k int, r io.Reader) error, done func(k int, err error) bool) error {
 	ents := a.Entries()
 	var p parallel.Plan
 	var units []int
@@ -66,7 +62,7 @@ func (a *Archive) Test(ctx context.Context, keep func(*Entry) bool, written func
 			r.err = err
 			return
 		}
-		_, r.err = io.Copy(testSink{wctx, written}, rc)
+		r.err = decode(wctx, k, rc)
 		rc.Close()
 	}
 	deliver := func(k int) bool {
@@ -80,34 +76,8 @@ func (a *Archive) Test(ctx context.Context, keep func(*Entry) bool, written func
 		} else if cerr := r.acct.commit(); err == nil {
 			err = cerr
 		}
-		if err != nil {
-			err = entryErr(ents[k].Name, err)
-		}
-		return done(ents[k], err)
+		return done(k, err)
 	}
 	parallel.Run(ctx, workers, p, work, deliver)
 	return ctx.Err()
-}
-
-// hasData reports whether reading e decodes anything Test checks.
-func hasData(e *Entry) bool {
-	return !(e.IsDir() || e.Link == LinkHardlink || e.Link == LinkJunction ||
-		(e.Link == LinkSymlink && e.LinkTarget != ""))
-}
-
-// testSink discards a tested entry's bytes, counting them for written
-// and stopping when the context is cancelled.
-type testSink struct {
-	ctx     context.Context
-	written func(int64)
-}
-
-func (w testSink) Write(p []byte) (int, error) {
-	if err := w.ctx.Err(); err != nil {
-		return 0, err
-	}
-	if w.written != nil {
-		w.written(int64(len(p)))
-	}
-	return len(p), nil
 }

@@ -22,7 +22,7 @@ var parallelBenchCases = []benchCase{
 	{name: "zip-bzip2", file: "mixed-zip-bzip2.zip", tool: "7zz", args: []string{"a", "-tzip", "-mm=BZip2", "-mx5", "{out}"}},
 }
 
-// testArchive decodes and verifies every entry of data with Archive.Test
+// testArchive decodes and verifies every entry of data with Archive.Verify
 // on the given workers (what `unarc t -j N` runs).
 func testArchive(b *testing.B, data []byte, workers int) {
 	a, err := unarc.Open(bytes.NewReader(data), int64(len(data)), unarc.WithWorkers(workers))
@@ -30,12 +30,9 @@ func testArchive(b *testing.B, data []byte, workers int) {
 		b.Fatal(err)
 	}
 	var total atomic.Int64
-	err = a.Test(context.Background(), nil, func(n int64) { total.Add(n) }, func(e *unarc.Entry, err error) bool {
-		if err != nil {
-			b.Fatal(err)
-		}
-		return true
-	})
+	_, err = a.Verify(context.Background(),
+		unarc.VerifyProgress(func(_ *unarc.Entry, n int) { total.Add(int64(n)) }),
+		unarc.VerifyEach(func(r *unarc.VerifyResult) error { return r.Err }))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -45,7 +42,7 @@ func testArchive(b *testing.B, data []byte, workers int) {
 	}
 }
 
-// BenchmarkExtractParallel measures Archive.Test (decode and verify every
+// BenchmarkExtractParallel measures Archive.Verify (decode and verify every
 // entry, as unarc t) of the mixed-200 workload on 1 and 2 workers:
 // BenchmarkExtractParallel/<case>/<workers>. The four files are four
 // units, so 2 workers on 2 cores should take about half the time.

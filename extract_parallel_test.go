@@ -251,7 +251,7 @@ func mergeProgress(evs []event) []event {
 	return out
 }
 
-// TestParallelTestMatchesSequential runs Archive.Test on 1 and 8 workers
+// TestParallelTestMatchesSequential runs Archive.Verify on 1 and 8 workers
 // over the plain and damaged archives: the same entries in the same
 // order with the same errors.
 func TestParallelTestMatchesSequential(t *testing.T) {
@@ -270,10 +270,12 @@ func TestParallelTestMatchesSequential(t *testing.T) {
 					continue
 				}
 				var mu sync.Mutex
-				err = a.Test(context.Background(), nil, func(n int64) { mu.Lock(); bytesOut[i] += n; mu.Unlock() }, func(e *Entry, err error) bool {
-					got[i] = append(got[i], fmt.Sprintf("%s %v", e.Name, err))
-					return true
-				})
+				_, err = a.Verify(context.Background(),
+					VerifyProgress(func(_ *Entry, n int) { mu.Lock(); bytesOut[i] += int64(n); mu.Unlock() }),
+					VerifyEach(func(r *VerifyResult) error {
+						got[i] = append(got[i], fmt.Sprintf("%s %v %v", r.Entry.Name, r.Status, r.Err))
+						return nil
+					}))
 				if err != nil {
 					t.Fatal(err)
 				}

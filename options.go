@@ -44,6 +44,7 @@ type options struct {
 	// from; volName is the first volume's name in that namespace.
 	volName string
 	volOpen func(name string) (io.ReaderAt, int64, error)
+	index   *Index // reopen from this index (index.go)
 
 	overwrite   Overwrite               // Extract: policy for existing paths (extract_options.go)
 	conflict    ConflictFunc            // Extract: per-conflict decision, overrides overwrite
@@ -177,7 +178,7 @@ func WithVolumeOpener(name string, open func(vol string) (io.ReaderAt, int64, er
 	}
 }
 
-// WithWorkers sets how many goroutines Extract and Test may decode on
+// WithWorkers sets how many goroutines Extract and Verify may decode on
 // (default: runtime.GOMAXPROCS). Independent units — ZIP entries,
 // non-solid RAR entries, RAR solid runs, 7z folders — are decoded
 // concurrently, each unit in order on one goroutine, so at most n

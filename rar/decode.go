@@ -62,13 +62,15 @@ func (p *parser) decrypter(f *file, src io.Reader, dst *rarcrypto.Reader) (io.Re
 	case cryptNone:
 		return src, false, nil
 	case cryptRAR5:
-		pw, err := p.entryPassword(f)
-		if err != nil {
-			return nil, false, err
-		}
-		k, err := p.derive5(pw, f.salt, f.lg2)
-		if err != nil {
-			return nil, false, err
+		k := p.stored5Key(f.salt, f.lg2) // brought by an index (persist.go)
+		if k == nil {
+			pw, err := p.entryPassword(f)
+			if err != nil {
+				return nil, false, err
+			}
+			if k, err = p.derive5(pw, f.salt, f.lg2); err != nil {
+				return nil, false, err
+			}
 		}
 		if f.check != nil && string(k.Check[:]) != string(f.check) {
 			return nil, false, fmt.Errorf("%w: the password check value does not match", errs.ErrPassword)
@@ -79,14 +81,16 @@ func (p *parser) decrypter(f *file, src io.Reader, dst *rarcrypto.Reader) (io.Re
 		}
 		return dst, f.check == nil, nil
 	case cryptRAR3:
-		pw, err := p.entryPassword(f)
-		if err != nil {
-			return nil, false, err
-		}
-		// Without a salt the key comes from the password alone.
-		k, err := p.derive3(pw, f.salt)
-		if err != nil {
-			return nil, false, err
+		k := p.stored3Key(f.salt) // brought by an index (persist.go)
+		if k == nil {
+			pw, err := p.entryPassword(f)
+			if err != nil {
+				return nil, false, err
+			}
+			// Without a salt the key comes from the password alone.
+			if k, err = p.derive3(pw, f.salt); err != nil {
+				return nil, false, err
+			}
 		}
 		if err := dst.Reset(src, k.Key[:], k.IV[:]); err != nil {
 			return nil, false, err

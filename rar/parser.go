@@ -68,6 +68,10 @@ type parser struct {
 
 	warn warnings // archive-level conditions met while parsing (warnings.go)
 
+	// Keys an index brought (persist.go), by salt and rounds: used
+	// without asking for a password.
+	stored5 map[string]*rarcrypto.Keys5
+	stored3 map[string]*rarcrypto.Keys3
 }
 
 func newParser(cfg *arc.Config) *parser {

@@ -75,6 +75,7 @@ import (
 	"github.com/go-unarc/unarc/crc32x"
 	"github.com/go-unarc/unarc/internal/aes7z"
 	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/internal/indexfmt"
 	"github.com/go-unarc/unarc/internal/meta"
 	"github.com/go-unarc/unarc/internal/pool"
 )
@@ -288,6 +289,13 @@ type Archive struct {
 	keys  map[keyID][32]byte
 
 	workers atomic.Int32 // SetEntryWorkers (units.go); 0: cfg.Workers
+
+	// For the persistable index (persist.go): the plain header bytes,
+	// the archive ranges the headers came from, and the keys an index
+	// brought (used without asking for a password).
+	hdrPlain   []byte
+	hdrRanges  []indexfmt.Range
+	storedKeys map[storedKeyID][32]byte
 }
 
 // maxIdle bounds the positioned folder decoders kept for reuse.
@@ -313,6 +321,7 @@ func Open(ra io.ReaderAt, size int64, opts ...arc.Option) (*Archive, error) {
 		return nil, err
 	}
 	a.base = sigOff + sigHeaderSize
+	a.hdrRanges = append(a.hdrRanges, indexfmt.Range{Off: sigOff, Len: sigHeaderSize})
 	if sh.damaged {
 		if err := a.recoverHeader(sh); err != nil {
 			return nil, err
@@ -334,6 +343,7 @@ func Open(ra io.ReaderAt, size int64, opts ...arc.Option) (*Archive, error) {
 		return nil, err
 	}
 	hdr := make([]byte, sh.nextSize)
+	a.hdrRanges = append(a.hdrRanges, indexfmt.Range{Off: a.base + sh.nextOff, Len: sh.nextSize})
 	if _, err := ra.ReadAt(hdr, a.base+sh.nextOff); err != nil {
 		return nil, errs.EOF(err, "7z header")
 	}
@@ -418,6 +428,7 @@ func (a *Archive) recoverHeader(sh startHeader) error {
 			continue
 		}
 		tries++
+		a.hdrRanges = a.hdrRanges[:1] // the start header; a failed candidate's ranges go
 		a.mem = &memAccount{max: a.cfg.Limits.MaxHeaderMemory, used: n}
 		a.si, a.entries = nil, nil
 		if err := a.parseHeader(hdr); err != nil {
@@ -427,6 +438,7 @@ func (a *Archive) recoverHeader(sh startHeader) error {
 			continue
 		}
 		a.recovered = true
+		a.hdrRanges = append(a.hdrRanges, indexfmt.Range{Off: from + int64(i), Len: int64(len(hdr))})
 		return nil
 	}
 	a.si, a.entries = nil, nil
@@ -439,6 +451,7 @@ func (a *Archive) parseHeader(hdr []byte) error {
 		r := &hreader{b: hdr, mem: a.mem, maxEntries: a.cfg.Limits.MaxEntries}
 		switch id := r.number(); id {
 		case idHeader:
+			a.hdrPlain = hdr
 			return a.parsePlain(r)
 		case idEncodedHeader:
 			if depth > 4 {
@@ -448,6 +461,7 @@ func (a *Archive) parseHeader(hdr []byte) error {
 			if r.err != nil {
 				return r.err
 			}
+			a.addPackRanges(si)
 			var err error
 			if hdr, err = a.decodeHeader(si); err != nil {
 				return err

@@ -125,6 +125,7 @@ func lzma2Dict(p byte) uint32 {
 type decodeEnv struct {
 	password func() (string, error) // resolves the password on first need
 	key      func(pw string, p *aes7z.Props) ([32]byte, error)
+	stored   func(p *aes7z.Props) ([32]byte, bool) // a key from an index, if any
 	limits   arc.Limits
 	closers  []io.Closer // released when the folder decoder is closed
 	workers  int         // goroutines a coder may use (LZMA2 blocks, BZip2); <= 1: one
@@ -222,6 +223,11 @@ func newAES(c *coder, in io.Reader, env *decodeEnv) (io.Reader, error) {
 	p, err := aes7z.ParseProps(c.props)
 	if err != nil {
 		return nil, err
+	}
+	if env.stored != nil {
+		if key, ok := env.stored(&p); ok { // brought by an index (persist.go)
+			return aes7z.NewReader(in, key, p.IV)
+		}
 	}
 	if env.password == nil {
 		return nil, fmt.Errorf("%w: 7z data is encrypted", errs.ErrPasswordRequired)

@@ -86,6 +86,9 @@ func (a *Archive) newFolderReader(si *streamsInfo, fi int, password func() (stri
 	fr.maxRatio, fr.ratioFloor = a.cfg.Limits.MaxRatio, a.cfg.Limits.RatioFloor
 	fr.env.password = password
 	fr.env.key = a.key
+	if a.storedKeys != nil {
+		fr.env.stored = a.storedKey
+	}
 	// Map stream indices to coders.
 	inBase := make([]int, len(f.coders))
 	outBase := make([]int, len(f.coders))

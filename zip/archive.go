@@ -33,6 +33,7 @@ type Archive struct {
 	warns      []error      // Warnings
 	keys       keyCache     // WinZip AES key derivations (crypt.go)
 	workers    entryWorkers // SetEntryWorkers (units.go)
+	dirStart   int64        // where the central directory starts (persist.go)
 }
 
 // directory is what the end records say about the central directory.
@@ -493,6 +494,7 @@ func (a *Archive) readDirectory(d *directory) error {
 	if start > d.end {
 		return errNoDir
 	}
+	a.dirStart = start // the index digests [dirStart, size): directory and end records (persist.go)
 	lim := &a.cfg.Limits
 	// The declared count is a claim: what is allocated up front is bounded
 	// by what the directory's bytes can hold (46 bytes per header at

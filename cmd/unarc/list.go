@@ -2,7 +2,9 @@ package main
 
 import (
 	"bufio"
+	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -109,5 +111,54 @@ func printEntry(w io.Writer, enc *json.Encoder, e *unarc.Entry, asJSON bool) err
 		name += " -> " + e.LinkTarget
 	}
 	_, err := fmt.Fprintf(w, "%s %12d %12d %s%s %-12s %s\n", e.Mode, e.Size, e.PackedSize, mod, flags, e.Method, name)
+	return err
+}
+
+// jsonResult is one line of t -json: the entry, its verdict, the stored
+// checksums and the computed digests.
+type jsonResult struct {
+	Name     string `json:"name"`
+	Type     string `json:"type"`
+	Status   string `json:"status"`
+	Error    string `json:"error,omitempty"`
+	Size     int64  `json:"size"`
+	CRC32    string `json:"crc32,omitempty"`
+	HashKind string `json:"hash_kind,omitempty"`
+	Hash     string `json:"hash,omitempty"`
+	BLAKE3   string `json:"blake3,omitempty"`
+	SHA256   string `json:"sha256,omitempty"`
+}
+
+func printResult(w io.Writer, enc *json.Encoder, r *unarc.VerifyResult, cmd *command) error {
+	if cmd.json {
+		jr := jsonResult{
+			Name: r.Entry.Name, Type: entryType(r.Entry), Status: r.Status.String(), Size: r.Size,
+			HashKind: r.HashKind, Hash: hex.EncodeToString(r.Hash),
+			BLAKE3: hex.EncodeToString(r.BLAKE3), SHA256: hex.EncodeToString(r.SHA256),
+		}
+		if r.Err != nil {
+			var ee *unarc.EntryError
+			if errors.As(r.Err, &ee) {
+				jr.Error = msg(ee.Message())
+			} else {
+				jr.Error = msg(r.Err.Error())
+			}
+		}
+		if r.HasCRC32 {
+			jr.CRC32 = fmt.Sprintf("%08x", r.CRC32)
+		}
+		return enc.Encode(jr)
+	}
+	if cmd.digest == 0 || (r.BLAKE3 == nil && r.SHA256 == nil) {
+		return nil
+	}
+	for _, d := range [][]byte{r.BLAKE3, r.SHA256} {
+		if d != nil {
+			if _, err := fmt.Fprintf(w, "%x ", d); err != nil {
+				return err
+			}
+		}
+	}
+	_, err := fmt.Fprintf(w, " %s\n", r.Entry.Name)
 	return err
 }

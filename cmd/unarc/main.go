@@ -6,6 +6,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -38,12 +39,17 @@ selects everything under it.
 flags (all commands):
   -p PASSWORD        password (on a terminal, unarc asks when one is needed)
   -q                 quiet: no progress line, no summary
-  -json              (l) one JSON object per entry and line
+  -json              (l, t) one JSON object per entry and line (t: the result,
+                     stored checksums and digests of each entry)
   -j N               (t, x) decode on N goroutines (default 0: one per core);
                      independent units (ZIP entries, non-solid RAR entries,
                      RAR solid runs, 7z folders) run in parallel, results and
                      errors come in archive order; -j 1 decodes in order.
                      A stream (-) is always read on one.
+test (t):
+  -digest D          also compute content digests while decoding: blake3,
+                     sha256 or blake3,sha256; printed as b3sum/sha256sum
+                     print them ("digest  name"), or in the -json objects
 limits (default: a safe profile that stops decompression bombs):
   -max-ratio R       compression ratio (output / input), default 500
   -max-total SIZE    total bytes produced, default 1T
@@ -127,6 +133,8 @@ type command struct {
 	password  string
 	quiet     bool
 	json      bool
+	digest    unarc.Digest
+	digestArg string
 	outDir    string
 	overwrite string
 	aoa, aos  bool
@@ -170,6 +178,9 @@ func (c *cli) run(args []string) int {
 	switch cmd.name {
 	case "l":
 		fl.BoolVar(&cmd.json, "json", false, "")
+	case "t":
+		fl.BoolVar(&cmd.json, "json", false, "")
+		fl.StringVar(&cmd.digestArg, "digest", "", "")
 	case "x":
 		fl.StringVar(&cmd.outDir, "o", ".", "")
 		fl.StringVar(&cmd.overwrite, "overwrite", "", "")
@@ -196,6 +207,10 @@ func (c *cli) run(args []string) int {
 	}
 	if cmd.noLimits {
 		cmd.limits = noLimits()
+	}
+	if cmd.digest, err = unarc.ParseDigest(cmd.digestArg); err != nil {
+		fmt.Fprintf(c.stderr, "unarc %s: -digest=%s: want blake3, sha256 or blake3,sha256\n", cmd.name, cmd.digestArg)
+		return 1
 	}
 	if cmd.name == "x" {
 		if err := cmd.resolveOverwrite(c.con.interactive()); err != nil {
@@ -555,79 +570,48 @@ func (c *cli) do(cmd *command, src *source, sel func(*unarc.Entry) bool, prog *p
 	return src.r.Extract(c.ctx, cmd.outDir)
 }
 
-// testable reports whether t reads an entry's data.
-func testable(e *unarc.Entry) bool {
-	return !(e.IsDir() || e.Link == unarc.LinkHardlink || e.Link == unarc.LinkJunction ||
-		(e.Link == unarc.LinkSymlink && e.LinkTarget != ""))
-}
-
-// ctxCounter counts bytes for the progress line and stops on cancel.
-type ctxCounter struct {
-	ctx  context.Context
-	prog *progress
-}
-
-func (w ctxCounter) Write(p []byte) (int, error) {
-	if err := w.ctx.Err(); err != nil {
-		return 0, err
-	}
-	w.prog.add(int64(len(p)))
-	return len(p), nil
-}
-
+// test decodes every selected entry and verifies it (Archive.Verify or
+// Reader.Verify); with -json it prints one JSON object per entry, with
+// -digest the content digests (text: one "digest  name" line per file,
+// as b3sum and sha256sum print them).
 func (c *cli) test(cmd *command, src *source, sel func(*unarc.Entry) bool, prog *progress) error {
+	out := bufio.NewWriterSize(c.stdout, 64<<10)
+	defer out.Flush()
+	enc := json.NewEncoder(out)
+	enc.SetEscapeHTML(false)
 	var failed []*unarc.EntryError
 	tested, unverified := 0, 0
-	fail := func(e *unarc.Entry, err error) {
-		var ee *unarc.EntryError
-		if !errors.As(err, &ee) {
-			ee = &unarc.EntryError{Entry: e.Name, Err: err}
-		}
-		failed = append(failed, ee)
-	}
-	check := func(e *unarc.Entry, rc io.Reader) {
-		prog.set(e.Name, -1)
-		if _, err := io.Copy(ctxCounter{c.ctx, prog}, rc); err != nil {
-			fail(e, err)
-			return
-		}
-		tested++
-		if !e.Verifiable() {
+	each := func(r *unarc.VerifyResult) error {
+		switch r.Status {
+		case unarc.VerifyOK:
+			tested++
+		case unarc.VerifyNoChecksum:
+			tested++
 			unverified++
+		case unarc.VerifyMismatch, unarc.VerifyError:
+			var ee *unarc.EntryError
+			if !errors.As(r.Err, &ee) {
+				ee = &unarc.EntryError{Entry: r.Entry.Name, Err: r.Err}
+			}
+			failed = append(failed, ee)
 		}
+		return printResult(out, enc, r, cmd)
+	}
+	opts := []unarc.VerifyOption{
+		unarc.VerifyFilter(sel), unarc.VerifyDigests(cmd.digest), unarc.VerifyEach(each),
+	}
+	if prog != nil {
+		opts = append(opts, unarc.VerifyProgress(func(e *unarc.Entry, n int) {
+			prog.set(e.Name, -1)
+			prog.add(int64(n))
+		}))
 	}
 	var fatal error
 	if src.a != nil {
 		// Units decode on -j workers; results come back in entry order.
-		fatal = src.a.Test(c.ctx, sel, prog.add, func(e *unarc.Entry, err error) bool {
-			prog.set(e.Name, -1)
-			if err != nil {
-				fail(e, err)
-				return true
-			}
-			tested++
-			if !e.Verifiable() {
-				unverified++
-			}
-			return true
-		})
+		_, fatal = src.a.Verify(c.ctx, opts...)
 	} else {
-		for c.ctx.Err() == nil {
-			e, err := src.r.Next()
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				fatal = err
-				break
-			}
-			if sel(e) && testable(e) {
-				check(e, src.r)
-			}
-		}
-		if fatal == nil {
-			fatal = c.ctx.Err()
-		}
+		_, fatal = src.r.Verify(c.ctx, opts...)
 	}
 	if fatal != nil {
 		var ee *unarc.EntryError

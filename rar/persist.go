@@ -1,0 +1,436 @@
+package rar
+
+import (
+	"io"
+	"sort"
+	"strconv"
+
+	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/internal/indexfmt"
+	"github.com/go-unarc/unarc/rar/internal/rarcrypto"
+)
+
+// The persistable index of a RAR archive (arc.Indexer; the root's
+// Archive.Index and OpenWithIndex): every entry with what the reader
+// needs (packed parts by volume and offset, algorithm, dictionary,
+// solid flags, encryption salt/IV/rounds/check value, stored CRC32 or
+// BLAKE2sp, the file-copy source), the archive flags, and per volume its
+// size and the BLAKE3 of its header regions: every byte between the
+// entries' data areas (the headers, service headers, comments), each
+// region past 2 MiB by its first and last MiB, and at most MaxRanges
+// regions per volume (evenly spread) — a volume with more headers is
+// checked on a sample of them, plus its size and, for the first, its
+// first and last 64 KiB (the root's check).
+//
+// Volumes after the first are found again by the set's naming rules from
+// the name the archive is reopened under, so a moved set still opens.
+// An archive with a missing volume, a damaged header or a cut end is
+// not indexed (ErrUnsupported): an index describes a complete archive.
+//
+// Keys (IndexWithKeys): those the archive proved right — derived from
+// the password that decrypted the headers (-hp), or RAR5 keys whose
+// password check value matches an entry's. RAR 1.5-2.0 ciphers have no
+// derived key; they ask for the password again.
+//
+// Payload, version 1:
+//
+//	byte    version (1)
+//	byte    RAR version (4 or 5); byte flags (solid, locked, new naming, encrypted headers)
+//	bytes   comment
+//	uvarint volumes; per volume: uvarint size, ranges and BLAKE3
+//	uvarint files; per file: indexfmt Entry, then the reader's fields
+//	uvarint RAR5 keys: bytes salt, byte lg2, key, hash key, check
+//	uvarint RAR3 keys: bytes salt, key, IV
+const persistVersion = 1
+
+// File flag bits in the payload.
+const (
+	pfSolid = 1 << iota
+	pfUnknown
+	pfSplit
+	pfFirst
+	pfUseMAC
+	pfHasCRC
+	pfIsVersion
+	pfLinkRead
+	pfCopied
+)
+
+// volumeRanges returns the header regions of volume v: the bytes before,
+// between and after the data areas of every entry part in it.
+func (a *Archive) volumeRanges(v int) []indexfmt.Range {
+	var parts []part
+	for _, f := range a.files {
+		for _, p := range f.parts {
+			if p.vol == v {
+				parts = append(parts, p)
+			}
+		}
+	}
+	sort.Slice(parts, func(i, j int) bool { return parts[i].off < parts[j].off })
+	size := a.vols[v].size
+	var rs []indexfmt.Range
+	at := int64(0)
+	for _, p := range parts {
+		if p.off > at {
+			rs = append(rs, indexfmt.Range{Off: at, Len: p.off - at})
+		}
+		at = max(at, p.off+p.size)
+	}
+	if at < size {
+		rs = append(rs, indexfmt.Range{Off: at, Len: size - at})
+	}
+	if len(rs) > indexfmt.MaxRanges {
+		sample := make([]indexfmt.Range, indexfmt.MaxRanges)
+		for i := range sample {
+			sample[i] = rs[i*(len(rs)-1)/(indexfmt.MaxRanges-1)]
+		}
+		rs = sample
+	}
+	return rs
+}
+
+// ExportIndex implements arc.Indexer.
+func (a *Archive) ExportIndex(withKeys bool) ([]byte, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.closed.Load() {
+		return nil, errArchiveClosed
+	}
+	if a.missingVol != nil || a.warning != nil {
+		return nil, errs.Unsupported("RAR: an incomplete archive (missing volume or cut end) is not indexed")
+	}
+	p := a.p
+	e := &indexfmt.Encoder{B: make([]byte, 0, 96*len(a.files)+256)}
+	e.Byte(persistVersion)
+	e.Byte(byte(p.version))
+	var fl byte
+	for k, b := range []bool{p.solid, p.locked, p.newNaming, p.encHeaders} {
+		if b {
+			fl |= 1 << k
+		}
+	}
+	e.Byte(fl)
+	e.Bytes([]byte(a.comment))
+	e.Uvarint(uint64(len(a.vols)))
+	for v := range a.vols {
+		rs := a.volumeRanges(v)
+		sum, err := indexfmt.Digest(a.vols[v].ra, a.vols[v].size, rs)
+		if err != nil {
+			return nil, err
+		}
+		e.Uvarint(uint64(a.vols[v].size))
+		indexfmt.PutRanges(e, rs, sum)
+	}
+	e.Uvarint(uint64(len(a.files)))
+	for _, f := range a.files {
+		if f.missing != nil || f.broken != nil {
+			return nil, errs.Unsupported("RAR: an archive with a damaged or missing entry is not indexed")
+		}
+		e.Entry(f.e)
+		e.Uvarint(uint64(len(f.parts)))
+		for _, pt := range f.parts {
+			e.Uvarint(uint64(pt.vol))
+			e.Uvarint(uint64(pt.off))
+			e.Uvarint(uint64(pt.size))
+		}
+		e.Byte(byte(f.version))
+		e.Uvarint(uint64(f.algo))
+		e.Varint(int64(f.method))
+		e.Varint(f.dict)
+		var b uint64
+		for k, v := range []bool{f.solid, f.unknown, f.split, f.first, f.useMAC, f.hasCRC, f.isVersion, f.linkRead, f.copied} {
+			if v {
+				b |= 1 << k
+			}
+		}
+		e.Uvarint(b)
+		e.Uvarint(uint64(f.crypt))
+		e.Bytes(f.salt)
+		e.Raw(f.iv[:])
+		e.Uvarint(uint64(f.lg2))
+		e.Bytes(f.check)
+		e.Uvarint(uint64(f.crc))
+		e.Bytes(f.blake)
+		e.Varint(int64(f.copyOf))
+	}
+	k5, k3 := a.provenKeys(withKeys)
+	e.Uvarint(uint64(len(k5)))
+	for _, k := range k5 {
+		e.Bytes(k.salt)
+		e.Byte(byte(k.lg2))
+		e.Raw(k.k.Key[:])
+		e.Raw(k.k.HashKey[:])
+		e.Raw(k.k.Check[:])
+	}
+	e.Uvarint(uint64(len(k3)))
+	for _, k := range k3 {
+		e.Bytes(k.salt)
+		e.Raw(k.k.Key[:])
+		e.Raw(k.k.IV[:])
+	}
+	return e.B, nil
+}
+
+type key5 struct {
+	salt []byte
+	lg2  int
+	k    *rarcrypto.Keys5
+}
+
+type key3 struct {
+	salt []byte
+	k    *rarcrypto.Keys3
+}
+
+// storedID names a key an index brought: no password is stored.
+func storedID(salt []byte, lg2 int) string { return string(salt) + "\x00" + string(rune('0'+lg2)) }
+
+// provenKeys lists the derived keys the archive has shown to be right,
+// one per distinct salt and round count.
+func (a *Archive) provenKeys(withKeys bool) ([]key5, []key3) {
+	if !withKeys {
+		return nil, nil
+	}
+	p := a.p
+	var k5 []key5
+	var k3 []key3
+	seen := map[string]bool{}
+	for _, f := range a.files {
+		id := storedID(f.salt, f.lg2)
+		if seen[id] {
+			continue
+		}
+		switch f.crypt {
+		case cryptRAR5:
+			var v *rarcrypto.Keys5
+			if p.pwCache != nil && p.hpwOK {
+				v = p.keys5[keyID(*p.pwCache, f.salt, f.lg2)]
+			}
+			if v == nil && f.check != nil {
+				for _, c := range p.keys5 {
+					if string(c.Check[:]) == string(f.check) {
+						v = c
+						break
+					}
+				}
+			}
+			if v == nil {
+				v = p.stored5[id]
+			}
+			if v != nil {
+				seen[id] = true
+				k5 = append(k5, key5{f.salt, f.lg2, v})
+			}
+		case cryptRAR3:
+			var v *rarcrypto.Keys3
+			if p.pwCache != nil && p.hpwOK {
+				v = p.keys3[keyID(*p.pwCache, f.salt, 18)]
+			}
+			if v == nil {
+				v = p.stored3[id]
+			}
+			if v != nil {
+				seen[id] = true
+				k3 = append(k3, key3{f.salt, v})
+			}
+		}
+	}
+	return k5, k3
+}
+
+// OpenIndex implements arc.IndexOpener for RAR.
+func OpenIndex(ra io.ReaderAt, size int64, payload []byte, cfg *arc.Config) (arc.Archive, error) {
+	c, err := arc.NewConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	p := newParser(&c)
+	p.release() // no header is parsed
+	a := &Archive{p: p, spare: map[int]unpacker{}, cacheIdx: -1}
+	a.cacheMax = min(p.memMax/4, 256<<20)
+	ok := false
+	defer func() {
+		if !ok {
+			a.closeVolumes()
+		}
+	}()
+	jra, jsize, closers, err := p.joinSplit(ra, size, p.cfg.Name)
+	a.closers = closers
+	if err != nil {
+		return nil, err
+	}
+	d := &indexfmt.Decoder{B: payload}
+	if v := d.Byte("version"); d.Err == nil && v != persistVersion {
+		return nil, errs.Unsupported("RAR index version %d", v)
+	}
+	p.version = int(d.Byte("RAR version"))
+	fl := d.Byte("flags")
+	p.solid, p.locked, p.newNaming, p.encHeaders = fl&1 != 0, fl&2 != 0, fl&4 != 0, fl&8 != 0
+	a.comment = d.String(1<<20, "comment")
+	nv := d.Count(34, 1<<16, "volumes")
+	if d.Err == nil && (p.version != 4 && p.version != 5 || fl > 15 || nv == 0) {
+		d.Fail("archive flags")
+	}
+	if d.Err != nil {
+		return nil, d.Err
+	}
+	for v := 0; v < nv; v++ {
+		vs := d.Uvarint("volume size")
+		if d.Err != nil {
+			return nil, d.Err
+		}
+		vol := volume{ra: jra, size: jsize, name: p.cfg.Name}
+		if v > 0 {
+			vra, vsize, name, err := p.openVolumeAfter(a.vols[v-1].name, v)
+			if err != nil {
+				return nil, arc.Stale("volume " + strconv.Itoa(v+1) + " cannot be opened: " + err.Error())
+			}
+			if cl, ok := vra.(io.Closer); ok {
+				a.closers = append(a.closers, cl)
+			}
+			vol = volume{ra: vra, size: vsize, name: name}
+		}
+		if vs != uint64(vol.size) {
+			return nil, arc.Stale("the size of volume " + strconv.Itoa(v+1) + " changed")
+		}
+		a.vols = append(a.vols, vol)
+		if _, err := indexfmt.CheckRanges(d, vol.ra, vol.size); err != nil {
+			return nil, err
+		}
+	}
+	lim := c.Limits
+	n := d.Count(indexfmt.MinEntrySize+24, int(min(lim.MaxEntries, 1<<40)), "files")
+	if d.Err != nil {
+		return nil, d.Err
+	}
+	if m := int64(n) * entryOverhead; m > lim.MaxHeaderMemory || m < 0 {
+		return nil, errs.Limit("%d entries need %d bytes of index memory, above MaxHeaderMemory (%d)", n, m, lim.MaxHeaderMemory)
+	}
+	mem := int64(n) * entryOverhead
+	ents := make([]arc.Entry, n)
+	fs := make([]file, n)
+	a.files = make([]*file, n)
+	for i := 0; i < n && d.Err == nil; i++ {
+		before := len(d.B)
+		f := &fs[i]
+		a.files[i] = f
+		f.e = &ents[i]
+		d.Entry(f.e, i, 1<<16)
+		np := d.Count(3, 1<<16, "parts")
+		if np > 0 {
+			f.parts = make([]part, np)
+		}
+		for k := range f.parts {
+			pv, off, sz := d.Uvarint("part volume"), d.Uvarint("part offset"), d.Uvarint("part size")
+			if pv >= uint64(nv) || off > uint64(a.vols[min(pv, uint64(nv-1))].size) || sz > uint64(a.vols[min(pv, uint64(nv-1))].size)-off {
+				d.Fail("part outside its volume")
+				break
+			}
+			f.parts[k] = part{vol: int(pv), off: int64(off), size: int64(sz)}
+		}
+		f.version = int(d.Byte("container version"))
+		f.algo = int(min(d.Uvarint("algorithm"), 1<<16))
+		f.method = int(max(min(d.Varint("method"), 1<<16), -1))
+		f.dict = d.Varint("dictionary")
+		b := d.Uvarint("file flags")
+		f.solid, f.unknown, f.split, f.first = b&pfSolid != 0, b&pfUnknown != 0, b&pfSplit != 0, b&pfFirst != 0
+		f.useMAC, f.hasCRC, f.isVersion = b&pfUseMAC != 0, b&pfHasCRC != 0, b&pfIsVersion != 0
+		f.linkRead, f.copied = b&pfLinkRead != 0, b&pfCopied != 0
+		f.crypt = int(min(d.Uvarint("crypt"), 1<<8))
+		f.salt = cloneOrNil(d.Bytes("salt"))
+		copy(f.iv[:], d.Raw(16, "IV"))
+		f.lg2 = int(min(d.Uvarint("KDF rounds"), 64))
+		f.check = cloneOrNil(d.Bytes("check value"))
+		f.crc = uint32(d.Uvarint("CRC"))
+		f.blake = cloneOrNil(d.Bytes("BLAKE2sp"))
+		f.copyOf = int(d.Varint("copy source"))
+		if d.Err != nil {
+			break
+		}
+		if f.version != 4 && f.version != 5 || f.dict < 0 || len(f.salt) > 64 || f.copyOf < -1 || f.copyOf >= i ||
+			len(f.check) != 0 && len(f.check) != 8 || len(f.blake) != 0 && len(f.blake) != 32 {
+			d.Fail("file fields")
+			break
+		}
+		if mem += int64(before - len(d.B)); mem > lim.MaxHeaderMemory {
+			return nil, errs.Limit("the RAR index needs more than MaxHeaderMemory (%d bytes)", lim.MaxHeaderMemory)
+		}
+	}
+	n5 := d.Count(73, maxKeys, "RAR5 keys")
+	for i := 0; i < n5 && d.Err == nil; i++ {
+		salt := d.Bytes("key salt")
+		lg2 := int(d.Byte("key rounds"))
+		k := &rarcrypto.Keys5{}
+		copy(k.Key[:], d.Raw(32, "key"))
+		copy(k.HashKey[:], d.Raw(32, "hash key"))
+		copy(k.Check[:], d.Raw(8, "check"))
+		if p.stored5 == nil {
+			p.stored5 = map[string]*rarcrypto.Keys5{}
+		}
+		p.stored5[storedID(salt, lg2)] = k
+	}
+	n3 := d.Count(33, maxKeys, "RAR3 keys")
+	for i := 0; i < n3 && d.Err == nil; i++ {
+		salt := d.Bytes("key salt")
+		k := &rarcrypto.Keys3{}
+		copy(k.Key[:], d.Raw(16, "key"))
+		copy(k.IV[:], d.Raw(16, "IV"))
+		if p.stored3 == nil {
+			p.stored3 = map[string]*rarcrypto.Keys3{}
+		}
+		p.stored3[storedID(salt, 18)] = k
+	}
+	if d.Err == nil && len(d.B) != 0 {
+		d.Fail("trailing bytes")
+	}
+	if d.Err != nil {
+		return nil, d.Err
+	}
+	for i, f := range a.files {
+		if f.e.Size > 0 && a.unpacked < 1<<62 {
+			a.unpacked += min(f.e.Size, 1<<62)
+		}
+		if f.isVersion && !p.cfg.FileVersions {
+			a.versions++
+		} else {
+			f.e.Index = len(a.entries)
+			a.entries = append(a.entries, f.e)
+		}
+		_ = i
+	}
+	if a.versions > 0 {
+		a.vis = make([]int, 0, len(a.entries))
+		for i, f := range a.files {
+			if !f.isVersion {
+				a.vis = append(a.vis, i)
+			}
+		}
+	}
+	ok = true
+	return a, nil
+}
+
+func cloneOrNil(b []byte) []byte {
+	if len(b) == 0 {
+		return nil
+	}
+	return append([]byte(nil), b...)
+}
+
+// stored5Key returns the RAR5 keys an index brought for salt and lg2.
+func (p *parser) stored5Key(salt []byte, lg2 int) *rarcrypto.Keys5 {
+	if p.stored5 == nil {
+		return nil
+	}
+	return p.stored5[storedID(salt, lg2)]
+}
+
+// stored3Key returns the RAR3 keys an index brought for salt.
+func (p *parser) stored3Key(salt []byte) *rarcrypto.Keys3 {
+	if p.stored3 == nil {
+		return nil
+	}
+	return p.stored3[storedID(salt, 18)]
+}

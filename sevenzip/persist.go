@@ -1,0 +1,197 @@
+package sevenzip
+
+import (
+	"io"
+
+	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/aes7z"
+	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/internal/indexfmt"
+)
+
+// The persistable index of a 7z archive (arc.Indexer; the root's
+// Archive.Index and OpenWithIndex). 7z's plain header is exactly the
+// locator: every entry, its folder and substream, the folders' coder
+// chains and properties, the pack streams' offsets and sizes. The index
+// keeps it decoded — decompressed and decrypted — so reopening reads no
+// header from the archive, decodes nothing and derives no key; the
+// bytes are parsed by the same bounded parser as an archive's (an index
+// is untrusted input too: its digest detects accidents and staleness,
+// not a forger who recomputes it).
+//
+// Payload, version 1:
+//
+//	byte    version (1)
+//	varint  base (file offset of the end of the signature header)
+//	uvarint archive size (all volumes joined)
+//	byte    flags: 1 = start header recovered from the end of the file
+//	ranges  the header regions and their BLAKE3 (indexfmt.PutRanges):
+//	        the signature header, the next header, an encoded header's
+//	        pack streams
+//	bytes   the plain header (starting with kHeader)
+//	uvarint keys, then per key: bytes salt, byte cycles, 32 bytes key
+//
+// The volume mapping of a split set (name.7z.001, …) is the set's own
+// naming: OpenIndex joins the volumes again (opening files costs no
+// parsing) and checks the joined size and the ranges, which lie in the
+// joined byte space.
+const persistVersion = 1
+
+// storedKeyID names a key an index brought: no password is stored.
+type storedKeyID struct {
+	salt   string
+	cycles uint8
+}
+
+// addPackRanges records an encoded header's pack streams as header regions.
+func (a *Archive) addPackRanges(si *streamsInfo) {
+	for pi := range si.packSizes {
+		if len(a.hdrRanges) >= indexfmt.MaxRanges {
+			return
+		}
+		a.hdrRanges = append(a.hdrRanges, indexfmt.Range{Off: a.base + si.packPos + si.packOff[pi], Len: si.packSizes[pi]})
+	}
+}
+
+// ExportIndex implements arc.Indexer. withKeys stores the keys derived
+// from the password that opened the encrypted headers (the only one the
+// archive has proved right); an archive with plain headers stores none.
+func (a *Archive) ExportIndex(withKeys bool) ([]byte, error) {
+	if a.closed.Load() {
+		return nil, errClosed
+	}
+	if a.hdrPlain == nil && len(a.entries) > 0 {
+		return nil, errs.Unsupported("7z: no plain header to index")
+	}
+	e := &indexfmt.Encoder{B: make([]byte, 0, len(a.hdrPlain)+256)}
+	e.Byte(persistVersion)
+	e.Varint(a.base)
+	e.Uvarint(uint64(a.size))
+	flags := byte(0)
+	if a.recovered {
+		flags |= 1
+	}
+	e.Byte(flags)
+	sum, err := indexfmt.Digest(a.ra, a.size, a.hdrRanges)
+	if err != nil {
+		return nil, err
+	}
+	indexfmt.PutRanges(e, a.hdrRanges, sum)
+	e.Bytes(a.hdrPlain)
+	type kv struct {
+		id  storedKeyID
+		key [32]byte
+	}
+	var keys []kv
+	if withKeys {
+		a.mu.Lock()
+		pw, ok := a.pw, a.hasPW
+		a.mu.Unlock()
+		a.keyMu.Lock()
+		for id, k := range a.keys {
+			if ok && id.pw == pw {
+				keys = append(keys, kv{storedKeyID{id.salt, id.cycles}, k})
+			}
+		}
+		for id, k := range a.storedKeys {
+			keys = append(keys, kv{id, k})
+		}
+		a.keyMu.Unlock()
+	}
+	e.Uvarint(uint64(len(keys)))
+	for _, k := range keys {
+		e.Bytes([]byte(k.id.salt))
+		e.Byte(k.id.cycles)
+		e.Raw(k.key[:])
+	}
+	return e.B, nil
+}
+
+// maxStoredKeys bounds the keys one index may bring.
+const maxStoredKeys = 1024
+
+// OpenIndex implements arc.IndexOpener: it rebuilds the Archive from a
+// payload ExportIndex made, after checking the archive's size and the
+// digest of its header regions.
+func OpenIndex(ra io.ReaderAt, size int64, payload []byte, cfg *arc.Config) (arc.Archive, error) {
+	c, err := arc.NewConfig(cfg)
+	if err != nil {
+		return nil, err
+	}
+	a := &Archive{cfg: c}
+	if a.cfg.Budget == nil {
+		a.cfg.Budget = arc.NewBudget(a.cfg.Limits)
+	}
+	ra, size, err = joinVolumes(ra, size, &a.cfg)
+	if err != nil {
+		return nil, err
+	}
+	a.ra, a.size = ra, size
+	d := &indexfmt.Decoder{B: payload}
+	if v := d.Byte("version"); d.Err == nil && v != persistVersion {
+		return nil, errs.Unsupported("7z index version %d", v)
+	}
+	a.base = d.Varint("base")
+	joined := d.Uvarint("size")
+	flags := d.Byte("flags")
+	if d.Err != nil {
+		return nil, d.Err
+	}
+	if joined != uint64(size) {
+		return nil, arc.Stale("the archive's size changed")
+	}
+	if a.base < sigHeaderSize || a.base > size {
+		return nil, arc.Stale("damaged index: base")
+	}
+	a.recovered = flags&1 != 0
+	if a.hdrRanges, err = indexfmt.CheckRanges(d, ra, size); err != nil {
+		return nil, err
+	}
+	hdr := d.Bytes("header")
+	nk := d.Count(34, maxStoredKeys, "keys")
+	for i := 0; i < nk; i++ {
+		salt := d.Bytes("key salt")
+		cycles := d.Byte("key cycles")
+		k := d.Raw(32, "key")
+		if d.Err != nil {
+			break
+		}
+		if a.storedKeys == nil {
+			a.storedKeys = make(map[storedKeyID][32]byte, nk)
+		}
+		a.storedKeys[storedKeyID{string(salt), cycles}] = [32]byte(k)
+	}
+	if d.Err == nil && len(d.B) != 0 {
+		d.Err = arc.Stale("damaged index: trailing bytes")
+	}
+	if d.Err != nil {
+		return nil, d.Err
+	}
+	if len(hdr) == 0 {
+		return a, nil // an empty archive
+	}
+	a.mem = &memAccount{max: a.cfg.Limits.MaxHeaderMemory}
+	if err := a.mem.charge(int64(len(hdr)), "7z header"); err != nil {
+		return nil, err
+	}
+	// The index's bytes stay the caller's: keep a copy (entry names may
+	// point into it).
+	hdr = append([]byte(nil), hdr...)
+	r := &hreader{b: hdr, mem: a.mem, maxEntries: a.cfg.Limits.MaxEntries}
+	if id := r.number(); id != idHeader {
+		return nil, arc.Stale("damaged index: not a plain 7z header")
+	}
+	a.hdrPlain = hdr
+	if err := a.parsePlain(r); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// storedKey returns the key an index brought for p's salt and rounds.
+func (a *Archive) storedKey(p *aes7z.Props) ([32]byte, bool) {
+	a.keyMu.Lock()
+	defer a.keyMu.Unlock()
+	k, ok := a.storedKeys[storedKeyID{string(p.Salt), p.Cycles}]
+	return k, ok
+}

@@ -1,0 +1,390 @@
+package unarc
+
+import (
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"hash"
+	"io"
+	"strings"
+	"sync"
+
+	"github.com/zeebo/blake3"
+)
+
+// VerifyStatus is the outcome of verifying one entry.
+type VerifyStatus uint8
+
+const (
+	// VerifyOK: the entry decoded to its end and matched its stored
+	// checksum (CRC32, BLAKE2sp or authentication code).
+	VerifyOK VerifyStatus = iota
+	// VerifyMismatch: the content does not match the stored checksum
+	// (Err matches ErrChecksum).
+	VerifyMismatch
+	// VerifyNoChecksum: the entry decoded without error, but the archive
+	// stores nothing to check it against (Entry.Verifiable is false).
+	VerifyNoChecksum
+	// VerifyError: decoding failed (Err says why: corrupt, truncated,
+	// password, unsupported, limit …).
+	VerifyError
+	// VerifySkipped: the entry has no data of its own to decode (a
+	// directory, a hard link, a junction, a symlink whose target the
+	// header holds).
+	VerifySkipped
+)
+
+var statusNames = [...]string{"ok", "mismatch", "no-checksum", "error", "skipped"}
+
+// String returns "ok", "mismatch", "no-checksum", "error" or "skipped".
+func (s VerifyStatus) String() string {
+	if int(s) < len(statusNames) {
+		return statusNames[s]
+	}
+	return fmt.Sprintf("VerifyStatus(%d)", s)
+}
+
+// MarshalText makes a status a JSON string.
+func (s VerifyStatus) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
+
+// Digest selects the content digests Verify computes while decoding.
+// Values combine with |.
+type Digest uint8
+
+const (
+	DigestBLAKE3 Digest = 1 << iota // BLAKE3-256 (github.com/zeebo/blake3), as b3sum prints it
+	DigestSHA256                    // SHA-256, as sha256sum prints it
+)
+
+// ParseDigest parses a comma-separated list of digest names: "blake3",
+// "sha256" (or "" for none).
+func ParseDigest(s string) (Digest, error) {
+	var d Digest
+	for _, f := range strings.Split(s, ",") {
+		switch strings.ToLower(strings.TrimSpace(f)) {
+		case "":
+		case "blake3", "b3":
+			d |= DigestBLAKE3
+		case "sha256", "sha-256":
+			d |= DigestSHA256
+		default:
+			return 0, invalid("unknown digest %q (want blake3 or sha256)", f)
+		}
+	}
+	return d, nil
+}
+
+// VerifyResult is what Verify reports for one entry.
+type VerifyResult struct {
+	Entry  *Entry
+	Status VerifyStatus
+	// Err is the entry's error (an *EntryError) for VerifyMismatch and
+	// VerifyError, nil otherwise.
+	Err error
+	// Size is the number of content bytes decoded.
+	Size int64
+	// The digests the archive stores for the entry, as Entry holds them:
+	// the full CRC32 (ZIP, RAR, 7z), and HashKind/Hash for another
+	// (RAR5 "BLAKE2sp", all 32 bytes; WinZip AES "HMAC-SHA1-80").
+	HasCRC32 bool
+	CRC32    uint32
+	HashKind string
+	Hash     []byte
+	// Content digests computed while decoding, when asked for
+	// (VerifyDigests) and the entry decoded to its end (Status OK or
+	// NoChecksum); nil otherwise.
+	BLAKE3 []byte
+	SHA256 []byte
+}
+
+// VerifyOption configures Verify.
+type VerifyOption func(*verifyConfig)
+
+type verifyConfig struct {
+	digests Digest
+	filter  func(*Entry) bool
+	each    func(*VerifyResult) error
+	prog    func(e *Entry, n int)
+}
+
+// VerifyDigests makes Verify compute content digests of every decoded
+// entry in the same pass as the decoding (no second read).
+func VerifyDigests(d Digest) VerifyOption { return func(c *verifyConfig) { c.digests |= d } }
+
+// VerifyFilter restricts Verify to the entries fn accepts; the others
+// are neither decoded nor reported (in a solid block, the entries before
+// a selected one are still decoded, unreported, to reach it).
+func VerifyFilter(fn func(*Entry) bool) VerifyOption { return func(c *verifyConfig) { c.filter = fn } }
+
+// VerifyEach calls fn with each result as soon as its entry is done, in
+// archive order (to print or store results of a long run as they come).
+// An error from fn stops Verify, which returns it.
+func VerifyEach(fn func(*VerifyResult) error) VerifyOption {
+	return func(c *verifyConfig) { c.each = fn }
+}
+
+// VerifyProgress calls fn as content is decoded: n more bytes of entry
+// e (from the decoding goroutine; keep it cheap).
+func VerifyProgress(fn func(e *Entry, n int)) VerifyOption {
+	return func(c *verifyConfig) { c.prog = fn }
+}
+
+func newVerifyConfig(opts []VerifyOption) *verifyConfig {
+	c := &verifyConfig{}
+	for _, o := range opts {
+		if o != nil {
+			o(c)
+		}
+	}
+	return c
+}
+
+// hasData reports whether verifying e reads data of its own.
+func hasData(e *Entry) bool {
+	return !(e.IsDir() || e.Link == LinkHardlink || e.Link == LinkJunction ||
+		(e.Link == LinkSymlink && e.LinkTarget != ""))
+}
+
+// Verify decodes every entry (or those VerifyFilter selects) and reports
+// one VerifyResult per entry in archive order: OK, checksum mismatch, no
+// stored checksum, error or skipped, with the stored digests and, with
+// VerifyDigests, content digests computed while decoding. Entry failures
+// are results, not errors: the error is non-nil only when ctx is
+// cancelled (ctx.Err(), with the results so far) or a VerifyEach
+// callback fails.
+//
+// Independent units (ZIP entries, non-solid RAR entries and solid runs,
+// 7z folders) are decoded on up to WithWorkers goroutines, as in
+// Extract; results, VerifyEach calls and the limits come in archive
+// order whatever the number of workers. VerifyProgress is called from
+// the decoding goroutines.
+func (a *Archive) Verify(ctx context.Context, opts ...VerifyOption) ([]VerifyResult, error) {
+	c := newVerifyConfig(opts)
+	ents := a.Entries()
+	res := make([]VerifyResult, len(ents))
+	var free verifiers
+	var out []VerifyResult
+	var stop error
+	emit := func(r *VerifyResult) bool {
+		out = append(out, *r)
+		if c.each != nil {
+			if err := c.each(&out[len(out)-1]); err != nil {
+				stop = err
+				return false
+			}
+		}
+		return true
+	}
+	next := 0 // entries before next have been reported (or were not selected)
+	skipTo := func(k int) bool {
+		for ; next < k; next++ {
+			e := ents[next]
+			if hasData(e) || c.filter != nil && !c.filter(e) {
+				continue
+			}
+			var r VerifyResult
+			skippedResult(e, &r)
+			if !emit(&r) {
+				return false
+			}
+		}
+		return true
+	}
+	decode := func(wctx context.Context, k int, r io.Reader) error {
+		v := free.get(wctx, c)
+		v.entry(ents[k], r, &res[k])
+		free.put(v)
+		return res[k].Err
+	}
+	done := func(k int, err error) bool {
+		if !skipTo(k) {
+			return false
+		}
+		next = k + 1
+		r := &res[k]
+		if err != nil && ctx.Err() != nil {
+			return false // cancelled inside the entry: no verdict on it
+		}
+		if err != nil && err != r.Err {
+			// Opening failed, or a limit was spent (before or by this
+			// entry) when charged in its turn.
+			failedResult(ents[k], err, r.Size, r)
+		}
+		ok := emit(r)
+		*r = VerifyResult{}
+		return ok
+	}
+	err := a.decodeEntries(ctx, c.filter, decode, done)
+	if err == nil && stop == nil {
+		skipTo(len(ents))
+	}
+	if stop != nil {
+		return out, stop
+	}
+	return out, err
+}
+
+// verifiers keeps the hashers of a Verify run's workers for reuse.
+type verifiers struct {
+	mu   sync.Mutex
+	free []*verifier
+}
+
+func (l *verifiers) get(ctx context.Context, c *verifyConfig) *verifier {
+	l.mu.Lock()
+	var v *verifier
+	if n := len(l.free); n > 0 {
+		v = l.free[n-1]
+		l.free = l.free[:n-1]
+	}
+	l.mu.Unlock()
+	if v == nil {
+		v = newVerifier(ctx, c.digests, c.prog)
+	}
+	v.w.ctx = ctx // the worker's context: it stops with the run
+	return v
+}
+
+func (l *verifiers) put(v *verifier) {
+	l.mu.Lock()
+	l.free = append(l.free, v)
+	l.mu.Unlock()
+}
+
+// Verify is Archive.Verify for a stream: it reads the rest of the
+// archive, entry by entry. An error that ends the stream (not one
+// entry's) is returned after the results before it.
+func (r *Reader) Verify(ctx context.Context, opts ...VerifyOption) ([]VerifyResult, error) {
+	c := newVerifyConfig(opts)
+	v := newVerifier(ctx, c.digests, c.prog)
+	var out []VerifyResult
+	for {
+		if err := ctx.Err(); err != nil {
+			return out, err
+		}
+		e, err := r.Next()
+		if err == io.EOF {
+			return out, nil
+		}
+		if err != nil {
+			return out, err
+		}
+		if c.filter != nil && !c.filter(e) {
+			continue
+		}
+		res := VerifyResult{}
+		if hasData(e) {
+			v.entry(e, r, &res)
+		} else {
+			skippedResult(e, &res)
+		}
+		if res.Err != nil && ctx.Err() != nil {
+			return out, ctx.Err()
+		}
+		out = append(out, res)
+		if c.each != nil {
+			if err := c.each(&out[len(out)-1]); err != nil {
+				return out, err
+			}
+		}
+	}
+}
+
+// verifier holds the reusable hashers of one Verify run.
+type verifier struct {
+	ctx context.Context
+	b3  *blake3.Hasher
+	sha hash.Hash
+	w   digestWriter
+}
+
+func newVerifier(ctx context.Context, d Digest, prog func(*Entry, int)) *verifier {
+	v := &verifier{ctx: ctx}
+	if d&DigestBLAKE3 != 0 {
+		v.b3 = blake3.New()
+	}
+	if d&DigestSHA256 != 0 {
+		v.sha = sha256.New()
+	}
+	v.w = digestWriter{ctx: ctx, b3: v.b3, sha: v.sha, prog: prog}
+	return v
+}
+
+func stored(e *Entry, res *VerifyResult) {
+	res.Entry = e
+	res.HasCRC32, res.CRC32 = e.HasCRC32, e.CRC32
+	res.HashKind, res.Hash = e.HashKind, e.Hash
+}
+
+func skippedResult(e *Entry, res *VerifyResult) {
+	stored(e, res)
+	res.Status = VerifySkipped
+}
+
+func failedResult(e *Entry, err error, n int64, res *VerifyResult) {
+	stored(e, res)
+	res.Size = n
+	res.Err = entryErr(e.Name, err)
+	res.Status = VerifyError
+	if errors.Is(err, ErrChecksum) {
+		res.Status = VerifyMismatch
+	}
+}
+
+// entry decodes r (entry e's content) to its end into the hashers.
+func (v *verifier) entry(e *Entry, r io.Reader, res *VerifyResult) {
+	if v.b3 != nil {
+		v.b3.Reset()
+	}
+	if v.sha != nil {
+		v.sha.Reset()
+	}
+	v.w.n, v.w.e = 0, e
+	// io.Copy uses the decoder's WriteTo: the hashers see the window's
+	// large runs, not small reads.
+	n, err := io.Copy(&v.w, r)
+	if err != nil {
+		failedResult(e, err, n, res)
+		return
+	}
+	stored(e, res)
+	res.Size = n
+	res.Status = VerifyOK
+	if !e.Verifiable() {
+		res.Status = VerifyNoChecksum
+	}
+	if v.b3 != nil {
+		res.BLAKE3 = v.b3.Sum(nil)
+	}
+	if v.sha != nil {
+		res.SHA256 = v.sha.Sum(nil)
+	}
+}
+
+// digestWriter feeds the content to the hashers and stops on cancel.
+type digestWriter struct {
+	ctx  context.Context
+	b3   *blake3.Hasher
+	sha  hash.Hash
+	n    int64
+	e    *Entry
+	prog func(*Entry, int)
+}
+
+func (w *digestWriter) Write(p []byte) (int, error) {
+	if err := w.ctx.Err(); err != nil {
+		return 0, err
+	}
+	if w.b3 != nil {
+		w.b3.Write(p)
+	}
+	if w.sha != nil {
+		w.sha.Write(p)
+	}
+	w.n += int64(len(p))
+	if w.prog != nil {
+		w.prog(w.e, len(p))
+	}
+	return len(p), nil
+}
