@@ -74,6 +74,9 @@ func openArchive(r io.ReaderAt, size int64, o *options, cfg *arc.Config, pw *pas
 		a.Close()
 		return nil, err
 	}
+	if c, ok := a.(arc.Checkpointer); ok {
+		c.SetCheckpoints(o.checkpoints)
+	}
 	return &Archive{a: a, format: f.Name, opts: o, pw: pw, acct: acct}, nil
 }
 

@@ -46,6 +46,8 @@ type options struct {
 	filter      func(*Entry) bool       // Extract: entries to write; nil = all
 	preserve    bool                    // Extract: keep permission bits exactly (no umask)
 	extractHook func(stage, rel string) // tests only: called between extraction steps
+
+	checkpoints arc.CheckpointPolicy // OpenSeekable (seekable.go)
 }
 
 // WithPassword sets the password used for every encrypted entry and for
@@ -173,7 +175,7 @@ func WithVolumeOpener(name string, open func(vol string) (io.ReaderAt, int64, er
 }
 
 func buildOptions(opts []Option) (*options, error) {
-	o := &options{}
+	o := &options{checkpoints: defaultCheckpoints}
 	for _, fn := range opts {
 		if fn == nil {
 			continue
