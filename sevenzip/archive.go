@@ -286,6 +286,8 @@ type Archive struct {
 
 	keyMu sync.Mutex // held while deriving, so one key is derived (and charged) once
 	keys  map[keyID][32]byte
+
+	cps cpCache // decoder checkpoints of seekable readers (seek.go)
 }
 
 // maxIdle bounds the positioned folder decoders kept for reuse.
@@ -745,5 +747,6 @@ func (a *Archive) Close() error {
 	for _, fr := range idle {
 		fr.Close()
 	}
+	a.cps.clear()
 	return nil
 }

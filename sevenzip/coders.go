@@ -11,6 +11,7 @@ import (
 	"github.com/go-unarc/unarc/internal/aes7z"
 	"github.com/go-unarc/unarc/internal/bcj"
 	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/lzma"
 )
 
 // Method IDs (7-Zip DOC/Methods.txt).
@@ -126,7 +127,8 @@ type decodeEnv struct {
 	password func() (string, error) // resolves the password on first need
 	key      func(pw string, p *aes7z.Props) ([32]byte, error)
 	limits   arc.Limits
-	closers  []io.Closer // released when the folder decoder is closed
+	closers  []io.Closer   // released when the folder decoder is closed
+	lz2      *lzma.Reader2 // the last LZMA2 decoder built (checkpoints, seek.go)
 }
 
 func (e *decodeEnv) onClose(c io.Closer) { e.closers = append(e.closers, c) }
