@@ -18,7 +18,7 @@ import (
 var seekArchives = []string{
 	"lzma2.7z", "lzma2-aes.7z", "lzma.7z", "delta-lzma2.7z", "copy.7z", "copy-aes.7z",
 	"store.zip", "store-zipcrypto.zip", "store-aes.zip", "deflate.zip",
-	"solid.rar", "store.rar", "store-aes.rar", "solid4.rar",
+	"solid.rar", "store.rar", "store-aes.rar", "solid4.rar", "store-aes4.rar",
 }
 
 func openSeekTestdata(t testing.TB, name string, opts ...unarc.Option) *unarc.Archive {

@@ -62,3 +62,4 @@ z7 copy-aes.7z small -m0=copy -pseek
 (cd "$src/small" && rar a -idq -cfg- -m0 "$out/store.rar" $files)
 (cd "$src/small" && rar a -idq -cfg- -m0 -pseek "$out/store-aes.rar" $files)
 (cd "$src/small" && rar6 a -idq -cfg- -ma4 -s -m3 "$out/solid4.rar" $files)
+(cd "$src/small" && rar6 a -idq -cfg- -ma4 -m0 -pseek "$out/store-aes4.rar" $files)
