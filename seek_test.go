@@ -3,9 +3,12 @@ package unarc_test
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"io/fs"
 	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"sync"
@@ -289,6 +292,74 @@ func TestSeekableConcurrent(t *testing.T) {
 			}
 			if _, err := shared.ReadAt(make([]byte, 1), 0); !errors.Is(err, fs.ErrClosed) {
 				t.Fatalf("ReadAt after Close: %v", err)
+			}
+		})
+	}
+}
+
+// TestSeekHTTPRange serves the solid 7z (LZMA2, checkpoints every 64
+// KiB) and the solid RAR5 of testdata/seek with http.FileServer and
+// checks random Range requests, sequential and concurrent, against a
+// sequential read (run it with -race).
+func TestSeekHTTPRange(t *testing.T) {
+	for _, name := range []string{"lzma2.7z", "solid.rar", "lzma2-aes.7z"} {
+		t.Run(name, func(t *testing.T) {
+			a := openSeekTestdata(t, name, unarc.WithCheckpoints(64<<10, 64<<20))
+			want := sequential(t, a)
+			srv := httptest.NewServer(http.FileServer(http.FS(a)))
+			defer srv.Close()
+			get := func(r *rand.Rand) error {
+				e := a.Entries()[r.IntN(len(a.Entries()))]
+				w := want[e.Index]
+				if len(w) == 0 {
+					return nil
+				}
+				lo := r.IntN(len(w))
+				hi := lo + r.IntN(min(len(w)-lo, 50000))
+				req, _ := http.NewRequest("GET", srv.URL+"/"+e.Name, nil)
+				req.Header.Set("Range", fmt.Sprintf("bytes=%d-%d", lo, hi))
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					return err
+				}
+				body, err := io.ReadAll(resp.Body)
+				resp.Body.Close()
+				if err != nil {
+					return err
+				}
+				if resp.StatusCode != http.StatusPartialContent {
+					return fmt.Errorf("%s %d-%d: status %d", e.Name, lo, hi, resp.StatusCode)
+				}
+				if !bytes.Equal(body, w[lo:hi+1]) {
+					return fmt.Errorf("%s %d-%d: wrong bytes", e.Name, lo, hi)
+				}
+				return nil
+			}
+			r := rand.New(rand.NewPCG(1, 2))
+			for range seekOps(40) {
+				if err := get(r); err != nil {
+					t.Fatal(err)
+				}
+			}
+			var wg sync.WaitGroup
+			errc := make(chan error, 4)
+			for g := range 4 {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					r := rand.New(rand.NewPCG(uint64(g), 3))
+					for range seekOps(20) {
+						if err := get(r); err != nil {
+							errc <- err
+							return
+						}
+					}
+				}()
+			}
+			wg.Wait()
+			close(errc)
+			for err := range errc {
+				t.Fatal(err)
 			}
 		})
 	}
