@@ -108,4 +108,3 @@ func TestCheckpointResume(t *testing.T) {
 		}
 	}
 }
-
