@@ -74,6 +74,7 @@ import (
 	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/crc32x"
 	"github.com/go-unarc/unarc/internal/aes7z"
+	"github.com/go-unarc/unarc/internal/cpcache"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/meta"
 	"github.com/go-unarc/unarc/internal/pool"
@@ -287,7 +288,7 @@ type Archive struct {
 	keyMu sync.Mutex // held while deriving, so one key is derived (and charged) once
 	keys  map[keyID][32]byte
 
-	cps cpCache // decoder checkpoints of seekable readers (seek.go)
+	cps cpcache.Cache // decoder checkpoints of seekable readers (seek.go)
 }
 
 // maxIdle bounds the positioned folder decoders kept for reuse.
@@ -747,6 +748,6 @@ func (a *Archive) Close() error {
 	for _, fr := range idle {
 		fr.Close()
 	}
-	a.cps.clear()
+	a.cps.Clear()
 	return nil
 }

@@ -3,7 +3,6 @@ package sevenzip
 import (
 	"fmt"
 	"io"
-	"sync"
 
 	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/internal/aes7z"
@@ -99,110 +98,11 @@ func shapeOf(f *folder) chainShape {
 	return sh
 }
 
-// cpCache holds the Archive's checkpoints, bounded by the policy's
-// MaxMemory, least recently used dropped first.
-type cpCache struct {
-	mu    sync.Mutex
-	pol   arc.CheckpointPolicy
-	items []*cpItem
-	bytes int64
-	tick  uint64
-	taken int64
-	evict int64
-}
-
-type cpItem struct {
-	cp   arc.Checkpoint
-	used uint64
-}
-
 // SetCheckpoints implements arc.Checkpointer.
-func (a *Archive) SetCheckpoints(p arc.CheckpointPolicy) {
-	a.cps.mu.Lock()
-	a.cps.pol = p
-	a.cps.mu.Unlock()
-}
+func (a *Archive) SetCheckpoints(p arc.CheckpointPolicy) { a.cps.SetPolicy(p) }
 
 // CheckpointStats implements arc.CheckpointReporter.
-func (a *Archive) CheckpointStats() arc.CheckpointStats {
-	c := &a.cps
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return arc.CheckpointStats{Count: len(c.items), Bytes: c.bytes, Taken: c.taken, Evicted: c.evict}
-}
-
-func (c *cpCache) interval() int64 {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.pol.Interval
-}
-
-// find returns the latest checkpoint of folder fi at or before out.
-func (c *cpCache) find(fi int, out int64) (arc.Checkpoint, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	var best *cpItem
-	for _, it := range c.items {
-		if it.cp.Stream == fi && it.cp.Out <= out && (best == nil || it.cp.Out > best.cp.Out) {
-			best = it
-		}
-	}
-	if best == nil {
-		return arc.Checkpoint{}, false
-	}
-	c.tick++
-	best.used = c.tick
-	return best.cp, true
-}
-
-// has reports a checkpoint of folder fi in [lo, hi).
-func (c *cpCache) has(fi int, lo, hi int64) bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for _, it := range c.items {
-		if it.cp.Stream == fi && it.cp.Out >= lo && it.cp.Out < hi {
-			return true
-		}
-	}
-	return false
-}
-
-// fits reports whether a checkpoint of n bytes may be kept at all.
-func (c *cpCache) fits(n int) bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return int64(n) <= c.pol.MaxMemory
-}
-
-func (c *cpCache) add(cp arc.Checkpoint) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	n := int64(len(cp.State))
-	if n > c.pol.MaxMemory {
-		return
-	}
-	for c.bytes+n > c.pol.MaxMemory && len(c.items) > 0 {
-		old := 0
-		for j, it := range c.items {
-			if it.used < c.items[old].used {
-				old = j
-			}
-		}
-		c.bytes -= int64(len(c.items[old].cp.State))
-		c.items = append(c.items[:old], c.items[old+1:]...)
-		c.evict++
-	}
-	c.tick++
-	c.items = append(c.items, &cpItem{cp: cp, used: c.tick})
-	c.bytes += n
-	c.taken++
-}
-
-func (c *cpCache) clear() {
-	c.mu.Lock()
-	c.items, c.bytes = nil, 0
-	c.mu.Unlock()
-}
+func (a *Archive) CheckpointStats() arc.CheckpointStats { return a.cps.Stats() }
 
 // OpenAt implements arc.EntrySeeker: a reader of entry i from a point
 // at or before off (see the comment at the top of this file). From 0 it
@@ -256,11 +156,11 @@ func (a *Archive) entryFrom(i int, fr *folderReader, start int64) io.ReadCloser 
 // nearer, or a new decoder; it decodes forward to base when it starts
 // before it.
 func (a *Archive) seekFolder(fi int, sh chainShape, base, target int64, e *arc.Entry) (*folderReader, error) {
-	interval := a.cps.interval()
+	interval := a.cps.Interval()
 	var cp arc.Checkpoint
 	haveCP := false
 	if sh.ok && sh.lzma2 >= 0 && interval > 0 {
-		cp, haveCP = a.cps.find(fi, target)
+		cp, haveCP = a.cps.Find(fi, target)
 	}
 	a.mu.Lock()
 	best := -1
@@ -451,11 +351,11 @@ func (fr *folderReader) checkpoint() {
 	}
 	cell := fr.pos / iv * iv
 	fr.cpNext = cell + iv
-	if a.cps.has(fr.index, cell, cell+iv) {
+	if a.cps.Has(fr.index, cell, cell+iv) {
 		return
 	}
 	n := z.CheckpointSize()
-	if !a.cps.fits(n) {
+	if !a.cps.Fits(n) {
 		return
 	}
 	state, out, in := z.Checkpoint(make([]byte, 0, n))
@@ -466,5 +366,5 @@ func (fr *folderReader) checkpoint() {
 			break
 		}
 	}
-	a.cps.add(cp)
+	a.cps.Add(cp)
 }
