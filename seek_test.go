@@ -11,6 +11,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 
@@ -20,7 +21,7 @@ import (
 // seekArchives are testdata/seek's archives (made by its make.sh).
 var seekArchives = []string{
 	"lzma2.7z", "lzma2-aes.7z", "lzma.7z", "delta-lzma2.7z", "copy.7z", "copy-aes.7z",
-	"store.zip", "store-zipcrypto.zip", "store-aes.zip", "deflate.zip",
+	"store.zip", "store-zipcrypto.zip", "store-aes.zip", "deflate.zip", "deflate-words.zip", "deflate-words-aes.zip",
 	"solid.rar", "store.rar", "store-aes.rar", "solid4.rar", "store-aes4.rar",
 }
 
@@ -131,7 +132,7 @@ func TestSeekableEntries(t *testing.T) {
 			t.Run(name+"/cp="+map[bool]string{true: "64k", false: "off"}[cp > 0], func(t *testing.T) {
 				a := openSeekTestdata(t, name, unarc.WithCheckpoints(cp, 64<<20))
 				want := sequential(t, a)
-				if len(want) < 5 {
+				if len(want) < 1 {
 					t.Fatalf("%d entries", len(want))
 				}
 				for _, e := range a.Entries() {
@@ -149,7 +150,7 @@ func TestSeekableEntries(t *testing.T) {
 					s.Close()
 				}
 				st := a.CheckpointStats()
-				if cp > 0 && (name == "lzma2.7z" || name == "lzma2-aes.7z") && st.Taken == 0 {
+				if cp > 0 && (name == "lzma2.7z" || name == "lzma2-aes.7z" || strings.HasPrefix(name, "deflate-words")) && st.Taken == 0 {
 					t.Fatalf("no checkpoint taken: %+v", st)
 				}
 				if cp == 0 && st.Taken != 0 {
@@ -302,7 +303,7 @@ func TestSeekableConcurrent(t *testing.T) {
 // checks random Range requests, sequential and concurrent, against a
 // sequential read (run it with -race).
 func TestSeekHTTPRange(t *testing.T) {
-	for _, name := range []string{"lzma2.7z", "solid.rar", "lzma2-aes.7z"} {
+	for _, name := range []string{"lzma2.7z", "solid.rar", "lzma2-aes.7z", "deflate-words-aes.zip"} {
 		t.Run(name, func(t *testing.T) {
 			a := openSeekTestdata(t, name, unarc.WithCheckpoints(64<<10, 64<<20))
 			want := sequential(t, a)

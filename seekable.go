@@ -208,13 +208,12 @@ func (s *SeekableEntry) position(off int64) error {
 		}
 		return s.reopen(nil, 0)
 	}
+	if s.rc != nil && off >= s.rpos && s.a.a.(arc.EntrySeeker).StartAt(s.e.Index, off) <= s.rpos {
+		return nil // the current decoder is at least as close
+	}
 	rc, start, err := s.a.openAt(s.e, off)
 	if err != nil {
 		return err
-	}
-	if s.rc != nil && s.rpos >= start && s.rpos <= off {
-		rc.Close() // the current decoder is at least as close
-		return nil
 	}
 	return s.reopen(rc, start)
 }

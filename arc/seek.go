@@ -13,9 +13,15 @@ import "io"
 // The reader does not verify the entry's checksum (it cannot: it does
 // not see the whole content); callers wanting verification read from
 // offset 0 through Archive.Open. Reading past the entry's end returns
-// io.EOF. It fails like Open for input that cannot be decoded.
+// io.EOF. It fails like Open for input that cannot be decoded. From
+// start 0 the reader is Open's: it verifies the checksum at the end.
+//
+// StartAt says, without decoding or reading anything, where OpenAt(i,
+// off) would start, so a caller holding a reader at a position between
+// that start and off keeps decoding ahead instead.
 type EntrySeeker interface {
 	OpenAt(i int, off int64) (r io.ReadCloser, start int64, err error)
+	StartAt(i int, off int64) int64
 }
 
 // CheckpointPolicy says how often a seekable decoder snapshots its state

@@ -32,11 +32,7 @@ func (a *Archive) OpenAt(i int, off int64) (io.ReadCloser, int64, error) {
 		fi = a.vis[i]
 	}
 	f := a.files[fi]
-	direct := off > 0 && f.method == 0 && f.copyOf < 0 && !f.unknown && f.missing == nil &&
-		f.broken == nil && !f.split && entryData(f.e) && f.e.Size >= 0 &&
-		(f.crypt == cryptNone || f.crypt == cryptRAR5 || f.crypt == cryptRAR3) &&
-		!(f.version == 5 && (f.e.Link != 0))
-	if !direct {
+	if off <= 0 || !a.directAt(f) {
 		rc, err := a.open(fi)
 		return rc, 0, err
 	}
@@ -82,6 +78,30 @@ func (a *Archive) OpenAt(i int, off int64) (io.ReadCloser, int64, error) {
 	}
 	r.lim = io.LimitedReader{R: r.crypt, N: f.e.Size - off}
 	return r, off, nil
+}
+
+// StartAt implements arc.EntrySeeker: where OpenAt(i, off) would start.
+func (a *Archive) StartAt(i int, off int64) int64 {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if i < 0 || i >= len(a.entries) || off <= 0 {
+		return 0
+	}
+	if a.vis != nil {
+		i = a.vis[i]
+	}
+	if f := a.files[i]; a.directAt(f) {
+		return min(off, f.e.Size)
+	}
+	return 0
+}
+
+// directAt reports whether stored entry f is read from an offset directly.
+func (a *Archive) directAt(f *file) bool {
+	return f.method == 0 && f.copyOf < 0 && !f.unknown && f.missing == nil &&
+		f.broken == nil && !f.split && entryData(f.e) && f.e.Size >= 0 &&
+		(f.crypt == cryptNone || f.crypt == cryptRAR5 || f.crypt == cryptRAR3) &&
+		!(f.version == 5 && (f.e.Link != 0))
 }
 
 // seek positions r at offset x of the entry's packed data.

@@ -138,6 +138,36 @@ func (a *Archive) OpenAt(i int, off int64) (io.ReadCloser, int64, error) {
 	return a.entryFrom(i, fr, start), start, nil
 }
 
+// StartAt implements arc.EntrySeeker: where OpenAt(i, off) would start.
+func (a *Archive) StartAt(i int, off int64) int64 {
+	if i < 0 || i >= len(a.entries) || a.stream[i] < 0 || off <= 0 {
+		return 0
+	}
+	e := a.entries[i]
+	k := a.stream[i]
+	off = min(off, e.Size)
+	fi := int(a.streamFolder[k])
+	base := a.streamOff[k]
+	sh := shapeOf(&a.si.folders[fi])
+	if sh.ok && sh.direct {
+		return off
+	}
+	best := base
+	if sh.ok && sh.lzma2 >= 0 && a.cps.Interval() > 0 {
+		if cp, ok := a.cps.Find(fi, base+off); ok {
+			best = max(best, cp.Out)
+		}
+	}
+	a.mu.Lock()
+	for _, fr := range a.idle {
+		if fr.index == fi && fr.pos <= base+off {
+			best = max(best, fr.pos)
+		}
+	}
+	a.mu.Unlock()
+	return best - base
+}
+
 // entryFrom makes the reader of entry i over fr, which is at start.
 func (a *Archive) entryFrom(i int, fr *folderReader, start int64) io.ReadCloser {
 	e := a.entries[i]

@@ -11,6 +11,7 @@ import (
 	"unsafe"
 
 	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/cpcache"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/meta"
 	"github.com/go-unarc/unarc/internal/pool"
@@ -30,8 +31,9 @@ type Archive struct {
 	// diskStarts is set for spanned archives: the offset of each disk in
 	// the joined volumes (see volume.go).
 	diskStarts []int64
-	warns      []error  // Warnings
-	keys       keyCache // WinZip AES key derivations (crypt.go)
+	warns      []error       // Warnings
+	keys       keyCache      // WinZip AES key derivations (crypt.go)
+	cps        cpcache.Cache // Deflate checkpoints of seekable readers (seek.go)
 }
 
 // directory is what the end records say about the central directory.

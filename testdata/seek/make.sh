@@ -10,6 +10,8 @@
 #        chunk boundaries, where checkpoints are taken, in every entry.
 #   small: the same names cut to 4 KiB, 3 KiB, 4 KiB - every other
 #        method, solid where the format can.
+#   words: words.txt, 200 KiB of words from a 64-word list, Deflate in
+#        ZIP (plain and WinZip AES): many Deflate blocks to checkpoint.
 # Password of the encrypted ones: seek.
 set -eu
 export TZ=UTC LC_ALL=C
@@ -39,6 +41,16 @@ head -c 4096 "$src/big/a.txt" > "$src/small/a.txt"
 head -c 3072 "$src/big/b.bin" > "$src/small/b.bin"
 head -c 4096 "$src/big/c.txt" > "$src/small/c.txt"
 cp "$src/big/d.txt" "$src/big/e.txt" "$src/small/"
+mkdir "$src/words"
+awk 'BEGIN { x = 4242; out = 0
+	split("alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho sigma tau upsilon phi chi psi omega red green blue cyan magenta yellow black white one two three four five six seven eight nine ten north south east west up down left right", w, " ")
+	n = length(w)
+	while (out < 204800) {
+		x = (x * 16807) % 2147483647
+		s = w[int(x / 65536) % n + 1] ((x % 7 == 0) ? ".\n" : " ")
+		printf "%s", s; out += length(s)
+	}
+}' | head -c 204800 > "$src/words/words.txt"
 find "$src" -exec touch -d '2024-01-02 03:04:05' {} +
 files="a.txt b.bin c.txt d.txt e.txt"
 
@@ -63,3 +75,8 @@ z7 copy-aes.7z small -m0=copy -pseek
 (cd "$src/small" && rar a -idq -cfg- -m0 -pseek "$out/store-aes.rar" $files)
 (cd "$src/small" && rar6 a -idq -cfg- -ma4 -s -m3 "$out/solid4.rar" $files)
 (cd "$src/small" && rar6 a -idq -cfg- -ma4 -m0 -pseek "$out/store-aes4.rar" $files)
+
+# 7-Zip's Deflate encoder ends blocks every few KiB to 60 KiB (Info-ZIP's
+# zip writes this file as one block).
+(cd "$src/words" && 7zz a -bd -bso0 -tzip -mx9 -mmt1 "$out/deflate-words.zip" words.txt)
+(cd "$src/words" && 7zz a -bd -bso0 -tzip -mx9 -mmt1 -mem=AES256 -pseek "$out/deflate-words-aes.zip" words.txt)
