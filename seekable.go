@@ -32,22 +32,25 @@ var defaultCheckpoints = arc.CheckpointPolicy{Interval: DefaultCheckpointInterva
 // the start of the entry or solid stream, so it costs decoding at most
 // about interval bytes (plus, for LZMA2, up to one 2 MiB chunk).
 //
-// A checkpoint costs about the decoder's window: an LZMA or LZMA2
-// checkpoint holds the dictionary (8 MiB for 7-Zip's -mx5, 64 MiB for
-// -mx9; never more than the stream's size) plus 30 KiB of
-// probabilities. The defaults, 16 MiB and 256 MiB, keep 16 checkpoints
+// A checkpoint costs about the decoder's window: an LZMA2 checkpoint
+// holds the dictionary (8 MiB for 7-Zip's -mx5, 64 MiB for -mx9; never
+// more than the stream's size) plus 30 KiB of probabilities; a Deflate
+// checkpoint 32 KiB (Deflate64: 64 KiB). The defaults, 16 MiB and 256 MiB, keep 16 checkpoints
 // of a 16 MiB dictionary, i.e. a 256 MiB solid stream, with a backward
 // seek costing a fraction of a second of decoding; interval 0 takes
 // none (every backward seek decodes from the start). Ordinary reading
 // (OpenEntry, Extract, ReadFile) never takes checkpoints. The interval
 // is raised to 64 KiB at least; a negative memory bound lifts it.
 //
-// Checkpoints are taken for LZMA2 and LZMA folders of 7z archives whose
-// chain has no filter after the decoder (a BCJ or Delta filter keeps
-// state between calls), with or without AES. Other compressed methods
-// restart from the start of the entry or solid stream; stored entries
-// (ZIP store, plain or WinZip AES; 7z copy, plain or AES) need no
-// checkpoint: they seek in the archive directly.
+// Checkpoints are taken for LZMA2 folders of 7z archives whose chain
+// has no filter after the decoder (a BCJ or Delta filter keeps state
+// between calls), with or without AES, at LZMA2 chunk boundaries; and
+// for Deflate and Deflate64 entries of ZIP archives, plain or WinZip
+// AES, at block boundaries. Other compressed methods (LZMA, PPMd,
+// BZip2, every RAR method) restart from the start of the entry or solid
+// stream; stored entries (ZIP store, plain or WinZip AES; 7z Copy,
+// plain or AES; RAR -m0, plain or AES) need no checkpoint: they seek
+// in the archive directly.
 func WithCheckpoints(interval, maxMemory int64) Option {
 	return func(o *options) error {
 		if interval > 0 {

@@ -58,12 +58,14 @@ type CheckpointReporter interface {
 
 // Checkpoint is a snapshot of a decoder chain at a point of its output,
 // self-contained so it can be kept apart from the decoder (and, later,
-// serialised): Kind names the decoder and the state layout ("lzma2",
-// "lzma"), Stream the solid stream (7z folder, RAR solid group) it
-// belongs to, Out the offset in that stream's output, In the offset in
-// the decoder's input (after decryption), and State the decoder's own
-// bytes (window, probabilities, coder state). Entry and EntryOff say
-// which entry Out falls in and where.
+// serialised): Kind names the decoder and the state layout ("lzma2":
+// lzma.Reader2.Checkpoint, "deflate": deflate.Reader.Checkpoint),
+// Stream the stream it belongs to (the 7z folder; the ZIP entry), Out
+// the offset in that stream's output, In the offset in the decoder's
+// input (after decryption; in bits for "deflate", whose blocks need not
+// start on a byte), and State the decoder's own bytes (window,
+// probabilities, coder state). Entry and EntryOff say which entry Out
+// falls in and where (-1 when in none).
 type Checkpoint struct {
 	Kind     string
 	Stream   int
