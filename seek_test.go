@@ -365,3 +365,53 @@ func TestSeekHTTPRange(t *testing.T) {
 		})
 	}
 }
+
+// TestSeekableArchiveClose: closing the Archive while SeekableEntry
+// reads run makes them fail with fs.ErrClosed (or finish), never read
+// freed state (run it with -race).
+func TestSeekableArchiveClose(t *testing.T) {
+	for _, name := range []string{"lzma2.7z", "deflate-words.zip", "store-aes.rar"} {
+		t.Run(name, func(t *testing.T) {
+			a, err := unarc.OpenFile(filepath.Join("testdata", "seek", name), unarc.WithPassword("seek"), unarc.WithCheckpoints(64<<10, 64<<20))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var big *unarc.Entry
+			for _, e := range a.Entries() {
+				if big == nil || e.Size > big.Size {
+					big = e
+				}
+			}
+			var wg sync.WaitGroup
+			errc := make(chan error, 4)
+			for g := range 3 {
+				s, err := a.OpenSeekable(big)
+				if err != nil {
+					t.Fatal(err)
+				}
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					defer s.Close()
+					r := rand.New(rand.NewPCG(uint64(g), 4))
+					p := make([]byte, 3000)
+					for range 200 {
+						_, err := s.ReadAt(p, r.Int64N(big.Size))
+						if err != nil && err != io.EOF {
+							if !errors.Is(err, fs.ErrClosed) {
+								errc <- err
+							}
+							return
+						}
+					}
+				}()
+			}
+			a.Close()
+			wg.Wait()
+			close(errc)
+			for err := range errc {
+				t.Fatal(err)
+			}
+		})
+	}
+}
