@@ -148,7 +148,10 @@ func (a *Archive) openDeflateAt(i int, off int64, every int64) (io.ReadCloser, i
 		if err != nil {
 			return nil, 0, err
 		}
-		er := rc.(*entryReader)
+		er, ok := rc.(*entryReader)
+		if !ok || er.s == nil || er.s.dec == nil {
+			return rc, 0, nil
+		}
 		t.rc, t.z = er, er.s.dec
 		t.z.PauseAt(every)
 		t.next = every
