@@ -185,6 +185,8 @@ func buildOptions(opts []Option) (*options, error) {
 		}
 	}
 	o.limits = o.limits.WithDefaults()
+	// Checkpoints count against Limits.MaxMemory as well (seekable.go).
+	o.checkpoints.MaxMemory = min(o.checkpoints.MaxMemory, o.limits.MaxMemory)
 	return o, nil
 }
 

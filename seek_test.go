@@ -415,3 +415,25 @@ func TestSeekableArchiveClose(t *testing.T) {
 		})
 	}
 }
+
+// TestCheckpointMemoryLimit: Limits.MaxMemory caps the checkpoint cache.
+func TestCheckpointMemoryLimit(t *testing.T) {
+	a := openSeekTestdata(t, "deflate-words.zip", unarc.WithCheckpoints(64<<10, 64<<20), unarc.WithLimits(unarc.Limits{MaxMemory: 60 << 10}))
+	e := a.Entries()[0]
+	for _, x := range a.Entries() {
+		if x.Size > e.Size {
+			e = x
+		}
+	}
+	s, err := a.OpenSeekable(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := io.Copy(io.Discard, s); err != nil {
+		t.Fatal(err)
+	}
+	if st := a.CheckpointStats(); st.Bytes > 60<<10 || st.Evicted == 0 {
+		t.Fatalf("MaxMemory 60 KiB: %+v", st)
+	}
+}

@@ -26,7 +26,9 @@ var defaultCheckpoints = arc.CheckpointPolicy{Interval: DefaultCheckpointInterva
 // WithCheckpoints sets how often a decoder started by OpenSeekable (or
 // by the fs.FS files) snapshots its state, every interval bytes of
 // output, and how much memory the snapshots of the Archive may hold
-// together (the least recently used are dropped beyond it). A seek
+// together (the least recently used are dropped beyond it), never more
+// than Limits.MaxMemory (the bound of one entry's decoder memory, which
+// a checkpoint copies). A seek
 // backwards (or a ReadAt before the decoder's position) then restarts
 // from the nearest checkpoint at or before the target instead of from
 // the start of the entry or solid stream, so it costs decoding at most
