@@ -26,10 +26,11 @@ import (
 // a link whose target is absolute, leaves the archive's root, is missing
 // or loops (more than 40 links) fails with fs.ErrNotExist. Lstat and
 // ReadLink, and the entries ReadDir lists, describe the link itself
-// (fs.ModeSymlink). Opened files also implement io.Seeker and
-// io.ReaderAt, so http.FileServer(http.FS(a)) serves Range requests;
-// seeking backwards decodes again from the entry's start (in a solid
-// block, from the block's start).
+// (fs.ModeSymlink). Opened files are SeekableEntry values: they also
+// implement io.Seeker and io.ReaderAt, so http.FileServer(http.FS(a))
+// serves Range requests; seeking backwards restarts from a stored
+// offset or a decoder checkpoint (WithCheckpoints) where the format has
+// one, else from the entry's start (in a solid block, the block's).
 type Archive struct {
 	a            arc.Archive
 	format       string
