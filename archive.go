@@ -26,10 +26,11 @@ import (
 // a link whose target is absolute, leaves the archive's root, is missing
 // or loops (more than 40 links) fails with fs.ErrNotExist. Lstat and
 // ReadLink, and the entries ReadDir lists, describe the link itself
-// (fs.ModeSymlink). Opened files also implement io.Seeker and
-// io.ReaderAt, so http.FileServer(http.FS(a)) serves Range requests;
-// seeking backwards decodes again from the entry's start (in a solid
-// block, from the block's start).
+// (fs.ModeSymlink). Opened files are SeekableEntry values: they also
+// implement io.Seeker and io.ReaderAt, so http.FileServer(http.FS(a))
+// serves Range requests; seeking backwards restarts from a stored
+// offset or a decoder checkpoint (WithCheckpoints) where the format has
+// one, else from the entry's start (in a solid block, the block's).
 type Archive struct {
 	a            arc.Archive
 	format       string
@@ -76,6 +77,9 @@ func openArchive(r io.ReaderAt, size int64, o *options, cfg *arc.Config, pw *pas
 			a.Close()
 			return nil, err
 		}
+		if c, ok := a.(arc.Checkpointer); ok {
+			c.SetCheckpoints(o.checkpoints)
+		}
 		return &Archive{a: a, format: o.index.format, opts: o, pw: pw, acct: acct,
 			src: src, srcSize: size, sections: o.index.sections}, nil
 	}
@@ -90,6 +94,9 @@ func openArchive(r io.ReaderAt, size int64, o *options, cfg *arc.Config, pw *pas
 	if err := checkEntryCount(a, &o.limits); err != nil {
 		a.Close()
 		return nil, err
+	}
+	if c, ok := a.(arc.Checkpointer); ok {
+		c.SetCheckpoints(o.checkpoints)
 	}
 	return &Archive{a: a, format: formatName(a, f), opts: o, pw: pw, acct: acct, src: src, srcSize: size}, nil
 }

@@ -7,7 +7,6 @@ import (
 	"path"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 )
 
@@ -169,11 +168,11 @@ func (a *Archive) Open(name string) (fs.File, error) {
 	if n.dir {
 		return &fsDir{a: a, n: n, base: base}, nil
 	}
-	f := &fsFile{a: a, n: n, base: base}
-	if err := f.reopen(); err != nil {
+	se, err := a.OpenSeekable(n.entry)
+	if err != nil {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: err}
 	}
-	return f, nil
+	return &fsFile{n: n, base: base, s: se}, nil
 }
 
 // Stat implements fs.StatFS from the listing: nothing is decoded or
@@ -316,31 +315,16 @@ func (fi fileInfo) Type() fs.FileMode          { return fi.Mode().Type() }
 func (fi fileInfo) Info() (fs.FileInfo, error) { return fi, nil }
 func (fi fileInfo) String() string             { return fs.FormatFileInfo(fi) }
 
-// fsFile is an opened regular file. Besides fs.File it implements
-// io.Seeker and io.ReaderAt over the decoded content: reading at or after
-// the decoder's position decodes ahead (discarding what is skipped);
-// reading before it reopens the entry and decodes from the start, so
-// random access into a solid block costs a decode from its start each
-// time it goes backwards — except within the first headSize bytes, which
-// are kept, so that sniffing the content type and going back to the start
-// (as http.ServeContent does) decodes once. io.SeekEnd works from the
-// declared size. ReadAt is safe for concurrent use; it does not move the
-// Read offset.
+// fsFile is an opened regular file: a SeekableEntry (which see), so
+// besides fs.File it implements io.Seeker and io.ReaderAt over the
+// decoded content, restarting from a checkpoint or a stored offset when
+// it goes backwards. io.SeekEnd works from the declared size. ReadAt is
+// safe for concurrent use; it does not move the Read offset.
 type fsFile struct {
-	a    *Archive
 	n    *fsNode
 	base string
-
-	mu     sync.Mutex
-	rc     io.ReadCloser // the entry's reader, at offset rpos
-	rpos   int64
-	pos    int64  // the Read/Seek offset
-	head   []byte // the content's first bytes, up to headSize, as decoded
-	closed bool
+	s    *SeekableEntry
 }
-
-// headSize is what http.ServeContent reads to sniff a content type.
-const headSize = 512
 
 var (
 	_ io.Seeker   = (*fsFile)(nil)
@@ -349,129 +333,42 @@ var (
 
 func (f *fsFile) Stat() (fs.FileInfo, error) { return fileInfo{n: f.n, base: f.base}, nil }
 
-func (f *fsFile) reopen() error {
-	if f.rc != nil {
-		f.rc.Close()
-		f.rc = nil
-	}
-	rc, err := f.a.OpenEntry(f.n.entry)
-	if err != nil {
+// pathErr presents a SeekableEntry's error as the fs.File's.
+func (f *fsFile) pathErr(op string, err error) error {
+	if err == nil || err == io.EOF {
 		return err
 	}
-	f.rc, f.rpos = rc, 0
-	return nil
-}
-
-// seekTo moves the decoder to off: forward by discarding, backward by
-// reopening. It returns io.EOF when the content ends before off.
-func (f *fsFile) seekTo(off int64) error {
-	if f.rc == nil || off < f.rpos {
-		if err := f.reopen(); err != nil {
-			return err
-		}
+	if errors.Is(err, fs.ErrClosed) {
+		return &fs.PathError{Op: op, Path: f.n.name, Err: fs.ErrClosed}
 	}
-	if off == f.rpos {
-		return nil
+	if errors.Is(err, fs.ErrInvalid) {
+		return &fs.PathError{Op: op, Path: f.n.name, Err: fs.ErrInvalid}
 	}
-	n, err := io.CopyN(io.Discard, f.rc, off-f.rpos)
-	f.rpos += n
 	return err
 }
 
-func (f *fsFile) readAt(p []byte, off int64) (int, error) {
-	if f.closed {
-		return 0, &fs.PathError{Op: "read", Path: f.n.name, Err: fs.ErrClosed}
-	}
-	if off < int64(len(f.head)) && off < f.rpos {
-		return copy(p, f.head[off:]), nil
-	}
-	if err := f.seekTo(off); err != nil {
-		return 0, err
-	}
-	n, err := f.rc.Read(p)
-	if f.rpos < headSize && int64(len(f.head)) == f.rpos && n > 0 {
-		if f.head == nil {
-			f.head = make([]byte, 0, headSize)
-		}
-		f.head = append(f.head, p[:min(n, headSize-len(f.head))]...)
-	}
-	f.rpos += int64(n)
-	return n, err
-}
-
 func (f *fsFile) Read(p []byte) (int, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if len(p) == 0 && !f.closed {
-		return 0, nil
-	}
-	n, err := f.readAt(p, f.pos)
-	f.pos += int64(n)
-	return n, err
+	n, err := f.s.Read(p)
+	return n, f.pathErr("read", err)
 }
 
 // ReadAt implements io.ReaderAt.
 func (f *fsFile) ReadAt(p []byte, off int64) (int, error) {
-	if off < 0 {
-		return 0, &fs.PathError{Op: "readat", Path: f.n.name, Err: fs.ErrInvalid}
-	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	total := 0
-	for total < len(p) {
-		n, err := f.readAt(p[total:], off+int64(total))
-		total += n
-		if err != nil {
-			return total, err
-		}
-		if n == 0 {
-			return total, io.ErrNoProgress
-		}
-	}
-	return total, nil
+	n, err := f.s.ReadAt(p, off)
+	return n, f.pathErr("readat", err)
 }
 
 // Seek implements io.Seeker. Seeking itself decodes nothing; the next
 // Read does.
 func (f *fsFile) Seek(offset int64, whence int) (int64, error) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.closed {
-		return 0, &fs.PathError{Op: "seek", Path: f.n.name, Err: fs.ErrClosed}
+	if whence == io.SeekEnd && f.n.entry.Size < 0 {
+		return 0, &fs.PathError{Op: "seek", Path: f.n.name, Err: errors.New("size unknown")}
 	}
-	switch whence {
-	case io.SeekStart:
-	case io.SeekCurrent:
-		offset += f.pos
-	case io.SeekEnd:
-		if f.n.entry.Size < 0 {
-			return 0, &fs.PathError{Op: "seek", Path: f.n.name, Err: errors.New("size unknown")}
-		}
-		offset += f.n.entry.Size
-	default:
-		return 0, &fs.PathError{Op: "seek", Path: f.n.name, Err: fs.ErrInvalid}
-	}
-	if offset < 0 {
-		return 0, &fs.PathError{Op: "seek", Path: f.n.name, Err: fs.ErrInvalid}
-	}
-	f.pos = offset
-	return offset, nil
+	n, err := f.s.Seek(offset, whence)
+	return n, f.pathErr("seek", err)
 }
 
-func (f *fsFile) Close() error {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.closed {
-		return &fs.PathError{Op: "close", Path: f.n.name, Err: fs.ErrClosed}
-	}
-	f.closed = true
-	if f.rc == nil {
-		return nil
-	}
-	err := f.rc.Close()
-	f.rc = nil
-	return err
-}
+func (f *fsFile) Close() error { return f.pathErr("close", f.s.Close()) }
 
 type fsDir struct {
 	a    *Archive

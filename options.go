@@ -52,6 +52,8 @@ type options struct {
 	preserve    bool                    // Extract: keep permission bits exactly (no umask)
 	extractHook func(stage, rel string) // tests only: called between extraction steps
 	workers     int                     // WithWorkers; resolved to >= 1 by buildOptions
+
+	checkpoints arc.CheckpointPolicy // OpenSeekable (seekable.go)
 }
 
 // WithPassword sets the password used for every encrypted entry and for
@@ -200,7 +202,7 @@ func WithWorkers(n int) Option {
 }
 
 func buildOptions(opts []Option) (*options, error) {
-	o := &options{}
+	o := &options{checkpoints: defaultCheckpoints}
 	for _, fn := range opts {
 		if fn == nil {
 			continue
@@ -213,6 +215,8 @@ func buildOptions(opts []Option) (*options, error) {
 	if o.workers == 0 {
 		o.workers = runtime.GOMAXPROCS(0)
 	}
+	// Checkpoints count against Limits.MaxMemory as well (seekable.go).
+	o.checkpoints.MaxMemory = min(o.checkpoints.MaxMemory, o.limits.MaxMemory)
 	return o, nil
 }
 

@@ -65,6 +65,7 @@ func (z *Reader) storedData() {
 			// Our own buffer is used up: read the stored bytes straight
 			// into the window instead of through it (never past the block).
 			z.own.Discard(z.ip)
+			z.disc += int64(z.ip)
 			z.in, z.ip = nil, 0
 			var ok bool
 			if n, ok = z.readRaw(dst); !ok {
@@ -105,6 +106,7 @@ func (z *Reader) readRaw(dst []byte) (int, bool) {
 		z.short()
 		return 0, false
 	}
+	z.disc += int64(n)
 	return n, true
 }
 

@@ -87,6 +87,15 @@ type Reader struct {
 	copyLen  int // Deflate64: bytes of a long match still to copy
 	copyDist int
 	err      error // sticky; io.EOF after the end of the stream
+
+	// Checkpoints (checkpoint.go): disc counts the input bytes consumed
+	// and let go of (discarded from the peeker, or read exactly), slid
+	// the output bytes moved out of the front of out; pauseAt > 0 makes
+	// decode stop at the first block boundary at or after that output
+	// offset.
+	disc    int64
+	slid    int64
+	pauseAt int64
 }
 
 // NewReader returns a Deflate decoder reading r.
@@ -233,17 +242,23 @@ func (z *Reader) decode() {
 		if len(z.out) < 4*z.win {
 			// The size hint was too small: move to a full buffer.
 			old, b := z.wbuf, pool.Get(4*z.win)
+			z.slid += int64(max(0, z.op-z.win))
 			z.setBuffer(b, copy(*b, z.out[max(0, z.op-z.win):z.op]))
 			pool.Put(old)
 		} else {
 			// Keep the last window of history at the front.
 			n := copy(z.out, z.out[z.op-z.win:z.op])
+			z.slid += int64(z.op - n)
 			z.op, z.rp = n, n
 		}
 	}
 	for z.err == nil && z.op < z.full {
 		switch z.state {
 		case stHeader:
+			if z.pauseAt > 0 && z.slid+int64(z.op) >= z.pauseAt {
+				z.pauseAt = 0 // one pause: the caller may take a checkpoint now
+				return
+			}
 			z.header()
 		case stStored:
 			z.storedData()
@@ -270,6 +285,7 @@ func (z *Reader) finish() {
 	z.ip -= int(z.nb >> 3)
 	z.bits, z.nb = 0, 0
 	z.pk.Discard(z.ip) // cannot fail: ip <= Buffered
+	z.disc += int64(z.ip)
 	z.in, z.ip = nil, 0
 	if z.seek != nil {
 		if n := z.own.Buffered(); n > 0 {
@@ -300,6 +316,7 @@ func (z *Reader) corrupt(what string) {
 func (z *Reader) more() bool {
 	if used := z.ip - int(z.nb>>3); used > 0 {
 		z.pk.Discard(used)
+		z.disc += int64(used)
 		z.ip -= used
 	}
 	n := z.pk.Buffered()
@@ -338,6 +355,7 @@ func (z *Reader) moreByte() bool {
 			}
 			return false
 		}
+		z.disc++
 		c = b
 	}
 	z.bits |= uint64(c) << z.nb

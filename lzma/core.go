@@ -88,5 +88,9 @@ func (s *core) Close() error {
 	return nil
 }
 
+// Total returns the bytes decoded so far (from a checkpoint: counted
+// from the stream's start).
+func (s *core) Total() int64 { return s.total }
+
 // Size returns the declared uncompressed size, or -1 when unknown.
 func (s *core) Size() int64 { return s.size }

@@ -13,13 +13,14 @@ const inBufSize = 64 << 10
 // zero bytes, so the decode loop may read a little past the end without a
 // check (what it read there is then reported as truncation or corruption).
 type input struct {
-	r   io.Reader
-	p   *[]byte
-	buf []byte
-	ip  int
-	end int
-	eof bool  // r reported io.EOF: buf[ip:end] is all that is left
-	err error // a read error other than io.EOF
+	r    io.Reader
+	p    *[]byte
+	buf  []byte
+	ip   int
+	end  int
+	eof  bool  // r reported io.EOF: buf[ip:end] is all that is left
+	err  error // a read error other than io.EOF
+	read int64 // bytes read from r since reset
 }
 
 func (in *input) reset(r io.Reader) {
@@ -27,7 +28,7 @@ func (in *input) reset(r io.Reader) {
 		in.p = pool.Get(inBufSize + inSlack)
 	}
 	in.buf = (*in.p)[:inBufSize+inSlack]
-	in.r, in.ip, in.end, in.eof, in.err = r, 0, 0, false, nil
+	in.r, in.ip, in.end, in.eof, in.err, in.read = r, 0, 0, false, nil, 0
 	clear(in.buf[:inSlack])
 }
 
@@ -51,6 +52,7 @@ func (in *input) fill(want int) bool {
 	for empty := 0; in.end < want; {
 		n, err := in.r.Read(in.buf[in.end:inBufSize])
 		in.end += n
+		in.read += int64(n)
 		if err == io.EOF {
 			in.eof = true
 			break

@@ -61,41 +61,15 @@ func (p *parser) decrypter(f *file, src io.Reader, dst *rarcrypto.Reader) (io.Re
 	switch f.crypt {
 	case cryptNone:
 		return src, false, nil
-	case cryptRAR5:
-		k := p.stored5Key(f.salt, f.lg2) // brought by an index (persist.go)
-		if k == nil {
-			pw, err := p.entryPassword(f)
-			if err != nil {
-				return nil, false, err
-			}
-			if k, err = p.derive5(pw, f.salt, f.lg2); err != nil {
-				return nil, false, err
-			}
-		}
-		if f.check != nil && string(k.Check[:]) != string(f.check) {
-			return nil, false, fmt.Errorf("%w: the password check value does not match", errs.ErrPassword)
-		}
-		f.hashKey = &k.HashKey
-		if err := dst.Reset(src, k.Key[:], f.iv[:]); err != nil {
+	case cryptRAR5, cryptRAR3:
+		key, iv, guess, err := p.cbcKey(f)
+		if err != nil {
 			return nil, false, err
 		}
-		return dst, f.check == nil, nil
-	case cryptRAR3:
-		k := p.stored3Key(f.salt) // brought by an index (persist.go)
-		if k == nil {
-			pw, err := p.entryPassword(f)
-			if err != nil {
-				return nil, false, err
-			}
-			// Without a salt the key comes from the password alone.
-			if k, err = p.derive3(pw, f.salt); err != nil {
-				return nil, false, err
-			}
-		}
-		if err := dst.Reset(src, k.Key[:], k.IV[:]); err != nil {
+		if err := dst.Reset(src, key, iv); err != nil {
 			return nil, false, err
 		}
-		return dst, true, nil
+		return dst, guess, nil
 	case cryptRAR20:
 		pw, err := p.entryPassword(f)
 		if err != nil {
@@ -116,6 +90,41 @@ func (p *parser) decrypter(f *file, src io.Reader, dst *rarcrypto.Reader) (io.Re
 		return rarcrypto.NewStreamReader(src, rarcrypto.NewCipher13(pw).Decrypt), true, nil
 	}
 	return nil, false, errs.Unsupported("RAR encryption method")
+}
+
+// cbcKey checks the password of an AES-CBC entry (RAR5 or RAR 3.x) and
+// returns its key, the IV of its first block, and whether a wrong
+// password can only be seen in the data.
+func (p *parser) cbcKey(f *file) (key, iv []byte, guess bool, err error) {
+	if f.crypt == cryptRAR3 {
+		k := p.stored3Key(f.salt) // brought by an index (persist.go)
+		if k == nil {
+			pw, err := p.entryPassword(f)
+			if err != nil {
+				return nil, nil, false, err
+			}
+			// Without a salt the key comes from the password alone.
+			if k, err = p.derive3(pw, f.salt); err != nil {
+				return nil, nil, false, err
+			}
+		}
+		return k.Key[:], k.IV[:], true, nil
+	}
+	k := p.stored5Key(f.salt, f.lg2) // brought by an index (persist.go)
+	if k == nil {
+		pw, err := p.entryPassword(f)
+		if err != nil {
+			return nil, nil, false, err
+		}
+		if k, err = p.derive5(pw, f.salt, f.lg2); err != nil {
+			return nil, nil, false, err
+		}
+	}
+	if f.check != nil && string(k.Check[:]) != string(f.check) {
+		return nil, nil, false, fmt.Errorf("%w: the password check value does not match", errs.ErrPassword)
+	}
+	f.hashKey = &k.HashKey
+	return k.Key[:], f.iv[:], f.check == nil, nil
 }
 
 // entryPassword asks for the entry's password; with encrypted headers the

@@ -74,6 +74,7 @@ import (
 	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/crc32x"
 	"github.com/go-unarc/unarc/internal/aes7z"
+	"github.com/go-unarc/unarc/internal/cpcache"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/indexfmt"
 	"github.com/go-unarc/unarc/internal/meta"
@@ -296,6 +297,8 @@ type Archive struct {
 	hdrPlain   []byte
 	hdrRanges  []indexfmt.Range
 	storedKeys map[storedKeyID][32]byte
+
+	cps cpcache.Cache // decoder checkpoints of seekable readers (seek.go)
 }
 
 // maxIdle bounds the positioned folder decoders kept for reuse.
@@ -524,7 +527,7 @@ const headerExpansion = 16
 // verified against its size and CRC; with out nil it only verifies.
 func (a *Archive) decodeHeaderFolder(si *streamsInfo, fi int, out []byte) ([]byte, error) {
 	f := &si.folders[fi]
-	fr, err := a.newFolderReader(si, fi, a.headerPassword)
+	fr, err := a.newFolderReader(si, fi, a.headerPassword, 1)
 	if err != nil {
 		return nil, err
 	}
@@ -761,5 +764,6 @@ func (a *Archive) Close() error {
 	for _, fr := range idle {
 		fr.Close()
 	}
+	a.cps.Clear()
 	return nil
 }

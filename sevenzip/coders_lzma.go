@@ -45,6 +45,7 @@ func newLZMA(c *coder, in io.Reader, size int64, grow bool, env *decodeEnv) (io.
 			return nil, err
 		}
 		env.onClose(reader2Closer{z})
+		env.lz2 = z
 		return z, nil
 	}
 	p, err := lzma.DecodeProps(c.props)

@@ -36,6 +36,13 @@ func (a *Archive) Open(i int) (io.ReadCloser, error) {
 		er.fr = fr
 		er.encrypted = fr.encrypt
 	}
+	return a.entryRC(i, er), nil
+}
+
+// entryRC wraps er, which reads entry i from its start, with the CRC
+// check (and a symlink's target capture).
+func (a *Archive) entryRC(i int, er *entryReader) io.ReadCloser {
+	e := a.entries[i]
 	rc := &entryRC{er: er}
 	if e.Link == arc.LinkSymlink && e.Size <= meta.MaxLinkTarget {
 		rc.a, rc.index, rc.link = a, i, make([]byte, 0, e.Size)
@@ -45,7 +52,7 @@ func (a *Archive) Open(i int) (io.ReadCloser, error) {
 	} else {
 		rc.v.ResetHash(er, nil, nil, e.Size)
 	}
-	return rc, nil
+	return rc
 }
 
 // setLink records entry i's symlink target once read and verified.
@@ -119,7 +126,7 @@ func (a *Archive) takeFolder(fi int, off int64, e *arc.Entry) (*folderReader, er
 	a.mu.Unlock()
 	if fr == nil {
 		var err error
-		fr, err = a.newFolderReader(a.si, fi, func() (string, error) { return a.password(e) })
+		fr, err = a.newFolderReader(a.si, fi, func() (string, error) { return a.password(e) }, a.entryWorkerCount())
 		if err != nil {
 			return nil, err
 		}

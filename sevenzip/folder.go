@@ -5,6 +5,7 @@ import (
 	"math"
 
 	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/lzma"
 )
 
 // folderReader decodes one folder's unpacked stream from its start. It
@@ -19,6 +20,14 @@ type folderReader struct {
 
 	maxRatio   float64 // Limits.MaxRatio, applied per coder output
 	ratioFloor int64
+
+	// Checkpoints (seek.go): z2 is the folder's LZMA2 decoder when its
+	// chain can resume from one; cpEvery > 0 takes them, the next at the
+	// first chunk boundary at or after cpNext.
+	a       *Archive
+	z2      *lzma.Reader2
+	cpEvery int64
+	cpNext  int64
 }
 
 // consumed returns the packed bytes the folder's coders have read.
@@ -75,14 +84,16 @@ func (l *limitedReader) Read(p []byte) (int, error) {
 
 // newFolderReader builds the decoding graph of folder fi (7zFormat.txt:
 // coders, bind pairs, packed streams) over the archive's pack streams.
-func (a *Archive) newFolderReader(si *streamsInfo, fi int, password func() (string, error)) (*folderReader, error) {
+// workers is how many goroutines its coders may use (1: one Reader2,
+// which seekable readers need for checkpoints).
+func (a *Archive) newFolderReader(si *streamsInfo, fi int, password func() (string, error), workers int) (*folderReader, error) {
 	f := &si.folders[fi]
 	fr := &folderReader{index: fi}
 	a.mu.Lock()
 	a.folderStarts++
 	a.mu.Unlock()
 	fr.env.limits = a.cfg.Limits
-	fr.env.workers = a.entryWorkerCount()
+	fr.env.workers = workers
 	fr.maxRatio, fr.ratioFloor = a.cfg.Limits.MaxRatio, a.cfg.Limits.RatioFloor
 	fr.env.password = password
 	fr.env.key = a.key
@@ -175,6 +186,7 @@ func (a *Archive) newFolderReader(si *streamsInfo, fi int, password func() (stri
 		return nil, err
 	}
 	fr.r = r
+	fr.z2 = fr.env.lz2
 	return fr, nil
 }
 
@@ -182,6 +194,9 @@ func (a *Archive) newFolderReader(si *streamsInfo, fi int, password func() (stri
 func (fr *folderReader) Read(p []byte) (int, error) {
 	n, err := fr.r.Read(p)
 	fr.pos += int64(n)
+	if fr.cpEvery > 0 && fr.pos >= fr.cpNext {
+		fr.checkpoint()
+	}
 	return n, err
 }
 

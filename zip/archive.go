@@ -11,6 +11,7 @@ import (
 	"unsafe"
 
 	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/cpcache"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/meta"
 	"github.com/go-unarc/unarc/internal/pool"
@@ -30,10 +31,11 @@ type Archive struct {
 	// diskStarts is set for spanned archives: the offset of each disk in
 	// the joined volumes (see volume.go).
 	diskStarts []int64
-	warns      []error      // Warnings
-	keys       keyCache     // WinZip AES key derivations (crypt.go)
-	workers    entryWorkers // SetEntryWorkers (units.go)
-	dirStart   int64        // where the central directory starts (persist.go)
+	warns      []error       // Warnings
+	keys       keyCache      // WinZip AES key derivations (crypt.go)
+	workers    entryWorkers  // SetEntryWorkers (units.go)
+	dirStart   int64         // where the central directory starts (persist.go)
+	cps        cpcache.Cache // Deflate checkpoints of seekable readers (seek.go)
 }
 
 // directory is what the end records say about the central directory.

@@ -97,6 +97,18 @@ func (c *CTR) Reset(key []byte) error {
 	return nil
 }
 
+// SetOffset positions the key stream at byte off of the stream: block k of
+// the data is enciphered with counter k+1, so any offset is reached
+// without enciphering what precedes it.
+func (c *CTR) SetOffset(off int64) {
+	c.ctr = 1 + uint64(off)/aes.BlockSize
+	c.pos = len(c.ks)
+	if r := int(off % aes.BlockSize); r != 0 {
+		c.refill()
+		c.pos = r
+	}
+}
+
 func (c *CTR) refill() {
 	in := &c.in
 	for i := 0; i < ctrBlocks; i++ {

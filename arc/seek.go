@@ -1,0 +1,77 @@
+package arc
+
+import "io"
+
+// EntrySeeker is implemented by a format Archive whose entries can be
+// opened at an offset without decoding everything before it: stored
+// entries (plain or AES-encrypted) seek in the archive directly, and
+// compressed or solid streams restart from a decoder Checkpoint.
+//
+// OpenAt returns a reader of entry i's content that starts at start,
+// the nearest position at or before off the format can reach cheaply
+// (0 when it has nothing better); the caller discards off-start bytes.
+// The reader does not verify the entry's checksum (it cannot: it does
+// not see the whole content); callers wanting verification read from
+// offset 0 through Archive.Open. Reading past the entry's end returns
+// io.EOF. It fails like Open for input that cannot be decoded. From
+// start 0 the reader is Open's: it verifies the checksum at the end.
+//
+// StartAt says, without decoding or reading anything, where OpenAt(i,
+// off) would start, so a caller holding a reader at a position between
+// that start and off keeps decoding ahead instead.
+type EntrySeeker interface {
+	OpenAt(i int, off int64) (r io.ReadCloser, start int64, err error)
+	StartAt(i int, off int64) int64
+}
+
+// CheckpointPolicy says how often a seekable decoder snapshots its state
+// and how much memory the snapshots of one Archive may hold.
+type CheckpointPolicy struct {
+	// Interval is the output distance between two checkpoints of one
+	// stream; 0 or negative takes none.
+	Interval int64
+	// MaxMemory bounds the bytes all checkpoints of the Archive hold
+	// together; the least recently used go first.
+	MaxMemory int64
+}
+
+// Checkpointer is implemented by a format Archive that can take
+// decoder checkpoints while it decodes for an EntrySeeker reader.
+// SetCheckpoints is called once, before any entry is opened.
+type Checkpointer interface {
+	SetCheckpoints(CheckpointPolicy)
+}
+
+// CheckpointStats reports what a Checkpointer holds now.
+type CheckpointStats struct {
+	Count   int   // checkpoints held
+	Bytes   int64 // memory they hold
+	Taken   int64 // checkpoints taken over the Archive's life
+	Evicted int64 // checkpoints dropped to stay under MaxMemory
+}
+
+// CheckpointReporter is implemented by a Checkpointer that reports its
+// cache.
+type CheckpointReporter interface {
+	CheckpointStats() CheckpointStats
+}
+
+// Checkpoint is a snapshot of a decoder chain at a point of its output,
+// self-contained so it can be kept apart from the decoder (and, later,
+// serialised): Kind names the decoder and the state layout ("lzma2":
+// lzma.Reader2.Checkpoint, "deflate": deflate.Reader.Checkpoint),
+// Stream the stream it belongs to (the 7z folder; the ZIP entry), Out
+// the offset in that stream's output, In the offset in the decoder's
+// input (after decryption; in bits for "deflate", whose blocks need not
+// start on a byte), and State the decoder's own bytes (window,
+// probabilities, coder state). Entry and EntryOff say which entry Out
+// falls in and where (-1 when in none).
+type Checkpoint struct {
+	Kind     string
+	Stream   int
+	Out      int64
+	In       int64
+	Entry    int
+	EntryOff int64
+	State    []byte
+}

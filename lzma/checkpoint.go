@@ -1,0 +1,175 @@
+package lzma
+
+import (
+	"encoding/binary"
+	"io"
+
+	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/internal/pool"
+)
+
+// Decoder checkpoints of an LZMA2 stream. Between two chunks the range
+// coder holds nothing (every LZMA chunk starts a new one), so the state
+// is the window (the dictionary's history), the probabilities, the LZMA
+// state and distances, the properties and which reset the next chunk
+// needs. Its size is the window's plus about 30 KiB (with lc+lp = 3).
+//
+// Layout (little endian), version 1:
+//
+//	u8 version, u8 need, u8 lc, u8 lp, u8 pb, u8 full
+//	u32 state, rep0, rep1, rep2, rep3
+//	u64 window length, u64 window position
+//	u32 literal probabilities (count)
+//	u16 each probability (fixed tables, then the literal coders)
+//	the window's history: length bytes when full, else position bytes
+const checkpointVersion = 1
+
+// CanCheckpoint reports whether z is at a point where Checkpoint may be
+// taken: between two chunks, with everything decoded delivered.
+func (z *Reader2) CanCheckpoint() bool {
+	return z.kind == chunkNone && z.w.rd == z.w.pos && z.err == nil && z.next != nil && z.d.m != nil
+}
+
+// CheckpointSize is the size of the state Checkpoint would append now.
+func (z *Reader2) CheckpointSize() int {
+	n := z.w.pos
+	if z.w.full {
+		n = len(z.w.buf)
+	}
+	return 6 + 5*4 + 2*8 + 4 + 2*(z.d.m.fixedLen()+len(z.d.m.lit)) + n
+}
+
+// Checkpoint appends z's state to dst (see CanCheckpoint) and returns it
+// with the offsets it applies at: out in the decoded stream, in in the
+// compressed input (bytes of r consumed). ResetAt restarts from it.
+func (z *Reader2) Checkpoint(dst []byte) (state []byte, out, in int64) {
+	d, w := &z.d, &z.w
+	full := byte(0)
+	if w.full {
+		full = 1
+	}
+	dst = append(dst, checkpointVersion, z.need, byte(d.lc), byte(d.lp), byte(d.pb), full)
+	for _, v := range [...]uint32{d.state, d.rep0, d.rep1, d.rep2, d.rep3} {
+		dst = binary.LittleEndian.AppendUint32(dst, v)
+	}
+	dst = binary.LittleEndian.AppendUint64(dst, uint64(len(w.buf)))
+	dst = binary.LittleEndian.AppendUint64(dst, uint64(w.pos))
+	dst = binary.LittleEndian.AppendUint32(dst, uint32(len(d.m.lit)))
+	d.m.each(func(p []uint16) {
+		for _, v := range p {
+			dst = binary.LittleEndian.AppendUint16(dst, v)
+		}
+	})
+	if w.full {
+		dst = append(dst, w.buf...)
+	} else {
+		dst = append(dst, w.buf[:w.pos]...)
+	}
+	return dst, z.total, z.in.read - int64(z.in.avail())
+}
+
+// ResetAt makes z continue an LZMA2 stream from a checkpoint: r must
+// deliver the compressed input from the checkpoint's input offset,
+// dictSize and size are the stream's (as for Reset), out is the
+// checkpoint's output offset. A state that does not fit the stream is
+// ErrCorrupt.
+func (z *Reader2) ResetAt(r io.Reader, dictSize int64, size int64, state []byte, out int64, opts ...Option) error {
+	if err := z.Reset(r, dictSize, size, opts...); err != nil {
+		return err
+	}
+	if err := z.restore(state, out); err != nil {
+		z.err = err
+		return err
+	}
+	return nil
+}
+
+func (z *Reader2) restore(b []byte, out int64) error {
+	bad := errs.Corrupt("lzma2: checkpoint does not fit the stream")
+	const head = 6 + 5*4 + 2*8 + 4
+	if len(b) < head || b[0] != checkpointVersion || out < 0 || z.size >= 0 && out > z.size {
+		return bad
+	}
+	d, w := &z.d, &z.w
+	need, lc, lp, pb, full := b[1], uint32(b[2]), uint32(b[3]), uint32(b[4]), b[5] == 1
+	if lc > 8 || lp > 4 || pb > 4 || lc+lp > 4 || need != ctrlLZMA && need != ctrlState && need != ctrlProps && need != ctrlDict {
+		return bad
+	}
+	var u [5]uint32
+	for i := range u {
+		u[i] = binary.LittleEndian.Uint32(b[6+4*i:])
+	}
+	wlen := binary.LittleEndian.Uint64(b[26:])
+	wpos := binary.LittleEndian.Uint64(b[34:])
+	nlit := binary.LittleEndian.Uint32(b[42:])
+	if u[0] >= numStates || wlen > uint64(w.max+15)&^15 || wlen%16 != 0 || wpos > wlen || nlit != litSize<<(lc+lp) {
+		return bad
+	}
+	hist := wpos
+	if full {
+		hist = wlen
+	}
+	probs := b[head:]
+	if uint64(len(probs)) != 2*uint64(d.m.fixedLen()+int(nlit))+hist {
+		return bad
+	}
+	d.lc, d.lp, d.pb = lc, lp, pb
+	d.resetState()
+	d.state, d.rep0, d.rep1, d.rep2, d.rep3 = u[0], u[1], u[2], u[3], u[4]
+	d.m.each(func(p []uint16) {
+		for i := range p {
+			p[i] = binary.LittleEndian.Uint16(probs)
+			probs = probs[2:]
+		}
+	})
+	n := int(wlen)
+	if cap(*w.p) < n {
+		pool.Put(w.p)
+		w.p = pool.Get(n)
+	}
+	w.buf = (*w.p)[:n]
+	copy(w.buf, probs)
+	w.pos, w.rd, w.full = int(wpos), int(wpos), full
+	z.need, z.kind, z.unpacked, z.packed = need, chunkNone, 0, 0
+	z.total = out
+	return nil
+}
+
+// fixedLen is the number of probabilities outside the literal coders.
+func (m *model) fixedLen() int {
+	n := 0
+	m.eachFixed(func(p []uint16) { n += len(p) })
+	return n
+}
+
+// each calls f on every probability table, in a fixed order.
+func (m *model) each(f func([]uint16)) {
+	m.eachFixed(f)
+	f(m.lit)
+}
+
+func (m *model) eachFixed(f func([]uint16)) {
+	f(m.isMatch[:])
+	f(m.isRep[:])
+	f(m.isRepG0[:])
+	f(m.isRepG1[:])
+	f(m.isRepG2[:])
+	f(m.isRep0Long[:])
+	for i := range m.posSlot {
+		f(m.posSlot[i][:])
+	}
+	f(m.posSpec[:])
+	f(m.align[:])
+	for _, l := range [...]*lenModel{&m.matchLen, &m.repLen} {
+		c := [2]uint16{l.choice, l.choice2}
+		f(c[:])
+		l.choice, l.choice2 = c[0], c[1]
+		for i := range l.low {
+			f(l.low[i][:])
+		}
+		for i := range l.mid {
+			f(l.mid[i][:])
+		}
+		f(l.high[:])
+	}
+}

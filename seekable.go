@@ -1,0 +1,352 @@
+package unarc
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"sync"
+
+	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/errs"
+)
+
+// Checkpoint defaults: see WithCheckpoints.
+const (
+	DefaultCheckpointInterval  = 16 << 20
+	DefaultCheckpointMemory    = 256 << 20
+	seekAhead                  = 1 << 20 // decode ahead rather than look for a checkpoint
+	seekHeadSize               = 512     // what http.ServeContent sniffs
+	checkpointIntervalFloor    = 64 << 10
+	checkpointIntervalCeilling = 1 << 40
+)
+
+var defaultCheckpoints = arc.CheckpointPolicy{Interval: DefaultCheckpointInterval, MaxMemory: DefaultCheckpointMemory}
+
+// WithCheckpoints sets how often a decoder started by OpenSeekable (or
+// by the fs.FS files) snapshots its state, every interval bytes of
+// output, and how much memory the snapshots of the Archive may hold
+// together (the least recently used are dropped beyond it), never more
+// than Limits.MaxMemory (the bound of one entry's decoder memory, which
+// a checkpoint copies). A seek
+// backwards (or a ReadAt before the decoder's position) then restarts
+// from the nearest checkpoint at or before the target instead of from
+// the start of the entry or solid stream, so it costs decoding at most
+// about interval bytes (plus, for LZMA2, up to one 2 MiB chunk).
+//
+// A checkpoint costs about the decoder's window: an LZMA2 checkpoint
+// holds the dictionary (8 MiB for 7-Zip's -mx5, 64 MiB for -mx9; never
+// more than the stream's size) plus 30 KiB of probabilities; a Deflate
+// checkpoint 32 KiB (Deflate64: 64 KiB). The defaults, 16 MiB and 256 MiB, keep 16 checkpoints
+// of a 16 MiB dictionary, i.e. a 256 MiB solid stream, with a backward
+// seek costing a fraction of a second of decoding; interval 0 takes
+// none (every backward seek decodes from the start). Ordinary reading
+// (OpenEntry, Extract, ReadFile) never takes checkpoints. The interval
+// is raised to 64 KiB at least; a negative memory bound lifts it.
+//
+// Checkpoints are taken for LZMA2 folders of 7z archives whose chain
+// has no filter after the decoder (a BCJ or Delta filter keeps state
+// between calls), with or without AES, at LZMA2 chunk boundaries; and
+// for Deflate and Deflate64 entries of ZIP archives, plain or WinZip
+// AES, at block boundaries. Other compressed methods (LZMA, PPMd,
+// BZip2, every RAR method) restart from the start of the entry or solid
+// stream; stored entries (ZIP store, plain or WinZip AES; 7z Copy,
+// plain or AES; RAR -m0, plain or AES) need no checkpoint: they seek
+// in the archive directly.
+func WithCheckpoints(interval, maxMemory int64) Option {
+	return func(o *options) error {
+		if interval > 0 {
+			interval = min(max(interval, checkpointIntervalFloor), checkpointIntervalCeilling)
+		}
+		if maxMemory < 0 {
+			maxMemory = 1<<63 - 1
+		}
+		o.checkpoints = arc.CheckpointPolicy{Interval: max(interval, 0), MaxMemory: maxMemory}
+		return nil
+	}
+}
+
+// CheckpointStats reports the checkpoints the Archive holds; zero for a
+// format that takes none.
+func (a *Archive) CheckpointStats() arc.CheckpointStats {
+	if r, ok := a.a.(arc.CheckpointReporter); ok {
+		return r.CheckpointStats()
+	}
+	return arc.CheckpointStats{}
+}
+
+// SeekableEntry is an entry opened for random access by
+// Archive.OpenSeekable. It implements io.Reader, io.Seeker, io.ReaderAt
+// and io.Closer over the entry's decoded content; the bytes are the
+// same as a sequential read gives.
+//
+//   - Reading at or a little after the decoder's position decodes
+//     ahead (skipped bytes are decoded and discarded).
+//   - Reading before it, or far after it, restarts from the nearest
+//     point at or before the target the format can reach: a stored
+//     entry (ZIP store, 7z copy, plain or AES-encrypted) seeks in the
+//     archive directly; a compressed or solid stream restarts from a
+//     checkpoint (WithCheckpoints) or from the start of the entry or
+//     solid stream when there is none.
+//   - The first 512 bytes are kept once read, so that sniffing the
+//     content and going back to the start (http.ServeContent) decodes
+//     once.
+//
+// The stored checksum is verified only by a read that covers the whole
+// entry from offset 0 to EOF through one decoder (Read from the start to
+// the end without seeking backwards, or io.Copy of a fresh
+// SeekableEntry); a mismatch is then returned in place of io.EOF. Reads
+// that start at a checkpoint or a stored offset cannot check it.
+//
+// ReadAt is safe for concurrent use and does not move the Read offset;
+// the calls share one decoder under a mutex, so they run one after the
+// other. For parallel random access, open one SeekableEntry per
+// goroutine: each has its own decoder (and window), and they share the
+// Archive's checkpoints. Close waits for a read in progress; reads after
+// Close fail with an error matching fs.ErrClosed.
+type SeekableEntry struct {
+	a *Archive
+	e *Entry
+
+	mu     sync.Mutex
+	rc     io.ReadCloser // the current decoder, at rpos
+	rpos   int64
+	pos    int64  // the Read/Seek offset
+	head   []byte // the first bytes, up to seekHeadSize, as decoded
+	closed bool
+}
+
+var (
+	_ io.ReadSeekCloser = (*SeekableEntry)(nil)
+	_ io.ReaderAt       = (*SeekableEntry)(nil)
+)
+
+// OpenSeekable opens e (from Entries) for random access. It starts
+// decoding as OpenEntry does, so errors such as a missing password are
+// reported here. Close the result when done.
+func (a *Archive) OpenSeekable(e *Entry) (*SeekableEntry, error) {
+	if err := a.checkEntry(e); err != nil {
+		return nil, err
+	}
+	s := &SeekableEntry{a: a, e: e}
+	rc, start, err := a.openAt(e, 0)
+	if err != nil {
+		return nil, err
+	}
+	s.rc, s.rpos = rc, start
+	return s, nil
+}
+
+// checkEntry reports an entry that is not one of a's.
+func (a *Archive) checkEntry(e *Entry) error {
+	if e == nil {
+		return errors.New("unarc: nil entry")
+	}
+	ents := a.a.Entries()
+	if e.Index < 0 || e.Index >= len(ents) || ents[e.Index] != e {
+		return fmt.Errorf("unarc: entry %q does not belong to this archive", e.Name)
+	}
+	return nil
+}
+
+// openAt opens e at the nearest point at or before off that the format
+// reaches cheaply, returning that point; from 0 it is OpenEntry.
+func (a *Archive) openAt(e *Entry, off int64) (io.ReadCloser, int64, error) {
+	sk, ok := a.a.(arc.EntrySeeker)
+	if !ok || off == 0 {
+		if ok {
+			// The format may still start a decoder that takes
+			// checkpoints; from 0 its reader verifies as Open's does.
+			return a.openEntryAt(sk, e, 0)
+		}
+		rc, err := a.OpenEntry(e)
+		return rc, 0, err
+	}
+	return a.openEntryAt(sk, e, off)
+}
+
+func (a *Archive) openEntryAt(sk arc.EntrySeeker, e *Entry, off int64) (io.ReadCloser, int64, error) {
+	if err := a.acct.exhausted(); err != nil {
+		return nil, 0, entryErr(e.Name, err)
+	}
+	type opened struct {
+		rc    io.ReadCloser
+		start int64
+	}
+	o, err := retry(a.pw, func() (opened, error) {
+		rc, start, err := sk.OpenAt(e.Index, off)
+		return opened{rc, start}, err
+	})
+	if err != nil {
+		return nil, 0, entryErr(e.Name, err)
+	}
+	if o.start < 0 || o.start > off {
+		o.rc.Close()
+		return nil, 0, entryErr(e.Name, fmt.Errorf("%w: format opened entry at %d for offset %d", errs.ErrCorrupt, o.start, off))
+	}
+	gen := 0
+	if a.pw != nil {
+		gen = a.pw.generation()
+	}
+	er := &entryReader{name: e.Name, pw: a.pw, gen: gen}
+	er.lr.reset(o.rc, o.rc, e, &a.opts.limits, a.acct)
+	er.lr.n = o.start // the declared-size bound is on the absolute offset
+	return er, o.start, nil
+}
+
+// Entry returns the entry.
+func (s *SeekableEntry) Entry() *Entry { return s.e }
+
+// Size returns the entry's declared size (-1 when unknown).
+func (s *SeekableEntry) Size() int64 { return s.e.Size }
+
+func (s *SeekableEntry) closedErr() error { return entryErr(s.e.Name, fs.ErrClosed) }
+
+// position moves the decoder to off (or to a point at or before it).
+func (s *SeekableEntry) position(off int64) error {
+	if s.rc != nil && off >= s.rpos && off-s.rpos <= seekAhead {
+		return nil
+	}
+	if _, ok := s.a.a.(arc.EntrySeeker); !ok {
+		if s.rc != nil && off >= s.rpos {
+			return nil // nothing better than decoding ahead
+		}
+		return s.reopen(nil, 0)
+	}
+	if s.rc != nil && off >= s.rpos && s.a.a.(arc.EntrySeeker).StartAt(s.e.Index, off) <= s.rpos {
+		return nil // the current decoder is at least as close
+	}
+	rc, start, err := s.a.openAt(s.e, off)
+	if err != nil {
+		return err
+	}
+	return s.reopen(rc, start)
+}
+
+// reopen replaces the decoder by rc at start, or by a new one at 0.
+func (s *SeekableEntry) reopen(rc io.ReadCloser, start int64) error {
+	if s.rc != nil {
+		s.rc.Close()
+		s.rc = nil
+	}
+	if rc == nil {
+		var err error
+		if rc, start, err = s.a.openAt(s.e, 0); err != nil {
+			return err
+		}
+	}
+	s.rc, s.rpos = rc, start
+	return nil
+}
+
+// readAt reads at off into p (one decoder call); s.mu is held.
+func (s *SeekableEntry) readAt(p []byte, off int64) (int, error) {
+	if s.closed {
+		return 0, s.closedErr()
+	}
+	if s.e.Size >= 0 && off >= s.e.Size && (s.rc == nil || off > s.rpos) {
+		return 0, io.EOF
+	}
+	if off < int64(len(s.head)) && (s.rc == nil || off < s.rpos) {
+		return copy(p, s.head[off:]), nil
+	}
+	if err := s.position(off); err != nil {
+		return 0, err
+	}
+	if skip := off - s.rpos; skip > 0 {
+		n, err := io.CopyN(io.Discard, s.rc, skip)
+		s.rpos += n
+		if err != nil {
+			return 0, err
+		}
+	}
+	n, err := s.rc.Read(p)
+	if s.rpos < seekHeadSize && int64(len(s.head)) == s.rpos && n > 0 {
+		if s.head == nil {
+			s.head = make([]byte, 0, seekHeadSize)
+		}
+		s.head = append(s.head, p[:min(n, seekHeadSize-len(s.head))]...)
+	}
+	s.rpos += int64(n)
+	return n, err
+}
+
+// Read implements io.Reader at the Seek offset.
+func (s *SeekableEntry) Read(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return 0, s.closedErr()
+	}
+	if len(p) == 0 {
+		return 0, nil
+	}
+	n, err := s.readAt(p, s.pos)
+	s.pos += int64(n)
+	return n, err
+}
+
+// ReadAt implements io.ReaderAt: it fills p from off, or returns the
+// reason it could not (io.EOF at the end of the entry).
+func (s *SeekableEntry) ReadAt(p []byte, off int64) (int, error) {
+	if off < 0 {
+		return 0, entryErr(s.e.Name, fmt.Errorf("%w: negative offset %d", fs.ErrInvalid, off))
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	total := 0
+	for total < len(p) {
+		n, err := s.readAt(p[total:], off+int64(total))
+		total += n
+		if err != nil {
+			return total, err
+		}
+		if n == 0 {
+			return total, io.ErrNoProgress
+		}
+	}
+	return total, nil
+}
+
+// Seek implements io.Seeker; io.SeekEnd works from the declared size.
+// Seeking decodes nothing; the next Read does.
+func (s *SeekableEntry) Seek(offset int64, whence int) (int64, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return 0, s.closedErr()
+	}
+	switch whence {
+	case io.SeekStart:
+	case io.SeekCurrent:
+		offset += s.pos
+	case io.SeekEnd:
+		if s.e.Size < 0 {
+			return 0, entryErr(s.e.Name, fmt.Errorf("%w: seek from the end of an entry of unknown size", fs.ErrInvalid))
+		}
+		offset += s.e.Size
+	default:
+		return 0, entryErr(s.e.Name, fmt.Errorf("%w: whence %d", fs.ErrInvalid, whence))
+	}
+	if offset < 0 {
+		return 0, entryErr(s.e.Name, fmt.Errorf("%w: negative offset %d", fs.ErrInvalid, offset))
+	}
+	s.pos = offset
+	return offset, nil
+}
+
+// Close releases the decoder. A second Close fails with fs.ErrClosed.
+func (s *SeekableEntry) Close() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.closed {
+		return s.closedErr()
+	}
+	s.closed = true
+	if s.rc == nil {
+		return nil
+	}
+	err := s.rc.Close()
+	s.rc = nil
+	return err
+}

@@ -1,0 +1,400 @@
+package sevenzip
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/aes7z"
+	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/lzma"
+)
+
+// Random access (arc.EntrySeeker). A folder whose coders form one chain
+// from its pack stream to its output can be entered in the middle:
+//
+//   - Copy and at most one 7zAES coder: output offset x is pack offset x.
+//     AES-CBC decrypts block k with ciphertext block k-1 as its IV (the
+//     folder's IV for block 0), so the reader starts at the block of x
+//     and drops x%16 bytes.
+//   - one LZMA2 coder, with Copy or one 7zAES before it (on the packed
+//     side) and only Copy after it: while such a folder is decoded for a
+//     seekable reader, it takes a checkpoint (lzma.Reader2.Checkpoint)
+//     at the first LZMA2 chunk boundary of every Interval bytes of
+//     output; a later OpenAt resumes from the nearest one at or before
+//     its target, the AES stage restarted at the checkpoint's input
+//     offset as above. A filter after the decoder (BCJ, Delta) keeps
+//     state between calls, so such folders take none.
+//
+// Every other folder (and LZMA, whose range coder is never at rest)
+// restarts from a parked decoder or from the folder's start.
+
+// chainShape classifies folder f for random access.
+type chainShape struct {
+	ok     bool // one chain of 1-in 1-out coders over one pack stream
+	direct bool // Copy and AES only
+	lzma2  int  // the chain's LZMA2 coder, -1 none (or not resumable)
+	aes    int  // the 7zAES coder, -1 none
+	aesOut int  // its output stream
+	outLen int64
+}
+
+func shapeOf(f *folder) chainShape {
+	sh := chainShape{lzma2: -1, aes: -1}
+	if len(f.packed) != 1 {
+		return sh
+	}
+	outBase := make([]int, len(f.coders))
+	inBase := make([]int, len(f.coders))
+	nIn, nOut := 0, 0
+	for i := range f.coders {
+		if f.coders[i].numIn != 1 || f.coders[i].numOut != 1 {
+			return sh
+		}
+		inBase[i], outBase[i] = nIn, nOut
+		nIn++
+		nOut++
+	}
+	out := f.mainOut
+	for steps := 0; ; steps++ {
+		if steps > len(f.coders) || out < 0 || out >= len(f.coders) {
+			return chainShape{lzma2: -1, aes: -1}
+		}
+		ci := out // one output per coder: stream index = coder index
+		c := &f.coders[ci]
+		switch c.method {
+		case mCopy:
+		case mAES:
+			if sh.aes >= 0 {
+				return chainShape{lzma2: -1, aes: -1}
+			}
+			sh.aes, sh.aesOut = ci, out
+		case mLZMA2:
+			if sh.lzma2 >= 0 || sh.aes >= 0 {
+				return chainShape{lzma2: -1, aes: -1}
+			}
+			sh.lzma2 = ci
+		default:
+			return chainShape{lzma2: -1, aes: -1}
+		}
+		in := inBase[ci]
+		if f.packed[0] == in {
+			break
+		}
+		next := -1
+		for _, bp := range f.bindPairs {
+			if bp.in == in {
+				next = bp.out
+			}
+		}
+		if next < 0 {
+			return chainShape{lzma2: -1, aes: -1}
+		}
+		out = next
+	}
+	sh.ok = true
+	sh.direct = sh.lzma2 < 0
+	sh.outLen = f.size()
+	return sh
+}
+
+// SetCheckpoints implements arc.Checkpointer.
+func (a *Archive) SetCheckpoints(p arc.CheckpointPolicy) { a.cps.SetPolicy(p) }
+
+// CheckpointStats implements arc.CheckpointReporter.
+func (a *Archive) CheckpointStats() arc.CheckpointStats { return a.cps.Stats() }
+
+// OpenAt implements arc.EntrySeeker: a reader of entry i from a point
+// at or before off (see the comment at the top of this file). From 0 it
+// verifies the CRC as Open's reader does; from elsewhere it cannot.
+func (a *Archive) OpenAt(i int, off int64) (io.ReadCloser, int64, error) {
+	if i < 0 || i >= len(a.entries) {
+		return nil, 0, fmt.Errorf("7z: no entry %d", i)
+	}
+	if a.closed.Load() {
+		return nil, 0, errClosed
+	}
+	e := a.entries[i]
+	k := a.stream[i]
+	if k < 0 || e.Size <= 0 {
+		rc, err := a.Open(i)
+		return rc, 0, err
+	}
+	off = min(max(off, 0), e.Size)
+	fi := int(a.streamFolder[k])
+	base := a.streamOff[k]
+	sh := shapeOf(&a.si.folders[fi])
+	var fr *folderReader
+	var err error
+	if sh.ok && sh.direct && off > 0 {
+		fr, err = a.directFolder(fi, sh, base+off, e)
+	} else {
+		fr, err = a.seekFolder(fi, sh, base, base+off, e)
+	}
+	if err != nil {
+		return nil, 0, err
+	}
+	start := fr.pos - base
+	return a.entryFrom(i, fr, start), start, nil
+}
+
+// StartAt implements arc.EntrySeeker: where OpenAt(i, off) would start.
+func (a *Archive) StartAt(i int, off int64) int64 {
+	if i < 0 || i >= len(a.entries) || a.stream[i] < 0 || off <= 0 {
+		return 0
+	}
+	e := a.entries[i]
+	k := a.stream[i]
+	off = min(off, e.Size)
+	fi := int(a.streamFolder[k])
+	base := a.streamOff[k]
+	sh := shapeOf(&a.si.folders[fi])
+	if sh.ok && sh.direct {
+		return off
+	}
+	best := base
+	if sh.ok && sh.lzma2 >= 0 && a.cps.Interval() > 0 {
+		if cp, ok := a.cps.Find(fi, base+off); ok {
+			best = max(best, cp.Out)
+		}
+	}
+	a.mu.Lock()
+	for _, fr := range a.idle {
+		if fr.index == fi && fr.pos <= base+off {
+			best = max(best, fr.pos)
+		}
+	}
+	a.mu.Unlock()
+	return best - base
+}
+
+// entryFrom makes the reader of entry i over fr, which is at start.
+func (a *Archive) entryFrom(i int, fr *folderReader, start int64) io.ReadCloser {
+	e := a.entries[i]
+	if start == 0 {
+		er := &entryReader{a: a, remain: e.Size, fr: fr, encrypted: fr.encrypt}
+		return a.entryRC(i, er)
+	}
+	er := &entryReader{a: a, remain: e.Size - start, fr: fr, encrypted: fr.encrypt}
+	rc := &entryRC{er: er}
+	rc.v.ResetHash(er, nil, nil, e.Size-start)
+	return rc
+}
+
+// seekFolder returns a decoder of folder fi at a point in [base,
+// target]: a parked decoder or a checkpoint at or before target, the
+// nearer, or a new decoder; it decodes forward to base when it starts
+// before it.
+func (a *Archive) seekFolder(fi int, sh chainShape, base, target int64, e *arc.Entry) (*folderReader, error) {
+	interval := a.cps.Interval()
+	var cp arc.Checkpoint
+	haveCP := false
+	if sh.ok && sh.lzma2 >= 0 && interval > 0 {
+		cp, haveCP = a.cps.Find(fi, target)
+	}
+	a.mu.Lock()
+	best := -1
+	for j, fr := range a.idle {
+		if fr.index == fi && fr.pos <= target && (best < 0 || fr.pos > a.idle[best].pos) {
+			best = j
+		}
+	}
+	var fr *folderReader
+	if best >= 0 && (!haveCP || a.idle[best].pos >= cp.Out) {
+		fr = a.idle[best]
+		a.idle = append(a.idle[:best], a.idle[best+1:]...)
+	}
+	a.mu.Unlock()
+	var err error
+	switch {
+	case fr != nil:
+	case haveCP:
+		fr, err = a.resumeFolder(fi, sh, cp, e)
+	default:
+		fr, err = a.newFolderReader(a.si, fi, func() (string, error) { return a.password(e) }, 1)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if sh.ok && sh.lzma2 >= 0 && interval > 0 && fr.z2 != nil && fr.cpEvery == 0 {
+		fr.a, fr.cpEvery = a, interval
+		fr.cpNext = (fr.pos/interval + 1) * interval
+	}
+	if err := fr.skip(base - fr.pos); err != nil {
+		return nil, err
+	}
+	return fr, nil
+}
+
+// skip decodes and drops n bytes (none when n <= 0); on failure it
+// closes fr.
+func (fr *folderReader) skip(n int64) error {
+	if n <= 0 {
+		return nil
+	}
+	bufp := getBuf()
+	defer putBuf(bufp)
+	buf := *bufp
+	for n > 0 {
+		m, err := io.ReadFull(fr, buf[:min(n, int64(len(buf)))])
+		n -= int64(m)
+		if err != nil {
+			fr.Close()
+			return mapErr(fr.encrypt, errs.EOF(err, "7z folder"))
+		}
+	}
+	return nil
+}
+
+// packStart returns the file offset and size of folder f's one pack stream.
+func (a *Archive) packStart(f *folder) (int64, int64) {
+	pi := f.firstPack
+	return a.base + a.si.packPos + a.si.packOff[pi], a.si.packSizes[pi]
+}
+
+// chainInput opens folder fi's pack stream at offset in of the chain's
+// packed-side output (what the first non-AES coder reads): through AES
+// from the block of in, with in%16 bytes dropped.
+func (a *Archive) chainInput(fr *folderReader, sh chainShape, in int64) (io.Reader, error) {
+	f := &a.si.folders[fr.index]
+	off, size := a.packStart(f)
+	if sh.aes < 0 {
+		if in > size {
+			return nil, errs.Corrupt("7z: seek past the pack stream")
+		}
+		pr := newPackReader(a.ra, off+in, size-in)
+		fr.packs = append(fr.packs, pr)
+		return pr, nil
+	}
+	c := &f.coders[sh.aes]
+	outLen := f.unpackSizes[sh.aesOut]
+	blk := in &^ 15
+	if blk > size || in > outLen {
+		return nil, errs.Corrupt("7z: seek past the pack stream")
+	}
+	if err := checkAESProps(c.props); err != nil {
+		return nil, err
+	}
+	p, err := aes7z.ParseProps(c.props)
+	if err != nil {
+		return nil, err
+	}
+	iv := p.IV
+	if blk > 0 {
+		if _, err := a.ra.ReadAt(iv[:], off+blk-16); err != nil {
+			return nil, errs.EOF(err, "7z pack stream")
+		}
+	}
+	if fr.env.password == nil {
+		return nil, fmt.Errorf("%w: 7z data is encrypted", errs.ErrPasswordRequired)
+	}
+	pw, err := fr.env.password()
+	if err != nil {
+		return nil, err
+	}
+	key, err := fr.env.key(pw, &p)
+	if err != nil {
+		return nil, err
+	}
+	pr := newPackReader(a.ra, off+blk, size-blk)
+	fr.packs = append(fr.packs, pr)
+	dec, err := aes7z.NewReader(pr, key, iv)
+	if err != nil {
+		return nil, err
+	}
+	lr := &limitedReader{r: dec, n: outLen - blk}
+	if drop := in - blk; drop > 0 {
+		var b [16]byte
+		if _, err := io.ReadFull(lr, b[:drop]); err != nil {
+			return nil, mapErr(true, errs.EOF(err, "7z pack stream"))
+		}
+	}
+	return lr, nil
+}
+
+// partialFolder is a folder reader without coders yet.
+func (a *Archive) partialFolder(fi int, e *arc.Entry, sh chainShape) *folderReader {
+	fr := &folderReader{index: fi, encrypt: sh.aes >= 0}
+	fr.env.limits = a.cfg.Limits
+	fr.maxRatio, fr.ratioFloor = a.cfg.Limits.MaxRatio, a.cfg.Limits.RatioFloor
+	fr.env.password = func() (string, error) { return a.password(e) }
+	fr.env.key = a.key
+	return fr
+}
+
+// directFolder opens a Copy/AES folder at output offset x.
+func (a *Archive) directFolder(fi int, sh chainShape, x int64, e *arc.Entry) (*folderReader, error) {
+	fr := a.partialFolder(fi, e, sh)
+	in, err := a.chainInput(fr, sh, x)
+	if err != nil {
+		fr.Close()
+		return nil, mapErr(fr.encrypt, err)
+	}
+	fr.r = &limitedReader{r: in, n: sh.outLen - x}
+	fr.pos = x
+	return fr, nil
+}
+
+// resumeFolder restarts an LZMA2 folder from checkpoint cp.
+func (a *Archive) resumeFolder(fi int, sh chainShape, cp arc.Checkpoint, e *arc.Entry) (*folderReader, error) {
+	f := &a.si.folders[fi]
+	c := &f.coders[sh.lzma2]
+	if cp.Kind != "lzma2" || len(c.props) != 1 {
+		return nil, errs.Corrupt("7z: checkpoint does not fit folder %d", fi)
+	}
+	fr := a.partialFolder(fi, e, sh)
+	in, err := a.chainInput(fr, sh, cp.In)
+	if err != nil {
+		fr.Close()
+		return nil, mapErr(fr.encrypt, err)
+	}
+	dict, err := lzma.DictSizeLZMA2(c.props[0])
+	if err != nil {
+		fr.Close()
+		return nil, err
+	}
+	size := f.unpackSizes[sh.lzma2]
+	z := readers2.Get()
+	if err := z.ResetAt(in, dict, size, cp.State, cp.Out, lzma.MaxDict(a.cfg.Limits.MaxDictionary)); err != nil {
+		reader2Closer{z}.Close()
+		fr.Close()
+		return nil, err
+	}
+	fr.env.onClose(reader2Closer{z})
+	fr.z2 = z
+	fr.r = &limitedReader{r: z, n: size - cp.Out}
+	fr.pos = cp.Out
+	return fr, nil
+}
+
+// checkpoint takes a checkpoint when fr's LZMA2 decoder is at a chunk
+// boundary in a cell of the interval grid that has none yet.
+func (fr *folderReader) checkpoint() {
+	z := fr.z2
+	if !z.CanCheckpoint() {
+		return // at the next chunk boundary
+	}
+	a, iv := fr.a, fr.cpEvery
+	if z.Total() != fr.pos {
+		fr.cpEvery, fr.cpNext = 0, 0 // output and decoder disagree: take none
+		return
+	}
+	cell := fr.pos / iv * iv
+	fr.cpNext = cell + iv
+	if a.cps.Has(fr.index, cell, cell+iv) {
+		return
+	}
+	n := z.CheckpointSize()
+	if !a.cps.Fits(n) {
+		return
+	}
+	state, out, in := z.Checkpoint(make([]byte, 0, n))
+	cp := arc.Checkpoint{Kind: "lzma2", Stream: fr.index, Out: out, In: in, Entry: -1, State: state}
+	for j, k := range a.stream {
+		if k >= 0 && int(a.streamFolder[k]) == fr.index && a.streamOff[k] <= out && out < a.streamOff[k]+a.entries[j].Size {
+			cp.Entry, cp.EntryOff = j, out-a.streamOff[k]
+			break
+		}
+	}
+	a.cps.Add(cp)
+}

@@ -1,0 +1,131 @@
+package sevenzip
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"testing"
+
+	"github.com/go-unarc/unarc/arc"
+)
+
+func openSeekArchive(t *testing.T, name string) *Archive {
+	t.Helper()
+	b, err := os.ReadFile("../testdata/seek/" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := Open(bytes.NewReader(b), int64(len(b)), &arc.Config{Password: func(*arc.Entry) (string, error) { return "seek", nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { a.Close() })
+	return a
+}
+
+func readEntry(t *testing.T, a *Archive, i int) []byte {
+	t.Helper()
+	rc, err := a.Open(i)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rc.Close()
+	b, err := io.ReadAll(rc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestOpenAtCopy: Copy folders, plain and AES, open at the offset asked
+// (AES from the previous ciphertext block) with the right bytes, and
+// start no decoder from the folder's start.
+func TestOpenAtCopy(t *testing.T) {
+	for _, name := range []string{"copy.7z", "copy-aes.7z"} {
+		t.Run(name, func(t *testing.T) {
+			a := openSeekArchive(t, name)
+			for i, e := range a.Entries() {
+				if e.Size < 100 {
+					continue
+				}
+				want := readEntry(t, a, i)
+				starts := a.folderStarts
+				for _, off := range []int64{1, 15, 16, 17, 31, 32, 1000, e.Size - 1} {
+					r, start, err := a.OpenAt(i, off)
+					if err != nil {
+						t.Fatal(err)
+					}
+					got, err := io.ReadAll(r)
+					r.Close()
+					if err != nil {
+						t.Fatalf("%s at %d: %v", e.Name, off, err)
+					}
+					if start != off || !bytes.Equal(got, want[off:]) {
+						t.Fatalf("%s at %d: start %d, bytes equal %v", e.Name, off, start, bytes.Equal(got, want[start:]))
+					}
+				}
+				if a.folderStarts != starts {
+					t.Fatalf("%s: OpenAt started %d folder decoders", e.Name, a.folderStarts-starts)
+				}
+			}
+		})
+	}
+}
+
+// TestOpenAtCheckpoint: once a seekable read has passed through an LZMA2
+// folder, OpenAt of a later offset resumes from a checkpoint inside the
+// entry (start > 0) without starting a decoder from the folder's start,
+// and the bytes are right; with checkpoints off it starts at 0.
+func TestOpenAtCheckpoint(t *testing.T) {
+	for _, name := range []string{"lzma2.7z", "lzma2-aes.7z"} {
+		for _, interval := range []int64{64 << 10, 0} {
+			a := openSeekArchive(t, name)
+			a.SetCheckpoints(arc.CheckpointPolicy{Interval: interval, MaxMemory: 1 << 30})
+			big := -1
+			for i, e := range a.Entries() {
+				if big < 0 || e.Size > a.entries[big].Size {
+					big = i
+				}
+			}
+			want := readEntry(t, a, big)
+			// The first pass, through OpenAt, takes the checkpoints.
+			for i := range a.Entries() {
+				r, _, err := a.OpenAt(i, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				io.Copy(io.Discard, r)
+				r.Close()
+			}
+			// Drop the parked decoders: only checkpoints are left.
+			a.mu.Lock()
+			idle := a.idle
+			a.idle = nil
+			a.mu.Unlock()
+			for _, fr := range idle {
+				fr.Close()
+			}
+			starts := a.folderStarts
+			off := int64(len(want)) - 100
+			r, start, err := a.OpenAt(big, off)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := io.ReadAll(r)
+			r.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(got, want[start:]) {
+				t.Fatalf("%s: bytes from %d differ", name, start)
+			}
+			st := a.CheckpointStats()
+			if interval > 0 && (start == 0 || a.folderStarts != starts) {
+				t.Fatalf("%s: start %d, %d folder starts, %+v", name, start, a.folderStarts-starts, st)
+			}
+			if interval == 0 && (start != 0 || st.Taken != 0) {
+				t.Fatalf("%s without checkpoints: start %d, %+v", name, start, st)
+			}
+		}
+	}
+}

@@ -1,0 +1,82 @@
+#!/bin/sh
+# Makes the archives of the seek tests (seek_test.go, sevenzip and zip
+# seek tests) with the real tools (7zz, zip, rar, rar6). Content comes
+# from a fixed awk generator, so the archives are reproducible apart
+# from the tools' own salts and IVs:
+#   big: a.txt (16 KiB of hex text), b.bin (100 KiB of noise), c.txt
+#        (16 KiB), d.txt (5 bytes), e.txt (empty), in one solid LZMA2
+#        folder with a 64 KiB dictionary (the window wraps): 7-Zip ends
+#        an LZMA2 chunk every 64 KiB of packed data, so the folder has
+#        chunk boundaries, where checkpoints are taken, in every entry.
+#   small: the same names cut to 4 KiB, 3 KiB, 4 KiB - every other
+#        method, solid where the format can.
+#   words: words.txt, 200 KiB of words from a 64-word list, Deflate in
+#        ZIP (plain and WinZip AES): many Deflate blocks to checkpoint.
+# Password of the encrypted ones: seek.
+set -eu
+export TZ=UTC LC_ALL=C
+cd "$(dirname "$0")"
+out=$(pwd)
+rm -f ./*.zip ./*.7z ./*.rar
+src=$(mktemp -d)
+trap 'rm -rf "$src"' EXIT
+
+gen() { # gen SEED BYTES KIND
+	awk -v seed="$1" -v n="$2" -v kind="$3" 'BEGIN {
+		x = seed * 7919 + 1; out = 0
+		while (out < n) {
+			x = (x * 16807) % 2147483647
+			if (kind == "bin") { printf "%c", int(x / 4194304) % 256; out++ }
+			else { s = sprintf("%08x %05d ok\n", x, out % 99991); printf "%s", s; out += length(s) }
+		}
+	}' | head -c "$2"
+}
+mkdir "$src/big" "$src/small"
+gen 1 16384 txt > "$src/big/a.txt"
+gen 2 102400 bin > "$src/big/b.bin"
+gen 3 16384 txt > "$src/big/c.txt"
+printf 'tail\n' > "$src/big/d.txt"
+: > "$src/big/e.txt"
+head -c 4096 "$src/big/a.txt" > "$src/small/a.txt"
+head -c 3072 "$src/big/b.bin" > "$src/small/b.bin"
+head -c 4096 "$src/big/c.txt" > "$src/small/c.txt"
+cp "$src/big/d.txt" "$src/big/e.txt" "$src/small/"
+mkdir "$src/words"
+awk 'BEGIN { x = 4242; out = 0
+	split("alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho sigma tau upsilon phi chi psi omega red green blue cyan magenta yellow black white one two three four five six seven eight nine ten north south east west up down left right", w, " ")
+	n = length(w)
+	while (out < 204800) {
+		x = (x * 16807) % 2147483647
+		s = w[int(x / 65536) % n + 1] ((x % 7 == 0) ? ".\n" : " ")
+		printf "%s", s; out += length(s)
+	}
+}' | head -c 204800 > "$src/words/words.txt"
+find "$src" -exec touch -d '2024-01-02 03:04:05' {} +
+files="a.txt b.bin c.txt d.txt e.txt"
+
+z7() { # z7 OUT DIR ARGS...
+	o=$1; d=$2; shift 2
+	(cd "$src/$d" && 7zz a -bd -bso0 -mmt1 "$@" "$out/$o" $files)
+}
+z7 lzma2.7z big -m0=lzma2 -mx5 -md64k -ms=on
+z7 lzma2-aes.7z big -m0=lzma2 -mx5 -md64k -ms=on -pseek
+z7 lzma.7z small -m0=lzma -mx5 -md64k -ms=on
+z7 delta-lzma2.7z small -m0=Delta:4 -m1=LZMA2:d64k -mx5 -ms=on
+z7 copy.7z small -m0=copy
+z7 copy-aes.7z small -m0=copy -pseek
+
+(cd "$src/small" && zip -q -X -0 "$out/store.zip" $files)
+(cd "$src/small" && zip -q -X -0 -P seek "$out/store-zipcrypto.zip" $files)
+(cd "$src/small" && 7zz a -bd -bso0 -tzip -mx0 -mem=AES256 -pseek "$out/store-aes.zip" $files)
+(cd "$src/small" && zip -q -X -9 "$out/deflate.zip" $files)
+
+(cd "$src/small" && rar a -idq -cfg- -s -m3 -md128k "$out/solid.rar" $files)
+(cd "$src/small" && rar a -idq -cfg- -m0 "$out/store.rar" $files)
+(cd "$src/small" && rar a -idq -cfg- -m0 -pseek "$out/store-aes.rar" $files)
+(cd "$src/small" && rar6 a -idq -cfg- -ma4 -s -m3 "$out/solid4.rar" $files)
+(cd "$src/small" && rar6 a -idq -cfg- -ma4 -m0 -pseek "$out/store-aes4.rar" $files)
+
+# 7-Zip's Deflate encoder ends blocks every few KiB to 60 KiB (Info-ZIP's
+# zip writes this file as one block).
+(cd "$src/words" && 7zz a -bd -bso0 -tzip -mx9 -mmt1 "$out/deflate-words.zip" words.txt)
+(cd "$src/words" && 7zz a -bd -bso0 -tzip -mx9 -mmt1 -mem=AES256 -pseek "$out/deflate-words-aes.zip" words.txt)

@@ -1,0 +1,269 @@
+package zip
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/deflate"
+	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/internal/zipcrypto"
+)
+
+// OpenAt implements arc.EntrySeeker. A stored entry, plain or WinZip
+// AES, is read from off directly: AES-CTR's key stream for block k is
+// the counter k+1 enciphered. Nothing but the bytes read is decrypted;
+// neither the CRC nor the AES authentication code can be checked then.
+//
+// A Deflate or Deflate64 entry, plain or WinZip AES, read through OpenAt
+// takes a checkpoint (deflate.Reader.Checkpoint: the last 32 or 64 KiB
+// and the input bit offset) at the first block boundary of every
+// Interval bytes of output; a later OpenAt resumes from the nearest one
+// at or before off, the AES key stream positioned at the checkpoint's
+// byte. Every other entry (other methods, ZipCrypto, whose key stream
+// depends on every byte before, PKWARE strong encryption) opens from
+// the start as Open does, returning start 0.
+func (a *Archive) OpenAt(i int, off int64) (io.ReadCloser, int64, error) {
+	if i < 0 || i >= len(a.files) {
+		return nil, 0, fmt.Errorf("zip: entry index %d out of range", i)
+	}
+	f := &a.files[i]
+	kind := cryptKind(f)
+	if (f.method == methodDeflate || f.method == methodDeflate64) && f.Size >= 0 && (kind == 0 || kind == cryptAES) {
+		if every := a.cps.Interval(); every > 0 {
+			return a.openDeflateAt(i, off, every)
+		}
+	}
+	if off <= 0 || f.method != methodStore || f.Size < 0 || kind != 0 && kind != cryptAES {
+		rc, err := a.Open(i)
+		return rc, 0, err
+	}
+	if err := checkOpen(f, &a.cfg); err != nil {
+		return nil, 0, err
+	}
+	var hdr [localLen]byte
+	dataOff, err := a.dataOffset(f, hdr[:])
+	if err != nil {
+		return nil, 0, err
+	}
+	size := int64(f.usize)
+	over := cryptOverhead(f)
+	if int64(f.csize) != size+over {
+		// Stored data is its own size; let Open report what is wrong.
+		rc, err := a.Open(i)
+		return rc, 0, err
+	}
+	off = min(off, size)
+	r := &storedAt{sec: section{ra: a.ra, off: dataOff + off, end: dataOff + size}}
+	if kind == cryptAES {
+		if err := a.startCTR(r, f, dataOff, off); err != nil {
+			return nil, 0, err
+		}
+	}
+	return r, off, nil
+}
+
+// startCTR checks the password of AES entry f (data at dataOff) and
+// positions r's key stream at off.
+func (a *Archive) startCTR(r *storedAt, f *file, dataOff, off int64) error {
+	pw, err := a.cfg.Password(&f.Entry)
+	if err != nil {
+		return err
+	}
+	sl := zipcrypto.SaltLen(f.aesStrength)
+	var h [16 + zipcrypto.VerifierLen]byte
+	if _, err := a.ra.ReadAt(h[:sl+zipcrypto.VerifierLen], dataOff); err != nil {
+		return errs.EOF(err, "WinZip AES salt")
+	}
+	key, err := a.keys.derive(&a.cfg, pw, h[:sl], zipcrypto.KeyLen(f.aesStrength))
+	if err != nil {
+		return err
+	}
+	if key.Verifier != [2]byte(h[sl:sl+2]) {
+		return errPassword("WinZip AES password verifier")
+	}
+	r.ctr = new(zipcrypto.CTR)
+	if err := r.ctr.Reset(key.Enc[:key.N]); err != nil {
+		return errs.Corrupt("WinZip AES: %v", err)
+	}
+	r.ctr.SetOffset(off)
+	start := dataOff + int64(sl+zipcrypto.VerifierLen)
+	size := r.sec.end - dataOff
+	r.sec = section{ra: a.ra, off: start + off, end: start + size}
+	return nil
+}
+
+// storedAt reads stored data from an offset, deciphering AES-CTR when
+// ctr is set.
+type storedAt struct {
+	sec section
+	ctr *zipcrypto.CTR
+}
+
+func (r *storedAt) Read(p []byte) (int, error) {
+	n, err := r.sec.Read(p)
+	if r.ctr != nil {
+		r.ctr.XOR(p[:n])
+	}
+	return n, err
+}
+
+func (r *storedAt) Close() error { return nil }
+
+// StartAt implements arc.EntrySeeker: where OpenAt(i, off) would start.
+func (a *Archive) StartAt(i int, off int64) int64 {
+	if i < 0 || i >= len(a.files) || off <= 0 {
+		return 0
+	}
+	f := &a.files[i]
+	kind := cryptKind(f)
+	switch {
+	case f.Size < 0 || kind != 0 && kind != cryptAES:
+		return 0
+	case f.method == methodStore:
+		return min(off, f.Size)
+	case f.method == methodDeflate || f.method == methodDeflate64:
+		if cp, ok := a.cps.Find(i, off); ok && a.cps.Interval() > 0 {
+			return cp.Out
+		}
+	}
+	return 0
+}
+
+// SetCheckpoints implements arc.Checkpointer.
+func (a *Archive) SetCheckpoints(p arc.CheckpointPolicy) { a.cps.SetPolicy(p) }
+
+// CheckpointStats implements arc.CheckpointReporter.
+func (a *Archive) CheckpointStats() arc.CheckpointStats { return a.cps.Stats() }
+
+// openDeflateAt opens Deflate entry i from the nearest checkpoint at or
+// before off (from its start, verified, when there is none), with a
+// reader that takes checkpoints as it goes.
+func (a *Archive) openDeflateAt(i int, off int64, every int64) (io.ReadCloser, int64, error) {
+	f := &a.files[i]
+	t := &cpTaker{a: a, i: i, every: every}
+	cp, ok := a.cps.Find(i, off)
+	if !ok || off <= 0 || cp.Kind != "deflate" || cp.Out > int64(f.usize) {
+		rc, err := a.Open(i)
+		if err != nil {
+			return nil, 0, err
+		}
+		er, ok := rc.(*entryReader)
+		if !ok || er.s == nil || er.s.dec == nil {
+			return rc, 0, nil
+		}
+		t.rc, t.z = er, er.s.dec
+		t.z.PauseAt(every)
+		t.next = every
+		return t, 0, nil
+	}
+	if err := checkOpen(f, &a.cfg); err != nil {
+		return nil, 0, err
+	}
+	var hdr [localLen]byte
+	dataOff, err := a.dataOffset(f, hdr[:])
+	if err != nil {
+		return nil, 0, err
+	}
+	size := int64(f.csize) - cryptOverhead(f)
+	at := cp.In / 8
+	if at > size || at < 0 {
+		return nil, 0, errs.Corrupt("deflate checkpoint beyond the entry's data")
+	}
+	r := &storedAt{sec: section{ra: a.ra, off: dataOff + at, end: dataOff + size}}
+	if cryptKind(f) == cryptAES {
+		// startCTR moves the section behind the salt and verifier.
+		if err := a.startCTR(r, f, dataOff, at); err != nil {
+			return nil, 0, err
+		}
+	}
+	z := new(deflate.Reader)
+	if err := z.ResetAt(r, cp.State, cp.Out, cp.In); err != nil {
+		z.Close()
+		return nil, 0, err
+	}
+	t.rc = &resumed{z: z, n: int64(f.usize) - cp.Out}
+	t.z, t.pos = z, cp.Out
+	t.next = (cp.Out/every + 1) * every
+	z.PauseAt(t.next)
+	return t, cp.Out, nil
+}
+
+// resumed reads a Deflate stream resumed from a checkpoint, cut at the
+// entry's size (nothing to verify: the CRC needs the whole entry).
+type resumed struct {
+	z *deflate.Reader
+	n int64
+}
+
+func (r *resumed) Read(p []byte) (int, error) {
+	if r.z == nil {
+		return 0, errClosed
+	}
+	if r.n <= 0 {
+		return 0, io.EOF
+	}
+	if int64(len(p)) > r.n {
+		p = p[:r.n]
+	}
+	n, err := r.z.Read(p)
+	r.n -= int64(n)
+	if err == io.EOF && r.n > 0 {
+		err = errs.Truncated("deflate stream ends before the entry's size")
+	}
+	if err != nil && err != io.EOF && !isSentinel(err) {
+		err = errs.Corrupt("deflate: %v", err)
+	}
+	return n, err
+}
+
+func (r *resumed) Close() error {
+	if r.z != nil {
+		r.z.Close()
+		r.z = nil
+	}
+	return nil
+}
+
+// cpTaker passes a Deflate entry's reader through and takes a checkpoint
+// at the first block boundary of every cell of the interval grid that
+// has none yet.
+type cpTaker struct {
+	rc    io.ReadCloser
+	z     *deflate.Reader // nil once closed
+	a     *Archive
+	i     int
+	every int64
+	next  int64
+	pos   int64
+}
+
+func (t *cpTaker) Read(p []byte) (int, error) {
+	n, err := t.rc.Read(p)
+	t.pos += int64(n)
+	if t.z != nil && t.pos >= t.next && t.z.CanCheckpoint() {
+		t.take()
+	}
+	return n, err
+}
+
+func (t *cpTaker) take() {
+	z := t.z
+	if z.Total() != t.pos {
+		t.z = nil // output and decoder disagree: take none
+		return
+	}
+	cell := t.pos / t.every * t.every
+	t.next = cell + t.every
+	z.PauseAt(t.next)
+	if t.a.cps.Has(t.i, cell, cell+t.every) || !t.a.cps.Fits(z.CheckpointSize()) {
+		return
+	}
+	state, out, in := z.Checkpoint(make([]byte, 0, z.CheckpointSize()))
+	t.a.cps.Add(arc.Checkpoint{Kind: "deflate", Stream: t.i, Out: out, In: in, Entry: t.i, EntryOff: out, State: state})
+}
+
+func (t *cpTaker) Close() error {
+	t.z = nil
+	return t.rc.Close()
+}

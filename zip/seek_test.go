@@ -1,0 +1,130 @@
+package zip
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"testing"
+
+	"github.com/go-unarc/unarc/arc"
+)
+
+// TestOpenAtStored: stored entries, plain and WinZip AES, open at the
+// offset asked (no decoding or deciphering of what precedes it) and
+// give the bytes a sequential read does; ZipCrypto and Deflate entries
+// start at 0 (deflate.zip's noise file is stored, so it seeks too).
+func TestOpenAtStored(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		direct bool
+	}{{"store.zip", true}, {"store-aes.zip", true}, {"store-zipcrypto.zip", false}, {"deflate.zip", false}} {
+		t.Run(tc.name, func(t *testing.T) {
+			b, err := os.ReadFile("../testdata/seek/" + tc.name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			a, err := Open(bytes.NewReader(b), int64(len(b)), &arc.Config{Password: func(*arc.Entry) (string, error) { return "seek", nil }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i, e := range a.Entries() {
+				if e.Size < 100 {
+					continue
+				}
+				rc, err := a.Open(i)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want, err := io.ReadAll(rc)
+				rc.Close()
+				if err != nil {
+					t.Fatal(err)
+				}
+				for _, off := range []int64{1, 15, 16, 17, 1000, e.Size - 1} {
+					r, start, err := a.OpenAt(i, off)
+					if err != nil {
+						t.Fatal(err)
+					}
+					direct := tc.direct || tc.name == "deflate.zip" && e.Method == "Store"
+					if direct && start != off || !direct && start != 0 {
+						t.Fatalf("%s at %d: start %d", e.Name, off, start)
+					}
+					got, err := io.ReadAll(r)
+					r.Close()
+					if err != nil {
+						t.Fatalf("%s at %d: %v", e.Name, off, err)
+					}
+					if !bytes.Equal(got, want[start:]) {
+						t.Fatalf("%s at %d: bytes differ", e.Name, off)
+					}
+				}
+			}
+		})
+	}
+}
+
+// TestOpenAtDeflateCheckpoint: a first pass through OpenAt takes
+// checkpoints at Deflate block boundaries (plain and WinZip AES); later
+// OpenAt calls resume from the nearest one at or before the offset
+// (start > 0, no earlier than needed) with the right bytes; with a
+// cache too small for two, they are evicted and reads stay right.
+func TestOpenAtDeflateCheckpoint(t *testing.T) {
+	for _, name := range []string{"deflate-words.zip", "deflate-words-aes.zip"} {
+		for _, mem := range []int64{1 << 30, 40 << 10} {
+			b, err := os.ReadFile("../testdata/seek/" + name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			a, err := Open(bytes.NewReader(b), int64(len(b)), &arc.Config{Password: func(*arc.Entry) (string, error) { return "seek", nil }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			a.SetCheckpoints(arc.CheckpointPolicy{Interval: 16 << 10, MaxMemory: mem})
+			rc, err := a.Open(0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want, err := io.ReadAll(rc)
+			rc.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, start, err := a.OpenAt(0, 0)
+			if err != nil || start != 0 {
+				t.Fatal(start, err)
+			}
+			if got, err := io.ReadAll(r); err != nil || !bytes.Equal(got, want) {
+				t.Fatalf("first pass: %v", err)
+			}
+			r.Close()
+			st := a.CheckpointStats()
+			if mem > 1<<20 && st.Count < 4 || mem < 1<<20 && (st.Evicted == 0 || st.Count != 1) {
+				t.Fatalf("%s, %d bytes: %+v", name, mem, st)
+			}
+			resumed := 0
+			for off := int64(len(want)) - 1; off > 0; off -= 9973 {
+				r, start, err := a.OpenAt(0, off)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if start > off {
+					t.Fatalf("start %d after %d", start, off)
+				}
+				if start > 0 {
+					resumed++
+				}
+				got, err := io.ReadAll(r)
+				r.Close()
+				if err != nil {
+					t.Fatalf("from %d: %v", start, err)
+				}
+				if !bytes.Equal(got, want[start:]) {
+					t.Fatalf("%s from checkpoint %d (for %d): bytes differ", name, start, off)
+				}
+			}
+			if mem > 1<<20 && resumed < 10 {
+				t.Fatalf("%s: %d reads resumed from a checkpoint", name, resumed)
+			}
+		}
+	}
+}
