@@ -72,9 +72,9 @@ const (
 	// covers, whatever the format.
 	edgeLen = 64 << 10
 	// maxSections bounds the optional sections one index may hold.
+	// Tag 1 is reserved for decoder checkpoints (seekable.go), which
+	// the index does not carry yet.
 	maxSections = 64
-	// SectionCheckpoints is the tag reserved for decoder checkpoints.
-	sectionCheckpoints = 1
 )
 
 // Format names the archive format the index describes.

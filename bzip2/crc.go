@@ -42,12 +42,3 @@ func crcUpdate(c uint32, p []byte) uint32 {
 	}
 	return c
 }
-
-// crcRun adds n copies of byte b to the register c.
-func crcRun(c uint32, b byte, n int) uint32 {
-	t := &crcTab[0]
-	for ; n > 0; n-- {
-		c = c<<8 ^ t[byte(c>>24)^b]
-	}
-	return c
-}

@@ -11,7 +11,6 @@ import (
 
 type bitW struct {
 	buf []byte
-	v   uint64
 	n   uint
 }
 
