@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"sync"
 
 	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/crc32x"
@@ -176,27 +175,22 @@ func (p *parser) newUnpacker(f *file) (unpacker, error) {
 	if mk == nil {
 		return nil, unknownAlgo(f)
 	}
-	if pl := unpackerPools[fam]; pl != nil {
-		if v := pl.Get(); v != nil {
-			u := v.(unpacker)
-			if d, ok := u.(dec29); ok {
-				d.MaxMemory = p.memMax
-			}
-			return u, nil
-		}
-	}
 	return mk(p.memMax), nil
 }
 
-// unpackerPools keep closed decoders (their tables are tens of KiB) for the
-// next archive; windows go back to internal/pool on Close.
-var unpackerPools = map[int]*sync.Pool{fam50: {}, fam29: {}, fam20: {}, fam15: {}}
-
-// releaseUnpacker closes d, which must not be used again, and pools it.
+// releaseUnpacker closes d, which must not be used again, and keeps it
+// for the next entry or archive (unpack.go: idle decoders).
 func releaseUnpacker(fam int, d unpacker) {
 	d.Close()
-	if pl := unpackerPools[fam]; pl != nil {
-		pl.Put(d)
+	switch d := d.(type) {
+	case dec50:
+		idle50.Put(d.Decoder)
+	case dec29:
+		idle29.Put(d.Decoder)
+	case dec20:
+		idle20.Put(d.Decoder)
+	case dec15:
+		idle15.Put(d.Decoder)
 	}
 }
 
