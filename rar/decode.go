@@ -137,9 +137,17 @@ func verifier(v *crc32x.Reader, mac *macCRC, f *file, r io.Reader) {
 	}
 	switch {
 	case f.blake != nil:
-		h := newBLAKE2sp()
+		// The BLAKE2sp state (1.4 KiB) stays with the reader for its
+		// next entry.
+		if mac.b2 == nil {
+			mac.b2 = newBLAKE2sp()
+		} else {
+			mac.b2.Reset()
+		}
+		h := mac.b2
 		if f.useMAC && f.hashKey != nil {
-			h = macHash{h, f.hashKey}
+			mac.mh = macHash{Hash: mac.b2, key: f.hashKey}
+			h = &mac.mh
 		}
 		v.ResetHash(r, h, f.blake, size)
 	case f.hasCRC && f.useMAC && f.hashKey != nil:

@@ -322,7 +322,8 @@ func (h *lateHash) Sum(b []byte) []byte {
 	if c, ok := h.Hash.(hash.Hash32); ok {
 		return binary.BigEndian.AppendUint32(b, rarcrypto.MACCRC32(f.hashKey, c.Sum32()))
 	}
-	return macHash{h.Hash, f.hashKey}.Sum(b)
+	m := macHash{Hash: h.Hash, key: f.hashKey}
+	return m.Sum(b)
 }
 
 // skipEntry skips the packed data of the current entry, across volumes.
