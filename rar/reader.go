@@ -28,7 +28,7 @@ type Reader struct {
 	close []io.Closer
 
 	data     streamData
-	crypt    rarcrypto.Reader
+	crypt    *rarcrypto.Reader // from cryptReaders at the first encrypted entry, back at Close
 	v        crc32x.Reader
 	mac      macCRC // the RAR5 MAC-converted CRC check, when v uses it
 	dec      unpacker
@@ -221,7 +221,10 @@ func (r *Reader) startEntry() error {
 	if err := r.p.checkSize(f); err != nil {
 		return err
 	}
-	src, guess, err := r.p.decrypter(f, &r.data, &r.crypt)
+	if f.crypt != cryptNone && r.crypt == nil {
+		r.crypt = cryptReaders.Get()
+	}
+	src, guess, err := r.p.decrypter(f, &r.data, r.crypt)
 	if err != nil {
 		return err
 	}
@@ -427,6 +430,15 @@ func (r *Reader) Close() error {
 	r.close = nil
 	r.p.release()
 	r.err = errors.New("rar: reader closed")
+	// Nothing reads through the decryptor now (the entry's chain is
+	// dropped), so it can serve another archive.
+	r.cur, r.body = nil, nil
+	r.v.ResetHash(nil, nil, nil, 0)
+	if r.crypt != nil {
+		r.crypt.Release()
+		cryptReaders.Put(r.crypt)
+		r.crypt = nil
+	}
 	return nil
 }
 

@@ -1,10 +1,13 @@
 package rar
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"errors"
 	"io"
 	"io/fs"
+	"os"
+	"path/filepath"
 	"testing"
 )
 
@@ -52,5 +55,64 @@ func TestClosedHandleAfterReuse(t *testing.T) {
 				t.Errorf("entry %d after the old handle's second Close: %d bytes, %v", i, len(b), err)
 			}
 		})
+	}
+}
+
+// TestReaderCloseReturnsDecryptor: a forward-only Reader takes its AES
+// decryptor (4 KiB buffer) from the pool at its first encrypted entry and
+// gives it back at Close; the closed Reader then reads nothing, so the
+// next Reader, which gets the same decryptor, is not read through it.
+func TestReaderCloseReturnsDecryptor(t *testing.T) {
+	const rel = "rar/rar5_hp_solid.rar"
+	path := filepath.Join("../testdata", rel)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx := 0
+	open := func() *Reader {
+		r, err := NewReader(bytes.NewReader(data), config(t, path, testPassword(path)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for idx = 0; ; idx++ { // the first entry with 8 bytes or more
+			e, err := r.Next()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if e.Size >= 8 {
+				return r
+			}
+		}
+	}
+	x := open()
+	var p [8]byte
+	if _, err := io.ReadFull(x, p[:]); err != nil {
+		t.Fatal(err)
+	}
+	cr := x.crypt
+	if cr == nil {
+		t.Fatal("no decryptor for an encrypted entry")
+	}
+	x.Close()
+	y := open()
+	defer y.Close()
+	if y.crypt != cr {
+		t.Fatal("the decryptor did not go back to the pool at Close")
+	}
+	if n, _ := x.Read(p[:]); n != 0 {
+		t.Errorf("closed Reader read %d bytes", n)
+	}
+	if n, _ := x.WriteTo(io.Discard); n != 0 {
+		t.Errorf("closed Reader wrote %d bytes", n)
+	}
+	if _, err := x.Next(); err == nil {
+		t.Error("Next after Close succeeded")
+	}
+	want := openSums(t, rel)
+	defer want.a.Close()
+	b, err := io.ReadAll(y)
+	if err != nil || sha256.Sum256(b) != want.want[idx] {
+		t.Errorf("the next Reader's first entry: %d bytes, %v", len(b), err)
 	}
 }
