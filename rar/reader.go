@@ -14,6 +14,7 @@ import (
 	"github.com/go-unarc/unarc/crc32x"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/meta"
+	"github.com/go-unarc/unarc/internal/pool"
 	"github.com/go-unarc/unarc/rar/internal/rarcrypto"
 )
 
@@ -35,7 +36,8 @@ type Reader struct {
 	fam      int
 	decOK    bool // decoder state valid for a solid continuation
 	body     io.Reader
-	link     bytes.Reader // content of a symlink: RAR4 data read at Next, RAR5 target
+	link     bytes.Reader     // content of a symlink: RAR4 data read at Next, RAR5 target
+	lim      io.LimitedReader // stored data
 	guess    bool
 	want     int64               // decoded size the header declares; -1 unknown or stored
 	seen     map[string]struct{} // names met so far, for file copies
@@ -232,7 +234,8 @@ func (r *Reader) startEntry() error {
 	var out io.Reader
 	switch {
 	case f.method == 0:
-		out = io.LimitReader(src, f.e.Size)
+		r.lim = io.LimitedReader{R: src, N: f.e.Size}
+		out = &r.lim
 		if f.unknown {
 			out = src
 		}
@@ -397,7 +400,7 @@ func (r *Reader) WriteTo(w io.Writer) (int64, error) {
 	}
 	wt, ok := r.body.(io.WriterTo)
 	if !ok {
-		return io.Copy(w, struct{ io.Reader }{r})
+		return pool.Copy(w, r) // io.Copy would allocate 32 KiB per entry
 	}
 	n, err := wt.WriteTo(w)
 	if err == nil && r.body == &r.v {
