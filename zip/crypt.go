@@ -10,6 +10,7 @@ import (
 
 	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/internal/hmacx"
 	"github.com/go-unarc/unarc/internal/pool"
 	"github.com/go-unarc/unarc/internal/zipcrypto"
 )
@@ -104,7 +105,7 @@ type keyEnt struct {
 
 // derive returns the WinZip AES keys of password and salt, from the cache
 // or by a new derivation charged to the archive's Budget.
-func (c *keyCache) derive(cfg *arc.Config, pw string, salt []byte, keyLen int, h *zipcrypto.HMAC) (zipcrypto.DerivedKey, error) {
+func (c *keyCache) derive(cfg *arc.Config, pw string, salt []byte, keyLen int, h *hmacx.HMAC) (zipcrypto.DerivedKey, error) {
 	c.mu.Lock()
 	for i := range c.ents {
 		e := &c.ents[i]
@@ -126,7 +127,7 @@ func (c *keyCache) derive(cfg *arc.Config, pw string, salt []byte, keyLen int, h
 	if err := b.ChargeKDF(zipcrypto.Rounds); err != nil {
 		return zipcrypto.DerivedKey{}, err
 	}
-	k, err := h.Derive(pw, salt, keyLen)
+	k, err := zipcrypto.DeriveWith(h, pw, salt, keyLen)
 	if err != nil {
 		return k, errs.Corrupt("WinZip AES key derivation: %v", err)
 	}
@@ -150,7 +151,7 @@ type decryptor struct {
 
 	zc  zipcrypto.Keys
 	ctr zipcrypto.CTR
-	mac zipcrypto.HMAC // HMAC-SHA1; also the PBKDF2 state of a new derivation
+	mac hmacx.HMAC // HMAC-SHA1; also the PBKDF2 state of a new derivation
 	key zipcrypto.DerivedKey
 
 	// tail holds back the last MACLen bytes of an AES stream of unknown

@@ -6,6 +6,8 @@ import (
 	"crypto/subtle"
 	"encoding/binary"
 	"errors"
+
+	"github.com/go-unarc/unarc/internal/hmacx"
 )
 
 // WinZip AES framing constants (WinZip's AE-x specification).
@@ -51,13 +53,14 @@ type DerivedKey struct {
 // Derive runs PBKDF2-HMAC-SHA1 with Rounds iterations over password and
 // salt, for a key of keyLen bytes (16, 24 or 32).
 func Derive(password string, salt []byte, keyLen int) (DerivedKey, error) {
-	var h HMAC
-	return h.Derive(password, salt, keyLen)
+	var h hmacx.HMAC
+	return DeriveWith(&h, password, salt, keyLen)
 }
 
-// Derive is the package's Derive with h as the PBKDF2 state, so a
-// reused h derives without allocating; h is left keyed with password.
-func (h *HMAC) Derive(password string, salt []byte, keyLen int) (DerivedKey, error) {
+// DeriveWith is Derive with h (HMAC-SHA1: a zero or SHA-1 hmacx.HMAC) as
+// the PBKDF2 state, so a reused h derives without allocating; h is left
+// keyed with password.
+func DeriveWith(h *hmacx.HMAC, password string, salt []byte, keyLen int) (DerivedKey, error) {
 	var d DerivedKey
 	if keyLen <= 0 || keyLen > MaxKeyLen {
 		return d, errKeyLen
@@ -136,7 +139,7 @@ func (c *CTR) XOR(b []byte) {
 // pbkdf2SHA1 is the PBKDF2-HMAC-SHA1 of the derivation (RFC 2898), kept
 // separate so the RFC 6070 vectors test it with their iteration counts.
 func pbkdf2SHA1(password string, salt []byte, rounds, n int) ([]byte, error) {
-	var h HMAC
+	var h hmacx.HMAC
 	out := make([]byte, n)
 	h.PBKDF2(password, salt, rounds, out)
 	return out, nil

@@ -298,3 +298,13 @@ func TestHMACSHA256(t *testing.T) {
 		t.Errorf("MACCRC32: %.1f allocations, want 0", n)
 	}
 }
+
+// TestDerive5Allocs: a warm Derive5 allocates only the Keys5 it returns
+// (crypto/hmac took two SHA-256 states and their pads, about 600 bytes).
+func TestDerive5Allocs(t *testing.T) {
+	salt := []byte("0123456789abcdef")
+	Derive5("test", salt, 4)
+	if a := testing.AllocsPerRun(10, func() { Derive5("test", salt, 4) }); a > 1 {
+		t.Fatalf("%v allocations per derivation, want 1", a)
+	}
+}

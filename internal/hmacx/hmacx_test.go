@@ -1,10 +1,12 @@
-package zipcrypto
+package hmacx
 
 import (
 	"bytes"
 	"crypto/hmac"
 	"crypto/pbkdf2"
 	"crypto/sha1"
+	"crypto/sha256"
+	"hash"
 	"math/rand/v2"
 	"testing"
 )
@@ -13,17 +15,23 @@ import (
 // around the block size (longer keys are hashed first) and messages of
 // odd lengths, with the same HMAC keyed again and again.
 func TestHMACMatchesStdlib(t *testing.T) {
+	for _, hf := range []func() hash.Hash{sha1.New, sha256.New} {
+		testHMACMatches(t, hf)
+	}
+}
+
+func testHMACMatches(t *testing.T, hf func() hash.Hash) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	buf := make([]byte, 300)
 	for i := range buf {
 		buf[i] = byte(rng.Uint32())
 	}
-	var h HMAC
+	h := HMAC{New: hf}
 	for kl := 0; kl <= 200; kl++ {
 		key := buf[:kl]
 		ml := rng.IntN(len(buf))
 		msg := buf[len(buf)-ml:]
-		ref := hmac.New(sha1.New, key)
+		ref := hmac.New(hf, key)
 		ref.Write(msg)
 		want := ref.Sum(nil)
 		if kl%2 == 0 {
@@ -50,10 +58,16 @@ func TestHMACMatchesStdlib(t *testing.T) {
 // TestPBKDF2MatchesStdlib compares the derivation with crypto/pbkdf2 for
 // long passwords, empty ones and outputs of several blocks.
 func TestPBKDF2MatchesStdlib(t *testing.T) {
-	var h HMAC
+	for _, hf := range []func() hash.Hash{sha1.New, sha256.New} {
+		testPBKDF2Matches(t, hf)
+	}
+}
+
+func testPBKDF2Matches(t *testing.T, hf func() hash.Hash) {
+	h := HMAC{New: hf}
 	for _, pw := range []string{"", "p", "SECRET", string(bytes.Repeat([]byte("long password "), 9))} {
 		for _, n := range []int{1, 20, 21, 34, 50, 66} {
-			want, err := pbkdf2.Key(sha1.New, pw, []byte("saltsaltsaltsalt"), 17, n)
+			want, err := pbkdf2.Key(hf, pw, []byte("saltsaltsaltsalt"), 17, n)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -66,40 +80,25 @@ func TestPBKDF2MatchesStdlib(t *testing.T) {
 	}
 }
 
-// TestDeriveAllocs: a reused HMAC derives a WinZip key and is keyed for
-// the entry's MAC without allocating (crypto/pbkdf2 and crypto/hmac took
-// about 1.3 KiB per entry).
-func TestDeriveAllocs(t *testing.T) {
-	var h HMAC
-	salt := []byte("0123456789abcdef")
-	h.Derive("SECRET", salt, 32) // first use makes the SHA-1 states
-	mac := make([]byte, 0, sha1.Size)
-	allocs := testing.AllocsPerRun(5, func() {
-		k, _ := h.Derive("SECRET", salt, 32)
-		h.SetKey(k.MAC[:k.N])
-		h.Write(salt)
-		mac = h.Sum(mac[:0])
-	})
-	if allocs != 0 {
-		t.Fatalf("%v allocations per derivation", allocs)
+// TestReuseAllocs: once keyed, re-keying and MACs allocate nothing
+// (crypto/hmac took about 600 bytes per key).
+func TestReuseAllocs(t *testing.T) {
+	for _, hf := range []func() hash.Hash{sha1.New, sha256.New} {
+		h := HMAC{New: hf}
+		key := []byte("0123456789abcdef0123456789abcdef")
+		h.SetKey(key)
+		out := make([]byte, 0, 32)
+		u := make([]byte, h.Size())
+		allocs := testing.AllocsPerRun(5, func() {
+			h.SetKeyString("SECRET")
+			h.Block(key, 1, u)
+			h.Next(u)
+			h.SetKey(key)
+			h.Write(key)
+			out = h.Sum(out[:0])
+		})
+		if allocs != 0 {
+			t.Fatalf("%v allocations", allocs)
+		}
 	}
-}
-
-// BenchmarkDerive: one WinZip AES-256 key derivation (1000 rounds), ours
-// with a reused HMAC against crypto/pbkdf2.
-func BenchmarkDerive(b *testing.B) {
-	salt := []byte("0123456789abcdef")
-	b.Run("unarc", func(b *testing.B) {
-		b.ReportAllocs()
-		var h HMAC
-		for b.Loop() {
-			h.Derive("SECRET", salt, 32)
-		}
-	})
-	b.Run("stdlib", func(b *testing.B) {
-		b.ReportAllocs()
-		for b.Loop() {
-			pbkdf2.Key(sha1.New, "SECRET", salt, Rounds, 66)
-		}
-	})
 }
