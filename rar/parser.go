@@ -17,12 +17,15 @@ import (
 // the random-access Archive and the forward-only Reader: next returns the
 // next file entry with its data area still unread (pending bytes).
 type parser struct {
-	cfg     *arc.Config
-	s       *source
-	vol     int // index of the current volume
-	version int // 4 or 5, from the first volume's marker
-	hbuf    []byte
-	hbp     *[]byte // pooled backing of hbuf
+	hd5      header5  // the current RAR5 header (readHeader5)
+	hdrFirst [16]byte // readHeader5 scratch
+	hdrIV    [16]byte
+	cfg      *arc.Config
+	s        *source
+	vol      int // index of the current volume
+	version  int // 4 or 5, from the first volume's marker
+	hbuf     []byte
+	hbp      *[]byte // pooled backing of hbuf
 
 	pending int64 // data-area bytes of the last header not yet consumed
 	done    bool  // end-of-archive header (or EOF) met in this volume
