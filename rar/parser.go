@@ -52,8 +52,9 @@ type parser struct {
 	comment string
 	haveCmt bool
 	pwCache *string
-	budget  *arc.Budget // key-derivation account of this archive
-	keys5   map[string]*rarcrypto.Keys5
+	budget  *arc.Budget                 // key-derivation account of this archive
+	keys5   map[string]*rarcrypto.Keys5 // earlier RAR5 keys (last5 holds the latest)
+	last5   lastKey5
 	keys3   map[string]*rarcrypto.Keys3
 	dictMax int64
 	memMax  int64
@@ -166,8 +167,14 @@ func (p *parser) derive5(pw string, salt []byte, lg2 int) (*rarcrypto.Keys5, err
 	if lg2 < 0 || lg2 > kdfMaxLg2 {
 		return nil, errs.Unsupported("RAR5 KDF count 2^%d", lg2)
 	}
+	// The last key first: rar uses one salt for a whole archive, and
+	// this needs no key string and no map.
+	if l := &p.last5; l.k != nil && l.lg2 == lg2 && l.pw == pw && l.salt == string(salt) {
+		return l.k, nil
+	}
 	k := keyID(pw, salt, lg2)
 	if v, ok := p.keys5[k]; ok {
+		p.setLast5(lastKey5{pw: pw, salt: string(salt), lg2: lg2, k: v})
 		return v, nil
 	}
 	var v *rarcrypto.Keys5
@@ -185,14 +192,30 @@ func (p *parser) derive5(pw string, salt []byte, lg2 int) (*rarcrypto.Keys5, err
 			sharedKeys.Store("5"+k, v)
 		}
 	}
-	if p.keys5 == nil {
-		p.keys5 = make(map[string]*rarcrypto.Keys5)
-	}
-	if len(p.keys5) >= maxKeys {
-		clear(p.keys5) // bounded memory; a re-derivation is charged again
-	}
-	p.keys5[k] = v
+	p.setLast5(lastKey5{pw: pw, salt: string(salt), lg2: lg2, k: v})
 	return v, nil
+}
+
+// setLast5 makes l the last key; the one it replaces moves to the map, so
+// every key kept is in one of the two.
+func (p *parser) setLast5(l lastKey5) {
+	if old := &p.last5; old.k != nil {
+		if p.keys5 == nil {
+			p.keys5 = make(map[string]*rarcrypto.Keys5)
+		}
+		if len(p.keys5) >= maxKeys {
+			clear(p.keys5) // bounded memory; a re-derivation is charged again
+		}
+		p.keys5[keyID(old.pw, []byte(old.salt), old.lg2)] = old.k
+	}
+	p.last5 = l
+}
+
+// lastKey5 is the RAR5 derivation made or found last.
+type lastKey5 struct {
+	pw, salt string
+	lg2      int
+	k        *rarcrypto.Keys5
 }
 
 // derive3 is derive5 for RAR 3.x keys (2^18 SHA-1 rounds each).

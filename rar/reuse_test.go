@@ -9,6 +9,10 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/rar/internal/rarcrypto"
 )
 
 // TestClosedHandleAfterReuse: the entryReader a closed handle left serves
@@ -114,5 +118,30 @@ func TestReaderCloseReturnsDecryptor(t *testing.T) {
 	b, err := io.ReadAll(y)
 	if err != nil || sha256.Sum256(b) != want.want[idx] {
 		t.Errorf("the next Reader's first entry: %d bytes, %v", len(b), err)
+	}
+}
+
+// TestDerive5Cache: the last-key fast path and the map behind it hand
+// back the right keys and charge each distinct derivation once.
+func TestDerive5Cache(t *testing.T) {
+	const lg2 = 4
+	per := int64(1<<lg2 + 32)
+	cfg := &arc.Config{Limits: arc.Limits{MaxKDFRounds: 2 * per}}
+	p := newParser(cfg)
+	a, b, c := []byte("salt-a-0123456789"), []byte("salt-b-0123456789"), []byte("salt-c-0123456789")
+	for i, salt := range [][]byte{a, b, a, a, b, a, b} {
+		k, err := p.derive5("pw", salt, lg2)
+		if err != nil {
+			t.Fatalf("derivation %d: %v", i, err)
+		}
+		if want := rarcrypto.Derive5("pw", salt, lg2); *k != *want {
+			t.Fatalf("derivation %d (%s): wrong keys", i, salt)
+		}
+	}
+	if _, err := p.derive5("pw", c, lg2); !errors.Is(err, errs.ErrLimit) {
+		t.Fatalf("a third distinct derivation: %v, want ErrLimit (the first two charged once each)", err)
+	}
+	if _, err := p.derive5("other", a, lg2); !errors.Is(err, errs.ErrLimit) {
+		t.Fatalf("another password: %v, want ErrLimit", err)
 	}
 }
