@@ -9,6 +9,8 @@ import (
 	"hash"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/go-unarc/unarc/internal/testutil"
 )
 
 // TestHMACMatchesStdlib compares HMAC with crypto/hmac for key lengths
@@ -83,6 +85,9 @@ func testPBKDF2Matches(t *testing.T, hf func() hash.Hash) {
 // TestReuseAllocs: once keyed, re-keying and MACs allocate nothing
 // (crypto/hmac took about 600 bytes per key).
 func TestReuseAllocs(t *testing.T) {
+	if testutil.RaceEnabled {
+		t.Skip("the race detector's instrumentation allocates")
+	}
 	for _, hf := range []func() hash.Hash{sha1.New, sha256.New} {
 		h := HMAC{New: hf}
 		key := []byte("0123456789abcdef0123456789abcdef")

@@ -17,6 +17,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/go-unarc/unarc/internal/testutil"
 )
 
 // TestPBKDF2Vectors checks the PBKDF2-HMAC-SHA256 core of Derive5 against
@@ -302,6 +304,9 @@ func TestHMACSHA256(t *testing.T) {
 // TestDerive5Allocs: a warm Derive5 allocates only the Keys5 it returns
 // (crypto/hmac took two SHA-256 states and their pads, about 600 bytes).
 func TestDerive5Allocs(t *testing.T) {
+	if testutil.RaceEnabled {
+		t.Skip("the race detector's instrumentation allocates")
+	}
 	salt := []byte("0123456789abcdef")
 	Derive5("test", salt, 4)
 	if a := testing.AllocsPerRun(10, func() { Derive5("test", salt, 4) }); a > 1 {
