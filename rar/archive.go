@@ -74,7 +74,8 @@ type Archive struct {
 	unpacked   int64 // declared sizes of all entries (window estimate)
 
 	solid solidState
-	spare map[int]unpacker // idle decoders by family, reused across entries
+	spare [4]unpacker  // idle decoders by family (spareOf), reused across entries
+	idle  *entryReader // the last closed entry's reader, for the next Open
 
 	// The verified content of the last entry read that file copies take
 	// their content from (cacheIdx, -1 none), at most cacheMax bytes.
@@ -114,7 +115,7 @@ func openArchive(ra io.ReaderAt, size int64, cfg *arc.Config, fromFirst bool) (*
 	p := newParser(cfg)
 	p.index = true    // entries are kept: MaxEntries and MaxHeaderMemory apply
 	defer p.release() // headers are all read here; entries read through a.vols
-	a := &Archive{p: p, spare: map[int]unpacker{}, cacheIdx: -1}
+	a := &Archive{p: p, cacheIdx: -1}
 	a.cacheMax = min(p.memMax/4, 256<<20)
 	jra, jsize, closers, err := p.joinSplit(ra, size, p.cfg.Name)
 	a.closers = closers
@@ -380,12 +381,13 @@ func (a *Archive) Close() error {
 	}
 	a.closed.Store(true)
 	a.solid.close()
-	for k, d := range a.spare {
-		if d != nil {
-			releaseUnpacker(k, d)
+	for _, fam := range [...]int{fam50, fam29, fam20, fam15} {
+		if d := *a.spareOf(fam); d != nil {
+			releaseUnpacker(fam, d)
+			*a.spareOf(fam) = nil
 		}
-		delete(a.spare, k)
 	}
+	a.idle = nil
 	a.keep(-1, nil)
 	var err error
 	for _, c := range a.closers {

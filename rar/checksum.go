@@ -20,6 +20,11 @@ type macCRC struct {
 	crc  uint32
 	key  *[32]byte
 	want [4]byte // the stored value the verifier compares Sum with
+
+	// The BLAKE2sp check of -htb entries, kept for the next entry, and
+	// its MAC conversion.
+	b2 hash.Hash
+	mh macHash
 }
 
 func (m *macCRC) reset(key *[32]byte) hash.Hash {
@@ -44,10 +49,10 @@ func (m *macCRC) BlockSize() int { return 1 }
 type macHash struct {
 	hash.Hash
 	key *[32]byte
+	d   [32]byte // the digest (a local would escape through the interface)
 }
 
-func (m macHash) Sum(b []byte) []byte {
-	var d [32]byte
-	mac := rarcrypto.MACHash(m.key, m.Hash.Sum(d[:0]))
+func (m *macHash) Sum(b []byte) []byte {
+	mac := rarcrypto.MACHash(m.key, m.Hash.Sum(m.d[:0]))
 	return append(b, mac[:]...)
 }

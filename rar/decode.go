@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"sync"
 
 	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/crc32x"
@@ -151,9 +150,17 @@ func verifier(v *crc32x.Reader, mac *macCRC, f *file, r io.Reader) {
 	}
 	switch {
 	case f.blake != nil:
-		h := newBLAKE2sp()
+		// The BLAKE2sp state (1.4 KiB) stays with the reader for its
+		// next entry.
+		if mac.b2 == nil {
+			mac.b2 = newBLAKE2sp()
+		} else {
+			mac.b2.Reset()
+		}
+		h := mac.b2
 		if f.useMAC && f.hashKey != nil {
-			h = macHash{h, f.hashKey}
+			mac.mh = macHash{Hash: mac.b2, key: f.hashKey}
+			h = &mac.mh
 		}
 		v.ResetHash(r, h, f.blake, size)
 	case f.hasCRC && f.useMAC && f.hashKey != nil:
@@ -189,27 +196,22 @@ func (p *parser) newUnpacker(f *file) (unpacker, error) {
 	if mk == nil {
 		return nil, unknownAlgo(f)
 	}
-	if pl := unpackerPools[fam]; pl != nil {
-		if v := pl.Get(); v != nil {
-			u := v.(unpacker)
-			if d, ok := u.(dec29); ok {
-				d.MaxMemory = p.memMax
-			}
-			return u, nil
-		}
-	}
 	return mk(p.memMax), nil
 }
 
-// unpackerPools keep closed decoders (their tables are tens of KiB) for the
-// next archive; windows go back to internal/pool on Close.
-var unpackerPools = map[int]*sync.Pool{fam50: {}, fam29: {}, fam20: {}, fam15: {}}
-
-// releaseUnpacker closes d, which must not be used again, and pools it.
+// releaseUnpacker closes d, which must not be used again, and keeps it
+// for the next entry or archive (unpack.go: idle decoders).
 func releaseUnpacker(fam int, d unpacker) {
 	d.Close()
-	if pl := unpackerPools[fam]; pl != nil {
-		pl.Put(d)
+	switch d := d.(type) {
+	case dec50:
+		idle50.Put(d.Decoder)
+	case dec29:
+		idle29.Put(d.Decoder)
+	case dec20:
+		idle20.Put(d.Decoder)
+	case dec15:
+		idle15.Put(d.Decoder)
 	}
 }
 

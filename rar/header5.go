@@ -69,11 +69,13 @@ type header5 struct {
 // readHeader5 reads and checks the next header, decrypting it when the
 // archive's headers are encrypted (each one then starts with its own IV).
 func (p *parser) readHeader5() (*header5, error) {
-	var first [16]byte
+	// The parser's scratch, not locals: read through an interface, they
+	// would be allocated for every header.
+	first := &p.hdrFirst
 	var mode cipher.BlockMode
 	var h []byte
 	if p.encHeaders {
-		var iv [16]byte
+		iv := &p.hdrIV
 		if err := p.s.full(iv[:], "header IV"); err != nil {
 			return nil, err
 		}
@@ -156,7 +158,10 @@ func (p *parser) readHeader5() (*header5, error) {
 	if p.encHeaders {
 		p.hpwOK = true // a whole header decrypted: the password is right
 	}
-	hd := &header5{body: cursor{b: body}}
+	// One header5 serves every header: the caller is done with one
+	// before it reads the next (its body is in the parser's buffer).
+	hd := &p.hd5
+	*hd = header5{body: cursor{b: body}}
 	hd.typ = hd.body.vint()
 	hd.flags = hd.body.vint()
 	var extraSize uint64

@@ -148,9 +148,7 @@ func (a *Archive) openFile(f *file, i int) (io.ReadCloser, error) {
 	if err := a.p.checkSize(f); err != nil {
 		return nil, err
 	}
-	// One small allocation per Open: the reader is not recycled, so a
-	// handle used after Close fails instead of reading another entry.
-	r := &entryReader{a: a, f: f, idx: i, want: -1}
+	r := a.newReader(f, i)
 	if f.crypt != cryptNone {
 		r.crypt = cryptReaders.Get()
 	}
@@ -181,17 +179,17 @@ func (a *Archive) openFile(f *file, i int) (io.ReadCloser, error) {
 		if unpackers[family(f.algo)] == nil {
 			return nil, unknownAlgo(f)
 		}
-		return r, nil
+		return &reader{r}, nil
 	}
 	if f.method == 0 {
 		if err := a.chain(r, nil, false); err != nil {
 			return nil, err
 		}
-		return r, nil
+		return &reader{r}, nil
 	}
 	fam := family(f.algo)
-	d := a.spare[fam]
-	delete(a.spare, fam)
+	d := *a.spareOf(fam)
+	*a.spareOf(fam) = nil
 	if d == nil {
 		var err error
 		if d, err = a.p.newUnpacker(f); err != nil {
@@ -203,7 +201,72 @@ func (a *Archive) openFile(f *file, i int) (io.ReadCloser, error) {
 		r.close() // a.mu is held by Open
 		return nil, mapErr(err, r.guess)
 	}
-	return r, nil
+	return &reader{r}, nil
+}
+
+// newReader returns the entryReader for file i: the one the last closed
+// handle left (a.idle) or a new one. With a.mu held.
+func (a *Archive) newReader(f *file, i int) *entryReader {
+	r := a.idle
+	a.idle = nil
+	if r == nil {
+		r = new(entryReader)
+	}
+	*r = entryReader{a: a, f: f, idx: i, want: -1, mac: macCRC{b2: r.mac.b2}}
+	return r
+}
+
+// reader is what Open returns for an entry with data: a handle on an
+// entryReader. Close detaches it, and the entryReader (about 500 bytes
+// with its verifier and BLAKE2sp state) serves the Archive's next entry,
+// while the stale handle fails instead of reading another entry.
+type reader struct{ r *entryReader }
+
+func (h *reader) Read(p []byte) (int, error) {
+	if h.r == nil {
+		return 0, errReaderClosed
+	}
+	return h.r.Read(p)
+}
+
+func (h *reader) WriteTo(w io.Writer) (int64, error) {
+	if h.r == nil {
+		return 0, errReaderClosed
+	}
+	return h.r.WriteTo(w)
+}
+
+func (h *reader) Close() error {
+	r := h.r
+	if r == nil {
+		return nil // closed before
+	}
+	h.r = nil
+	a := r.a
+	if a == nil {
+		return nil
+	}
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	err := r.close()
+	if !a.closed.Load() {
+		*r = entryReader{mac: macCRC{b2: r.mac.b2}} // drop what the entry referenced
+		a.idle = r
+	}
+	return err
+}
+
+// spareOf is the slot of a.spare for decoder family fam.
+func (a *Archive) spareOf(fam int) *unpacker {
+	switch fam {
+	case fam50:
+		return &a.spare[0]
+	case fam29:
+		return &a.spare[1]
+	case fam20:
+		return &a.spare[2]
+	}
+	return &a.spare[3]
 }
 
 // chain builds r's data chain from the start of its entry, decoding with
@@ -569,18 +632,7 @@ func dataError(err error) bool {
 		errors.Is(err, errs.ErrLimit)
 }
 
-// Close releases the entry's decoder.
-func (r *entryReader) Close() error {
-	a := r.a
-	if a == nil {
-		return nil // closed before
-	}
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return r.close()
-}
-
-// close is Close with a.mu held.
+// close releases the entry's decoder (reader.Close), with a.mu held.
 func (r *entryReader) close() error {
 	a := r.a
 	if a == nil {
@@ -595,10 +647,10 @@ func (r *entryReader) close() error {
 			releaseUnpacker(r.fam, r.dec)
 		} else {
 			// Keep the decoder (and its tables) for the next entry.
-			if old := a.spare[r.fam]; old != nil {
+			if old := *a.spareOf(r.fam); old != nil {
 				releaseUnpacker(r.fam, old)
 			}
-			a.spare[r.fam] = r.dec
+			*a.spareOf(r.fam) = r.dec
 		}
 		r.dec = nil
 	}

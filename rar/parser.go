@@ -17,12 +17,15 @@ import (
 // the random-access Archive and the forward-only Reader: next returns the
 // next file entry with its data area still unread (pending bytes).
 type parser struct {
-	cfg     *arc.Config
-	s       *source
-	vol     int // index of the current volume
-	version int // 4 or 5, from the first volume's marker
-	hbuf    []byte
-	hbp     *[]byte // pooled backing of hbuf
+	hd5      header5  // the current RAR5 header (readHeader5)
+	hdrFirst [16]byte // readHeader5 scratch
+	hdrIV    [16]byte
+	cfg      *arc.Config
+	s        *source
+	vol      int // index of the current volume
+	version  int // 4 or 5, from the first volume's marker
+	hbuf     []byte
+	hbp      *[]byte // pooled backing of hbuf
 
 	pending int64 // data-area bytes of the last header not yet consumed
 	done    bool  // end-of-archive header (or EOF) met in this volume
@@ -49,8 +52,9 @@ type parser struct {
 	comment string
 	haveCmt bool
 	pwCache *string
-	budget  *arc.Budget // key-derivation account of this archive
-	keys5   map[string]*rarcrypto.Keys5
+	budget  *arc.Budget                 // key-derivation account of this archive
+	keys5   map[string]*rarcrypto.Keys5 // earlier RAR5 keys (last5 holds the latest)
+	last5   lastKey5
 	keys3   map[string]*rarcrypto.Keys3
 	dictMax int64
 	memMax  int64
@@ -167,8 +171,14 @@ func (p *parser) derive5(pw string, salt []byte, lg2 int) (*rarcrypto.Keys5, err
 	if lg2 < 0 || lg2 > kdfMaxLg2 {
 		return nil, errs.Unsupported("RAR5 KDF count 2^%d", lg2)
 	}
+	// The last key first: rar uses one salt for a whole archive, and
+	// this needs no key string and no map.
+	if l := &p.last5; l.k != nil && l.lg2 == lg2 && l.pw == pw && l.salt == string(salt) {
+		return l.k, nil
+	}
 	k := keyID(pw, salt, lg2)
 	if v, ok := p.keys5[k]; ok {
+		p.setLast5(lastKey5{pw: pw, salt: string(salt), lg2: lg2, k: v})
 		return v, nil
 	}
 	var v *rarcrypto.Keys5
@@ -186,14 +196,39 @@ func (p *parser) derive5(pw string, salt []byte, lg2 int) (*rarcrypto.Keys5, err
 			sharedKeys.Store("5"+k, v)
 		}
 	}
-	if p.keys5 == nil {
-		p.keys5 = make(map[string]*rarcrypto.Keys5)
-	}
-	if len(p.keys5) >= maxKeys {
-		clear(p.keys5) // bounded memory; a re-derivation is charged again
-	}
-	p.keys5[k] = v
+	p.setLast5(lastKey5{pw: pw, salt: string(salt), lg2: lg2, k: v})
 	return v, nil
+}
+
+// key5Of is the kept RAR5 key for pw, salt and lg2 (the last one or one
+// in the map), or nil.
+func (p *parser) key5Of(pw string, salt []byte, lg2 int) *rarcrypto.Keys5 {
+	if l := &p.last5; l.k != nil && l.lg2 == lg2 && l.pw == pw && l.salt == string(salt) {
+		return l.k
+	}
+	return p.keys5[keyID(pw, salt, lg2)]
+}
+
+// setLast5 makes l the last key; the one it replaces moves to the map, so
+// every key kept is in one of the two.
+func (p *parser) setLast5(l lastKey5) {
+	if old := &p.last5; old.k != nil {
+		if p.keys5 == nil {
+			p.keys5 = make(map[string]*rarcrypto.Keys5)
+		}
+		if len(p.keys5) >= maxKeys {
+			clear(p.keys5) // bounded memory; a re-derivation is charged again
+		}
+		p.keys5[keyID(old.pw, []byte(old.salt), old.lg2)] = old.k
+	}
+	p.last5 = l
+}
+
+// lastKey5 is the RAR5 derivation made or found last.
+type lastKey5 struct {
+	pw, salt string
+	lg2      int
+	k        *rarcrypto.Keys5
 }
 
 // derive3 is derive5 for RAR 3.x keys (2^18 SHA-1 rounds each).

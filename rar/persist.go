@@ -206,10 +206,16 @@ func (a *Archive) provenKeys(withKeys bool) ([]key5, []key3) {
 		case cryptRAR5:
 			var v *rarcrypto.Keys5
 			if p.pwCache != nil && p.hpwOK {
-				v = p.keys5[keyID(*p.pwCache, f.salt, f.lg2)]
+				v = p.key5Of(*p.pwCache, f.salt, f.lg2)
 			}
 			if v == nil && f.check != nil {
+				if c := p.last5.k; c != nil && string(c.Check[:]) == string(f.check) {
+					v = c
+				}
 				for _, c := range p.keys5 {
+					if v != nil {
+						break
+					}
 					if string(c.Check[:]) == string(f.check) {
 						v = c
 						break
@@ -248,7 +254,7 @@ func OpenIndex(ra io.ReaderAt, size int64, payload []byte, cfg *arc.Config) (arc
 	}
 	p := newParser(&c)
 	p.release() // no header is parsed
-	a := &Archive{p: p, spare: map[int]unpacker{}, cacheIdx: -1}
+	a := &Archive{p: p, cacheIdx: -1}
 	a.cacheMax = min(p.memMax/4, 256<<20)
 	ok := false
 	defer func() {

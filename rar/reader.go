@@ -14,6 +14,7 @@ import (
 	"github.com/go-unarc/unarc/crc32x"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/meta"
+	"github.com/go-unarc/unarc/internal/pool"
 	"github.com/go-unarc/unarc/rar/internal/rarcrypto"
 )
 
@@ -28,14 +29,15 @@ type Reader struct {
 	close []io.Closer
 
 	data     streamData
-	crypt    rarcrypto.Reader
+	crypt    *rarcrypto.Reader // from cryptReaders at the first encrypted entry, back at Close
 	v        crc32x.Reader
 	mac      macCRC // the RAR5 MAC-converted CRC check, when v uses it
 	dec      unpacker
 	fam      int
 	decOK    bool // decoder state valid for a solid continuation
 	body     io.Reader
-	link     bytes.Reader // content of a symlink: RAR4 data read at Next, RAR5 target
+	link     bytes.Reader     // content of a symlink: RAR4 data read at Next, RAR5 target
+	lim      io.LimitedReader // stored data
 	guess    bool
 	want     int64               // decoded size the header declares; -1 unknown or stored
 	seen     map[string]struct{} // names met so far, for file copies
@@ -221,7 +223,10 @@ func (r *Reader) startEntry() error {
 	if err := r.p.checkSize(f); err != nil {
 		return err
 	}
-	src, guess, err := r.p.decrypter(f, &r.data, &r.crypt)
+	if f.crypt != cryptNone && r.crypt == nil {
+		r.crypt = cryptReaders.Get()
+	}
+	src, guess, err := r.p.decrypter(f, &r.data, r.crypt)
 	if err != nil {
 		return err
 	}
@@ -229,7 +234,8 @@ func (r *Reader) startEntry() error {
 	var out io.Reader
 	switch {
 	case f.method == 0:
-		out = io.LimitReader(src, f.e.Size)
+		r.lim = io.LimitedReader{R: src, N: f.e.Size}
+		out = &r.lim
 		if f.unknown {
 			out = src
 		}
@@ -322,7 +328,8 @@ func (h *lateHash) Sum(b []byte) []byte {
 	if c, ok := h.Hash.(hash.Hash32); ok {
 		return binary.BigEndian.AppendUint32(b, rarcrypto.MACCRC32(f.hashKey, c.Sum32()))
 	}
-	return macHash{h.Hash, f.hashKey}.Sum(b)
+	m := macHash{Hash: h.Hash, key: f.hashKey}
+	return m.Sum(b)
 }
 
 // skipEntry skips the packed data of the current entry, across volumes.
@@ -393,7 +400,7 @@ func (r *Reader) WriteTo(w io.Writer) (int64, error) {
 	}
 	wt, ok := r.body.(io.WriterTo)
 	if !ok {
-		return io.Copy(w, struct{ io.Reader }{r})
+		return pool.Copy(w, r) // io.Copy would allocate 32 KiB per entry
 	}
 	n, err := wt.WriteTo(w)
 	if err == nil && r.body == &r.v {
@@ -426,6 +433,15 @@ func (r *Reader) Close() error {
 	r.close = nil
 	r.p.release()
 	r.err = errors.New("rar: reader closed")
+	// Nothing reads through the decryptor now (the entry's chain is
+	// dropped), so it can serve another archive.
+	r.cur, r.body = nil, nil
+	r.v.ResetHash(nil, nil, nil, 0)
+	if r.crypt != nil {
+		r.crypt.Release()
+		cryptReaders.Put(r.crypt)
+		r.crypt = nil
+	}
 	return nil
 }
 

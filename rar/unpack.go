@@ -3,6 +3,7 @@ package rar
 import (
 	"io"
 
+	"github.com/go-unarc/unarc/internal/pool"
 	"github.com/go-unarc/unarc/rar/internal/unpack15"
 	"github.com/go-unarc/unarc/rar/internal/unpack20"
 	"github.com/go-unarc/unarc/rar/internal/unpack29"
@@ -49,17 +50,30 @@ func family(algo int) int {
 }
 
 // unpackers holds the constructors of the decoders linked in; a family
-// without one is reported as errs.ErrUnsupported.
+// without one is reported as errs.ErrUnsupported. They take a closed
+// decoder kept from an earlier entry when there is one.
 var unpackers = map[int]func(maxMem int64) unpacker{
-	fam50: func(int64) unpacker { return dec50{unpack50.NewDecoder()} },
+	fam50: func(int64) unpacker { return dec50{idle50.Get()} },
 	fam29: func(maxMem int64) unpacker {
-		d := unpack29.NewDecoder()
+		d := idle29.Get()
 		d.MaxMemory = maxMem // bounds the PPMd model a block may declare
 		return dec29{d}
 	},
-	fam20: func(int64) unpacker { return dec20{unpack20.NewDecoder()} },
-	fam15: func(int64) unpacker { return dec15{unpack15.NewDecoder()} },
+	fam20: func(int64) unpacker { return dec20{idle20.Get()} },
+	fam15: func(int64) unpacker { return dec15{idle15.Get()} },
 }
+
+// Idle decoders: closed (their windows are back in internal/pool), their
+// tables of tens of KiB kept for the next entry. pool.Of keeps a few on
+// a list the GC does not empty; a sync.Pool dropped them at every second
+// GC, and a long extraction spans several, so a rar5 extraction
+// re-allocated its decoder (and the bit reader's buffers) now and then.
+var (
+	idle50 = pool.Of[unpack50.Decoder]{New: unpack50.NewDecoder}
+	idle29 = pool.Of[unpack29.Decoder]{New: unpack29.NewDecoder}
+	idle20 = pool.Of[unpack20.Decoder]{New: unpack20.NewDecoder}
+	idle15 = pool.Of[unpack15.Decoder]{New: unpack15.NewDecoder}
+)
 
 type dec50 struct{ *unpack50.Decoder }
 

@@ -286,8 +286,11 @@ type Archive struct {
 	folderStarts int  // decoders started (tests check solid reads decode once)
 	recovered    bool // the header was found by recoverHeader
 
-	keyMu sync.Mutex // held while deriving, so one key is derived (and charged) once
-	keys  map[keyID][32]byte
+	keyMu    sync.Mutex // held while deriving, so one key is derived (and charged) once
+	lastID   keyID      // the latest key (an archive usually has one), lastKey
+	lastKey  [32]byte
+	haveLast bool
+	keys     map[keyID][32]byte // the earlier ones
 
 	workers atomic.Int32 // SetEntryWorkers (units.go); 0: cfg.Workers
 
@@ -612,6 +615,9 @@ func (a *Archive) key(pw string, p *aes7z.Props) ([32]byte, error) {
 	id := keyID{pw, string(p.Salt), p.Cycles}
 	a.keyMu.Lock()
 	defer a.keyMu.Unlock()
+	if a.haveLast && a.lastID == id {
+		return a.lastKey, nil // no map for the usual one key per archive
+	}
 	if k, ok := a.keys[id]; ok {
 		return k, nil
 	}
@@ -625,10 +631,14 @@ func (a *Archive) key(pw string, p *aes7z.Props) ([32]byte, error) {
 	if err != nil {
 		return k, err
 	}
-	if a.keys == nil {
-		a.keys = make(map[keyID][32]byte)
+	if a.haveLast {
+		// Every key kept is the last one or in the map.
+		if a.keys == nil {
+			a.keys = make(map[keyID][32]byte)
+		}
+		a.keys[a.lastID] = a.lastKey
 	}
-	a.keys[id] = k
+	a.lastID, a.lastKey, a.haveLast = id, k, true
 	return k, nil
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/go-unarc/unarc/internal/aes7z"
 	"github.com/go-unarc/unarc/internal/bcj"
 	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/internal/pool"
 	"github.com/go-unarc/unarc/lzma"
 )
 
@@ -242,7 +243,26 @@ func newAES(c *coder, in io.Reader, env *decodeEnv) (io.Reader, error) {
 	if err != nil {
 		return nil, err
 	}
-	return aes7z.NewReader(in, key, p.IV)
+	d := aesReaders.Get()
+	if err := d.Reset(in, key, p.IV); err != nil {
+		aesReaders.Put(d)
+		return nil, err
+	}
+	env.onClose(aesRelease{d})
+	return d, nil
+}
+
+// aesReaders keep 7zAES decryptors (2 KiB buffer, key schedule) between
+// folders: each one was 2.9 KiB per folder and per encrypted header.
+var aesReaders pool.Of[aes7z.Reader]
+
+// aesRelease gives a folder's decryptor back when the folder is closed.
+type aesRelease struct{ d *aes7z.Reader }
+
+func (a aesRelease) Close() error {
+	a.d.Release()
+	aesReaders.Put(a.d)
+	return nil
 }
 
 // checkAESProps applies 7-Zip's rules for 7zAES properties (7zAes.cpp,

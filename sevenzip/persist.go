@@ -88,6 +88,9 @@ func (a *Archive) ExportIndex(withKeys bool) ([]byte, error) {
 		pw, ok := a.pw, a.hasPW
 		a.mu.Unlock()
 		a.keyMu.Lock()
+		if a.haveLast && ok && a.lastID.pw == pw {
+			keys = append(keys, kv{storedKeyID{a.lastID.salt, a.lastID.cycles}, a.lastKey})
+		}
 		for id, k := range a.keys {
 			if ok && id.pw == pw {
 				keys = append(keys, kv{storedKeyID{id.salt, id.cycles}, k})

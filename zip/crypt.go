@@ -3,15 +3,14 @@ package zip
 import (
 	"crypto/cipher"
 	"crypto/hmac"
-	"crypto/sha1"
 	"errors"
 	"fmt"
-	"hash"
 	"io"
 	"sync"
 
 	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/internal/hmacx"
 	"github.com/go-unarc/unarc/internal/pool"
 	"github.com/go-unarc/unarc/internal/zipcrypto"
 )
@@ -106,7 +105,7 @@ type keyEnt struct {
 
 // derive returns the WinZip AES keys of password and salt, from the cache
 // or by a new derivation charged to the archive's Budget.
-func (c *keyCache) derive(cfg *arc.Config, pw string, salt []byte, keyLen int) (zipcrypto.DerivedKey, error) {
+func (c *keyCache) derive(cfg *arc.Config, pw string, salt []byte, keyLen int, h *hmacx.HMAC) (zipcrypto.DerivedKey, error) {
 	c.mu.Lock()
 	for i := range c.ents {
 		e := &c.ents[i]
@@ -128,7 +127,7 @@ func (c *keyCache) derive(cfg *arc.Config, pw string, salt []byte, keyLen int) (
 	if err := b.ChargeKDF(zipcrypto.Rounds); err != nil {
 		return zipcrypto.DerivedKey{}, err
 	}
-	k, err := zipcrypto.Derive(pw, salt, keyLen)
+	k, err := zipcrypto.DeriveWith(h, pw, salt, keyLen)
 	if err != nil {
 		return k, errs.Corrupt("WinZip AES key derivation: %v", err)
 	}
@@ -152,9 +151,7 @@ type decryptor struct {
 
 	zc  zipcrypto.Keys
 	ctr zipcrypto.CTR
-	mac hash.Hash // HMAC-SHA1, kept while the key stays the same
-	mk  [zipcrypto.MaxKeyLen]byte
-	mkN int
+	mac hmacx.HMAC // HMAC-SHA1; also the PBKDF2 state of a new derivation
 	key zipcrypto.DerivedKey
 
 	// tail holds back the last MACLen bytes of an AES stream of unknown
@@ -180,7 +177,7 @@ func errPassword(what string) error {
 // start reads f's encryption header from src (which holds the packed
 // bytes, csize of them when known >= 0) and checks the password.
 func (d *decryptor) start(src io.Reader, f *file, known int64, cfg *arc.Config, keys *keyCache) error {
-	*d = decryptor{zc: d.zc, ctr: d.ctr, mac: d.mac, mk: d.mk, mkN: d.mkN, buf: d.buf, tail: tailReader{buf: d.tail.buf}}
+	*d = decryptor{zc: d.zc, ctr: d.ctr, mac: d.mac, buf: d.buf, tail: tailReader{buf: d.tail.buf}}
 	d.kind = cryptKind(f)
 	d.src = src
 	pw, err := cfg.Password(&f.Entry)
@@ -226,7 +223,7 @@ func (d *decryptor) startAES(f *file, pw string, cfg *arc.Config, keys *keyCache
 		return errs.EOF(err, "WinZip AES salt")
 	}
 	var err error
-	d.key, err = keys.derive(cfg, pw, h[:sl], zipcrypto.KeyLen(f.aesStrength))
+	d.key, err = keys.derive(cfg, pw, h[:sl], zipcrypto.KeyLen(f.aesStrength), &d.mac)
 	if err != nil {
 		return err
 	}
@@ -237,12 +234,7 @@ func (d *decryptor) startAES(f *file, pw string, cfg *arc.Config, keys *keyCache
 	if err := d.ctr.Reset(k.Enc[:k.N]); err != nil {
 		return errs.Corrupt("WinZip AES: %v", err)
 	}
-	if d.mac == nil || d.mkN != k.N || d.mk != k.MAC {
-		d.mac = hmac.New(sha1.New, k.MAC[:k.N])
-		d.mk, d.mkN = k.MAC, k.N
-	} else {
-		d.mac.Reset()
-	}
+	d.mac.SetKey(k.MAC[:k.N]) // two SHA-1 blocks, no allocation
 	if d.remain < 0 {
 		d.tail.reset(d.src)
 		d.src = &d.tail

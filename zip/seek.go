@@ -7,6 +7,7 @@ import (
 	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/deflate"
 	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/internal/hmacx"
 	"github.com/go-unarc/unarc/internal/zipcrypto"
 )
 
@@ -75,7 +76,8 @@ func (a *Archive) startCTR(r *storedAt, f *file, dataOff, off int64) error {
 	if _, err := a.ra.ReadAt(h[:sl+zipcrypto.VerifierLen], dataOff); err != nil {
 		return errs.EOF(err, "WinZip AES salt")
 	}
-	key, err := a.keys.derive(&a.cfg, pw, h[:sl], zipcrypto.KeyLen(f.aesStrength))
+	var mac hmacx.HMAC // a seekable open is rare: its own PBKDF2 state
+	key, err := a.keys.derive(&a.cfg, pw, h[:sl], zipcrypto.KeyLen(f.aesStrength), &mac)
 	if err != nil {
 		return err
 	}

@@ -106,6 +106,7 @@ func utf16le(s string) []byte {
 type Reader struct {
 	r    io.Reader
 	cbc  cipher.BlockMode
+	key  [32]byte // the key cbc was made with
 	buf  [2048]byte
 	lo   int // buf[lo:hi] decrypted, unread
 	hi   int
@@ -115,11 +116,32 @@ type Reader struct {
 
 // NewReader returns a Reader decrypting r with key and iv.
 func NewReader(r io.Reader, key [32]byte, iv [16]byte) (*Reader, error) {
-	blk, err := aes.NewCipher(key[:])
-	if err != nil {
-		return nil, err
+	d := new(Reader)
+	return d, d.Reset(r, key, iv)
+}
+
+// Reset makes d decrypt a new stream r. Under the key of the previous
+// stream it only sets the IV: a reused Reader allocates nothing.
+func (d *Reader) Reset(r io.Reader, key [32]byte, iv [16]byte) error {
+	s, ok := d.cbc.(interface{ SetIV([]byte) })
+	if ok && key == d.key {
+		s.SetIV(iv[:])
+	} else {
+		blk, err := aes.NewCipher(key[:])
+		if err != nil {
+			return err
+		}
+		d.cbc, d.key = cipher.NewCBCDecrypter(blk, iv[:]), key
 	}
-	return &Reader{r: r, cbc: cipher.NewCBCDecrypter(blk, iv[:])}, nil
+	d.r, d.lo, d.hi, d.tail, d.err = r, 0, 0, 0, nil
+	return nil
+}
+
+// Release drops the source and the buffered plaintext; d reads nothing
+// until the next Reset.
+func (d *Reader) Release() {
+	clear(d.buf[:])
+	d.r, d.lo, d.hi, d.tail, d.err = nil, 0, 0, 0, io.ErrClosedPipe
 }
 
 // Read decrypts into p.

@@ -26,14 +26,18 @@ func class(n int) int {
 	return bits.Len(uint(n - 1))
 }
 
-// Large buffers (decoder windows, 64 KiB input buffers) are also kept on a small free list that
-// the garbage collector does not empty: a sync.Pool loses its items on
-// every second GC and cannot hand a P-private item to another P, and
-// re-allocating (and zeroing) an 8 MiB window per archive is what the
-// pooling is meant to avoid. The list is bounded per class and in total
-// (16 per class: a 4-goroutine LZMA2 encoder holds 8 tables of one class).
+// Buffers are also kept on a small free list that the garbage collector
+// does not empty: a sync.Pool loses its items on every second GC (and
+// re-allocates its per-P array at the next use) and cannot hand a
+// P-private item to another P. Re-allocating (and zeroing) an 8 MiB
+// window per archive is what the pooling is meant to avoid, and the small
+// classes (4 KiB input buffers, bit-reader scratch) refilled after a GC
+// are what made one extraction's allocation swing from run to run. The
+// list is bounded per class and in total (16 per class: a 4-goroutine
+// LZMA2 encoder holds 8 tables of one class); what does not fit goes to
+// the sync.Pool of its class.
 const (
-	bigShift    = 16        // classes from 64 KiB use the free list
+	bigShift    = minShift  // every class uses the free list
 	bigPerClass = 16        // at most this many buffers kept per class
 	bigRetained = 256 << 20 // and at most this many bytes in all
 )

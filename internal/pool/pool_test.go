@@ -53,6 +53,17 @@ func TestBigSurvivesGC(t *testing.T) {
 	if q := Get(6 << 20); q != p {
 		t.Error("a large buffer did not survive two GCs")
 	}
+	// Small classes too: a 4 KiB input buffer lost at a GC is a 4 KiB
+	// allocation in the middle of some extraction.
+	for _, n := range []int{256, 4096, 40 << 10} {
+		p := Get(n)
+		Put(p)
+		runtime.GC()
+		runtime.GC()
+		if q := Get(n); q != p {
+			t.Errorf("a %d-byte buffer did not survive two GCs", n)
+		}
+	}
 	// The free list is bounded: more than bigPerClass buffers go to the
 	// sync.Pool.
 	var ps []*[]byte

@@ -3,10 +3,11 @@ package zipcrypto
 import (
 	"crypto/aes"
 	"crypto/cipher"
-	"crypto/pbkdf2"
-	"crypto/sha1"
 	"crypto/subtle"
 	"encoding/binary"
+	"errors"
+
+	"github.com/go-unarc/unarc/internal/hmacx"
 )
 
 // WinZip AES framing constants (WinZip's AE-x specification).
@@ -52,17 +53,28 @@ type DerivedKey struct {
 // Derive runs PBKDF2-HMAC-SHA1 with Rounds iterations over password and
 // salt, for a key of keyLen bytes (16, 24 or 32).
 func Derive(password string, salt []byte, keyLen int) (DerivedKey, error) {
+	var h hmacx.HMAC
+	return DeriveWith(&h, password, salt, keyLen)
+}
+
+// DeriveWith is Derive with h (HMAC-SHA1: a zero or SHA-1 hmacx.HMAC) as
+// the PBKDF2 state, so a reused h derives without allocating; h is left
+// keyed with password.
+func DeriveWith(h *hmacx.HMAC, password string, salt []byte, keyLen int) (DerivedKey, error) {
 	var d DerivedKey
-	b, err := pbkdf2SHA1(password, salt, Rounds, 2*keyLen+VerifierLen)
-	if err != nil {
-		return d, err
+	if keyLen <= 0 || keyLen > MaxKeyLen {
+		return d, errKeyLen
 	}
+	var b [2*MaxKeyLen + VerifierLen]byte
+	h.PBKDF2(password, salt, Rounds, b[:2*keyLen+VerifierLen])
 	d.N = keyLen
 	copy(d.Enc[:], b[:keyLen])
 	copy(d.MAC[:], b[keyLen:2*keyLen])
 	copy(d.Verifier[:], b[2*keyLen:])
 	return d, nil
 }
+
+var errKeyLen = errors.New("WinZip AES key length out of range")
 
 // ctrBlocks is how many counter blocks CTR enciphers per batch.
 const ctrBlocks = 32
@@ -139,5 +151,8 @@ func (c *CTR) XOR(b []byte) {
 // pbkdf2SHA1 is the PBKDF2-HMAC-SHA1 of the derivation (RFC 2898), kept
 // separate so the RFC 6070 vectors test it with their iteration counts.
 func pbkdf2SHA1(password string, salt []byte, rounds, n int) ([]byte, error) {
-	return pbkdf2.Key(sha1.New, password, salt, rounds, n)
+	var h hmacx.HMAC
+	out := make([]byte, n)
+	h.PBKDF2(password, salt, rounds, out)
+	return out, nil
 }

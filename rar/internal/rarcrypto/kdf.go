@@ -11,12 +11,14 @@
 package rarcrypto
 
 import (
-	"crypto/hmac"
 	"crypto/sha1"
 	"crypto/sha256"
 	"encoding/binary"
 	"math/bits"
 	"unicode/utf16"
+
+	"github.com/go-unarc/unarc/internal/hmacx"
+	"github.com/go-unarc/unarc/internal/pool"
 )
 
 // Sizes fixed by the RAR 5.0 format.
@@ -36,21 +38,23 @@ type Keys5 struct {
 
 // Derive5 runs PBKDF2-HMAC-SHA256 for 2^lg2 rounds and then 16 + 16 more
 // on the same chain (unrar pbkdf2 with three output values). Callers
-// bound lg2 (the format allows up to 24) before calling.
+// bound lg2 (the format allows up to 24) before calling. The HMAC comes
+// from a pool, so a derivation allocates only the returned Keys5.
 func Derive5(password string, salt []byte, lg2 int) *Keys5 {
-	mac := hmac.New(sha256.New, []byte(password))
+	mac := kdfMACs.Get()
+	defer func() {
+		mac.SetKey(nil) // no password-keyed state left in the pool
+		kdfMACs.Put(mac)
+	}()
+	mac.SetKeyString(password)
 	var u, f [32]byte
-	mac.Write(salt)
-	mac.Write([]byte{0, 0, 0, 1}) // PBKDF2 block index 1
-	mac.Sum(u[:0])
+	mac.Block(salt, 1, u[:])
 	f = u
 	k := new(Keys5)
 	rounds := 1 << lg2
 	for stage := 0; stage < 3; stage++ {
 		for j := 1; j < rounds; j++ {
-			mac.Reset()
-			mac.Write(u[:])
-			mac.Sum(u[:0])
+			mac.Next(u[:])
 			for i := range f {
 				f[i] ^= u[i]
 			}
@@ -69,6 +73,10 @@ func Derive5(password string, salt []byte, lg2 int) *Keys5 {
 	}
 	return k
 }
+
+// kdfMACs are HMAC-SHA256 states for Derive5 (crypto/hmac allocated two
+// SHA-256 states and their pads per derivation).
+var kdfMACs = pool.Of[hmacx.HMAC]{New: func() *hmacx.HMAC { return &hmacx.HMAC{New: sha256.New} }}
 
 // CheckSum5 reports whether the 4-byte checksum that follows a stored
 // password check value matches it (first 4 bytes of its SHA-256). A

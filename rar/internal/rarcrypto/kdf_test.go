@@ -17,6 +17,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/go-unarc/unarc/internal/testutil"
 )
 
 // TestPBKDF2Vectors checks the PBKDF2-HMAC-SHA256 core of Derive5 against
@@ -296,5 +298,18 @@ func TestHMACSHA256(t *testing.T) {
 	crc := uint32(0xCBF43926)
 	if n := testing.AllocsPerRun(50, func() { crc = MACCRC32(&key, crc) }); n != 0 {
 		t.Errorf("MACCRC32: %.1f allocations, want 0", n)
+	}
+}
+
+// TestDerive5Allocs: a warm Derive5 allocates only the Keys5 it returns
+// (crypto/hmac took two SHA-256 states and their pads, about 600 bytes).
+func TestDerive5Allocs(t *testing.T) {
+	if testutil.RaceEnabled {
+		t.Skip("the race detector's instrumentation allocates")
+	}
+	salt := []byte("0123456789abcdef")
+	Derive5("test", salt, 4)
+	if a := testing.AllocsPerRun(10, func() { Derive5("test", salt, 4) }); a > 1 {
+		t.Fatalf("%v allocations per derivation, want 1", a)
 	}
 }
