@@ -3,7 +3,9 @@
 # at its default thread count, with hyperfine, on the mixed-200
 # benchmark archives, and prints one table.
 #
-#   scripts/native-compare.sh [CASE...]     (default: rar5 zip-deflate 7z-lzma2-mt zip-bzip2)
+#   scripts/native-compare.sh [CASE...]     (default: rar5 zip-deflate 7z-lzma2-mt zip-bzip2;
+#                                            also 7z-lzma2 7z-ppmd 7z-aes zip-ppmd zip-aes
+#                                            rar5-solid rar5-aes rar4)
 #
 # The archives live in the benchmark cache ($UNARC_BENCH_CACHE, else
 # ~/.cache/unarc-bench); missing ones are made first by the benchmark
@@ -23,7 +25,18 @@ declare -A file=(
   [zip-deflate]=mixed-zip-deflate.zip
   [7z-lzma2-mt]=mixed-7z-lzma2-mt.7z
   [zip-bzip2]=mixed-zip-bzip2.zip
+  # BenchmarkExtract's archives (bench_test.go), made by its first run.
+  [7z-lzma2]=7z-lzma2.7z
+  [7z-ppmd]=7z-ppmd.7z
+  [7z-aes]=7z-aes.7z
+  [zip-ppmd]=mixed-zip-ppmd.zip
+  [zip-aes]=mixed-zip-aes.zip
+  [rar5-solid]=mixed-rar5-solid.rar
+  [rar5-aes]=mixed-rar5-aes.rar
+  [rar4]=mixed-rar4.rar
 )
+# The encrypted cases' password (bench_test.go).
+declare -A pass=([7z-aes]=SECRET [zip-aes]=SECRET [rar5-aes]=SECRET)
 for t in hyperfine 7zz python3; do
   command -v "$t" >/dev/null || { echo "native-compare: $t is not installed" >&2; exit 1; }
 done
@@ -36,21 +49,24 @@ for c in "${cases[@]}"; do
   f=${file[$c]:-}
   [ -n "$f" ] || { echo "native-compare: unknown case $c (known: ${!file[*]})" >&2; exit 1; }
   if [ ! -f "$cache/$f" ]; then
-    echo "making $cache/$f (BenchmarkExtractParallel/$c)" >&2
+    echo "making $cache/$f (BenchmarkExtract or BenchmarkExtractParallel/$c)" >&2
     # Matches the case but none of its sub-benchmarks: loadBench makes
     # the archive, nothing is timed.
-    (cd "$repo" && go test -run '^$' -bench "^BenchmarkExtractParallel\$/^$c\$/^none\$" -benchtime 1x . >/dev/null)
+    (cd "$repo" && go test -run '^$' -bench "^BenchmarkExtract(Parallel)?\$/^$c\$/^none\$" -benchtime 1x . >/dev/null)
   fi
   [ -f "$cache/$f" ] || { echo "native-compare: $cache/$f was not made (tool missing?)" >&2; exit 1; }
-  cmds=("$bin/unarc t -q $cache/$f")
+  pw=${pass[$c]:-}
+  up="" zp="" rp=""
+  [ -z "$pw" ] || { up="-p $pw "; zp="-p$pw "; rp="-p$pw "; }
+  cmds=("$bin/unarc t -q $up$cache/$f")
   names=("unarc t")
   # Some 7zz builds have no RAR codec: compare with what can read it.
-  if 7zz l "$cache/$f" >/dev/null 2>&1; then
-    cmds+=("7zz t -bd -bso0 $cache/$f")
+  if 7zz l $zp"$cache/$f" >/dev/null 2>&1; then
+    cmds+=("7zz t -bd -bso0 $zp$cache/$f")
     names+=("7zz t")
   fi
   if [[ $f == *.rar ]] && command -v unrar >/dev/null; then
-    cmds+=("unrar t -idq $cache/$f")
+    cmds+=("unrar t -idq $rp$cache/$f")
     names+=("unrar t")
   fi
   args=()
