@@ -167,27 +167,7 @@ func (z *Reader) WriteTo(w io.Writer) (int64, error) {
 	if z.scratch == nil {
 		z.scratch = pool.Get(inBufSize)
 	}
-	buf := *z.scratch
-	var total int64
-	for {
-		n, err := z.Read(buf)
-		if n > 0 {
-			m, werr := w.Write(buf[:n])
-			total += int64(m)
-			if werr != nil {
-				return total, werr
-			}
-			if m < n {
-				return total, io.ErrShortWrite
-			}
-		}
-		if err == io.EOF {
-			return total, nil
-		}
-		if err != nil {
-			return total, err
-		}
-	}
+	return pool.CopyBuffer(w, z, *z.scratch)
 }
 
 // next parses what comes between blocks: a stream header, a block

@@ -223,7 +223,12 @@ func (o *Of[T]) drop() {
 func Copy(w io.Writer, r io.Reader) (int64, error) {
 	bp := Get(64 << 10)
 	defer Put(bp)
-	buf := *bp
+	return CopyBuffer(w, r, *bp)
+}
+
+// CopyBuffer is Copy through the caller's buf: r.Read is called directly,
+// never r's WriteTo, so a WriteTo may delegate to it.
+func CopyBuffer(w io.Writer, r io.Reader, buf []byte) (int64, error) {
 	var total int64
 	for {
 		n, err := r.Read(buf)
