@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 
 	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/cpcache"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/meta"
 )
@@ -75,6 +76,7 @@ type Archive struct {
 
 	solid solidState
 	spare map[int]unpacker // idle decoders by family, reused across entries
+	cps   cpcache.Cache    // RAR5 decoder checkpoints (seek5.go)
 
 	// The verified content of the last entry read that file copies take
 	// their content from (cacheIdx, -1 none), at most cacheMax bytes.
@@ -380,6 +382,7 @@ func (a *Archive) Close() error {
 	}
 	a.closed.Store(true)
 	a.solid.close()
+	a.cps.Clear()
 	for k, d := range a.spare {
 		if d != nil {
 			releaseUnpacker(k, d)

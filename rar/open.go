@@ -227,6 +227,7 @@ func (a *Archive) chain(r *entryReader, d unpacker, solid bool) error {
 		if err := d.reset(src, f.algo, f.dict, f.e.Size, solid); err != nil {
 			return err
 		}
+		a.watch(d, r.idx, f)
 		out = d
 		r.want = declaredSize(f)
 	}

@@ -13,7 +13,8 @@
 #   r5: a.txt (40 KiB of hex text), x.elf (a real x86-64 ELF binary
 #       from /usr/bin, for rar's E8/E8E9 filters), c.txt (40 KiB),
 #       b.bin (8 KiB of noise), d.txt, e.txt: the RAR5 decoder
-#       checkpoint tests (rar/seek5_test.go), solid and not, with and
+#       checkpoint tests (rar/seek5_test.go), solid (-ds: in this order,
+#       text after the filtered ELF) and not, with and
 #       without -p, -m5 with a 256 MiB dictionary, multi-volume solid.
 #   words: words.txt, 200 KiB of words from a 64-word list, Deflate in
 #        ZIP (plain and WinZip AES): many Deflate blocks to checkpoint.
@@ -97,9 +98,9 @@ r5() { # r5 OUT ARGS...
 	o=$1; shift
 	(cd "$src/r5" && rar a -idq -cfg- -mt1 "$@" "$out/$o" $r5files)
 }
-r5 r5-solid.rar -s -m3 -md128k
-r5 r5-solid-aes.rar -s -m3 -md128k -pseek
+r5 r5-solid.rar -s -ds -m3 -md128k
+r5 r5-solid-aes.rar -s -ds -m3 -md128k -pseek
 r5 r5-plain.rar -m3
 r5 r5-plain-aes.rar -m3 -pseek
-r5 r5-m5.rar -s -m5 -md256m
-r5 r5-vol.rar -s -m3 -md128k -v24k
+r5 r5-m5.rar -s -ds -m5 -md256m
+r5 r5-vol.rar -s -ds -m3 -md128k -v24k

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"io"
 	"math"
+	"sync/atomic"
 
 	"github.com/go-unarc/unarc/internal/errs"
 )
@@ -196,3 +197,10 @@ func (d *Decoder) restore(s []byte, version int, size int64) error {
 	br.get(uint(bits & 7))
 	return nil
 }
+
+// filtersApplied counts the filters every decoder has applied.
+var filtersApplied atomic.Int64
+
+// FiltersApplied returns how many filters all decoders have applied
+// (tests of the containers check that a stream had filters).
+func FiltersApplied() int64 { return filtersApplied.Load() }
