@@ -16,7 +16,8 @@
 #       checkpoint tests (rar/seek5_test.go), solid (-ds: in this order,
 #       text after the filtered ELF) and not, with and
 #       without -p, -m5 with a 256 MiB dictionary, multi-volume solid.
-#   words: words.txt, 200 KiB of words from a 64-word list, Deflate in
+#   words: words.txt, 200 KiB of words from a 64-word list, RAR5 -m3
+#       (r5-words.rar), Deflate in
 #        ZIP (plain and WinZip AES): many Deflate blocks to checkpoint.
 # Password of the encrypted ones: seek.
 set -eu
@@ -104,3 +105,6 @@ r5 r5-plain.rar -m3
 r5 r5-plain-aes.rar -m3 -pseek
 r5 r5-m5.rar -s -ds -m5 -md256m
 r5 r5-vol.rar -s -ds -m3 -md128k -v24k
+# One RAR5 entry larger than the root seek tests' 64 KiB checkpoint
+# interval (the fuzz seeds of FuzzSeek).
+(cd "$src/words" && rar a -idq -cfg- -mt1 -m3 -md128k "$out/r5-words.rar" words.txt)
