@@ -227,7 +227,7 @@ func (a *Archive) chain(r *entryReader, d unpacker, solid bool) error {
 		if err := d.reset(src, f.algo, f.dict, f.e.Size, solid); err != nil {
 			return err
 		}
-		a.watch(d, r.idx, f)
+		a.watch(d, r.idx, f, solid)
 		out = d
 		r.want = declaredSize(f)
 	}

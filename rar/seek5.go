@@ -24,9 +24,11 @@ import (
 // entry's packed data is entered at the checkpoint's byte (across
 // volumes), through AES-CBC restarted from the ciphertext block before
 // it, and the decoder goes on from the kept state. Checkpoints belong to
-// one entry (Stream and Entry are its file index): a solid entry before
-// the first checkpoint of its own still decodes its solid run from the
-// start. RAR 1.5-4 entries take none (see OpenAt).
+// one entry (Stream and Entry are its file index); an entry that
+// continues a solid stream also takes one at its start, so reading it at
+// an offset before its first Interval resumes there instead of decoding
+// the run before it (offset 0 still decodes the run: that reader
+// verifies the checksum). RAR 1.5-4 entries take none (see OpenAt).
 
 // SetCheckpoints implements arc.Checkpointer.
 func (a *Archive) SetCheckpoints(p arc.CheckpointPolicy) { a.cps.SetPolicy(p) }
@@ -45,8 +47,9 @@ func (a *Archive) cpEntry(f *file) bool {
 }
 
 // watch installs the checkpoint hook on d, which has just been reset
-// for file fi; next is the first entry offset to take one at.
-func (a *Archive) watch(d unpacker, fi int, f *file) {
+// for file fi (solid: continuing the previous entry's stream, which
+// takes a checkpoint at the entry's start too).
+func (a *Archive) watch(d unpacker, fi int, f *file, solid bool) {
 	d5, ok := d.(dec50)
 	if !ok || !a.cpEntry(f) {
 		return
@@ -55,14 +58,20 @@ func (a *Archive) watch(d unpacker, fi int, f *file) {
 	if iv <= 0 {
 		return
 	}
-	d5.OnCheckpoint(iv, func(dd *unpack50.Decoder) int64 {
+	first := iv
+	if solid {
+		// The entry's start: a read before its first checkpoint then
+		// resumes there instead of decoding the run before it.
+		first = 0
+	}
+	d5.OnCheckpoint(first, func(dd *unpack50.Decoder) int64 {
 		off := dd.EntryOffset()
 		cell := off / iv * iv
 		next := cell + iv
 		if next < 0 {
 			next = math.MaxInt64
 		}
-		if off <= 0 || a.cps.Has(fi, cell, next) {
+		if off == 0 && !solid || a.cps.Has(fi, cell, next) {
 			return next
 		}
 		n := dd.CheckpointSize()
@@ -81,7 +90,7 @@ func (a *Archive) findCP(fi int, f *file, off int64) (arc.Checkpoint, bool) {
 		return arc.Checkpoint{}, false
 	}
 	cp, ok := a.cps.Find(fi, off)
-	if !ok || cp.Kind != "rar5" || cp.Out <= 0 {
+	if !ok || cp.Kind != "rar5" || cp.Out < 0 {
 		return arc.Checkpoint{}, false
 	}
 	return cp, true
@@ -155,7 +164,7 @@ func (a *Archive) resume(fi int, f *file, cp arc.Checkpoint) (io.ReadCloser, err
 		r.Close()
 		return nil, errs.Corrupt("rar5 checkpoint at %d, not %d", got, cp.Out)
 	}
-	a.watch(d, fi, f)
+	a.watch(d, fi, f, false)
 	r.lim = io.LimitedReader{R: d, N: f.e.Size - cp.Out}
 	resumed.Add(1)
 	return r, nil

@@ -237,3 +237,23 @@ func TestSeekRAR5BadCheckpoint(t *testing.T) {
 		t.Fatalf("cut checkpoint: %v", err)
 	}
 }
+
+// TestSeekRAR5SolidStart: a solid entry read at an offset before its
+// first Interval resumes from the checkpoint at its start, without
+// decoding the entries before it in the run.
+func TestSeekRAR5SolidStart(t *testing.T) {
+	a := openCP(t, "r5-solid.rar", 64<<20)
+	want := contents(t, a)
+	i := len(want) - 1
+	for i >= 0 && (a.Entries()[i].Name != "c.txt") {
+		i--
+	}
+	r0, d0 := resumed.Load(), redecoded.Load()
+	got, start, err := readAt(a, i, 100, 1000)
+	if err != nil || start != 0 || !bytes.Equal(got, want[i][100:1100]) {
+		t.Fatalf("c.txt at 100: start %d, %v", start, err)
+	}
+	if resumed.Load() != r0+1 || redecoded.Load() != d0 {
+		t.Fatalf("%d resumes, %d predecessors decoded", resumed.Load()-r0, redecoded.Load()-d0)
+	}
+}

@@ -39,11 +39,13 @@ func (d *Decoder) OnCheckpoint(next int64, fn func(d *Decoder) int64) {
 }
 
 // CanCheckpoint reports whether d is between decode passes with all it
-// produced handed out and nothing pending, so Checkpoint may be taken.
+// produced handed out and nothing pending, so Checkpoint may be taken;
+// also at the start of an entry that continues a solid stream (its
+// first block header not read yet).
 func (d *Decoder) CanCheckpoint() bool {
 	return d.err == nil && d.started && d.haveTables && !d.streamDone && len(d.out) == 0 &&
 		d.fhead >= len(d.filters) && d.fgot == 0 && d.rpos == d.total &&
-		d.total < d.entryEnd && d.blockEnd >= 0 && d.t != nil && d.win != nil
+		d.total < d.entryEnd && d.blockEnd >= -1 && d.t != nil && d.win != nil
 }
 
 // EntryOffset is the entry's output handed out so far.
@@ -82,7 +84,7 @@ func (d *Decoder) Checkpoint(dst []byte) []byte {
 	}
 	dst = b.AppendUint32(dst, uint32(d.lastLen))
 	dst = b.AppendUint64(dst, uint64(d.rpos-d.entryStart))
-	dst = b.AppendUint64(dst, uint64(d.blockEnd))
+	dst = b.AppendUint64(dst, uint64(d.blockEnd+1)) // -1: before the entry's first block
 	last := byte(0)
 	if d.lastBlock {
 		last = 1
@@ -140,7 +142,7 @@ func (d *Decoder) restore(s []byte, version int, size int64) error {
 	p += 4
 	if int64(dict) != d.dict || wsize > dict || w >= wsize ||
 		total > math.MaxInt64/2 || entryOff > total || lastLen > maxIncLZMatch || last > 1 ||
-		int(nl) != len(d.t.lens) || blockEnd > math.MaxInt64/2 || bits > blockEnd+8 ||
+		int(nl) != len(d.t.lens) || blockEnd > math.MaxInt64/2 || bits > blockEnd+8 || blockEnd == 0 && bits != 0 ||
 		size >= 0 && int64(entryOff) >= size {
 		return cpCorrupt("fields")
 	}
@@ -179,7 +181,7 @@ func (d *Decoder) restore(s []byte, version int, size int64) error {
 		d.entryEnd = d.entryStart + size
 	}
 	d.rpos, d.ridx = d.total, d.w
-	d.blockEnd, d.lastBlock = int64(blockEnd), last == 1
+	d.blockEnd, d.lastBlock = int64(blockEnd)-1, last == 1
 	dcodes := dcb
 	if d.extraDist {
 		dcodes = dcx
