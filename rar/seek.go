@@ -39,6 +39,14 @@ func (a *Archive) OpenAt(i int, off int64) (io.ReadCloser, int64, error) {
 	}
 	if off <= 0 || !a.directAt(f) {
 		rc, err := a.open(fi)
+		if er, ok := rc.(*entryReader); ok && err == nil {
+			// A seekable reader: its decoder takes checkpoints (a
+			// solid one when it is positioned, in chain).
+			er.seek = true
+			if er.dec != nil {
+				a.watch(er.dec, er.idx, er.f, false)
+			}
+		}
 		return rc, 0, err
 	}
 	if err := a.p.checkSize(f); err != nil {

@@ -12,8 +12,8 @@ import (
 )
 
 // RAR5 decoder checkpoints (arc.Checkpointer). With a policy set, every
-// RAR5-compressed entry that is decoded (by Open or OpenAt, solid or
-// not) takes a checkpoint of its decoder (unpack50.Decoder.Checkpoint)
+// RAR5-compressed entry decoded for an OpenAt reader (solid or not; Open
+// takes none) takes a checkpoint of its decoder (unpack50.Decoder.Checkpoint)
 // at the first point after each Interval of the entry's output where
 // the decoder has handed out all it produced and no filter is pending:
 // the window (up to the dictionary: a checkpoint costs up to the

@@ -38,12 +38,13 @@ func openCP(t *testing.T, name string, mem int64) *Archive {
 	return a
 }
 
-// contents reads every entry sequentially (which takes the checkpoints).
+// contents reads every entry sequentially through OpenAt (which takes
+// the checkpoints).
 func contents(t *testing.T, a *Archive) [][]byte {
 	t.Helper()
 	var out [][]byte
 	for i := range a.Entries() {
-		rc, err := a.Open(i)
+		rc, _, err := a.OpenAt(i, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -255,5 +256,25 @@ func TestSeekRAR5SolidStart(t *testing.T) {
 	}
 	if resumed.Load() != r0+1 || redecoded.Load() != d0 {
 		t.Fatalf("%d resumes, %d predecessors decoded", resumed.Load()-r0, redecoded.Load()-d0)
+	}
+}
+
+// TestSeekRAR5OpenTakesNone: ordinary reading (Open) takes no checkpoint.
+func TestSeekRAR5OpenTakesNone(t *testing.T) {
+	for _, name := range []string{"r5-solid.rar", "r5-plain.rar"} {
+		a := openCP(t, name, 64<<20)
+		for i := range a.Entries() {
+			rc, err := a.Open(i)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := io.Copy(io.Discard, rc); err != nil {
+				t.Fatal(err)
+			}
+			rc.Close()
+		}
+		if st := a.CheckpointStats(); st.Taken != 0 {
+			t.Fatalf("%s: Open took %+v", name, st)
+		}
 	}
 }
