@@ -71,6 +71,9 @@ func (a *Archive) watch(d unpacker, fi int, f *file, solid bool) {
 		if next < 0 {
 			next = math.MaxInt64
 		}
+		if a.closed.Load() {
+			return math.MaxInt64 // nothing is kept for a closed Archive
+		}
 		if off == 0 && !solid || a.cps.Has(fi, cell, next) {
 			return next
 		}
