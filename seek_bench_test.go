@@ -36,9 +36,9 @@ func BenchmarkSeekRandom(b *testing.B) {
 			if testing.Short() {
 				reads = 10
 			}
-			if cp == 0 || c.name == "rar5-solid" {
-				// No checkpoints (RAR5 takes none yet): each read decodes
-				// from the start of the solid stream.
+			if cp == 0 {
+				// No checkpoints: each read decodes from the start of
+				// the solid stream.
 				reads = 3
 			}
 			if cp == 0 {

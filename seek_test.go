@@ -23,6 +23,7 @@ var seekArchives = []string{
 	"lzma2.7z", "lzma2-aes.7z", "lzma.7z", "delta-lzma2.7z", "copy.7z", "copy-aes.7z",
 	"store.zip", "store-zipcrypto.zip", "store-aes.zip", "deflate.zip", "deflate-words.zip", "deflate-words-aes.zip",
 	"solid.rar", "store.rar", "store-aes.rar", "solid4.rar", "store-aes4.rar",
+	"r5-solid.rar", "r5-solid-aes.rar", "r5-plain-aes.rar", "r5-m5.rar", "r5-words.rar",
 }
 
 func openSeekTestdata(t testing.TB, name string, opts ...unarc.Option) *unarc.Archive {

@@ -48,9 +48,11 @@ var defaultCheckpoints = arc.CheckpointPolicy{Interval: DefaultCheckpointInterva
 // has no filter after the decoder (a BCJ or Delta filter keeps state
 // between calls), with or without AES, at LZMA2 chunk boundaries; and
 // for Deflate and Deflate64 entries of ZIP archives, plain or WinZip
-// AES, at block boundaries. Other compressed methods (LZMA, PPMd,
-// BZip2, every RAR method) restart from the start of the entry or solid
-// stream; stored entries (ZIP store, plain or WinZip AES; 7z Copy,
+// AES, at block boundaries; and for RAR5 entries (solid or not, plain or
+// AES, across volumes) between decode passes with no filter pending, at
+// up to one dictionary each (8 MiB at -md8m). Other compressed methods
+// (LZMA, PPMd, BZip2, RAR 1.5-4) restart from the start of the entry or
+// solid stream; stored entries (ZIP store, plain or WinZip AES; 7z Copy,
 // plain or AES; RAR -m0, plain or AES) need no checkpoint: they seek
 // in the archive directly.
 func WithCheckpoints(interval, maxMemory int64) Option {

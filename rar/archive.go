@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 
 	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/cpcache"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/meta"
 )
@@ -74,8 +75,9 @@ type Archive struct {
 	unpacked   int64 // declared sizes of all entries (window estimate)
 
 	solid solidState
-	spare [4]unpacker  // idle decoders by family (spareOf), reused across entries
-	idle  *entryReader // the last closed entry's reader, for the next Open
+	spare [4]unpacker   // idle decoders by family (spareOf), reused across entries
+	idle  *entryReader  // the last closed entry's reader, for the next Open
+	cps   cpcache.Cache // RAR5 decoder checkpoints (seek5.go)
 
 	// The verified content of the last entry read that file copies take
 	// their content from (cacheIdx, -1 none), at most cacheMax bytes.
@@ -381,6 +383,7 @@ func (a *Archive) Close() error {
 	}
 	a.closed.Store(true)
 	a.solid.close()
+	a.cps.Clear()
 	for _, fam := range [...]int{fam50, fam29, fam20, fam15} {
 		if d := *a.spareOf(fam); d != nil {
 			releaseUnpacker(fam, d)

@@ -80,6 +80,7 @@ type entryReader struct {
 	err   error  // final result once done (io.EOF: complete and verified)
 	tee   []byte // the content so far, kept for file copies of this entry
 	teeOK bool
+	seek  bool // opened by OpenAt: takes RAR5 checkpoints (seek5.go)
 }
 
 // errArchiveClosed is returned by Open and by readers after Archive.Close.
@@ -289,6 +290,9 @@ func (a *Archive) chain(r *entryReader, d unpacker, solid bool) error {
 	} else {
 		if err := d.reset(src, f.algo, f.dict, f.e.Size, solid); err != nil {
 			return err
+		}
+		if r.seek {
+			a.watch(d, r.idx, f, solid)
 		}
 		out = d
 		r.want = declaredSize(f)

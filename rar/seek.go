@@ -14,10 +14,11 @@ import (
 // block before it (the entry's IV for block 0). The CRC or BLAKE2sp
 // cannot be checked then. Every other entry (compressed, solid, the
 // stream ciphers of RAR 1.5-2.0, file copies) opens from the start as
-// Open does, returning start 0. RAR5 filters and the solid window keep
-// state across the whole stream, so compressed entries take no
-// checkpoints here: seeking backwards in them decodes again from the
-// start of the entry or solid run.
+// Open does, returning start 0, except RAR5-compressed entries (solid
+// or not) with a checkpoint of their own at or before off: they resume
+// from it (seek5.go). RAR 1.5-4 compressed entries take no checkpoints:
+// seeking backwards in them decodes again from the start of the entry
+// or solid run.
 func (a *Archive) OpenAt(i int, off int64) (io.ReadCloser, int64, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -32,8 +33,21 @@ func (a *Archive) OpenAt(i int, off int64) (io.ReadCloser, int64, error) {
 		fi = a.vis[i]
 	}
 	f := a.files[fi]
+	if cp, ok := a.findCP(fi, f, off); ok {
+		rc, err := a.resume(fi, f, cp)
+		return rc, cp.Out, err
+	}
 	if off <= 0 || !a.directAt(f) {
 		rc, err := a.open(fi)
+		if h, ok := rc.(*reader); ok && err == nil {
+			er := h.r
+			// A seekable reader: its decoder takes checkpoints (a
+			// solid one when it is positioned, in chain).
+			er.seek = true
+			if er.dec != nil {
+				a.watch(er.dec, er.idx, er.f, false)
+			}
+		}
 		return rc, 0, err
 	}
 	if err := a.p.checkSize(f); err != nil {
@@ -92,6 +106,9 @@ func (a *Archive) StartAt(i int, off int64) int64 {
 	}
 	if f := a.files[i]; a.directAt(f) {
 		return min(off, f.e.Size)
+	}
+	if cp, ok := a.findCP(i, a.files[i], off); ok {
+		return cp.Out
 	}
 	return 0
 }

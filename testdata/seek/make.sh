@@ -10,7 +10,14 @@
 #        chunk boundaries, where checkpoints are taken, in every entry.
 #   small: the same names cut to 4 KiB, 3 KiB, 4 KiB - every other
 #        method, solid where the format can.
-#   words: words.txt, 200 KiB of words from a 64-word list, Deflate in
+#   r5: a.txt (40 KiB of hex text), x.elf (a real x86-64 ELF binary
+#       from /usr/bin, for rar's E8/E8E9 filters), c.txt (40 KiB),
+#       b.bin (8 KiB of noise), d.txt, e.txt: the RAR5 decoder
+#       checkpoint tests (rar/seek5_test.go), solid (-ds: in this order,
+#       text after the filtered ELF) and not, with and
+#       without -p, -m5 with a 256 MiB dictionary, multi-volume solid.
+#   words: words.txt, 200 KiB of words from a 64-word list, RAR5 -m3
+#       (r5-words.rar), Deflate in
 #        ZIP (plain and WinZip AES): many Deflate blocks to checkpoint.
 # Password of the encrypted ones: seek.
 set -eu
@@ -41,6 +48,12 @@ head -c 4096 "$src/big/a.txt" > "$src/small/a.txt"
 head -c 3072 "$src/big/b.bin" > "$src/small/b.bin"
 head -c 4096 "$src/big/c.txt" > "$src/small/c.txt"
 cp "$src/big/d.txt" "$src/big/e.txt" "$src/small/"
+mkdir "$src/r5"
+gen 4 40960 txt > "$src/r5/a.txt"
+cp /usr/bin/arch "$src/r5/x.elf"
+gen 5 40960 txt > "$src/r5/c.txt"
+gen 6 8192 bin > "$src/r5/b.bin"
+cp "$src/big/d.txt" "$src/big/e.txt" "$src/r5/"
 mkdir "$src/words"
 awk 'BEGIN { x = 4242; out = 0
 	split("alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho sigma tau upsilon phi chi psi omega red green blue cyan magenta yellow black white one two three four five six seven eight nine ten north south east west up down left right", w, " ")
@@ -80,3 +93,18 @@ z7 copy-aes.7z small -m0=copy -pseek
 # zip writes this file as one block).
 (cd "$src/words" && 7zz a -bd -bso0 -tzip -mx9 -mmt1 "$out/deflate-words.zip" words.txt)
 (cd "$src/words" && 7zz a -bd -bso0 -tzip -mx9 -mmt1 -mem=AES256 -pseek "$out/deflate-words-aes.zip" words.txt)
+
+r5files="a.txt x.elf c.txt b.bin d.txt e.txt"
+r5() { # r5 OUT ARGS...
+	o=$1; shift
+	(cd "$src/r5" && rar a -idq -cfg- -mt1 "$@" "$out/$o" $r5files)
+}
+r5 r5-solid.rar -s -ds -m3 -md128k
+r5 r5-solid-aes.rar -s -ds -m3 -md128k -pseek
+r5 r5-plain.rar -m3
+r5 r5-plain-aes.rar -m3 -pseek
+r5 r5-m5.rar -s -ds -m5 -md256m
+r5 r5-vol.rar -s -ds -m3 -md128k -v24k
+# One RAR5 entry larger than the root seek tests' 64 KiB checkpoint
+# interval (the fuzz seeds of FuzzSeek).
+(cd "$src/words" && rar a -idq -cfg- -mt1 -m3 -md128k "$out/r5-words.rar" words.txt)

@@ -110,6 +110,9 @@ type Decoder struct {
 	started    bool // a solid stream exists
 	err        error
 
+	cpNext int64                // entry offset of the next checkpoint call
+	cpFn   func(*Decoder) int64 // OnCheckpoint's hook, or nil
+
 	filtersRun [4]int // filters applied per type, for tests
 	naive      bool   // tests: copy every match byte by byte (the reference)
 }
@@ -192,6 +195,7 @@ func (d *Decoder) ResetVersion(src io.Reader, version int, dictSize, unpackedSiz
 	d.blockEnd, d.lastBlock = -1, false
 	d.streamDone, d.complete = false, false
 	d.err = nil
+	d.cpFn = nil
 	return nil
 }
 
@@ -297,6 +301,9 @@ func (d *Decoder) fillOut() {
 		if d.streamDone {
 			d.err = d.finish()
 			return
+		}
+		if d.cpFn != nil && d.rpos-d.entryStart >= d.cpNext && d.CanCheckpoint() {
+			d.cpNext = d.cpFn(d)
 		}
 		bp, tot := d.br.bitPos(), d.total
 		if err := d.decode(); err != nil {

@@ -72,6 +72,7 @@ func (d *Decoder) applyFilter(f *filter) []byte {
 	data := (*d.fbufp)[:f.length]
 	off := uint32(f.start - d.entryStart) // unrar: WrittenFileSize, per entry
 	d.filtersRun[f.typ]++
+	filtersApplied.Add(1)
 	switch f.typ {
 	case filterE8, filterE8E9:
 		rarfilter.E8E9(data, off, f.typ == filterE8E9, rarfilter.V5Offsets)

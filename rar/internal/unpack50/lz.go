@@ -91,6 +91,15 @@ func (d *Decoder) decode() error {
 	if budget <= 0 {
 		return errs.Corrupt("rar5: data far beyond the entry size")
 	}
+	if d.cpFn != nil {
+		// Stop where a checkpoint is wanted; past it (a filter was
+		// pending there), in short passes until one can be taken.
+		if to := d.entryStart + d.cpNext - d.total; to > 0 {
+			budget = min(budget, to)
+		} else {
+			budget = min(budget, cpRetry)
+		}
+	}
 	if !d.linear() {
 		room := int64(d.wsize) - maxIncLZMatch - (d.total - d.rpos)
 		budget = min(budget, room)
