@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync/atomic"
+	"time"
 
 	"github.com/klauspost/compress/flate"
 	"github.com/klauspost/compress/gzip"
@@ -112,8 +114,9 @@ type decomp struct {
 	zs   *zstd.Decoder
 	zsMT bool // zs is our own (Workers > 1), closed rather than pooled
 	bz   *bzip2.Reader
-	name string // gzip FNAME
-	err  error  // sticky, mapped to a sentinel
+	name string    // gzip FNAME
+	mod  time.Time // gzip MTIME (copied: the decoder may run on another goroutine)
+	err  error     // sticky, mapped to a sentinel
 }
 
 // open starts a decoder of kind over src with the limits in lim
@@ -126,7 +129,7 @@ func (d *decomp) open(kind Kind, src io.Reader, lim *arc.Limits, workers int) er
 		d.gz = gzipPool.Get()
 		if err = d.gz.Reset(src); err == nil {
 			d.gz.Multistream(true)
-			d.name = d.gz.Name
+			d.name, d.mod = d.gz.Name, d.gz.ModTime
 		}
 		d.rd = d.gz
 	case Bzip2:
@@ -244,15 +247,16 @@ func isOurs(err error) bool {
 	return errors.Is(err, errClosed)
 }
 
-// countReader counts what a decoder takes from the source.
+// countReader counts what a decoder takes from the source (atomically:
+// a decoder reading ahead runs on its own goroutine, the guard reads n).
 type countReader struct {
 	r io.Reader
-	n int64
+	n atomic.Int64
 }
 
 func (c *countReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
-	c.n += int64(n)
+	c.n.Add(int64(n))
 	return n, err
 }
 
@@ -280,8 +284,10 @@ func (g *guard) Read(p []byte) (int, error) {
 	if g.out > g.maxTotal || g.out < 0 {
 		return n, errs.Limit("decompressed stream passes MaxTotalSize (%d bytes)", g.maxTotal)
 	}
-	if g.out > g.floor && float64(g.out) > g.maxRatio*float64(g.in.n) {
-		return n, errs.Limit("decompressed stream of %d bytes from %d bytes passes MaxRatio (%g)", g.out, g.in.n, g.maxRatio)
+	if g.out > g.floor {
+		if in := g.in.n.Load(); float64(g.out) > g.maxRatio*float64(in) {
+			return n, errs.Limit("decompressed stream of %d bytes from %d bytes passes MaxRatio (%g)", g.out, in, g.maxRatio)
+		}
 	}
 	return n, err
 }
