@@ -178,10 +178,10 @@ func (c *cursor) start(src io.Reader, kind Kind, lim *arc.Limits, workers int, h
 }
 
 // readsAhead: the decoders that run on one goroutine, so decoding ahead
-// on another overlaps them with the caller's work. bzip2 and zstd use
-// Workers themselves.
+// on another overlaps them with the caller's work. bzip2 uses Workers
+// itself.
 func readsAhead(k Kind) bool {
-	return k == Gzip || k == XZ || k == LZMA || k == Lzip
+	return k != None && k != Bzip2
 }
 
 func (c *cursor) close() {

@@ -112,7 +112,6 @@ type decomp struct {
 	lz   *lzma.Reader
 	lzip *lzipReader
 	zs   *zstd.Decoder
-	zsMT bool // zs is our own (Workers > 1), closed rather than pooled
 	bz   *bzip2.Reader
 	name string    // gzip FNAME
 	mod  time.Time // gzip MTIME (copied: the decoder may run on another goroutine)
@@ -142,14 +141,12 @@ func (d *decomp) open(kind Kind, src io.Reader, lim *arc.Limits, workers int) er
 		d.rd = d.xz
 	case Zstd:
 		win := uint64(min(lim.MaxDictionary, lim.MaxMemory, 1<<41)) // klauspost caps the window at 3.75 TB
-		if workers > 1 {
-			d.zsMT = true
-			d.zs, err = zstd.NewReader(src, zstd.WithDecoderConcurrency(workers),
-				zstd.WithDecoderMaxWindow(win), zstd.WithDecoderMaxMemory(win))
-		} else {
-			d.zs = zstdPool.Get()
-			err = d.zs.ResetWithOptions(src, zstd.WithDecoderMaxWindow(win), zstd.WithDecoderMaxMemory(win))
-		}
+		// One pooled single-goroutine decoder: with Workers > 1 it decodes
+		// ahead on its own goroutine (async.go). klauspost's concurrent
+		// stream decoder allocates its block ring per stream (MiBs per
+		// pass), which the allocation bound does not allow.
+		d.zs = zstdPool.Get()
+		err = d.zs.ResetWithOptions(src, zstd.WithDecoderMaxWindow(win), zstd.WithDecoderMaxMemory(win))
 		d.rd = d.zs
 	case Lzip:
 		d.lzip = lzipPool.Get()
@@ -199,8 +196,6 @@ func (d *decomp) Close() error {
 	case d.lzip != nil:
 		d.lzip.close()
 		lzipPool.Put(d.lzip)
-	case d.zs != nil && d.zsMT:
-		d.zs.Close()
 	case d.zs != nil:
 		d.zs.Reset(nil)
 		zstdPool.Put(d.zs)
