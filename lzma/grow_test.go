@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/go-unarc/unarc/internal/pool"
+	"github.com/go-unarc/unarc/internal/testutil"
 )
 
 // TestGrowWindow: with GrowWindow, a stream declared far larger than it
@@ -73,8 +74,8 @@ func TestGrowSteps(t *testing.T) {
 // instead of allocating 256 KiB, 1 MiB... windows again: it allocates
 // almost nothing.
 func TestGrowWarm(t *testing.T) {
-	if testing.Short() {
-		t.Skip("encodes 3 MiB")
+	if testing.Short() || testutil.RaceEnabled {
+		t.Skip("encodes 3 MiB; counts allocations")
 	}
 	data := make([]byte, 3<<20)
 	for i := range data {

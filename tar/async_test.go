@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"math/rand/v2"
 	"runtime"
 	"testing"
 	"time"
@@ -223,13 +224,19 @@ func streamOfDiscard(data []byte, workers int) (int64, error) {
 // nothing keeps running after Close.
 func TestZstdPooled(t *testing.T) {
 	var out bytes.Buffer
-	zw, _ := zstd.NewWriter(&out, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1))
+	zw, _ := zstd.NewWriter(&out, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1),
+		zstd.WithWindowSize(8<<20))
 	tw := tar.NewWriter(zw)
-	const n = 3 << 20
+	const n = 16 << 20
 	tw.WriteHeader(&tar.Header{Name: "big", Size: n, Mode: 0o644, Typeflag: tar.TypeReg, ModTime: time.Unix(0, 0)})
 	b := make([]byte, n)
+	rng := rand.New(rand.NewPCG(1, 2))
 	for i := range b {
-		b[i] = byte(i*2654435761>>13) & 0x3f
+		if i&(1<<16) == 0 {
+			b[i] = byte(rng.Uint32()) // incompressible chunks, as in mixed-200
+		} else {
+			b[i] = byte(i*2654435761>>13) & 0x3f
+		}
 	}
 	tw.Write(b)
 	tw.Close()
