@@ -5,6 +5,9 @@ import (
 	"io"
 	"runtime"
 	"testing"
+
+	"github.com/go-unarc/unarc/internal/pool"
+	"github.com/go-unarc/unarc/internal/testutil"
 )
 
 // TestGrowWindow: with GrowWindow, a stream declared far larger than it
@@ -41,6 +44,7 @@ func TestGrowWindow(t *testing.T) {
 // final one; the history survives every step.
 func TestGrowSteps(t *testing.T) {
 	const final = 256 << 20
+	pool.Release() // a kept 256 MiB window would be taken at once
 	var w window
 	w.reset(final, true)
 	defer w.release()
@@ -62,5 +66,44 @@ func TestGrowSteps(t *testing.T) {
 		if sizes[i] != 4*sizes[i-1] {
 			t.Errorf("steps %v: not fourfold before the last", sizes)
 		}
+	}
+}
+
+// TestGrowWarm: a warm decode of a stream without a size (an xz block
+// that declares none) takes the pooled final window at its first growth
+// instead of allocating 256 KiB, 1 MiB... windows again: it allocates
+// almost nothing.
+func TestGrowWarm(t *testing.T) {
+	if testing.Short() || testutil.RaceEnabled {
+		t.Skip("encodes 3 MiB; counts allocations")
+	}
+	data := make([]byte, 3<<20)
+	for i := range data {
+		data[i] = byte(i*7919>>5) ^ byte(i>>13)
+	}
+	var enc bytes.Buffer
+	w, err := NewWriter2(&enc, Level(1), DictSize(8<<20))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Write(data)
+	w.Close()
+	decode := func() {
+		z, err := NewReader2(bytes.NewReader(enc.Bytes()), 8<<20, -1, GrowWindow())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n, err := io.Copy(io.Discard, z); err != nil || n != int64(len(data)) {
+			t.Fatalf("decoded %d bytes, %v", n, err)
+		}
+		z.Close()
+	}
+	decode()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	decode()
+	runtime.ReadMemStats(&after)
+	if n := after.TotalAlloc - before.TotalAlloc; n > 32<<10 {
+		t.Errorf("a warm decode allocated %d bytes", n)
 	}
 }

@@ -99,7 +99,15 @@ func (w *window) room() {
 			w.buf = (*w.p)[:n]
 			return
 		}
-		p := pool.Get(n)
+		// A warm final window waiting in the pool (the previous stream's)
+		// is taken at once: no growth steps, no garbage. None is
+		// reserved when the pool has none, so the peak stays as below.
+		p := pool.TryGet(final)
+		if p != nil {
+			n = final
+		} else {
+			p = pool.Get(n)
+		}
 		copy(*p, w.buf)
 		// An outgrown window of a megabyte or more is left to the garbage
 		// collector: the pool's kept list would pin every generation of a

@@ -129,6 +129,7 @@ type Archive struct {
 type cursor struct {
 	in   countReader
 	dec  decomp
+	ah   ahead // dec decoding ahead on its own goroutine (Workers > 1)
 	g    guard
 	head prefixReader
 	tr   *tar.Reader
@@ -153,7 +154,8 @@ func (p *prefixReader) Read(b []byte) (int, error) {
 // start opens a decoding pass over src: the decompressor (kind != None),
 // the limit guard, and the first block decoded into head.
 func (c *cursor) start(src io.Reader, kind Kind, lim *arc.Limits, workers int, head []byte) (int, error) {
-	c.in = countReader{r: src}
+	c.in.r = src
+	c.in.n.Store(0)
 	c.next = 0
 	var out io.Reader = &c.in
 	if kind != None {
@@ -161,6 +163,10 @@ func (c *cursor) start(src io.Reader, kind Kind, lim *arc.Limits, workers int, h
 			return 0, err
 		}
 		out = &c.dec
+		if workers > 1 && readsAhead(kind) {
+			c.ah.start(&c.dec)
+			out = &c.ah
+		}
 	}
 	c.g.reset(out, &c.in, lim)
 	n, err := io.ReadFull(&c.g, head)
@@ -171,7 +177,15 @@ func (c *cursor) start(src io.Reader, kind Kind, lim *arc.Limits, workers int, h
 	return n, err
 }
 
+// readsAhead: the decoders that run on one goroutine, so decoding ahead
+// on another overlaps them with the caller's work. bzip2 uses Workers
+// itself.
+func readsAhead(k Kind) bool {
+	return k != None && k != Bzip2
+}
+
 func (c *cursor) close() {
+	c.ah.stop()
 	if c.dec.rd != nil {
 		c.dec.Close()
 	}
@@ -236,7 +250,7 @@ func bareEntry(kind Kind, d *decomp, input string, packed int64) *arc.Entry {
 	e := &arc.Entry{Name: bareName(kind, d.name, input), Size: -1, PackedSize: packed,
 		Mode: 0o644, Method: methodName(kind)}
 	if d.gz != nil {
-		e.Modified = d.gz.ModTime
+		e.Modified = d.mod
 	}
 	return e
 }

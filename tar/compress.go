@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync/atomic"
+	"time"
 
 	"github.com/klauspost/compress/flate"
 	"github.com/klauspost/compress/gzip"
@@ -110,10 +112,10 @@ type decomp struct {
 	lz   *lzma.Reader
 	lzip *lzipReader
 	zs   *zstd.Decoder
-	zsMT bool // zs is our own (Workers > 1), closed rather than pooled
 	bz   *bzip2.Reader
-	name string // gzip FNAME
-	err  error  // sticky, mapped to a sentinel
+	name string    // gzip FNAME
+	mod  time.Time // gzip MTIME (copied: the decoder may run on another goroutine)
+	err  error     // sticky, mapped to a sentinel
 }
 
 // open starts a decoder of kind over src with the limits in lim
@@ -126,7 +128,7 @@ func (d *decomp) open(kind Kind, src io.Reader, lim *arc.Limits, workers int) er
 		d.gz = gzipPool.Get()
 		if err = d.gz.Reset(src); err == nil {
 			d.gz.Multistream(true)
-			d.name = d.gz.Name
+			d.name, d.mod = d.gz.Name, d.gz.ModTime
 		}
 		d.rd = d.gz
 	case Bzip2:
@@ -139,14 +141,12 @@ func (d *decomp) open(kind Kind, src io.Reader, lim *arc.Limits, workers int) er
 		d.rd = d.xz
 	case Zstd:
 		win := uint64(min(lim.MaxDictionary, lim.MaxMemory, 1<<41)) // klauspost caps the window at 3.75 TB
-		if workers > 1 {
-			d.zsMT = true
-			d.zs, err = zstd.NewReader(src, zstd.WithDecoderConcurrency(workers),
-				zstd.WithDecoderMaxWindow(win), zstd.WithDecoderMaxMemory(win))
-		} else {
-			d.zs = zstdPool.Get()
-			err = d.zs.ResetWithOptions(src, zstd.WithDecoderMaxWindow(win), zstd.WithDecoderMaxMemory(win))
-		}
+		// One pooled single-goroutine decoder: with Workers > 1 it decodes
+		// ahead on its own goroutine (async.go). klauspost's concurrent
+		// stream decoder allocates its block ring per stream (MiBs per
+		// pass), which the allocation bound does not allow.
+		d.zs = zstdPool.Get()
+		err = d.zs.ResetWithOptions(src, zstd.WithDecoderMaxWindow(win), zstd.WithDecoderMaxMemory(win))
 		d.rd = d.zs
 	case Lzip:
 		d.lzip = lzipPool.Get()
@@ -196,8 +196,6 @@ func (d *decomp) Close() error {
 	case d.lzip != nil:
 		d.lzip.close()
 		lzipPool.Put(d.lzip)
-	case d.zs != nil && d.zsMT:
-		d.zs.Close()
 	case d.zs != nil:
 		d.zs.Reset(nil)
 		zstdPool.Put(d.zs)
@@ -244,15 +242,16 @@ func isOurs(err error) bool {
 	return errors.Is(err, errClosed)
 }
 
-// countReader counts what a decoder takes from the source.
+// countReader counts what a decoder takes from the source (atomically:
+// a decoder reading ahead runs on its own goroutine, the guard reads n).
 type countReader struct {
 	r io.Reader
-	n int64
+	n atomic.Int64
 }
 
 func (c *countReader) Read(p []byte) (int, error) {
 	n, err := c.r.Read(p)
-	c.n += int64(n)
+	c.n.Add(int64(n))
 	return n, err
 }
 
@@ -280,8 +279,10 @@ func (g *guard) Read(p []byte) (int, error) {
 	if g.out > g.maxTotal || g.out < 0 {
 		return n, errs.Limit("decompressed stream passes MaxTotalSize (%d bytes)", g.maxTotal)
 	}
-	if g.out > g.floor && float64(g.out) > g.maxRatio*float64(g.in.n) {
-		return n, errs.Limit("decompressed stream of %d bytes from %d bytes passes MaxRatio (%g)", g.out, g.in.n, g.maxRatio)
+	if g.out > g.floor {
+		if in := g.in.n.Load(); float64(g.out) > g.maxRatio*float64(in) {
+			return n, errs.Limit("decompressed stream of %d bytes from %d bytes passes MaxRatio (%g)", g.out, in, g.maxRatio)
+		}
 	}
 	return n, err
 }

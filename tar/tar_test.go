@@ -291,13 +291,15 @@ func TestBombStops(t *testing.T) {
 			{MaxRatio: 500, RatioFloor: 16 << 20},
 			{MaxTotalSize: 64 << 20},
 		} {
-			start := time.Now()
-			ae, re := readAll(data, &arc.Config{Limits: lim})
-			if !errors.Is(ae, errs.ErrLimit) || !errors.Is(re, errs.ErrLimit) {
-				t.Errorf("%v %+v: Archive %v, Reader %v; want ErrLimit", kind, lim, ae, re)
-			}
-			if d := time.Since(start); d > 5*time.Second {
-				t.Errorf("%v %+v: took %v: the bomb was decoded far past the limit", kind, lim, d)
+			for _, workers := range []int{1, 4} { // 4: gzip decodes ahead on its own goroutine
+				start := time.Now()
+				ae, re := readAll(data, &arc.Config{Limits: lim, Workers: workers})
+				if !errors.Is(ae, errs.ErrLimit) || !errors.Is(re, errs.ErrLimit) {
+					t.Errorf("%v %+v workers %d: Archive %v, Reader %v; want ErrLimit", kind, lim, workers, ae, re)
+				}
+				if d := time.Since(start); d > 5*time.Second {
+					t.Errorf("%v %+v workers %d: took %v: the bomb was decoded far past the limit", kind, lim, workers, d)
+				}
 			}
 		}
 	}
