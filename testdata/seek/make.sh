@@ -10,8 +10,8 @@
 #        chunk boundaries, where checkpoints are taken, in every entry.
 #   small: the same names cut to 4 KiB, 3 KiB, 4 KiB - every other
 #        method, solid where the format can.
-#   r5: a.txt (40 KiB of hex text), x.elf (a real x86-64 ELF binary
-#       from /usr/bin, for rar's E8/E8E9 filters), c.txt (40 KiB),
+#   r5: a.txt (40 KiB of hex text), x.elf (an x86-64 ELF built here by
+#       cc from generated C, for rar's E8/E8E9 filters), c.txt (40 KiB),
 #       b.bin (8 KiB of noise), d.txt, e.txt: the RAR5 decoder
 #       checkpoint tests (rar/seek5_test.go), solid (-ds: in this order,
 #       text after the filtered ELF) and not, with and
@@ -50,7 +50,12 @@ head -c 4096 "$src/big/c.txt" > "$src/small/c.txt"
 cp "$src/big/d.txt" "$src/big/e.txt" "$src/small/"
 mkdir "$src/r5"
 gen 4 40960 txt > "$src/r5/a.txt"
-cp /usr/bin/arch "$src/r5/x.elf"
+# An x86-64 ELF of our own (a chain of calls, so E8 bytes abound), not a
+# system binary: rar picks its E8/E8E9 filter for it.
+awk 'BEGIN { print "#include <stdio.h>"; print "int f0(int x) { return x + 1; }"
+	for (i = 1; i < 400; i++) printf "int f%d(int x) { return f%d(x * 3 + %d) ^ f%d(x); }\n", i, i - 1, i, (i * 7) % i
+	print "int main(int c, char **v) { printf(\"%d\\n\", f399(c)); return 0; }" }' > "$src/x.c"
+cc -O0 -fno-inline -o "$src/r5/x.elf" "$src/x.c"
 gen 5 40960 txt > "$src/r5/c.txt"
 gen 6 8192 bin > "$src/r5/b.bin"
 cp "$src/big/d.txt" "$src/big/e.txt" "$src/r5/"
