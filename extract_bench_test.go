@@ -40,7 +40,8 @@ func BenchmarkExtractFiles(b *testing.B) {
 
 // TestExtractAllocsPerEntry bounds what Extract allocates per entry (the
 // os.Root calls, temporary names, bookkeeping); decoding allocates
-// nothing here (in-memory fake). Measured: about 37 per file.
+// nothing here (in-memory fake). Measured: about 34 per file on one
+// goroutine, 48 on four.
 func TestExtractAllocsPerEntry(t *testing.T) {
 	if testutil.RaceEnabled {
 		t.Skip("allocation counts differ under -race")
@@ -61,8 +62,15 @@ func TestExtractAllocsPerEntry(t *testing.T) {
 				t.Fatal(err)
 			}
 		})
-		if per := allocs / n; per > 50 {
-			t.Errorf("workers %d: %.1f allocations per entry, want at most 50", workers, per)
+		// On 4 workers the count moves with scheduling (a goroutine that
+		// waits for its turn parks and wakes, ~48 measured, 50.7 under
+		// load): the bound leaves room for that.
+		bound := 40.0
+		if workers > 1 {
+			bound = 56
+		}
+		if per := allocs / n; per > bound {
+			t.Errorf("workers %d: %.1f allocations per entry, want at most %.0f", workers, per, bound)
 		} else {
 			t.Logf("workers %d: %.1f allocations per entry", workers, per)
 		}
