@@ -85,11 +85,15 @@ func loadBench(b testing.TB, c benchCase) []byte {
 	return data
 }
 
+// benchOptions: BenchmarkExtract is the single-worker workload (one
+// goroutine decodes, as the native tools' -mmt1); BenchmarkExtractParallel
+// measures the workers.
 func benchOptions(c benchCase) []unarc.Option {
+	opts := []unarc.Option{unarc.WithWorkers(1)}
 	if c.password != "" {
-		return []unarc.Option{unarc.WithPassword(c.password)}
+		opts = append(opts, unarc.WithPassword(c.password))
 	}
-	return nil
+	return opts
 }
 
 // extractArchive opens data with the random-access API and drains every
