@@ -98,6 +98,11 @@ func (a *ahead) run() {
 // Read returns the decoded bytes in order, then the decoder's error
 // after the bytes that preceded it.
 func (a *ahead) Read(p []byte) (int, error) {
+	if !a.on {
+		// Stopped (or never started): its buffers are back in the pool
+		// and its channels gone; a read must fail, not wait forever.
+		return 0, errClosed
+	}
 	for {
 		if b := a.cur; b != nil {
 			if b.off < b.n {

@@ -262,3 +262,25 @@ func TestZstdPooled(t *testing.T) {
 		t.Errorf("a warm pass allocated %d bytes", a)
 	}
 }
+
+// TestAheadReadAfterStop: a read after stop fails at once instead of
+// waiting on the stopped goroutine's channels.
+func TestAheadReadAfterStop(t *testing.T) {
+	var a ahead
+	a.start(bytes.NewReader(bytes.Repeat([]byte("x"), 3<<20)))
+	buf := make([]byte, 100)
+	if _, err := a.Read(buf); err != nil {
+		t.Fatal(err)
+	}
+	a.stop()
+	done := make(chan error, 1)
+	go func() { _, err := a.Read(buf); done <- err }()
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Fatal("read after stop returned no error")
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("read after stop hangs")
+	}
+}
