@@ -202,8 +202,10 @@ func (z *Reader2MT) scan() {
 // decode decodes the block on its own goroutine.
 func (b *mtBlock) decode(dict int64, opts []Option) {
 	defer close(b.done)
-	var z Reader2
+	z := blockReaders.Get() // its tables are reused block after block
+	defer blockReaders.Put(z)
 	if err := z.Reset(bytes.NewReader(*b.in), dict, int64(b.size), opts...); err != nil {
+		z.Close()
 		b.err = err
 		return
 	}
@@ -213,7 +215,7 @@ func (b *mtBlock) decode(dict int64, opts []Option) {
 	z.total, z.size = b.start, b.start+int64(b.size)
 	b.out = pool.Get(b.size)
 	out := (*b.out)[:b.size]
-	b.n, b.err = io.ReadFull(&z, out)
+	b.n, b.err = io.ReadFull(z, out)
 	if b.err == io.ErrUnexpectedEOF || b.err == io.EOF {
 		b.err = z.err // what Reader2 stopped with
 	}
@@ -224,6 +226,9 @@ func (b *mtBlock) decode(dict int64, opts []Option) {
 		}
 	}
 }
+
+// blockReaders keeps the block decoders of Reader2MT's workers.
+var blockReaders pool.Of[Reader2]
 
 func (b *mtBlock) release() {
 	<-b.done
