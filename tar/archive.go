@@ -178,10 +178,10 @@ func (c *cursor) start(src io.Reader, kind Kind, lim *arc.Limits, workers int, h
 }
 
 // readsAhead: the decoders that run on one goroutine, so decoding ahead
-// on another overlaps them with the caller's work. bzip2 uses Workers
-// itself.
+// on another overlaps them with the caller's work. bzip2 and zstd use
+// Workers themselves (their own decoders run concurrently).
 func readsAhead(k Kind) bool {
-	return k != None && k != Bzip2
+	return k != None && k != Bzip2 && k != Zstd
 }
 
 func (c *cursor) close() {

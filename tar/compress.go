@@ -93,14 +93,19 @@ var (
 	lzmaPool  = pool.Of[lzma.Reader]{}
 	lzipPool  = pool.Of[lzipReader]{}
 	bzip2Pool = pool.Of[bzip2.Reader]{}
-	zstdPool  = pool.Of[zstd.Decoder]{New: func() *zstd.Decoder {
-		d, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(false))
-		if err != nil {
-			panic(err) // the options are constant
-		}
-		return d
-	}}
+	zstdPool  = pool.Of[zstd.Decoder]{New: func() *zstd.Decoder { return newZstd(1) }}
+	zstdPool2 = pool.Of[zstd.Decoder]{New: func() *zstd.Decoder { return newZstd(2) }}
 )
+
+// newZstd is a stream decoder with n blocks in flight (1: it decodes on
+// the caller's goroutine).
+func newZstd(n int) *zstd.Decoder {
+	d, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(n), zstd.WithDecoderLowmem(false))
+	if err != nil {
+		panic(err) // the options are constant
+	}
+	return d
+}
 
 // decomp is one decompressor taken from its pool, reading src; Close
 // puts it back. Output is counted against the limits in guard.
@@ -112,6 +117,7 @@ type decomp struct {
 	lz   *lzma.Reader
 	lzip *lzipReader
 	zs   *zstd.Decoder
+	zs2  bool // zs is from zstdPool2 (concurrent)
 	bz   *bzip2.Reader
 	name string    // gzip FNAME
 	mod  time.Time // gzip MTIME (copied: the decoder may run on another goroutine)
@@ -141,11 +147,23 @@ func (d *decomp) open(kind Kind, src io.Reader, lim *arc.Limits, workers int) er
 		d.rd = d.xz
 	case Zstd:
 		win := uint64(min(lim.MaxDictionary, lim.MaxMemory, 1<<41)) // klauspost caps the window at 3.75 TB
-		// One pooled single-goroutine decoder: with Workers > 1 it decodes
-		// ahead on its own goroutine (async.go). klauspost's concurrent
-		// stream decoder allocates its block ring per stream (MiBs per
-		// pass), which the allocation bound does not allow.
-		d.zs = zstdPool.Get()
+		// A pooled decoder, Reset per stream (a new one costs its window
+		// ring, MiBs). With Workers > 1 it is klauspost's concurrent
+		// stream decoder: one goroutine reads the frames and decodes
+		// literals, one decodes sequences, one executes them into the
+		// window, and the caller's Read hashes (XXH64) and copies out, so
+		// the stages overlap on two cores; two blocks in flight are
+		// enough to keep that pipeline fed (more adds memory, not speed).
+		// It replaces the read-ahead ring (readsAhead), which would only
+		// add a copy. Its extra block decoder (about 0.5 MiB) is less
+		// than that ring. Close's Reset(nil) waits until the goroutines
+		// no longer read the source and returns the blocks.
+		if workers > 1 {
+			d.zs = zstdPool2.Get()
+			d.zs2 = true
+		} else {
+			d.zs = zstdPool.Get()
+		}
 		err = d.zs.ResetWithOptions(src, zstd.WithDecoderMaxWindow(win), zstd.WithDecoderMaxMemory(win))
 		d.rd = d.zs
 	case Lzip:
@@ -198,7 +216,11 @@ func (d *decomp) Close() error {
 		lzipPool.Put(d.lzip)
 	case d.zs != nil:
 		d.zs.Reset(nil)
-		zstdPool.Put(d.zs)
+		if d.zs2 {
+			zstdPool2.Put(d.zs)
+		} else {
+			zstdPool.Put(d.zs)
+		}
 	case d.bz != nil:
 		d.bz.Close()
 		bzip2Pool.Put(d.bz)
