@@ -88,7 +88,7 @@ func isLZMAHeader(b []byte) bool {
 }
 
 var (
-	gzipPool  = pool.Of[gzip.Reader]{}
+	gzipPool  = pool.Of[gzipMembers]{}
 	xzPool    = pool.Of[xz.Reader]{}
 	lzmaPool  = pool.Of[lzma.Reader]{}
 	lzipPool  = pool.Of[lzipReader]{}
@@ -112,7 +112,7 @@ func newZstd(n int) *zstd.Decoder {
 type decomp struct {
 	kind Kind
 	rd   io.Reader // the decoder
-	gz   *gzip.Reader
+	gz   *gzipMembers
 	xz   *xz.Reader
 	lz   *lzma.Reader
 	lzip *lzipReader
@@ -132,9 +132,8 @@ func (d *decomp) open(kind Kind, src io.Reader, lim *arc.Limits, workers int) er
 	switch kind {
 	case Gzip:
 		d.gz = gzipPool.Get()
-		if err = d.gz.Reset(src); err == nil {
-			d.gz.Multistream(true)
-			d.name, d.mod = d.gz.Name, d.gz.ModTime
+		if err = d.gz.reset(src); err == nil {
+			d.name, d.mod = d.gz.z.Name, d.gz.z.ModTime
 		}
 		d.rd = d.gz
 	case Bzip2:
@@ -203,7 +202,7 @@ func (d *decomp) Read(p []byte) (int, error) {
 func (d *decomp) Close() error {
 	switch {
 	case d.gz != nil:
-		d.gz.Close()
+		d.gz.close()
 		gzipPool.Put(d.gz)
 	case d.xz != nil:
 		d.xz.Close()

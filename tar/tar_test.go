@@ -304,3 +304,64 @@ func TestBombStops(t *testing.T) {
 		}
 	}
 }
+
+// TestGzipTrailing: zero bytes after the last gzip member (tape-style
+// record padding) are accepted, as GNU gzip does; anything else after a
+// member is ErrCorrupt, a 0x1f that starts a member cut short is
+// ErrTruncated; in both APIs, on one goroutine and reading ahead.
+func TestGzipTrailing(t *testing.T) {
+	zeros := make([]byte, 10240+77) // more than the 32 KiB buffer is in TestGzipTrailingLong
+	cases := []struct {
+		name string
+		tail []byte
+		want error
+	}{
+		{"zeros", zeros, nil},
+		{"one zero", []byte{0}, nil},
+		{"garbage", []byte("garbage"), errs.ErrCorrupt},
+		{"zeros then garbage", append(append([]byte{}, zeros...), 'x'), errs.ErrCorrupt},
+		{"zeros then a member", nil, errs.ErrCorrupt}, // tail set below
+		{"a member cut in its header", []byte{0x1f}, errs.ErrTruncated},
+		{"a bad member header", []byte{0x1f, 0x8b, 7, 0, 0, 0, 0, 0, 0, 0}, errs.ErrCorrupt},
+	}
+	for _, file := range []string{"small.tar.gz", "small-multimember.tar.gz", "text.txt.gz"} {
+		data := readTestdata(t, file)
+		for _, c := range cases {
+			tail := c.tail
+			if tail == nil {
+				tail = append(append([]byte{}, zeros...), data...)
+			}
+			d := append(append([]byte{}, data...), tail...)
+			for _, w := range []int{1, 4} {
+				ae, re := readAll(d, &arc.Config{Workers: w})
+				if !errors.Is(ae, c.want) || !errors.Is(re, c.want) || (c.want == nil && (ae != nil || re != nil)) {
+					t.Errorf("%s + %s, %d workers: Archive %v, Reader %v; want %v", file, c.name, w, ae, re, c.want)
+				}
+			}
+			if c.want != nil {
+				continue
+			}
+			got, err := streamOf(d, 1)
+			want, _ := streamOf(data, 1)
+			if err != nil || !bytes.Equal(got, want) {
+				t.Errorf("%s + %s: %d bytes, %v; want the %d bytes without the padding", file, c.name, len(got), err, len(want))
+			}
+		}
+	}
+}
+
+// TestGzipTrailingLong: padding longer than the read buffer, and a
+// non-zero byte far into it.
+func TestGzipTrailingLong(t *testing.T) {
+	data := readTestdata(t, "small.tar.gz")
+	pad := make([]byte, 3*gzipBufSize+5)
+	d := append(append([]byte{}, data...), pad...)
+	if ae, re := readAll(d, nil); ae != nil || re != nil {
+		t.Errorf("%d zero bytes after the member: Archive %v, Reader %v", len(pad), ae, re)
+	}
+	pad[len(pad)-2] = 1
+	d = append(append([]byte{}, data...), pad...)
+	if ae, re := readAll(d, nil); !errors.Is(ae, errs.ErrCorrupt) || !errors.Is(re, errs.ErrCorrupt) {
+		t.Errorf("a non-zero byte deep in the padding: Archive %v, Reader %v; want ErrCorrupt", ae, re)
+	}
+}
