@@ -69,6 +69,41 @@ func DetectKind(b []byte) Kind {
 	return None
 }
 
+// streamCheck names the checksum that covers the whole decompressed
+// stream of kind whose first bytes are head, as its decoder verifies it
+// at the end of each member, block or frame; "" when the stream has none
+// (plain tar, .lzma, an xz stream with check None, a zstd frame without
+// its content checksum). For xz and zstd the first stream's or frame's
+// flags decide (the tools write every stream or frame alike).
+func streamCheck(kind Kind, head []byte) string {
+	switch kind {
+	case Gzip:
+		return "gzip CRC32"
+	case Bzip2:
+		return "bzip2 CRC32"
+	case Lzip:
+		return "lzip CRC32"
+	case XZ:
+		if len(head) >= 8 {
+			switch head[7] & 0x0f {
+			case 0x01:
+				return "xz CRC32"
+			case 0x04:
+				return "xz CRC64"
+			case 0x0a:
+				return "xz SHA-256"
+			}
+		}
+	case Zstd:
+		// The frame header descriptor's Content_Checksum_flag (a stream
+		// opening with a skippable frame says nothing).
+		if len(head) >= 5 && string(head[:4]) == "\x28\xb5\x2f\xfd" && head[4]&0x04 != 0 {
+			return "zstd XXH64"
+		}
+	}
+	return ""
+}
+
 func isLZMAHeader(b []byte) bool {
 	if len(b) < 14 || b[0] > 224 || b[13] != 0 {
 		return false

@@ -365,3 +365,50 @@ func TestGzipTrailingLong(t *testing.T) {
 		t.Errorf("a non-zero byte deep in the padding: Archive %v, Reader %v; want ErrCorrupt", ae, re)
 	}
 }
+
+// TestStreamCheck: the checksum of the compressed stream that covers
+// the entries is named from the stream's own flags, the same through both
+// APIs, and each one named is verified (a damaged byte of the data fails
+// the stream with ErrChecksum).
+func TestStreamCheck(t *testing.T) {
+	for _, c := range []struct{ file, want string }{
+		{"gnu.tar", ""},
+		{"small.tar.gz", "gzip CRC32"},
+		{"text.txt.gz", "gzip CRC32"},
+		{"small.tar.bz2", "bzip2 CRC32"},
+		{"small.tar.xz", "xz CRC64"},
+		{"text-crc32.txt.xz", "xz CRC32"},
+		{"text-sha256.txt.xz", "xz SHA-256"},
+		{"text-nocheck.txt.xz", ""},
+		{"small.tar.zst", "zstd XXH64"},
+		{"text-nocheck.txt.zst", ""},
+		{"small-frames.tar.zst", ""}, // opens with a skippable frame, then one without a checksum
+		{"small.tar.lz", "lzip CRC32"},
+		{"small.tar.lzma", ""},
+	} {
+		data := readTestdata(t, c.file)
+		a, err := Open(bytes.NewReader(data), int64(len(data)), nil)
+		if err != nil {
+			t.Fatalf("%s: %v", c.file, err)
+		}
+		r, err := NewReader(bytes.NewReader(data), nil)
+		if err != nil {
+			t.Fatalf("%s: %v", c.file, err)
+		}
+		if a.StreamCheck() != c.want || r.StreamCheck() != c.want {
+			t.Errorf("%s: Archive %q, Reader %q; want %q", c.file, a.StreamCheck(), r.StreamCheck(), c.want)
+		}
+		a.Close()
+		r.Close()
+	}
+	// The checks not covered by TestChecksums are verified too.
+	for _, c := range []struct {
+		file string
+		off  int
+	}{{"text-crc32.txt.xz", -28}, {"text-sha256.txt.xz", -40}} {
+		ae, re := readAll(flip(readTestdata(t, c.file), c.off), nil)
+		if !errors.Is(ae, errs.ErrChecksum) || !errors.Is(re, errs.ErrChecksum) {
+			t.Errorf("%s byte %d damaged: Archive %v, Reader %v; want ErrChecksum", c.file, c.off, ae, re)
+		}
+	}
+}

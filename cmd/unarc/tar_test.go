@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -35,6 +36,26 @@ func TestTarFromPipe(t *testing.T) {
 		}
 		if code, _, errs := runCLI("t", testdata(t, name)); code != 0 {
 			t.Errorf("unarc t %s: exit %d: %s", name, code, errs)
+		}
+	}
+}
+
+// TestTarStreamChecked: t on a compressed tarball does not say its
+// entries could not be verified (the stream's checksum covers them; -json
+// says "stream"), on a plain tar it does.
+func TestTarStreamChecked(t *testing.T) {
+	for _, c := range []struct {
+		name       string
+		unverified bool
+	}{{"tar/small.tar.gz", false}, {"tar/small.tar.zst", false}, {"tar/small.tar.xz", false}, {"tar/gnu.tar", true}} {
+		p := testdata(t, c.name)
+		code, _, errs := runCLI("t", p)
+		if code != 0 || strings.Contains(errs, "could not be verified") != c.unverified {
+			t.Errorf("unarc t %s: exit %d, stderr %q", c.name, code, errs)
+		}
+		code, out, _ := runCLI("t", "-json", p)
+		if want := `"name":"./hello.txt","type":"file","status":"stream"`; code != 0 || strings.Contains(out, want) == c.unverified {
+			t.Errorf("unarc t -json %s: exit %d, output %s", c.name, code, out)
 		}
 	}
 }
