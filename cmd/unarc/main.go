@@ -16,6 +16,7 @@ import (
 	"os/signal"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"syscall"
 
 	"golang.org/x/term"
@@ -112,7 +113,29 @@ type cli struct {
 	stdout, stderr io.Writer
 	con            *console // nil: no terminal, never prompt
 	stderrTTY      bool     // draw a progress line
+	noteMu         sync.Mutex
 }
+
+// note prints one informational line on stderr: through the progress
+// line when one may be drawn (it is cleared first and redrawn later),
+// one line at a time (Extract reports progress from its workers).
+func (c *cli) note(prog *progress, format string, args ...any) {
+	line := fmt.Sprintf(format, args...)
+	if prog != nil {
+		prog.println(line)
+		return
+	}
+	c.noteMu.Lock()
+	fmt.Fprintln(c.stderr, line)
+	c.noteMu.Unlock()
+}
+
+// specialModes are the entry types x lists but never creates (the
+// library skips them and says so through Progress.Skipped).
+const specialModes = fs.ModeDevice | fs.ModeCharDevice | fs.ModeNamedPipe | fs.ModeSocket | fs.ModeIrregular
+
+// skippedNote is what t says of such an entry: what x will do with it.
+const skippedNote = "x skips it: a device node, FIFO or socket is not created"
 
 // run is the whole command for tests: no terminal, no signals.
 func run(args []string, stdout, stderr io.Writer) int {
@@ -456,6 +479,9 @@ func (c *cli) exec(cmd *command, m *matcher) int {
 		if cmd.name == "x" {
 			opts = append(opts, unarc.WithFilter(sel), unarc.WithProgress(func(p unarc.Progress) {
 				prog.set(p.Entry.Name, p.TotalWritten)
+				if p.Skipped != "" && !cmd.quiet {
+					c.note(prog, "unarc: %s: %s: skipped: %s", name, p.Entry.Name, p.Skipped)
+				}
 			}))
 		}
 		src, err = c.open(cmd.archive, opts)
@@ -598,6 +624,9 @@ func (c *cli) test(cmd *command, src *source, sel func(*unarc.Entry) bool, prog 
 				ee = &unarc.EntryError{Entry: r.Entry.Name, Err: r.Err}
 			}
 			failed = append(failed, ee)
+		}
+		if r.Entry.Mode&specialModes != 0 && !cmd.quiet {
+			c.note(prog, "unarc: %s: %s: %s", displayName(cmd.archive), r.Entry.Name, skippedNote)
 		}
 		return printResult(out, enc, r, cmd)
 	}

@@ -40,6 +40,34 @@ func TestTarFromPipe(t *testing.T) {
 	}
 }
 
+// TestTarSkippedNotes: x prints one line per entry it skips (a FIFO,
+// from Progress.Skipped) and t one per entry x would skip; -q silences
+// them; the exit status stays 0.
+func TestTarSkippedNotes(t *testing.T) {
+	for _, name := range []string{"tar/small.tar.gz", "tar/gnu.tar"} {
+		p := testdata(t, name)
+		code, _, errs := runCLI("x", "-o", t.TempDir(), p)
+		want := "unarc: " + p + ": ./fifo: skipped: a device node, FIFO or socket is not created\n"
+		if code != 0 || strings.Count(errs, "skipped") != 1 || !strings.Contains(errs, want) {
+			t.Errorf("unarc x %s: exit %d, stderr %q; want the line %q", name, code, errs, want)
+		}
+		code, _, errs = runCLI("t", p)
+		want = "unarc: " + p + ": ./fifo: " + skippedNote + "\n"
+		if code != 0 || strings.Count(errs, "skips") != 1 || !strings.Contains(errs, want) {
+			t.Errorf("unarc t %s: exit %d, stderr %q; want the line %q", name, code, errs, want)
+		}
+		for _, cmd := range []string{"x", "t"} {
+			args := []string{cmd, "-q", p}
+			if cmd == "x" {
+				args = append(args, "-o", t.TempDir())
+			}
+			if code, _, errs := runCLI(args...); code != 0 || strings.Contains(errs, "fifo") {
+				t.Errorf("unarc %s -q %s: exit %d, stderr %q", cmd, name, code, errs)
+			}
+		}
+	}
+}
+
 // TestTarStreamChecked: t on a compressed tarball does not say its
 // entries could not be verified (the stream's checksum covers them; -json
 // says "stream"), on a plain tar it does.
