@@ -577,9 +577,12 @@ func (r *entryReader) Close() error {
 	return nil
 }
 
-// IsCompressedTar reports whether head, the first bytes of an input (64
-// KiB is plenty), is a compressed stream whose content starts with a tar
-// header. A caller holding a file may then prefer the forward Reader,
+// IsCompressedTar reports whether head, the first bytes of an input, is a
+// compressed stream whose content starts with a tar header. It decodes
+// head, so the stream's first block must be whole in it: a few KiB for
+// gzip, xz, lzip and .lzma, which decode as they read, but up to 128 KiB
+// (and the frame header) for zstd and up to 900 KiB for bzip2 (false
+// when head holds less). A caller holding a file may then prefer the forward Reader,
 // which decodes such a stream once, to the Archive, which decodes it to
 // list it and again to read entries.
 func IsCompressedTar(head []byte) bool {
