@@ -33,11 +33,20 @@ const (
 	// directory, a hard link, a junction, a symlink whose target the
 	// header holds).
 	VerifySkipped
+	// VerifyStream: the entry decoded without error and has no checksum
+	// of its own, but its bytes are covered by the checksum of the
+	// compressed stream around the archive (a tarball's gzip CRC32, xz
+	// check, zstd XXH64, bzip2 or lzip CRC32). The stream's decoder
+	// checks it where a member, block or frame ends, not per entry: a
+	// mismatch fails the stream (an Archive's Open, which decodes it all;
+	// a Reader's Verify error after the entries before it).
+	VerifyStream
 )
 
-var statusNames = [...]string{"ok", "mismatch", "no-checksum", "error", "skipped"}
+var statusNames = [...]string{"ok", "mismatch", "no-checksum", "error", "skipped", "stream"}
 
-// String returns "ok", "mismatch", "no-checksum", "error" or "skipped".
+// String returns "ok", "mismatch", "no-checksum", "error", "skipped" or
+// "stream".
 func (s VerifyStatus) String() string {
 	if int(s) < len(statusNames) {
 		return statusNames[s]
@@ -106,6 +115,15 @@ type verifyConfig struct {
 	filter  func(*Entry) bool
 	each    func(*VerifyResult) error
 	prog    func(e *Entry, n int)
+	stream  bool // the format's stream checksum covers every entry
+}
+
+// streamChecked reports whether a format Archive or Reader says a
+// checksum of its compressed stream covers every entry (tar's
+// StreamCheck).
+func streamChecked(f any) bool {
+	sc, ok := f.(interface{ StreamCheck() string })
+	return ok && sc.StreamCheck() != ""
 }
 
 // VerifyDigests makes Verify compute content digests of every decoded
@@ -161,6 +179,7 @@ func hasData(e *Entry) bool {
 // the decoding goroutines.
 func (a *Archive) Verify(ctx context.Context, opts ...VerifyOption) ([]VerifyResult, error) {
 	c := newVerifyConfig(opts)
+	c.stream = streamChecked(a.a)
 	ents := a.Entries()
 	res := make([]VerifyResult, len(ents))
 	var free verifiers
@@ -240,7 +259,7 @@ func (l *verifiers) get(ctx context.Context, c *verifyConfig) *verifier {
 	}
 	l.mu.Unlock()
 	if v == nil {
-		v = newVerifier(ctx, c.digests, c.prog)
+		v = newVerifier(ctx, c)
 	}
 	v.w.ctx = ctx // the worker's context: it stops with the run
 	return v
@@ -257,7 +276,8 @@ func (l *verifiers) put(v *verifier) {
 // entry's) is returned after the results before it.
 func (r *Reader) Verify(ctx context.Context, opts ...VerifyOption) ([]VerifyResult, error) {
 	c := newVerifyConfig(opts)
-	v := newVerifier(ctx, c.digests, c.prog)
+	c.stream = streamChecked(r.r)
+	v := newVerifier(ctx, c)
 	var out []VerifyResult
 	for {
 		if err := ctx.Err(); err != nil {
@@ -293,14 +313,16 @@ func (r *Reader) Verify(ctx context.Context, opts ...VerifyOption) ([]VerifyResu
 
 // verifier holds the reusable hashers of one Verify run.
 type verifier struct {
-	ctx context.Context
-	b3  *blake3.Hasher
-	sha hash.Hash
-	w   digestWriter
+	ctx    context.Context
+	stream bool // verifyConfig.stream
+	b3     *blake3.Hasher
+	sha    hash.Hash
+	w      digestWriter
 }
 
-func newVerifier(ctx context.Context, d Digest, prog func(*Entry, int)) *verifier {
-	v := &verifier{ctx: ctx}
+func newVerifier(ctx context.Context, c *verifyConfig) *verifier {
+	d, prog := c.digests, c.prog
+	v := &verifier{ctx: ctx, stream: c.stream}
 	if d&DigestBLAKE3 != 0 {
 		v.b3 = blake3.New()
 	}
@@ -353,6 +375,9 @@ func (v *verifier) entry(e *Entry, r io.Reader, res *VerifyResult) {
 	res.Status = VerifyOK
 	if !e.Verifiable() {
 		res.Status = VerifyNoChecksum
+		if v.stream {
+			res.Status = VerifyStream
+		}
 	}
 	if v.b3 != nil {
 		res.BLAKE3 = v.b3.Sum(nil)

@@ -277,3 +277,63 @@ func TestVerifyFilter(t *testing.T) {
 		t.Fatalf("%+v", res)
 	}
 }
+
+// TestVerifyStream: entries of a compressed tarball have no checksum of
+// their own but are covered by the stream's (gzip CRC32, zstd XXH64 …):
+// Verify says so with VerifyStream, through both APIs; a plain tar and a
+// stream without a checksum stay VerifyNoChecksum.
+func TestVerifyStream(t *testing.T) {
+	for _, c := range []struct {
+		file string
+		want VerifyStatus
+	}{
+		{"small.tar.gz", VerifyStream},
+		{"small.tar.zst", VerifyStream},
+		{"small.tar.xz", VerifyStream},
+		{"text.txt.bz2", VerifyStream},
+		{"gnu.tar", VerifyNoChecksum},
+		{"text-nocheck.txt.zst", VerifyNoChecksum},
+		{"small.tar.lzma", VerifyNoChecksum},
+	} {
+		data, err := os.ReadFile(filepath.Join("testdata", "tar", c.file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		a, err := Open(bytes.NewReader(data), int64(len(data)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ares, err := a.Verify(context.Background())
+		a.Close()
+		if err != nil {
+			t.Fatalf("%s: %v", c.file, err)
+		}
+		r, err := NewReader(bytes.NewReader(data))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rres, err := r.Verify(context.Background())
+		r.Close()
+		if err != nil {
+			t.Fatalf("%s: %v", c.file, err)
+		}
+		for api, res := range map[string][]VerifyResult{"Archive": ares, "Reader": rres} {
+			files := 0
+			for _, x := range res {
+				if x.Status == VerifySkipped {
+					continue
+				}
+				files++
+				if x.Status != c.want || x.Err != nil {
+					t.Errorf("%s %s %s: %v %v; want %v", c.file, api, x.Entry.Name, x.Status, x.Err, c.want)
+				}
+			}
+			if files == 0 {
+				t.Errorf("%s %s: no entry with data verified", c.file, api)
+			}
+		}
+	}
+	if VerifyStream.String() != "stream" {
+		t.Errorf("status text %q", VerifyStream)
+	}
+}

@@ -116,6 +116,7 @@ type Archive struct {
 	bare    bool
 	lim     arc.Limits
 	workers int
+	check   string // streamCheck
 	ents    []*arc.Entry
 	offs    []int64 // plain tar: data offset of entry i; header offset for sparse ones (-1: unknown)
 	warns   []error
@@ -178,10 +179,10 @@ func (c *cursor) start(src io.Reader, kind Kind, lim *arc.Limits, workers int, h
 }
 
 // readsAhead: the decoders that run on one goroutine, so decoding ahead
-// on another overlaps them with the caller's work. bzip2 uses Workers
-// itself.
+// on another overlaps them with the caller's work. bzip2 and zstd use
+// Workers themselves (their own decoders run concurrently).
 func readsAhead(k Kind) bool {
-	return k != None && k != Bzip2
+	return k != None && k != Bzip2 && k != Zstd
 }
 
 func (c *cursor) close() {
@@ -212,6 +213,7 @@ func Open(ra io.ReaderAt, size int64, cfg *arc.Config) (*Archive, error) {
 	var head [blockSize]byte
 	n, _ := ra.ReadAt(head[:min(size, blockSize)], 0)
 	a.kind = DetectKind(head[:n])
+	a.check = streamCheck(a.kind, head[:n])
 	if a.kind == None {
 		if !IsHeader(head[:n]) {
 			return nil, errs.ErrFormat
@@ -356,6 +358,15 @@ func (s *seekReader) Seek(off int64, whence int) (int64, error) {
 // FormatName says what was detected: "tar", "tar.gz" … or, for a single
 // compressed file, "gzip" ….
 func (a *Archive) FormatName() string { return formatName(a.kind, a.bare) }
+
+// StreamCheck names the checksum of the compressed stream that covers
+// every entry's content ("gzip CRC32", "bzip2 CRC32", "xz CRC64", "xz
+// CRC32", "xz SHA-256", "zstd XXH64", "lzip CRC32"), or "" when there is
+// none (a plain tar, .lzma, xz check None, zstd without a checksum). Tar
+// entries have no checksum of their own (the header checksum covers the
+// header only). Open decodes the whole stream and verifies that checksum
+// before it returns; reading an entry decodes it again.
+func (a *Archive) StreamCheck() string { return a.check }
 
 // Entries lists the entries in stored order (PAX global headers are not entries).
 func (a *Archive) Entries() []*arc.Entry { return a.ents }
@@ -566,9 +577,12 @@ func (r *entryReader) Close() error {
 	return nil
 }
 
-// IsCompressedTar reports whether head, the first bytes of an input (64
-// KiB is plenty), is a compressed stream whose content starts with a tar
-// header. A caller holding a file may then prefer the forward Reader,
+// IsCompressedTar reports whether head, the first bytes of an input, is a
+// compressed stream whose content starts with a tar header. It decodes
+// head, so the stream's first block must be whole in it: a few KiB for
+// gzip, xz, lzip and .lzma, which decode as they read, but up to 128 KiB
+// (and the frame header) for zstd and up to 900 KiB for bzip2 (false
+// when head holds less). A caller holding a file may then prefer the forward Reader,
 // which decodes such a stream once, to the Archive, which decodes it to
 // list it and again to read entries.
 func IsCompressedTar(head []byte) bool {

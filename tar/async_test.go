@@ -7,6 +7,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -68,7 +69,7 @@ func TestAheadSame(t *testing.T) {
 		for v, d := range variants {
 			want, werr := streamOf(d, 1)
 			got, gerr := streamOf(d, 4)
-			if !bytes.Equal(got, want) {
+			if !bytes.Equal(got, want) && !(zstdTail(name, werr) && bytes.HasPrefix(got, want)) {
 				t.Errorf("%s %s: %d bytes with 4 workers, %d with 1", name, v, len(got), len(want))
 			}
 			if sentinel(gerr) != sentinel(werr) {
@@ -84,6 +85,15 @@ func TestAheadSame(t *testing.T) {
 			}
 		}
 	}
+}
+
+// zstdTail: a damaged zstd stream read with Workers > 1 (klauspost's
+// concurrent decoder) may hand over the last block of a frame before the
+// frame's checksum error, where the one-goroutine decoder fails first; the
+// error is the same and comes before the stream's end either way (as it
+// does for every earlier block of a frame, whichever decoder).
+func zstdTail(name string, err error) bool {
+	return strings.HasSuffix(name, ".zst") && err != nil
 }
 
 // bigTarGz is a tar.gz of one entry of n pseudo-random-ish bytes, larger
@@ -218,10 +228,10 @@ func streamOfDiscard(data []byte, workers int) (int64, error) {
 	}
 }
 
-// TestZstdPooled: with Workers > 1 zstd is the pooled one-goroutine
-// decoder reading ahead, so a warm pass allocates little (klauspost's
-// concurrent stream decoder allocates its block ring per stream), and
-// nothing keeps running after Close.
+// TestZstdPooled: with Workers > 1 zstd is klauspost's concurrent stream
+// decoder (its goroutines decode literals, sequences and execute them
+// while the caller reads), taken warm from a pool and Reset per stream,
+// so a warm pass allocates little; Close releases its goroutines.
 func TestZstdPooled(t *testing.T) {
 	var out bytes.Buffer
 	zw, _ := zstd.NewWriter(&out, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1),
@@ -243,6 +253,29 @@ func TestZstdPooled(t *testing.T) {
 	zw.Close()
 	data := out.Bytes()
 	base := runtime.NumGoroutine()
+
+	// Mid-stream: the concurrent decoder's goroutines run (the stream
+	// decoder and its sequence decoding and executing stages; one
+	// read-ahead goroutine would be one); Close ends them all.
+	r, err := NewReader(bytes.NewReader(data), &arc.Config{Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Next(); err != nil {
+		t.Fatal(err)
+	}
+	var buf [4096]byte
+	if _, err := io.ReadFull(r, buf[:]); err != nil {
+		t.Fatal(err)
+	}
+	if g := runtime.NumGoroutine(); g < base+3 {
+		t.Errorf("%d goroutines mid-stream with Workers 2, %d before: zstd does not decode concurrently", g, base)
+	}
+	r.Close()
+	if !goroutinesBack(base) {
+		t.Errorf("%d goroutines after Close mid-stream, %d before", runtime.NumGoroutine(), base)
+	}
+
 	if m, err := streamOfDiscard(data, 4); err != nil || m != n {
 		t.Fatalf("read %d bytes, %v", m, err)
 	}
@@ -260,6 +293,9 @@ func TestZstdPooled(t *testing.T) {
 	runtime.ReadMemStats(&after)
 	if a := after.TotalAlloc - before.TotalAlloc; a > 16<<10 {
 		t.Errorf("a warm pass allocated %d bytes", a)
+	}
+	if !goroutinesBack(base) {
+		t.Errorf("%d goroutines after the warm pass, %d before", runtime.NumGoroutine(), base)
 	}
 }
 

@@ -69,6 +69,41 @@ func DetectKind(b []byte) Kind {
 	return None
 }
 
+// streamCheck names the checksum that covers the whole decompressed
+// stream of kind whose first bytes are head, as its decoder verifies it
+// at the end of each member, block or frame; "" when the stream has none
+// (plain tar, .lzma, an xz stream with check None, a zstd frame without
+// its content checksum). For xz and zstd the first stream's or frame's
+// flags decide (the tools write every stream or frame alike).
+func streamCheck(kind Kind, head []byte) string {
+	switch kind {
+	case Gzip:
+		return "gzip CRC32"
+	case Bzip2:
+		return "bzip2 CRC32"
+	case Lzip:
+		return "lzip CRC32"
+	case XZ:
+		if len(head) >= 8 {
+			switch head[7] & 0x0f {
+			case 0x01:
+				return "xz CRC32"
+			case 0x04:
+				return "xz CRC64"
+			case 0x0a:
+				return "xz SHA-256"
+			}
+		}
+	case Zstd:
+		// The frame header descriptor's Content_Checksum_flag (a stream
+		// opening with a skippable frame says nothing).
+		if len(head) >= 5 && string(head[:4]) == "\x28\xb5\x2f\xfd" && head[4]&0x04 != 0 {
+			return "zstd XXH64"
+		}
+	}
+	return ""
+}
+
 func isLZMAHeader(b []byte) bool {
 	if len(b) < 14 || b[0] > 224 || b[13] != 0 {
 		return false
@@ -88,30 +123,36 @@ func isLZMAHeader(b []byte) bool {
 }
 
 var (
-	gzipPool  = pool.Of[gzip.Reader]{}
+	gzipPool  = pool.Of[gzipMembers]{}
 	xzPool    = pool.Of[xz.Reader]{}
 	lzmaPool  = pool.Of[lzma.Reader]{}
 	lzipPool  = pool.Of[lzipReader]{}
 	bzip2Pool = pool.Of[bzip2.Reader]{}
-	zstdPool  = pool.Of[zstd.Decoder]{New: func() *zstd.Decoder {
-		d, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(false))
-		if err != nil {
-			panic(err) // the options are constant
-		}
-		return d
-	}}
+	zstdPool  = pool.Of[zstd.Decoder]{New: func() *zstd.Decoder { return newZstd(1) }}
+	zstdPool2 = pool.Of[zstd.Decoder]{New: func() *zstd.Decoder { return newZstd(2) }}
 )
+
+// newZstd is a stream decoder with n blocks in flight (1: it decodes on
+// the caller's goroutine).
+func newZstd(n int) *zstd.Decoder {
+	d, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(n), zstd.WithDecoderLowmem(false))
+	if err != nil {
+		panic(err) // the options are constant
+	}
+	return d
+}
 
 // decomp is one decompressor taken from its pool, reading src; Close
 // puts it back. Output is counted against the limits in guard.
 type decomp struct {
 	kind Kind
 	rd   io.Reader // the decoder
-	gz   *gzip.Reader
+	gz   *gzipMembers
 	xz   *xz.Reader
 	lz   *lzma.Reader
 	lzip *lzipReader
 	zs   *zstd.Decoder
+	zs2  bool // zs is from zstdPool2 (concurrent)
 	bz   *bzip2.Reader
 	name string    // gzip FNAME
 	mod  time.Time // gzip MTIME (copied: the decoder may run on another goroutine)
@@ -126,9 +167,8 @@ func (d *decomp) open(kind Kind, src io.Reader, lim *arc.Limits, workers int) er
 	switch kind {
 	case Gzip:
 		d.gz = gzipPool.Get()
-		if err = d.gz.Reset(src); err == nil {
-			d.gz.Multistream(true)
-			d.name, d.mod = d.gz.Name, d.gz.ModTime
+		if err = d.gz.reset(src); err == nil {
+			d.name, d.mod = d.gz.z.Name, d.gz.z.ModTime
 		}
 		d.rd = d.gz
 	case Bzip2:
@@ -141,11 +181,23 @@ func (d *decomp) open(kind Kind, src io.Reader, lim *arc.Limits, workers int) er
 		d.rd = d.xz
 	case Zstd:
 		win := uint64(min(lim.MaxDictionary, lim.MaxMemory, 1<<41)) // klauspost caps the window at 3.75 TB
-		// One pooled single-goroutine decoder: with Workers > 1 it decodes
-		// ahead on its own goroutine (async.go). klauspost's concurrent
-		// stream decoder allocates its block ring per stream (MiBs per
-		// pass), which the allocation bound does not allow.
-		d.zs = zstdPool.Get()
+		// A pooled decoder, Reset per stream (a new one costs its window
+		// ring, MiBs). With Workers > 1 it is klauspost's concurrent
+		// stream decoder: one goroutine reads the frames and decodes
+		// literals, one decodes sequences, one executes them into the
+		// window, and the caller's Read hashes (XXH64) and copies out, so
+		// the stages overlap on two cores; two blocks in flight are
+		// enough to keep that pipeline fed (more adds memory, not speed).
+		// It replaces the read-ahead ring (readsAhead), which would only
+		// add a copy. Its extra block decoder (about 0.5 MiB) is less
+		// than that ring. Close's Reset(nil) waits until the goroutines
+		// no longer read the source and returns the blocks.
+		if workers > 1 {
+			d.zs = zstdPool2.Get()
+			d.zs2 = true
+		} else {
+			d.zs = zstdPool.Get()
+		}
 		err = d.zs.ResetWithOptions(src, zstd.WithDecoderMaxWindow(win), zstd.WithDecoderMaxMemory(win))
 		d.rd = d.zs
 	case Lzip:
@@ -185,7 +237,7 @@ func (d *decomp) Read(p []byte) (int, error) {
 func (d *decomp) Close() error {
 	switch {
 	case d.gz != nil:
-		d.gz.Close()
+		d.gz.close()
 		gzipPool.Put(d.gz)
 	case d.xz != nil:
 		d.xz.Close()
@@ -198,7 +250,11 @@ func (d *decomp) Close() error {
 		lzipPool.Put(d.lzip)
 	case d.zs != nil:
 		d.zs.Reset(nil)
-		zstdPool.Put(d.zs)
+		if d.zs2 {
+			zstdPool2.Put(d.zs)
+		} else {
+			zstdPool.Put(d.zs)
+		}
 	case d.bz != nil:
 		d.bz.Close()
 		bzip2Pool.Put(d.bz)

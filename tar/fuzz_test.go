@@ -33,11 +33,20 @@ func addSeeds(f *testing.F, pattern string) {
 
 // FuzzTar: the detection path and both APIs on arbitrary bytes never
 // panic and stay within bounded memory.
+//
+// An input of odd length is read with Workers 2: the read-ahead ring and
+// zstd's concurrent decoder (their goroutines, stop and release paths).
 func FuzzTar(f *testing.F) {
 	addSeeds(f, "*")
+	for _, name := range []string{"small.tar.gz", "text.txt.gz"} {
+		if b, err := os.ReadFile(filepath.Join("..", "testdata", "tar", name)); err == nil {
+			f.Add(append(b, make([]byte, 1000)...)) // tape-style zero padding after the member
+			f.Add(append(b, 0, 0, 0, 'x'))
+		}
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		defer testutil.FuzzBound(t, testutil.FuzzTimeout, 512<<20)()
-		cfg := &arc.Config{Limits: fuzzLimits, Name: "in.tar.gz"}
+		cfg := &arc.Config{Limits: fuzzLimits, Name: "in.tar.gz", Workers: 1 + len(data)&1}
 		SniffBytes(data)
 		if a, err := Open(bytes.NewReader(data), int64(len(data)), cfg); err == nil {
 			ents := a.Entries()

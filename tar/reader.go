@@ -14,6 +14,7 @@ import (
 type Reader struct {
 	c     cursor
 	kind  Kind
+	check string // streamCheck
 	bare  bool
 	input string // cfg.Name, for a single file's name
 	lim   arc.Limits
@@ -46,6 +47,7 @@ func NewReader(r io.Reader, cfg *arc.Config) (*Reader, error) {
 		src = &z.pre
 	}
 	z.kind = DetectKind(first)
+	z.check = streamCheck(z.kind, first)
 	if z.kind == None && !IsHeader(first) {
 		return nil, errs.ErrFormat
 	}
@@ -64,6 +66,13 @@ func NewReader(r io.Reader, cfg *arc.Config) (*Reader, error) {
 
 // FormatName says what was detected (see Archive.FormatName).
 func (z *Reader) FormatName() string { return formatName(z.kind, z.bare) }
+
+// StreamCheck names the checksum of the compressed stream that covers
+// every entry's content (see Archive.StreamCheck), or "". The Reader
+// verifies it where the stream ends: a mismatch there is the error of
+// the Next that reaches the end (or of the read that reaches it), after
+// the entries before it were returned.
+func (z *Reader) StreamCheck() string { return z.check }
 
 // Next advances to the next entry. After the tar archive's end it reads
 // the compressed stream to its end, so its checksums are verified before

@@ -304,3 +304,111 @@ func TestBombStops(t *testing.T) {
 		}
 	}
 }
+
+// TestGzipTrailing: zero bytes after the last gzip member (tape-style
+// record padding) are accepted, as GNU gzip does; anything else after a
+// member is ErrCorrupt, a 0x1f that starts a member cut short is
+// ErrTruncated; in both APIs, on one goroutine and reading ahead.
+func TestGzipTrailing(t *testing.T) {
+	zeros := make([]byte, 10240+77) // more than the 32 KiB buffer is in TestGzipTrailingLong
+	cases := []struct {
+		name string
+		tail []byte
+		want error
+	}{
+		{"zeros", zeros, nil},
+		{"one zero", []byte{0}, nil},
+		{"garbage", []byte("garbage"), errs.ErrCorrupt},
+		{"zeros then garbage", append(append([]byte{}, zeros...), 'x'), errs.ErrCorrupt},
+		{"zeros then a member", nil, errs.ErrCorrupt}, // tail set below
+		{"a member cut in its header", []byte{0x1f}, errs.ErrTruncated},
+		{"a bad member header", []byte{0x1f, 0x8b, 7, 0, 0, 0, 0, 0, 0, 0}, errs.ErrCorrupt},
+	}
+	for _, file := range []string{"small.tar.gz", "small-multimember.tar.gz", "text.txt.gz"} {
+		data := readTestdata(t, file)
+		for _, c := range cases {
+			tail := c.tail
+			if tail == nil {
+				tail = append(append([]byte{}, zeros...), data...)
+			}
+			d := append(append([]byte{}, data...), tail...)
+			for _, w := range []int{1, 4} {
+				ae, re := readAll(d, &arc.Config{Workers: w})
+				if !errors.Is(ae, c.want) || !errors.Is(re, c.want) || (c.want == nil && (ae != nil || re != nil)) {
+					t.Errorf("%s + %s, %d workers: Archive %v, Reader %v; want %v", file, c.name, w, ae, re, c.want)
+				}
+			}
+			if c.want != nil {
+				continue
+			}
+			got, err := streamOf(d, 1)
+			want, _ := streamOf(data, 1)
+			if err != nil || !bytes.Equal(got, want) {
+				t.Errorf("%s + %s: %d bytes, %v; want the %d bytes without the padding", file, c.name, len(got), err, len(want))
+			}
+		}
+	}
+}
+
+// TestGzipTrailingLong: padding longer than the read buffer, and a
+// non-zero byte far into it.
+func TestGzipTrailingLong(t *testing.T) {
+	data := readTestdata(t, "small.tar.gz")
+	pad := make([]byte, 3*gzipBufSize+5)
+	d := append(append([]byte{}, data...), pad...)
+	if ae, re := readAll(d, nil); ae != nil || re != nil {
+		t.Errorf("%d zero bytes after the member: Archive %v, Reader %v", len(pad), ae, re)
+	}
+	pad[len(pad)-2] = 1
+	d = append(append([]byte{}, data...), pad...)
+	if ae, re := readAll(d, nil); !errors.Is(ae, errs.ErrCorrupt) || !errors.Is(re, errs.ErrCorrupt) {
+		t.Errorf("a non-zero byte deep in the padding: Archive %v, Reader %v; want ErrCorrupt", ae, re)
+	}
+}
+
+// TestStreamCheck: the checksum of the compressed stream that covers
+// the entries is named from the stream's own flags, the same through both
+// APIs, and each one named is verified (a damaged byte of the data fails
+// the stream with ErrChecksum).
+func TestStreamCheck(t *testing.T) {
+	for _, c := range []struct{ file, want string }{
+		{"gnu.tar", ""},
+		{"small.tar.gz", "gzip CRC32"},
+		{"text.txt.gz", "gzip CRC32"},
+		{"small.tar.bz2", "bzip2 CRC32"},
+		{"small.tar.xz", "xz CRC64"},
+		{"text-crc32.txt.xz", "xz CRC32"},
+		{"text-sha256.txt.xz", "xz SHA-256"},
+		{"text-nocheck.txt.xz", ""},
+		{"small.tar.zst", "zstd XXH64"},
+		{"text-nocheck.txt.zst", ""},
+		{"small-frames.tar.zst", ""}, // opens with a skippable frame, then one without a checksum
+		{"small.tar.lz", "lzip CRC32"},
+		{"small.tar.lzma", ""},
+	} {
+		data := readTestdata(t, c.file)
+		a, err := Open(bytes.NewReader(data), int64(len(data)), nil)
+		if err != nil {
+			t.Fatalf("%s: %v", c.file, err)
+		}
+		r, err := NewReader(bytes.NewReader(data), nil)
+		if err != nil {
+			t.Fatalf("%s: %v", c.file, err)
+		}
+		if a.StreamCheck() != c.want || r.StreamCheck() != c.want {
+			t.Errorf("%s: Archive %q, Reader %q; want %q", c.file, a.StreamCheck(), r.StreamCheck(), c.want)
+		}
+		a.Close()
+		r.Close()
+	}
+	// The checks not covered by TestChecksums are verified too.
+	for _, c := range []struct {
+		file string
+		off  int
+	}{{"text-crc32.txt.xz", -28}, {"text-sha256.txt.xz", -40}} {
+		ae, re := readAll(flip(readTestdata(t, c.file), c.off), nil)
+		if !errors.Is(ae, errs.ErrChecksum) || !errors.Is(re, errs.ErrChecksum) {
+			t.Errorf("%s byte %d damaged: Archive %v, Reader %v; want ErrChecksum", c.file, c.off, ae, re)
+		}
+	}
+}

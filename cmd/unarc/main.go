@@ -16,6 +16,7 @@ import (
 	"os/signal"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"syscall"
 
 	"golang.org/x/term"
@@ -112,7 +113,29 @@ type cli struct {
 	stdout, stderr io.Writer
 	con            *console // nil: no terminal, never prompt
 	stderrTTY      bool     // draw a progress line
+	noteMu         sync.Mutex
 }
+
+// note prints one informational line on stderr: through the progress
+// line when one may be drawn (it is cleared first and redrawn later),
+// one line at a time (Extract reports progress from its workers).
+func (c *cli) note(prog *progress, format string, args ...any) {
+	line := fmt.Sprintf(format, args...)
+	if prog != nil {
+		prog.println(line)
+		return
+	}
+	c.noteMu.Lock()
+	fmt.Fprintln(c.stderr, line)
+	c.noteMu.Unlock()
+}
+
+// specialModes are the entry types x lists but never creates (the
+// library skips them and says so through Progress.Skipped).
+const specialModes = fs.ModeDevice | fs.ModeCharDevice | fs.ModeNamedPipe | fs.ModeSocket | fs.ModeIrregular
+
+// skippedNote is what t says of such an entry: what x will do with it.
+const skippedNote = "x skips it: a device node, FIFO or socket is not created"
 
 // run is the whole command for tests: no terminal, no signals.
 func run(args []string, stdout, stderr io.Writer) int {
@@ -354,6 +377,33 @@ type source struct {
 
 var sevenZipMagic = []byte{'7', 'z', 0xBC, 0xAF, 0x27, 0x1C}
 
+// isCompressedTar reports whether f, whose first bytes are head, is a
+// compressed tarball: the forward Reader decodes it once, where the
+// Archive decodes it twice (to list it, then to read it). That is seen by
+// decoding the stream's start, and a zstd block (up to 128 KiB) or a bzip2
+// block (up to 900 KiB) may not fit in head (mixed-200's tar.zst opens
+// with a 128 KiB raw block of random data): for those the start is read
+// again, long enough for a whole first block. A single compressed file
+// stays an Archive (named from the file, its packed size known).
+func isCompressedTar(f *os.File, head []byte) bool {
+	if tar.IsCompressedTar(head) {
+		return true
+	}
+	need := 0
+	switch tar.DetectKind(head) {
+	case tar.Zstd:
+		need = 256 << 10
+	case tar.Bzip2:
+		need = 1088 << 10 // a 900 kB block of random data grows a little
+	}
+	if len(head) < cap(head) || need == 0 {
+		return false // all of the input was in head, or it decodes as it reads
+	}
+	more := make([]byte, need)
+	n, _ := f.ReadAt(more, 0)
+	return tar.IsCompressedTar(more[:n])
+}
+
 func (c *cli) open(name string, opts []unarc.Option) (*source, error) {
 	var in io.Reader
 	var f *os.File
@@ -375,7 +425,7 @@ func (c *cli) open(name string, opts []unarc.Option) (*source, error) {
 		var head [64 << 10]byte
 		n, _ := f.ReadAt(head[:], 0)
 		switch {
-		case st.Mode().IsRegular() && tar.IsCompressedTar(head[:n]):
+		case st.Mode().IsRegular() && isCompressedTar(f, head[:n]):
 			// A compressed tar has no index: the Archive would decode it
 			// once to list it and again to read it, the forward Reader
 			// once. (Falls through to the stream path below.)
@@ -456,6 +506,9 @@ func (c *cli) exec(cmd *command, m *matcher) int {
 		if cmd.name == "x" {
 			opts = append(opts, unarc.WithFilter(sel), unarc.WithProgress(func(p unarc.Progress) {
 				prog.set(p.Entry.Name, p.TotalWritten)
+				if p.Skipped != "" && !cmd.quiet {
+					c.note(prog, "unarc: %s: %s: skipped: %s", name, p.Entry.Name, p.Skipped)
+				}
 			}))
 		}
 		src, err = c.open(cmd.archive, opts)
@@ -585,6 +638,10 @@ func (c *cli) test(cmd *command, src *source, sel func(*unarc.Entry) bool, prog 
 		switch r.Status {
 		case unarc.VerifyOK:
 			tested++
+		case unarc.VerifyStream:
+			// No checksum of its own, covered by the stream's (a
+			// mismatch there fails the stream, reported below).
+			tested++
 		case unarc.VerifyNoChecksum:
 			tested++
 			unverified++
@@ -594,6 +651,9 @@ func (c *cli) test(cmd *command, src *source, sel func(*unarc.Entry) bool, prog 
 				ee = &unarc.EntryError{Entry: r.Entry.Name, Err: r.Err}
 			}
 			failed = append(failed, ee)
+		}
+		if r.Entry.Mode&specialModes != 0 && !cmd.quiet {
+			c.note(prog, "unarc: %s: %s: %s", displayName(cmd.archive), r.Entry.Name, skippedNote)
 		}
 		return printResult(out, enc, r, cmd)
 	}

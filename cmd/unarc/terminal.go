@@ -224,6 +224,18 @@ func (p *progress) draw(now time.Time) {
 	p.con.mu.Unlock()
 }
 
+// println prints line on its own line of stderr: the status line, when
+// drawn, is cleared first (the next tick draws it again below).
+func (p *progress) println(line string) {
+	p.con.mu.Lock()
+	if p.drawn {
+		fmt.Fprint(p.con.stderr, "\r\x1b[K")
+		p.drawn = false
+	}
+	fmt.Fprintln(p.con.stderr, line)
+	p.con.mu.Unlock()
+}
+
 // end stops the line and clears it.
 func (p *progress) end() {
 	if p == nil {
