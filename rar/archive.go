@@ -74,10 +74,11 @@ type Archive struct {
 	versions   int   // older file versions not listed
 	unpacked   int64 // declared sizes of all entries (window estimate)
 
-	solid solidState
-	spare [4]unpacker   // idle decoders by family (spareOf), reused across entries
-	idle  *entryReader  // the last closed entry's reader, for the next Open
-	cps   cpcache.Cache // RAR5 decoder checkpoints (seek5.go)
+	solid   solidState
+	spare   [4]unpacker   // idle decoders by family (spareOf), reused across entries
+	workers atomic.Int32  // SetEntryWorkers (units.go); 0: Config.Workers
+	idle    *entryReader  // the last closed entry's reader, for the next Open
+	cps     cpcache.Cache // RAR5 decoder checkpoints (seek5.go)
 
 	// The verified content of the last entry read that file copies take
 	// their content from (cacheIdx, -1 none), at most cacheMax bytes.

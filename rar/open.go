@@ -12,6 +12,7 @@ import (
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/pool"
 	"github.com/go-unarc/unarc/rar/internal/rarcrypto"
+	"github.com/go-unarc/unarc/rar/internal/unpack50"
 )
 
 // maxSolidSlots bounds the decoders one solid Archive keeps.
@@ -288,6 +289,11 @@ func (a *Archive) chain(r *entryReader, d unpacker, solid bool) error {
 			out = src
 		}
 	} else {
+		n := a.entryWorkers()
+		if r.seek {
+			n = 1 // checkpoints are taken by the sequential decoder
+		}
+		setWorkers(d, n, f.dict, a.p.memMax)
 		if err := d.reset(src, f.algo, f.dict, f.e.Size, solid); err != nil {
 			return err
 		}
@@ -344,7 +350,7 @@ func (a *Archive) acquire(r *entryReader) (*solidSlot, error) {
 	if free != nil && free.fam == fam {
 		return free, nil
 	}
-	charge := min(r.f.dict, a.unpacked) + slotOverhead
+	charge := min(r.f.dict, a.unpacked) + slotOverhead + unpack50.PipelineMemory(a.entryWorkers())
 	// The kept copy content has its share of MaxMemory; the slots the rest.
 	if free == nil && (len(s.slots) == 0 || len(s.slots) < maxSolidSlots && s.charged+charge <= a.p.memMax-a.cacheMax) {
 		d, err := a.p.newUnpacker(r.f)
@@ -399,6 +405,7 @@ func (a *Archive) position(r *entryReader, sl *solidSlot) error {
 		from = sl.next
 	}
 	sl.next, sl.run = -1, r.run
+	setWorkers(sl.dec, a.entryWorkers(), r.f.dict, a.p.memMax)
 	var cr *rarcrypto.Reader
 	for j := from; j < r.idx; j++ {
 		g := a.files[j]
