@@ -38,9 +38,8 @@ import (
 // entry to the next; nothing is allocated per block once warm.
 
 const (
-	jobOps  = 16 << 10 // token words per job pass
-	jobLits = 64 << 10 // literal bytes per job pass
-	segMax  = inBufSize - inPad - 8
+	jobOps  = 16 << 10                                // token words per job pass
+	jobLits = 64 << 10                                // literal bytes per job pass
 	jobCost = inBufSize + jobOps*8 + jobLits + 16<<10 // input, tokens, tables
 )
 
@@ -52,6 +51,10 @@ const (
 	opLast          // repeat the last match
 	opFilter        // type (op>>3)&3, channels (op>>5)&63, length op>>16; next word: start
 )
+
+// segMax is the largest segment (block headers and data) a job takes;
+// larger blocks are decoded sequentially. A variable for tests.
+var segMax = inBufSize - inPad - 8
 
 // PipelineMemory is the memory a decoder with SetWorkers(workers) uses
 // beyond its window.

@@ -7,8 +7,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/testutil"
@@ -180,5 +182,230 @@ func TestPipelineTruncated(t *testing.T) {
 			got := decodeWith(ents, 2, 0, cut)
 			sameResults(t, fmt.Sprintf("%s cut at %d", name, at), want, got)
 		}
+	}
+}
+
+// blocks lists the byte offsets of the block headers of a packed stream.
+func blocks(p []byte) []int {
+	var out []int
+	for pos := 0; pos+3 <= len(p); {
+		flags := p[pos]
+		cnt := int(flags>>3&3) + 1
+		if cnt == 4 || pos+2+cnt > len(p) {
+			break
+		}
+		size := 0
+		for i := range cnt {
+			size |= int(p[pos+2+i]) << (8 * i)
+		}
+		out = append(out, pos)
+		pos += 2 + cnt + size
+		if flags&0x40 != 0 {
+			break
+		}
+	}
+	return out
+}
+
+// TestPipelineFilters: E8/E8E9 and DELTA filters, and a solid stream,
+// whose data spans several blocks decode the same pipelined, the
+// filters ran, and the blocks went through the workers.
+func TestPipelineFilters(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		filters []int
+	}{
+		{"pipe-x86.rar", []int{filterE8, filterE8E9}},
+		{"pipe-delta.rar", []int{filterDelta}},
+		{"pipe-solid.rar", []int{filterE8, filterE8E9}},
+	} {
+		ents, err := parseRAR5(testdata(t, tc.name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		nb := 0
+		for _, e := range ents {
+			nb += len(blocks(e.packed))
+		}
+		if nb < 2 {
+			t.Fatalf("%s: %d blocks; the test needs several", tc.name, nb)
+		}
+		want := decodeWith(ents, 1, 0, nil)
+		for i, e := range ents {
+			verify(t, e, want[i].out)
+		}
+		jobs := pipelinedJobs.Load()
+		d := NewDecoder()
+		d.SetWorkers(2)
+		for i, e := range ents {
+			if err := d.ResetVersion(bytes.NewReader(e.packed), e.version, e.dict, e.size, e.solid); err != nil {
+				t.Fatal(err)
+			}
+			var buf bytes.Buffer
+			if _, err := d.WriteTo(&buf); err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(buf.Bytes(), want[i].out) {
+				t.Fatalf("%s: %s differs pipelined (at %d)", tc.name, e.name, firstDiff(buf.Bytes(), want[i].out))
+			}
+		}
+		ran := 0
+		for _, f := range tc.filters {
+			ran += d.filtersRun[f]
+		}
+		if ran == 0 {
+			t.Errorf("%s: no filter of %v ran: %v", tc.name, tc.filters, d.filtersRun)
+		}
+		d.Close()
+		if got := pipelinedJobs.Load() - jobs; got < int64(nb) {
+			t.Errorf("%s: %d segments through the workers, want %d", tc.name, got, nb)
+		}
+		sameResults(t, tc.name+" Read(333)", want, decodeWith(ents, 2, 333, nil))
+	}
+}
+
+// TestPipelineBigBlocks: blocks larger than a segment buffer go to the
+// sequential decoder at their header, for any mix of small and large.
+func TestPipelineBigBlocks(t *testing.T) {
+	defer func(v int) { segMax = v }(segMax)
+	for _, name := range []string{"pipe-x86.rar", "pipe-delta.rar", "pipe-solid.rar", "md128k-wrap.rar"} {
+		ents, err := parseRAR5(testdata(t, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		segMax = inBufSize - inPad - 8
+		want := decodeWith(ents, 1, 0, nil)
+		for _, lim := range []int{100, 5000, 16000, 17000, 30000} {
+			segMax = lim
+			before := toSequentialAt.Load()
+			sameResults(t, fmt.Sprintf("%s with segments of %d", name, lim), want, decodeWith(ents, 2, 0, nil))
+			if lim == 100 && toSequentialAt.Load() == before {
+				t.Errorf("%s: no block left to the sequential decoder with segments of %d", name, lim)
+			}
+		}
+	}
+}
+
+// TestPipelineReplay: corrupt block sizes (header checksum fixed up) make
+// a worker's symbols run past its block or segment; the sequential
+// decoder continues from the exact bit with the bytes replayed, so the
+// output and error match the sequential decoder's.
+func TestPipelineReplay(t *testing.T) {
+	before := replays.Load()
+	for _, name := range []string{"pipe-x86.rar", "pipe-delta.rar", "pipe-solid.rar", "text-m3.rar"} {
+		ents, err := parseRAR5(testdata(t, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, delta := range []int{-1, -7, -100, -2000, 1, 50} {
+			for k := 0; k < 3; k++ {
+				mod := func(e *testEntry) []byte {
+					p := bytes.Clone(e.packed)
+					bl := blocks(p)
+					if k >= len(bl) {
+						return p
+					}
+					at := bl[k]
+					flags := p[at]
+					cnt := int(flags>>3&3) + 1
+					size := 0
+					for i := range cnt {
+						size |= int(p[at+2+i]) << (8 * i)
+					}
+					size += delta
+					if size < 1 || size >= 1<<(8*cnt) {
+						return p
+					}
+					for i := range cnt {
+						p[at+2+i] = byte(size >> (8 * i))
+					}
+					p[at+1] = byte(0x5a ^ uint32(flags) ^ uint32(size) ^ uint32(size)>>8 ^ uint32(size)>>16)
+					return p
+				}
+				want := decodeWith(ents, 1, 0, mod)
+				sameResults(t, fmt.Sprintf("%s block %d size %+d", name, k, delta), want, decodeWith(ents, 2, 0, mod))
+				sameResults(t, fmt.Sprintf("%s block %d size %+d Read", name, k, delta), want, decodeWith(ents, 2, 4096, mod))
+			}
+		}
+	}
+	if replays.Load() == before {
+		t.Error("no replay happened")
+	}
+}
+
+// TestPipelineCloseMidEntry: closing (or resetting) a decoder with
+// segments in flight waits for its workers, stops them, and leaves
+// nothing running that could touch buffers the pools hand out again.
+func TestPipelineCloseMidEntry(t *testing.T) {
+	ents, err := parseRAR5(testdata(t, "pipe-x86.rar"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := ents[0]
+	want := decodeWith(ents, 1, 0, nil)[0].out
+	base := runtime.NumGoroutine()
+	for i := range 20 {
+		d := NewDecoder()
+		d.SetWorkers(2 + i%3)
+		if err := d.ResetVersion(bytes.NewReader(e.packed), e.version, e.dict, e.size, false); err != nil {
+			t.Fatal(err)
+		}
+		p := make([]byte, 1+i*97)
+		if _, err := io.ReadFull(d, p); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(p, want[:len(p)]) {
+			t.Fatal("prefix differs")
+		}
+		if i%2 == 0 {
+			// Abandon the entry for another one on the same decoder.
+			if err := d.ResetVersion(bytes.NewReader(e.packed), e.version, e.dict, e.size, false); err != nil {
+				t.Fatal(err)
+			}
+			io.ReadFull(d, p)
+		}
+		d.Close()
+		if _, err := d.Read(p); err == nil {
+			t.Fatal("Read after Close succeeded")
+		}
+		// The pools' buffers go to the next decoder at once.
+		if got := decodeWith(ents, 2, 0, nil)[0].out; !bytes.Equal(got, want) {
+			t.Fatal("decoder after Close differs")
+		}
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for runtime.NumGoroutine() > base && time.Now().Before(deadline) {
+		time.Sleep(time.Millisecond)
+	}
+	if n := runtime.NumGoroutine(); n > base {
+		t.Fatalf("%d goroutines left running, %d before", n, base)
+	}
+}
+
+// TestPipelineAllocs: a warm pipelined decoder allocates nothing per
+// entry or block.
+func TestPipelineAllocs(t *testing.T) {
+	ents, err := parseRAR5(testdata(t, "pipe-solid.rar"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := NewDecoder()
+	d.SetWorkers(2)
+	defer d.Close()
+	var r bytes.Reader
+	run := func() {
+		for _, e := range ents {
+			r.Reset(e.packed)
+			if err := d.ResetVersion(&r, e.version, e.dict, e.size, e.solid); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := d.WriteTo(io.Discard); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	run()
+	if a := testing.AllocsPerRun(10, run); a > 0 {
+		t.Errorf("%.1f allocations per pass over %d entries", a, len(ents))
 	}
 }
