@@ -383,6 +383,11 @@ func (a *Archive) Close() error {
 		return nil
 	}
 	a.closed.Store(true)
+	for a.solid.busy > 0 {
+		// A solid read decodes without the lock: its decoder goes
+		// back to the pool once it is done.
+		a.solid.wait(&a.mu)
+	}
 	a.solid.close()
 	a.cps.Clear()
 	for _, fam := range [...]int{fam50, fam29, fam20, fam15} {
