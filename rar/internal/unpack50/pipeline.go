@@ -86,13 +86,13 @@ var pipelinedEntries, pipelinedJobs, toSequentialAt, replays atomic.Int64
 
 // job is one segment on its way through the pipeline.
 type job struct {
-	d       Decoder // stage 1: static bit reader over the segment, tables, block state
-	inp     *[]byte
-	base    int64 // stream offset of the segment's first byte
-	n       int   // segment length
-	marker  bool  // not a segment: the sequential decoder continues here
-	final   bool  // the segment holds the entry's last block
-	lastLit bool  // ops ends with a literal run that may grow
+	d        Decoder // stage 1: static bit reader over the segment, tables, block state
+	inp      *[]byte
+	base     int64 // stream offset of the segment's first byte
+	n        int   // segment length
+	marker   bool  // not a segment: the sequential decoder continues here
+	final    bool  // the segment holds the entry's last block
+	runStart int   // lits[runStart:] is a literal run with no op yet
 
 	ops  []uint64
 	lits []byte
@@ -250,7 +250,7 @@ func (d *Decoder) cut() {
 	j.base = br.base + int64(br.pos)
 	j.n = seg
 	br.pos += seg
-	j.marker, j.final, j.lastLit = false, final, false
+	j.marker, j.final, j.runStart = false, final, 0
 	j.ops, j.lits = j.ops[:0], j.lits[:0]
 	j.partial, j.stopBit, j.err = false, -1, nil
 	j.opi, j.liti, j.runLeft = 0, 0, 0
@@ -337,7 +337,7 @@ func (d *Decoder) headJob() (*job, error) {
 		if j.partial {
 			j.ops, j.lits = j.ops[:0], j.lits[:0]
 			j.opi, j.liti, j.runLeft = 0, 0, 0
-			j.partial, j.lastLit = false, false
+			j.partial, j.runStart = false, 0
 			p.submit(j)
 			continue
 		}
@@ -555,6 +555,11 @@ func (d *Decoder) applyCareful() error {
 
 // decode runs a job's segment (or the rest of it) into tokens.
 func (j *job) decode() {
+	j.run()
+	j.closeRun()
+}
+
+func (j *job) run() {
 	d := &j.d
 	br := &d.br
 	end := j.base + int64(j.n)
@@ -596,47 +601,40 @@ func (j *job) decode() {
 
 // symbols decodes the current block's symbols into tokens; false when
 // the job stops before the block's end (token space, stopBit, err).
+// Literal runs are closed (their op written) by the next other token
+// and by closeRun when the job stops.
 func (j *job) symbols() bool {
 	d := &j.d
 	br := &d.br
 	t := d.t
 	quick := &t.ld.quick
 	ops, lits := j.ops, j.lits
-	lastLit := j.lastLit
+	runStart := j.runStart
 	be := int(d.blockEnd>>3 - br.base)
 	fastLimit := min(br.end-fastMargin, be)
 	bits, n, pos := br.bits, br.n, br.pos
 	buf := br.buf
-	sync := func() {
-		br.bits, br.n, br.pos = bits, n, pos
-		j.ops, j.lits, j.lastLit = ops, lits, lastLit
-	}
 	for {
-		room := min((cap(ops)-len(ops))/2, cap(lits)-len(lits))
-		if room == 0 {
-			sync()
-			j.partial = true
-			return false
-		}
-		if pos >= fastLimit {
+		// A symbol adds at most three ops (a closed run, a filter's
+		// two) and one literal.
+		room := min((cap(ops)-len(ops))/3, cap(lits)-len(lits))
+		if room == 0 || pos >= fastLimit {
+			br.bits, br.n, br.pos = bits, n, pos
+			j.ops, j.lits, j.runStart = ops, lits, runStart
+			if room == 0 {
+				j.partial = true
+				return false
+			}
 			// Near the block or segment end: one symbol at a time,
 			// checked; one that reads past the segment is undone.
-			sync()
 			bp := br.bitPos()
 			if bp >= d.blockEnd {
 				return true
 			}
-			no, nl, ll := len(j.ops), len(j.lits), j.lastLit
-			var last uint64
-			if no > 0 {
-				last = j.ops[no-1]
-			}
+			no, nl, rs := len(j.ops), len(j.lits), j.runStart
 			err := j.symbol(br.decodeSym(&t.ld))
 			if br.bitPos() > br.endBits() {
-				j.ops, j.lits, j.lastLit = j.ops[:no], j.lits[:nl], ll
-				if no > 0 {
-					j.ops[no-1] = last
-				}
+				j.ops, j.lits, j.runStart = j.ops[:no], j.lits[:nl], rs
 				j.stopBit = bp
 				return false
 			}
@@ -645,7 +643,7 @@ func (j *job) symbols() bool {
 				return false
 			}
 			bits, n, pos = br.bits, br.n, br.pos
-			ops, lits, lastLit = j.ops, j.lits, j.lastLit
+			ops, lits, runStart = j.ops, j.lits, j.runStart
 			continue
 		}
 		for ; room > 0 && pos < fastLimit; room-- {
@@ -667,14 +665,12 @@ func (j *job) symbols() bool {
 				sym = uint(s)
 			}
 			if sym < 256 {
-				if lastLit {
-					ops[len(ops)-1] += 8
-				} else {
-					ops = append(ops, 1<<3|opLit)
-					lastLit = true
-				}
 				lits = append(lits, byte(sym))
 				continue
+			}
+			if len(lits) > runStart {
+				ops = append(ops, uint64(len(lits)-runStart)<<3|opLit)
+				runStart = len(lits)
 			}
 			if sym >= 262 {
 				// The fast match path of lz, writing a token.
@@ -743,17 +739,25 @@ func (j *job) symbols() bool {
 					}
 				}
 				ops = append(ops, opMatch|length<<3|dist<<16)
-				lastLit = false
 				continue
 			}
-			sync()
+			br.bits, br.n, br.pos = bits, n, pos
+			j.ops, j.lits, j.runStart = ops, lits, runStart
 			if err := j.symbol(sym); err != nil {
 				j.err = err
 				return false
 			}
 			bits, n, pos = br.bits, br.n, br.pos
-			ops, lits, lastLit = j.ops, j.lits, j.lastLit
+			ops, lits, runStart = j.ops, j.lits, j.runStart
 		}
+	}
+}
+
+// closeRun writes the op of the literal run in progress.
+func (j *job) closeRun() {
+	if len(j.lits) > j.runStart {
+		j.ops = append(j.ops, uint64(len(j.lits)-j.runStart)<<3|opLit)
+		j.runStart = len(j.lits)
 	}
 }
 
@@ -762,16 +766,12 @@ func (j *job) symbols() bool {
 func (j *job) symbol(sym uint) error {
 	d := &j.d
 	br := &d.br
-	switch {
-	case sym < 256:
-		if j.lastLit {
-			j.ops[len(j.ops)-1] += 8
-		} else {
-			j.ops = append(j.ops, 1<<3|opLit)
-			j.lastLit = true
-		}
+	if sym < 256 {
 		j.lits = append(j.lits, byte(sym))
 		return nil
+	}
+	j.closeRun()
+	switch {
 	case sym >= 262:
 		slot := sym - 262
 		length := uint64(lenBase[slot])
@@ -825,6 +825,5 @@ func (j *job) symbol(sym uint) error {
 		}
 		j.ops = append(j.ops, opRep|length<<3|uint64(sym-258)<<16)
 	}
-	j.lastLit = false
 	return nil
 }
