@@ -45,8 +45,11 @@ type volume struct {
 // returned are decoded again and dropped. A reader whose slot was taken
 // positions again on its next Read, so memory stays bounded and every
 // reader stays correct; only speed suffers when more readers interleave
-// than slots fit. Solid reads hold the Archive's lock: solid entries
-// decode one at a time (non-solid ones in parallel).
+// than slots fit. A slot is never taken while its reader is inside Read
+// or WriteTo: solid reads hold the Archive's lock only to attach a slot
+// and to settle the result, so entries of different solid runs decode at
+// the same time, each with its own slot (a reader that finds every slot
+// decoding waits for one); a run's own entries decode in turn.
 //
 // # File copies
 //
@@ -58,7 +61,8 @@ type volume struct {
 type Archive struct {
 	// mu guards the decoders shared between entries (spare, solid) and
 	// the parser's key cache: Open may be called from several goroutines.
-	// Non-solid entries then decode in parallel; solid ones take turns.
+	// Entries decode in parallel outside it (solid ones on slots marked
+	// busy meanwhile, see open.go).
 	mu      sync.Mutex
 	closed  atomic.Bool
 	p       *parser
