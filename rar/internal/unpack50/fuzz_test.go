@@ -151,6 +151,20 @@ func FuzzUnpack50(f *testing.F) {
 // the same, for a first entry and for a solid continuation of it.
 func FuzzPipeline(f *testing.F) {
 	fuzzSeeds(f)
+	// Whole streams of several blocks, so that segments reach the workers
+	// (the shared seeds are cut to their first 2 KiB).
+	for _, name := range []string{"pipe-x86.rar", "pipe-solid.rar"} {
+		data, err := os.ReadFile(filepath.Join(testutil.ModuleRoot(), "testdata", "rar5u", name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		ents, err := parseRAR5(data)
+		if err != nil || len(ents) == 0 {
+			f.Fatal(name, err)
+		}
+		e := ents[0]
+		f.Add(e.packed, uint8(e.ci>>10&0xf), min(e.size, fuzzCap), uint8(e.version))
+	}
 	f.Add([]byte{0xc8, 0x12, 0x80, 0x00, 0x11, 0x11}, uint8(0), int64(64), uint8(0))
 	seq, pip := NewDecoder(), NewDecoder()
 	pip.SetWorkers(2)
