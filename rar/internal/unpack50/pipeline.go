@@ -669,7 +669,7 @@ func (j *job) symbols() bool {
 				continue
 			}
 			if len(lits) > runStart {
-				ops = append(ops, uint64(len(lits)-runStart)<<3|opLit)
+				ops = append(ops, uint64(len(lits)-runStart)<<3) // kind opLit (0)
 				runStart = len(lits)
 			}
 			if sym >= 262 {
@@ -756,7 +756,7 @@ func (j *job) symbols() bool {
 // closeRun writes the op of the literal run in progress.
 func (j *job) closeRun() {
 	if len(j.lits) > j.runStart {
-		j.ops = append(j.ops, uint64(len(j.lits)-j.runStart)<<3|opLit)
+		j.ops = append(j.ops, uint64(len(j.lits)-j.runStart)<<3) // kind opLit (0)
 		j.runStart = len(j.lits)
 	}
 }
