@@ -12,11 +12,14 @@ import (
 )
 
 // parallelBenchCases are the mixed-200 archives whose units (entries or
-// folders) can decode in parallel. 7z-lzma2-mt is non-solid (-ms=off:
-// one folder per file) and zip-bzip2 is made by 7zz; scripts/native-
-// compare.sh makes the same files with the same commands.
+// folders) can decode in parallel, and rar5-solid, one unit whose decoder
+// uses the workers itself. 7z-lzma2-mt is non-solid (-ms=off: one folder
+// per file) and zip-bzip2 is made by 7zz; scripts/native-compare.sh makes
+// the same files with the same commands.
 var parallelBenchCases = []benchCase{
 	{name: "rar5", file: "mixed-rar5.rar", tool: "rar", args: rar5Args()},
+	// One solid run: one unit, whose RAR5 decoder pipelines on the workers.
+	{name: "rar5-solid", file: "mixed-rar5-solid.rar", tool: "rar", args: rar5Args("-s")},
 	{name: "zip-deflate", file: "mixed-zip-deflate.zip", tool: "7zz", args: []string{"a", "-tzip", "-mx5", "-mmt1", "{out}"}},
 	{name: "7z-lzma2-mt", file: "mixed-7z-lzma2-mt.7z", tool: "7zz", args: []string{"a", "-t7z", "-m0=lzma2", "-mx5", "-mmt2", "-md8m", "-ms=off", "{out}"}},
 	{name: "zip-bzip2", file: "mixed-zip-bzip2.zip", tool: "7zz", args: []string{"a", "-tzip", "-mm=BZip2", "-mx5", "{out}"}},

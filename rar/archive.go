@@ -45,8 +45,11 @@ type volume struct {
 // returned are decoded again and dropped. A reader whose slot was taken
 // positions again on its next Read, so memory stays bounded and every
 // reader stays correct; only speed suffers when more readers interleave
-// than slots fit. Solid reads hold the Archive's lock: solid entries
-// decode one at a time (non-solid ones in parallel).
+// than slots fit. A slot is never taken while its reader is inside Read
+// or WriteTo: solid reads hold the Archive's lock only to attach a slot
+// and to settle the result, so entries of different solid runs decode at
+// the same time, each with its own slot (a reader that finds every slot
+// decoding waits for one); a run's own entries decode in turn.
 //
 // # File copies
 //
@@ -58,7 +61,8 @@ type volume struct {
 type Archive struct {
 	// mu guards the decoders shared between entries (spare, solid) and
 	// the parser's key cache: Open may be called from several goroutines.
-	// Non-solid entries then decode in parallel; solid ones take turns.
+	// Entries decode in parallel outside it (solid ones on slots marked
+	// busy meanwhile, see open.go).
 	mu      sync.Mutex
 	closed  atomic.Bool
 	p       *parser
@@ -74,10 +78,11 @@ type Archive struct {
 	versions   int   // older file versions not listed
 	unpacked   int64 // declared sizes of all entries (window estimate)
 
-	solid solidState
-	spare [4]unpacker   // idle decoders by family (spareOf), reused across entries
-	idle  *entryReader  // the last closed entry's reader, for the next Open
-	cps   cpcache.Cache // RAR5 decoder checkpoints (seek5.go)
+	solid   solidState
+	spare   [4]unpacker   // idle decoders by family (spareOf), reused across entries
+	workers atomic.Int32  // SetEntryWorkers (units.go); 0: Config.Workers
+	idle    *entryReader  // the last closed entry's reader, for the next Open
+	cps     cpcache.Cache // RAR5 decoder checkpoints (seek5.go)
 
 	// The verified content of the last entry read that file copies take
 	// their content from (cacheIdx, -1 none), at most cacheMax bytes.
@@ -382,6 +387,11 @@ func (a *Archive) Close() error {
 		return nil
 	}
 	a.closed.Store(true)
+	for a.solid.busy > 0 {
+		// A solid read decodes without the lock: its decoder goes
+		// back to the pool once it is done.
+		a.solid.wait(&a.mu)
+	}
 	a.solid.close()
 	a.cps.Clear()
 	for _, fam := range [...]int{fam50, fam29, fam20, fam15} {

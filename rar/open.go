@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"sync"
 	"sync/atomic"
 
 	"github.com/go-unarc/unarc/arc"
@@ -12,6 +13,7 @@ import (
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/pool"
 	"github.com/go-unarc/unarc/rar/internal/rarcrypto"
+	"github.com/go-unarc/unarc/rar/internal/unpack50"
 )
 
 // maxSolidSlots bounds the decoders one solid Archive keeps.
@@ -30,6 +32,7 @@ type solidSlot struct {
 	holder *entryReader // the reader whose entry it is in, or nil (idle)
 	charge int64        // memory counted against Limits.MaxMemory
 	used   uint64       // last use, for taking the least recently used
+	busy   bool         // its holder is decoding with it, without a.mu
 }
 
 // solidState is an Archive's solid decoders.
@@ -37,6 +40,8 @@ type solidState struct {
 	slots   []*solidSlot
 	charged int64
 	tick    uint64
+	idle    sync.Cond // signalled when a slot stops being busy (L: Archive.mu)
+	busy    int       // slots busy now
 
 	// The first entry of run whose decoding failed (failErr != nil).
 	failRun, failAt int
@@ -288,6 +293,11 @@ func (a *Archive) chain(r *entryReader, d unpacker, solid bool) error {
 			out = src
 		}
 	} else {
+		n := a.entryWorkers()
+		if r.seek {
+			n = 1 // checkpoints are taken by the sequential decoder
+		}
+		setWorkers(d, n, f.dict, a.p.memMax)
 		if err := d.reset(src, f.algo, f.dict, f.e.Size, solid); err != nil {
 			return err
 		}
@@ -344,7 +354,7 @@ func (a *Archive) acquire(r *entryReader) (*solidSlot, error) {
 	if free != nil && free.fam == fam {
 		return free, nil
 	}
-	charge := min(r.f.dict, a.unpacked) + slotOverhead
+	charge := min(r.f.dict, a.unpacked) + slotOverhead + unpack50.PipelineMemory(a.entryWorkers())
 	// The kept copy content has its share of MaxMemory; the slots the rest.
 	if free == nil && (len(s.slots) == 0 || len(s.slots) < maxSolidSlots && s.charged+charge <= a.p.memMax-a.cacheMax) {
 		d, err := a.p.newUnpacker(r.f)
@@ -361,13 +371,16 @@ func (a *Archive) acquire(r *entryReader) (*solidSlot, error) {
 		sl = idle
 	}
 	if sl == nil {
-		// Every slot is held: take the least recently used one. Its
-		// reader is not inside Read (solid reads hold a.mu) and will
-		// position again when it next reads.
+		// Every slot is held: take the least recently used one that is
+		// not decoding now. Its reader will position again when it
+		// next reads.
 		for _, x := range s.slots {
-			if x.holder != r && (sl == nil || x.used < sl.used) {
+			if x.holder != r && !x.busy && (sl == nil || x.used < sl.used) {
 				sl = x
 			}
+		}
+		if sl == nil {
+			return nil, nil // all busy: the caller waits
 		}
 		sl.holder.slot = nil
 		sl.holder = nil
@@ -399,6 +412,7 @@ func (a *Archive) position(r *entryReader, sl *solidSlot) error {
 		from = sl.next
 	}
 	sl.next, sl.run = -1, r.run
+	setWorkers(sl.dec, a.entryWorkers(), r.f.dict, a.p.memMax)
 	var cr *rarcrypto.Reader
 	for j := from; j < r.idx; j++ {
 		g := a.files[j]
@@ -489,14 +503,91 @@ func sizeError(n, size int64) error {
 
 // Read reads decoded, verified content.
 func (r *entryReader) Read(p []byte) (int, error) {
-	locked, err := r.ready()
-	if locked {
-		defer r.a.mu.Unlock()
+	if r.solid && r.a != nil {
+		n, err := r.readSolid(p, nil)
+		return int(n), err
 	}
-	if err != nil {
+	if _, err := r.ready(); err != nil {
 		return 0, err
 	}
 	return r.read(p)
+}
+
+// readSolid is Read (w == nil) or WriteTo of a solid entry. The Archive's
+// lock is held to attach a slot and to settle the result, not while the
+// slot decodes: entries of different solid runs decode at the same time,
+// each with its own slot, which no other reader takes while it is busy.
+func (r *entryReader) readSolid(p []byte, w io.Writer) (int64, error) {
+	a := r.a
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if err := r.attach(); err != nil {
+		return 0, err
+	}
+	if r.done {
+		if w != nil && r.err == io.EOF {
+			return 0, nil
+		}
+		return 0, r.err
+	}
+	sl := r.slot
+	a.solid.setBusy(sl, true)
+	a.mu.Unlock()
+	var n int64
+	var err error
+	if w == nil {
+		var k int
+		k, err = r.v.Read(p)
+		n = int64(k)
+		if r.teeOK {
+			r.tee = append(r.tee, p[:k]...)
+		}
+	} else {
+		if r.teeOK {
+			w = teeWriter{r, w}
+		}
+		n, err = r.v.WriteTo(w)
+		if err == nil {
+			err = io.EOF
+		}
+	}
+	a.mu.Lock()
+	a.solid.setBusy(sl, false)
+	r.pos += n
+	if err != nil {
+		err = r.finish(err)
+		if w != nil && err == io.EOF {
+			err = nil
+		}
+	}
+	return n, err
+}
+
+// solidBusyMax is the most slots ever busy at once (tests).
+var solidBusyMax atomic.Int32
+
+func (s *solidState) setBusy(sl *solidSlot, b bool) {
+	sl.busy = b
+	if b {
+		s.busy++
+		if int32(s.busy) > solidBusyMax.Load() {
+			solidBusyMax.Store(int32(s.busy))
+		}
+		return
+	}
+	s.busy--
+	if s.idle.L != nil {
+		s.idle.Broadcast()
+	}
+}
+
+// wait waits, with mu (the Archive's lock) held, until a busy slot is
+// released.
+func (s *solidState) wait(mu *sync.Mutex) {
+	if s.idle.L == nil {
+		s.idle.L = mu
+	}
+	s.idle.Wait()
 }
 
 // ready checks that r and its Archive are still open. For a solid entry
@@ -531,6 +622,17 @@ func (r *entryReader) attach() error {
 		return nil
 	}
 	sl, err := a.acquire(r)
+	for sl == nil && err == nil {
+		// Every slot is decoding another run's entry: wait for one.
+		a.solid.wait(&a.mu)
+		if a.closed.Load() {
+			return errArchiveClosed
+		}
+		if r.slot != nil {
+			return nil
+		}
+		sl, err = a.acquire(r)
+	}
 	if err == nil {
 		err = a.position(r, sl)
 	}
@@ -557,13 +659,12 @@ func (r *entryReader) read(p []byte) (int, error) {
 }
 
 // WriteTo writes the content to w, straight from the decoder's window
-// when it has one. A solid entry holds the Archive's lock meanwhile.
+// when it has one.
 func (r *entryReader) WriteTo(w io.Writer) (int64, error) {
-	locked, err := r.ready()
-	if locked {
-		defer r.a.mu.Unlock()
+	if r.solid && r.a != nil {
+		return r.readSolid(nil, w)
 	}
-	if err != nil {
+	if _, err := r.ready(); err != nil {
 		return 0, err
 	}
 	if r.done {

@@ -260,6 +260,7 @@ func (r *Reader) startEntry() error {
 		}
 		r.used = true
 		r.decOK = false
+		setWorkers(r.dec, r.p.cfg.Workers, f.dict, r.p.memMax)
 		if err := r.dec.reset(src, f.algo, f.dict, f.e.Size, f.solid); err != nil {
 			return mapErr(err, guess)
 		}

@@ -2,6 +2,7 @@ package unpack50
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"os"
 	"testing"
@@ -25,30 +26,35 @@ func BenchmarkDecode(b *testing.B) {
 			total += e.size
 		}
 	}
-	b.Run("mixed-rar5/unarc", func(b *testing.B) {
-		b.SetBytes(total)
-		b.ReportAllocs()
-		var r bytes.Reader
-		extract := func() {
-			ents, err := parseRAR5(data)
-			if err != nil {
+	for _, w := range []int{1, 2} {
+		b.Run(fmt.Sprintf("mixed-rar5/unarc/workers=%d", w), func(b *testing.B) { benchDecode(b, data, total, w) })
+	}
+}
+
+func benchDecode(b *testing.B, data []byte, total int64, workers int) {
+	b.SetBytes(total)
+	b.ReportAllocs()
+	var r bytes.Reader
+	extract := func() {
+		ents, err := parseRAR5(data)
+		if err != nil {
+			b.Fatal(err)
+		}
+		d := NewDecoder()
+		d.SetWorkers(workers)
+		for _, e := range ents {
+			r.Reset(e.packed)
+			if err := d.ResetVersion(&r, e.version, e.dict, e.size, e.solid); err != nil {
 				b.Fatal(err)
 			}
-			d := NewDecoder()
-			for _, e := range ents {
-				r.Reset(e.packed)
-				if err := d.ResetVersion(&r, e.version, e.dict, e.size, e.solid); err != nil {
-					b.Fatal(err)
-				}
-				if n, err := d.WriteTo(io.Discard); err != nil || n != e.size {
-					b.Fatal(n, err)
-				}
+			if n, err := d.WriteTo(io.Discard); err != nil || n != e.size {
+				b.Fatal(n, err)
 			}
-			d.Close()
 		}
-		extract() // warm the pools: b.Loop measures the steady state
-		for b.Loop() {
-			extract()
-		}
-	})
+		d.Close()
+	}
+	extract() // warm the pools: b.Loop measures the steady state
+	for b.Loop() {
+		extract()
+	}
 }

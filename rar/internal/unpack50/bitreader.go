@@ -67,6 +67,24 @@ func (b *bitReader) fill() {
 	if b.eof || b.end-b.pos >= fastMargin {
 		return
 	}
+	b.load()
+}
+
+// fillN reports whether n bytes at pos are buffered, reading more if
+// they fit the buffer.
+func (b *bitReader) fillN(n int) bool {
+	if b.end-b.pos >= n {
+		return true
+	}
+	if b.eof || n > len(b.buf)-inPad {
+		return false
+	}
+	b.load()
+	return b.end-b.pos >= n
+}
+
+// load compacts the buffer and reads until it is full or the input ends.
+func (b *bitReader) load() {
 	if b.pos > 0 {
 		copy(b.buf, b.buf[b.pos:b.end])
 		b.base += int64(b.pos)

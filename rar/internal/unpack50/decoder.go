@@ -113,6 +113,11 @@ type Decoder struct {
 	cpNext int64                // entry offset of the next checkpoint call
 	cpFn   func(*Decoder) int64 // OnCheckpoint's hook, or nil
 
+	workers    int       // SetWorkers
+	pl         *pipeline // pipelined decoding (pipeline.go), kept across entries
+	tok        bool      // this entry is applying the pipeline's tokens
+	tokPending bool      // the entry may start pipelined at its first decode
+
 	filtersRun [4]int // filters applied per type, for tests
 	naive      bool   // tests: copy every match byte by byte (the reference)
 }
@@ -148,6 +153,10 @@ func (d *Decoder) ResetVersion(src io.Reader, version int, dictSize, unpackedSiz
 		// the next entry's data expects them.
 		d.WriteTo(io.Discard)
 	}
+	if d.pl != nil {
+		d.pl.drain()
+	}
+	d.tok, d.tokPending = false, d.workers > 1
 	if solid && d.started && d.err != io.EOF {
 		err := d.err
 		if err == nil {
@@ -283,6 +292,9 @@ var errClosed = errors.New("unpack50: read after Close")
 // Close returns the window, tables and buffers to their pools. The
 // decoder may be Reset again afterwards (non-solid).
 func (d *Decoder) Close() error {
+	if d.pl != nil {
+		d.pl.stop()
+	}
 	d.br.release()
 	pool.Put(d.winp)
 	pool.Put(d.fbufp)
@@ -305,15 +317,23 @@ func (d *Decoder) fillOut() {
 		if d.cpFn != nil && d.rpos-d.entryStart >= d.cpNext && d.CanCheckpoint() {
 			d.cpNext = d.cpFn(d)
 		}
-		bp, tot := d.br.bitPos(), d.total
+		bp, tot := d.progress(), d.total
 		if err := d.decode(); err != nil {
 			d.err = err
 			return
 		}
-		if !d.streamDone && d.br.bitPos() == bp && d.total == tot {
+		if !d.streamDone && d.progress() == bp && d.total == tot {
 			d.err = errs.Corrupt("rar5: decoder made no progress")
 		}
 	}
+}
+
+// progress changes whenever decode consumes input or tokens.
+func (d *Decoder) progress() int64 {
+	if d.pl != nil {
+		return d.br.bitPos() + d.pl.applied
+	}
+	return d.br.bitPos()
 }
 
 // finish ends the entry once the stream has ended. Like unrar it does not

@@ -47,14 +47,23 @@ func (d *Decoder) readFilter() error {
 		return d.br.corrupt("rar5: unknown filter type %d", typ)
 	}
 	f := filter{start: d.total + int64(start), length: int(length), typ: typ, channels: ch}
+	if d.queueFilter(f) {
+		return d.br.corrupt("rar5: more than %d pending filters", maxFilters)
+	}
+	return nil
+}
+
+// queueFilter adds f to the pending filters; true when the queue is
+// already full (an error).
+func (d *Decoder) queueFilter(f filter) bool {
 	if n := len(d.filters); n > d.fhead {
 		// unrar skips a filter that starts inside the previous one.
 		if p := &d.filters[n-1]; f.start < p.start+int64(p.length) {
-			return nil
+			return false
 		}
 	}
 	if len(d.filters)-d.fhead >= maxFilters {
-		return d.br.corrupt("rar5: more than %d pending filters", maxFilters)
+		return true
 	}
 	if d.fhead > 0 && len(d.filters) == cap(d.filters) {
 		// Reuse the consumed front of the queue.
@@ -62,7 +71,7 @@ func (d *Decoder) readFilter() error {
 		d.filters, d.fhead = d.filters[:n], 0
 	}
 	d.filters = append(d.filters, f)
-	return nil
+	return false
 }
 
 // applyFilter runs f over the gathered block and returns the bytes to emit.

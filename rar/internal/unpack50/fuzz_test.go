@@ -145,3 +145,67 @@ func FuzzUnpack50(f *testing.F) {
 		}
 	})
 }
+
+// FuzzPipeline decodes arbitrary packed data sequentially and through
+// the pipeline (SetWorkers(2)): the bytes and the error class must be
+// the same, for a first entry and for a solid continuation of it.
+func FuzzPipeline(f *testing.F) {
+	fuzzSeeds(f)
+	// Whole streams of several blocks, so that segments reach the workers
+	// (the shared seeds are cut to their first 2 KiB).
+	for _, name := range []string{"pipe-x86.rar", "pipe-solid.rar"} {
+		data, err := os.ReadFile(filepath.Join(testutil.ModuleRoot(), "testdata", "rar5u", name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		ents, err := parseRAR5(data)
+		if err != nil || len(ents) == 0 {
+			f.Fatal(name, err)
+		}
+		e := ents[0]
+		f.Add(e.packed, uint8(e.ci>>10&0xf), min(e.size, fuzzCap), uint8(e.version))
+	}
+	f.Add([]byte{0xc8, 0x12, 0x80, 0x00, 0x11, 0x11}, uint8(0), int64(64), uint8(0))
+	seq, pip := NewDecoder(), NewDecoder()
+	pip.SetWorkers(2)
+	f.Fuzz(func(t *testing.T, data []byte, dictBits uint8, size int64, version uint8) {
+		defer testutil.FuzzBound(t, testutil.FuzzTimeout, 64<<20)()
+		dict := int64(0x20000) << (dictBits % 16)
+		if size < -1 || size > fuzzCap {
+			size = size & (fuzzCap - 1)
+		}
+		v := int(version % 2)
+		run := func(solid bool) (a, b []byte, ea, eb error) {
+			e1 := seq.ResetVersion(bytes.NewReader(data), v, dict, size, solid)
+			e2 := pip.ResetVersion(bytes.NewReader(data), v, dict, size, solid)
+			if errClass(e1) != errClass(e2) {
+				t.Fatalf("Reset (solid %v): sequential %v, pipelined %v", solid, e1, e2)
+			}
+			if e1 != nil {
+				return nil, nil, e1, e2
+			}
+			var w1, w2 cappedWriter
+			_, ea = seq.WriteTo(&w1)
+			_, eb = pip.WriteTo(&w2)
+			if ea == errCap {
+				ea = nil
+			}
+			if eb == errCap {
+				eb = nil
+			}
+			return w1.buf, w2.buf, ea, eb
+		}
+		for _, solid := range []bool{false, true} {
+			a, b, ea, eb := run(solid)
+			if !bytes.Equal(a, b) {
+				t.Fatalf("solid %v: sequential %d bytes, pipelined %d (first difference at %d)", solid, len(a), len(b), firstDiff(a, b))
+			}
+			if errClass(ea) != errClass(eb) {
+				t.Fatalf("solid %v: sequential error %v, pipelined %v", solid, ea, eb)
+			}
+			if ea != nil || len(a) >= fuzzCap {
+				return
+			}
+		}
+	})
+}

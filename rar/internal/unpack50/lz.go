@@ -82,6 +82,15 @@ func (d *Decoder) decode() error {
 	for d.linear() && d.w >= d.wsize-maxIncLZMatch {
 		d.grow()
 	}
+	if d.tokPending {
+		// The entry's first pass: pipelined unless checkpoints are
+		// wanted or the stream does not start at a block header
+		// (ResetAt).
+		d.tokPending = false
+		if d.cpFn == nil && d.blockEnd == -1 {
+			d.startTokens()
+		}
+	}
 	// Budget: never overwrite bytes not yet handed out, stop at the
 	// window end, and give up on streams running far past the entry size.
 	budget := d.entryEnd - d.total + maxOvershoot
@@ -111,7 +120,11 @@ func (d *Decoder) decode() error {
 	if budget < int64(stopW-d.w) {
 		stopW = d.w + int(budget)
 	}
-	if err := d.lz(stopW); err != nil || d.streamDone || d.w < limit {
+	lz := d.lz
+	if d.tok {
+		lz = d.applyTokens
+	}
+	if err := lz(stopW); err != nil || d.streamDone || d.w < limit {
 		return err
 	}
 	if d.linear() {
@@ -120,7 +133,11 @@ func (d *Decoder) decode() error {
 	// Circular window near its end: symbol by symbol with wrap-around
 	// until the write position is back at the start.
 	for d.w >= limit && d.total < stopTotal && !d.streamDone {
-		if err := d.carefulSymbol(); err != nil {
+		sym := d.carefulSymbol
+		if d.tok {
+			sym = d.applyCareful
+		}
+		if err := sym(); err != nil {
 			return err
 		}
 		if len(d.filters)-d.fhead >= maxFilters {
