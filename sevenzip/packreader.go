@@ -1,6 +1,7 @@
 package sevenzip
 
 import (
+	"bufio"
 	"io"
 
 	"github.com/go-unarc/unarc/internal/errs"
@@ -115,3 +116,66 @@ func (p *packReader) Close() error {
 	}
 	return nil
 }
+
+// Peek returns the next n bytes without consuming them, refilling the
+// buffer as bufio.Reader does; with fewer than n bytes left it returns
+// what there is and the error that stopped it (bufio.ErrBufferFull for
+// n beyond the buffer, which the deflate decoder's refill relies on). With Discard and Buffered it lets the PPMd range
+// decoder read the buffer in place instead of one ReadByte call per byte.
+func (p *packReader) Peek(n int) ([]byte, error) {
+	if n < 0 {
+		return nil, bufio.ErrNegativeCount
+	}
+	if p.w-p.r < n && p.buf != nil && p.err == nil {
+		// Move the unread bytes to the front and fill the rest.
+		p.w = copy(p.buf, p.buf[p.r:p.w])
+		p.r = 0
+		for p.w < n && p.w < len(p.buf) && p.err == nil {
+			want := int64(len(p.buf) - p.w)
+			if rem := p.end - p.off; rem < want {
+				want = rem
+			}
+			if want <= 0 {
+				p.err = io.EOF
+				break
+			}
+			m, err := p.ra.ReadAt(p.buf[p.w:p.w+int(want)], p.off)
+			p.off += int64(m)
+			p.w += m
+			if m < int(want) {
+				if err == nil || err == io.EOF {
+					err = errs.Truncated("7z pack stream beyond the end of the archive")
+				}
+				p.err = err
+			}
+		}
+	}
+	if avail := p.w - p.r; avail < n {
+		err := p.err
+		if n > len(p.buf) {
+			err = bufio.ErrBufferFull
+		} else if err == nil {
+			err = io.EOF
+		}
+		return p.buf[p.r:p.w], err
+	}
+	return p.buf[p.r : p.r+n], nil
+}
+
+// Discard skips the next n buffered or unread bytes.
+func (p *packReader) Discard(n int) (int, error) {
+	done := 0
+	for n > 0 {
+		if p.r == p.w && !p.fill() {
+			return done, p.err
+		}
+		k := min(n, p.w-p.r)
+		p.r += k
+		n -= k
+		done += k
+	}
+	return done, nil
+}
+
+// Buffered is the number of bytes Peek can return without reading.
+func (p *packReader) Buffered() int { return p.w - p.r }

@@ -1,5 +1,7 @@
 package ppmd
 
+import "encoding/binary"
+
 // Model update after each decoded symbol (Ppmd7.c: CreateSuccessors,
 // UpdateModel, Rescale, MakeEscFreq, Update1, Update1_0, Update2).
 
@@ -8,24 +10,29 @@ package ppmd
 // suffix state that shares the same raw successor. It returns the new
 // (or existing) context, or 0 when memory is exhausted.
 func (m *Model) createSuccessors() uint32 {
+	mem := m.mem
 	c := m.minContext
-	upBranch := m.successor(m.foundState)
+	upBranch := get32(mem, m.foundState+2)
 	ps := &m.ps
 	numPs := 0
 	if m.orderFall != 0 {
 		ps[numPs] = m.foundState
 		numPs++
 	}
-	fsSym := m.mem[m.foundState]
-	for m.suffix(c) != 0 {
-		c = m.suffix(c)
+	fsSym := mem[m.foundState]
+	for {
+		suffix := get32(mem, c+8)
+		if suffix == 0 {
+			break
+		}
+		c = suffix
 		var s uint32
-		if m.numStats(c) != 1 {
-			s = m.stateOf(m.stats(c), m.numStats(c), fsSym)
+		if ns := get16(mem, c); ns != 1 {
+			s = m.stateOf(get32(mem, c+4), ns, fsSym)
 		} else {
 			s = oneState(c)
 		}
-		succ := m.successor(s)
+		succ := get32(mem, s+2)
 		if succ != upBranch {
 			c = succ
 			if numPs == 0 {
@@ -33,19 +40,19 @@ func (m *Model) createSuccessors() uint32 {
 			}
 			break
 		}
-		ps[numPs] = s
+		ps[numPs&(MaxOrder-1)] = s
 		numPs++
 	}
 
-	newSym := m.mem[upBranch]
+	newSym := mem[upBranch]
 	upBranch++
 	var newFreq uint32
-	if m.numStats(c) == 1 {
-		newFreq = m.freq(oneState(c))
+	if ns := get16(mem, c); ns == 1 {
+		newFreq = uint32(mem[c+3])
 	} else {
-		s := m.stateOf(m.stats(c), m.numStats(c), newSym)
-		cf := m.freq(s) - 1
-		s0 := m.summFreq(c) - m.numStats(c) - cf
+		s := m.stateOf(get32(mem, c+4), ns, newSym)
+		cf := uint32(mem[s+1]) - 1
+		s0 := get16(mem, c+2) - ns - cf
 		if 2*cf <= s0 {
 			newFreq = 1 + b2u(5*cf > s0)
 		} else {
@@ -61,14 +68,13 @@ func (m *Model) createSuccessors() uint32 {
 		if c1 == 0 {
 			return 0
 		}
-		m.setNumStats(c1, 1)
-		st := oneState(c1)
-		m.mem[st] = newSym
-		m.mem[st+1] = byte(newFreq)
-		m.setSuccessor(st, upBranch)
-		m.put32(c1+8, c)
+		put16(mem, c1, 1)
+		mem[c1+2] = newSym
+		mem[c1+3] = byte(newFreq)
+		put32(mem, c1+4, upBranch)
+		put32(mem, c1+8, c)
 		numPs--
-		m.setSuccessor(ps[numPs], c1)
+		put32(mem, ps[numPs&(MaxOrder-1)]+2, c1)
 		c = c1
 	}
 	return c
@@ -77,29 +83,35 @@ func (m *Model) createSuccessors() uint32 {
 // updateModel adds the symbol just coded (foundState) to the contexts
 // between maxContext and minContext, creates successor contexts, and
 // moves to the next context. Out of memory restarts the model.
+//
+// It reads the arena through the local mem (the arena never moves while a
+// stream decodes): the compiler reloads m.mem after every store into it,
+// and this is the model's busiest writer.
 func (m *Model) updateModel() {
+	mem := m.mem
 	fs := m.foundState
-	fsSym := m.mem[fs]
-	if m.freq(fs) < maxFreq/4 && m.suffix(m.minContext) != 0 {
-		// Update the symbol's frequency in the suffix context too.
-		c := m.suffix(m.minContext)
-		if m.numStats(c) == 1 {
-			s := oneState(c)
-			if m.mem[s+1] < 32 {
-				m.mem[s+1]++
-			}
-		} else {
-			s := m.stats(c)
-			if m.mem[s] != fsSym {
-				s = m.stateOf(s, m.numStats(c), fsSym)
-				if m.mem[s+1] >= m.mem[s-stateSize+1] {
-					m.swapStates(s, s-stateSize)
-					s -= stateSize
+	fsSym := mem[fs]
+	fsFreq := uint32(mem[fs+1])
+	if fsFreq < maxFreq/4 {
+		if c := get32(mem, m.minContext+8); c != 0 {
+			// Update the symbol's frequency in the suffix context too.
+			if get16(mem, c) == 1 {
+				if f := mem[c+3]; f < 32 {
+					mem[c+3] = f + 1
 				}
-			}
-			if m.mem[s+1] < maxFreq-9 {
-				m.mem[s+1] += 2
-				m.setSummFreq(c, m.summFreq(c)+2)
+			} else {
+				s := get32(mem, c+4)
+				if mem[s] != fsSym {
+					s = m.stateOf(s, get16(mem, c), fsSym)
+					if mem[s+1] >= mem[s-stateSize+1] {
+						m.swapStates(s, s-stateSize)
+						s -= stateSize
+					}
+				}
+				if f := mem[s+1]; f < maxFreq-9 {
+					mem[s+1] = f + 2
+					put16(mem, c+2, get16(mem, c+2)+2)
+				}
 			}
 		}
 	}
@@ -112,11 +124,11 @@ func (m *Model) updateModel() {
 			m.restart()
 			return
 		}
-		m.setSuccessor(m.foundState, mc)
+		put32(mem, m.foundState+2, mc)
 		return
 	}
 
-	m.mem[m.text] = fsSym
+	mem[m.text] = fsSym
 	m.text++
 	if m.text >= m.unitsStart {
 		m.restart()
@@ -124,7 +136,7 @@ func (m *Model) updateModel() {
 	}
 	maxSuccessor := m.text
 
-	minSuccessor := m.successor(fs)
+	minSuccessor := get32(mem, fs+2)
 	if minSuccessor != 0 {
 		if minSuccessor <= maxSuccessor {
 			// Raw successor: make real contexts for it.
@@ -144,7 +156,7 @@ func (m *Model) updateModel() {
 		}
 	} else {
 		// Only the root holds null successors.
-		m.setSuccessor(fs, maxSuccessor)
+		put32(mem, fs+2, maxSuccessor)
 		minSuccessor = m.minContext
 	}
 
@@ -155,11 +167,11 @@ func (m *Model) updateModel() {
 		return
 	}
 
-	ns := m.numStats(mc)
-	s0 := m.summFreq(mc) - ns - (m.freq(fs) - 1) // escape frequency of mc
-	fsFreq := m.freq(fs)
+	fsFreq = uint32(mem[fs+1])
+	ns := get16(mem, mc)
+	s0 := get16(mem, mc+2) - ns - (fsFreq - 1) // escape frequency of mc
 	for c != mc {
-		ns1 := m.numStats(c)
+		ns1 := get16(mem, c)
 		var sum uint32
 		if ns1 != 1 {
 			if ns1&1 == 0 {
@@ -172,13 +184,13 @@ func (m *Model) updateModel() {
 						m.restart()
 						return
 					}
-					old := m.stats(c)
-					copy(m.mem[ptr:ptr+u2b(oldNU)], m.mem[old:old+u2b(oldNU)])
+					old := get32(mem, c+4)
+					copy(mem[ptr:ptr+u2b(oldNU)], mem[old:old+u2b(oldNU)])
 					m.insertNode(old, i)
-					m.setStats(c, ptr)
+					put32(mem, c+4, ptr)
 				}
 			}
-			sum = m.summFreq(c)
+			sum = get16(mem, c+2)
 			sum += b2u(2*ns1 < ns) + 2*(b2u(4*ns1 <= ns)&b2u(sum <= 8*ns1))
 		} else {
 			// Turn the single-symbol context into a two-symbol one.
@@ -187,25 +199,25 @@ func (m *Model) updateModel() {
 				m.restart()
 				return
 			}
-			freq := uint32(m.mem[c+3])
-			m.mem[s] = m.mem[c+2]
-			copy(m.mem[s+2:s+6], m.mem[c+4:c+8])
-			m.setStats(c, s)
+			freq := uint32(mem[c+3])
+			mem[s] = mem[c+2]
+			copy(mem[s+2:s+6], mem[c+4:c+8])
+			put32(mem, c+4, s)
 			if freq < maxFreq/4-1 {
 				freq <<= 1
 			} else {
 				freq = maxFreq - 4
 			}
-			m.mem[s+1] = byte(freq)
+			mem[s+1] = byte(freq)
 			sum = freq + m.initEsc + b2u(ns > 3)
 		}
 
-		s := m.stats(c) + ns1*stateSize
+		s := get32(mem, c+4) + ns1*stateSize
 		cf := 2 * (sum + 6) * fsFreq
 		sf := s0 + sum
-		m.mem[s] = fsSym
-		m.setNumStats(c, ns1+1)
-		m.setSuccessor(s, maxSuccessor)
+		mem[s] = fsSym
+		put16(mem, c, ns1+1)
+		put32(mem, s+2, maxSuccessor)
 		if cf < 6*sf {
 			cf = 1 + b2u(cf > sf) + b2u(cf >= 4*sf)
 			sum += 3
@@ -213,11 +225,17 @@ func (m *Model) updateModel() {
 			cf = 4 + b2u(cf >= 9*sf) + b2u(cf >= 12*sf) + b2u(cf >= 15*sf)
 			sum += cf
 		}
-		m.setSummFreq(c, sum)
-		m.mem[s+1] = byte(cf)
-		c = m.suffix(c)
+		put16(mem, c+2, sum)
+		mem[s+1] = byte(cf)
+		c = get32(mem, c+8)
 	}
 }
+
+// Little-endian arena fields read through a local copy of the arena slice.
+func get16(mem []byte, off uint32) uint32 { return uint32(binary.LittleEndian.Uint16(mem[off:])) }
+func get32(mem []byte, off uint32) uint32 { return binary.LittleEndian.Uint32(mem[off:]) }
+func put16(mem []byte, off, v uint32)     { binary.LittleEndian.PutUint16(mem[off:], uint16(v)) }
+func put32(mem []byte, off, v uint32)     { binary.LittleEndian.PutUint32(mem[off:], v) }
 
 // halveStates is the common part of both models' rescale: it moves the
 // found state s of the n states at stats to the front, halves every
@@ -348,7 +366,7 @@ func (m *Model) makeEscFreq(numMasked uint32) (*see, uint32) {
 // nextContext moves to the successor of foundState when it is a real
 // context at maximum order, else updates the model.
 func (m *Model) nextContext() {
-	c := m.successor(m.foundState)
+	c := get32(m.mem, m.foundState+2)
 	if m.orderFall == 0 && c > m.text {
 		m.minContext, m.maxContext = c, c
 	} else {
@@ -358,11 +376,13 @@ func (m *Model) nextContext() {
 
 // update1: a symbol other than the first was found in minContext.
 func (m *Model) update1() {
+	mem := m.mem
 	s := m.foundState
-	freq := m.freq(s) + 4
-	m.setSummFreq(m.minContext, m.summFreq(m.minContext)+4)
-	m.mem[s+1] = byte(freq)
-	if freq > m.freq(s-stateSize) {
+	mc := m.minContext
+	freq := uint32(mem[s+1]) + 4
+	put16(mem, mc+2, get16(mem, mc+2)+4)
+	mem[s+1] = byte(freq)
+	if freq > uint32(mem[s-stateSize+1]) {
 		m.swapStates(s, s-stateSize)
 		s -= stateSize
 		m.foundState = s
@@ -375,15 +395,16 @@ func (m *Model) update1() {
 
 // update1_0: the first (most probable) symbol of minContext was found.
 func (m *Model) update1_0() {
+	mem := m.mem
 	s := m.foundState
 	mc := m.minContext
-	freq := m.freq(s)
-	summFreq := m.summFreq(mc)
+	freq := uint32(mem[s+1])
+	summFreq := get16(mem, mc+2)
 	m.prevSuccess = b2u(2*freq > summFreq)
 	m.runLength += int32(m.prevSuccess)
-	m.setSummFreq(mc, summFreq+4)
+	put16(mem, mc+2, summFreq+4)
 	freq += 4
-	m.mem[s+1] = byte(freq)
+	mem[s+1] = byte(freq)
 	if freq > maxFreq {
 		m.rescale()
 	}
@@ -392,11 +413,13 @@ func (m *Model) update1_0() {
 
 // update2: the symbol was found after one or more escapes.
 func (m *Model) update2() {
+	mem := m.mem
 	s := m.foundState
-	freq := m.freq(s) + 4
+	mc := m.minContext
+	freq := uint32(mem[s+1]) + 4
 	m.runLength = m.initRL
-	m.setSummFreq(m.minContext, m.summFreq(m.minContext)+4)
-	m.mem[s+1] = byte(freq)
+	put16(mem, mc+2, get16(mem, mc+2)+4)
+	mem[s+1] = byte(freq)
 	if freq > maxFreq {
 		m.rescale()
 	}
