@@ -187,3 +187,46 @@ func TestSharedBudgetUnits(t *testing.T) {
 		})
 	}
 }
+
+// flakyTokens refuses every other request (up to cap out at once), so a
+// reader keeps leaving and re-entering parallel mode.
+type flakyTokens struct {
+	countTokens
+	calls atomic.Int32
+}
+
+func (f *flakyTokens) TryAcquire() bool {
+	if f.calls.Add(1)%2 == 0 {
+		return false
+	}
+	return f.countTokens.TryAcquire()
+}
+
+// TestSharedFlakyTokens: a reader whose tokens come and go (sequential
+// stretches between parallel runs) gives the bytes and errors of the
+// sequential decoder.
+func TestSharedFlakyTokens(t *testing.T) {
+	raw := randText(70_000, 35)
+	cases := [][]byte{testEncode(raw, encOpts{level: 1, blockRaw: 800})}
+	for _, bad := range []int{1, 5, 30} {
+		cases = append(cases, testEncode(raw, encOpts{level: 1, blockRaw: 800, badBlock: bad}))
+	}
+	good := cases[0]
+	cases = append(cases, good[:len(good)/2], testEncode(raw, encOpts{level: 1, blockRaw: 800, gapBits: 5}))
+	for i, enc := range cases {
+		seq, _, serr := decodeCount(t, enc)
+		for _, c := range []int32{1, 2} {
+			tok := &flakyTokens{countTokens: countTokens{t: t, cap: c}}
+			got, _, err := decodeCount(t, enc, Workers(3), Shared(tok))
+			if !bytes.Equal(got, seq) || (err == nil) != (serr == nil) || err != nil && err.Error() != serr.Error() {
+				t.Fatalf("case %d, tokens %d: %d bytes, %v; sequential %d bytes, %v", i, c, len(got), err, len(seq), serr)
+			}
+			if tok.out.Load() != 0 {
+				t.Fatalf("case %d: %d tokens out", i, tok.out.Load())
+			}
+			if i == 0 && tok.given.Load() < 2 {
+				t.Fatalf("case %d: %d tokens taken, want runs in parallel", i, tok.given.Load())
+			}
+		}
+	}
+}
