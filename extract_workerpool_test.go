@@ -1,13 +1,19 @@
 package unarc
 
 import (
+	"bytes"
+	stdbzip2 "compress/bzip2"
 	"context"
 	"fmt"
+	"hash/crc32"
 	"io"
+	"os"
+	"path/filepath"
 	"sync"
 	"testing"
 
 	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/testutil"
 )
 
 // poolFake is a fake archive that shares a worker budget (arc.SharedWorkers)
@@ -75,5 +81,57 @@ func TestSharedWorkerPool(t *testing.T) {
 				t.Fatalf("workers %d, verify %v: the pool holds %d tokens at the end, want %d", workers, verify, got, workers)
 			}
 		}
+	}
+}
+
+// TestZipBZip2Parallel extracts and verifies a ZIP of BZip2 entries
+// (streams made by bzip2 and 7zz, several blocks each, one of two
+// streams) on several workers, where the entries left alone at the end
+// decode their blocks on the workers the others leave idle: every file
+// is right, whatever the workers (run it with -race).
+func TestZipBZip2Parallel(t *testing.T) {
+	var b testutil.ZipBuilder
+	want := map[string][]byte{}
+	names := []string{"text-l1.bz2", "mixed-l1.bz2", "concat.bz2", "text-7zz-mx1.bz2", "mixed-7zz.bz2"}
+	if testing.Short() {
+		names = names[:3]
+	}
+	for _, name := range names {
+		packed, err := os.ReadFile(filepath.Join("bzip2/testdata", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw, err := io.ReadAll(stdbzip2.NewReader(bytes.NewReader(packed)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want[name] = raw
+		b.Add(testutil.ZipFile{Name: name, Method: 12, Packed: packed, CRC: crc32.ChecksumIEEE(raw), Size: uint64(len(raw))})
+	}
+	data := b.Bytes()
+	ws := []int{1, 2, 3, 8}
+	if testing.Short() {
+		ws = []int{3} // -race -short: one run with the tail on the pool
+	}
+	for _, workers := range ws {
+		a, err := Open(bytes.NewReader(data), int64(len(data)), WithWorkers(workers))
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := a.Verify(context.Background())
+		if err != nil || len(res) != len(want) {
+			t.Fatalf("workers %d: verify %v (%d results)", workers, err, len(res))
+		}
+		dir := t.TempDir()
+		if err := a.Extract(context.Background(), dir); err != nil {
+			t.Fatalf("workers %d: %v", workers, err)
+		}
+		for name, raw := range want {
+			got, err := os.ReadFile(filepath.Join(dir, name))
+			if err != nil || !bytes.Equal(got, raw) {
+				t.Fatalf("workers %d: %s: %v (%d of %d bytes)", workers, name, err, len(got), len(raw))
+			}
+		}
+		a.Close()
 	}
 }
