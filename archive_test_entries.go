@@ -45,7 +45,7 @@ func (a *Archive) decodeEntries(ctx context.Context, keep func(*Entry) bool, dec
 		}
 		if nu := p.Units(); nu > 1 {
 			workers = a.opts.workers
-			defer a.withEntryWorkers(nu)()
+			defer a.withEntryWorkers(&p, nu)()
 		}
 	}
 	type result struct {

@@ -64,21 +64,37 @@ func (a *Archive) parallelPlan(ents []*Entry, keep func(*Entry) bool) (parallel.
 }
 
 // withEntryWorkers tells the format how many goroutines one entry may
-// use while units units run on the Archive's workers, and returns the
-// function that gives it back its default.
-func (a *Archive) withEntryWorkers(units int) func() {
-	ew, ok := a.a.(arc.EntryWorkers)
-	if !ok {
-		return func() {}
-	}
+// use while the units of p run on the Archive's workers, and returns the
+// function that gives it back its default. A format that can share a
+// worker budget (arc.SharedWorkers) gets one: its decoders borrow the
+// goroutines that p's run leaves idle (p.Idle gives them to the pool),
+// so the units still running use every worker to the end. Others get a
+// fixed share, workers/units.
+func (a *Archive) withEntryWorkers(p *parallel.Plan, units int) func() {
 	n := a.opts.workers
-	ew.SetEntryWorkers(max(1, n/max(units, 1)))
-	return func() { ew.SetEntryWorkers(n) }
+	sw, shared := a.a.(arc.SharedWorkers)
+	if shared {
+		wp := arc.NewWorkerPool(0)
+		p.Idle = wp.Release
+		sw.SetWorkerPool(wp)
+	}
+	ew, ok := a.a.(arc.EntryWorkers)
+	if ok {
+		ew.SetEntryWorkers(max(1, n/max(units, 1)))
+	}
+	return func() {
+		if ok {
+			ew.SetEntryWorkers(n)
+		}
+		if shared {
+			sw.SetWorkerPool(nil)
+		}
+	}
 }
 
 // extractParallel is Archive.Extract on a.opts.workers goroutines.
 func (a *Archive) extractParallel(ctx context.Context, x *extractor, ents []*Entry, p parallel.Plan) error {
-	defer a.withEntryWorkers(p.Units())()
+	defer a.withEntryWorkers(&p, p.Units())()
 	st := make([]*staged, len(ents))
 	var fatal error
 	work := func(wctx context.Context, k int) { st[k] = x.stageEntry(wctx, a, ents[k]) }

@@ -35,18 +35,27 @@
 // successor in one uint32 (so the output walk touches one array) and
 // undoes the final run-length stage in the same walk.
 //
-// With Workers(n), n > 1, blocks are decoded on n goroutines: a scanner
-// finds candidate block starts (the 48-bit block magic at any bit
-// offset), each candidate is decoded on its own, and a block is accepted
+// With Workers(n), n > 1, up to n blocks are decoded at once, on the
+// caller's goroutine and up to n-1 more: a scanner finds candidate block
+// starts (the 48-bit block magic at any bit offset), each candidate is
+// decoded on its own, and a block is accepted
 // only when the previous one ended exactly where it starts, so a magic
 // that happens to appear inside compressed data costs time, never wrong
-// output. Whenever anything does not fit (a false candidate, a damaged
+// output. The caller's goroutine undoes the last run-length stage into
+// the output and computes each block's CRC on the way, and it decodes
+// the next block itself rather than wait for another goroutine's.
+// Whenever anything does not fit (a false candidate, a damaged
 // block, a stream end), the reader goes on sequentially from the last
 // accepted block, so data and errors are exactly those of one worker.
-// At most n blocks are in flight, each costing WorkerMemory; MaxMemory
-// lowers n to what fits. The workers run while the reader is in a
-// stream's blocks; they stop at the stream's end, at an error, on Reset
-// and on Close (a reader dropped in mid-stream without Close leaves them
+// At most n+1 blocks are in flight, each costing WorkerMemory; MaxMemory
+// lowers n to what fits. With Shared(t), each extra goroutine decodes
+// only while it holds a token of t (taken without waiting, given back
+// after each block), so decoders of one extraction share its cores: a
+// reader with no token free decodes sequentially, and takes up blocks
+// in parallel again when tokens come free. The goroutines
+// run while the reader is in a stream's blocks; they stop at the stream's
+// end, at an error, on Reset and on Close (a reader dropped in mid-stream
+// without Close leaves them
 // waiting). A stream whose blocks are each a stream of their own (as
 // pbzip2 writes them) is decoded correctly but gains little, since every
 // stream end hands over to the sequential decoder.

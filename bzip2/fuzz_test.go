@@ -98,31 +98,38 @@ func FuzzBZip2(f *testing.F) {
 	})
 }
 
-// FuzzBZip2Parallel decodes mutated streams with 4 workers and
-// sequentially: the same bytes and the same error.
+// FuzzBZip2Parallel decodes mutated streams with 4 workers of its own,
+// with 3 workers on shared tokens that come and go, and sequentially:
+// the same bytes and the same error, and every token given back.
 func FuzzBZip2Parallel(f *testing.F) {
 	fuzzSeeds(f)
 	f.Fuzz(func(t *testing.T, b []byte) {
-		defer testutil.FuzzBound(t, testutil.FuzzTimeout, 160<<20)()
+		defer testutil.FuzzBound(t, testutil.FuzzTimeout, 200<<20)()
 		seq, err := NewReader(bytes.NewReader(b))
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer seq.Close()
-		par, err := NewReader(bytes.NewReader(b), Workers(4))
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer par.Close()
 		out1, capped1, err1 := readCapped(seq)
-		out2, capped2, err2 := readCapped(par)
 		checkClass(t, err1)
-		checkClass(t, err2)
-		if capped1 != capped2 || !bytes.Equal(out1, out2) {
-			t.Fatalf("sequential %d bytes (capped %v), parallel %d (capped %v)", len(out1), capped1, len(out2), capped2)
+		tok := &flakyTokens{countTokens: countTokens{t: t, cap: 2}}
+		for _, opts := range [][]Option{{Workers(4)}, {Workers(3), Shared(tok)}} {
+			par, err := NewReader(bytes.NewReader(b), opts...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			out2, capped2, err2 := readCapped(par)
+			par.Close()
+			checkClass(t, err2)
+			if capped1 != capped2 || !bytes.Equal(out1, out2) {
+				t.Fatalf("sequential %d bytes (capped %v), parallel %d (capped %v)", len(out1), capped1, len(out2), capped2)
+			}
+			if (err1 == nil) != (err2 == nil) || err1 != nil && err1.Error() != err2.Error() {
+				t.Fatalf("sequential: %v; parallel: %v", err1, err2)
+			}
 		}
-		if (err1 == nil) != (err2 == nil) || err1 != nil && err1.Error() != err2.Error() {
-			t.Fatalf("sequential: %v; parallel: %v", err1, err2)
+		if n := tok.out.Load(); n != 0 {
+			t.Fatalf("%d tokens not given back", n)
 		}
 	})
 }

@@ -7,6 +7,7 @@ import "fmt"
 type Option struct {
 	kind optKind
 	v    int64
+	t    Tokens
 }
 
 type optKind uint8
@@ -14,6 +15,7 @@ type optKind uint8
 const (
 	optMaxMemory optKind = iota + 1
 	optWorkers
+	optShared
 )
 
 // MaxMemory limits the decoder memory to n bytes: the block table of the
@@ -25,14 +27,32 @@ const (
 // fail.
 func MaxMemory(n int64) Option { return Option{kind: optMaxMemory, v: n} }
 
-// Workers lets the reader decode up to n blocks at once on n goroutines.
-// The output, the errors and where they are reported are the same as with
-// one worker; 0 and 1 decode on the caller's goroutine.
+// Workers lets the reader decode up to n blocks at once: on the caller's
+// goroutine and on up to n-1 more. The output, the errors and where they
+// are reported are the same as with one worker; 0 and 1 decode on the
+// caller's goroutine only.
 func Workers(n int) Option { return Option{kind: optWorkers, v: int64(n)} }
+
+// Tokens is a budget of goroutines shared with other decoders (the
+// arc.WorkerPool of a parallel extraction implements it).
+type Tokens interface {
+	TryAcquire() bool
+	Release()
+}
+
+// Shared makes the reader's extra goroutines (beyond the caller's) each
+// hold a token of t while they decode a block: taken without waiting
+// when the block is handed out, given back when it is decoded. With no
+// token free the reader decodes on the caller's goroutine alone, as
+// with one worker. Workers(n) still caps the blocks decoded at once. A
+// nil t (the default) means the n-1 extra goroutines are the reader's
+// own.
+func Shared(t Tokens) Option { return Option{kind: optShared, t: t} }
 
 type config struct {
 	maxMem  int64 // 0: no limit
 	workers int
+	tokens  Tokens // nil: the workers are the reader's own
 }
 
 func (c *config) apply(opts []Option) error {
@@ -46,6 +66,8 @@ func (c *config) apply(opts []Option) error {
 			c.maxMem = o.v
 		case optWorkers:
 			c.workers = int(max(min(o.v, 256), 1))
+		case optShared:
+			c.tokens = o.t
 		default:
 			return fmt.Errorf("bzip2: unknown option %d", o.kind)
 		}
@@ -75,8 +97,8 @@ func FastMemory(level int) int64 {
 	return Memory(level) + int64(level)*100_000*5
 }
 
-// WorkerMemory is what one more parallel worker needs at block size
-// level: its two block tables, the block's decoded bytes, its copy of
+// WorkerMemory is what one more block in flight needs at block size
+// level (with Workers(n), up to n+1 are: n decoding, one being read out): its two block tables, the block's decoded bytes, its copy of
 // the compressed block (at most 20 bits per symbol plus the tables), its
 // share of the read-ahead window (as much again) and a decoder.
 func WorkerMemory(level int) int64 {

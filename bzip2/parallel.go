@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"io"
 	"sync"
+	"sync/atomic"
 	"unsafe"
 
 	"github.com/go-unarc/unarc/internal/pool"
@@ -14,21 +15,28 @@ import (
 // Blocks are independent once their first bit is known, and each starts
 // with the 48-bit block magic at any bit offset. The consumer (the
 // goroutine calling Read) reads the input ahead into a window, scans it
-// for candidate magics (block or end of stream), and hands each stretch
-// from one candidate to the next, copied, to a worker. The worker
-// decodes the block completely (symbols, inverse BWT, the walk into the
-// block's pre-RLE1 bytes, the block CRC over the expanded output) and
-// notes the bit where it ended. The consumer takes results in stream
-// order and accepts a block only if it decoded without error, its CRC
-// matched, and it ended exactly at the next candidate. Anything else (a
-// magic inside compressed data splitting a block, a damaged block, input
-// that ends, a block longer than any valid one) makes the consumer
-// discard the work in flight and go on sequentially from the start of
-// that block, for the rest of the input: data and errors are then those
-// of the sequential decoder, by construction. A stream's end also hands
-// over to the sequential decoder (it checks the stream CRC and what
-// follows), which re-enters parallel mode at the next stream's first
-// block.
+// for candidate magics (block or end of stream), and makes a job of each
+// stretch from one candidate to the next. A job is decoded completely
+// (symbols, inverse BWT, the walk into the block's pre-RLE1 bytes, the
+// derandomisation) and notes the bit where it ended: on a worker
+// goroutine (on a copy of the stretch) when a token lets one more
+// goroutine work, else on the consumer itself, which decodes the next
+// block rather than wait for a worker. The consumer takes results in
+// stream order and accepts a block only if it decoded without error and
+// ended exactly at the next candidate; it then undoes RLE1 into the
+// caller's buffer and computes the block CRC on the way, as the
+// sequential decoder does, so a mismatch is reported after the same
+// bytes with the same error. Anything else (a magic inside compressed
+// data splitting a block, a damaged block, input that ends, a block
+// longer than any valid one) makes the consumer discard the work in
+// flight and go on sequentially from the start of that block, for the
+// rest of the input: data and errors are then those of the sequential
+// decoder, by construction. A stream's end also hands over to the
+// sequential decoder (it checks the stream CRC and what follows), which
+// re-enters parallel mode at the next stream's first block. With shared
+// tokens (Shared), the reader goes back to the sequential decoder
+// whenever it has nothing in flight and no token is free (no scan, no
+// copies), and comes back at a later block when one is.
 
 // src is what the bit reader reads: bytes handed back by the parallel
 // window first, then the caller's reader.
@@ -58,13 +66,16 @@ func (s *src) reset(r io.Reader) {
 
 type job struct {
 	// input
-	seg      *[]byte // the compressed block, from the byte holding its magic
-	data     []byte
-	dataOff  int64 // stream offset of data[0]
-	start    int64 // stream bit of the magic
-	end      int64 // stream bit of the next candidate; -1: none found
+	seg      *[]byte // a worker's copy of the compressed block
+	data     []byte  // from the byte holding its magic
+	dataOff  int64   // stream offset of data[0]
+	start    int64   // stream bit of the magic
+	end      int64   // stream bit of the next candidate; -1: none found
 	endIsEOS bool
 	bs       int
+	onWorker bool   // handed to a worker (which signals done)
+	tokens   Tokens // the token the worker gives back (nil: none)
+	ready    bool   // decoded (the consumer saw done, or decoded it)
 
 	// output
 	d      *decoder
@@ -73,7 +84,6 @@ type job struct {
 	outp   *[]byte
 	out    []byte // pre-RLE1 bytes, derandomised
 	stored uint32
-	crc    uint32
 	gotEnd int64
 	err    error
 	done   chan struct{}
@@ -81,13 +91,19 @@ type job struct {
 
 type parallel struct {
 	z       *Reader
-	workers int
+	workers int // blocks decoded at once: the consumer and workers-1 goroutines
+	depth   int // blocks in flight, decoded or not (MaxMemory)
 	bs      int
-	jobs    chan *job
-	wg      sync.WaitGroup
-	running bool
-	queue   []*job // dispatched, in stream order
-	spare   []*job
+	tokens  Tokens // nil: the reader's own workers
+	held    bool   // a token taken on entry, not yet given to a job
+
+	jobs     chan *job
+	wg       sync.WaitGroup
+	started  int          // worker goroutines running
+	inflight atomic.Int32 // jobs handed to workers and not yet decoded
+	queue    []*job       // in stream order
+	spare    []*job
+	br       bitReader // the consumer's, for the blocks it decodes
 
 	// the window of input read ahead
 	wbuf    *[]byte
@@ -95,38 +111,50 @@ type parallel struct {
 	winOff  int64 // stream offset of win[0]
 	eof     bool
 	readErr error
-	next    int64 // stream bit of the last dispatched candidate
-	done    bool  // no more dispatching in this run
+	next    int64 // stream bit of the next block to make a job of
+	done    bool  // no more jobs in this run
 
 	// the block being delivered
 	cur *job
 	bo  bytesOut
+	crc uint32
 
-	disabled bool // an anomaly was met: sequential for the rest of the input
-	accepted int  // blocks delivered from workers (for tests)
+	disabled  bool // an anomaly was met: sequential for the rest of the input
+	accepted  int  // blocks delivered from the parallel path (tests)
+	onWorkers int  // of which decoded by a worker goroutine (tests)
 }
+
+// decodeHook, when set by a test, is called with +1 when a goroutine
+// starts decoding a block and -1 when it is done.
+var decodeHook func(delta int)
 
 // startParallel is called by the sequential decoder right after it read
 // a block magic and its CRC. It returns false (decode sequentially) when
-// parallel decoding is off, disabled, or MaxMemory leaves room for fewer
-// than two workers.
+// parallel decoding is off, disabled, MaxMemory leaves room for fewer
+// than two blocks, or no shared token is free.
 func (z *Reader) startParallel(crc uint32) bool {
 	if z.par != nil && z.par.disabled {
 		return false
 	}
 	level := z.blockSize / 100_000
-	w := z.cfg.workers
+	w, depth := z.cfg.workers, z.cfg.workers+1
 	if z.cfg.maxMem > 0 {
-		w = int(min(int64(w), (z.cfg.maxMem-Memory(level))/WorkerMemory(level)))
+		fit := (z.cfg.maxMem - Memory(level)) / WorkerMemory(level)
+		w = int(min(int64(w), fit))
+		depth = int(min(int64(depth), fit))
 	}
 	if w < 2 {
+		return false
+	}
+	if t := z.cfg.tokens; t != nil && !t.TryAcquire() {
 		return false
 	}
 	if z.par == nil {
 		z.par = &parallel{z: z}
 	}
 	p := z.par
-	p.workers, p.bs = w, z.blockSize
+	p.workers, p.depth, p.bs = w, depth, z.blockSize
+	p.tokens, p.held = z.cfg.tokens, z.cfg.tokens != nil
 	// The window starts at the byte holding the magic: the bits before it
 	// in that byte are zeros (never read), then the magic and CRC the
 	// sequential decoder consumed, then what its bit buffer and byte
@@ -166,12 +194,8 @@ func (z *Reader) startParallel(crc uint32) bool {
 	p.done = false
 	p.queue = p.queue[:0]
 	p.cur = nil
-
-	p.jobs = make(chan *job, w)
-	p.running = true
-	for range w {
-		p.wg.Add(1)
-		go p.worker()
+	if p.jobs == nil {
+		p.jobs = make(chan *job, 8)
 	}
 	z.st = stPar
 	return true
@@ -182,29 +206,40 @@ func (p *parallel) worker() {
 	var br bitReader
 	for j := range p.jobs {
 		j.run(&br)
+		if j.tokens != nil {
+			j.tokens.Release()
+		}
+		p.inflight.Add(-1)
 		j.done <- struct{}{}
 	}
 }
 
-// stop ends the run: waits for the workers, drops the jobs in flight.
-func (p *parallel) stop() {
-	if !p.running {
-		return
-	}
-	close(p.jobs)
-	p.wg.Wait()
+// drain waits for the jobs on workers and drops every job in flight.
+func (p *parallel) drain() {
 	for _, j := range p.queue {
-		select {
-		case <-j.done:
-		default:
+		if j.onWorker && !j.ready {
+			<-j.done
 		}
+		j.ready = true
 		p.spare = append(p.spare, j)
 	}
-	if p.cur != nil {
-		p.cur = nil
-	}
 	p.queue = p.queue[:0]
-	p.running = false
+	p.cur = nil
+	if p.held {
+		p.tokens.Release()
+		p.held = false
+	}
+}
+
+// stop drops the jobs in flight and ends the worker goroutines.
+func (p *parallel) stop() {
+	p.drain()
+	if p.jobs != nil {
+		close(p.jobs)
+		p.wg.Wait()
+		p.jobs = nil
+		p.started = 0
+	}
 }
 
 // release gives back every pooled buffer.
@@ -217,12 +252,17 @@ func (p *parallel) release() {
 		decoders.Put(j.d)
 	}
 	p.spare = nil
+	p.br.release()
 	pool.Put(p.wbuf)
 	p.wbuf = nil
 }
 
-// run decodes one block of j on a worker.
+// run decodes one block of j.
 func (j *job) run(br *bitReader) {
+	if decodeHook != nil {
+		decodeHook(1)
+		defer decodeHook(-1)
+	}
 	j.err = nil
 	br.resetBytes(j.data)
 	if _, err := br.bits(uint(j.start-j.dataOff*8)+48, "block magic"); err != nil {
@@ -268,80 +308,44 @@ func (j *job) run(br *bitReader) {
 		}
 	}
 	j.out = out
-	j.crc = ^rle1CRC(out)
-}
-
-// rle1CRC is the CRC register over the RLE1 expansion of s.
-func rle1CRC(s []byte) uint32 {
-	var buf [4096]byte
-	c := ^uint32(0)
-	n := 0
-	var last byte
-	cnt := 0
-	for _, b := range s {
-		if cnt == 4 {
-			k := int(b)
-			for k > 0 {
-				if n == len(buf) {
-					c = crcUpdate(c, buf[:n])
-					n = 0
-				}
-				m := min(k, len(buf)-n)
-				q := buf[n : n+m]
-				for i := range q {
-					q[i] = last
-				}
-				n += m
-				k -= m
-			}
-			cnt = 0
-			continue
-		}
-		if b != last {
-			last, cnt = b, 1
-		} else {
-			cnt++
-		}
-		if n == len(buf) {
-			c = crcUpdate(c, buf[:n])
-			n = 0
-		}
-		buf[n] = b
-		n++
-	}
-	return crcUpdate(c, buf[:n])
 }
 
 // read delivers decoded bytes in order. It returns 0 with z.st changed
-// when the sequential decoder takes over.
+// when the sequential decoder takes over, and sets z.err after the last
+// byte of a block whose CRC does not match.
 func (p *parallel) read(buf []byte) int {
 	z := p.z
 	for {
 		if p.cur == nil {
-			p.dispatch()
-			if len(p.queue) == 0 {
-				p.handOver(p.next, true)
-				return 0
-			}
-			j := p.queue[0]
-			<-j.done
-			if j.err != nil || j.end < 0 || j.gotEnd != j.end || j.crc != j.stored {
-				p.handOver(j.start, true)
+			j := p.head()
+			if j == nil {
 				return 0
 			}
 			p.cur = j
 			p.bo.reset(j.out)
+			p.crc = ^uint32(0)
 		}
 		n := p.bo.emit(buf)
+		p.crc = crcUpdate(p.crc, buf[:n])
 		if p.bo.done() {
 			j := p.cur
-			z.streamCRC = (z.streamCRC<<1 | z.streamCRC>>31) ^ j.crc
-			p.accepted++
 			p.cur = nil
-			p.queue = p.queue[1:]
+			copy(p.queue, p.queue[1:])
+			p.queue = p.queue[:len(p.queue)-1]
 			p.spare = append(p.spare, j)
+			c := ^p.crc
+			if c != j.stored {
+				z.err = blockCRCError(j.stored, c)
+				p.stop()
+				return n
+			}
+			z.streamCRC = (z.streamCRC<<1 | z.streamCRC>>31) ^ c
+			p.accepted++
+			if j.onWorker {
+				p.onWorkers++
+			}
 			if j.endIsEOS {
-				p.handOver(j.end, false)
+				p.handOver(j.end, atStreamEnd)
 				return n
 			}
 		}
@@ -351,14 +355,68 @@ func (p *parallel) read(buf []byte) int {
 	}
 }
 
+// head returns the next block in stream order, decoded and accepted, or
+// nil after handing over to the sequential decoder.
+func (p *parallel) head() *job {
+	for {
+		p.dispatch()
+		if len(p.queue) == 0 {
+			if p.done {
+				p.handOver(p.next, anomaly) // not reached: a last job always fails or ends the stream
+				return nil
+			}
+			if p.tokens != nil {
+				// nothing in flight and no token: sequential until one is free
+				p.handOver(p.next, noToken)
+				return nil
+			}
+			p.local()
+			continue
+		}
+		j := p.queue[0]
+		if !j.ready {
+			select {
+			case <-j.done:
+				j.ready = true
+			default:
+				if !p.done && len(p.queue) < p.depth {
+					p.local() // rather than wait, decode the next block here
+					continue
+				}
+				<-j.done
+				j.ready = true
+			}
+		}
+		if j.err != nil || j.end < 0 || j.gotEnd != j.end {
+			p.handOver(j.start, anomaly)
+			return nil
+		}
+		return j
+	}
+}
+
+// Why a run hands over to the sequential decoder.
+type handKind uint8
+
+const (
+	atStreamEnd handKind = iota // the workers end; the next stream may start a run
+	noToken                     // nothing in flight: the workers wait for a later run
+	anomaly                     // the workers end; sequential for the rest of the input
+)
+
 // handOver stops the run and makes the sequential decoder go on at
 // stream bit pos, where a block magic or the end-of-stream magic is
-// expected. anomaly disables parallel decoding for the rest of the input.
-func (p *parallel) handOver(pos int64, anomaly bool) {
+// expected.
+func (p *parallel) handOver(pos int64, why handKind) {
 	z := p.z
-	p.stop()
-	if anomaly {
+	switch why {
+	case noToken:
+		p.drain()
+	case anomaly:
 		p.disabled = true
+		fallthrough
+	default:
+		p.stop()
 	}
 	// The window from the byte holding pos, then what src still holds,
 	// become the pending input of a fresh bit reader.
@@ -408,24 +466,28 @@ var prefilter = func() (t [1 << 16 / 64]uint64) {
 
 // find returns the first candidate magic at a stream bit >= from within
 // the window, whether it is the end-of-stream magic, and whether the
-// search could be completed (false: more input is needed).
-func (p *parallel) find(from int64) (pos int64, eos, ok bool) {
-	pos, eos, ok = p.findMagic(from)
+// search could be completed (false: more input is needed; resume is
+// then where a search from the same from may go on).
+func (p *parallel) find(from, resume int64) (pos int64, eos, ok bool, next int64) {
+	pos, eos, ok, next = p.findMagic(max(from, resume))
 	if fakeCandidates > 0 {
 		// tests: a false candidate every fakeCandidates bits
 		f := (from + fakeCandidates - 1) / fakeCandidates * fakeCandidates
 		if f+48 <= (p.winOff+int64(len(p.win)))*8 && (!ok || pos < 0 || f < pos) {
-			return f, false, true
+			return f, false, true, 0
+		}
+		if !ok {
+			next = from // no resuming past a false candidate not yet in the window
 		}
 	}
-	return pos, eos, ok
+	return pos, eos, ok, next
 }
 
 // fakeCandidates, when set by a test, makes find report a false block
 // start every so many bits.
 var fakeCandidates int64
 
-func (p *parallel) findMagic(from int64) (pos int64, eos, ok bool) {
+func (p *parallel) findMagic(from int64) (pos int64, eos, ok bool, resume int64) {
 	w := p.win
 	i := int(from/8 - p.winOff)
 	if i < 0 {
@@ -434,10 +496,11 @@ func (p *parallel) findMagic(from int64) (pos int64, eos, ok bool) {
 	for ; ; i++ {
 		if i+8 > len(w) {
 			if !p.eof {
-				return 0, false, false
+				// bits from byte i on are still to be looked at
+				return 0, false, false, max(from, (p.winOff+int64(i))*8)
 			}
 			if i >= len(w) {
-				return -1, false, true
+				return -1, false, true, 0
 			}
 		}
 		var v uint64
@@ -464,7 +527,7 @@ func (p *parallel) findMagic(from int64) (pos int64, eos, ok bool) {
 			if i+8 > len(w) && at+48 > (p.winOff+int64(len(w)))*8 {
 				continue // runs past the end of the input
 			}
-			return at, m == eosMagic, true
+			return at, m == eosMagic, true, 0
 		}
 	}
 }
@@ -496,42 +559,72 @@ func (p *parallel) more() {
 	}
 }
 
-// dispatch finds candidates and hands blocks to the workers until
-// Workers blocks are in flight or the run has nothing more to give.
-func (p *parallel) dispatch() {
+// nextJob makes a job of the block at p.next (reading input until the
+// candidate after it is found) and queues it; its data is the window
+// itself, valid until the next call of more.
+func (p *parallel) nextJob() *job {
 	limit := maxBlockBytes(int64(p.bs)) * 8
-	for !p.done && len(p.queue) < p.workers {
-		start := p.next
-		end, eos, ok := p.find(start + 1)
-		for !ok {
-			if int64(len(p.win))*8-(start-p.winOff*8) > limit {
-				end, ok = -1, true // longer than any block: the sequential decoder says why
-				break
-			}
-			p.more()
-			end, eos, ok = p.find(start + 1)
+	start := p.next
+	end, eos, ok, resume := p.find(start+1, 0)
+	for !ok {
+		if int64(len(p.win))*8-(start-p.winOff*8) > limit {
+			end, ok = -1, true // longer than any block: the sequential decoder says why
+			break
 		}
-		j := p.job()
-		j.start, j.end, j.endIsEOS, j.bs = start, end, eos, p.bs
-		lo := start / 8
-		hi := p.winOff + int64(len(p.win))
-		if end >= 0 {
-			hi = min(hi, (end+7)/8)
+		p.more()
+		end, eos, ok, resume = p.find(start+1, resume)
+	}
+	j := p.job()
+	j.start, j.end, j.endIsEOS, j.bs = start, end, eos, p.bs
+	j.onWorker, j.tokens, j.ready = false, nil, false
+	lo := start / 8
+	hi := p.winOff + int64(len(p.win))
+	if end >= 0 {
+		hi = min(hi, (end+7)/8)
+	}
+	j.data = p.win[lo-p.winOff : hi-p.winOff]
+	j.dataOff = lo
+	p.queue = append(p.queue, j)
+	if end < 0 || eos {
+		p.done = true
+	} else {
+		p.next = end
+	}
+	return j
+}
+
+// local decodes the next block on the consumer's goroutine.
+func (p *parallel) local() {
+	j := p.nextJob()
+	j.run(&p.br)
+	j.data = nil
+	j.ready = true
+}
+
+// dispatch hands blocks to worker goroutines while tokens allow one
+// more goroutine to decode and the blocks in flight fit.
+func (p *parallel) dispatch() {
+	for !p.done && len(p.queue) < p.depth && int(p.inflight.Load()) < p.workers-1 {
+		switch {
+		case p.held:
+			p.held = false
+		case p.tokens != nil && !p.tokens.TryAcquire():
+			return
 		}
-		n := int(hi - lo)
+		j := p.nextJob()
+		n := len(j.data)
 		if j.seg == nil || cap(*j.seg) < n {
 			pool.Put(j.seg)
 			j.seg = pool.Get(n)
 		}
-		j.data = append((*j.seg)[:0], p.win[lo-p.winOff:hi-p.winOff]...)
-		j.dataOff = lo
-		p.queue = append(p.queue, j)
-		p.jobs <- j
-		if end < 0 || eos {
-			p.done = true
-		} else {
-			p.next = end
+		j.data = append((*j.seg)[:0], j.data...)
+		j.onWorker, j.tokens = true, p.tokens
+		if n := p.inflight.Add(1); p.started < int(n) {
+			p.started++
+			p.wg.Add(1)
+			go p.worker()
 		}
+		p.jobs <- j
 	}
 }
 

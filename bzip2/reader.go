@@ -257,6 +257,10 @@ func (z *Reader) table() []uint32 {
 
 // block decodes one block (its magic and CRC read) and starts its output.
 func (z *Reader) block(storedCRC uint32) error {
+	if decodeHook != nil {
+		decodeHook(1)
+		defer decodeHook(-1)
+	}
 	if z.d == nil {
 		z.d = decoders.Get()
 	}
@@ -301,11 +305,15 @@ func (z *Reader) block(storedCRC uint32) error {
 func (z *Reader) endBlock() error {
 	c := ^z.crc
 	if c != z.bi.storeCRC {
-		return fmt.Errorf("%w: bzip2 block CRC %08x, computed %08x", errs.ErrChecksum, z.bi.storeCRC, c)
+		return blockCRCError(z.bi.storeCRC, c)
 	}
 	z.streamCRC = (z.streamCRC<<1 | z.streamCRC>>31) ^ c
 	z.st = stBlock
 	return nil
+}
+
+func blockCRCError(stored, computed uint32) error {
+	return fmt.Errorf("%w: bzip2 block CRC %08x, computed %08x", errs.ErrChecksum, stored, computed)
 }
 
 // emit walks the inverted block into p, undoing RLE1 on the way. The

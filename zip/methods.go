@@ -33,6 +33,10 @@ type methodSpec struct {
 	// (WithDefaults). Close must give back what the decoder holds; the
 	// stream is closed exactly once, also when it was not read to the end.
 	open func(r io.Reader, f *file, cfg *arc.Config) (io.ReadCloser, error)
+	// openShared, when set, is open for a decoder that takes its extra
+	// goroutines (up to cfg.Workers) from wp, the pool of a parallel
+	// extraction (arc.SharedWorkers).
+	openShared func(r io.Reader, f *file, cfg *arc.Config, wp *arc.WorkerPool) (io.ReadCloser, error)
 }
 
 var methods = map[uint16]*methodSpec{}
@@ -52,8 +56,16 @@ type methodReader struct {
 	rc io.ReadCloser
 }
 
-func openMethod(m *methodSpec, r io.Reader, f *file, cfg *arc.Config) (*methodReader, error) {
-	rc, err := m.open(r, f, cfg)
+// openMethod opens m's decoder; wp (may be nil) is the worker pool of
+// a parallel extraction, for a method that can use it.
+func openMethod(m *methodSpec, r io.Reader, f *file, cfg *arc.Config, wp *arc.WorkerPool) (*methodReader, error) {
+	var rc io.ReadCloser
+	var err error
+	if wp != nil && m.openShared != nil {
+		rc, err = m.openShared(r, f, cfg, wp)
+	} else {
+		rc, err = m.open(r, f, cfg)
+	}
 	if err != nil {
 		if !isSentinel(err) {
 			err = errs.Corrupt("%s: %v", m.name, err)
@@ -155,8 +167,18 @@ func (b bzip2Entry) Close() error {
 }
 
 func openBZip2(r io.Reader, f *file, cfg *arc.Config) (io.ReadCloser, error) {
+	return openBZip2Shared(r, f, cfg, nil)
+}
+
+// openBZip2Shared decodes up to cfg.Workers blocks at once, the extra
+// goroutines each holding a token of wp (nil: the reader's own).
+func openBZip2Shared(r io.Reader, f *file, cfg *arc.Config, wp *arc.WorkerPool) (io.ReadCloser, error) {
 	z := bzip2Readers.Get()
-	if err := z.Reset(r, bzip2.MaxMemory(cfg.Limits.MaxMemory), bzip2.Workers(cfg.Workers)); err != nil {
+	opts := [3]bzip2.Option{bzip2.MaxMemory(cfg.Limits.MaxMemory), bzip2.Workers(cfg.Workers), bzip2.Shared(nil)}
+	if wp != nil {
+		opts[2] = bzip2.Shared(wp)
+	}
+	if err := z.Reset(r, opts[:]...); err != nil {
 		bzip2Readers.Put(z)
 		return nil, err
 	}
@@ -165,9 +187,10 @@ func openBZip2(r io.Reader, f *file, cfg *arc.Config) (io.ReadCloser, error) {
 
 func init() {
 	register(methodBZip2, &methodSpec{
-		name:  "BZip2",
-		check: memCheck("BZip2", memBZip2),
-		open:  openBZip2,
+		name:       "BZip2",
+		check:      memCheck("BZip2", memBZip2),
+		open:       openBZip2,
+		openShared: openBZip2Shared,
 	})
 	zs := &methodSpec{name: "Zstd", check: checkZstd, open: openZstd}
 	register(methodZstd, zs)

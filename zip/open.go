@@ -226,12 +226,17 @@ func (a *Archive) Open(i int) (io.ReadCloser, error) {
 			src = s.br
 		}
 		cfg := &a.cfg
-		if n := a.entryWorkerCount(); n != max(cfg.Workers, 1) && (f.method == methodZstd || f.method == 20 || f.method == methodBZip2) {
-			c := a.cfg // only zstd and BZip2 read Workers: the copy is made for them alone
-			c.Workers = n
-			cfg = &c
+		m := methods[f.method]
+		wp := a.workers.pool.Load()
+		if wp == nil || m.openShared == nil {
+			wp = nil // a fixed share of the workers (none for a lone entry)
+			if n := a.entryWorkerCount(); n != max(cfg.Workers, 1) && (f.method == methodZstd || f.method == 20 || f.method == methodBZip2) {
+				c := a.cfg // only zstd and BZip2 read Workers: the copy is made for them alone
+				c.Workers = n
+				cfg = &c
+			}
 		}
-		oth, err := openMethod(methods[f.method], src, f, cfg)
+		oth, err := openMethod(m, src, f, cfg, wp)
 		if err != nil {
 			(&entryReader{s: s}).Close()
 			return nil, err

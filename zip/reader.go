@@ -370,7 +370,7 @@ func (z *Reader) readHeader() (*file, error) {
 		}
 		z.body = s.dec
 	default:
-		oth, err := openMethod(methods[f.method], src, f, &z.cfg)
+		oth, err := openMethod(methods[f.method], src, f, &z.cfg, nil)
 		if err != nil {
 			z.rdErr = err
 		} else {

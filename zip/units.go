@@ -1,6 +1,10 @@
 package zip
 
-import "sync/atomic"
+import (
+	"sync/atomic"
+
+	"github.com/go-unarc/unarc/arc"
+)
 
 // Units implements arc.Units: every ZIP entry is compressed on its own,
 // so each is a unit of its own.
@@ -13,11 +17,19 @@ func (a *Archive) Units() []int {
 }
 
 // entryWorkers is the goroutines one entry's decoder may use (zstd, BZip2);
-// 0 means Config.Workers.
-type entryWorkers struct{ n atomic.Int32 }
+// 0 means Config.Workers. With a pool, BZip2 takes its extra goroutines
+// from it instead (up to Config.Workers).
+type entryWorkers struct {
+	n    atomic.Int32
+	pool atomic.Pointer[arc.WorkerPool]
+}
 
 // SetEntryWorkers implements arc.EntryWorkers.
 func (a *Archive) SetEntryWorkers(n int) { a.workers.n.Store(int32(max(n, 1))) }
+
+// SetWorkerPool implements arc.SharedWorkers: BZip2 entries opened while
+// p is set borrow their extra goroutines from it.
+func (a *Archive) SetWorkerPool(p *arc.WorkerPool) { a.workers.pool.Store(p) }
 
 // entryWorkerCount is what an entry opened now may use.
 func (a *Archive) entryWorkerCount() int {

@@ -23,6 +23,13 @@ import (
 type Plan struct {
 	Items []int
 	Unit  []int
+	// Idle, when set, is called once for each of the workers goroutines
+	// Run may use as soon as it has no unit left to take: at the start
+	// for those beyond the number of units, and by each goroutine that
+	// finds no more units (before it exits). A shared worker budget
+	// (arc.WorkerPool) gets its tokens back through it, so that the
+	// units still running can use the idle cores.
+	Idle func()
 }
 
 // Units counts the distinct units of p.
@@ -49,6 +56,12 @@ func (p *Plan) Units() int {
 func Run(ctx context.Context, workers int, p Plan, work func(ctx context.Context, item int), deliver func(item int) bool) (undelivered []int) {
 	n := len(p.Items)
 	if workers <= 1 || n <= 1 {
+		if p.Idle != nil && workers > 1 {
+			for range workers - 1 {
+				p.Idle() // everything runs on the calling goroutine
+			}
+			defer p.Idle()
+		}
 		for _, it := range p.Items {
 			if ctx.Err() != nil {
 				return nil
@@ -90,6 +103,11 @@ func Run(ctx context.Context, workers int, p Plan, work func(ctx context.Context
 		fill[g]++
 	}
 	groups := len(count)
+	if p.Idle != nil {
+		for range workers - groups {
+			p.Idle()
+		}
+	}
 	workers = min(workers, groups)
 
 	ctx, cancel := context.WithCancel(ctx)
@@ -117,6 +135,9 @@ func Run(ctx context.Context, workers int, p Plan, work func(ctx context.Context
 			for {
 				g := int(next.Add(1) - 1)
 				if g >= groups || ctx.Err() != nil {
+					if p.Idle != nil {
+						p.Idle()
+					}
 					return
 				}
 				for _, k := range flat[start[g]:start[g+1]] {

@@ -153,3 +153,47 @@ func TestRunCancel(t *testing.T) {
 		t.Error("running work did not see the cancellation")
 	}
 }
+
+// TestRunIdle: Idle is called once for each worker slot, as soon as it has
+// no unit left: for the slots beyond the units at the start, then as each
+// goroutine runs out, so by the time the last unit runs alone every other
+// slot has been given back.
+func TestRunIdle(t *testing.T) {
+	for _, tc := range []struct{ workers, units int }{{1, 3}, {2, 1}, {2, 5}, {4, 2}, {8, 9}} {
+		sizes := make([]int, tc.units)
+		for i := range sizes {
+			sizes[i] = 1 + i%3
+		}
+		p := plan(sizes...)
+		last := p.Items[len(p.Items)-1]
+		var idle atomic.Int32
+		p.Idle = func() { idle.Add(1) }
+		var waited atomic.Bool
+		work := func(ctx context.Context, it int) {
+			if it != last || tc.workers < 2 {
+				return
+			}
+			// The last unit (taken last): every other slot runs out of
+			// units while it runs and says so.
+			for idle.Load() < int32(tc.workers-1) {
+				select {
+				case <-ctx.Done():
+					return
+				case <-time.After(time.Millisecond):
+				}
+			}
+			waited.Store(true)
+		}
+		Run(context.Background(), tc.workers, p, work, func(int) bool { return true })
+		want := int32(max(tc.workers, 1))
+		if tc.workers <= 1 {
+			want = 0
+		}
+		if got := idle.Load(); got != want {
+			t.Fatalf("workers %d, units %d: Idle called %d times, want %d", tc.workers, tc.units, got, want)
+		}
+		if tc.workers >= 2 && !waited.Load() {
+			t.Fatalf("workers %d, units %d: the last unit never saw the others idle", tc.workers, tc.units)
+		}
+	}
+}
