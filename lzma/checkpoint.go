@@ -53,15 +53,16 @@ func (z *Reader2) Checkpoint(dst []byte) (state []byte, out, in int64) {
 	dst = binary.LittleEndian.AppendUint32(dst, uint32(len(d.m.lit)))
 	dst = d.m.appendProbs(dst)
 	dst = append(dst, w.buf[:w.history()]...)
-	return dst, z.total, z.in.read - int64(z.in.avail())
+	return dst, z.total, z.inputOffset()
 }
 
 // ResetAt makes z continue an LZMA2 stream from a checkpoint: r must
-// deliver the compressed input from the checkpoint's input offset,
+// deliver the compressed input from the checkpoint's input offset in,
 // dictSize and size are the stream's (as for Reset), out is the
-// checkpoint's output offset. A state that does not fit the stream is
+// checkpoint's output offset (later checkpoints count from the stream's
+// start again). A state that does not fit the stream is
 // ErrCorrupt.
-func (z *Reader2) ResetAt(r io.Reader, dictSize int64, size int64, state []byte, out int64, opts ...Option) error {
+func (z *Reader2) ResetAt(r io.Reader, dictSize int64, size int64, state []byte, out, in int64, opts ...Option) error {
 	if err := z.Reset(r, dictSize, size, opts...); err != nil {
 		return err
 	}
@@ -69,6 +70,11 @@ func (z *Reader2) ResetAt(r io.Reader, dictSize int64, size int64, state []byte,
 		z.err = err
 		return err
 	}
+	if in < 0 {
+		z.err = errs.Corrupt("lzma: checkpoint at input offset %d", in)
+		return z.err
+	}
+	z.inBase = in
 	return nil
 }
 

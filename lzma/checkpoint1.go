@@ -72,16 +72,17 @@ func (z *Reader) Checkpoint(dst []byte) (state []byte, out, in int64) {
 	dst = binary.LittleEndian.AppendUint32(dst, uint32(len(d.m.lit)))
 	dst = d.m.appendProbs(dst)
 	dst = append(dst, w.buf[:w.history()]...)
-	return dst, z.total, z.in.read - int64(z.in.avail())
+	return dst, z.total, z.inputOffset()
 }
 
 // ResetAt makes z continue an LZMA1 stream from a checkpoint: r must
-// deliver the compressed input from the checkpoint's input offset; p and
-// size are the stream's (as for Reset), out is the checkpoint's output
-// offset. A state that does not fit the stream (other properties, a
+// deliver the compressed input from the checkpoint's input offset in;
+// p and size are the stream's (as for Reset), out is the checkpoint's
+// output offset (later checkpoints count from the stream's start
+// again). A state that does not fit the stream (other properties, a
 // window larger than the stream's, positions, distances or coder values
 // out of range) is ErrCorrupt; nothing is read from r.
-func (z *Reader) ResetAt(r io.Reader, p Props, size int64, state []byte, out int64, opts ...Option) error {
+func (z *Reader) ResetAt(r io.Reader, p Props, size int64, state []byte, out, in int64, opts ...Option) error {
 	if err := z.Reset(r, p, size, opts...); err != nil {
 		return err
 	}
@@ -89,6 +90,11 @@ func (z *Reader) ResetAt(r io.Reader, p Props, size int64, state []byte, out int
 		z.err = err
 		return err
 	}
+	if in < 0 {
+		z.err = errs.Corrupt("lzma: checkpoint at input offset %d", in)
+		return z.err
+	}
+	z.inBase = in
 	return nil
 }
 

@@ -83,7 +83,7 @@ func TestCheckpoint1Resume(t *testing.T) {
 	var wrapped, midMatch bool
 	for _, c := range cps {
 		z := new(Reader)
-		if err := z.ResetAt(bytes.NewReader(comp[c.in:]), p, int64(len(want)), c.state, c.out); err != nil {
+		if err := z.ResetAt(bytes.NewReader(comp[c.in:]), p, int64(len(want)), c.state, c.out, c.in); err != nil {
 			t.Fatalf("from %d: %v", c.out, err)
 		}
 		wrapped = wrapped || z.w.full
@@ -133,7 +133,7 @@ func TestCheckpoint1Refused(t *testing.T) {
 	for name, f := range cases {
 		st := f(append([]byte(nil), c.state...))
 		z := new(Reader)
-		err := z.ResetAt(bytes.NewReader(comp[c.in:]), p, size, st, c.out)
+		err := z.ResetAt(bytes.NewReader(comp[c.in:]), p, size, st, c.out, c.in)
 		if !errors.Is(err, errs.ErrCorrupt) {
 			t.Errorf("%s: %v, want ErrCorrupt", name, err)
 		}
@@ -144,7 +144,7 @@ func TestCheckpoint1Refused(t *testing.T) {
 	}
 	// The output offset must agree with the window.
 	z := new(Reader)
-	if err := z.ResetAt(bytes.NewReader(comp[c.in:]), p, size, c.state, c.out+1); !errors.Is(err, errs.ErrCorrupt) {
+	if err := z.ResetAt(bytes.NewReader(comp[c.in:]), p, size, c.state, c.out+1, c.in); !errors.Is(err, errs.ErrCorrupt) {
 		t.Errorf("shifted output offset: %v", err)
 	}
 	z.Close()
@@ -177,9 +177,93 @@ func FuzzCheckpoint1(f *testing.F) {
 		}
 		z := new(Reader)
 		defer z.Close()
-		if err := z.ResetAt(bytes.NewReader(comp.Bytes()[in:]), p, int64(len(want)), st, out); err != nil {
+		if err := z.ResetAt(bytes.NewReader(comp.Bytes()[in:]), p, int64(len(want)), st, out, in); err != nil {
 			return
 		}
 		io.Copy(io.Discard, z)
+	})
+}
+
+// TestCheckpointFromResumed: a checkpoint taken by a decoder that was
+// itself resumed from one names the same input offset as the sequential
+// decoder's at that point (offsets count from the stream's start), and
+// the same state, for LZMA1 and LZMA2.
+func TestCheckpointFromResumed(t *testing.T) {
+	want := genMixed(6, 600<<10)
+	t.Run("lzma", func(t *testing.T) {
+		comp, p := lzma1Stream(t, want, 64<<10)
+		_, cps := takeCheckpoints1(t, comp, p, int64(len(want)), 1)
+		if len(cps) < 3 {
+			t.Fatalf("%d checkpoints", len(cps))
+		}
+		a, b := cps[0], cps[len(cps)-1]
+		z := new(Reader)
+		defer z.Close()
+		if err := z.ResetAt(bytes.NewReader(comp[a.in:]), p, int64(len(want)), a.state, a.out, a.in); err != nil {
+			t.Fatal(err)
+		}
+		// The sequential reads were 3001 bytes; so are these, from a
+		// checkpoint that the sequential decoder took after whole reads.
+		buf := make([]byte, 3001)
+		for z.Total() < b.out || !z.CanCheckpoint() {
+			if _, err := z.Read(buf[:min(int64(len(buf)), b.out-z.Total()+int64(len(buf)))]); err != nil {
+				t.Fatal(err)
+			}
+			if z.Total() > b.out {
+				t.Skip("the resumed decoder's steps do not meet the checkpoint")
+			}
+		}
+		st, out, in := z.Checkpoint(nil)
+		if out != b.out || in != b.in || !bytes.Equal(st, b.state) {
+			t.Fatalf("resumed decoder's checkpoint at out %d in %d (state equal %v), sequential at %d in %d", out, in, bytes.Equal(st, b.state), b.out, b.in)
+		}
+	})
+	t.Run("lzma2", func(t *testing.T) {
+		var comp bytes.Buffer
+		w, err := NewWriter2(&comp, Level(3), DictSize(64<<10))
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Write(want)
+		w.Close()
+		const dict = 64 << 10
+		z, _ := NewReader2(bytes.NewReader(comp.Bytes()), dict, int64(len(want)))
+		var ins, outs []int64
+		var states [][]byte
+		buf := make([]byte, 4096)
+		for {
+			if z.CanCheckpoint() && z.Total() > 0 {
+				st, out, in := z.Checkpoint(nil)
+				states, outs, ins = append(states, st), append(outs, out), append(ins, in)
+			}
+			if _, err := z.Read(buf); err != nil {
+				break
+			}
+		}
+		z.Close()
+		if len(outs) < 3 {
+			t.Fatalf("%d checkpoints", len(outs))
+		}
+		z2 := new(Reader2)
+		defer z2.Close()
+		if err := z2.ResetAt(bytes.NewReader(comp.Bytes()[ins[0]:]), dict, int64(len(want)), states[0], outs[0], ins[0]); err != nil {
+			t.Fatal(err)
+		}
+		k := 1
+		for k < len(outs) {
+			if z2.CanCheckpoint() && z2.Total() == outs[k] {
+				st, out, in := z2.Checkpoint(nil)
+				if out != outs[k] || in != ins[k] || !bytes.Equal(st, states[k]) {
+					t.Fatalf("checkpoint %d from the resumed decoder: out %d in %d, sequential out %d in %d", k, out, in, outs[k], ins[k])
+				}
+				k++
+			}
+			if _, err := z2.Read(buf); err != nil {
+				break
+			}
+		}
+		if k < len(outs) {
+			t.Fatalf("resumed decoder met %d of %d checkpoints", k, len(outs))
+		}
 	})
 }

@@ -65,7 +65,7 @@ func TestCheckpointResume(t *testing.T) {
 	var wrapped bool
 	for _, c := range cps {
 		z2 := new(Reader2)
-		if err := z2.ResetAt(bytes.NewReader(comp.Bytes()[c.in:]), dict, int64(len(want)), c.state, c.out); err != nil {
+		if err := z2.ResetAt(bytes.NewReader(comp.Bytes()[c.in:]), dict, int64(len(want)), c.state, c.out, c.in); err != nil {
 			t.Fatal(err)
 		}
 		wrapped = wrapped || z2.w.full
@@ -85,7 +85,7 @@ func TestCheckpointResume(t *testing.T) {
 	c := cps[len(cps)/2]
 	for _, cut := range []int{0, 10, len(c.state) - 1} {
 		z2 := new(Reader2)
-		if err := z2.ResetAt(bytes.NewReader(comp.Bytes()[c.in:]), dict, int64(len(want)), c.state[:cut], c.out); err == nil {
+		if err := z2.ResetAt(bytes.NewReader(comp.Bytes()[c.in:]), dict, int64(len(want)), c.state[:cut], c.out, c.in); err == nil {
 			t.Fatalf("state cut at %d accepted", cut)
 		}
 	}
@@ -102,7 +102,7 @@ func TestCheckpointResume(t *testing.T) {
 		st := append([]byte(nil), c.state...)
 		f(st)
 		z2 := new(Reader2)
-		if err := z2.ResetAt(bytes.NewReader(comp.Bytes()[c.in:]), dict, int64(len(want)), st, c.out); !errors.Is(err, errs.ErrCorrupt) {
+		if err := z2.ResetAt(bytes.NewReader(comp.Bytes()[c.in:]), dict, int64(len(want)), st, c.out, c.in); !errors.Is(err, errs.ErrCorrupt) {
 			t.Errorf("%s: %v, want ErrCorrupt", name, err)
 		}
 	}
