@@ -75,8 +75,10 @@ type CheckpointReporter interface {
 //
 // Check and CheckLen cross-check a checkpoint kept apart from the
 // Archive that took it (in an index): Check is the CRC-32 (IEEE) of the
-// CheckLen bytes of the stream's output from Out, which the checkpoint
-// must reproduce before it is used (CheckLen 0: not set).
+// checkpoint's kind, stream, offsets and State followed by the CheckLen
+// bytes of the stream's output from Out, which the checkpoint must
+// reproduce before it is used (CheckLen 0: not set; see
+// cpcache.SumHead).
 type Checkpoint struct {
 	Kind     string
 	Stream   int

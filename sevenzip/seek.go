@@ -195,13 +195,25 @@ func (a *Archive) seekFolder(fi int, sh chainShape, base, target int64, e *arc.E
 	interval := a.cps.Interval()
 	var cp arc.Checkpoint
 	haveCP := false
+	// checked is the reader that verified a restored checkpoint, when
+	// there was one to verify: it is already past it, by the check span.
+	var checked *folderReader
 	if sh.ok && sh.lz >= 0 && interval > 0 {
 		var err error
 		cp, haveCP, err = a.cps.FindChecked(fi, target, func(cp arc.Checkpoint) (bool, error) {
-			return a.checkCP(fi, sh, cp, e)
+			ok, fr, err := a.checkCP(fi, sh, cp, e)
+			if checked != nil {
+				checked.Close()
+			}
+			checked = fr
+			return ok, err
 		})
 		if err != nil {
 			return nil, err
+		}
+		if checked != nil && (!haveCP || checked.pos > target) {
+			checked.Close()
+			checked = nil
 		}
 	}
 	a.mu.Lock()
@@ -212,7 +224,7 @@ func (a *Archive) seekFolder(fi int, sh chainShape, base, target int64, e *arc.E
 		}
 	}
 	var fr *folderReader
-	if best >= 0 && (!haveCP || a.idle[best].pos >= cp.Out) {
+	if best >= 0 && (!haveCP || a.idle[best].pos >= cp.Out) && (checked == nil || a.idle[best].pos >= checked.pos) {
 		fr = a.idle[best]
 		a.idle = append(a.idle[:best], a.idle[best+1:]...)
 	}
@@ -220,6 +232,11 @@ func (a *Archive) seekFolder(fi int, sh chainShape, base, target int64, e *arc.E
 	var err error
 	switch {
 	case fr != nil:
+		if checked != nil {
+			checked.Close()
+		}
+	case checked != nil:
+		fr = checked
 	case haveCP:
 		fr, err = a.resumeFolder(fi, sh, cp, e)
 	default:

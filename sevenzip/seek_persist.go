@@ -5,6 +5,7 @@ import (
 	"hash/crc32"
 
 	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/cpcache"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/lzma"
 )
@@ -40,7 +41,7 @@ func (a *Archive) ExportCheckpoints() ([]arc.Checkpoint, error) {
 		if cp.CheckLen <= 0 {
 			continue // at the end: nothing to resume
 		}
-		sum, err := a.cpSum(fi, sh, cp, a.folderEntry(fi))
+		sum, _, err := a.cpSum(fi, sh, cp, a.folderEntry(fi), false)
 		if err != nil {
 			return nil, err
 		}
@@ -127,42 +128,55 @@ func (a *Archive) folderEntry(fi int) *arc.Entry {
 
 // checkCP reports whether decoding from restored checkpoint cp gives its
 // Check. A missing password is returned (the read asks for one and
-// tries again); every other failure means no.
-func (a *Archive) checkCP(fi int, sh chainShape, cp arc.Checkpoint, e *arc.Entry) (bool, error) {
+// tries again); every other failure means no. When it does, the folder
+// reader that checked it, now cp.CheckLen bytes after it, is returned
+// too (the caller may go on from there or close it).
+func (a *Archive) checkCP(fi int, sh chainShape, cp arc.Checkpoint, e *arc.Entry) (bool, *folderReader, error) {
 	if cp.CheckLen <= 0 {
-		return false, nil
+		return false, nil, nil
 	}
-	sum, err := a.cpSum(fi, sh, cp, e)
+	sum, fr, err := a.cpSum(fi, sh, cp, e, true)
 	if err != nil {
 		if errors.Is(err, errs.ErrPasswordRequired) {
-			return false, err
+			return false, nil, err
 		}
-		return false, nil
+		return false, nil, nil
 	}
-	return sum == cp.Check, nil
+	if sum != cp.Check {
+		fr.Close()
+		return false, nil, nil
+	}
+	return true, fr, nil
 }
 
-// cpSum is the CRC-32 of the cp.CheckLen bytes decoded from cp.
-func (a *Archive) cpSum(fi int, sh chainShape, cp arc.Checkpoint, e *arc.Entry) (uint32, error) {
+// cpSum is cp's Check as decoding cp.CheckLen bytes from it gives it;
+// with keep, the folder reader that decoded them is returned (else it
+// is closed).
+func (a *Archive) cpSum(fi int, sh chainShape, cp arc.Checkpoint, e *arc.Entry, keep bool) (uint32, *folderReader, error) {
 	fr, err := a.resumeFolder(fi, sh, cp, e)
 	if err != nil {
-		return 0, err
+		return 0, nil, err
 	}
-	defer fr.Close()
 	bufp := getBuf()
 	defer putBuf(bufp)
 	buf := *bufp
-	var sum uint32
+	sum := cpcache.SumHead(cp)
 	for n := cp.CheckLen; n > 0; {
 		m, err := fr.Read(buf[:min(n, int64(len(buf)))])
 		sum = crc32.Update(sum, crc32.IEEETable, buf[:m])
 		n -= int64(m)
 		if err != nil && n > 0 {
-			return 0, errs.EOF(err, "7z folder")
+			fr.Close()
+			return 0, nil, errs.EOF(err, "7z folder")
 		}
 		if m == 0 && err == nil {
-			return 0, errs.Corrupt("7z: decoder made no progress")
+			fr.Close()
+			return 0, nil, errs.Corrupt("7z: decoder made no progress")
 		}
 	}
-	return sum, nil
+	if !keep {
+		fr.Close()
+		fr = nil
+	}
+	return sum, fr, nil
 }

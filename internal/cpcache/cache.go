@@ -9,6 +9,8 @@
 package cpcache
 
 import (
+	"encoding/binary"
+	"hash/crc32"
 	"slices"
 	"sync"
 
@@ -221,4 +223,19 @@ func (c *Cache) Clear() {
 	c.mu.Lock()
 	c.items, c.bytes = nil, 0
 	c.mu.Unlock()
+}
+
+// SumHead starts the Check of cp: the CRC-32 (IEEE) of its kind, stream,
+// offsets and state, which the CheckLen bytes decoded from it then
+// continue (crc32.Update). A checkpoint moved to another offset or
+// stream, or with its state altered, no longer matches its Check even
+// where the bytes decoded from it would.
+func SumHead(cp arc.Checkpoint) uint32 {
+	var h [3*8 + 16]byte
+	binary.LittleEndian.PutUint64(h[0:], uint64(cp.Stream))
+	binary.LittleEndian.PutUint64(h[8:], uint64(cp.Out))
+	binary.LittleEndian.PutUint64(h[16:], uint64(cp.In))
+	copy(h[24:], cp.Kind)
+	sum := crc32.Update(0, crc32.IEEETable, h[:])
+	return crc32.Update(sum, crc32.IEEETable, cp.State)
 }
