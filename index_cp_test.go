@@ -97,7 +97,6 @@ func sectionCheckpoints(t *testing.T, idx *Index) []arc.Checkpoint {
 	return nil
 }
 
-
 // TestIndexCheckpointsRestored: checkpoints kept in an index (through
 // MarshalBinary and ParseIndex) are restored into the archive reopened
 // from it and used: reading the end of the largest entry of a solid
