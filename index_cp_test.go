@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync/atomic"
 	"testing"
 
@@ -27,7 +28,7 @@ func (c *cpCountingReaderAt) ReadAt(p []byte, off int64) (int, error) {
 
 // cpIndexArchives are testdata/seek archives whose seekable readers take
 // checkpoints, one per checkpoint kind and with encryption.
-var cpIndexArchives = []string{"lzma2.7z", "lzma2-aes.7z", "lzma-big.7z", "lzma-big-aes.7z"}
+var cpIndexArchives = []string{"lzma2.7z", "lzma2-aes.7z", "lzma-big.7z", "lzma-big-aes.7z", "deflate-words.zip", "deflate-words-aes.zip"}
 
 const cpTestInterval = 64 << 10
 
@@ -141,19 +142,23 @@ func TestIndexCheckpointsRestored(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				p := make([]byte, 1)
-				if _, err := s.ReadAt(p, last.Size-1); err != nil {
-					t.Fatal(err)
+				// Its last byte, then the one before: within a
+				// non-solid entry the first read decodes ahead.
+				for _, off := range []int64{last.Size - 1, last.Size - 2} {
+					p := make([]byte, 1)
+					if _, err := s.ReadAt(p, off); err != nil {
+						t.Fatal(err)
+					}
+					if p[0] != want[last.Index][off] {
+						t.Fatalf("%s: byte %d differs", last.Name, off)
+					}
 				}
 				s.Close()
-				if p[0] != want[last.Index][last.Size-1] {
-					t.Fatalf("%s: last byte differs", last.Name)
-				}
 				return cr.n.Load() - before
 			}
 			with := tail(a, cr)
 			st := a.CheckpointStats()
-			if st.Verified != 1 || st.Rejected != 0 {
+			if st.Verified < 1 || st.Rejected != 0 {
 				t.Fatalf("after reading the last entry's end: %+v", st)
 			}
 			plain := withCheckpoints(idx2, nil)
@@ -166,7 +171,14 @@ func TestIndexCheckpointsRestored(t *testing.T) {
 			without := tail(a0, cr0)
 			a0.Close()
 			t.Logf("%d checkpoints: read %d bytes with them, %d without", ncp, with, without)
-			if with*10 > without*7 {
+			// In a solid 7z folder the first read enters the folder at a
+			// checkpoint; a ZIP entry is read from its start first (the
+			// reader decodes ahead up to 1 MiB), the restored checkpoint
+			// serves the read back (Verified, and none taken).
+			if st.Taken != 0 && strings.HasSuffix(name, ".zip") {
+				t.Fatalf("checkpoints taken beside the restored ones: %+v", st)
+			}
+			if strings.HasSuffix(name, ".7z") && with*10 > without*7 {
 				t.Fatalf("read %d bytes from the restored checkpoints, %d without: not used", with, without)
 			}
 			for _, e := range a.Entries() {
@@ -290,7 +302,7 @@ func TestIndexCheckpointsTampered(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					for _, off := range []int64{e.Size - 1, e.Size / 2, 1} {
+					for _, off := range []int64{e.Size - 1, e.Size - 2, e.Size / 2, e.Size/4 + 1, 1} {
 						p := make([]byte, e.Size-off)
 						if _, err := s.ReadAt(p, off); err != nil && err != io.EOF {
 							t.Fatalf("%s: %s at %d: %v", what, e.Name, off, err)
