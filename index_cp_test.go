@@ -28,7 +28,7 @@ func (c *cpCountingReaderAt) ReadAt(p []byte, off int64) (int, error) {
 
 // cpIndexArchives are testdata/seek archives whose seekable readers take
 // checkpoints, one per checkpoint kind and with encryption.
-var cpIndexArchives = []string{"lzma2.7z", "lzma2-aes.7z", "lzma-big.7z", "lzma-big-aes.7z", "deflate-words.zip", "deflate-words-aes.zip"}
+var cpIndexArchives = []string{"lzma2.7z", "lzma2-aes.7z", "lzma-big.7z", "lzma-big-aes.7z", "deflate-words.zip", "deflate-words-aes.zip", "r5-words.rar", "r5-solid.rar", "r5-solid-aes.rar"}
 
 const cpTestInterval = 64 << 10
 
@@ -290,6 +290,9 @@ func TestIndexCheckpointsTampered(t *testing.T) {
 			}
 			for what, f := range dropped {
 				a, err := open(withCheckpoints(idx, edit(f)))
+				if errors.Is(err, ErrStaleIndex) && what != "check" {
+					continue // refused at once: as good
+				}
 				if err != nil {
 					t.Fatalf("%s: %v", what, err)
 				}
