@@ -104,9 +104,15 @@ type indexConfig struct{ keys, checkpoints bool }
 // Restored checkpoints are untrusted: their fields must fit the archive
 // (else the open fails with ErrStaleIndex), their decoder state is
 // validated when they are used, and before its first use a checkpoint
-// must reproduce the first 64 KiB it was taken before (a CRC-32 of
-// them is stored with it): one that does not is dropped and the read
-// decodes from an earlier point. They count against the Archive's
+// reproduce the 64 KiB of output that follow it (a CRC-32 of them and
+// of the checkpoint's own fields and state is stored with it): one that
+// does not is dropped and the read decodes from an earlier point. That
+// catches a checkpoint of another archive, of this archive before its
+// data changed, or altered in the index without its check; an index
+// crafted with consistent checks can make offset reads return other
+// bytes than the archive's, as a crafted archive can (offset reads
+// verify no checksum), never read out of bounds or past the memory
+// limits. They count against the Archive's
 // checkpoint memory (WithCheckpoints): those beyond it are not kept.
 func IndexWithCheckpoints() IndexOption { return func(c *indexConfig) { c.checkpoints = true } }
 
