@@ -22,7 +22,7 @@ import (
 var seekArchives = []string{
 	"lzma2.7z", "lzma2-aes.7z", "lzma.7z", "lzma-big.7z", "lzma-big-aes.7z", "delta-lzma2.7z", "copy.7z", "copy-aes.7z",
 	"store.zip", "store-zipcrypto.zip", "store-aes.zip", "deflate.zip", "deflate-words.zip", "deflate-words-aes.zip",
-	"solid.rar", "store.rar", "store-aes.rar", "solid4.rar", "store-aes4.rar",
+	"solid.rar", "store.rar", "store-aes.rar", "solid4.rar", "store-aes4.rar", "solid4-big.rar", "solid4-ppm.rar",
 	"r5-solid.rar", "r5-solid-aes.rar", "r5-plain-aes.rar", "r5-m5.rar", "r5-words.rar",
 }
 
