@@ -194,7 +194,7 @@ func TestRoundTripLevels(t *testing.T) {
 
 func TestRoundTripLiteralBits(t *testing.T) {
 	skipRace(t)
-	data := genMixed(4, 60000)
+	data := genMixed(4, 30000) // 450 props x levels: each encode small
 	if testing.Short() {
 		data = data[:20000]
 	}

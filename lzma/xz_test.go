@@ -12,7 +12,7 @@ func TestXZLZMA1(t *testing.T) {
 	if testing.Short() {
 		t.Skip("slow (tens of seconds under -race); the run without -short covers it")
 	}
-	data := genMixed(1, 100<<10)
+	data := genMixed(1, 32<<10) // 75 props x 2 xz runs: keep each small
 	for lc := 0; lc <= 4; lc++ {
 		for lp := 0; lc+lp <= 4; lp++ {
 			for pb := 0; pb <= 4; pb++ {
