@@ -80,8 +80,13 @@ func openArchive(r io.ReaderAt, size int64, o *options, cfg *arc.Config, pw *pas
 		if c, ok := a.(arc.Checkpointer); ok {
 			c.SetCheckpoints(o.checkpoints)
 		}
+		sections, err := restoreCheckpoints(a, o.index, o.checkpoints)
+		if err != nil {
+			a.Close()
+			return nil, archiveErr(err)
+		}
 		return &Archive{a: a, format: o.index.format, opts: o, pw: pw, acct: acct,
-			src: src, srcSize: size, sections: o.index.sections}, nil
+			src: src, srcSize: size, sections: sections}, nil
 	}
 	f, err := detectAt(r, size)
 	if err != nil {

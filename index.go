@@ -58,8 +58,9 @@ type Index struct {
 // indexSection is an optional part of an index, named by its tag.
 // Readers keep sections they do not know and write them back.
 //
-// Tag 1 is reserved for decoder checkpoints of seekable entries (issue
-// 18 item 1), defined by the format that writes them.
+// Tag 1 holds decoder checkpoints of seekable entries
+// (IndexWithCheckpoints, encodeCheckpoints); the State of each is
+// defined by the decoder that took it.
 type indexSection struct {
 	tag  uint64
 	data []byte
@@ -72,8 +73,6 @@ const (
 	// covers, whatever the format.
 	edgeLen = 64 << 10
 	// maxSections bounds the optional sections one index may hold.
-	// Tag 1 is reserved for decoder checkpoints (seekable.go), which
-	// the index does not carry yet.
 	maxSections = 64
 )
 
@@ -89,7 +88,33 @@ func (x *Index) HasKeys() bool { return x.keys }
 // IndexOption configures Archive.Index.
 type IndexOption func(*indexConfig)
 
-type indexConfig struct{ keys bool }
+type indexConfig struct{ keys, checkpoints bool }
+
+// IndexWithCheckpoints stores in the index the decoder checkpoints the
+// Archive holds (those its seekable readers took, see WithCheckpoints),
+// so that the archive reopened from it (OpenWithIndex, with checkpoints
+// not turned off) seeks into a solid or compressed stream from the
+// nearest of them instead of decoding from the start. Each costs what
+// it costs in memory (about the decoder's window: up to the dictionary
+// size for 7z LZMA and LZMA2 and RAR5, 32 or 64 KiB for Deflate), in
+// the index's size too; without it (the default) the index holds none.
+// The index of an archive reopened from an index with checkpoints
+// holds those the new Archive took or verified.
+//
+// Restored checkpoints are untrusted: their fields must fit the archive
+// (else the open fails with ErrStaleIndex), their decoder state is
+// validated when they are used, and before its first use a checkpoint
+// reproduce the 64 KiB of output that follow it (a CRC-32 of them and
+// of the checkpoint's own fields and state is stored with it): one that
+// does not is dropped and the read decodes from an earlier point. That
+// catches a checkpoint of another archive, of this archive before its
+// data changed, or altered in the index without its check; an index
+// crafted with consistent checks can make offset reads return other
+// bytes than the archive's, as a crafted archive can (offset reads
+// verify no checksum), never read out of bounds or past the memory
+// limits. They count against the Archive's
+// checkpoint memory (WithCheckpoints): those beyond it are not kept.
+func IndexWithCheckpoints() IndexOption { return func(c *indexConfig) { c.checkpoints = true } }
 
 // IndexWithKeys stores the derived keys in the index, so that the
 // archive it reopens needs no password and no key derivation. Without
@@ -117,7 +142,126 @@ func (a *Archive) Index(opts ...IndexOption) (*Index, error) {
 	if err != nil {
 		return nil, archiveErr(err)
 	}
-	return &Index{format: a.format, size: a.srcSize, edges: edges, keys: c.keys, payload: payload, sections: a.sections}, nil
+	sections := a.sections
+	if p, ok := a.a.(arc.CheckpointPersister); ok && c.checkpoints {
+		cps, err := p.ExportCheckpoints()
+		if err != nil {
+			return nil, archiveErr(err)
+		}
+		if len(cps) > 0 {
+			sections = append(append([]indexSection(nil), sections...), indexSection{tagCheckpoints, encodeCheckpoints(cps)})
+		}
+	}
+	return &Index{format: a.format, size: a.srcSize, edges: edges, keys: c.keys, payload: payload, sections: sections}, nil
+}
+
+// tagCheckpoints is the section of decoder checkpoints.
+const tagCheckpoints = 1
+
+// maxCheckpoints bounds the checkpoints one index section may hold.
+const maxCheckpoints = 1 << 16
+
+// encodeCheckpoints lays out section 1:
+//
+//	u8      version (1)
+//	uvarint count, then each checkpoint:
+//	bytes   kind ("lzma2", "lzma", "deflate", "rar5")
+//	uvarint stream, output offset, input offset, check length
+//	u32     check (CRC-32 of the check length's output from the offset)
+//	bytes   the decoder's state
+//
+// The entry a checkpoint falls in is not stored: the format finds it.
+func encodeCheckpoints(cps []arc.Checkpoint) []byte {
+	n := 0
+	for _, cp := range cps {
+		n += len(cp.State) + 64
+	}
+	e := &indexfmt.Encoder{B: make([]byte, 0, n+16)}
+	e.Byte(1)
+	e.Uvarint(uint64(len(cps)))
+	for _, cp := range cps {
+		e.Bytes([]byte(cp.Kind))
+		e.Uvarint(uint64(cp.Stream))
+		e.Uvarint(uint64(cp.Out))
+		e.Uvarint(uint64(cp.In))
+		e.Uvarint(uint64(cp.CheckLen))
+		e.Raw([]byte{byte(cp.Check), byte(cp.Check >> 8), byte(cp.Check >> 16), byte(cp.Check >> 24)})
+		e.Bytes(cp.State)
+	}
+	return e.B
+}
+
+// decodeCheckpoints reads section 1. States are sub-slices of b.
+func decodeCheckpoints(b []byte) ([]arc.Checkpoint, error) {
+	d := &indexfmt.Decoder{B: b}
+	if v := d.Byte("checkpoints version"); d.Err == nil && v != 1 {
+		return nil, errs.Unsupported("index checkpoints version %d", v)
+	}
+	n := d.Count(10, maxCheckpoints, "checkpoints")
+	cps := make([]arc.Checkpoint, 0, n)
+	for i := 0; i < n && d.Err == nil; i++ {
+		kind := d.Bytes("checkpoint kind")
+		stream, out, in, clen := d.Uvarint("checkpoint stream"), d.Uvarint("checkpoint offset"), d.Uvarint("checkpoint input"), d.Uvarint("checkpoint check length")
+		sum := d.Raw(4, "checkpoint check")
+		state := d.Bytes("checkpoint state")
+		if d.Err != nil {
+			break
+		}
+		if len(kind) > 16 || stream > 1<<31 || out > 1<<62 || in > 1<<62 || clen > arc.CheckSpan {
+			d.Fail("checkpoint")
+			break
+		}
+		cps = append(cps, arc.Checkpoint{Kind: string(kind), Stream: int(stream), Out: int64(out), In: int64(in),
+			Entry: -1, CheckLen: int64(clen), Check: uint32(sum[0]) | uint32(sum[1])<<8 | uint32(sum[2])<<16 | uint32(sum[3])<<24,
+			State: state})
+	}
+	if d.Err == nil && len(d.B) != 0 {
+		d.Fail("checkpoints: trailing bytes")
+	}
+	if d.Err != nil {
+		return nil, d.Err
+	}
+	return cps, nil
+}
+
+// restoreCheckpoints gives the checkpoints of idx to a (when it keeps
+// checkpoints), as many as fit the checkpoint memory, each State copied
+// so that the cache's bound is the memory they hold. It returns the
+// other sections, kept for the next Index.
+func restoreCheckpoints(a arc.Archive, idx *Index, pol arc.CheckpointPolicy) ([]indexSection, error) {
+	var rest []indexSection
+	var cps []arc.Checkpoint
+	for _, s := range idx.sections {
+		if s.tag != tagCheckpoints {
+			rest = append(rest, s)
+			continue
+		}
+		if cps != nil {
+			return nil, arc.Stale("damaged index: two checkpoint sections")
+		}
+		var err error
+		if cps, err = decodeCheckpoints(s.data); err != nil {
+			return nil, err
+		}
+	}
+	p, ok := a.(arc.CheckpointPersister)
+	if !ok || len(cps) == 0 || pol.Interval <= 0 {
+		return rest, nil
+	}
+	var total int64
+	keep := cps[:0]
+	for _, cp := range cps {
+		if total+int64(len(cp.State)) > pol.MaxMemory {
+			continue
+		}
+		total += int64(len(cp.State))
+		cp.State = append([]byte(nil), cp.State...)
+		keep = append(keep, cp)
+	}
+	if err := p.RestoreCheckpoints(keep); err != nil {
+		return nil, err
+	}
+	return rest, nil
 }
 
 // edgeDigest is the BLAKE3 of the first and last edgeLen bytes of r.

@@ -19,7 +19,12 @@ import (
 // picks one.
 var indexFuzzArchives = []string{"verify/verify.7z", "7z/aes_lzma2_he.7z", "7z/bzip2.7z",
 	"verify/verify.zip", "zip/crypt/7zz-AES256-deflate.zip",
-	"verify/verify-rar5.rar", "verify/verify-rar4.rar", "rar/rar5_hp_solid.rar", "rar/rar5_copy.rar"}
+	"verify/verify-rar5.rar", "verify/verify-rar4.rar", "rar/rar5_hp_solid.rar", "rar/rar5_copy.rar",
+	// Their seeds carry checkpoint sections (IndexWithCheckpoints).
+	"seek/lzma-big.7z", "seek/lzma2.7z", "seek/deflate-words.zip", "seek/r5-words.rar", "seek/r5-solid.rar"}
+
+// fuzzCheckpoints is the checkpoint policy of FuzzIndex's archives.
+var fuzzCheckpoints = WithCheckpoints(64<<10, 8<<20)
 
 // indexFuzzLimits keep each input's decoding small; no key is derived
 // (MaxKDFRounds 1: an input reads encrypted data only with stored keys).
@@ -29,6 +34,8 @@ var indexFuzzLimits = WithLimits(Limits{MaxDictionary: 16 << 20, MaxMemory: 32 <
 
 func fuzzPassword(name string) string {
 	switch {
+	case strings.HasPrefix(name, "seek/"):
+		return "seek"
 	case strings.HasSuffix(name, ".7z"):
 		return "secret"
 	case strings.HasSuffix(name, ".zip"):
@@ -59,6 +66,20 @@ func FuzzIndex(f *testing.F) {
 			var opts []IndexOption
 			if keys {
 				opts = append(opts, IndexWithKeys())
+			}
+			if strings.HasPrefix(name, "seek/") {
+				// Take checkpoints, and keep them in the index.
+				a.Close()
+				if a, err = Open(bytes.NewReader(b), int64(len(b)), WithPassword("seek"), fuzzCheckpoints); err != nil {
+					f.Fatal(err)
+				}
+				for _, e := range a.Entries() {
+					if s, err := a.OpenSeekable(e); err == nil {
+						io.Copy(io.Discard, s)
+						s.Close()
+					}
+				}
+				opts = append(opts, IndexWithCheckpoints())
 			}
 			idx, err := a.Index(opts...)
 			a.Close()
@@ -95,7 +116,8 @@ func FuzzIndex(f *testing.F) {
 		if err != nil || !reflect.DeepEqual(again, idx) {
 			t.Fatalf("round trip: %v", err)
 		}
-		a, err := OpenWithIndex(bytes.NewReader(b), int64(len(b)), idx, indexFuzzLimits, WithPassword(fuzzPassword(indexFuzzArchives[int(in[0])%len(arch)])))
+		a, err := OpenWithIndex(bytes.NewReader(b), int64(len(b)), idx, indexFuzzLimits, fuzzCheckpoints,
+			WithPassword(fuzzPassword(indexFuzzArchives[int(in[0])%len(arch)])))
 		if err != nil {
 			return
 		}
@@ -104,12 +126,30 @@ func FuzzIndex(f *testing.F) {
 			if !hasData(e) {
 				continue
 			}
-			if rc, err := a.OpenEntry(e); err == nil {
-				io.Copy(io.Discard, rc)
-				rc.Close()
+			rc, err := a.OpenEntry(e)
+			if err != nil {
+				continue
 			}
+			want, err := io.ReadAll(rc)
+			rc.Close()
+			// Reads from restored checkpoints never give other bytes than
+			// the verified sequential read: the end, then back.
+			s, serr := a.OpenSeekable(e)
+			if serr != nil {
+				continue
+			}
+			for _, off := range []int64{int64(len(want)) - 1, int64(len(want)) - 2, int64(len(want)) / 2} {
+				p := make([]byte, 1)
+				if off < 0 {
+					continue
+				}
+				if _, rerr := s.ReadAt(p, off); rerr == nil && err == nil && p[0] != want[off] {
+					t.Fatalf("%s: byte %d read at an offset differs from the sequential read", e.Name, off)
+				}
+			}
+			s.Close()
 		}
-		if again, err := a.Index(IndexWithKeys()); err == nil {
+		if again, err := a.Index(IndexWithKeys(), IndexWithCheckpoints()); err == nil {
 			again.MarshalBinary()
 		}
 	})

@@ -34,24 +34,31 @@ var defaultCheckpoints = arc.CheckpointPolicy{Interval: DefaultCheckpointInterva
 // the start of the entry or solid stream, so it costs decoding at most
 // about interval bytes (plus, for LZMA2, up to one 2 MiB chunk).
 //
-// A checkpoint costs about the decoder's window: an LZMA2 checkpoint
-// holds the dictionary (8 MiB for 7-Zip's -mx5, 64 MiB for -mx9; never
-// more than the stream's size) plus 30 KiB of probabilities; a Deflate
-// checkpoint 32 KiB (Deflate64: 64 KiB). The defaults, 16 MiB and 256 MiB, keep 16 checkpoints
+// A checkpoint costs about the decoder's window: an LZMA2 or LZMA
+// checkpoint holds the dictionary (8 MiB for 7-Zip's -mx5, 64 MiB for
+// -mx9; never more than the stream's size) plus 2 bytes per
+// probability (30 KiB with 7-Zip's lc=3 lp=0; LZMA allows up to 6 MiB
+// with lc+lp = 12); a Deflate checkpoint 32 KiB (Deflate64: 64 KiB); a
+// RAR5 one its window (up to twice the dictionary until it wraps). The defaults, 16 MiB and 256 MiB, keep 16 checkpoints
 // of a 16 MiB dictionary, i.e. a 256 MiB solid stream, with a backward
 // seek costing a fraction of a second of decoding; interval 0 takes
-// none (every backward seek decodes from the start). Ordinary reading
+// none (every backward seek decodes from the start). The checkpoints
+// can be kept in the archive's index (IndexWithCheckpoints) for the
+// next open. Ordinary reading
 // (OpenEntry, Extract, ReadFile) never takes checkpoints. The interval
 // is raised to 64 KiB at least; a negative memory bound lifts it.
 //
-// Checkpoints are taken for LZMA2 folders of 7z archives whose chain
-// has no filter after the decoder (a BCJ or Delta filter keeps state
-// between calls), with or without AES, at LZMA2 chunk boundaries; and
+// Checkpoints are taken for LZMA2 and LZMA folders of 7z archives whose
+// chain has no filter after the decoder (a BCJ or Delta filter keeps
+// state between calls), with or without AES, at LZMA2 chunk boundaries
+// or, for LZMA, whose one range coder runs through the whole folder,
+// wherever the decoder has handed out all it decoded (the checkpoint
+// then holds the range coder too); and
 // for Deflate and Deflate64 entries of ZIP archives, plain or WinZip
 // AES, at block boundaries; and for RAR5 entries (solid or not, plain or
 // AES, across volumes) between decode passes with no filter pending, at
 // up to one dictionary each (8 MiB at -md8m). Other compressed methods
-// (LZMA, PPMd, BZip2, RAR 1.5-4) restart from the start of the entry or
+// (PPMd, BZip2, RAR 1.5-4) restart from the start of the entry or
 // solid stream; stored entries (ZIP store, plain or WinZip AES; 7z Copy,
 // plain or AES; RAR -m0, plain or AES) need no checkpoint: they seek
 // in the archive directly.

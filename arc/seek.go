@@ -48,6 +48,12 @@ type CheckpointStats struct {
 	Bytes   int64 // memory they hold
 	Taken   int64 // checkpoints taken over the Archive's life
 	Evicted int64 // checkpoints dropped to stay under MaxMemory
+
+	// Checkpoints restored from an index: kept (Restored), found
+	// consistent with the archive on first use (Verified), dropped on
+	// first use because decoding from them did not give their Check
+	// (Rejected).
+	Restored, Verified, Rejected int64
 }
 
 // CheckpointReporter is implemented by a Checkpointer that reports its
@@ -66,6 +72,13 @@ type CheckpointReporter interface {
 // start on a byte), and State the decoder's own bytes (window,
 // probabilities, coder state). Entry and EntryOff say which entry Out
 // falls in and where (-1 when in none).
+//
+// Check and CheckLen cross-check a checkpoint kept apart from the
+// Archive that took it (in an index): Check is the CRC-32 (IEEE) of the
+// checkpoint's kind, stream, offsets and State followed by the CheckLen
+// bytes of the stream's output from Out, which the checkpoint must
+// reproduce before it is used (CheckLen 0: not set; see
+// cpcache.SumHead).
 type Checkpoint struct {
 	Kind     string
 	Stream   int
@@ -74,4 +87,29 @@ type Checkpoint struct {
 	Entry    int
 	EntryOff int64
 	State    []byte
+	Check    uint32
+	CheckLen int64
+}
+
+// CheckSpan is the output a persisted checkpoint's Check covers (less at
+// the end of its stream): enough for a window or coder state that does
+// not belong to the stream to show in the bytes decoded from it.
+const CheckSpan = 64 << 10
+
+// CheckpointPersister is implemented by a Checkpointer whose checkpoints
+// can be kept in an index (the root's IndexWithCheckpoints) and restored
+// into the Archive reopened from it.
+type CheckpointPersister interface {
+	// ExportCheckpoints returns the checkpoints the Archive took (not
+	// those restored and not yet verified), each with Check and CheckLen
+	// set by decoding CheckLen bytes from it.
+	ExportCheckpoints() ([]Checkpoint, error)
+	// RestoreCheckpoints adds checkpoints read from an index to the
+	// Archive's cache (within its memory bound). Each is untrusted: its
+	// stream, kind, offsets, check span and state size must fit the
+	// archive, or the call fails with an error matching ErrStaleIndex;
+	// its State is validated by the decoder when it is used, and before
+	// its first use decoding CheckLen bytes from it must give Check, or
+	// it is dropped (and the read decodes from an earlier point).
+	RestoreCheckpoints([]Checkpoint) error
 }

@@ -32,11 +32,7 @@ func (z *Reader2) CanCheckpoint() bool {
 
 // CheckpointSize is the size of the state Checkpoint would append now.
 func (z *Reader2) CheckpointSize() int {
-	n := z.w.pos
-	if z.w.full {
-		n = len(z.w.buf)
-	}
-	return 6 + 5*4 + 2*8 + 4 + 2*(z.d.m.fixedLen()+len(z.d.m.lit)) + n
+	return 6 + 5*4 + 2*8 + 4 + 2*(z.d.m.fixedLen()+len(z.d.m.lit)) + z.w.history()
 }
 
 // Checkpoint appends z's state to dst (see CanCheckpoint) and returns it
@@ -55,25 +51,18 @@ func (z *Reader2) Checkpoint(dst []byte) (state []byte, out, in int64) {
 	dst = binary.LittleEndian.AppendUint64(dst, uint64(len(w.buf)))
 	dst = binary.LittleEndian.AppendUint64(dst, uint64(w.pos))
 	dst = binary.LittleEndian.AppendUint32(dst, uint32(len(d.m.lit)))
-	d.m.each(func(p []uint16) {
-		for _, v := range p {
-			dst = binary.LittleEndian.AppendUint16(dst, v)
-		}
-	})
-	if w.full {
-		dst = append(dst, w.buf...)
-	} else {
-		dst = append(dst, w.buf[:w.pos]...)
-	}
-	return dst, z.total, z.in.read - int64(z.in.avail())
+	dst = d.m.appendProbs(dst)
+	dst = append(dst, w.buf[:w.history()]...)
+	return dst, z.total, z.inputOffset()
 }
 
 // ResetAt makes z continue an LZMA2 stream from a checkpoint: r must
-// deliver the compressed input from the checkpoint's input offset,
+// deliver the compressed input from the checkpoint's input offset in,
 // dictSize and size are the stream's (as for Reset), out is the
-// checkpoint's output offset. A state that does not fit the stream is
+// checkpoint's output offset (later checkpoints count from the stream's
+// start again). A state that does not fit the stream is
 // ErrCorrupt.
-func (z *Reader2) ResetAt(r io.Reader, dictSize int64, size int64, state []byte, out int64, opts ...Option) error {
+func (z *Reader2) ResetAt(r io.Reader, dictSize int64, size int64, state []byte, out, in int64, opts ...Option) error {
 	if err := z.Reset(r, dictSize, size, opts...); err != nil {
 		return err
 	}
@@ -81,6 +70,11 @@ func (z *Reader2) ResetAt(r io.Reader, dictSize int64, size int64, state []byte,
 		z.err = err
 		return err
 	}
+	if in < 0 {
+		z.err = errs.Corrupt("lzma: checkpoint at input offset %d", in)
+		return z.err
+	}
+	z.inBase = in
 	return nil
 }
 
@@ -92,7 +86,7 @@ func (z *Reader2) restore(b []byte, out int64) error {
 	}
 	d, w := &z.d, &z.w
 	need, lc, lp, pb, full := b[1], uint32(b[2]), uint32(b[3]), uint32(b[4]), b[5] == 1
-	if lc > 8 || lp > 4 || pb > 4 || lc+lp > 4 || need != ctrlLZMA && need != ctrlState && need != ctrlProps && need != ctrlDict {
+	if lc > 8 || lp > 4 || pb > 4 || lc+lp > 4 || need != ctrlLZMA && need != ctrlState && need != ctrlProps && need != ctrlDict || b[5] > 1 {
 		return bad
 	}
 	var u [5]uint32
@@ -113,15 +107,16 @@ func (z *Reader2) restore(b []byte, out int64) error {
 	if uint64(len(probs)) != 2*uint64(d.m.fixedLen()+int(nlit))+hist {
 		return bad
 	}
+	if u[0] >= numLitStates && !validDist(u[1], wpos, wlen, full) {
+		return bad // the decoder reads at rep0 without a check after a match
+	}
 	d.lc, d.lp, d.pb = lc, lp, pb
 	d.resetState()
+	if !d.m.loadProbs(probs) {
+		return bad
+	}
+	probs = probs[2*(d.m.fixedLen()+int(nlit)):]
 	d.state, d.rep0, d.rep1, d.rep2, d.rep3 = u[0], u[1], u[2], u[3], u[4]
-	d.m.each(func(p []uint16) {
-		for i := range p {
-			p[i] = binary.LittleEndian.Uint16(probs)
-			probs = probs[2:]
-		}
-	})
 	n := int(wlen)
 	if cap(*w.p) < n {
 		pool.Put(w.p)

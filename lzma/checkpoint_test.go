@@ -2,8 +2,11 @@ package lzma
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"testing"
+
+	"github.com/go-unarc/unarc/internal/errs"
 )
 
 // TestCheckpointResume takes a checkpoint at every chunk boundary of an
@@ -62,7 +65,7 @@ func TestCheckpointResume(t *testing.T) {
 	var wrapped bool
 	for _, c := range cps {
 		z2 := new(Reader2)
-		if err := z2.ResetAt(bytes.NewReader(comp.Bytes()[c.in:]), dict, int64(len(want)), c.state, c.out); err != nil {
+		if err := z2.ResetAt(bytes.NewReader(comp.Bytes()[c.in:]), dict, int64(len(want)), c.state, c.out, c.in); err != nil {
 			t.Fatal(err)
 		}
 		wrapped = wrapped || z2.w.full
@@ -82,8 +85,25 @@ func TestCheckpointResume(t *testing.T) {
 	c := cps[len(cps)/2]
 	for _, cut := range []int{0, 10, len(c.state) - 1} {
 		z2 := new(Reader2)
-		if err := z2.ResetAt(bytes.NewReader(comp.Bytes()[c.in:]), dict, int64(len(want)), c.state[:cut], c.out); err == nil {
+		if err := z2.ResetAt(bytes.NewReader(comp.Bytes()[c.in:]), dict, int64(len(want)), c.state[:cut], c.out, c.in); err == nil {
 			t.Fatalf("state cut at %d accepted", cut)
+		}
+	}
+	// So is a state with values no decoder reaches: a probability of 0
+	// or 2048 and up, a distance beyond the history after a match (the
+	// literal decoder reads there unchecked).
+	const head = 6 + 5*4 + 2*8 + 4
+	for name, f := range map[string]func(b []byte){
+		"prob0": func(b []byte) { b[head], b[head+1] = 0, 0 },
+		"prob":  func(b []byte) { b[head+1] = 0x08 },
+		"rep0":  func(b []byte) { b[6], b[10], b[11], b[12], b[13] = 8, 0, 0, 0, 0x7f },
+		"full":  func(b []byte) { b[5] = 3 },
+	} {
+		st := append([]byte(nil), c.state...)
+		f(st)
+		z2 := new(Reader2)
+		if err := z2.ResetAt(bytes.NewReader(comp.Bytes()[c.in:]), dict, int64(len(want)), st, c.out, c.in); !errors.Is(err, errs.ErrCorrupt) {
+			t.Errorf("%s: %v, want ErrCorrupt", name, err)
 		}
 	}
 }

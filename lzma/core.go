@@ -7,14 +7,15 @@ import "io"
 // them Read, WriteTo, Close and Size. The embedding reader's step, which
 // begin ties in, decodes the next part of the stream into the window.
 type core struct {
-	in    input
-	w     window
-	d     decoder
-	cfg   config
-	size  int64 // uncompressed size; -1 unknown
-	total int64 // bytes decoded so far
-	err   error // sticky; io.EOF after the end of the stream
-	next  stepper
+	in     input
+	w      window
+	d      decoder
+	cfg    config
+	size   int64 // uncompressed size; -1 unknown
+	total  int64 // bytes decoded so far
+	inBase int64 // input offset of the first byte of in (a checkpoint's)
+	err    error // sticky; io.EOF after the end of the stream
+	next   stepper
 }
 
 // stepper decodes up to stepMax bytes per call, so the interface call is
@@ -30,8 +31,12 @@ func (s *core) begin(next stepper, r io.Reader, n int, size int64) {
 	if s.d.m == nil {
 		s.d.m = models.Get()
 	}
-	s.size, s.total = size, 0
+	s.size, s.total, s.inBase = size, 0, 0
 }
+
+// inputOffset is the offset in the stream's input of the next byte the
+// decoder will consume.
+func (s *core) inputOffset() int64 { return s.inBase + s.in.read - int64(s.in.avail()) }
 
 // Read decodes into p.
 func (s *core) Read(p []byte) (int, error) {

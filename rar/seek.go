@@ -33,8 +33,12 @@ func (a *Archive) OpenAt(i int, off int64) (io.ReadCloser, int64, error) {
 		fi = a.vis[i]
 	}
 	f := a.files[fi]
-	if cp, ok := a.findCP(fi, f, off); ok {
-		rc, err := a.resume(fi, f, cp)
+	cp, ok, err := a.findCP(fi, f, off)
+	if err != nil {
+		return nil, 0, err
+	}
+	if ok {
+		rc, err := a.resume(fi, f, cp, true)
 		return rc, cp.Out, err
 	}
 	if off <= 0 || !a.directAt(f) {
@@ -107,7 +111,7 @@ func (a *Archive) StartAt(i int, off int64) int64 {
 	if f := a.files[i]; a.directAt(f) {
 		return min(off, f.e.Size)
 	}
-	if cp, ok := a.findCP(i, a.files[i], off); ok {
+	if cp, ok := a.peekCP(i, a.files[i], off); ok {
 		return cp.Out
 	}
 	return 0

@@ -87,8 +87,9 @@ func (a *Archive) watch(d unpacker, fi int, f *file, solid bool) {
 	})
 }
 
-// findCP returns the checkpoint of file fi to resume at for off.
-func (a *Archive) findCP(fi int, f *file, off int64) (arc.Checkpoint, bool) {
+// peekCP returns the checkpoint of file fi nearest at or before off,
+// verified or not, without decoding (StartAt).
+func (a *Archive) peekCP(fi int, f *file, off int64) (arc.Checkpoint, bool) {
 	if off <= 0 || !a.cpEntry(f) || a.cps.Interval() <= 0 {
 		return arc.Checkpoint{}, false
 	}
@@ -99,8 +100,26 @@ func (a *Archive) findCP(fi int, f *file, off int64) (arc.Checkpoint, bool) {
 	return cp, true
 }
 
-// resume opens file fi from checkpoint cp (a.mu held).
-func (a *Archive) resume(fi int, f *file, cp arc.Checkpoint) (io.ReadCloser, error) {
+// findCP returns the checkpoint of file fi to resume at for off (a.mu
+// held): one restored from an index is verified first (checkCP).
+func (a *Archive) findCP(fi int, f *file, off int64) (arc.Checkpoint, bool, error) {
+	if off <= 0 || !a.cpEntry(f) || a.cps.Interval() <= 0 {
+		return arc.Checkpoint{}, false, nil
+	}
+	cp, ok, err := a.cps.FindChecked(fi, off, func(cp arc.Checkpoint) (bool, error) { return a.checkCP(fi, cp) })
+	if err != nil {
+		return arc.Checkpoint{}, false, err
+	}
+	if !ok || cp.Kind != "rar5" || cp.Out < 0 {
+		return arc.Checkpoint{}, false, nil
+	}
+	return cp, true, nil
+}
+
+// resume opens file fi from checkpoint cp (a.mu held); with watch, its
+// decoder takes checkpoints as it goes (not while a restored checkpoint
+// is being verified: none may come from a state not verified).
+func (a *Archive) resume(fi int, f *file, cp arc.Checkpoint, watch bool) (io.ReadCloser, error) {
 	if err := a.p.checkSize(f); err != nil {
 		return nil, err
 	}
@@ -167,7 +186,9 @@ func (a *Archive) resume(fi int, f *file, cp arc.Checkpoint) (io.ReadCloser, err
 		r.Close()
 		return nil, errs.Corrupt("rar5 checkpoint at %d, not %d", got, cp.Out)
 	}
-	a.watch(d, fi, f, false)
+	if watch {
+		a.watch(d, fi, f, false)
+	}
 	r.lim = io.LimitedReader{R: d, N: f.e.Size - cp.Out}
 	resumed.Add(1)
 	return r, nil

@@ -291,7 +291,7 @@ func TestSeekRAR5AcrossVolumes(t *testing.T) {
 			continue
 		}
 		for off := int64(1); off < f.e.Size; off += 997 {
-			cp, ok := a.findCP(i, f, off)
+			cp, ok := a.peekCP(i, f, off)
 			if !ok || cp.In>>3 < f.parts[0].size {
 				continue
 			}

@@ -12,7 +12,6 @@ import (
 	"github.com/go-unarc/unarc/internal/bcj"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/pool"
-	"github.com/go-unarc/unarc/lzma"
 )
 
 // Method IDs (7-Zip DOC/Methods.txt).
@@ -129,9 +128,9 @@ type decodeEnv struct {
 	key      func(pw string, p *aes7z.Props) ([32]byte, error)
 	stored   func(p *aes7z.Props) ([32]byte, bool) // a key from an index, if any
 	limits   arc.Limits
-	closers  []io.Closer   // released when the folder decoder is closed
-	workers  int           // goroutines a coder may use (LZMA2 blocks, BZip2); <= 1: one
-	lz2      *lzma.Reader2 // the last LZMA2 decoder built (checkpoints, seek.go)
+	closers  []io.Closer // released when the folder decoder is closed
+	workers  int         // goroutines a coder may use (LZMA2 blocks, BZip2); <= 1: one
+	cpz      cpDecoder   // the last LZMA2 or LZMA decoder built (checkpoints, seek.go)
 }
 
 func (e *decodeEnv) onClose(c io.Closer) { e.closers = append(e.closers, c) }

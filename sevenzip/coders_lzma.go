@@ -45,7 +45,7 @@ func newLZMA(c *coder, in io.Reader, size int64, grow bool, env *decodeEnv) (io.
 			return nil, err
 		}
 		env.onClose(reader2Closer{z})
-		env.lz2 = z
+		env.cpz = z
 		return z, nil
 	}
 	p, err := lzma.DecodeProps(c.props)
@@ -58,6 +58,7 @@ func newLZMA(c *coder, in io.Reader, size int64, grow bool, env *decodeEnv) (io.
 		return nil, err
 	}
 	env.onClose(reader1Closer{z})
+	env.cpz = z
 	return z, nil
 }
 

@@ -5,7 +5,6 @@ import (
 	"math"
 
 	"github.com/go-unarc/unarc/internal/errs"
-	"github.com/go-unarc/unarc/lzma"
 )
 
 // folderReader decodes one folder's unpacked stream from its start. It
@@ -21,11 +20,11 @@ type folderReader struct {
 	maxRatio   float64 // Limits.MaxRatio, applied per coder output
 	ratioFloor int64
 
-	// Checkpoints (seek.go): z2 is the folder's LZMA2 decoder when its
-	// chain can resume from one; cpEvery > 0 takes them, the next at the
-	// first chunk boundary at or after cpNext.
+	// Checkpoints (seek.go): cpz is the folder's LZMA2 or LZMA decoder
+	// when its chain can resume from one; cpEvery > 0 takes them, the
+	// next at the first point the decoder can at or after cpNext.
 	a       *Archive
-	z2      *lzma.Reader2
+	cpz     cpDecoder
 	cpEvery int64
 	cpNext  int64
 }
@@ -186,7 +185,7 @@ func (a *Archive) newFolderReader(si *streamsInfo, fi int, password func() (stri
 		return nil, err
 	}
 	fr.r = r
-	fr.z2 = fr.env.lz2
+	fr.cpz = fr.env.cpz
 	return fr, nil
 }
 

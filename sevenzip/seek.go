@@ -17,30 +17,36 @@ import (
 //     AES-CBC decrypts block k with ciphertext block k-1 as its IV (the
 //     folder's IV for block 0), so the reader starts at the block of x
 //     and drops x%16 bytes.
-//   - one LZMA2 coder, with Copy or one 7zAES before it (on the packed
-//     side) and only Copy after it: while such a folder is decoded for a
-//     seekable reader, it takes a checkpoint (lzma.Reader2.Checkpoint)
-//     at the first LZMA2 chunk boundary of every Interval bytes of
-//     output; a later OpenAt resumes from the nearest one at or before
-//     its target, the AES stage restarted at the checkpoint's input
-//     offset as above. A filter after the decoder (BCJ, Delta) keeps
-//     state between calls, so such folders take none.
+//   - one LZMA2 or LZMA coder, with Copy or one 7zAES before it (on the
+//     packed side) and only Copy after it: while such a folder is decoded
+//     for a seekable reader, it takes a checkpoint at the first point of
+//     every Interval bytes of output where the decoder can take one: an
+//     LZMA2 chunk boundary (lzma.Reader2.Checkpoint, kind "lzma2": the
+//     window and the probabilities), or, for LZMA, whose range coder
+//     runs through the whole stream, any point where the decoder has
+//     handed out all it decoded (lzma.Reader.Checkpoint, kind "lzma":
+//     the window, the probabilities and the range coder). Either costs
+//     the window: min(dictionary, folder size), plus about 30 KiB. A
+//     later OpenAt resumes from the nearest one at or before its target,
+//     the AES stage restarted at the checkpoint's input offset as above.
+//     A filter after the decoder (BCJ, Delta) keeps state between calls,
+//     so such folders take none.
 //
-// Every other folder (and LZMA, whose range coder is never at rest)
-// restarts from a parked decoder or from the folder's start.
+// Every other folder restarts from a parked decoder or from the
+// folder's start.
 
 // chainShape classifies folder f for random access.
 type chainShape struct {
 	ok     bool // one chain of 1-in 1-out coders over one pack stream
 	direct bool // Copy and AES only
-	lzma2  int  // the chain's LZMA2 coder, -1 none (or not resumable)
+	lz     int  // the chain's LZMA2 or LZMA coder, -1 none (or not resumable)
 	aes    int  // the 7zAES coder, -1 none
 	aesOut int  // its output stream
 	outLen int64
 }
 
 func shapeOf(f *folder) chainShape {
-	sh := chainShape{lzma2: -1, aes: -1}
+	sh := chainShape{lz: -1, aes: -1}
 	if len(f.packed) != 1 {
 		return sh
 	}
@@ -58,7 +64,7 @@ func shapeOf(f *folder) chainShape {
 	out := f.mainOut
 	for steps := 0; ; steps++ {
 		if steps > len(f.coders) || out < 0 || out >= len(f.coders) {
-			return chainShape{lzma2: -1, aes: -1}
+			return chainShape{lz: -1, aes: -1}
 		}
 		ci := out // one output per coder: stream index = coder index
 		c := &f.coders[ci]
@@ -66,16 +72,16 @@ func shapeOf(f *folder) chainShape {
 		case mCopy:
 		case mAES:
 			if sh.aes >= 0 {
-				return chainShape{lzma2: -1, aes: -1}
+				return chainShape{lz: -1, aes: -1}
 			}
 			sh.aes, sh.aesOut = ci, out
-		case mLZMA2:
-			if sh.lzma2 >= 0 || sh.aes >= 0 {
-				return chainShape{lzma2: -1, aes: -1}
+		case mLZMA2, mLZMA:
+			if sh.lz >= 0 || sh.aes >= 0 {
+				return chainShape{lz: -1, aes: -1}
 			}
-			sh.lzma2 = ci
+			sh.lz = ci
 		default:
-			return chainShape{lzma2: -1, aes: -1}
+			return chainShape{lz: -1, aes: -1}
 		}
 		in := inBase[ci]
 		if f.packed[0] == in {
@@ -88,12 +94,12 @@ func shapeOf(f *folder) chainShape {
 			}
 		}
 		if next < 0 {
-			return chainShape{lzma2: -1, aes: -1}
+			return chainShape{lz: -1, aes: -1}
 		}
 		out = next
 	}
 	sh.ok = true
-	sh.direct = sh.lzma2 < 0
+	sh.direct = sh.lz < 0
 	sh.outLen = f.size()
 	return sh
 }
@@ -153,7 +159,7 @@ func (a *Archive) StartAt(i int, off int64) int64 {
 		return off
 	}
 	best := base
-	if sh.ok && sh.lzma2 >= 0 && a.cps.Interval() > 0 {
+	if sh.ok && sh.lz >= 0 && a.cps.Interval() > 0 {
 		if cp, ok := a.cps.Find(fi, base+off); ok {
 			best = max(best, cp.Out)
 		}
@@ -189,8 +195,26 @@ func (a *Archive) seekFolder(fi int, sh chainShape, base, target int64, e *arc.E
 	interval := a.cps.Interval()
 	var cp arc.Checkpoint
 	haveCP := false
-	if sh.ok && sh.lzma2 >= 0 && interval > 0 {
-		cp, haveCP = a.cps.Find(fi, target)
+	// checked is the reader that verified a restored checkpoint, when
+	// there was one to verify: it is already past it, by the check span.
+	var checked *folderReader
+	if sh.ok && sh.lz >= 0 && interval > 0 {
+		var err error
+		cp, haveCP, err = a.cps.FindChecked(fi, target, func(cp arc.Checkpoint) (bool, error) {
+			ok, fr, err := a.checkCP(fi, sh, cp, e)
+			if checked != nil {
+				checked.Close()
+			}
+			checked = fr
+			return ok, err
+		})
+		if err != nil {
+			return nil, err
+		}
+		if checked != nil && (!haveCP || checked.pos > target) {
+			checked.Close()
+			checked = nil
+		}
 	}
 	a.mu.Lock()
 	best := -1
@@ -200,7 +224,7 @@ func (a *Archive) seekFolder(fi int, sh chainShape, base, target int64, e *arc.E
 		}
 	}
 	var fr *folderReader
-	if best >= 0 && (!haveCP || a.idle[best].pos >= cp.Out) {
+	if best >= 0 && (!haveCP || a.idle[best].pos >= cp.Out) && (checked == nil || a.idle[best].pos >= checked.pos) {
 		fr = a.idle[best]
 		a.idle = append(a.idle[:best], a.idle[best+1:]...)
 	}
@@ -208,6 +232,11 @@ func (a *Archive) seekFolder(fi int, sh chainShape, base, target int64, e *arc.E
 	var err error
 	switch {
 	case fr != nil:
+		if checked != nil {
+			checked.Close()
+		}
+	case checked != nil:
+		fr = checked
 	case haveCP:
 		fr, err = a.resumeFolder(fi, sh, cp, e)
 	default:
@@ -216,7 +245,7 @@ func (a *Archive) seekFolder(fi int, sh chainShape, base, target int64, e *arc.E
 	if err != nil {
 		return nil, err
 	}
-	if sh.ok && sh.lzma2 >= 0 && interval > 0 && fr.z2 != nil && fr.cpEvery == 0 {
+	if sh.ok && sh.lz >= 0 && interval > 0 && fr.cpz != nil && fr.cpEvery == 0 {
 		fr.a, fr.cpEvery = a, interval
 		fr.cpNext = (fr.pos/interval + 1) * interval
 	}
@@ -335,12 +364,16 @@ func (a *Archive) directFolder(fi int, sh chainShape, x int64, e *arc.Entry) (*f
 	return fr, nil
 }
 
-// resumeFolder restarts an LZMA2 folder from checkpoint cp.
+// resumeFolder restarts an LZMA2 or LZMA folder from checkpoint cp.
 func (a *Archive) resumeFolder(fi int, sh chainShape, cp arc.Checkpoint, e *arc.Entry) (*folderReader, error) {
 	f := &a.si.folders[fi]
-	c := &f.coders[sh.lzma2]
-	if cp.Kind != "lzma2" || len(c.props) != 1 {
+	c := &f.coders[sh.lz]
+	if cp.Kind != cpKind(c.method) {
 		return nil, errs.Corrupt("7z: checkpoint does not fit folder %d", fi)
+	}
+	size := f.unpackSizes[sh.lz]
+	if cp.Out < 0 || cp.Out > size {
+		return nil, errs.Corrupt("7z: checkpoint outside folder %d", fi)
 	}
 	fr := a.partialFolder(fi, e, sh)
 	in, err := a.chainInput(fr, sh, cp.In)
@@ -348,31 +381,69 @@ func (a *Archive) resumeFolder(fi int, sh chainShape, cp arc.Checkpoint, e *arc.
 		fr.Close()
 		return nil, mapErr(fr.encrypt, err)
 	}
-	dict, err := lzma.DictSizeLZMA2(c.props[0])
-	if err != nil {
-		fr.Close()
-		return nil, err
+	maxDict := lzma.MaxDict(a.cfg.Limits.MaxDictionary)
+	var r io.Reader
+	switch c.method {
+	case mLZMA2:
+		if len(c.props) != 1 {
+			fr.Close()
+			return nil, errs.Corrupt("7z: LZMA2 with %d property bytes", len(c.props))
+		}
+		dict, err := lzma.DictSizeLZMA2(c.props[0])
+		if err != nil {
+			fr.Close()
+			return nil, err
+		}
+		z := readers2.Get()
+		fr.env.onClose(reader2Closer{z})
+		if err := z.ResetAt(in, dict, size, cp.State, cp.Out, cp.In, maxDict); err != nil {
+			fr.Close()
+			return nil, err
+		}
+		r, fr.cpz = z, z
+	default:
+		p, err := lzma.DecodeProps(c.props)
+		if err != nil {
+			fr.Close()
+			return nil, err
+		}
+		z := readers1.Get()
+		fr.env.onClose(reader1Closer{z})
+		if err := z.ResetAt(in, p, size, cp.State, cp.Out, cp.In, maxDict); err != nil {
+			fr.Close()
+			return nil, err
+		}
+		r, fr.cpz = z, z
 	}
-	size := f.unpackSizes[sh.lzma2]
-	z := readers2.Get()
-	if err := z.ResetAt(in, dict, size, cp.State, cp.Out, lzma.MaxDict(a.cfg.Limits.MaxDictionary)); err != nil {
-		reader2Closer{z}.Close()
-		fr.Close()
-		return nil, err
-	}
-	fr.env.onClose(reader2Closer{z})
-	fr.z2 = z
-	fr.r = &limitedReader{r: z, n: size - cp.Out}
+	fr.r = &limitedReader{r: r, n: size - cp.Out}
 	fr.pos = cp.Out
 	return fr, nil
 }
 
-// checkpoint takes a checkpoint when fr's LZMA2 decoder is at a chunk
-// boundary in a cell of the interval grid that has none yet.
+// cpKind is the checkpoint kind of a resumable coder method.
+func cpKind(method uint64) string {
+	if method == mLZMA2 {
+		return "lzma2"
+	}
+	return "lzma"
+}
+
+// cpDecoder is a decoder that takes checkpoints: lzma.Reader2 (at chunk
+// boundaries) and lzma.Reader (wherever it has delivered all it
+// decoded).
+type cpDecoder interface {
+	CanCheckpoint() bool
+	CheckpointSize() int
+	Checkpoint(dst []byte) (state []byte, out, in int64)
+	Total() int64
+}
+
+// checkpoint takes a checkpoint when fr's decoder can take one, in a
+// cell of the interval grid that has none yet.
 func (fr *folderReader) checkpoint() {
-	z := fr.z2
+	z := fr.cpz
 	if !z.CanCheckpoint() {
-		return // at the next chunk boundary
+		return // at the next chunk boundary or step
 	}
 	a, iv := fr.a, fr.cpEvery
 	if z.Total() != fr.pos {
@@ -389,12 +460,19 @@ func (fr *folderReader) checkpoint() {
 		return
 	}
 	state, out, in := z.Checkpoint(make([]byte, 0, n))
-	cp := arc.Checkpoint{Kind: "lzma2", Stream: fr.index, Out: out, In: in, Entry: -1, State: state}
+	f := &a.si.folders[fr.index]
+	cp := arc.Checkpoint{Kind: cpKind(f.coders[shapeOf(f).lz].method), Stream: fr.index, Out: out, In: in, State: state}
+	cp.Entry, cp.EntryOff = a.entryAtOut(fr.index, out)
+	a.cps.Add(cp)
+}
+
+// entryAtOut returns the entry whose content holds output offset out of
+// folder fi, and the offset in it (-1, 0: none).
+func (a *Archive) entryAtOut(fi int, out int64) (int, int64) {
 	for j, k := range a.stream {
-		if k >= 0 && int(a.streamFolder[k]) == fr.index && a.streamOff[k] <= out && out < a.streamOff[k]+a.entries[j].Size {
-			cp.Entry, cp.EntryOff = j, out-a.streamOff[k]
-			break
+		if k >= 0 && int(a.streamFolder[k]) == fi && a.streamOff[k] <= out && out < a.streamOff[k]+a.entries[j].Size {
+			return j, out - a.streamOff[k]
 		}
 	}
-	a.cps.Add(cp)
+	return -1, 0
 }

@@ -144,7 +144,15 @@ func (a *Archive) CheckpointStats() arc.CheckpointStats { return a.cps.Stats() }
 func (a *Archive) openDeflateAt(i int, off int64, every int64) (io.ReadCloser, int64, error) {
 	f := &a.files[i]
 	t := &cpTaker{a: a, i: i, every: every}
-	cp, ok := a.cps.Find(i, off)
+	var cp arc.Checkpoint
+	ok := false
+	if off > 0 {
+		var err error
+		cp, ok, err = a.cps.FindChecked(i, off, func(cp arc.Checkpoint) (bool, error) { return a.checkCP(i, cp) })
+		if err != nil {
+			return nil, 0, err
+		}
+	}
 	if !ok || off <= 0 || cp.Kind != "deflate" || cp.Out > int64(f.usize) {
 		rc, err := a.Open(i)
 		if err != nil {
@@ -159,36 +167,47 @@ func (a *Archive) openDeflateAt(i int, off int64, every int64) (io.ReadCloser, i
 		t.next = every
 		return t, 0, nil
 	}
-	if err := checkOpen(f, &a.cfg); err != nil {
+	rs, err := a.resumeDeflate(i, cp)
+	if err != nil {
 		return nil, 0, err
+	}
+	z := rs.z
+	t.rc = rs
+	t.z, t.pos = z, cp.Out
+	t.next = (cp.Out/every + 1) * every
+	z.PauseAt(t.next)
+	return t, cp.Out, nil
+}
+
+// resumeDeflate restarts Deflate entry i from checkpoint cp.
+func (a *Archive) resumeDeflate(i int, cp arc.Checkpoint) (*resumed, error) {
+	f := &a.files[i]
+	if err := checkOpen(f, &a.cfg); err != nil {
+		return nil, err
 	}
 	var hdr [localLen]byte
 	dataOff, err := a.dataOffset(f, hdr[:])
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
 	size := int64(f.csize) - cryptOverhead(f)
 	at := cp.In / 8
-	if at > size || at < 0 {
-		return nil, 0, errs.Corrupt("deflate checkpoint beyond the entry's data")
+	if at > size || at < 0 || cp.Out < 0 || cp.Out > int64(f.usize) {
+		return nil, errs.Corrupt("deflate checkpoint beyond the entry's data")
 	}
 	r := &storedAt{sec: section{ra: a.ra, off: dataOff + at, end: dataOff + size}}
 	if cryptKind(f) == cryptAES {
 		// startCTR moves the section behind the salt and verifier.
 		if err := a.startCTR(r, f, dataOff, at); err != nil {
-			return nil, 0, err
+			return nil, err
 		}
 	}
 	z := new(deflate.Reader)
 	if err := z.ResetAt(r, cp.State, cp.Out, cp.In); err != nil {
 		z.Close()
-		return nil, 0, err
+		return nil, err
 	}
-	t.rc = &resumed{z: z, n: int64(f.usize) - cp.Out}
-	t.z, t.pos = z, cp.Out
-	t.next = (cp.Out/every + 1) * every
-	z.PauseAt(t.next)
-	return t, cp.Out, nil
+	return &resumed{z: z, n: int64(f.usize) - cp.Out}, nil
 }
 
 // resumed reads a Deflate stream resumed from a checkpoint, cut at the

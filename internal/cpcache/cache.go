@@ -2,9 +2,16 @@
 // keeps for its seekable readers (arc.Checkpoint): found by stream and
 // output offset, bounded in bytes by the policy's MaxMemory, the least
 // recently used dropped first. It is safe for concurrent use.
+//
+// Checkpoints restored from an index (Restore) are untrusted until
+// FindChecked has verified them once: decoding from one must give its
+// Check, or it is dropped.
 package cpcache
 
 import (
+	"encoding/binary"
+	"hash/crc32"
+	"slices"
 	"sync"
 
 	"github.com/go-unarc/unarc/arc"
@@ -19,11 +26,14 @@ type Cache struct {
 	tick  uint64
 	taken int64
 	evict int64
+
+	restored, verified, rejected int64
 }
 
 type item struct {
-	cp   arc.Checkpoint
-	used uint64
+	cp      arc.Checkpoint
+	used    uint64
+	pending bool // restored, not verified yet
 }
 
 // SetPolicy sets the interval and the memory bound.
@@ -44,26 +54,102 @@ func (c *Cache) Interval() int64 {
 func (c *Cache) Stats() arc.CheckpointStats {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return arc.CheckpointStats{Count: len(c.items), Bytes: c.bytes, Taken: c.taken, Evicted: c.evict}
+	return arc.CheckpointStats{Count: len(c.items), Bytes: c.bytes, Taken: c.taken, Evicted: c.evict,
+		Restored: c.restored, Verified: c.verified, Rejected: c.rejected}
 }
 
 // Find returns the latest checkpoint of stream at or before out, and
-// marks it used. Its State must not be modified.
+// marks it used. Its State must not be modified. It may be one restored
+// and not verified yet: use FindChecked to resume from it.
 func (c *Cache) Find(stream int, out int64) (arc.Checkpoint, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	best := c.find(stream, out)
+	if best == nil {
+		return arc.Checkpoint{}, false
+	}
+	return best.cp, true
+}
+
+// find is Find with c.mu held.
+func (c *Cache) find(stream int, out int64) *item {
 	var best *item
 	for _, it := range c.items {
 		if it.cp.Stream == stream && it.cp.Out <= out && (best == nil || it.cp.Out > best.cp.Out) {
 			best = it
 		}
 	}
-	if best == nil {
-		return arc.Checkpoint{}, false
+	if best != nil {
+		c.tick++
+		best.used = c.tick
 	}
-	c.tick++
-	best.used = c.tick
-	return best.cp, true
+	return best
+}
+
+// FindChecked is Find for resuming: a restored checkpoint is first
+// passed to check (outside the lock), which reports whether decoding
+// from it gives its Check. One that does not is dropped and the next
+// latest tried; an error from check (a password that is needed, say)
+// is returned and the checkpoint kept unverified.
+func (c *Cache) FindChecked(stream int, out int64, check func(arc.Checkpoint) (bool, error)) (arc.Checkpoint, bool, error) {
+	for {
+		c.mu.Lock()
+		it := c.find(stream, out)
+		if it == nil {
+			c.mu.Unlock()
+			return arc.Checkpoint{}, false, nil
+		}
+		cp, pending := it.cp, it.pending
+		c.mu.Unlock()
+		if !pending {
+			return cp, true, nil
+		}
+		ok, err := check(cp)
+		if err != nil {
+			return arc.Checkpoint{}, false, err
+		}
+		c.mu.Lock()
+		if j := slices.Index(c.items, it); j >= 0 && it.pending {
+			if ok {
+				it.pending = false
+				c.verified++
+			} else {
+				c.remove(j)
+				c.rejected++
+			}
+		}
+		c.mu.Unlock()
+		if ok {
+			return cp, true, nil
+		}
+	}
+}
+
+// remove drops item j (c.mu held).
+func (c *Cache) remove(j int) {
+	c.bytes -= int64(len(c.items[j].cp.State))
+	c.items = append(c.items[:j], c.items[j+1:]...)
+}
+
+// Snapshot returns the checkpoints held that were taken or verified (not
+// those restored and unchecked), by stream and offset. Their States are
+// shared and must not be modified.
+func (c *Cache) Snapshot() []arc.Checkpoint {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	var out []arc.Checkpoint
+	for _, it := range c.items {
+		if !it.pending {
+			out = append(out, it.cp)
+		}
+	}
+	slices.SortFunc(out, func(a, b arc.Checkpoint) int {
+		if a.Stream != b.Stream {
+			return a.Stream - b.Stream
+		}
+		return int(max(min(a.Out-b.Out, 1), -1))
+	})
+	return out
 }
 
 // Has reports a checkpoint of stream in [lo, hi).
@@ -90,9 +176,31 @@ func (c *Cache) Fits(n int) bool {
 func (c *Cache) Add(cp arc.Checkpoint) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	if c.add(cp, false) {
+		c.taken++
+	}
+}
+
+// Restore keeps cp, read from an index, as Add does, but unverified:
+// FindChecked checks it before it is resumed from. A checkpoint of the
+// same stream and offset already held is kept instead.
+func (c *Cache) Restore(cp arc.Checkpoint) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, it := range c.items {
+		if it.cp.Stream == cp.Stream && it.cp.Out == cp.Out {
+			return
+		}
+	}
+	if c.add(cp, true) {
+		c.restored++
+	}
+}
+
+func (c *Cache) add(cp arc.Checkpoint, pending bool) bool {
 	n := int64(len(cp.State))
 	if n > c.pol.MaxMemory {
-		return
+		return false
 	}
 	for c.bytes+n > c.pol.MaxMemory && len(c.items) > 0 {
 		old := 0
@@ -101,14 +209,13 @@ func (c *Cache) Add(cp arc.Checkpoint) {
 				old = j
 			}
 		}
-		c.bytes -= int64(len(c.items[old].cp.State))
-		c.items = append(c.items[:old], c.items[old+1:]...)
+		c.remove(old)
 		c.evict++
 	}
 	c.tick++
-	c.items = append(c.items, &item{cp: cp, used: c.tick})
+	c.items = append(c.items, &item{cp: cp, used: c.tick, pending: pending})
 	c.bytes += n
-	c.taken++
+	return true
 }
 
 // Clear drops every checkpoint (the Archive is closed).
@@ -116,4 +223,19 @@ func (c *Cache) Clear() {
 	c.mu.Lock()
 	c.items, c.bytes = nil, 0
 	c.mu.Unlock()
+}
+
+// SumHead starts the Check of cp: the CRC-32 (IEEE) of its kind, stream,
+// offsets and state, which the CheckLen bytes decoded from it then
+// continue (crc32.Update). A checkpoint moved to another offset or
+// stream, or with its state altered, no longer matches its Check even
+// where the bytes decoded from it would.
+func SumHead(cp arc.Checkpoint) uint32 {
+	var h [3*8 + 16]byte
+	binary.LittleEndian.PutUint64(h[0:], uint64(cp.Stream))
+	binary.LittleEndian.PutUint64(h[8:], uint64(cp.Out))
+	binary.LittleEndian.PutUint64(h[16:], uint64(cp.In))
+	copy(h[24:], cp.Kind)
+	sum := crc32.Update(0, crc32.IEEETable, h[:])
+	return crc32.Update(sum, crc32.IEEETable, cp.State)
 }

@@ -79,6 +79,10 @@ z7() { # z7 OUT DIR ARGS...
 z7 lzma2.7z big -m0=lzma2 -mx5 -md64k -ms=on
 z7 lzma2-aes.7z big -m0=lzma2 -mx5 -md64k -ms=on -pseek
 z7 lzma.7z small -m0=lzma -mx5 -md64k -ms=on
+# LZMA1 over the big set (the LZMA1 checkpoint tests: one range coder
+# through the whole solid folder, a 64 KiB window that wraps).
+z7 lzma-big.7z big -m0=lzma -mx5 -md64k -ms=on
+z7 lzma-big-aes.7z big -m0=lzma -mx5 -md64k -ms=on -pseek
 z7 delta-lzma2.7z small -m0=Delta:4 -m1=LZMA2:d64k -mx5 -ms=on
 z7 copy.7z small -m0=copy
 z7 copy-aes.7z small -m0=copy -pseek
@@ -93,6 +97,10 @@ z7 copy-aes.7z small -m0=copy -pseek
 (cd "$src/small" && rar a -idq -cfg- -m0 -pseek "$out/store-aes.rar" $files)
 (cd "$src/small" && rar6 a -idq -cfg- -ma4 -s -m3 "$out/solid4.rar" $files)
 (cd "$src/small" && rar6 a -idq -cfg- -ma4 -m0 -pseek "$out/store-aes4.rar" $files)
+# RAR4 over the big set (the RAR3 checkpoint tests): solid LZ, and
+# solid with PPMd forced for text (-mct+).
+(cd "$src/big" && rar6 a -idq -cfg- -ma4 -s -m3 -md64k "$out/solid4-big.rar" $files)
+(cd "$src/big" && rar6 a -idq -cfg- -ma4 -s -m3 -md64k -mct+ "$out/solid4-ppm.rar" $files)
 
 # 7-Zip's Deflate encoder ends blocks every few KiB to 60 KiB (Info-ZIP's
 # zip writes this file as one block).

@@ -1,0 +1,130 @@
+package rar
+
+import (
+	"errors"
+	"hash/crc32"
+	"io"
+
+	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/cpcache"
+	"github.com/go-unarc/unarc/internal/errs"
+)
+
+// RAR5 checkpoints kept in an index (arc.CheckpointPersister). A
+// restored one is checked against its entry when it is restored (kind,
+// an entry that takes checkpoints, offsets inside its output and packed
+// data, a state no larger than its dictionary's window and tables), by
+// unpack50.Decoder.ResetAt when it is resumed from, and before its
+// first use by decoding its CheckLen bytes against its Check: one that
+// fails is dropped and the read starts from an earlier point.
+
+var _ arc.CheckpointPersister = (*Archive)(nil)
+
+// ExportCheckpoints implements arc.CheckpointPersister.
+func (a *Archive) ExportCheckpoints() ([]arc.Checkpoint, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if a.closed.Load() {
+		return nil, errArchiveClosed
+	}
+	cps := a.cps.Snapshot()
+	out := cps[:0]
+	for _, cp := range cps {
+		fi := cp.Stream
+		if fi < 0 || fi >= len(a.files) || cp.Kind != "rar5" || !a.cpEntry(a.files[fi]) {
+			continue
+		}
+		f := a.files[fi]
+		cp.CheckLen = min(arc.CheckSpan, f.e.Size-cp.Out)
+		if cp.CheckLen <= 0 {
+			continue
+		}
+		sum, err := a.cpSum(fi, cp)
+		if err != nil {
+			return nil, err
+		}
+		cp.Check = sum
+		out = append(out, cp)
+	}
+	return out, nil
+}
+
+// RestoreCheckpoints implements arc.CheckpointPersister.
+func (a *Archive) RestoreCheckpoints(cps []arc.Checkpoint) error {
+	if a.cps.Interval() <= 0 {
+		return nil
+	}
+	for _, cp := range cps {
+		fi := cp.Stream
+		if fi < 0 || fi >= len(a.files) || !a.cpEntry(a.files[fi]) {
+			return arc.Stale("checkpoint of an entry that takes none")
+		}
+		f := a.files[fi]
+		var packed int64
+		for _, p := range f.parts {
+			packed += p.size
+		}
+		// The state: the window kept (at most the window, twice the dictionary, or the
+		// entry's run so far), the code lengths and a header. A solid
+		// entry has one at its start (Out 0).
+		if cp.Kind != "rar5" || cp.Out < 0 || cp.Out >= f.e.Size || cp.In < 0 || cp.In>>3 > packed ||
+			cp.CheckLen != min(arc.CheckSpan, f.e.Size-cp.Out) || int64(len(cp.State)) > 2*f.dict+64<<10 {
+			return arc.Stale("checkpoint does not fit its entry")
+		}
+		cp.Entry, cp.EntryOff = fi, cp.Out
+		if a.vis != nil {
+			cp.Entry = -1
+			for j, k := range a.vis {
+				if k == fi {
+					cp.Entry = j
+				}
+			}
+		}
+		a.cps.Restore(cp)
+	}
+	return nil
+}
+
+// checkCP reports whether decoding from restored checkpoint cp gives its
+// Check (a.mu held); a missing password is returned, any other failure
+// means no.
+func (a *Archive) checkCP(fi int, cp arc.Checkpoint) (bool, error) {
+	if cp.CheckLen <= 0 {
+		return false, nil
+	}
+	sum, err := a.cpSum(fi, cp)
+	if err != nil {
+		if errors.Is(err, errs.ErrPasswordRequired) {
+			return false, err
+		}
+		return false, nil
+	}
+	return sum == cp.Check, nil
+}
+
+// cpSum is cp's Check as decoding cp.CheckLen bytes from it gives it
+// (a.mu held).
+func (a *Archive) cpSum(fi int, cp arc.Checkpoint) (uint32, error) {
+	rc, err := a.resume(fi, a.files[fi], cp, false)
+	if err != nil {
+		return 0, err
+	}
+	defer rc.Close()
+	var buf [16 << 10]byte
+	sum := cpcache.SumHead(cp)
+	for n := cp.CheckLen; n > 0; {
+		m, err := rc.Read(buf[:min(n, int64(len(buf)))])
+		sum = crc32.Update(sum, crc32.IEEETable, buf[:m])
+		n -= int64(m)
+		if err != nil && n > 0 {
+			if err == io.EOF {
+				err = io.ErrUnexpectedEOF
+			}
+			return 0, errs.EOF(err, "rar5 data")
+		}
+		if m == 0 && err == nil {
+			return 0, errs.Corrupt("rar5: decoder made no progress")
+		}
+	}
+	return sum, nil
+}

@@ -1,0 +1,182 @@
+package sevenzip
+
+import (
+	"errors"
+	"hash/crc32"
+
+	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/cpcache"
+	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/lzma"
+)
+
+// Checkpoints kept in an index (arc.CheckpointPersister). A restored
+// checkpoint is checked field by field against the folder it names
+// (kind, offsets, state size) when it is restored, by the decoder
+// (lzma.Reader2.ResetAt, lzma.Reader.ResetAt: every state field in
+// range) when it is resumed from, and before its first use by decoding
+// its CheckLen bytes and comparing their CRC-32 with its Check: a
+// checkpoint of another archive, or of this one before its data
+// changed, is dropped there and the read decodes from an earlier point.
+
+var _ arc.CheckpointPersister = (*Archive)(nil)
+
+// ExportCheckpoints implements arc.CheckpointPersister.
+func (a *Archive) ExportCheckpoints() ([]arc.Checkpoint, error) {
+	if a.closed.Load() {
+		return nil, errClosed
+	}
+	cps := a.cps.Snapshot()
+	out := cps[:0]
+	for _, cp := range cps {
+		fi := cp.Stream
+		if fi < 0 || fi >= len(a.si.folders) {
+			continue
+		}
+		sh := shapeOf(&a.si.folders[fi])
+		if !sh.ok || sh.lz < 0 {
+			continue
+		}
+		cp.CheckLen = min(arc.CheckSpan, a.si.folders[fi].unpackSizes[sh.lz]-cp.Out)
+		if cp.CheckLen <= 0 {
+			continue // at the end: nothing to resume
+		}
+		sum, _, err := a.cpSum(fi, sh, cp, a.folderEntry(fi), false)
+		if err != nil {
+			return nil, err
+		}
+		cp.Check = sum
+		out = append(out, cp)
+	}
+	return out, nil
+}
+
+// RestoreCheckpoints implements arc.CheckpointPersister.
+func (a *Archive) RestoreCheckpoints(cps []arc.Checkpoint) error {
+	if a.cps.Interval() <= 0 {
+		return nil // takes none, uses none
+	}
+	for _, cp := range cps {
+		if err := a.fitCP(&cp); err != nil {
+			return err
+		}
+		a.cps.Restore(cp)
+	}
+	return nil
+}
+
+// fitCP checks a restored checkpoint's fields against its folder and
+// sets Entry and EntryOff from its offset.
+func (a *Archive) fitCP(cp *arc.Checkpoint) error {
+	fi := cp.Stream
+	if fi < 0 || fi >= len(a.si.folders) {
+		return arc.Stale("checkpoint of a folder the archive does not have")
+	}
+	f := &a.si.folders[fi]
+	sh := shapeOf(f)
+	if !sh.ok || sh.lz < 0 {
+		return arc.Stale("checkpoint of a folder that takes none")
+	}
+	c := &f.coders[sh.lz]
+	size := f.unpackSizes[sh.lz]
+	_, inLen := a.packStart(f)
+	if sh.aes >= 0 {
+		inLen = f.unpackSizes[sh.aesOut]
+	}
+	if cp.Kind != cpKind(c.method) || cp.Out <= 0 || cp.Out >= size || cp.In <= 0 || cp.In > inLen ||
+		cp.CheckLen != min(arc.CheckSpan, size-cp.Out) {
+		return arc.Stale("checkpoint does not fit its folder")
+	}
+	// The state holds the window (at most the dictionary, or the folder's
+	// size when smaller), a few coder fields and the probabilities.
+	var dict int64
+	lclp := 4
+	switch c.method {
+	case mLZMA2:
+		if len(c.props) != 1 {
+			return arc.Stale("checkpoint of a damaged coder")
+		}
+		d, err := lzma.DictSizeLZMA2(c.props[0])
+		if err != nil {
+			return arc.Stale("checkpoint of a damaged coder")
+		}
+		dict = d
+	default:
+		p, err := lzma.DecodeProps(c.props)
+		if err != nil {
+			return arc.Stale("checkpoint of a damaged coder")
+		}
+		dict, lclp = int64(p.DictSize), p.LC+p.LP
+	}
+	window := (min(max(dict, 4096), size) + 15) &^ 15
+	if int64(len(cp.State)) > window+2*(4096+0x300<<lclp)+128 {
+		return arc.Stale("checkpoint state larger than its folder's window")
+	}
+	cp.Entry, cp.EntryOff = a.entryAtOut(fi, cp.Out)
+	return nil
+}
+
+// folderEntry returns an entry of folder fi (for the password prompt).
+func (a *Archive) folderEntry(fi int) *arc.Entry {
+	for j, k := range a.stream {
+		if k >= 0 && int(a.streamFolder[k]) == fi {
+			return a.entries[j]
+		}
+	}
+	return nil
+}
+
+// checkCP reports whether decoding from restored checkpoint cp gives its
+// Check. A missing password is returned (the read asks for one and
+// tries again); every other failure means no. When it does, the folder
+// reader that checked it, now cp.CheckLen bytes after it, is returned
+// too (the caller may go on from there or close it).
+func (a *Archive) checkCP(fi int, sh chainShape, cp arc.Checkpoint, e *arc.Entry) (bool, *folderReader, error) {
+	if cp.CheckLen <= 0 {
+		return false, nil, nil
+	}
+	sum, fr, err := a.cpSum(fi, sh, cp, e, true)
+	if err != nil {
+		if errors.Is(err, errs.ErrPasswordRequired) {
+			return false, nil, err
+		}
+		return false, nil, nil
+	}
+	if sum != cp.Check {
+		fr.Close()
+		return false, nil, nil
+	}
+	return true, fr, nil
+}
+
+// cpSum is cp's Check as decoding cp.CheckLen bytes from it gives it;
+// with keep, the folder reader that decoded them is returned (else it
+// is closed).
+func (a *Archive) cpSum(fi int, sh chainShape, cp arc.Checkpoint, e *arc.Entry, keep bool) (uint32, *folderReader, error) {
+	fr, err := a.resumeFolder(fi, sh, cp, e)
+	if err != nil {
+		return 0, nil, err
+	}
+	bufp := getBuf()
+	defer putBuf(bufp)
+	buf := *bufp
+	sum := cpcache.SumHead(cp)
+	for n := cp.CheckLen; n > 0; {
+		m, err := fr.Read(buf[:min(n, int64(len(buf)))])
+		sum = crc32.Update(sum, crc32.IEEETable, buf[:m])
+		n -= int64(m)
+		if err != nil && n > 0 {
+			fr.Close()
+			return 0, nil, errs.EOF(err, "7z folder")
+		}
+		if m == 0 && err == nil {
+			fr.Close()
+			return 0, nil, errs.Corrupt("7z: decoder made no progress")
+		}
+	}
+	if !keep {
+		fr.Close()
+		fr = nil
+	}
+	return sum, fr, nil
+}

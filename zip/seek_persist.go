@@ -1,0 +1,110 @@
+package zip
+
+import (
+	"errors"
+	"hash/crc32"
+
+	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/cpcache"
+	"github.com/go-unarc/unarc/internal/errs"
+)
+
+// Deflate checkpoints kept in an index (arc.CheckpointPersister). A
+// restored one is checked against its entry when it is restored (kind,
+// Deflate or Deflate64 as the entry's method, offsets, history size),
+// by deflate.Reader.ResetAt when it is resumed from, and before its
+// first use by decoding its CheckLen bytes against its Check; one that
+// fails that is dropped and the read starts from an earlier point.
+
+var _ arc.CheckpointPersister = (*Archive)(nil)
+
+// ExportCheckpoints implements arc.CheckpointPersister.
+func (a *Archive) ExportCheckpoints() ([]arc.Checkpoint, error) {
+	cps := a.cps.Snapshot()
+	out := cps[:0]
+	for _, cp := range cps {
+		i := cp.Stream
+		if i < 0 || i >= len(a.files) || cp.Kind != "deflate" {
+			continue
+		}
+		cp.CheckLen = min(arc.CheckSpan, int64(a.files[i].usize)-cp.Out)
+		if cp.CheckLen <= 0 {
+			continue
+		}
+		sum, err := a.cpSum(i, cp)
+		if err != nil {
+			return nil, err
+		}
+		cp.Check = sum
+		out = append(out, cp)
+	}
+	return out, nil
+}
+
+// RestoreCheckpoints implements arc.CheckpointPersister.
+func (a *Archive) RestoreCheckpoints(cps []arc.Checkpoint) error {
+	if a.cps.Interval() <= 0 {
+		return nil
+	}
+	for _, cp := range cps {
+		i := cp.Stream
+		if i < 0 || i >= len(a.files) {
+			return arc.Stale("checkpoint of an entry the archive does not have")
+		}
+		f := &a.files[i]
+		kind := cryptKind(f)
+		usize := int64(f.usize)
+		d64 := byte(0)
+		if f.method == methodDeflate64 {
+			d64 = 1
+		}
+		if f.method != methodDeflate && f.method != methodDeflate64 || kind != 0 && kind != cryptAES || f.Size < 0 ||
+			cp.Kind != "deflate" || cp.Out <= 0 || cp.Out >= usize || cp.In <= 0 || cp.In/8 > int64(f.csize) ||
+			cp.CheckLen != min(arc.CheckSpan, usize-cp.Out) ||
+			len(cp.State) < 2 || cp.State[1] != d64 || len(cp.State) > 2+64<<10 {
+			return arc.Stale("checkpoint does not fit its entry")
+		}
+		cp.Entry, cp.EntryOff = i, cp.Out
+		a.cps.Restore(cp)
+	}
+	return nil
+}
+
+// checkCP reports whether decoding from restored checkpoint cp gives its
+// Check; a missing password is returned, any other failure means no.
+func (a *Archive) checkCP(i int, cp arc.Checkpoint) (bool, error) {
+	if cp.CheckLen <= 0 {
+		return false, nil
+	}
+	sum, err := a.cpSum(i, cp)
+	if err != nil {
+		if errors.Is(err, errs.ErrPasswordRequired) {
+			return false, err
+		}
+		return false, nil
+	}
+	return sum == cp.Check, nil
+}
+
+// cpSum is cp's Check as decoding cp.CheckLen bytes from it gives it.
+func (a *Archive) cpSum(i int, cp arc.Checkpoint) (uint32, error) {
+	rs, err := a.resumeDeflate(i, cp)
+	if err != nil {
+		return 0, err
+	}
+	defer rs.Close()
+	var buf [16 << 10]byte
+	sum := cpcache.SumHead(cp)
+	for n := cp.CheckLen; n > 0; {
+		m, err := rs.Read(buf[:min(n, int64(len(buf)))])
+		sum = crc32.Update(sum, crc32.IEEETable, buf[:m])
+		n -= int64(m)
+		if err != nil && n > 0 {
+			return 0, errs.EOF(err, "deflate stream")
+		}
+		if m == 0 && err == nil {
+			return 0, errs.Corrupt("deflate: decoder made no progress")
+		}
+	}
+	return sum, nil
+}
