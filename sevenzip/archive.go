@@ -72,7 +72,6 @@ import (
 	"sync/atomic"
 
 	"github.com/go-unarc/unarc/arc"
-	"github.com/go-unarc/unarc/crc32x"
 	"github.com/go-unarc/unarc/internal/aes7z"
 	"github.com/go-unarc/unarc/internal/cpcache"
 	"github.com/go-unarc/unarc/internal/errs"
@@ -535,11 +534,11 @@ func (a *Archive) decodeHeaderFolder(si *streamsInfo, fi int, out []byte) ([]byt
 		return nil, err
 	}
 	defer fr.Close()
-	var v io.Reader = fr
+	v := &fr.crc // in the pooled folder reader: no allocation
 	if f.hasCRC {
-		v = crc32x.NewCRC32(fr, f.crc, f.size())
+		v.ResetCRC32(fr, f.crc, f.size())
 	} else {
-		v = crc32x.NewSize(fr, f.size())
+		v.ResetHash(fr, nil, nil, f.size())
 	}
 	if out == nil {
 		_, err = pool.Copy(io.Discard, v)

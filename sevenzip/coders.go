@@ -132,6 +132,7 @@ type decodeEnv struct {
 	closers  []io.Closer   // released when the folder decoder is closed
 	workers  int           // goroutines a coder may use (LZMA2 blocks, BZip2); <= 1: one
 	lz2      *lzma.Reader2 // the last LZMA2 decoder built (checkpoints, seek.go)
+	aesProps aes7z.Props   // newAES's scratch (its Salt points into the header)
 }
 
 func (e *decodeEnv) onClose(c io.Closer) { e.closers = append(e.closers, c) }
@@ -223,25 +224,28 @@ func newAES(c *coder, in io.Reader, env *decodeEnv) (io.Reader, error) {
 	if err := checkAESProps(c.props); err != nil {
 		return nil, err
 	}
-	p, err := aes7z.ParseProps(c.props)
-	if err != nil {
+	// The properties live in env (the pooled folder reader), not on the
+	// heap per folder: the key callbacks take a pointer and keep none.
+	p := &env.aesProps
+	var err error
+	if *p, err = aes7z.ParseProps(c.props); err != nil {
 		return nil, err
 	}
+	key, ok := [32]byte{}, false
 	if env.stored != nil {
-		if key, ok := env.stored(&p); ok { // brought by an index (persist.go)
-			return aes7z.NewReader(in, key, p.IV)
+		key, ok = env.stored(p) // brought by an index (persist.go)
+	}
+	if !ok {
+		if env.password == nil {
+			return nil, fmt.Errorf("%w: 7z data is encrypted", errs.ErrPasswordRequired)
 		}
-	}
-	if env.password == nil {
-		return nil, fmt.Errorf("%w: 7z data is encrypted", errs.ErrPasswordRequired)
-	}
-	pw, err := env.password()
-	if err != nil {
-		return nil, err
-	}
-	key, err := env.key(pw, &p)
-	if err != nil {
-		return nil, err
+		pw, err := env.password()
+		if err != nil {
+			return nil, err
+		}
+		if key, err = env.key(pw, p); err != nil {
+			return nil, err
+		}
 	}
 	d := aesReaders.Get()
 	if err := d.Reset(in, key, p.IV); err != nil {

@@ -262,9 +262,7 @@ func (a *Archive) chainInput(fr *folderReader, sh chainShape, in int64) (io.Read
 		if in > size {
 			return nil, errs.Corrupt("7z: seek past the pack stream")
 		}
-		pr := newPackReader(a.ra, off+in, size-in)
-		fr.packs = append(fr.packs, pr)
-		return pr, nil
+		return fr.newPack(a.ra, off+in, size-in), nil
 	}
 	c := &f.coders[sh.aes]
 	outLen := f.unpackSizes[sh.aesOut]
@@ -275,8 +273,9 @@ func (a *Archive) chainInput(fr *folderReader, sh chainShape, in int64) (io.Read
 	if err := checkAESProps(c.props); err != nil {
 		return nil, err
 	}
-	p, err := aes7z.ParseProps(c.props)
-	if err != nil {
+	p := &fr.env.aesProps
+	var err error
+	if *p, err = aes7z.ParseProps(c.props); err != nil {
 		return nil, err
 	}
 	iv := p.IV
@@ -292,17 +291,18 @@ func (a *Archive) chainInput(fr *folderReader, sh chainShape, in int64) (io.Read
 	if err != nil {
 		return nil, err
 	}
-	key, err := fr.env.key(pw, &p)
+	key, err := fr.env.key(pw, p)
 	if err != nil {
 		return nil, err
 	}
-	pr := newPackReader(a.ra, off+blk, size-blk)
-	fr.packs = append(fr.packs, pr)
-	dec, err := aes7z.NewReader(pr, key, iv)
-	if err != nil {
+	pr := fr.newPack(a.ra, off+blk, size-blk)
+	dec := aesReaders.Get()
+	if err := dec.Reset(pr, key, iv); err != nil {
+		aesReaders.Put(dec)
 		return nil, err
 	}
-	lr := &limitedReader{r: dec, n: outLen - blk}
+	fr.env.onClose(aesRelease{dec})
+	lr := fr.newLimited(dec, outLen-blk)
 	if drop := in - blk; drop > 0 {
 		var b [16]byte
 		if _, err := io.ReadFull(lr, b[:drop]); err != nil {
@@ -314,7 +314,8 @@ func (a *Archive) chainInput(fr *folderReader, sh chainShape, in int64) (io.Read
 
 // partialFolder is a folder reader without coders yet.
 func (a *Archive) partialFolder(fi int, e *arc.Entry, sh chainShape) *folderReader {
-	fr := &folderReader{index: fi, encrypt: sh.aes >= 0}
+	fr := getFolder(fi)
+	fr.encrypt = sh.aes >= 0
 	fr.env.limits = a.cfg.Limits
 	fr.maxRatio, fr.ratioFloor = a.cfg.Limits.MaxRatio, a.cfg.Limits.RatioFloor
 	fr.env.password = func() (string, error) { return a.password(e) }
@@ -330,7 +331,7 @@ func (a *Archive) directFolder(fi int, sh chainShape, x int64, e *arc.Entry) (*f
 		fr.Close()
 		return nil, mapErr(fr.encrypt, err)
 	}
-	fr.r = &limitedReader{r: in, n: sh.outLen - x}
+	fr.r = fr.newLimited(in, sh.outLen-x)
 	fr.pos = x
 	return fr, nil
 }
@@ -362,7 +363,7 @@ func (a *Archive) resumeFolder(fi int, sh chainShape, cp arc.Checkpoint, e *arc.
 	}
 	fr.env.onClose(reader2Closer{z})
 	fr.z2 = z
-	fr.r = &limitedReader{r: z, n: size - cp.Out}
+	fr.r = fr.newLimited(z, size-cp.Out)
 	fr.pos = cp.Out
 	return fr, nil
 }
