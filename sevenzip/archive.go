@@ -529,7 +529,7 @@ const headerExpansion = 16
 // verified against its size and CRC; with out nil it only verifies.
 func (a *Archive) decodeHeaderFolder(si *streamsInfo, fi int, out []byte) ([]byte, error) {
 	f := &si.folders[fi]
-	fr, err := a.newFolderReader(si, fi, a.headerPassword, 1)
+	fr, err := a.newFolderReader(si, fi, nil, 1)
 	if err != nil {
 		return nil, err
 	}
@@ -639,11 +639,6 @@ func (a *Archive) key(pw string, p *aes7z.Props) ([32]byte, error) {
 	}
 	a.lastID, a.lastKey, a.haveLast = id, k, true
 	return k, nil
-}
-
-// headerPassword resolves the password for encrypted headers.
-func (a *Archive) headerPassword() (string, error) {
-	return a.password(nil)
 }
 
 func (a *Archive) password(e *arc.Entry) (string, error) {

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"strconv"
 
 	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/bzip2"
@@ -103,7 +104,7 @@ func methodName(c *coder) string {
 func dictName(d uint32) string {
 	for i := 0; i < 32; i++ {
 		if d == 1<<i {
-			return fmt.Sprint(i)
+			return strconv.Itoa(i) // a constant string, where fmt took a pooled printer
 		}
 	}
 	switch {
@@ -125,9 +126,13 @@ func lzma2Dict(p byte) uint32 {
 
 // decodeEnv is what a coder constructor may need besides its inputs.
 type decodeEnv struct {
-	password func() (string, error) // resolves the password on first need
-	key      func(pw string, p *aes7z.Props) ([32]byte, error)
-	stored   func(p *aes7z.Props) ([32]byte, bool) // a key from an index, if any
+	// Keys come from a (its password, asked for entry; entry nil: the
+	// headers) or, with stored set, first from the keys an index
+	// brought. Plain fields rather than callbacks: a closure or method
+	// value per folder was an allocation per folder. a nil: no key.
+	a        *Archive
+	entry    *arc.Entry
+	stored   bool
 	limits   arc.Limits
 	closers  []io.Closer   // released when the folder decoder is closed
 	workers  int           // goroutines a coder may use (LZMA2 blocks, BZip2); <= 1: one
@@ -136,6 +141,25 @@ type decodeEnv struct {
 }
 
 func (e *decodeEnv) onClose(c io.Closer) { e.closers = append(e.closers, c) }
+
+// aesKey returns the 7zAES key for p: one an index brought (persist.go)
+// when stored is set, else the archive's (derived once, archive.go) for
+// the password asked for the env's entry.
+func (e *decodeEnv) aesKey(p *aes7z.Props) ([32]byte, error) {
+	if e.a == nil {
+		return [32]byte{}, fmt.Errorf("%w: 7z data is encrypted", errs.ErrPasswordRequired)
+	}
+	if e.stored {
+		if key, ok := e.a.storedKey(p); ok {
+			return key, nil
+		}
+	}
+	pw, err := e.a.password(e.entry)
+	if err != nil {
+		return [32]byte{}, err
+	}
+	return e.a.key(pw, p)
+}
 
 // filterStart reads the optional 4-byte start offset of a branch filter.
 func filterStart(props []byte) (uint32, error) {
@@ -231,21 +255,9 @@ func newAES(c *coder, in io.Reader, env *decodeEnv) (io.Reader, error) {
 	if *p, err = aes7z.ParseProps(c.props); err != nil {
 		return nil, err
 	}
-	key, ok := [32]byte{}, false
-	if env.stored != nil {
-		key, ok = env.stored(p) // brought by an index (persist.go)
-	}
-	if !ok {
-		if env.password == nil {
-			return nil, fmt.Errorf("%w: 7z data is encrypted", errs.ErrPasswordRequired)
-		}
-		pw, err := env.password()
-		if err != nil {
-			return nil, err
-		}
-		if key, err = env.key(pw, p); err != nil {
-			return nil, err
-		}
+	key, err := env.aesKey(p)
+	if err != nil {
+		return nil, err
 	}
 	d := aesReaders.Get()
 	if err := d.Reset(in, key, p.IV); err != nil {

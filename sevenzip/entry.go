@@ -126,7 +126,7 @@ func (a *Archive) takeFolder(fi int, off int64, e *arc.Entry) (*folderReader, er
 	a.mu.Unlock()
 	if fr == nil {
 		var err error
-		fr, err = a.newFolderReader(a.si, fi, func() (string, error) { return a.password(e) }, a.entryWorkerCount())
+		fr, err = a.newFolderReader(a.si, fi, e, a.entryWorkerCount())
 		if err != nil {
 			return nil, err
 		}

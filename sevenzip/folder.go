@@ -4,6 +4,7 @@ import (
 	"io"
 	"math"
 
+	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/crc32x"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/pool"
@@ -148,7 +149,9 @@ func (l *limitedReader) Read(p []byte) (int, error) {
 // coders, bind pairs, packed streams) over the archive's pack streams.
 // workers is how many goroutines its coders may use (1: one Reader2,
 // which seekable readers need for checkpoints).
-func (a *Archive) newFolderReader(si *streamsInfo, fi int, password func() (string, error), workers int) (*folderReader, error) {
+// The password is asked for entry e (nil: the headers) when a coder
+// needs a key.
+func (a *Archive) newFolderReader(si *streamsInfo, fi int, e *arc.Entry, workers int) (*folderReader, error) {
 	f := &si.folders[fi]
 	fr := getFolder(fi)
 	a.mu.Lock()
@@ -157,11 +160,8 @@ func (a *Archive) newFolderReader(si *streamsInfo, fi int, password func() (stri
 	fr.env.limits = a.cfg.Limits
 	fr.env.workers = workers
 	fr.maxRatio, fr.ratioFloor = a.cfg.Limits.MaxRatio, a.cfg.Limits.RatioFloor
-	fr.env.password = password
-	fr.env.key = a.key
-	if a.storedKeys != nil {
-		fr.env.stored = a.storedKey
-	}
+	fr.env.a, fr.env.entry = a, e
+	fr.env.stored = a.storedKeys != nil
 	// Map stream indices to coders.
 	inBase := make([]int, len(f.coders))
 	outBase := make([]int, len(f.coders))

@@ -211,7 +211,7 @@ func (a *Archive) seekFolder(fi int, sh chainShape, base, target int64, e *arc.E
 	case haveCP:
 		fr, err = a.resumeFolder(fi, sh, cp, e)
 	default:
-		fr, err = a.newFolderReader(a.si, fi, func() (string, error) { return a.password(e) }, 1)
+		fr, err = a.newFolderReader(a.si, fi, e, 1)
 	}
 	if err != nil {
 		return nil, err
@@ -284,14 +284,7 @@ func (a *Archive) chainInput(fr *folderReader, sh chainShape, in int64) (io.Read
 			return nil, errs.EOF(err, "7z pack stream")
 		}
 	}
-	if fr.env.password == nil {
-		return nil, fmt.Errorf("%w: 7z data is encrypted", errs.ErrPasswordRequired)
-	}
-	pw, err := fr.env.password()
-	if err != nil {
-		return nil, err
-	}
-	key, err := fr.env.key(pw, p)
+	key, err := fr.env.aesKey(p)
 	if err != nil {
 		return nil, err
 	}
@@ -318,8 +311,7 @@ func (a *Archive) partialFolder(fi int, e *arc.Entry, sh chainShape) *folderRead
 	fr.encrypt = sh.aes >= 0
 	fr.env.limits = a.cfg.Limits
 	fr.maxRatio, fr.ratioFloor = a.cfg.Limits.MaxRatio, a.cfg.Limits.RatioFloor
-	fr.env.password = func() (string, error) { return a.password(e) }
-	fr.env.key = a.key
+	fr.env.a, fr.env.entry = a, e // no stored keys here, as before
 	return fr
 }
 
