@@ -51,7 +51,7 @@ func methodName(c *coder) string {
 		return "Copy"
 	case mDelta:
 		if len(c.props) == 1 {
-			return fmt.Sprintf("Delta:%d", int(c.props[0])+1)
+			return "Delta:" + strconv.Itoa(int(c.props[0])+1)
 		}
 		return "Delta"
 	case mX86, mBCJ:
@@ -84,7 +84,7 @@ func methodName(c *coder) string {
 		return "LZMA2"
 	case mPPMD:
 		if len(c.props) == 5 {
-			return fmt.Sprintf("PPMD:o%d:mem%s", c.props[0], dictName(binary.LittleEndian.Uint32(c.props[1:])))
+			return "PPMD:o" + strconv.Itoa(int(c.props[0])) + ":mem" + dictName(binary.LittleEndian.Uint32(c.props[1:]))
 		}
 		return "PPMD"
 	case mDeflate:
@@ -102,18 +102,22 @@ func methodName(c *coder) string {
 // dictName formats a dictionary size the way 7-Zip does: the power of two
 // when it is one, else with a unit.
 func dictName(d uint32) string {
+	// strconv, not fmt: every Open names its folders' methods, and fmt's
+	// printer comes from a sync.Pool, which a GC empties (and whose per-P
+	// array it re-allocates): that moved Open's allocation by 200 B to
+	// 1 KiB from run to run.
 	for i := 0; i < 32; i++ {
 		if d == 1<<i {
-			return strconv.Itoa(i) // a constant string, where fmt took a pooled printer
+			return strconv.Itoa(i) // a constant string for i < 100
 		}
 	}
 	switch {
 	case d&(1<<20-1) == 0:
-		return fmt.Sprintf("%dm", d>>20)
+		return strconv.FormatUint(uint64(d>>20), 10) + "m"
 	case d&(1<<10-1) == 0:
-		return fmt.Sprintf("%dk", d>>10)
+		return strconv.FormatUint(uint64(d>>10), 10) + "k"
 	}
-	return fmt.Sprint(d)
+	return strconv.FormatUint(uint64(d), 10)
 }
 
 // lzma2Dict converts LZMA2's one-byte dictionary property to bytes.
