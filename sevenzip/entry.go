@@ -143,8 +143,9 @@ func (a *Archive) takeFolder(fi int, off int64, e *arc.Entry) (*folderReader, er
 			skip -= int64(m)
 			if err != nil {
 				putBuf(bufp)
+				enc := fr.encrypt // fr is back in the pool after Close
 				fr.Close()
-				return nil, mapErr(fr.encrypt, errs.EOF(err, "7z folder"))
+				return nil, mapErr(enc, errs.EOF(err, "7z folder"))
 			}
 		}
 		putBuf(bufp)

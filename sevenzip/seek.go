@@ -239,8 +239,9 @@ func (fr *folderReader) skip(n int64) error {
 		m, err := io.ReadFull(fr, buf[:min(n, int64(len(buf)))])
 		n -= int64(m)
 		if err != nil {
+			enc := fr.encrypt // fr is back in the pool after Close
 			fr.Close()
-			return mapErr(fr.encrypt, errs.EOF(err, "7z folder"))
+			return mapErr(enc, errs.EOF(err, "7z folder"))
 		}
 	}
 	return nil
@@ -320,8 +321,9 @@ func (a *Archive) directFolder(fi int, sh chainShape, x int64, e *arc.Entry) (*f
 	fr := a.partialFolder(fi, e, sh)
 	in, err := a.chainInput(fr, sh, x)
 	if err != nil {
+		enc := fr.encrypt // fr is back in the pool after Close
 		fr.Close()
-		return nil, mapErr(fr.encrypt, err)
+		return nil, mapErr(enc, err)
 	}
 	fr.r = fr.newLimited(in, sh.outLen-x)
 	fr.pos = x
@@ -338,8 +340,9 @@ func (a *Archive) resumeFolder(fi int, sh chainShape, cp arc.Checkpoint, e *arc.
 	fr := a.partialFolder(fi, e, sh)
 	in, err := a.chainInput(fr, sh, cp.In)
 	if err != nil {
+		enc := fr.encrypt // fr is back in the pool after Close
 		fr.Close()
-		return nil, mapErr(fr.encrypt, err)
+		return nil, mapErr(enc, err)
 	}
 	dict, err := lzma.DictSizeLZMA2(c.props[0])
 	if err != nil {
