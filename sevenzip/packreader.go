@@ -29,12 +29,6 @@ func getBuf() *[]byte { return pool.Get(packBufSize) }
 
 func putBuf(b *[]byte) { pool.Put(b) }
 
-func newPackReader(ra io.ReaderAt, off, size int64) *packReader {
-	p := new(packReader)
-	p.reset(ra, off, size)
-	return p
-}
-
 // reset makes p read size bytes at off of ra through a pooled buffer.
 func (p *packReader) reset(ra io.ReaderAt, off, size int64) {
 	*p = packReader{ra: ra, off: off, start: off, end: off + size}
