@@ -28,7 +28,7 @@ var allocCases = []struct {
 	{file: "zip/7zz-deflate64.zip", max: 5 << 10, maxReader: 5 << 10},
 	{file: "zip/crypt/7zz-AES256-deflate.zip", password: "SECRET", max: 8 << 10, maxReader: 8 << 10},
 	{file: "7z/lzma2.7z", max: 12 << 10},
-	{file: "7z/aes_lzma2_he.7z", password: "secret", max: 12 << 10},
+	{file: "7z/aes_lzma2_he.7z", password: "secret", max: 10 << 10},
 	{file: "rar/rar5_m3.rar", max: 11 << 10, maxReader: 10 << 10},
 	{file: "rar/rar5_solid.rar", max: 12 << 10, maxReader: 10 << 10},
 	{file: "rar/rar5_blake.rar", max: 12 << 10, maxReader: 11 << 10},

@@ -7,6 +7,7 @@ import (
 
 	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/internal/pool"
 	"github.com/go-unarc/unarc/tar"
 )
 
@@ -18,7 +19,12 @@ const maxStubScan = 16 << 20
 // detectAt picks the format of ra: a signature at offset 0 wins, then
 // each format's own Sniff (which may look behind prepended data).
 func detectAt(ra io.ReaderAt, size int64) (*arc.Format, error) {
-	var head [512]byte
+	// The first 512 bytes (tar's magic is at 257) in a pooled buffer: a
+	// buffer passed to an io.ReaderAt escapes, and 512 bytes per Open
+	// were a tenth of what opening and extracting an archive allocated.
+	bp := pool.Get(512)
+	defer pool.Put(bp)
+	head := *bp
 	n, err := ra.ReadAt(head[:min(int64(len(head)), size)], 0)
 	if err != nil && err != io.EOF {
 		return nil, err

@@ -72,7 +72,6 @@ import (
 	"sync/atomic"
 
 	"github.com/go-unarc/unarc/arc"
-	"github.com/go-unarc/unarc/crc32x"
 	"github.com/go-unarc/unarc/internal/aes7z"
 	"github.com/go-unarc/unarc/internal/cpcache"
 	"github.com/go-unarc/unarc/internal/errs"
@@ -530,16 +529,16 @@ const headerExpansion = 16
 // verified against its size and CRC; with out nil it only verifies.
 func (a *Archive) decodeHeaderFolder(si *streamsInfo, fi int, out []byte) ([]byte, error) {
 	f := &si.folders[fi]
-	fr, err := a.newFolderReader(si, fi, a.headerPassword, 1)
+	fr, err := a.newFolderReader(si, fi, nil, 1)
 	if err != nil {
 		return nil, err
 	}
 	defer fr.Close()
-	var v io.Reader = fr
+	v := &fr.crc // in the pooled folder reader: no allocation
 	if f.hasCRC {
-		v = crc32x.NewCRC32(fr, f.crc, f.size())
+		v.ResetCRC32(fr, f.crc, f.size())
 	} else {
-		v = crc32x.NewSize(fr, f.size())
+		v.ResetHash(fr, nil, nil, f.size())
 	}
 	if out == nil {
 		_, err = pool.Copy(io.Discard, v)
@@ -640,11 +639,6 @@ func (a *Archive) key(pw string, p *aes7z.Props) ([32]byte, error) {
 	}
 	a.lastID, a.lastKey, a.haveLast = id, k, true
 	return k, nil
-}
-
-// headerPassword resolves the password for encrypted headers.
-func (a *Archive) headerPassword() (string, error) {
-	return a.password(nil)
 }
 
 func (a *Archive) password(e *arc.Entry) (string, error) {

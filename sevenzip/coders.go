@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"io"
+	"strconv"
 
 	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/bzip2"
@@ -49,7 +50,7 @@ func methodName(c *coder) string {
 		return "Copy"
 	case mDelta:
 		if len(c.props) == 1 {
-			return fmt.Sprintf("Delta:%d", int(c.props[0])+1)
+			return "Delta:" + strconv.Itoa(int(c.props[0])+1)
 		}
 		return "Delta"
 	case mX86, mBCJ:
@@ -82,7 +83,7 @@ func methodName(c *coder) string {
 		return "LZMA2"
 	case mPPMD:
 		if len(c.props) == 5 {
-			return fmt.Sprintf("PPMD:o%d:mem%s", c.props[0], dictName(binary.LittleEndian.Uint32(c.props[1:])))
+			return "PPMD:o" + strconv.Itoa(int(c.props[0])) + ":mem" + dictName(binary.LittleEndian.Uint32(c.props[1:]))
 		}
 		return "PPMD"
 	case mDeflate:
@@ -100,18 +101,22 @@ func methodName(c *coder) string {
 // dictName formats a dictionary size the way 7-Zip does: the power of two
 // when it is one, else with a unit.
 func dictName(d uint32) string {
+	// strconv, not fmt: every Open names its folders' methods, and fmt's
+	// printer comes from a sync.Pool, which a GC empties (and whose per-P
+	// array it re-allocates): that moved Open's allocation by 200 B to
+	// 1 KiB from run to run.
 	for i := 0; i < 32; i++ {
 		if d == 1<<i {
-			return fmt.Sprint(i)
+			return strconv.Itoa(i) // a constant string for i < 100
 		}
 	}
 	switch {
 	case d&(1<<20-1) == 0:
-		return fmt.Sprintf("%dm", d>>20)
+		return strconv.FormatUint(uint64(d>>20), 10) + "m"
 	case d&(1<<10-1) == 0:
-		return fmt.Sprintf("%dk", d>>10)
+		return strconv.FormatUint(uint64(d>>10), 10) + "k"
 	}
-	return fmt.Sprint(d)
+	return strconv.FormatUint(uint64(d), 10)
 }
 
 // lzma2Dict converts LZMA2's one-byte dictionary property to bytes.
@@ -124,16 +129,40 @@ func lzma2Dict(p byte) uint32 {
 
 // decodeEnv is what a coder constructor may need besides its inputs.
 type decodeEnv struct {
-	password func() (string, error) // resolves the password on first need
-	key      func(pw string, p *aes7z.Props) ([32]byte, error)
-	stored   func(p *aes7z.Props) ([32]byte, bool) // a key from an index, if any
+	// Keys come from a (its password, asked for entry; entry nil: the
+	// headers) or, with stored set, first from the keys an index
+	// brought. Plain fields rather than callbacks: a closure or method
+	// value per folder was an allocation per folder. a nil: no key.
+	a        *Archive
+	entry    *arc.Entry
+	stored   bool
 	limits   arc.Limits
 	closers  []io.Closer // released when the folder decoder is closed
 	workers  int         // goroutines a coder may use (LZMA2 blocks, BZip2); <= 1: one
 	cpz      cpDecoder   // the last LZMA2 or LZMA decoder built (checkpoints, seek.go)
+	aesProps aes7z.Props // newAES's scratch (its Salt points into the header)
 }
 
 func (e *decodeEnv) onClose(c io.Closer) { e.closers = append(e.closers, c) }
+
+// aesKey returns the 7zAES key for p: one an index brought (persist.go)
+// when stored is set, else the archive's (derived once, archive.go) for
+// the password asked for the env's entry.
+func (e *decodeEnv) aesKey(p *aes7z.Props) ([32]byte, error) {
+	if e.a == nil {
+		return [32]byte{}, fmt.Errorf("%w: 7z data is encrypted", errs.ErrPasswordRequired)
+	}
+	if e.stored {
+		if key, ok := e.a.storedKey(p); ok {
+			return key, nil
+		}
+	}
+	pw, err := e.a.password(e.entry)
+	if err != nil {
+		return [32]byte{}, err
+	}
+	return e.a.key(pw, p)
+}
 
 // filterStart reads the optional 4-byte start offset of a branch filter.
 func filterStart(props []byte) (uint32, error) {
@@ -222,23 +251,14 @@ func newAES(c *coder, in io.Reader, env *decodeEnv) (io.Reader, error) {
 	if err := checkAESProps(c.props); err != nil {
 		return nil, err
 	}
-	p, err := aes7z.ParseProps(c.props)
-	if err != nil {
+	// The properties live in env (the pooled folder reader), not on the
+	// heap per folder: the key callbacks take a pointer and keep none.
+	p := &env.aesProps
+	var err error
+	if *p, err = aes7z.ParseProps(c.props); err != nil {
 		return nil, err
 	}
-	if env.stored != nil {
-		if key, ok := env.stored(&p); ok { // brought by an index (persist.go)
-			return aes7z.NewReader(in, key, p.IV)
-		}
-	}
-	if env.password == nil {
-		return nil, fmt.Errorf("%w: 7z data is encrypted", errs.ErrPasswordRequired)
-	}
-	pw, err := env.password()
-	if err != nil {
-		return nil, err
-	}
-	key, err := env.key(pw, &p)
+	key, err := env.aesKey(p)
 	if err != nil {
 		return nil, err
 	}

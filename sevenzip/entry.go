@@ -126,7 +126,7 @@ func (a *Archive) takeFolder(fi int, off int64, e *arc.Entry) (*folderReader, er
 	a.mu.Unlock()
 	if fr == nil {
 		var err error
-		fr, err = a.newFolderReader(a.si, fi, func() (string, error) { return a.password(e) }, a.entryWorkerCount())
+		fr, err = a.newFolderReader(a.si, fi, e, a.entryWorkerCount())
 		if err != nil {
 			return nil, err
 		}
@@ -143,8 +143,9 @@ func (a *Archive) takeFolder(fi int, off int64, e *arc.Entry) (*folderReader, er
 			skip -= int64(m)
 			if err != nil {
 				putBuf(bufp)
+				enc := fr.encrypt // fr is back in the pool after Close
 				fr.Close()
-				return nil, mapErr(fr.encrypt, errs.EOF(err, "7z folder"))
+				return nil, mapErr(enc, errs.EOF(err, "7z folder"))
 			}
 		}
 		putBuf(bufp)

@@ -4,11 +4,23 @@ import (
 	"io"
 	"math"
 
+	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/crc32x"
 	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/internal/pool"
 )
 
 // folderReader decodes one folder's unpacked stream from its start. It
 // owns every stage's scratch and releases it on Close.
+//
+// Folder readers are pooled (folderReaders): one is about 2 KiB with its
+// inline stages, and an extraction of an encrypted-header archive starts
+// two (header and data), which was a sixth of what opening and
+// extracting it allocated. A folder reader is never shared: it belongs
+// to its entry reader, the idle list or the header decoder, and whoever
+// holds it last calls Close exactly once, which puts it back; nothing
+// keeps a pointer to it (or to its inline packReaders and
+// limitedReaders) after that.
 type folderReader struct {
 	index   int
 	r       io.Reader // the folder's main output, cut to its size
@@ -27,6 +39,57 @@ type folderReader struct {
 	cpz     cpDecoder
 	cpEvery int64
 	cpNext  int64
+
+	live bool // between getFolder and Close
+
+	// Inline stages for the usual chains (up to four coders and four
+	// pack streams: BCJ2 with three LZMA coders); a folder needing more
+	// allocates the rest.
+	lrBuf [4]limitedReader
+	nlr   int
+	prBuf [4]packReader
+	npr   int
+	crc   crc32x.Reader // the encoded header's check (decodeHeaderFolder)
+}
+
+// folderReaders keep folder readers between folders (internal/pool's
+// free list survives garbage collection).
+var folderReaders pool.Of[folderReader]
+
+// getFolder returns a zeroed folder reader of folder fi from the pool,
+// keeping only its slices' capacity.
+func getFolder(fi int) *folderReader {
+	fr := folderReaders.Get()
+	packs, closers := fr.packs[:0], fr.env.closers[:0]
+	*fr = folderReader{index: fi, live: true, packs: packs}
+	fr.env.closers = closers
+	return fr
+}
+
+// newLimited returns a limitedReader of fr's over r cut to n bytes.
+func (fr *folderReader) newLimited(r io.Reader, n int64) *limitedReader {
+	if fr.nlr < len(fr.lrBuf) {
+		lr := &fr.lrBuf[fr.nlr]
+		fr.nlr++
+		*lr = limitedReader{r: r, n: n}
+		return lr
+	}
+	return &limitedReader{r: r, n: n}
+}
+
+// newPack returns a packReader of size bytes at off, owned by fr (closed
+// by fr.Close).
+func (fr *folderReader) newPack(ra io.ReaderAt, off, size int64) *packReader {
+	var p *packReader
+	if fr.npr < len(fr.prBuf) {
+		p = &fr.prBuf[fr.npr]
+		fr.npr++
+	} else {
+		p = new(packReader)
+	}
+	p.reset(ra, off, size)
+	fr.packs = append(fr.packs, p)
+	return p
 }
 
 // consumed returns the packed bytes the folder's coders have read.
@@ -85,20 +148,19 @@ func (l *limitedReader) Read(p []byte) (int, error) {
 // coders, bind pairs, packed streams) over the archive's pack streams.
 // workers is how many goroutines its coders may use (1: one Reader2,
 // which seekable readers need for checkpoints).
-func (a *Archive) newFolderReader(si *streamsInfo, fi int, password func() (string, error), workers int) (*folderReader, error) {
+// The password is asked for entry e (nil: the headers) when a coder
+// needs a key.
+func (a *Archive) newFolderReader(si *streamsInfo, fi int, e *arc.Entry, workers int) (*folderReader, error) {
 	f := &si.folders[fi]
-	fr := &folderReader{index: fi}
+	fr := getFolder(fi)
 	a.mu.Lock()
 	a.folderStarts++
 	a.mu.Unlock()
 	fr.env.limits = a.cfg.Limits
 	fr.env.workers = workers
 	fr.maxRatio, fr.ratioFloor = a.cfg.Limits.MaxRatio, a.cfg.Limits.RatioFloor
-	fr.env.password = password
-	fr.env.key = a.key
-	if a.storedKeys != nil {
-		fr.env.stored = a.storedKey
-	}
+	fr.env.a, fr.env.entry = a, e
+	fr.env.stored = a.storedKeys != nil
 	// Map stream indices to coders.
 	inBase := make([]int, len(f.coders))
 	outBase := make([]int, len(f.coders))
@@ -113,6 +175,7 @@ func (a *Archive) newFolderReader(si *streamsInfo, fi int, password func() (stri
 	}
 	plans, err := a.planFolder(si, f, inBase, outBase)
 	if err != nil {
+		fr.Close()
 		return nil, err
 	}
 	visiting := make([]bool, len(f.coders))
@@ -153,9 +216,7 @@ func (a *Archive) newFolderReader(si *streamsInfo, fi int, password func() (stri
 					if p == in {
 						pi := f.firstPack + k
 						off := a.base + si.packPos + si.packOff[pi]
-						pr := newPackReader(a.ra, off, si.packSizes[pi])
-						fr.packs = append(fr.packs, pr)
-						src = pr
+						src = fr.newPack(a.ra, off, si.packSizes[pi])
 						break
 					}
 				}
@@ -170,7 +231,7 @@ func (a *Archive) newFolderReader(si *streamsInfo, fi int, password func() (stri
 		if err != nil {
 			return nil, err
 		}
-		lr := &limitedReader{r: r, n: size}
+		lr := fr.newLimited(r, size)
 		// The folder's main output is the root's to measure (its account
 		// stops the whole archive at the first limit); inner outputs
 		// only this package sees.
@@ -199,15 +260,24 @@ func (fr *folderReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// Close releases every stage's scratch memory.
+// Close releases every stage's scratch memory and puts fr back in the
+// pool; fr must not be used after it. A second Close (before fr is
+// handed out again) does nothing.
 func (fr *folderReader) Close() error {
+	if !fr.live {
+		return nil
+	}
 	for _, c := range fr.env.closers {
 		c.Close()
 	}
-	fr.env.closers = nil
 	for _, p := range fr.packs {
 		p.Close()
 	}
-	fr.packs = nil
+	clear(fr.env.closers)
+	clear(fr.packs)
+	packs, closers := fr.packs[:0], fr.env.closers[:0]
+	*fr = folderReader{packs: packs} // drops every reference (decoders, archive, password)
+	fr.env.closers = closers
+	folderReaders.Put(fr)
 	return nil
 }

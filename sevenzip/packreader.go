@@ -30,11 +30,11 @@ func getBuf() *[]byte { return pool.Get(packBufSize) }
 
 func putBuf(b *[]byte) { pool.Put(b) }
 
-func newPackReader(ra io.ReaderAt, off, size int64) *packReader {
-	p := &packReader{ra: ra, off: off, start: off, end: off + size}
+// reset makes p read size bytes at off of ra through a pooled buffer.
+func (p *packReader) reset(ra io.ReaderAt, off, size int64) {
+	*p = packReader{ra: ra, off: off, start: off, end: off + size}
 	p.bufp = getBuf()
 	p.buf = (*p.bufp)[:packBufSize]
-	return p
 }
 
 func (p *packReader) fill() bool {

@@ -56,3 +56,34 @@ func TestPasswords(t *testing.T) {
 		})
 	}
 }
+
+// TestWrongPasswordSkip opens entries of a solid AES+LZMA2 folder (plain
+// header, so Open lists them under any password) out of order with a
+// wrong password: the decoder must skip the entries before each one,
+// fails there on decrypted garbage, and that failure is ErrPassword.
+// The skip closes the folder reader (which goes back to the pool,
+// zeroed) before the error is classified, so the classification must
+// not read the reader after its Close.
+func TestWrongPasswordSkip(t *testing.T) {
+	for _, pw := range []string{"wrong", "secreT", "x"} {
+		a, err := openFile(t, "../testdata/7z/aes_lzma2.7z", pw)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := len(a.Entries()) - 1; i >= 0; i-- {
+			e := a.Entries()[i]
+			if e.IsDir() || e.Size == 0 || a.streamOff[a.stream[i]] == 0 {
+				continue // only entries the decoder skips to
+			}
+			rc, err := a.Open(i)
+			if err == nil {
+				_, err = io.Copy(io.Discard, rc)
+				rc.Close()
+			}
+			if !errors.Is(err, errs.ErrPassword) {
+				t.Errorf("password %q, %s: %v, want ErrPassword", pw, e.Name, err)
+			}
+		}
+		a.Close()
+	}
+}

@@ -240,7 +240,7 @@ func (a *Archive) seekFolder(fi int, sh chainShape, base, target int64, e *arc.E
 	case haveCP:
 		fr, err = a.resumeFolder(fi, sh, cp, e)
 	default:
-		fr, err = a.newFolderReader(a.si, fi, func() (string, error) { return a.password(e) }, 1)
+		fr, err = a.newFolderReader(a.si, fi, e, 1)
 	}
 	if err != nil {
 		return nil, err
@@ -268,8 +268,9 @@ func (fr *folderReader) skip(n int64) error {
 		m, err := io.ReadFull(fr, buf[:min(n, int64(len(buf)))])
 		n -= int64(m)
 		if err != nil {
+			enc := fr.encrypt // fr is back in the pool after Close
 			fr.Close()
-			return mapErr(fr.encrypt, errs.EOF(err, "7z folder"))
+			return mapErr(enc, errs.EOF(err, "7z folder"))
 		}
 	}
 	return nil
@@ -291,9 +292,7 @@ func (a *Archive) chainInput(fr *folderReader, sh chainShape, in int64) (io.Read
 		if in > size {
 			return nil, errs.Corrupt("7z: seek past the pack stream")
 		}
-		pr := newPackReader(a.ra, off+in, size-in)
-		fr.packs = append(fr.packs, pr)
-		return pr, nil
+		return fr.newPack(a.ra, off+in, size-in), nil
 	}
 	c := &f.coders[sh.aes]
 	outLen := f.unpackSizes[sh.aesOut]
@@ -304,8 +303,9 @@ func (a *Archive) chainInput(fr *folderReader, sh chainShape, in int64) (io.Read
 	if err := checkAESProps(c.props); err != nil {
 		return nil, err
 	}
-	p, err := aes7z.ParseProps(c.props)
-	if err != nil {
+	p := &fr.env.aesProps
+	var err error
+	if *p, err = aes7z.ParseProps(c.props); err != nil {
 		return nil, err
 	}
 	iv := p.IV
@@ -314,24 +314,18 @@ func (a *Archive) chainInput(fr *folderReader, sh chainShape, in int64) (io.Read
 			return nil, errs.EOF(err, "7z pack stream")
 		}
 	}
-	if fr.env.password == nil {
-		return nil, fmt.Errorf("%w: 7z data is encrypted", errs.ErrPasswordRequired)
-	}
-	pw, err := fr.env.password()
+	key, err := fr.env.aesKey(p)
 	if err != nil {
 		return nil, err
 	}
-	key, err := fr.env.key(pw, &p)
-	if err != nil {
+	pr := fr.newPack(a.ra, off+blk, size-blk)
+	dec := aesReaders.Get()
+	if err := dec.Reset(pr, key, iv); err != nil {
+		aesReaders.Put(dec)
 		return nil, err
 	}
-	pr := newPackReader(a.ra, off+blk, size-blk)
-	fr.packs = append(fr.packs, pr)
-	dec, err := aes7z.NewReader(pr, key, iv)
-	if err != nil {
-		return nil, err
-	}
-	lr := &limitedReader{r: dec, n: outLen - blk}
+	fr.env.onClose(aesRelease{dec})
+	lr := fr.newLimited(dec, outLen-blk)
 	if drop := in - blk; drop > 0 {
 		var b [16]byte
 		if _, err := io.ReadFull(lr, b[:drop]); err != nil {
@@ -343,11 +337,11 @@ func (a *Archive) chainInput(fr *folderReader, sh chainShape, in int64) (io.Read
 
 // partialFolder is a folder reader without coders yet.
 func (a *Archive) partialFolder(fi int, e *arc.Entry, sh chainShape) *folderReader {
-	fr := &folderReader{index: fi, encrypt: sh.aes >= 0}
+	fr := getFolder(fi)
+	fr.encrypt = sh.aes >= 0
 	fr.env.limits = a.cfg.Limits
 	fr.maxRatio, fr.ratioFloor = a.cfg.Limits.MaxRatio, a.cfg.Limits.RatioFloor
-	fr.env.password = func() (string, error) { return a.password(e) }
-	fr.env.key = a.key
+	fr.env.a, fr.env.entry = a, e // no stored keys here, as before
 	return fr
 }
 
@@ -356,10 +350,11 @@ func (a *Archive) directFolder(fi int, sh chainShape, x int64, e *arc.Entry) (*f
 	fr := a.partialFolder(fi, e, sh)
 	in, err := a.chainInput(fr, sh, x)
 	if err != nil {
+		enc := fr.encrypt // fr is back in the pool after Close
 		fr.Close()
-		return nil, mapErr(fr.encrypt, err)
+		return nil, mapErr(enc, err)
 	}
-	fr.r = &limitedReader{r: in, n: sh.outLen - x}
+	fr.r = fr.newLimited(in, sh.outLen-x)
 	fr.pos = x
 	return fr, nil
 }
@@ -378,8 +373,9 @@ func (a *Archive) resumeFolder(fi int, sh chainShape, cp arc.Checkpoint, e *arc.
 	fr := a.partialFolder(fi, e, sh)
 	in, err := a.chainInput(fr, sh, cp.In)
 	if err != nil {
+		enc := fr.encrypt // fr is back in the pool after Close
 		fr.Close()
-		return nil, mapErr(fr.encrypt, err)
+		return nil, mapErr(enc, err)
 	}
 	maxDict := lzma.MaxDict(a.cfg.Limits.MaxDictionary)
 	var r io.Reader
@@ -415,7 +411,7 @@ func (a *Archive) resumeFolder(fi int, sh chainShape, cp arc.Checkpoint, e *arc.
 		}
 		r, fr.cpz = z, z
 	}
-	fr.r = &limitedReader{r: r, n: size - cp.Out}
+	fr.r = fr.newLimited(r, size-cp.Out)
 	fr.pos = cp.Out
 	return fr, nil
 }

@@ -107,6 +107,7 @@ type Reader struct {
 	r    io.Reader
 	cbc  cipher.BlockMode
 	key  [32]byte // the key cbc was made with
+	iv   [16]byte // Reset's iv, here so that passing it on allocates nothing
 	buf  [2048]byte
 	lo   int // buf[lo:hi] decrypted, unread
 	hi   int
@@ -123,15 +124,16 @@ func NewReader(r io.Reader, key [32]byte, iv [16]byte) (*Reader, error) {
 // Reset makes d decrypt a new stream r. Under the key of the previous
 // stream it only sets the IV: a reused Reader allocates nothing.
 func (d *Reader) Reset(r io.Reader, key [32]byte, iv [16]byte) error {
+	d.iv = iv
 	s, ok := d.cbc.(interface{ SetIV([]byte) })
 	if ok && key == d.key {
-		s.SetIV(iv[:])
+		s.SetIV(d.iv[:])
 	} else {
 		blk, err := aes.NewCipher(key[:])
 		if err != nil {
 			return err
 		}
-		d.cbc, d.key = cipher.NewCBCDecrypter(blk, iv[:]), key
+		d.cbc, d.key = cipher.NewCBCDecrypter(blk, d.iv[:]), key
 	}
 	d.r, d.lo, d.hi, d.tail, d.err = r, 0, 0, 0, nil
 	return nil

@@ -27,6 +27,7 @@ z deflate.7z -m0=deflate $all
 z deflate64.7z -m0=deflate64 $all
 z aes_copy.7z -mhc=off -m0=copy -psecret -mhe=off $all
 z aes_lzma2_he.7z -m0=lzma2 -psecret -mhe=on $all
+z aes_lzma2.7z -m0=lzma2 -psecret -mhe=off $all
 z aes_copy_he.7z -m0=copy -mhc=off -psecret -mhe=on $all
 # Filters over Copy (so filter bugs show without a compressor) and LZMA.
 for f in BCJ ARM ARMT ARM64 PPC SPARC IA64 RISCV; do
