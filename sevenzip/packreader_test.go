@@ -24,7 +24,8 @@ func TestPackReaderPeek(t *testing.T) {
 	// The stream is a window of a larger file, as pack streams are.
 	file := append(append(bytes.Repeat([]byte{0xEE}, 100), data...), bytes.Repeat([]byte{0xDD}, 50)...)
 	for round := 0; round < 20; round++ {
-		p := newPackReader(bytes.NewReader(file), 100, int64(len(data)))
+		p := new(packReader)
+		p.reset(bytes.NewReader(file), 100, int64(len(data)))
 		b := bufio.NewReaderSize(bytes.NewReader(data), packBufSize)
 		pos := 0
 		for step := 0; pos < len(data) && step < 5000; step++ {
@@ -74,7 +75,8 @@ func TestPackReaderPeek(t *testing.T) {
 	}
 
 	// A stream that the archive cuts short: Peek reports the truncation.
-	p := newPackReader(bytes.NewReader(file[:200]), 100, 500)
+	p := new(packReader)
+	p.reset(bytes.NewReader(file[:200]), 100, 500)
 	got, err := p.Peek(300)
 	if len(got) != 100 || !errors.Is(err, errs.ErrTruncated) {
 		t.Fatalf("Peek past the archive end: %d bytes, %v", len(got), err)
