@@ -2,6 +2,8 @@ package sevenzip
 
 import (
 	"io"
+	"slices"
+	"strings"
 
 	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/internal/aes7z"
@@ -84,22 +86,44 @@ func (a *Archive) ExportIndex(withKeys bool) ([]byte, error) {
 	}
 	var keys []kv
 	if withKeys {
+		// With encrypted headers the header password is the archive's;
+		// without, entries were read with the passwords asked for them,
+		// and a salt's key is kept when one password derived it (two
+		// different keys for one salt: one was wrong, keep neither).
 		a.mu.Lock()
 		pw, ok := a.pw, a.hasPW
 		a.mu.Unlock()
+		at := make(map[storedKeyID]int) // index in keys; -1: ambiguous
+		add := func(id storedKeyID, k [32]byte) {
+			if j, seen := at[id]; seen {
+				if j >= 0 && keys[j].key != k {
+					at[id] = -1
+				}
+				return
+			}
+			at[id] = len(keys)
+			keys = append(keys, kv{id, k})
+		}
 		a.keyMu.Lock()
-		if a.haveLast && ok && a.lastID.pw == pw {
-			keys = append(keys, kv{storedKeyID{a.lastID.salt, a.lastID.cycles}, a.lastKey})
+		if a.haveLast && (!ok || a.lastID.pw == pw) {
+			add(storedKeyID{a.lastID.salt, a.lastID.cycles}, a.lastKey)
 		}
 		for id, k := range a.keys {
-			if ok && id.pw == pw {
-				keys = append(keys, kv{storedKeyID{id.salt, id.cycles}, k})
+			if !ok || id.pw == pw {
+				add(storedKeyID{id.salt, id.cycles}, k)
 			}
 		}
 		for id, k := range a.storedKeys {
-			keys = append(keys, kv{id, k})
+			add(id, k)
 		}
 		a.keyMu.Unlock()
+		keys = slices.DeleteFunc(keys, func(k kv) bool { return at[k.id] < 0 })
+		slices.SortFunc(keys, func(x, y kv) int {
+			if c := strings.Compare(x.id.salt, y.id.salt); c != 0 {
+				return c
+			}
+			return int(x.id.cycles) - int(y.id.cycles)
+		})
 	}
 	e.Uvarint(uint64(len(keys)))
 	for _, k := range keys {

@@ -341,7 +341,8 @@ func (a *Archive) partialFolder(fi int, e *arc.Entry, sh chainShape) *folderRead
 	fr.encrypt = sh.aes >= 0
 	fr.env.limits = a.cfg.Limits
 	fr.maxRatio, fr.ratioFloor = a.cfg.Limits.MaxRatio, a.cfg.Limits.RatioFloor
-	fr.env.a, fr.env.entry = a, e // no stored keys here, as before
+	fr.env.a, fr.env.entry = a, e
+	fr.env.stored = a.storedKeys != nil // keys an index brought, as newFolderReader
 	return fr
 }
 
