@@ -177,8 +177,6 @@ func (m *Model) stats(c uint32) uint32     { return m.u32(c + 4) }
 func (m *Model) setStats(c, v uint32)      { m.put32(c+4, v) }
 func (m *Model) suffix(c uint32) uint32    { return m.u32(c + 8) }
 func (m *Model) successor(s uint32) uint32 { return m.u32(s + 2) }
-func (m *Model) setSuccessor(s, v uint32)  { m.put32(s+2, v) }
-func (m *Model) freq(s uint32) uint32      { return uint32(m.mem[s+1]) }
 func oneState(c uint32) uint32             { return c + 2 }
 func hiBits3(sym uint32) uint32            { return ((sym + 0xC0) >> (8 - 3)) & (1 << 3) }
 func hiBits4(sym uint32) uint32            { return ((sym + 0xC0) >> (8 - 4)) & (1 << 4) }
