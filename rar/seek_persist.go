@@ -2,8 +2,6 @@ package rar
 
 import (
 	"errors"
-	"hash/crc32"
-	"io"
 
 	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/internal/cpcache"
@@ -110,21 +108,5 @@ func (a *Archive) cpSum(fi int, cp arc.Checkpoint) (uint32, error) {
 		return 0, err
 	}
 	defer rc.Close()
-	var buf [16 << 10]byte
-	sum := cpcache.SumHead(cp)
-	for n := cp.CheckLen; n > 0; {
-		m, err := rc.Read(buf[:min(n, int64(len(buf)))])
-		sum = crc32.Update(sum, crc32.IEEETable, buf[:m])
-		n -= int64(m)
-		if err != nil && n > 0 {
-			if err == io.EOF {
-				err = io.ErrUnexpectedEOF
-			}
-			return 0, errs.EOF(err, "rar5 data")
-		}
-		if m == 0 && err == nil {
-			return 0, errs.Corrupt("rar5: decoder made no progress")
-		}
-	}
-	return sum, nil
+	return cpcache.SumFrom(cp, rc, "rar5 data")
 }

@@ -2,7 +2,6 @@ package sevenzip
 
 import (
 	"errors"
-	"hash/crc32"
 
 	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/internal/cpcache"
@@ -157,22 +156,10 @@ func (a *Archive) cpSum(fi int, sh chainShape, cp arc.Checkpoint, e *arc.Entry, 
 	if err != nil {
 		return 0, nil, err
 	}
-	bufp := getBuf()
-	defer putBuf(bufp)
-	buf := *bufp
-	sum := cpcache.SumHead(cp)
-	for n := cp.CheckLen; n > 0; {
-		m, err := fr.Read(buf[:min(n, int64(len(buf)))])
-		sum = crc32.Update(sum, crc32.IEEETable, buf[:m])
-		n -= int64(m)
-		if err != nil && n > 0 {
-			fr.Close()
-			return 0, nil, errs.EOF(err, "7z folder")
-		}
-		if m == 0 && err == nil {
-			fr.Close()
-			return 0, nil, errs.Corrupt("7z: decoder made no progress")
-		}
+	sum, err := cpcache.SumFrom(cp, fr, "7z folder")
+	if err != nil {
+		fr.Close()
+		return 0, nil, err
 	}
 	if !keep {
 		fr.Close()

@@ -2,7 +2,6 @@ package zip
 
 import (
 	"errors"
-	"hash/crc32"
 
 	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/internal/cpcache"
@@ -93,18 +92,5 @@ func (a *Archive) cpSum(i int, cp arc.Checkpoint) (uint32, error) {
 		return 0, err
 	}
 	defer rs.Close()
-	var buf [16 << 10]byte
-	sum := cpcache.SumHead(cp)
-	for n := cp.CheckLen; n > 0; {
-		m, err := rs.Read(buf[:min(n, int64(len(buf)))])
-		sum = crc32.Update(sum, crc32.IEEETable, buf[:m])
-		n -= int64(m)
-		if err != nil && n > 0 {
-			return 0, errs.EOF(err, "deflate stream")
-		}
-		if m == 0 && err == nil {
-			return 0, errs.Corrupt("deflate: decoder made no progress")
-		}
-	}
-	return sum, nil
+	return cpcache.SumFrom(cp, rs, "deflate stream")
 }

@@ -11,10 +11,12 @@ package cpcache
 import (
 	"encoding/binary"
 	"hash/crc32"
+	"io"
 	"slices"
 	"sync"
 
 	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/errs"
 )
 
 // Cache holds checkpoints. The zero value takes none (Interval 0).
@@ -238,4 +240,25 @@ func SumHead(cp arc.Checkpoint) uint32 {
 	copy(h[24:], cp.Kind)
 	sum := crc32.Update(0, crc32.IEEETable, h[:])
 	return crc32.Update(sum, crc32.IEEETable, cp.State)
+}
+
+// SumFrom is cp's Check as decoding from it gives it: SumHead, then the
+// first cp.CheckLen bytes r yields (r resumes the stream at cp). A short
+// stream is ErrTruncated naming what; a reader that stops making
+// progress is ErrCorrupt.
+func SumFrom(cp arc.Checkpoint, r io.Reader, what string) (uint32, error) {
+	var buf [16 << 10]byte
+	sum := SumHead(cp)
+	for n := cp.CheckLen; n > 0; {
+		m, err := r.Read(buf[:min(n, int64(len(buf)))])
+		sum = crc32.Update(sum, crc32.IEEETable, buf[:m])
+		n -= int64(m)
+		if err != nil && n > 0 {
+			return 0, errs.EOF(err, what)
+		}
+		if m == 0 && err == nil {
+			return 0, errs.Corrupt("%s: decoder made no progress", what)
+		}
+	}
+	return sum, nil
 }
