@@ -96,7 +96,7 @@ func (z *Reader2) restore(b []byte, out int64) error {
 	wlen := binary.LittleEndian.Uint64(b[26:])
 	wpos := binary.LittleEndian.Uint64(b[34:])
 	nlit := binary.LittleEndian.Uint32(b[42:])
-	if u[0] >= numStates || wlen > uint64(w.max+15)&^15 || wlen%16 != 0 || wpos > wlen || nlit != litSize<<(lc+lp) {
+	if u[0] >= numStates || wlen < 16 || wlen > uint64(w.max+15)&^15 || wlen%16 != 0 || wpos > wlen || nlit != litSize<<(lc+lp) {
 		return bad
 	}
 	hist := wpos

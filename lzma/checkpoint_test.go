@@ -2,6 +2,7 @@ package lzma
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"io"
 	"testing"
@@ -105,5 +106,20 @@ func TestCheckpointResume(t *testing.T) {
 		if err := z2.ResetAt(bytes.NewReader(comp.Bytes()[c.in:]), dict, int64(len(want)), st, c.out, c.in); !errors.Is(err, errs.ErrCorrupt) {
 			t.Errorf("%s: %v, want ErrCorrupt", name, err)
 		}
+	}
+	// And an empty window (no history kept, length 0): the decoder
+	// writes into the window without a length check.
+	hist := binary.LittleEndian.Uint64(c.state[34:])
+	if c.state[5] == 1 {
+		hist = binary.LittleEndian.Uint64(c.state[26:])
+	}
+	st := append([]byte(nil), c.state[:len(c.state)-int(hist)]...)
+	st[5] = 0
+	binary.LittleEndian.PutUint64(st[26:], 0)
+	binary.LittleEndian.PutUint64(st[34:], 0)
+	z2 := new(Reader2)
+	if err := z2.ResetAt(bytes.NewReader(comp.Bytes()[c.in:]), dict, int64(len(want)), st, c.out, c.in); !errors.Is(err, errs.ErrCorrupt) {
+		t.Errorf("empty window: %v, want ErrCorrupt", err)
+		io.Copy(io.Discard, z2)
 	}
 }
