@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -275,13 +276,23 @@ func mapErr(kind Kind, err error) error {
 	case err == io.ErrUnexpectedEOF:
 		return errs.Truncated(kind.String() + " stream")
 	case errors.Is(err, gzip.ErrChecksum), errors.Is(err, zstd.ErrCRCMismatch):
-		return checksumErr("%s: %v", kind, err)
+		return checksumErr("%s", detail(kind, err))
 	case errors.Is(err, zstd.ErrWindowSizeExceeded), errors.Is(err, zstd.ErrDecoderSizeExceeded):
-		return errs.Limit("%s: %v (MaxDictionary/MaxMemory)", kind, err)
+		return errs.Limit("%s (MaxDictionary/MaxMemory)", detail(kind, err))
 	case errors.As(err, &ce):
-		return errs.Corrupt("%s: %v", kind, err)
+		return errs.Corrupt("%s", detail(kind, err))
 	}
-	return errs.Corrupt("%s: %v", kind, err)
+	return errs.Corrupt("%s", detail(kind, err))
+}
+
+// detail is err's message behind the codec's name, once: compress/gzip's
+// and klauspost's errors already start with it ("gzip: invalid header").
+func detail(kind Kind, err error) string {
+	name, msg := kind.String(), err.Error()
+	if strings.HasPrefix(msg, name+": ") {
+		return msg
+	}
+	return name + ": " + msg
 }
 
 func checksumErr(format string, args ...any) error {
