@@ -61,6 +61,24 @@ const (
 	cpQueued = 8 + 4 + 1 + 7*4
 )
 
+// CheckpointOverhead bounds what a checkpoint holds besides its window:
+// the fixed part and every filter definition and queued filter RAR
+// allows (under 400 KiB).
+const CheckpointOverhead = cpHeader + maxFilterDefs*cpDef + maxPendingFilter*cpQueued
+
+// WindowFor is the largest window a stream whose entries declare at
+// most dictionary dict uses (the history a checkpoint keeps at most).
+func WindowFor(dict int64) int64 {
+	if dict <= 0 || dict > rarbits.MaxWindow {
+		dict = rarbits.MaxWindow
+	}
+	n := int64(rarbits.MinWindow)
+	for n < max(dict, 2*vmMemSize) {
+		n <<= 1
+	}
+	return n
+}
+
 // maxLastLength bounds the last length a valid stream leaves: the
 // longest length slot plus the two long-distance increments.
 const maxLastLength = 224 + 31 + 3 + 2

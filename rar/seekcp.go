@@ -8,27 +8,39 @@ import (
 	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/rar/internal/rarcrypto"
+	"github.com/go-unarc/unarc/rar/internal/unpack29"
 	"github.com/go-unarc/unarc/rar/internal/unpack50"
 )
 
-// RAR5 decoder checkpoints (arc.Checkpointer). With a policy set, every
-// RAR5-compressed entry decoded for an OpenAt reader (solid or not; Open
-// takes none) takes a checkpoint of its decoder (unpack50.Decoder.Checkpoint)
-// at the first point after each Interval of the entry's output where
-// the decoder has handed out all it produced and no filter is pending:
-// the window (up to the dictionary: a checkpoint costs up to the
-// dictionary size, 128 KiB to 4 GiB, fewer bytes while less has been
-// produced), the repeated distances, the code lengths and the bit
-// position in the entry's packed data. A later OpenAt of the same entry
-// resumes from the nearest checkpoint at or before its target: the
-// entry's packed data is entered at the checkpoint's byte (across
-// volumes), through AES-CBC restarted from the ciphertext block before
-// it, and the decoder goes on from the kept state. Checkpoints belong to
-// one entry (Stream and Entry are its file index); an entry that
-// continues a solid stream also takes one at its start, so reading it at
-// an offset before its first Interval resumes there instead of decoding
-// the run before it (offset 0 still decodes the run: that reader
-// verifies the checksum). RAR 1.5-4 entries take none (see OpenAt).
+// Decoder checkpoints (arc.Checkpointer) of RAR5 and RAR 2.9 (RAR 3.x/4.x)
+// entries. With a policy set, every such compressed entry decoded for an
+// OpenAt reader (solid or not; Open takes none) takes a checkpoint of its
+// decoder at the first point after each Interval of the entry's output
+// where the decoder can take one:
+//
+//   - RAR5 (Kind "rar5", unpack50.Decoder.Checkpoint): all it produced
+//     handed out and no filter pending; the window (up to the
+//     dictionary: a checkpoint costs up to the dictionary size, 128 KiB
+//     to 4 GiB, fewer bytes while less has been produced), the repeated
+//     distances, the code lengths and the bit position;
+//   - RAR 2.9 (Kind "rar29", unpack29.Decoder.Checkpoint): all it
+//     flushed handed out, in an LZ block of a stream that has met no PPMd
+//     block (none after one: its model would be needed); the window (the
+//     dictionary rounded up to a power of two, 512 KiB to 4 MiB, less
+//     while less has been produced), the LZ state and code lengths, the
+//     filter definitions and queued filters, and the bit position.
+//
+// A later OpenAt of the same entry resumes from the nearest checkpoint at
+// or before its target: the entry's packed data is entered at the
+// checkpoint's byte (across volumes), through AES-CBC restarted from the
+// ciphertext block before it (RAR5's AES-256 and RAR 3.x's AES-128 alike:
+// the IV of a block is the ciphertext before it), and the decoder goes on
+// from the kept state. Checkpoints belong to one entry (Stream and Entry
+// are its file index); an entry that continues a solid stream also takes
+// one at its start, so reading it at an offset before its first Interval
+// resumes there instead of decoding the run before it (offset 0 still
+// decodes the run: that reader verifies the checksum). RAR 1.5 and 2.0
+// entries take none (see OpenAt).
 
 // SetCheckpoints implements arc.Checkpointer.
 func (a *Archive) SetCheckpoints(p arc.CheckpointPolicy) { a.cps.SetPolicy(p) }
@@ -39,21 +51,80 @@ func (a *Archive) CheckpointStats() arc.CheckpointStats { return a.cps.Stats() }
 // resumed counts OpenAt calls that restarted from a checkpoint (tests).
 var resumed atomic.Int64
 
-// cpEntry reports whether f takes RAR5 checkpoints.
+// cpState is what a checkpoint hook reads of a decoder (unpack50 and
+// unpack29 Decoders alike).
+type cpState interface {
+	EntryOffset() int64
+	InputBits() int64
+	CheckpointSize() int
+	Checkpoint(dst []byte) []byte
+}
+
+// cpDecoder is an unpacker that takes checkpoints and resumes from them.
+type cpDecoder interface {
+	unpacker
+	onCheckpoint(next int64, fn func(cpState) int64)
+	resetAt(src io.Reader, algo int, dict, size int64, state []byte) error
+	EntryOffset() int64
+}
+
+func (d dec50) onCheckpoint(next int64, fn func(cpState) int64) {
+	d.OnCheckpoint(next, func(x *unpack50.Decoder) int64 { return fn(x) })
+}
+
+func (d dec50) resetAt(src io.Reader, algo int, dict, size int64, state []byte) error {
+	v := 0
+	if algo == 70 {
+		v = 1
+	}
+	return d.ResetAt(src, v, dict, size, state)
+}
+
+func (d dec29) onCheckpoint(next int64, fn func(cpState) int64) {
+	d.OnCheckpoint(next, func(x *unpack29.Decoder) int64 { return fn(x) })
+}
+
+func (d dec29) resetAt(src io.Reader, algo int, dict, size int64, state []byte) error {
+	return d.ResetAt(src, dict, size, state)
+}
+
+// cpKind is the Kind of f's checkpoints ("" for none).
+func cpKind(f *file) string {
+	switch family(f.algo) {
+	case fam50:
+		return "rar5"
+	case fam29:
+		return "rar29"
+	}
+	return ""
+}
+
+// cpEntry reports whether f takes checkpoints: compressed RAR5 (plain or
+// AES-256) and RAR 2.9 (plain or RAR 3.x AES-128) entries.
 func (a *Archive) cpEntry(f *file) bool {
-	return f.method > 0 && family(f.algo) == fam50 && f.copyOf < 0 && !f.unknown &&
+	var crypt bool
+	switch family(f.algo) {
+	case fam50:
+		crypt = f.crypt == cryptRAR5
+	case fam29:
+		crypt = f.crypt == cryptRAR3
+	default:
+		return false
+	}
+	return f.method > 0 && f.copyOf < 0 && !f.unknown &&
 		f.missing == nil && f.broken == nil && !f.split && f.e.Size > 0 && entryData(f.e) &&
-		(f.crypt == cryptNone || f.crypt == cryptRAR5)
+		(f.crypt == cryptNone || crypt)
 }
 
 // watch installs the checkpoint hook on d, which has just been reset
 // for file fi (solid: continuing the previous entry's stream, which
 // takes a checkpoint at the entry's start too).
 func (a *Archive) watch(d unpacker, fi int, f *file, solid bool) {
-	d5, ok := d.(dec50)
+	dc, ok := d.(cpDecoder)
 	if !ok || !a.cpEntry(f) {
 		return
 	}
+	kind := cpKind(f)
 	iv := a.cps.Interval()
 	if iv <= 0 {
 		return
@@ -64,7 +135,7 @@ func (a *Archive) watch(d unpacker, fi int, f *file, solid bool) {
 		// resumes there instead of decoding the run before it.
 		first = 0
 	}
-	d5.OnCheckpoint(first, func(dd *unpack50.Decoder) int64 {
+	dc.onCheckpoint(first, func(dd cpState) int64 {
 		off := dd.EntryOffset()
 		cell := off / iv * iv
 		next := cell + iv
@@ -81,7 +152,7 @@ func (a *Archive) watch(d unpacker, fi int, f *file, solid bool) {
 		if !a.cps.Fits(n) {
 			return next
 		}
-		a.cps.Add(arc.Checkpoint{Kind: "rar5", Stream: fi, Out: off, In: dd.InputBits(),
+		a.cps.Add(arc.Checkpoint{Kind: kind, Stream: fi, Out: off, In: dd.InputBits(),
 			Entry: fi, EntryOff: off, State: dd.Checkpoint(make([]byte, 0, n))})
 		return next
 	})
@@ -94,7 +165,7 @@ func (a *Archive) peekCP(fi int, f *file, off int64) (arc.Checkpoint, bool) {
 		return arc.Checkpoint{}, false
 	}
 	cp, ok := a.cps.Find(fi, off)
-	if !ok || cp.Kind != "rar5" || cp.Out < 0 {
+	if !ok || cp.Kind != cpKind(f) || cp.Out < 0 {
 		return arc.Checkpoint{}, false
 	}
 	return cp, true
@@ -110,7 +181,7 @@ func (a *Archive) findCP(fi int, f *file, off int64) (arc.Checkpoint, bool, erro
 	if err != nil {
 		return arc.Checkpoint{}, false, err
 	}
-	if !ok || cp.Kind != "rar5" || cp.Out < 0 {
+	if !ok || cp.Kind != cpKind(f) || cp.Out < 0 {
 		return arc.Checkpoint{}, false, nil
 	}
 	return cp, true, nil
@@ -127,7 +198,7 @@ func (a *Archive) resume(fi int, f *file, cp arc.Checkpoint, watch bool) (io.Rea
 		return nil, err
 	}
 	if cp.In < 0 || cp.Out > f.e.Size {
-		return nil, errs.Corrupt("rar5 checkpoint out of the entry")
+		return nil, errs.Corrupt("%s checkpoint out of the entry", cp.Kind)
 	}
 	r := &cpReader{a: a}
 	r.parts.reset(a.vols, f.parts)
@@ -173,18 +244,19 @@ func (a *Archive) resume(fi int, f *file, cp arc.Checkpoint, watch bool) (io.Rea
 		r.Close()
 		return nil, err
 	}
-	r.dec = d
-	v := 0
-	if f.algo == 70 {
-		v = 1
+	r.dec, r.fam = d, family(f.algo)
+	dc, ok := d.(cpDecoder)
+	if !ok || cp.Kind != cpKind(f) {
+		r.Close()
+		return nil, errs.Corrupt("%s checkpoint of a %s entry", cp.Kind, f.e.Method)
 	}
-	if err := d.(dec50).ResetAt(src, v, f.dict, f.e.Size, cp.State); err != nil {
+	if err := dc.resetAt(src, f.algo, f.dict, f.e.Size, cp.State); err != nil {
 		r.Close()
 		return nil, mapErr(err, r.guess)
 	}
-	if got := d.(dec50).EntryOffset(); got != cp.Out {
+	if got := dc.EntryOffset(); got != cp.Out {
 		r.Close()
-		return nil, errs.Corrupt("rar5 checkpoint at %d, not %d", got, cp.Out)
+		return nil, errs.Corrupt("%s checkpoint at %d, not %d", cp.Kind, got, cp.Out)
 	}
 	if watch {
 		a.watch(d, fi, f, false)
@@ -200,6 +272,7 @@ type cpReader struct {
 	parts partsReader
 	crypt *rarcrypto.Reader
 	dec   unpacker
+	fam   int
 	lim   io.LimitedReader
 	guess bool
 }
@@ -223,7 +296,7 @@ func (r *cpReader) Read(p []byte) (int, error) {
 
 func (r *cpReader) Close() error {
 	if r.dec != nil {
-		releaseUnpacker(fam50, r.dec)
+		releaseUnpacker(r.fam, r.dec)
 		r.dec = nil
 	}
 	if r.crypt != nil {
