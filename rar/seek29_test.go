@@ -311,3 +311,56 @@ func TestSeekRAR29AcrossVolumes(t *testing.T) {
 		t.Fatal("no checkpoint past an entry's first volume")
 	}
 }
+
+// TestSeekRAR29Persist: checkpoints exported from one Archive and
+// restored into another are verified on first use and serve reads
+// (AES and volumes too); one whose state or Check is altered is
+// rejected on first use and the read is still right; one whose fields
+// do not fit its entry is ErrStaleIndex.
+func TestSeekRAR29Persist(t *testing.T) {
+	for _, name := range []string{"r4-solid-aes.rar", "r4-vol.part1.rar", "r4-delta.rar"} {
+		a := openCP4(t, name, 64<<20)
+		want := contents(t, a)
+		cps, err := a.ExportCheckpoints()
+		if err != nil || len(cps) == 0 {
+			t.Fatalf("%s: %d exported, %v", name, len(cps), err)
+		}
+		for _, alter := range []string{"", "state", "check"} {
+			b := openCP4(t, name, 64<<20)
+			in := make([]arc.Checkpoint, len(cps))
+			for k, cp := range cps {
+				cp.State = bytes.Clone(cp.State)
+				switch alter {
+				case "state":
+					cp.State[len(cp.State)-1-k%100] ^= 0x55 // the newest history
+				case "check":
+					cp.Check ^= 1
+				}
+				in[k] = cp
+			}
+			if err := b.RestoreCheckpoints(in); err != nil {
+				t.Fatalf("%s %s: %v", name, alter, err)
+			}
+			checkReads(t, b, want, 5, 60)
+			st := b.CheckpointStats()
+			if alter == "" && (st.Verified == 0 || st.Rejected != 0) || alter != "" && (st.Rejected == 0 || st.Verified != 0) {
+				t.Fatalf("%s %q: %+v", name, alter, st)
+			}
+		}
+		for what, f := range map[string]func(*arc.Checkpoint){
+			"kind":  func(cp *arc.Checkpoint) { cp.Kind = "rar5" },
+			"out":   func(cp *arc.Checkpoint) { cp.Out = 1 << 40 },
+			"in":    func(cp *arc.Checkpoint) { cp.In = 1 << 40 },
+			"span":  func(cp *arc.Checkpoint) { cp.CheckLen++ },
+			"huge":  func(cp *arc.Checkpoint) { cp.State = make([]byte, 5<<20) },
+			"entry": func(cp *arc.Checkpoint) { cp.Stream = 1 << 20 },
+		} {
+			b := openCP4(t, name, 64<<20)
+			cp := cps[len(cps)-1]
+			f(&cp)
+			if err := b.RestoreCheckpoints([]arc.Checkpoint{cp}); !errors.Is(err, arc.ErrStaleIndex) {
+				t.Fatalf("%s %s: %v", name, what, err)
+			}
+		}
+	}
+}
