@@ -8,6 +8,7 @@ import (
 	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/rar/internal/rarcrypto"
+	"github.com/go-unarc/unarc/rar/internal/unpack20"
 	"github.com/go-unarc/unarc/rar/internal/unpack29"
 	"github.com/go-unarc/unarc/rar/internal/unpack50"
 )
@@ -88,6 +89,14 @@ func (d dec29) resetAt(src io.Reader, algo int, dict, size int64, state []byte) 
 	return d.ResetAt(src, dict, size, state)
 }
 
+func (d dec20) onCheckpoint(next int64, fn func(cpState) int64) {
+	d.OnCheckpoint(next, func(x *unpack20.Decoder) int64 { return fn(x) })
+}
+
+func (d dec20) resetAt(src io.Reader, algo int, dict, size int64, state []byte) error {
+	return d.ResetAt(src, dict, size, state)
+}
+
 // cpKind is the Kind of f's checkpoints ("" for none).
 func cpKind(f *file) string {
 	switch family(f.algo) {
@@ -95,12 +104,16 @@ func cpKind(f *file) string {
 		return "rar5"
 	case fam29:
 		return "rar29"
+	case fam20:
+		return "rar20"
 	}
 	return ""
 }
 
 // cpEntry reports whether f takes checkpoints: compressed RAR5 (plain or
-// AES-256) and RAR 2.9 (plain or RAR 3.x AES-128) entries.
+// AES-256), RAR 2.9 (plain or RAR 3.x AES-128) and RAR 2.0 (plain: its
+// cipher's key schedule changes with every block, so it cannot be
+// entered in the middle) entries.
 func (a *Archive) cpEntry(f *file) bool {
 	var crypt bool
 	switch family(f.algo) {
@@ -108,6 +121,7 @@ func (a *Archive) cpEntry(f *file) bool {
 		crypt = f.crypt == cryptRAR5
 	case fam29:
 		crypt = f.crypt == cryptRAR3
+	case fam20:
 	default:
 		return false
 	}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/testutil"
+	"github.com/go-unarc/unarc/rar/internal/rar4test"
 )
 
 type testCP struct {
@@ -427,4 +428,51 @@ func TestCheckpointDense(t *testing.T) {
 		}
 		d.Close()
 	}
+}
+
+// TestCheckpointCorpus resumes every v29 stream of the shared corpus
+// (up to 64 MiB) from checkpoints every 16 KiB and compares 8 KiB after
+// each, resuming as each is taken so only one state is held.
+func TestCheckpointCorpus(t *testing.T) {
+	if testing.Short() {
+		t.Skip("decodes the corpus's RAR4 streams")
+	}
+	names, chains := rar4test.CorpusChains(t, func(v byte) bool { return v == 29 })
+	var n, queued int
+	r := NewDecoder()
+	defer r.Close()
+	for k, ents := range chains {
+		var size int64
+		for _, e := range ents {
+			size += e.Size
+		}
+		if size > 64<<20 {
+			continue // the benchmark covers big streams
+		}
+		outs, _ := decodeWithCheckpoints(t, ents, math.MaxInt64)
+		d := NewDecoder()
+		for i, e := range ents {
+			if err := d.Reset(bytes.NewReader(e.Packed), e.Dict, e.Size, e.Solid); err != nil {
+				t.Fatal(err)
+			}
+			d.OnCheckpoint(16<<10, func(d *Decoder) int64 {
+				cp := testCP{i, d.EntryOffset(), d.InputBits(), d.Checkpoint(nil)}
+				got, err := resumeFrom(r, e, cp, 8<<10)
+				if len(r.flt.queue) > 0 {
+					queued++
+				}
+				want := outs[i][cp.off:]
+				if err != nil || !bytes.Equal(got, want[:min(len(want), 8<<10)]) {
+					t.Fatalf("%s: %s from %d: %v", names[k], e.Name, cp.off, err)
+				}
+				n++
+				return (cp.off>>14 + 1) << 14
+			})
+			if _, err := io.Copy(io.Discard, d); err != nil {
+				t.Fatal(err)
+			}
+		}
+		d.Close()
+	}
+	t.Logf("%d streams, %d checkpoints resumed, %d with filters queued", len(chains), n, queued)
 }
