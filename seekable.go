@@ -61,8 +61,9 @@ var defaultCheckpoints = arc.CheckpointPolicy{Interval: DefaultCheckpointInterva
 // AES, across volumes) between decode passes with no filter pending, at
 // up to one dictionary each (8 MiB at -md8m); and for RAR 2.9 entries
 // (RAR 3.x/4.x, solid or not, plain or AES, across volumes) between
-// decode passes in LZ blocks of streams that have met no PPMd block.
-// Other compressed methods (PPMd, BZip2, RAR 1.5 and 2.0) restart from the start of the entry or
+// decode passes in LZ blocks of streams that have met no PPMd block;
+// and for RAR 2.0 and 1.5 entries (plain) between decode passes.
+// Other compressed methods (PPMd, BZip2) restart from the start of the entry or
 // solid stream; stored entries (ZIP store, plain or WinZip AES; 7z Copy,
 // plain or AES; RAR -m0, plain or AES) need no checkpoint: they seek
 // in the archive directly.

@@ -365,33 +365,37 @@ func TestSeekRAR29Persist(t *testing.T) {
 	}
 }
 
-// TestSeekRAR20Checkpoints: RAR 2.0 entries (the committed Rar2.rar and,
-// with the corpus, its v20 archives) take checkpoints and random reads
-// from them match the sequential read.
+// TestSeekRAR20Checkpoints: RAR 2.0 and 1.5 entries (the committed
+// Rar2.rar and Rar15.rar) take checkpoints, random reads from them match
+// the sequential read, and exported checkpoints restore and verify.
 func TestSeekRAR20Checkpoints(t *testing.T) {
-	a := openCP4(t, "../../../testdata/rar20/Rar2.rar", 64<<20)
-	want := contents(t, a)
-	st := a.CheckpointStats()
-	for _, cp := range a.cps.Snapshot() {
-		if cp.Kind != "rar20" {
-			t.Fatalf("kind %q", cp.Kind)
+	for _, c := range []struct{ name, kind string }{
+		{"../../../testdata/rar20/Rar2.rar", "rar20"}, {"../../../testdata/rar15/Rar15.rar", "rar15"},
+	} {
+		a := openCP4(t, c.name, 64<<20)
+		want := contents(t, a)
+		st := a.CheckpointStats()
+		for _, cp := range a.cps.Snapshot() {
+			if cp.Kind != c.kind {
+				t.Fatalf("%s: kind %q", c.name, cp.Kind)
+			}
 		}
-	}
-	before := resumed.Load()
-	fromCP := checkReads(t, a, want, 20, 200)
-	if st.Count == 0 || resumed.Load() == before || fromCP == 0 {
-		t.Fatalf("%+v: %d reads started at a checkpoint", st, fromCP)
-	}
-	cps, err := a.ExportCheckpoints()
-	if err != nil || len(cps) == 0 {
-		t.Fatalf("%d exported, %v", len(cps), err)
-	}
-	b := openCP4(t, "../../../testdata/rar20/Rar2.rar", 64<<20)
-	if err := b.RestoreCheckpoints(cps); err != nil {
-		t.Fatal(err)
-	}
-	checkReads(t, b, want, 21, 50)
-	if st := b.CheckpointStats(); st.Verified == 0 || st.Rejected != 0 {
-		t.Fatalf("restored: %+v", st)
+		before := resumed.Load()
+		fromCP := checkReads(t, a, want, 20, 200)
+		if st.Count == 0 || resumed.Load() == before || fromCP == 0 {
+			t.Fatalf("%s: %+v: %d reads started at a checkpoint", c.name, st, fromCP)
+		}
+		cps, err := a.ExportCheckpoints()
+		if err != nil || len(cps) == 0 {
+			t.Fatalf("%s: %d exported, %v", c.name, len(cps), err)
+		}
+		b := openCP4(t, c.name, 64<<20)
+		if err := b.RestoreCheckpoints(cps); err != nil {
+			t.Fatal(err)
+		}
+		checkReads(t, b, want, 21, 50)
+		if st := b.CheckpointStats(); st.Verified == 0 || st.Rejected != 0 {
+			t.Fatalf("%s: restored: %+v", c.name, st)
+		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/internal/cpcache"
 	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/rar/internal/unpack15"
 	"github.com/go-unarc/unarc/rar/internal/unpack20"
 	"github.com/go-unarc/unarc/rar/internal/unpack29"
 )
@@ -86,14 +87,14 @@ func (a *Archive) RestoreCheckpoints(cps []arc.Checkpoint) error {
 // cpStateMax bounds the state of a checkpoint of file fi at entry
 // offset out. RAR5: the window kept (at most the window, twice the
 // dictionary, or the entry's run so far), the code lengths and a header.
-// RAR 2.9 and 2.0: the history (at most the window of the largest dictionary in
+// RAR 2.9, 2.0 and 1.5: the history (at most the window of the largest dictionary in
 // the solid run so far, and at most the run's output so far), the tables,
 // and for 2.9 the filter definitions and queued filters. A solid entry has one
 // at its start (Out 0).
 func (a *Archive) cpStateMax(fi int, out int64) int64 {
 	f := a.files[fi]
 	fam := family(f.algo)
-	if fam != fam29 && fam != fam20 {
+	if fam == fam50 {
 		return 2*f.dict + 64<<10
 	}
 	var dict, before int64
@@ -104,8 +105,11 @@ func (a *Archive) cpStateMax(fi int, out int64) int64 {
 			before += max(g.e.Size, 0)
 		}
 	}
-	if fam == fam20 {
+	switch fam {
+	case fam20:
 		return unpack20.CheckpointOverhead + min(unpack20.WindowFor(dict), before+out)
+	case fam15:
+		return unpack15.CheckpointOverhead + min(unpack15.WindowFor(dict), before+out)
 	}
 	return unpack29.CheckpointOverhead + min(unpack29.WindowFor(dict), before+out)
 }

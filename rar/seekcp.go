@@ -8,13 +8,14 @@ import (
 	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/rar/internal/rarcrypto"
+	"github.com/go-unarc/unarc/rar/internal/unpack15"
 	"github.com/go-unarc/unarc/rar/internal/unpack20"
 	"github.com/go-unarc/unarc/rar/internal/unpack29"
 	"github.com/go-unarc/unarc/rar/internal/unpack50"
 )
 
-// Decoder checkpoints (arc.Checkpointer) of RAR5 and RAR 2.9 (RAR 3.x/4.x)
-// entries. With a policy set, every such compressed entry decoded for an
+// Decoder checkpoints (arc.Checkpointer) of RAR5, RAR 2.9 (RAR 3.x/4.x),
+// RAR 2.0 and RAR 1.5 entries. With a policy set, every such compressed entry decoded for an
 // OpenAt reader (solid or not; Open takes none) takes a checkpoint of its
 // decoder at the first point after each Interval of the entry's output
 // where the decoder can take one:
@@ -29,7 +30,13 @@ import (
 //     block (none after one: its model would be needed); the window (the
 //     dictionary rounded up to a power of two, 512 KiB to 4 MiB, less
 //     while less has been produced), the LZ state and code lengths, the
-//     filter definitions and queued filters, and the bit position.
+//     filter definitions and queued filters, and the bit position;
+//   - RAR 2.0 (Kind "rar20") and 1.5 ("rar15"), plain only (their
+//     ciphers cannot be entered in the middle): between decode passes;
+//     the window (the dictionary rounded up, at most 4 MiB), the
+//     adaptive state (2.0: code lengths, old distances, audio
+//     predictors; 1.5: its character and place tables and statistics),
+//     and the bit position.
 //
 // A later OpenAt of the same entry resumes from the nearest checkpoint at
 // or before its target: the entry's packed data is entered at the
@@ -40,8 +47,7 @@ import (
 // are its file index); an entry that continues a solid stream also takes
 // one at its start, so reading it at an offset before its first Interval
 // resumes there instead of decoding the run before it (offset 0 still
-// decodes the run: that reader verifies the checksum). RAR 1.5 and 2.0
-// entries take none (see OpenAt).
+// decodes the run: that reader verifies the checksum).
 
 // SetCheckpoints implements arc.Checkpointer.
 func (a *Archive) SetCheckpoints(p arc.CheckpointPolicy) { a.cps.SetPolicy(p) }
@@ -97,6 +103,14 @@ func (d dec20) resetAt(src io.Reader, algo int, dict, size int64, state []byte) 
 	return d.ResetAt(src, dict, size, state)
 }
 
+func (d dec15) onCheckpoint(next int64, fn func(cpState) int64) {
+	d.OnCheckpoint(next, func(x *unpack15.Decoder) int64 { return fn(x) })
+}
+
+func (d dec15) resetAt(src io.Reader, algo int, dict, size int64, state []byte) error {
+	return d.ResetAt(src, dict, size, state)
+}
+
 // cpKind is the Kind of f's checkpoints ("" for none).
 func cpKind(f *file) string {
 	switch family(f.algo) {
@@ -106,14 +120,16 @@ func cpKind(f *file) string {
 		return "rar29"
 	case fam20:
 		return "rar20"
+	case fam15:
+		return "rar15"
 	}
 	return ""
 }
 
 // cpEntry reports whether f takes checkpoints: compressed RAR5 (plain or
-// AES-256), RAR 2.9 (plain or RAR 3.x AES-128) and RAR 2.0 (plain: its
-// cipher's key schedule changes with every block, so it cannot be
-// entered in the middle) entries.
+// AES-256), RAR 2.9 (plain or RAR 3.x AES-128), RAR 2.0 and RAR 1.5
+// (plain: their ciphers' keys change with every block or byte, so they
+// cannot be entered in the middle) entries.
 func (a *Archive) cpEntry(f *file) bool {
 	var crypt bool
 	switch family(f.algo) {
@@ -121,7 +137,7 @@ func (a *Archive) cpEntry(f *file) bool {
 		crypt = f.crypt == cryptRAR5
 	case fam29:
 		crypt = f.crypt == cryptRAR3
-	case fam20:
+	case fam20, fam15:
 	default:
 		return false
 	}
