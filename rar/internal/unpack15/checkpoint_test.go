@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/internal/testutil"
 	"github.com/go-unarc/unarc/rar/internal/rar4test"
 )
 
@@ -187,4 +188,49 @@ func TestCheckpointCorpus(t *testing.T) {
 		d.Close()
 	}
 	t.Logf("%d streams, %d checkpoints resumed", len(chains), n)
+}
+
+// FuzzCheckpoint15 resumes from arbitrary checkpoint states over
+// arbitrary packed data (seeded with real checkpoints of the testdata
+// streams and the packed data after them): ResetAt refuses a state with
+// ErrCorrupt or the decoder runs, never panicking or hanging; a state it
+// accepts writes back as the same bytes.
+func FuzzCheckpoint15(f *testing.F) {
+	d := NewDecoder()
+	for _, e := range streams(f) {
+		if err := d.Reset(bytes.NewReader(e.Packed), e.Dict, e.Size, false); err != nil {
+			f.Fatal(err)
+		}
+		d.OnCheckpoint(0, func(d *Decoder) int64 {
+			at := d.InputBits() >> 3
+			f.Add(d.Checkpoint(nil), e.Packed[at:min(int64(len(e.Packed)), at+4096)], byte(d.EntryOffset()))
+			if d.EntryOffset() > 8<<10 {
+				return math.MaxInt64
+			}
+			return d.EntryOffset() + 2500
+		})
+		if _, err := io.Copy(io.Discard, d); err != nil {
+			f.Fatal(err)
+		}
+	}
+	sizes := []int64{1000, 70000, 1 << 20, 1 << 40}
+	dicts := []int64{64 << 10, 1 << 20, 4 << 20, 0}
+	f.Fuzz(func(t *testing.T, state, packed []byte, sel byte) {
+		// A window of at most 4 MiB and 1 MiB of output.
+		defer testutil.FuzzBound(t, testutil.FuzzTimeout, 32<<20)()
+		size, dict := sizes[sel&3], dicts[sel>>2&3]
+		if err := d.ResetAt(bytes.NewReader(packed), dict, size, state); err != nil {
+			if !errors.Is(err, errs.ErrCorrupt) {
+				t.Fatalf("ResetAt: %v", err)
+			}
+			return
+		}
+		if got := d.Checkpoint(nil); !bytes.Equal(got, state) {
+			t.Fatalf("restored state writes %d other bytes (%d)", len(got), len(state))
+		}
+		_, err := io.Copy(io.Discard, io.LimitReader(d, 1<<20))
+		if err != nil && !errors.Is(err, errs.ErrCorrupt) && !errors.Is(err, errs.ErrTruncated) {
+			t.Fatalf("unexpected error class: %v", err)
+		}
+	})
 }
