@@ -182,6 +182,68 @@ func decodeDist(m *model, n uint32, rng, code uint32, in []byte, ip int) (uint32
 	return rng, code, ip, dist
 }
 
+// litPlain decodes a literal after a literal: eight bits down the bit
+// tree of probs (specification, "DecodeLiteral"), branch-free (literal
+// bits are close to random and would defeat branch prediction). It is a
+// function of its own so that its few values stay in registers: inside
+// decode, with everything else live, the compiler spilled them at every
+// bit. The probabilities of both children are loaded before the bit is
+// known, taking the load off the bit-to-bit dependency chain.
+func litPlain(probs *[litSize]uint16, rng, code uint32, in []byte, ip int) (uint32, uint32, int, uint32) {
+	sym := uint32(1)
+	v := uint32(probs[1])
+	for sym < 0x100 {
+		c0 := uint32(probs[sym<<1&0x1ff])
+		c1 := uint32(probs[(sym<<1|1)&0x1ff])
+		bound := (rng >> 11) * v
+		m := uint32((uint64(code) - uint64(bound)) >> 32) // all ones: bit 0
+		v1 := v - v>>5
+		probs[sym&0xff] = uint16(v1 ^ ((v1 ^ (v + (2048-v)>>5)) & m))
+		rng = rng - bound + ((2*bound - rng) & m)
+		code -= bound &^ m
+		if rng < topValue {
+			rng <<= 8
+			code = code<<8 | uint32(in[ip])
+			ip++
+		}
+		sym = sym<<1 | (m + 1)
+		v = c1 ^ ((c1 ^ c0) & m)
+	}
+	return rng, code, ip, sym - 0x100
+}
+
+// litMatched decodes a literal after a match, with the byte at rep0 as
+// context: while the decoded bits agree with match's, the probabilities
+// come from the half of probs chosen by match's next bit; from the first
+// disagreement on, from the plain tree. offs is 0x100 while they agree and
+// 0 after, so the eight steps have no branch on the data either (the
+// structure of 7-Zip's matched-literal loop).
+func litMatched(probs *[litSize]uint16, match uint32, rng, code uint32, in []byte, ip int) (uint32, uint32, int, uint32) {
+	sym := uint32(1)
+	offs := uint32(0x100)
+	for sym < 0x100 {
+		match <<= 1
+		bit := offs
+		offs &= match
+		p := &probs[offs+bit+sym] // < 0x300
+		v := uint32(*p)
+		bound := (rng >> 11) * v
+		m := uint32((uint64(code) - uint64(bound)) >> 32) // all ones: bit 0
+		v1 := v - v>>5
+		*p = uint16(v1 ^ ((v1 ^ (v + (2048-v)>>5)) & m))
+		rng = rng - bound + ((2*bound - rng) & m)
+		code -= bound &^ m
+		if rng < topValue {
+			rng <<= 8
+			code = code<<8 | uint32(in[ip])
+			ip++
+		}
+		sym = sym<<1 | (m + 1)
+		offs ^= bit & m // a 0 bit: agreement iff match's bit was 0
+	}
+	return rng, code, ip, sym - 0x100
+}
+
 // copyMatch copies n bytes from dist bytes back (1 <= dist <= len(buf),
 // the distance already checked against the history) to buf[pos:], which
 // has room for them, and returns the new position. Overlapping matches
@@ -265,60 +327,15 @@ func (d *decoder) decode(w *window, limit int, in []byte, ip, inLimit int) (int,
 			}
 			off := ((uint32(pos)&lpMask)<<lc + prev>>(8-lc)) * litSize
 			probs := (*[litSize]uint16)(lit[off : off+litSize])
-			sym := uint32(1)
+			var sym uint32
 			if state >= numLitStates {
 				src := pos - int(rep0) - 1
 				if src < 0 {
 					src += len(buf)
 				}
-				match := uint32(buf[src])
-				for sym < 0x100 {
-					mb := match >> 7 & 1
-					match <<= 1
-					p := &probs[(1+mb)<<8+sym]
-					// Deliberate copy of bitLit, inlined by hand: it is over
-					// the inlining budget, and this is the matched-literal
-					// loop, eight times per literal.
-					v := uint32(*p)
-					bound := (rng >> 11) * v
-					m := uint32((uint64(code) - uint64(bound)) >> 32)
-					v1 := v - v>>5
-					*p = uint16(v1 ^ ((v1 ^ (v + (2048-v)>>5)) & m))
-					rng = rng - bound + ((2*bound - rng) & m)
-					code -= bound &^ m
-					if rng < topValue {
-						rng <<= 8
-						code = code<<8 | uint32(in[ip])
-						ip++
-					}
-					b = m + 1
-					sym = sym<<1 | b
-					if mb != b {
-						break
-					}
-				}
-			}
-			// Deliberate copy of bitLit, inlined by hand (it is over the
-			// inlining budget). The
-			// probabilities of both children are loaded before the bit is
-			// known, taking the load off the bit-to-bit dependency chain.
-			v := uint32(probs[sym&0x1ff])
-			for sym < 0x100 {
-				c0 := uint32(probs[sym<<1&0x1ff])
-				c1 := uint32(probs[(sym<<1|1)&0x1ff])
-				bound := (rng >> 11) * v
-				m := uint32((uint64(code) - uint64(bound)) >> 32)
-				v1 := v - v>>5
-				probs[sym&0xff] = uint16(v1 ^ ((v1 ^ (v + (2048-v)>>5)) & m))
-				rng = rng - bound + ((2*bound - rng) & m)
-				code -= bound &^ m
-				if rng < topValue {
-					rng <<= 8
-					code = code<<8 | uint32(in[ip])
-					ip++
-				}
-				sym = sym<<1 | (m + 1)
-				v = c1 ^ ((c1 ^ c0) & m)
+				rng, code, ip, sym = litMatched(probs, uint32(buf[src]), rng, code, in, ip)
+			} else {
+				rng, code, ip, sym = litPlain(probs, rng, code, in, ip)
 			}
 			out[pos] = byte(sym)
 			pos++
