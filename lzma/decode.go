@@ -184,32 +184,71 @@ func decodeDist(m *model, n uint32, rng, code uint32, in []byte, ip int) (uint32
 
 // litPlain decodes a literal after a literal: eight bits down the bit
 // tree of probs (specification, "DecodeLiteral"), branch-free (literal
-// bits are close to random and would defeat branch prediction). It is a
-// function of its own so that its few values stay in registers: inside
-// decode, with everything else live, the compiler spilled them at every
-// bit. The probabilities of both children are loaded before the bit is
-// known, taking the load off the bit-to-bit dependency chain.
+// bits are close to random and would defeat branch prediction) and
+// unrolled. It is a function of its own so that its few values stay in
+// registers: inside decode, with everything else live, the compiler
+// spilled them at every bit. The probabilities of both children are
+// loaded before the bit is known, taking the load off the bit-to-bit
+// dependency chain.
 func litPlain(probs *[litSize]uint16, rng, code uint32, in []byte, ip int) (uint32, uint32, int, uint32) {
 	sym := uint32(1)
 	v := uint32(probs[1])
-	for sym < 0x100 {
-		c0 := uint32(probs[sym<<1&0x1ff])
-		c1 := uint32(probs[(sym<<1|1)&0x1ff])
-		bound := (rng >> 11) * v
-		m := uint32((uint64(code) - uint64(bound)) >> 32) // all ones: bit 0
-		v1 := v - v>>5
-		probs[sym&0xff] = uint16(v1 ^ ((v1 ^ (v + (2048-v)>>5)) & m))
-		rng = rng - bound + ((2*bound - rng) & m)
-		code -= bound &^ m
-		if rng < topValue {
-			rng <<= 8
-			code = code<<8 | uint32(in[ip])
-			ip++
-		}
-		sym = sym<<1 | (m + 1)
-		v = c1 ^ ((c1 ^ c0) & m)
+	var c0, c1, m uint32
+	c0, c1 = uint32(probs[sym<<1&0x1ff]), uint32(probs[(sym<<1|1)&0x1ff])
+	sym, m, rng, code = litStep(probs, sym, v, rng, code)
+	rng, code, ip = norm(rng, code, in, ip)
+	v = c1 ^ ((c1 ^ c0) & m)
+	c0, c1 = uint32(probs[sym<<1&0x1ff]), uint32(probs[(sym<<1|1)&0x1ff])
+	sym, m, rng, code = litStep(probs, sym, v, rng, code)
+	rng, code, ip = norm(rng, code, in, ip)
+	v = c1 ^ ((c1 ^ c0) & m)
+	c0, c1 = uint32(probs[sym<<1&0x1ff]), uint32(probs[(sym<<1|1)&0x1ff])
+	sym, m, rng, code = litStep(probs, sym, v, rng, code)
+	rng, code, ip = norm(rng, code, in, ip)
+	v = c1 ^ ((c1 ^ c0) & m)
+	c0, c1 = uint32(probs[sym<<1&0x1ff]), uint32(probs[(sym<<1|1)&0x1ff])
+	sym, m, rng, code = litStep(probs, sym, v, rng, code)
+	rng, code, ip = norm(rng, code, in, ip)
+	v = c1 ^ ((c1 ^ c0) & m)
+	c0, c1 = uint32(probs[sym<<1&0x1ff]), uint32(probs[(sym<<1|1)&0x1ff])
+	sym, m, rng, code = litStep(probs, sym, v, rng, code)
+	rng, code, ip = norm(rng, code, in, ip)
+	v = c1 ^ ((c1 ^ c0) & m)
+	c0, c1 = uint32(probs[sym<<1&0x1ff]), uint32(probs[(sym<<1|1)&0x1ff])
+	sym, m, rng, code = litStep(probs, sym, v, rng, code)
+	rng, code, ip = norm(rng, code, in, ip)
+	v = c1 ^ ((c1 ^ c0) & m)
+	c0, c1 = uint32(probs[sym<<1&0x1ff]), uint32(probs[(sym<<1|1)&0x1ff])
+	sym, m, rng, code = litStep(probs, sym, v, rng, code)
+	rng, code, ip = norm(rng, code, in, ip)
+	v = c1 ^ ((c1 ^ c0) & m)
+	sym, _, rng, code = litStep(probs, sym, v, rng, code)
+	rng, code, ip = norm(rng, code, in, ip)
+	return rng, code, ip, sym & 0xff
+}
+
+// litStep is one branch-free bit of a literal at node sym of probs, whose
+// probability v is loaded: it returns the child node, the mask m (all
+// ones for a 0 bit, computed in 64 bits) and the range coder state before
+// normalization.
+func litStep(probs *[litSize]uint16, sym, v, rng, code uint32) (uint32, uint32, uint32, uint32) {
+	bound := (rng >> 11) * v
+	m := uint32((uint64(code) - uint64(bound)) >> 32)
+	v1 := v - v>>5
+	probs[sym&0xff] = uint16(v1 ^ ((v1 ^ (v + (2048-v)>>5)) & m))
+	rng = rng - bound + ((2*bound - rng) & m)
+	code -= bound &^ m
+	return sym<<1 | (m + 1), m, rng, code
+}
+
+// norm is the range decoder's normalization.
+func norm(rng, code uint32, in []byte, ip int) (uint32, uint32, int) {
+	if rng < topValue {
+		rng <<= 8
+		code = code<<8 | uint32(in[ip])
+		ip++
 	}
-	return rng, code, ip, sym - 0x100
+	return rng, code, ip
 }
 
 // litMatched decodes a literal after a match, with the byte at rep0 as
