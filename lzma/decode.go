@@ -183,62 +183,89 @@ func decodeDist(m *model, n uint32, rng, code uint32, in []byte, ip int) (uint32
 }
 
 // litPlain decodes a literal after a literal: eight bits down the bit
-// tree of probs (specification, "DecodeLiteral"), branch-free (literal
-// bits are close to random and would defeat branch prediction) and
-// unrolled. It is a function of its own so that its few values stay in
-// registers: inside decode, with everything else live, the compiler
-// spilled them at every bit. The probabilities of both children are
-// loaded before the bit is known, taking the load off the bit-to-bit
-// dependency chain.
+// tree of probs (specification, "DecodeLiteral"), unrolled. It is a
+// function of its own so that its few values stay in registers: inside
+// decode, with everything else live, the compiler spilled them at every
+// bit. The probabilities of both children are loaded before the bit is
+// known, taking the load off the bit-to-bit dependency chain.
 func litPlain(probs *[litSize]uint16, rng, code uint32, in []byte, ip int) (uint32, uint32, int, uint32) {
 	sym := uint32(1)
 	v := uint32(probs[1])
-	var c0, c1, m uint32
+	var c0, c1 uint32
 	c0, c1 = uint32(probs[sym<<1&0x1ff]), uint32(probs[(sym<<1|1)&0x1ff])
-	sym, m, rng, code = litStep(probs, sym, v, rng, code)
+	sym, rng, code = litStep(probs, sym, v, rng, code)
 	rng, code, ip = norm(rng, code, in, ip)
-	v = c1 ^ ((c1 ^ c0) & m)
+	v = c0
+	if sym&1 != 0 {
+		v = c1
+	}
 	c0, c1 = uint32(probs[sym<<1&0x1ff]), uint32(probs[(sym<<1|1)&0x1ff])
-	sym, m, rng, code = litStep(probs, sym, v, rng, code)
+	sym, rng, code = litStep(probs, sym, v, rng, code)
 	rng, code, ip = norm(rng, code, in, ip)
-	v = c1 ^ ((c1 ^ c0) & m)
+	v = c0
+	if sym&1 != 0 {
+		v = c1
+	}
 	c0, c1 = uint32(probs[sym<<1&0x1ff]), uint32(probs[(sym<<1|1)&0x1ff])
-	sym, m, rng, code = litStep(probs, sym, v, rng, code)
+	sym, rng, code = litStep(probs, sym, v, rng, code)
 	rng, code, ip = norm(rng, code, in, ip)
-	v = c1 ^ ((c1 ^ c0) & m)
+	v = c0
+	if sym&1 != 0 {
+		v = c1
+	}
 	c0, c1 = uint32(probs[sym<<1&0x1ff]), uint32(probs[(sym<<1|1)&0x1ff])
-	sym, m, rng, code = litStep(probs, sym, v, rng, code)
+	sym, rng, code = litStep(probs, sym, v, rng, code)
 	rng, code, ip = norm(rng, code, in, ip)
-	v = c1 ^ ((c1 ^ c0) & m)
+	v = c0
+	if sym&1 != 0 {
+		v = c1
+	}
 	c0, c1 = uint32(probs[sym<<1&0x1ff]), uint32(probs[(sym<<1|1)&0x1ff])
-	sym, m, rng, code = litStep(probs, sym, v, rng, code)
+	sym, rng, code = litStep(probs, sym, v, rng, code)
 	rng, code, ip = norm(rng, code, in, ip)
-	v = c1 ^ ((c1 ^ c0) & m)
+	v = c0
+	if sym&1 != 0 {
+		v = c1
+	}
 	c0, c1 = uint32(probs[sym<<1&0x1ff]), uint32(probs[(sym<<1|1)&0x1ff])
-	sym, m, rng, code = litStep(probs, sym, v, rng, code)
+	sym, rng, code = litStep(probs, sym, v, rng, code)
 	rng, code, ip = norm(rng, code, in, ip)
-	v = c1 ^ ((c1 ^ c0) & m)
+	v = c0
+	if sym&1 != 0 {
+		v = c1
+	}
 	c0, c1 = uint32(probs[sym<<1&0x1ff]), uint32(probs[(sym<<1|1)&0x1ff])
-	sym, m, rng, code = litStep(probs, sym, v, rng, code)
+	sym, rng, code = litStep(probs, sym, v, rng, code)
 	rng, code, ip = norm(rng, code, in, ip)
-	v = c1 ^ ((c1 ^ c0) & m)
-	sym, _, rng, code = litStep(probs, sym, v, rng, code)
+	v = c0
+	if sym&1 != 0 {
+		v = c1
+	}
+	sym, rng, code = litStep(probs, sym, v, rng, code)
 	rng, code, ip = norm(rng, code, in, ip)
 	return rng, code, ip, sym & 0xff
 }
 
-// litStep is one branch-free bit of a literal at node sym of probs, whose
-// probability v is loaded: it returns the child node, the mask m (all
-// ones for a 0 bit, computed in 64 bits) and the range coder state before
-// normalization.
-func litStep(probs *[litSize]uint16, sym, v, rng, code uint32) (uint32, uint32, uint32, uint32) {
+// litStep decodes one bit of a literal at node sym of probs, whose
+// probability v is loaded, and returns the child node and the range
+// coder state before normalization. Literal bits are close to random and
+// would defeat branch prediction: both outcomes are computed and one is
+// chosen, which the compiler makes conditional moves where the step is
+// inlined outside a loop (in a loop it keeps the branch). They are also
+// shorter on the bit-to-bit dependency chain than arithmetic masks.
+func litStep(probs *[litSize]uint16, sym, v, rng, code uint32) (uint32, uint32, uint32) {
 	bound := (rng >> 11) * v
-	m := uint32((uint64(code) - uint64(bound)) >> 32)
-	v1 := v - v>>5
-	probs[sym&0xff] = uint16(v1 ^ ((v1 ^ (v + (2048-v)>>5)) & m))
-	rng = rng - bound + ((2*bound - rng) & m)
-	code -= bound &^ m
-	return sym<<1 | (m + 1), m, rng, code
+	r, c, p := rng-bound, code-bound, v-v>>5
+	p0 := v + (2048-v)>>5
+	b := uint32(1)
+	if code < bound {
+		r = bound
+		c = code
+		p = p0
+		b = 0
+	}
+	probs[sym&0xff] = uint16(p)
+	return sym<<1 + b, r, c
 }
 
 // norm is the range decoder's normalization.
