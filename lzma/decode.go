@@ -282,32 +282,105 @@ func norm(rng, code uint32, in []byte, ip int) (uint32, uint32, int) {
 // context: while the decoded bits agree with match's, the probabilities
 // come from the half of probs chosen by match's next bit; from the first
 // disagreement on, from the plain tree. offs is 0x100 while they agree and
-// 0 after, so the eight steps have no branch on the data either (the
-// structure of 7-Zip's matched-literal loop).
+// 0 after, so the eight (unrolled) steps have no branch on the data either
+// (the structure of 7-Zip's matched-literal loop); offs+bit+sym < 0x300.
 func litMatched(probs *[litSize]uint16, match uint32, rng, code uint32, in []byte, ip int) (uint32, uint32, int, uint32) {
 	sym := uint32(1)
 	offs := uint32(0x100)
-	for sym < 0x100 {
-		match <<= 1
-		bit := offs
-		offs &= match
-		p := &probs[offs+bit+sym] // < 0x300
-		v := uint32(*p)
-		bound := (rng >> 11) * v
-		m := uint32((uint64(code) - uint64(bound)) >> 32) // all ones: bit 0
-		v1 := v - v>>5
-		*p = uint16(v1 ^ ((v1 ^ (v + (2048-v)>>5)) & m))
-		rng = rng - bound + ((2*bound - rng) & m)
-		code -= bound &^ m
-		if rng < topValue {
-			rng <<= 8
-			code = code<<8 | uint32(in[ip])
-			ip++
-		}
-		sym = sym<<1 | (m + 1)
-		offs ^= bit & m // a 0 bit: agreement iff match's bit was 0
+	var bit, b, o uint32
+	match <<= 1
+	bit = offs
+	offs &= match
+	b, rng, code = bitSel(&probs[offs+bit+sym], rng, code)
+	rng, code, ip = norm(rng, code, in, ip)
+	sym = sym<<1 | b
+	o = offs ^ bit
+	if b == 0 {
+		offs = o
 	}
-	return rng, code, ip, sym - 0x100
+	match <<= 1
+	bit = offs
+	offs &= match
+	b, rng, code = bitSel(&probs[offs+bit+sym], rng, code)
+	rng, code, ip = norm(rng, code, in, ip)
+	sym = sym<<1 | b
+	o = offs ^ bit
+	if b == 0 {
+		offs = o
+	}
+	match <<= 1
+	bit = offs
+	offs &= match
+	b, rng, code = bitSel(&probs[offs+bit+sym], rng, code)
+	rng, code, ip = norm(rng, code, in, ip)
+	sym = sym<<1 | b
+	o = offs ^ bit
+	if b == 0 {
+		offs = o
+	}
+	match <<= 1
+	bit = offs
+	offs &= match
+	b, rng, code = bitSel(&probs[offs+bit+sym], rng, code)
+	rng, code, ip = norm(rng, code, in, ip)
+	sym = sym<<1 | b
+	o = offs ^ bit
+	if b == 0 {
+		offs = o
+	}
+	match <<= 1
+	bit = offs
+	offs &= match
+	b, rng, code = bitSel(&probs[offs+bit+sym], rng, code)
+	rng, code, ip = norm(rng, code, in, ip)
+	sym = sym<<1 | b
+	o = offs ^ bit
+	if b == 0 {
+		offs = o
+	}
+	match <<= 1
+	bit = offs
+	offs &= match
+	b, rng, code = bitSel(&probs[offs+bit+sym], rng, code)
+	rng, code, ip = norm(rng, code, in, ip)
+	sym = sym<<1 | b
+	o = offs ^ bit
+	if b == 0 {
+		offs = o
+	}
+	match <<= 1
+	bit = offs
+	offs &= match
+	b, rng, code = bitSel(&probs[offs+bit+sym], rng, code)
+	rng, code, ip = norm(rng, code, in, ip)
+	sym = sym<<1 | b
+	o = offs ^ bit
+	if b == 0 {
+		offs = o
+	}
+	match <<= 1
+	bit = offs
+	offs &= match
+	b, rng, code = bitSel(&probs[offs+bit+sym], rng, code)
+	rng, code, ip = norm(rng, code, in, ip)
+	return rng, code, ip, (sym<<1 | b) & 0xff
+}
+
+// bitSel is litStep for a probability at p: it returns the bit.
+func bitSel(p *uint16, rng, code uint32) (uint32, uint32, uint32) {
+	v := uint32(*p)
+	bound := (rng >> 11) * v
+	r, c, pv := rng-bound, code-bound, v-v>>5
+	p0 := v + (2048-v)>>5
+	b := uint32(1)
+	if code < bound {
+		r = bound
+		c = code
+		pv = p0
+		b = 0
+	}
+	*p = uint16(pv)
+	return b, r, c
 }
 
 // copyMatch copies n bytes from dist bytes back (1 <= dist <= len(buf),
