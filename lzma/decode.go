@@ -187,85 +187,49 @@ func decodeDist(m *model, n uint32, rng, code uint32, in []byte, ip int) (uint32
 // function of its own so that its few values stay in registers: inside
 // decode, with everything else live, the compiler spilled them at every
 // bit. The probabilities of both children are loaded before the bit is
-// known, taking the load off the bit-to-bit dependency chain.
+// known, and the next one is chosen with the flags that choose the bit,
+// taking the load off the bit-to-bit dependency chain. (Loading the four
+// grandchildren a step ahead as well was slower: the compiler spilled
+// them.)
 func litPlain(probs *[litSize]uint16, rng, code uint32, in []byte, ip int) (uint32, uint32, int, uint32) {
 	sym := uint32(1)
 	v := uint32(probs[1])
-	var c0, c1 uint32
-	c0, c1 = uint32(probs[sym<<1&0x1ff]), uint32(probs[(sym<<1|1)&0x1ff])
-	sym, rng, code = litStep(probs, sym, v, rng, code)
+	sym, v, rng, code = litStep(probs, sym, v, uint32(probs[sym<<1&0x1ff]), uint32(probs[(sym<<1|1)&0x1ff]), rng, code)
 	rng, code, ip = norm(rng, code, in, ip)
-	v = c0
-	if sym&1 != 0 {
-		v = c1
-	}
-	c0, c1 = uint32(probs[sym<<1&0x1ff]), uint32(probs[(sym<<1|1)&0x1ff])
-	sym, rng, code = litStep(probs, sym, v, rng, code)
+	sym, v, rng, code = litStep(probs, sym, v, uint32(probs[sym<<1&0x1ff]), uint32(probs[(sym<<1|1)&0x1ff]), rng, code)
 	rng, code, ip = norm(rng, code, in, ip)
-	v = c0
-	if sym&1 != 0 {
-		v = c1
-	}
-	c0, c1 = uint32(probs[sym<<1&0x1ff]), uint32(probs[(sym<<1|1)&0x1ff])
-	sym, rng, code = litStep(probs, sym, v, rng, code)
+	sym, v, rng, code = litStep(probs, sym, v, uint32(probs[sym<<1&0x1ff]), uint32(probs[(sym<<1|1)&0x1ff]), rng, code)
 	rng, code, ip = norm(rng, code, in, ip)
-	v = c0
-	if sym&1 != 0 {
-		v = c1
-	}
-	c0, c1 = uint32(probs[sym<<1&0x1ff]), uint32(probs[(sym<<1|1)&0x1ff])
-	sym, rng, code = litStep(probs, sym, v, rng, code)
+	sym, v, rng, code = litStep(probs, sym, v, uint32(probs[sym<<1&0x1ff]), uint32(probs[(sym<<1|1)&0x1ff]), rng, code)
 	rng, code, ip = norm(rng, code, in, ip)
-	v = c0
-	if sym&1 != 0 {
-		v = c1
-	}
-	c0, c1 = uint32(probs[sym<<1&0x1ff]), uint32(probs[(sym<<1|1)&0x1ff])
-	sym, rng, code = litStep(probs, sym, v, rng, code)
+	sym, v, rng, code = litStep(probs, sym, v, uint32(probs[sym<<1&0x1ff]), uint32(probs[(sym<<1|1)&0x1ff]), rng, code)
 	rng, code, ip = norm(rng, code, in, ip)
-	v = c0
-	if sym&1 != 0 {
-		v = c1
-	}
-	c0, c1 = uint32(probs[sym<<1&0x1ff]), uint32(probs[(sym<<1|1)&0x1ff])
-	sym, rng, code = litStep(probs, sym, v, rng, code)
+	sym, v, rng, code = litStep(probs, sym, v, uint32(probs[sym<<1&0x1ff]), uint32(probs[(sym<<1|1)&0x1ff]), rng, code)
 	rng, code, ip = norm(rng, code, in, ip)
-	v = c0
-	if sym&1 != 0 {
-		v = c1
-	}
-	c0, c1 = uint32(probs[sym<<1&0x1ff]), uint32(probs[(sym<<1|1)&0x1ff])
-	sym, rng, code = litStep(probs, sym, v, rng, code)
+	sym, v, rng, code = litStep(probs, sym, v, uint32(probs[sym<<1&0x1ff]), uint32(probs[(sym<<1|1)&0x1ff]), rng, code)
 	rng, code, ip = norm(rng, code, in, ip)
-	v = c0
-	if sym&1 != 0 {
-		v = c1
-	}
-	sym, rng, code = litStep(probs, sym, v, rng, code)
+	sym, _, rng, code = litStep(probs, sym, v, 0, 0, rng, code)
 	rng, code, ip = norm(rng, code, in, ip)
 	return rng, code, ip, sym & 0xff
 }
 
 // litStep decodes one bit of a literal at node sym of probs, whose
-// probability v is loaded, and returns the child node and the range
-// coder state before normalization. Literal bits are close to random and
+// probability v and whose children's c0 and c1 are loaded, and returns
+// the child node, its probability and the range coder state before
+// normalization. Literal bits are close to random and
 // would defeat branch prediction: both outcomes are computed and one is
 // chosen, which the compiler makes conditional moves where the step is
 // inlined outside a loop (in a loop it keeps the branch). They are also
 // shorter on the bit-to-bit dependency chain than arithmetic masks.
-func litStep(probs *[litSize]uint16, sym, v, rng, code uint32) (uint32, uint32, uint32) {
+func litStep(probs *[litSize]uint16, sym, v, c0, c1, rng, code uint32) (uint32, uint32, uint32, uint32) {
 	bound := (rng >> 11) * v
-	r, c, p := rng-bound, code-bound, v-v>>5
+	r, c, p, b := rng-bound, code-bound, v-v>>5, uint32(1)
 	p0 := v + (2048-v)>>5
-	b := uint32(1)
 	if code < bound {
-		r = bound
-		c = code
-		p = p0
-		b = 0
+		r, c, p, b, c1 = bound, code, p0, 0, c0
 	}
 	probs[sym&0xff] = uint16(p)
-	return sym<<1 + b, r, c
+	return sym<<1 | b, c1, r, c
 }
 
 // norm is the range decoder's normalization.
