@@ -11,23 +11,6 @@ import (
 	"github.com/go-unarc/unarc/internal/pool"
 )
 
-// copyStream is an LZMA2 stream of n bytes (a multiple of 64 KiB) in
-// uncompressed chunks, the first resetting the dictionary, and the end
-// byte.
-func copyStream(n int) []byte {
-	var s []byte
-	chunk := bytes.Repeat([]byte("window "), 64<<10/7+1)[:64<<10]
-	for i := 0; i < n; i += len(chunk) {
-		c := byte(ctrlCopy)
-		if i == 0 {
-			c = ctrlCopyDict
-		}
-		s = append(s, c, byte((len(chunk)-1)>>8), byte(len(chunk)-1))
-		s = append(s, chunk...)
-	}
-	return append(s, ctrlEnd)
-}
-
 // TestWindowHugePageAdvice checks that a big window is advised for
 // transparent huge pages, both when it is allocated at once (size known)
 // and when it grows to the dictionary (size unknown): match copies read
@@ -38,7 +21,7 @@ func TestWindowHugePageAdvice(t *testing.T) {
 	}
 	const dict = 8 << 20
 	const n = dict + 1<<20
-	stream := copyStream(n)
+	stream := copyChunks(bytes.Repeat([]byte("window "), n/7+1)[:n], 0)
 	for _, size := range []int64{n, -1} {
 		pool.Release() // no window advised by an earlier test
 		z, err := NewReader2(bytes.NewReader(stream), dict, size)
