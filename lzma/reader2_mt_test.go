@@ -208,12 +208,18 @@ func FuzzReader2MT(f *testing.F) {
 			z, err := NewReader2(bytes.NewReader(in), dict, size)
 			return z, func() { z.Close() }, err
 		})
-		got, msg := decodeLimited(func() (io.Reader, func(), error) {
-			z, err := NewReader2MT(bytes.NewReader(in), dict, size, 3)
-			return z, func() { z.Close() }, err
-		})
-		if msg != wmsg || !bytes.Equal(got, want) {
-			t.Fatalf("Reader2MT: %d bytes %q; Reader2: %d bytes %q", len(got), msg, len(want), wmsg)
+		// With the default seqProbe, and with one that sends the first
+		// block to Reader2 (through blockEdge) after its first chunk.
+		defer func(p int) { seqProbe = p }(seqProbe)
+		for _, probe := range []int{seqProbe, 16} {
+			seqProbe = probe
+			got, msg := decodeLimited(func() (io.Reader, func(), error) {
+				z, err := NewReader2MT(bytes.NewReader(in), dict, size, 3)
+				return z, func() { z.Close() }, err
+			})
+			if msg != wmsg || !bytes.Equal(got, want) {
+				t.Fatalf("Reader2MT (probe %d): %d bytes %q; Reader2: %d bytes %q", probe, len(got), msg, len(want), wmsg)
+			}
 		}
 	})
 }
