@@ -69,25 +69,6 @@ func bit(p *uint16, rng, code uint32, in []byte, ip int) (uint32, uint32, int, u
 	return rng, code, ip, b
 }
 
-// bitLit is bit without branches on the decoded value, for literals,
-// whose bits are close to random and would defeat branch prediction:
-// m is all ones for a 0 bit (code < bound), computed in 64 bits.
-func bitLit(p *uint16, rng, code uint32, in []byte, ip int) (uint32, uint32, int, uint32) {
-	v := uint32(*p)
-	bound := (rng >> 11) * v
-	m := uint32((uint64(code) - uint64(bound)) >> 32)
-	v1 := v - v>>5
-	*p = uint16(v1 ^ ((v1 ^ (v + (2048-v)>>5)) & m))
-	rng = rng - bound + ((2*bound - rng) & m)
-	code -= bound &^ m
-	if rng < topValue {
-		rng <<= 8
-		code = code<<8 | uint32(in[ip])
-		ip++
-	}
-	return rng, code, ip, m + 1
-}
-
 // tree3 decodes a 3-bit symbol from a bit tree.
 func tree3(p *[8]uint16, rng, code uint32, in []byte, ip int) (uint32, uint32, int, uint32) {
 	var b uint32
