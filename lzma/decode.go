@@ -69,25 +69,6 @@ func bit(p *uint16, rng, code uint32, in []byte, ip int) (uint32, uint32, int, u
 	return rng, code, ip, b
 }
 
-// bitLit is bit without branches on the decoded value, for literals,
-// whose bits are close to random and would defeat branch prediction:
-// m is all ones for a 0 bit (code < bound), computed in 64 bits.
-func bitLit(p *uint16, rng, code uint32, in []byte, ip int) (uint32, uint32, int, uint32) {
-	v := uint32(*p)
-	bound := (rng >> 11) * v
-	m := uint32((uint64(code) - uint64(bound)) >> 32)
-	v1 := v - v>>5
-	*p = uint16(v1 ^ ((v1 ^ (v + (2048-v)>>5)) & m))
-	rng = rng - bound + ((2*bound - rng) & m)
-	code -= bound &^ m
-	if rng < topValue {
-		rng <<= 8
-		code = code<<8 | uint32(in[ip])
-		ip++
-	}
-	return rng, code, ip, m + 1
-}
-
 // tree3 decodes a 3-bit symbol from a bit tree.
 func tree3(p *[8]uint16, rng, code uint32, in []byte, ip int) (uint32, uint32, int, uint32) {
 	var b uint32
@@ -182,6 +163,171 @@ func decodeDist(m *model, n uint32, rng, code uint32, in []byte, ip int) (uint32
 	return rng, code, ip, dist
 }
 
+// litPlain decodes a literal after a literal: eight bits down the bit
+// tree of probs (specification, "DecodeLiteral"), unrolled. It is a
+// function of its own so that its few values stay in registers: inside
+// decode, with everything else live, the compiler spilled them at every
+// bit. The probabilities of both children are loaded before the bit is
+// known, and the next one is chosen with the flags that choose the bit,
+// taking the load off the bit-to-bit dependency chain. (Loading the four
+// grandchildren a step ahead as well was slower: the compiler spilled
+// them.)
+func litPlain(probs *[litSize]uint16, rng, code uint32, in []byte, ip int) (uint32, uint32, int, uint32) {
+	sym := uint32(1)
+	v := uint32(probs[1])
+	sym, v, rng, code = litStep(probs, sym, v, uint32(probs[sym<<1&0x1ff]), uint32(probs[(sym<<1|1)&0x1ff]), rng, code)
+	rng, code, ip = norm(rng, code, in, ip)
+	sym, v, rng, code = litStep(probs, sym, v, uint32(probs[sym<<1&0x1ff]), uint32(probs[(sym<<1|1)&0x1ff]), rng, code)
+	rng, code, ip = norm(rng, code, in, ip)
+	sym, v, rng, code = litStep(probs, sym, v, uint32(probs[sym<<1&0x1ff]), uint32(probs[(sym<<1|1)&0x1ff]), rng, code)
+	rng, code, ip = norm(rng, code, in, ip)
+	sym, v, rng, code = litStep(probs, sym, v, uint32(probs[sym<<1&0x1ff]), uint32(probs[(sym<<1|1)&0x1ff]), rng, code)
+	rng, code, ip = norm(rng, code, in, ip)
+	sym, v, rng, code = litStep(probs, sym, v, uint32(probs[sym<<1&0x1ff]), uint32(probs[(sym<<1|1)&0x1ff]), rng, code)
+	rng, code, ip = norm(rng, code, in, ip)
+	sym, v, rng, code = litStep(probs, sym, v, uint32(probs[sym<<1&0x1ff]), uint32(probs[(sym<<1|1)&0x1ff]), rng, code)
+	rng, code, ip = norm(rng, code, in, ip)
+	sym, v, rng, code = litStep(probs, sym, v, uint32(probs[sym<<1&0x1ff]), uint32(probs[(sym<<1|1)&0x1ff]), rng, code)
+	rng, code, ip = norm(rng, code, in, ip)
+	sym, _, rng, code = litStep(probs, sym, v, 0, 0, rng, code)
+	rng, code, ip = norm(rng, code, in, ip)
+	return rng, code, ip, sym & 0xff
+}
+
+// litStep decodes one bit of a literal at node sym of probs, whose
+// probability v and whose children's c0 and c1 are loaded, and returns
+// the child node, its probability and the range coder state before
+// normalization. Literal bits are close to random and
+// would defeat branch prediction: both outcomes are computed and one is
+// chosen, which the compiler makes conditional moves where the step is
+// inlined outside a loop (in a loop it keeps the branch). They are also
+// shorter on the bit-to-bit dependency chain than arithmetic masks.
+func litStep(probs *[litSize]uint16, sym, v, c0, c1, rng, code uint32) (uint32, uint32, uint32, uint32) {
+	bound := (rng >> 11) * v
+	r, c, p, b := rng-bound, code-bound, v-v>>5, uint32(1)
+	p0 := v + (2048-v)>>5
+	if code < bound {
+		r, c, p, b, c1 = bound, code, p0, 0, c0
+	}
+	probs[sym&0xff] = uint16(p)
+	return sym<<1 | b, c1, r, c
+}
+
+// norm is the range decoder's normalization.
+func norm(rng, code uint32, in []byte, ip int) (uint32, uint32, int) {
+	if rng < topValue {
+		rng <<= 8
+		code = code<<8 | uint32(in[ip])
+		ip++
+	}
+	return rng, code, ip
+}
+
+// litMatched decodes a literal after a match, with the byte at rep0 as
+// context: while the decoded bits agree with match's, the probabilities
+// come from the half of probs chosen by match's next bit; from the first
+// disagreement on, from the plain tree. offs is 0x100 while they agree and
+// 0 after, so the eight (unrolled) steps have no branch on the data either
+// (the structure of 7-Zip's matched-literal loop); offs+bit+sym < 0x300.
+func litMatched(probs *[litSize]uint16, match uint32, rng, code uint32, in []byte, ip int) (uint32, uint32, int, uint32) {
+	sym := uint32(1)
+	offs := uint32(0x100)
+	var bit, b, o uint32
+	match <<= 1
+	bit = offs
+	offs &= match
+	b, rng, code = bitSel(&probs[offs+bit+sym], rng, code)
+	rng, code, ip = norm(rng, code, in, ip)
+	sym = sym<<1 | b
+	o = offs ^ bit
+	if b == 0 {
+		offs = o
+	}
+	match <<= 1
+	bit = offs
+	offs &= match
+	b, rng, code = bitSel(&probs[offs+bit+sym], rng, code)
+	rng, code, ip = norm(rng, code, in, ip)
+	sym = sym<<1 | b
+	o = offs ^ bit
+	if b == 0 {
+		offs = o
+	}
+	match <<= 1
+	bit = offs
+	offs &= match
+	b, rng, code = bitSel(&probs[offs+bit+sym], rng, code)
+	rng, code, ip = norm(rng, code, in, ip)
+	sym = sym<<1 | b
+	o = offs ^ bit
+	if b == 0 {
+		offs = o
+	}
+	match <<= 1
+	bit = offs
+	offs &= match
+	b, rng, code = bitSel(&probs[offs+bit+sym], rng, code)
+	rng, code, ip = norm(rng, code, in, ip)
+	sym = sym<<1 | b
+	o = offs ^ bit
+	if b == 0 {
+		offs = o
+	}
+	match <<= 1
+	bit = offs
+	offs &= match
+	b, rng, code = bitSel(&probs[offs+bit+sym], rng, code)
+	rng, code, ip = norm(rng, code, in, ip)
+	sym = sym<<1 | b
+	o = offs ^ bit
+	if b == 0 {
+		offs = o
+	}
+	match <<= 1
+	bit = offs
+	offs &= match
+	b, rng, code = bitSel(&probs[offs+bit+sym], rng, code)
+	rng, code, ip = norm(rng, code, in, ip)
+	sym = sym<<1 | b
+	o = offs ^ bit
+	if b == 0 {
+		offs = o
+	}
+	match <<= 1
+	bit = offs
+	offs &= match
+	b, rng, code = bitSel(&probs[offs+bit+sym], rng, code)
+	rng, code, ip = norm(rng, code, in, ip)
+	sym = sym<<1 | b
+	o = offs ^ bit
+	if b == 0 {
+		offs = o
+	}
+	match <<= 1
+	bit = offs
+	offs &= match
+	b, rng, code = bitSel(&probs[offs+bit+sym], rng, code)
+	rng, code, ip = norm(rng, code, in, ip)
+	return rng, code, ip, (sym<<1 | b) & 0xff
+}
+
+// bitSel is litStep for a probability at p: it returns the bit.
+func bitSel(p *uint16, rng, code uint32) (uint32, uint32, uint32) {
+	v := uint32(*p)
+	bound := (rng >> 11) * v
+	r, c, pv := rng-bound, code-bound, v-v>>5
+	p0 := v + (2048-v)>>5
+	b := uint32(1)
+	if code < bound {
+		r = bound
+		c = code
+		pv = p0
+		b = 0
+	}
+	*p = uint16(pv)
+	return b, r, c
+}
+
 // copyMatch copies n bytes from dist bytes back (1 <= dist <= len(buf),
 // the distance already checked against the history) to buf[pos:], which
 // has room for them, and returns the new position. Overlapping matches
@@ -265,60 +411,15 @@ func (d *decoder) decode(w *window, limit int, in []byte, ip, inLimit int) (int,
 			}
 			off := ((uint32(pos)&lpMask)<<lc + prev>>(8-lc)) * litSize
 			probs := (*[litSize]uint16)(lit[off : off+litSize])
-			sym := uint32(1)
+			var sym uint32
 			if state >= numLitStates {
 				src := pos - int(rep0) - 1
 				if src < 0 {
 					src += len(buf)
 				}
-				match := uint32(buf[src])
-				for sym < 0x100 {
-					mb := match >> 7 & 1
-					match <<= 1
-					p := &probs[(1+mb)<<8+sym]
-					// Deliberate copy of bitLit, inlined by hand: it is over
-					// the inlining budget, and this is the matched-literal
-					// loop, eight times per literal.
-					v := uint32(*p)
-					bound := (rng >> 11) * v
-					m := uint32((uint64(code) - uint64(bound)) >> 32)
-					v1 := v - v>>5
-					*p = uint16(v1 ^ ((v1 ^ (v + (2048-v)>>5)) & m))
-					rng = rng - bound + ((2*bound - rng) & m)
-					code -= bound &^ m
-					if rng < topValue {
-						rng <<= 8
-						code = code<<8 | uint32(in[ip])
-						ip++
-					}
-					b = m + 1
-					sym = sym<<1 | b
-					if mb != b {
-						break
-					}
-				}
-			}
-			// Deliberate copy of bitLit, inlined by hand (it is over the
-			// inlining budget). The
-			// probabilities of both children are loaded before the bit is
-			// known, taking the load off the bit-to-bit dependency chain.
-			v := uint32(probs[sym&0x1ff])
-			for sym < 0x100 {
-				c0 := uint32(probs[sym<<1&0x1ff])
-				c1 := uint32(probs[(sym<<1|1)&0x1ff])
-				bound := (rng >> 11) * v
-				m := uint32((uint64(code) - uint64(bound)) >> 32)
-				v1 := v - v>>5
-				probs[sym&0xff] = uint16(v1 ^ ((v1 ^ (v + (2048-v)>>5)) & m))
-				rng = rng - bound + ((2*bound - rng) & m)
-				code -= bound &^ m
-				if rng < topValue {
-					rng <<= 8
-					code = code<<8 | uint32(in[ip])
-					ip++
-				}
-				sym = sym<<1 | (m + 1)
-				v = c1 ^ ((c1 ^ c0) & m)
+				rng, code, ip, sym = litMatched(probs, uint32(buf[src]), rng, code, in, ip)
+			} else {
+				rng, code, ip, sym = litPlain(probs, rng, code, in, ip)
 			}
 			out[pos] = byte(sym)
 			pos++

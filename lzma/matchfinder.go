@@ -60,7 +60,7 @@ const kNumOpts = 1 << 11
 func getUint32s(n int) (*[]byte, []uint32) {
 	p := pool.Get(n * 4)
 	b := *p
-	adviseHuge(b[:cap(b)])
+	pool.AdviseHuge(b[:cap(b)])
 	return p, unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(b))), n)
 }
 
@@ -112,7 +112,7 @@ func (mf *matchFinder) reset(cfg *encConfig, window int) {
 		if mf.bufp == nil || cap(*mf.bufp) < window {
 			pool.Put(mf.bufp)
 			mf.bufp = pool.Get(window)
-			adviseHuge((*mf.bufp)[:cap(*mf.bufp)])
+			pool.AdviseHuge((*mf.bufp)[:cap(*mf.bufp)])
 		}
 		mf.buf = (*mf.bufp)[:cap(*mf.bufp)] // the class's rounding is free room
 	} else {

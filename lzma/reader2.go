@@ -48,6 +48,8 @@ type Reader2 struct {
 	kind     chunkKind
 	unpacked int // bytes of the current chunk still to produce
 	packed   int // bytes of the current LZMA chunk still to read
+
+	edge *blockEdge // Reader2MT's input: its pause ends this stream early
 }
 
 // NewReader2 returns a decoder for an LZMA2 stream with dictionary size
@@ -86,6 +88,7 @@ func (z *Reader2) reset(r io.Reader, dictSize int64, size int64) error {
 	}
 	z.begin(z, r, n, size)
 	z.need, z.kind, z.unpacked, z.packed = ctrlDict, chunkNone, 0, 0
+	z.edge = nil
 	return nil
 }
 
@@ -193,6 +196,9 @@ func (z *Reader2) header() error {
 	if !ok {
 		if z.size >= 0 && z.total == z.size && in.err == nil {
 			return io.EOF // the end byte is optional when the size is known
+		}
+		if z.edge != nil && z.edge.paused && in.err == nil {
+			return io.EOF // Reader2MT takes over at a dictionary reset
 		}
 		return in.endErr(errs.Truncated("lzma2 chunk header"))
 	}

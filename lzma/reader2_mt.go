@@ -24,6 +24,12 @@ import (
 // delivered: errors come out at the same place and with the same text as
 // from Reader2 alone. Memory: at most Workers blocks in flight, each its
 // packed bytes, its output and its decoder's window (min(dict, block)).
+//
+// The first block is buffered only up to seqProbe bytes: a longer one
+// goes to Reader2 at once, reading through a blockEdge that stops it at
+// the next dictionary reset, from where the rest is split into blocks as
+// above. A single-block stream (7-Zip -mmt1, a solid 7z) so costs no
+// buffering; a multi-block one decodes its first block alone.
 type Reader2MT struct {
 	r        io.Reader
 	dict     int64
@@ -41,8 +47,18 @@ type Reader2MT struct {
 	prefix  *[]byte      // raw bytes from the block where seq takes over
 	seq     *Reader2     // sequential decoder of the rest, once started
 	rest    *drainReader // seq's copy of the prefix
+	edge    *blockEdge   // seq's input: pauses it at a dictionary reset
 	err     error
+
+	buffered int // most raw bytes held for the first block (for tests)
+	blocks   int // blocks decoded on workers (for tests)
 }
+
+// seqProbe is how much of the first block Reader2MT buffers before it
+// hands the block to one Reader2: a block that has not ended by then is
+// long (a single-block stream is the whole stream), and buffering it
+// would only delay the start and cost memory. (A variable for tests.)
+var seqProbe = 1 << 20
 
 type mtBlock struct {
 	in    *[]byte // the block's raw chunks, headers included
@@ -163,6 +179,10 @@ func (z *Reader2MT) scan() {
 			z.takeOver(raw)
 			return
 		}
+		if z.produced == 0 && len(*raw)+packed > seqProbe {
+			z.takeOver(raw) // a long first block: Reader2 decodes it as it reads
+			return
+		}
 		// The packed bytes: read into the buffer (grown by what is
 		// really there, never by the header alone).
 		for packed > 0 {
@@ -174,6 +194,9 @@ func (z *Reader2MT) scan() {
 			}
 			m, err := io.ReadFull(z.r, (*raw)[len(*raw):len(*raw)+packed])
 			*raw = (*raw)[:len(*raw)+m]
+			if z.produced == 0 {
+				z.buffered = max(z.buffered, len(*raw))
+			}
 			if err != nil {
 				z.takeOver(raw)
 				return
@@ -196,6 +219,7 @@ func (z *Reader2MT) scan() {
 	blk := &mtBlock{in: raw, start: z.produced, size: unpacked, done: make(chan struct{})}
 	z.produced += int64(unpacked)
 	z.queue = append(z.queue, blk)
+	z.blocks++
 	go blk.decode(z.dict, z.opts)
 }
 
@@ -278,14 +302,34 @@ func (z *Reader2MT) startSeq() {
 	s := new(Reader2)
 	z.rest = &drainReader{b: z.prefix}
 	z.prefix = nil
-	src := io.MultiReader(z.rest, z.r)
-	if err := s.Reset(src, z.dict, z.size, z.opts...); err != nil {
+	z.edge = &blockEdge{r: io.MultiReader(z.rest, z.r), first: true}
+	if err := s.Reset(z.edge, z.dict, z.size, z.opts...); err != nil {
 		z.err = err
 		return
 	}
 	done := z.produced
 	s.total = done // sizes and offsets in its checks and messages count from the stream's start
+	s.edge = z.edge
 	z.seq = s
+}
+
+// paused reports whether seq stopped at a dictionary reset (its io.EOF is
+// then not the end of the stream), and if so goes back to splitting the
+// stream into blocks from there.
+func (z *Reader2MT) paused() bool {
+	if z.edge == nil || !z.edge.paused {
+		return false
+	}
+	z.next = int(z.edge.ctrl)
+	z.produced = z.seq.total
+	z.seq.Close()
+	z.seq, z.edge = nil, nil
+	if z.rest != nil {
+		z.rest.release()
+		z.rest = nil
+	}
+	z.scanned = false
+	return true
 }
 
 // Read decodes into p.
@@ -296,7 +340,11 @@ func (z *Reader2MT) Read(p []byte) (int, error) {
 	b := z.current()
 	if b == nil {
 		if z.seq != nil {
-			return z.seq.Read(p)
+			n, err := z.seq.Read(p)
+			if err == io.EOF && z.paused() {
+				return z.Read(p)
+			}
+			return n, err
 		}
 		if z.err == nil && z.end {
 			z.err = io.EOF
@@ -322,6 +370,9 @@ func (z *Reader2MT) WriteTo(w io.Writer) (int64, error) {
 			if z.seq != nil {
 				n, err := z.seq.WriteTo(w)
 				total += n
+				if err == nil && z.paused() {
+					continue
+				}
 				if err == nil {
 					z.err = io.EOF
 				} else {
@@ -398,4 +449,73 @@ func (d *drainReader) Read(p []byte) (int, error) {
 func (d *drainReader) release() {
 	pool.Put(d.b)
 	d.b = nil
+}
+
+// blockEdge passes an LZMA2 stream to Reader2 chunk by chunk, never
+// reading past the chunk it is in, and stops (io.EOF, paused) before the
+// first chunk after its first that resets the dictionary: that chunk
+// starts an independent block, left to Reader2MT. Framing it does not
+// understand (the end byte, a bad control byte, a short header) it passes
+// on untouched, for Reader2 to report.
+type blockEdge struct {
+	r      io.Reader
+	first  bool // the next control byte is seq's first: never a pause
+	blind  bool // pass the rest as it is
+	paused bool
+	ctrl   byte    // the control byte paused at
+	left   int     // bytes of the current chunk's data still to pass
+	pend   [6]byte // control byte and header read, pend[pi:pn] not yet passed
+	pi, pn int
+}
+
+func (e *blockEdge) Read(p []byte) (int, error) {
+	for {
+		switch {
+		case e.pi < e.pn:
+			n := copy(p, e.pend[e.pi:e.pn])
+			e.pi += n
+			return n, nil
+		case e.paused:
+			return 0, io.EOF
+		case e.blind:
+			return e.r.Read(p)
+		case e.left > 0:
+			n, err := e.r.Read(p[:min(len(p), e.left)])
+			e.left -= n
+			return n, err
+		}
+		if len(p) == 0 {
+			return 0, nil
+		}
+		if _, err := io.ReadFull(e.r, e.pend[:1]); err != nil {
+			return 0, err
+		}
+		c := e.pend[0]
+		if !e.first && (c == ctrlCopyDict || c >= ctrlDict) {
+			e.paused, e.ctrl = true, c
+			return 0, io.EOF
+		}
+		e.first = false
+		h := 0
+		switch {
+		case c >= ctrlProps:
+			h = 5
+		case c >= ctrlLZMA:
+			h = 4
+		case c == ctrlCopy || c == ctrlCopyDict:
+			h = 2
+		default:
+			e.blind = true // the end byte or a bad one
+		}
+		m, err := io.ReadFull(e.r, e.pend[1:1+h])
+		e.pi, e.pn = 0, 1+m
+		switch {
+		case err != nil:
+			e.blind = true // a short header: what follows says why
+		case c >= ctrlLZMA:
+			e.left = int(e.pend[3])<<8 | int(e.pend[4]) + 1
+		case h == 2:
+			e.left = int(e.pend[1])<<8 | int(e.pend[2]) + 1
+		}
+	}
 }

@@ -208,12 +208,18 @@ func FuzzReader2MT(f *testing.F) {
 			z, err := NewReader2(bytes.NewReader(in), dict, size)
 			return z, func() { z.Close() }, err
 		})
-		got, msg := decodeLimited(func() (io.Reader, func(), error) {
-			z, err := NewReader2MT(bytes.NewReader(in), dict, size, 3)
-			return z, func() { z.Close() }, err
-		})
-		if msg != wmsg || !bytes.Equal(got, want) {
-			t.Fatalf("Reader2MT: %d bytes %q; Reader2: %d bytes %q", len(got), msg, len(want), wmsg)
+		// With the default seqProbe, and with one that sends the first
+		// block to Reader2 (through blockEdge) after its first chunk.
+		defer func(p int) { seqProbe = p }(seqProbe)
+		for _, probe := range []int{seqProbe, 16} {
+			seqProbe = probe
+			got, msg := decodeLimited(func() (io.Reader, func(), error) {
+				z, err := NewReader2MT(bytes.NewReader(in), dict, size, 3)
+				return z, func() { z.Close() }, err
+			})
+			if msg != wmsg || !bytes.Equal(got, want) {
+				t.Fatalf("Reader2MT (probe %d): %d bytes %q; Reader2: %d bytes %q", probe, len(got), msg, len(want), wmsg)
+			}
 		}
 	})
 }
@@ -256,4 +262,72 @@ func TestReader2MT7zz(t *testing.T) {
 	if msg != "<nil>" || !bytes.Equal(got, want) || len(want) < 1<<20 {
 		t.Errorf("%d bytes (%s), want %d", len(got), msg, len(want))
 	}
+}
+
+// TestReader2MTLongFirstBlock: a first block longer than seqProbe goes to
+// one Reader2 as it is read, not after buffering it (a solid stream costs
+// no buffer of its packed data), and a dictionary reset after it brings
+// the blocks back to the workers; the output is Reader2's either way.
+func TestReader2MTLongFirstBlock(t *testing.T) {
+	data := mtInput(3<<20, 4)
+	lzmaData := data[:400<<10]
+	for _, c := range []struct {
+		name   string
+		dict   int64
+		probe  int
+		data   []byte
+		stream []byte
+		blocks int // decoded on workers
+	}{
+		{"solid", 512 << 10, seqProbe, data, copyChunks(data, 0), 0},
+		{"two blocks", 512 << 10, seqProbe, data, copyChunks(data, 3<<19), 1},
+		// LZMA chunks, with a smaller probe: block 1 (128 KiB packed to
+		// more than 16 KiB) decodes alone, blocks 2 and 3 on workers.
+		{"lzma", 64 << 10, 16 << 10, lzmaData, blockStream(t, lzmaData, 64<<10, 128<<10), 3},
+	} {
+		defer func(p int) { seqProbe = p }(seqProbe)
+		seqProbe = c.probe
+		dict, data, stream := c.dict, c.data, c.stream
+		for _, size := range []int64{int64(len(data)), -1} {
+			for _, wt := range []bool{false, true} {
+				z, err := NewReader2MT(bytes.NewReader(stream), dict, size, 2)
+				if err != nil {
+					t.Fatal(err)
+				}
+				var out bytes.Buffer
+				if wt {
+					_, err = z.WriteTo(&out)
+				} else {
+					_, err = io.Copy(&out, struct{ io.Reader }{z})
+				}
+				if err != nil || !bytes.Equal(out.Bytes(), data) {
+					t.Errorf("%s size %d writeTo %v: %d bytes, %v", c.name, size, wt, out.Len(), err)
+				}
+				if z.buffered > seqProbe+6 { // and the next chunk's header
+					t.Errorf("%s size %d: %d bytes of the first block buffered, want at most %d", c.name, size, z.buffered, seqProbe)
+				}
+				if z.blocks != c.blocks {
+					t.Errorf("%s size %d: %d blocks decoded on workers, want %d", c.name, size, z.blocks, c.blocks)
+				}
+				z.Close()
+			}
+		}
+	}
+}
+
+// copyChunks is an LZMA2 stream of data in uncompressed chunks of 64 KiB
+// (as long packed as unpacked), with a dictionary reset every block bytes
+// (a multiple of 64 KiB; 0: only at the start), and the end byte.
+func copyChunks(data []byte, block int) []byte {
+	var s []byte
+	for i := 0; i < len(data); i += 64 << 10 {
+		c := data[i:min(i+64<<10, len(data))]
+		ctl := byte(ctrlCopy)
+		if i == 0 || block > 0 && i%block == 0 {
+			ctl = ctrlCopyDict
+		}
+		s = append(s, ctl, byte((len(c)-1)>>8), byte(len(c)-1))
+		s = append(s, c...)
+	}
+	return append(s, ctrlEnd)
 }

@@ -60,6 +60,7 @@ func (w *window) reset(max int, grow bool) {
 	if w.p == nil || cap(*w.p) < n {
 		pool.Put(w.p)
 		w.p = pool.Get(n)
+		pool.AdviseHuge((*w.p)[:cap(*w.p)])
 	}
 	w.buf = (*w.p)[:n]
 	w.pos, w.rd, w.full, w.max = 0, 0, false, max
@@ -108,6 +109,7 @@ func (w *window) room() {
 		} else {
 			p = pool.Get(n)
 		}
+		pool.AdviseHuge((*p)[:cap(*p)])
 		copy(*p, w.buf)
 		// An outgrown window of a megabyte or more is left to the garbage
 		// collector: the pool's kept list would pin every generation of a

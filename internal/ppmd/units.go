@@ -49,7 +49,7 @@ func (u *units) useArena(n int) {
 	if u.memp == nil || cap(*u.memp) < n {
 		pool.Put(u.memp)
 		u.memp = pool.Get(n)
-		adviseHuge((*u.memp)[:cap(*u.memp)])
+		pool.AdviseHuge((*u.memp)[:cap(*u.memp)])
 	}
 	u.mem = (*u.memp)[:n]
 }

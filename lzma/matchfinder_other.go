@@ -1,5 +1,0 @@
-//go:build !linux
-
-package lzma
-
-func adviseHuge(b []byte) {}
