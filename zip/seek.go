@@ -196,7 +196,7 @@ func (a *Archive) openCheckpointed(i int, off int64, every int64) (io.ReadCloser
 		if err != nil {
 			return nil, 0, err
 		}
-		z := firstPassDecoder(rc)
+		z := firstPassDecoder(rc, f)
 		if z == nil {
 			return rc, 0, nil
 		}
@@ -219,16 +219,20 @@ func (a *Archive) openCheckpointed(i int, off int64, every int64) (io.ReadCloser
 	return t, cp.Out, nil
 }
 
-// firstPassDecoder returns the decoder of an entry reader from Open
+// firstPassDecoder returns the decoder of entry f's reader from Open
 // that can take checkpoints (nil: none), made serial where it matters.
-func firstPassDecoder(rc io.ReadCloser) cpDecoder {
+// By f's method: the pooled state keeps a Deflate decoder made for an
+// earlier entry.
+func firstPassDecoder(rc io.ReadCloser, f *file) cpDecoder {
 	er, ok := rc.(*entryReader)
 	if !ok || er.s == nil {
 		return nil
 	}
 	switch {
-	case er.s.dec != nil:
-		return er.s.dec
+	case f.method == methodDeflate || f.method == methodDeflate64:
+		if er.s.dec != nil {
+			return er.s.dec
+		}
 	case er.s.oth != nil:
 		if b, ok := er.s.oth.rc.(bzip2Entry); ok {
 			b.Serial()
