@@ -4,6 +4,7 @@ import (
 	"errors"
 
 	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/bzip2"
 	"github.com/go-unarc/unarc/internal/cpcache"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/lzma"
@@ -82,9 +83,16 @@ func (a *Archive) fitCP(cp *arc.Checkpoint) error {
 	if sh.aes >= 0 {
 		inLen = f.unpackSizes[sh.aesOut]
 	}
-	if cp.Kind != cpKind(c.method) || cp.Out <= 0 || cp.Out >= size || cp.In <= 0 || cp.In > inLen ||
+	if cp.Kind != cpKind(c.method) || cp.Out <= 0 || cp.Out >= size || cp.In <= 0 || cpInByte(*cp) > inLen ||
 		cp.CheckLen != min(arc.CheckSpan, size-cp.Out) {
 		return arc.Stale("checkpoint does not fit its folder")
+	}
+	if c.method == mBZip2 {
+		if len(cp.State) != bzip2.CheckpointStateSize {
+			return arc.Stale("checkpoint state does not fit its folder")
+		}
+		cp.Entry, cp.EntryOff = a.entryAtOut(fi, cp.Out)
+		return nil
 	}
 	// The state holds the window (at most the dictionary, or the folder's
 	// size when smaller), a few coder fields and the probabilities.
