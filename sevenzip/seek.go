@@ -8,6 +8,7 @@ import (
 	"github.com/go-unarc/unarc/bzip2"
 	"github.com/go-unarc/unarc/internal/aes7z"
 	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/internal/ppmd"
 	"github.com/go-unarc/unarc/lzma"
 )
 
@@ -38,6 +39,12 @@ import (
 //     stream CRC, 6 bytes; a seekable reader decodes its blocks
 //     serially), resumed at the byte holding the magic, AES restarted
 //     at its block as above; every later block's CRC is still checked.
+//   - one PPMd coder in the same place: it takes a checkpoint wherever
+//     the decoder has handed out all it decoded (ppmd.Reader7z.Checkpoint,
+//     kind "ppmd7": the range decoder and the whole model, i.e. up to
+//     the model's memory size, 16 MiB at 7-Zip's -mx5, once its arena
+//     has filled), resumed at its input byte; a restored model is
+//     checked as a heap before it is used.
 //
 // Every other folder restarts from a parked decoder or from the
 // folder's start.
@@ -46,7 +53,7 @@ import (
 type chainShape struct {
 	ok     bool // one chain of 1-in 1-out coders over one pack stream
 	direct bool // Copy and AES only
-	lz     int  // the chain's LZMA2, LZMA or BZip2 coder, -1 none (or not resumable)
+	lz     int  // the chain's LZMA2, LZMA, BZip2 or PPMd coder, -1 none (or not resumable)
 	aes    int  // the 7zAES coder, -1 none
 	aesOut int  // its output stream
 	outLen int64
@@ -82,7 +89,7 @@ func shapeOf(f *folder) chainShape {
 				return chainShape{lz: -1, aes: -1}
 			}
 			sh.aes, sh.aesOut = ci, out
-		case mLZMA2, mLZMA, mBZip2:
+		case mLZMA2, mLZMA, mBZip2, mPPMD:
 			if sh.lz >= 0 || sh.aes >= 0 {
 				return chainShape{lz: -1, aes: -1}
 			}
@@ -367,7 +374,8 @@ func (a *Archive) directFolder(fi int, sh chainShape, x int64, e *arc.Entry) (*f
 	return fr, nil
 }
 
-// resumeFolder restarts an LZMA2, LZMA or BZip2 folder from checkpoint cp.
+// resumeFolder restarts an LZMA2, LZMA, BZip2 or PPMd folder from
+// checkpoint cp.
 func (a *Archive) resumeFolder(fi int, sh chainShape, cp arc.Checkpoint, e *arc.Entry) (*folderReader, error) {
 	f := &a.si.folders[fi]
 	c := &f.coders[sh.lz]
@@ -414,6 +422,23 @@ func (a *Archive) resumeFolder(fi int, sh chainShape, cp arc.Checkpoint, e *arc.
 			return nil, mapErr(enc, err)
 		}
 		r, fr.cpz = z, z
+	case mPPMD:
+		order, mem, err := ppmd.ParseProps7z(c.props)
+		if err == nil && int64(mem) > a.cfg.Limits.MaxMemory {
+			err = errs.Limit("7z: PPMd model of %d bytes", mem)
+		}
+		if err != nil {
+			fr.Close()
+			return nil, err
+		}
+		z := new(ppmd.Reader7z)
+		fr.env.onClose(z)
+		if err := z.ResetAt7z(in, order, mem, size, cp.State, cp.Out, cp.In); err != nil {
+			enc := fr.encrypt
+			fr.Close()
+			return nil, mapErr(enc, err)
+		}
+		r, fr.cpz = z.Guarded(), z
 	default:
 		p, err := lzma.DecodeProps(c.props)
 		if err != nil {
@@ -440,6 +465,8 @@ func cpKind(method uint64) string {
 		return "lzma2"
 	case mBZip2:
 		return "bzip2"
+	case mPPMD:
+		return "ppmd7"
 	}
 	return "lzma"
 }
@@ -455,7 +482,8 @@ func cpInByte(cp arc.Checkpoint) int64 {
 
 // cpDecoder is a decoder that takes checkpoints: lzma.Reader2 (at chunk
 // boundaries), lzma.Reader (wherever it has delivered all it decoded)
-// and bzip2.Reader (between blocks, when it decodes serially).
+// bzip2.Reader (between blocks, when it decodes serially) and
+// ppmd.Reader7z (between symbols).
 type cpDecoder interface {
 	CanCheckpoint() bool
 	CheckpointSize() int

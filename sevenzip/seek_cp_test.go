@@ -14,6 +14,7 @@ import (
 // tests (testdata/seek/make-bzppmd.sh) and the kind they take.
 var cpFolders = []struct{ name, kind string }{
 	{"bzip2-solid.7z", "bzip2"}, {"bzip2-solid-aes.7z", "bzip2"},
+	{"ppmd-solid.7z", "ppmd7"}, {"ppmd-solid-aes.7z", "ppmd7"},
 }
 
 // entryAt reads n bytes at off of entry i through OpenAt.
@@ -67,9 +68,10 @@ func TestOpenAtCheckpointKinds(t *testing.T) {
 				a.SetCheckpoints(arc.CheckpointPolicy{Interval: 16 << 10, MaxMemory: 1 << 30})
 				want := firstPass(t, a)
 				cps := a.cps.Snapshot()
+				limit := int64(len(cps[len(cps)-1].State)) // room for one of the largest
 				if small {
 					a = openSeekArchive(t, tc.name)
-					a.SetCheckpoints(arc.CheckpointPolicy{Interval: 16 << 10, MaxMemory: int64(len(cps[0].State))})
+					a.SetCheckpoints(arc.CheckpointPolicy{Interval: 16 << 10, MaxMemory: limit})
 					firstPass(t, a)
 				}
 				st := a.CheckpointStats()
@@ -80,7 +82,7 @@ func TestOpenAtCheckpointKinds(t *testing.T) {
 						t.Fatalf("kind %q", cp.Kind)
 					}
 				}
-				if !small && (st.Count < 3 || len(entries) < 2) || small && (st.Evicted == 0 || st.Count != 1) {
+				if !small && (st.Count < 3 || len(entries) < 2) || small && (st.Evicted == 0 || st.Bytes > limit) {
 					t.Fatalf("%+v over entries %v", st, entries)
 				}
 				rng := rand.New(rand.NewPCG(2, uint64(len(tc.name))))
@@ -172,12 +174,18 @@ func TestCheckpointKindsPersist(t *testing.T) {
 				func(cp *arc.Checkpoint) { cp.Kind = "lzma2" },
 				func(cp *arc.Checkpoint) { cp.Out = 1 << 40 },
 				func(cp *arc.Checkpoint) { cp.In = 1 << 40 },
-				func(cp *arc.Checkpoint) { cp.State = append(cp.State, 0) },
+				func(cp *arc.Checkpoint) {
+					if cp.Kind == "bzip2" {
+						cp.State = append(cp.State, 0) // (a PPMd state's size is checked by the decoder)
+					} else {
+						cp.CheckLen--
+					}
+				},
 			} {
 				cp := cps[0]
 				bad(&cp)
 				if err := b.RestoreCheckpoints([]arc.Checkpoint{cp}); err == nil {
-					t.Fatalf("bad checkpoint restored: %+v", cp)
+					t.Fatalf("bad checkpoint restored: %s at %d (in %d)", cp.Kind, cp.Out, cp.In)
 				}
 			}
 		})
