@@ -56,6 +56,10 @@ const (
 	cpScalars         = 2 + 3*4 + 11*4 + 2*4 + 5*4 + 2*numIndexes*4 + stateSize
 )
 
+// CheckpointOverhead bounds what a state holds besides the used arena:
+// the scalars, the SEE contexts and BinSumm of either model.
+const CheckpointOverhead = cpScalars + 4*(1+24*32) + 2*128*64
+
 // vars points at the fields of a PPMd7 or PPMd8 model a checkpoint holds.
 type vars struct {
 	u                                   *units
@@ -273,8 +277,8 @@ func (v *vars) checkHeap() error {
 			return false
 		}
 		end := uint64(p) + uint64(nu)*unitSize
-		if !(end <= uint64(u.loUnit) || p >= u.hiUnit && end <= uint64(n)) {
-			return false
+		if end > uint64(n) || u.loUnit < u.hiUnit && p < u.hiUnit && end > uint64(u.loUnit) {
+			return false // past the end or into the gap (an empty gap joins the two sides)
 		}
 		k := (p - us) / unitSize
 		for j := k; j < k+nu; j++ {

@@ -5,9 +5,12 @@ import (
 	"errors"
 	"io"
 	"math/rand/v2"
+	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/internal/testutil"
 )
 
 // cpDecoder is what both readers offer for checkpoints.
@@ -220,3 +223,71 @@ func TestCheckpointTampered(t *testing.T) {
 }
 
 func zipHdr(e zipEntry) uint16 { return uint16(e.Packed[0]) | uint16(e.Packed[1])<<8 }
+
+// TestCheckpointRestoreEverywhere: states taken every 2 KiB along
+// streams whose arena fills (ZIP cut-off at order 16, 7z restart) all
+// pass the heap checks and decode the next 16 KiB right: the checks
+// must not refuse a real model (one did when a free block spanned an
+// empty LoUnit..HiUnit gap).
+func TestCheckpointRestoreEverywhere(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a few seconds")
+	}
+	type stream struct {
+		name   string
+		packed []byte
+		size   int64
+		open   func(io.Reader) (cpDecoder, error)
+		resume func(c cpTaken) (io.Reader, func(), error)
+	}
+	var streams []stream
+	for _, e := range ppmdEntries(t, filepath.Join(testutil.ModuleRoot(), "testdata", "seek", "ppmd-cut.zip")) {
+		if e.Size < 100<<10 {
+			continue
+		}
+		streams = append(streams, stream{"ppmd-cut.zip/" + e.Name, e.Packed, e.Size,
+			func(r io.Reader) (cpDecoder, error) { return NewReaderZip(r, e.Size, 0) },
+			func(c cpTaken) (io.Reader, func(), error) {
+				r := new(ReaderZip)
+				err := r.ResetAt(bytes.NewReader(e.Packed[c.in:]), zipHdr(e), e.Size, 0, c.state, c.out, c.in)
+				return r.Guarded(), func() { r.Close() }, err
+			}})
+	}
+	for _, f := range loadFacts(t, "7z") {
+		if !strings.HasPrefix(f.Archive, "big") && !strings.HasPrefix(f.Archive, "mixed-o4") {
+			continue
+		}
+		packed := packed7z(t, f.Archive)
+		streams = append(streams, stream{f.Archive, packed, f.Size,
+			func(r io.Reader) (cpDecoder, error) { return NewReader7z(r, f.Order, f.Mem, f.Size) },
+			func(c cpTaken) (io.Reader, func(), error) {
+				r := new(Reader7z)
+				err := r.ResetAt7z(bytes.NewReader(packed[c.in:]), f.Order, f.Mem, f.Size, c.state, c.out, c.in)
+				return r.Guarded(), func() { r.Close() }, err
+			}})
+	}
+	if len(streams) < 3 {
+		t.Fatalf("%d streams", len(streams))
+	}
+	for _, s := range streams {
+		z, err := s.open(bytes.NewReader(s.packed))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want, cps := decodeTaking(t, z, 2048, 5)
+		if len(cps) < 10 {
+			t.Fatalf("%s: %d checkpoints", s.name, len(cps))
+		}
+		for _, c := range cps {
+			r, done, err := s.resume(c)
+			if err != nil {
+				t.Fatalf("%s at %d: %v", s.name, c.out, err)
+			}
+			got := make([]byte, min(16<<10, int64(len(want))-c.out))
+			if _, err := io.ReadFull(r, got); err != nil || !bytes.Equal(got, want[c.out:c.out+int64(len(got))]) {
+				t.Fatalf("%s from %d: %v", s.name, c.out, err)
+			}
+			done()
+		}
+	}
+}
