@@ -17,16 +17,20 @@ import (
 // the counter k+1 enciphered. Nothing but the bytes read is decrypted;
 // neither the CRC nor the AES authentication code can be checked then.
 //
-// A Deflate, Deflate64 or BZip2 entry, plain or WinZip AES, read
-// through OpenAt takes a checkpoint at the first block boundary of
-// every Interval bytes of output: deflate.Reader.Checkpoint (kind
-// "deflate": the last 32 or 64 KiB and the input bit offset) or
-// bzip2.Reader.Checkpoint (kind "bzip2": the bit offset of the next
-// block, the block size level and the combined stream CRC so far, 6
-// bytes; such a reader decodes its blocks serially). A later OpenAt
+// A Deflate, Deflate64, BZip2 or PPMd entry, plain or WinZip AES, read
+// through OpenAt takes a checkpoint at the first point of every
+// Interval bytes of output where its decoder can: at a block boundary,
+// deflate.Reader.Checkpoint (kind "deflate": the last 32 or 64 KiB and
+// the input bit offset) or bzip2.Reader.Checkpoint (kind "bzip2": the
+// bit offset of the next block, the block size level and the combined
+// stream CRC so far, 6 bytes; such a reader decodes its blocks
+// serially); between any two symbols, ppmd.ReaderZip.Checkpoint (kind
+// "ppmd8": the range decoder and the whole model, up to the model's
+// memory, 1 to 256 MiB, each). A later OpenAt
 // resumes from the nearest one at or before off, the AES key stream
 // positioned at the checkpoint's byte; a resumed BZip2 stream still
-// checks every block CRC and, at the end, the stream CRC. Every other
+// checks every block CRC and, at the end, the stream CRC; a resumed
+// PPMd stream its end marker. Every other
 // entry (other methods, ZipCrypto, whose key stream depends on every
 // byte before, PKWARE strong encryption) opens from the start as Open
 // does, returning start 0.
@@ -158,8 +162,19 @@ func cpKindOf(f *file) string {
 		return "deflate"
 	case methodBZip2:
 		return "bzip2"
+	case methodPPMd:
+		return "ppmd8"
 	}
 	return ""
+}
+
+// cpInByte is the byte of the entry's data a checkpoint resumes at:
+// Deflate and BZip2 count their input in bits, PPMd in bytes.
+func cpInByte(cp arc.Checkpoint) int64 {
+	if cp.Kind == "ppmd8" {
+		return cp.In
+	}
+	return cp.In / 8
 }
 
 // cpDecoder is a decoder that takes checkpoints: deflate.Reader (at
@@ -234,9 +249,12 @@ func firstPassDecoder(rc io.ReadCloser, f *file) cpDecoder {
 			return er.s.dec
 		}
 	case er.s.oth != nil:
-		if b, ok := er.s.oth.rc.(bzip2Entry); ok {
-			b.Serial()
-			return b.Reader
+		switch d := er.s.oth.rc.(type) {
+		case bzip2Entry:
+			d.Serial()
+			return d.Reader
+		case *ppmdReader:
+			return &d.z
 		}
 	}
 	return nil
@@ -256,7 +274,7 @@ func (a *Archive) resume(i int, cp arc.Checkpoint) (*resumed, error) {
 		return nil, err
 	}
 	size := int64(f.csize) - cryptOverhead(f)
-	at := cp.In / 8 // both kinds count their input in bits
+	at := cpInByte(cp)
 	if at > size || at < 0 || cp.Out < 0 || cp.Out > int64(f.usize) {
 		return nil, errs.Corrupt("%s checkpoint beyond the entry's data", cp.Kind)
 	}
@@ -283,11 +301,40 @@ func (a *Archive) resume(i int, cp arc.Checkpoint) (*resumed, error) {
 			return nil, mapMethodErr(err)
 		}
 		rs.r, rs.z, rs.ends = bzip2Entry{z}, z, true
+	case "ppmd8":
+		// The model's order, memory and restoration method are the
+		// stream's 2-byte header: the state must agree with it.
+		hr := &storedAt{sec: section{ra: a.ra, off: dataOff, end: dataOff + size}}
+		if cryptKind(f) == cryptAES {
+			if err := a.startCTR(hr, f, dataOff, 0); err != nil {
+				return nil, err
+			}
+		}
+		var h [2]byte
+		if _, err := io.ReadFull(hr, h[:]); err != nil {
+			return nil, errs.EOF(err, "PPMd header")
+		}
+		p := ppmdPool.Get()
+		if err := p.z.ResetAt(r, uint16(h[0])|uint16(h[1])<<8, int64(f.usize), a.cfg.Limits.MaxMemory, cp.State, cp.Out, cp.In); err != nil {
+			p.Close()
+			return nil, mapMethodErr(err)
+		}
+		rs.r, rs.z, rs.ends = ppmdResumed{p, p.z.Guarded()}, &p.z, true
 	default:
 		return nil, errs.Corrupt("checkpoint of kind %q", cp.Kind)
 	}
 	return rs, nil
 }
+
+// ppmdResumed reads a PPMd decoder restored from a checkpoint through
+// its guard.
+type ppmdResumed struct {
+	p *ppmdReader
+	g io.Reader
+}
+
+func (r ppmdResumed) Read(b []byte) (int, error) { return r.g.Read(b) }
+func (r ppmdResumed) Close() error               { return r.p.Close() }
 
 // resumed reads an entry resumed from a checkpoint, cut at the entry's
 // size (the entry's CRC cannot be checked: it needs the whole entry).

@@ -7,13 +7,15 @@ import (
 	"github.com/go-unarc/unarc/bzip2"
 	"github.com/go-unarc/unarc/internal/cpcache"
 	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/internal/ppmd"
 )
 
-// Deflate and BZip2 checkpoints kept in an index
+// Deflate, BZip2 and PPMd checkpoints kept in an index
 // (arc.CheckpointPersister). A restored one is checked against its entry
 // when it is restored (kind as the entry's method, Deflate or Deflate64,
 // offsets, state size), by deflate.Reader.ResetAt or
-// bzip2.Reader.ResetAt (a block magic at its bit offset) when it is
+// bzip2.Reader.ResetAt (a block magic at its bit offset) or
+// ppmd.ReaderZip.ResetAt (the model as a heap) when it is
 // resumed from, and before its
 // first use by decoding its CheckLen bytes against its Check; one that
 // fails that is dropped and the read starts from an earlier point.
@@ -55,7 +57,7 @@ func (a *Archive) RestoreCheckpoints(cps []arc.Checkpoint) error {
 		}
 		f := &a.files[i]
 		usize := int64(f.usize)
-		if kind := cpKindOf(f); kind == "" || cp.Kind != kind || cp.Out <= 0 || cp.Out >= usize || cp.In <= 0 || cp.In/8 > int64(f.csize) ||
+		if kind := cpKindOf(f); kind == "" || cp.Kind != kind || cp.Out <= 0 || cp.Out >= usize || cp.In <= 0 || cpInByte(cp) > int64(f.csize) ||
 			cp.CheckLen != min(arc.CheckSpan, usize-cp.Out) || !stateFits(f, cp.State) {
 			return arc.Stale("checkpoint does not fit its entry")
 		}
@@ -77,6 +79,8 @@ func stateFits(f *file, st []byte) bool {
 		return len(st) >= 2 && st[1] == d64 && len(st) <= 2+64<<10
 	case methodBZip2:
 		return len(st) == bzip2.CheckpointStateSize
+	case methodPPMd:
+		return len(st) <= 256<<20+ppmd.CheckpointOverhead // the decoder checks it against the header
 	}
 	return false
 }
