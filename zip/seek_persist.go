@@ -80,7 +80,7 @@ func stateFits(f *file, st []byte) bool {
 	case methodBZip2:
 		return len(st) == bzip2.CheckpointStateSize
 	case methodPPMd:
-		return len(st) <= 256<<20+ppmd.CheckpointOverhead // the decoder checks it against the header
+		return ppmd.ZipStateFits(st) // the decoder checks the model against the entry's header
 	}
 	return false
 }

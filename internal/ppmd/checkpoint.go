@@ -60,6 +60,14 @@ const (
 // the scalars, the SEE contexts and BinSumm of either model.
 const CheckpointOverhead = cpScalars + 4*(1+24*32) + 2*128*64
 
+// ZipStateFits reports whether a ReaderZip state is no larger than the
+// model memory it declares allows (ResetAt checks that memory against
+// the stream's header).
+func ZipStateFits(state []byte) bool {
+	_, _, mem, err := stateHeader(state, true)
+	return err == nil && mem <= 256<<20 && int64(len(state)) <= int64(mem)+3+CheckpointOverhead
+}
+
 // vars points at the fields of a PPMd7 or PPMd8 model a checkpoint holds.
 type vars struct {
 	u                                   *units
