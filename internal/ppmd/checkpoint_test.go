@@ -212,7 +212,11 @@ func TestCheckpointTampered(t *testing.T) {
 	// Random changes to the arena: an error or a decode, never a panic
 	// (the test would die) or a hang (its timeout).
 	rng := rand.New(rand.NewPCG(7, 7))
-	for k := 0; k < 300; k++ {
+	tries := 300
+	if testing.Short() {
+		tries = 40
+	}
+	for k := 0; k < tries; k++ {
 		st := bytes.Clone(c.state)
 		for j := 0; j < 1+rng.IntN(8); j++ {
 			i := cpScalars + rng.IntN(len(st)-cpScalars)
