@@ -28,7 +28,7 @@ func (c *cpCountingReaderAt) ReadAt(p []byte, off int64) (int, error) {
 
 // cpIndexArchives are testdata/seek archives whose seekable readers take
 // checkpoints, one per checkpoint kind and with encryption.
-var cpIndexArchives = []string{"lzma2.7z", "lzma2-aes.7z", "lzma-big.7z", "lzma-big-aes.7z", "deflate-words.zip", "deflate-words-aes.zip", "r5-words.rar", "r5-solid.rar", "r5-solid-aes.rar",
+var cpIndexArchives = []string{"lzma2.7z", "lzma2-aes.7z", "lzma-big.7z", "lzma-big-aes.7z", "deflate-words.zip", "deflate-words-aes.zip", "r5-words.rar", "r5-solid.rar", "r5-solid-aes.rar", "solid4-big.rar",
 	"bzip2-7zz.zip", "bzip2-aes.zip", "bzip2-solid.7z", "bzip2-solid-aes.7z", "ppmd-o8.zip", "ppmd-o8-aes.zip", "ppmd-cut.zip", "ppmd-solid.7z", "ppmd-solid-aes.7z"}
 
 const cpTestInterval = 64 << 10

@@ -39,7 +39,9 @@ var defaultCheckpoints = arc.CheckpointPolicy{Interval: DefaultCheckpointInterva
 // -mx9; never more than the stream's size) plus 2 bytes per
 // probability (30 KiB with 7-Zip's lc=3 lp=0; LZMA allows up to 6 MiB
 // with lc+lp = 12); a Deflate checkpoint 32 KiB (Deflate64: 64 KiB); a
-// RAR5 one its window (up to twice the dictionary until it wraps). The defaults, 16 MiB and 256 MiB, keep 16 checkpoints
+// RAR5 one its window (up to twice the dictionary until it wraps); a
+// RAR 2.9 (RAR 3.x/4.x) one its window (the dictionary rounded up to a
+// power of two, 512 KiB to 4 MiB) plus its queued filters. The defaults, 16 MiB and 256 MiB, keep 16 checkpoints
 // of a 16 MiB dictionary, i.e. a 256 MiB solid stream, with a backward
 // seek costing a fraction of a second of decoding; interval 0 takes
 // none (every backward seek decodes from the start). The checkpoints
@@ -57,14 +59,17 @@ var defaultCheckpoints = arc.CheckpointPolicy{Interval: DefaultCheckpointInterva
 // for Deflate and Deflate64 entries of ZIP archives, plain or WinZip
 // AES, at block boundaries; and for RAR5 entries (solid or not, plain or
 // AES, across volumes) between decode passes with no filter pending, at
-// up to one dictionary each (8 MiB at -md8m); for BZip2 (ZIP entries
-// and 7z folders, plain or AES) between blocks, 6 bytes each (so at most
-// one per block: 100 to 900 KB of output apart); and for PPMd (7z
-// folders, ZIP entries, plain or AES) between any two bytes, where a
-// checkpoint is the whole model: up to its memory size (16 MiB for
-// 7-Zip's -mx5 7z PPMd, 1 to 256 MiB for ZIP), so only a few fit in
-// the checkpoint memory and the least recently used go. Other
-// compressed methods (RAR 1.5-4) restart from the start of the entry or
+// up to one dictionary each (8 MiB at -md8m); and for RAR 2.9 entries
+// (RAR 3.x/4.x, solid or not, plain or AES, across volumes) between
+// decode passes in LZ blocks of streams that have met no PPMd block;
+// and for RAR 2.0 and 1.5 entries (plain) between decode passes; for
+// BZip2 (ZIP entries and 7z folders, plain or AES) between blocks, 6
+// bytes each (so at most one per block: 100 to 900 KB of output apart);
+// and for PPMd (7z folders, ZIP entries, plain or AES) between any two
+// bytes, where a checkpoint is the whole model: up to its memory size
+// (16 MiB for 7-Zip's -mx5 7z PPMd, 1 to 256 MiB for ZIP), so only a
+// few fit in the checkpoint memory and the least recently used go.
+// Other compressed methods (RAR 2.9 PPMd blocks) restart from the start of the entry or
 // solid stream; stored entries (ZIP store, plain or WinZip AES; 7z Copy,
 // plain or AES; RAR -m0, plain or AES) need no checkpoint: they seek
 // in the archive directly.

@@ -35,19 +35,33 @@ func (c *Config) applyTo(dst *Config) error {
 // resolves its Limits (WithDefaults). Format packages call it first.
 func NewConfig(opts ...Option) (Config, error) {
 	var c Config
+	if err := Configure(&c, opts...); err != nil {
+		return Config{}, err
+	}
+	return c, nil
+}
+
+// Configure is NewConfig into *dst (zeroed first), for a format that
+// keeps its Config inside a value already on the heap: the options are
+// applied through an interface, so NewConfig's own Config escapes, and
+// that is one allocation per Open.
+func Configure(dst *Config, opts ...Option) error {
+	*dst = Config{}
 	for _, o := range opts {
 		if o == nil {
 			continue
 		}
-		if err := o.applyTo(&c); err != nil {
-			return Config{}, err
+		if err := o.applyTo(dst); err != nil {
+			*dst = Config{}
+			return err
 		}
 	}
-	if err := c.Limits.Validate(); err != nil {
-		return Config{}, err
+	if err := dst.Limits.Validate(); err != nil {
+		*dst = Config{}
+		return err
 	}
-	c.Limits = c.Limits.WithDefaults()
-	return c, nil
+	dst.Limits = dst.Limits.WithDefaults()
+	return nil
 }
 
 // Validate reports a Limits value that cannot be meant: a NaN ratio, or a
@@ -64,8 +78,9 @@ func (l Limits) Validate() error {
 
 // WithPassword sets one password for the headers and every entry.
 func WithPassword(pw string) Option {
+	fn := func(*Entry) (string, error) { return pw, nil } // made once, not per Open
 	return optionFunc(func(c *Config) error {
-		c.Password = func(*Entry) (string, error) { return pw, nil }
+		c.Password = fn
 		return nil
 	})
 }

@@ -53,3 +53,27 @@ func TestNewConfigApplies(t *testing.T) {
 		t.Errorf("a *Config after WithName kept Name %q", c.Name)
 	}
 }
+
+// TestConfigureAllocs: Configure fills a Config the caller already holds
+// without allocating (NewConfig's own Config escapes through the
+// options' interface: the one allocation per Open it replaces), and
+// gives what NewConfig gives.
+func TestConfigureAllocs(t *testing.T) {
+	opts := []arc.Option{arc.WithPassword("pw"), arc.WithLimits(arc.Limits{MaxEntries: 7}), arc.WithName("a.zip")}
+	c := new(arc.Config)
+	if n := testing.AllocsPerRun(100, func() {
+		if err := arc.Configure(c, opts...); err != nil {
+			t.Fatal(err)
+		}
+	}); n != 0 {
+		t.Errorf("Configure: %v allocations, want 0", n)
+	}
+	want, err := arc.NewConfig(opts...)
+	pw, _ := c.Password(nil)
+	if err != nil || pw != "pw" || c.Limits != want.Limits || c.Name != want.Name {
+		t.Errorf("Configure gave %+v, NewConfig %+v (%v)", *c, want, err)
+	}
+	if err := arc.Configure(c, arc.WithLimits(arc.Limits{MaxRatio: 0.5})); err == nil || c.Name != "" {
+		t.Errorf("Configure with a bad ratio: %v, Config %+v; want an error and a zero Config", err, *c)
+	}
+}

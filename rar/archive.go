@@ -111,11 +111,11 @@ func open(ra io.ReaderAt, size int64, cfg *arc.Config) (arc.Archive, error) {
 // arc.WithFileVersions is given; otherwise they are skipped and counted in
 // Warnings, as unrar extracts only the current version.
 func Open(ra io.ReaderAt, size int64, opts ...arc.Option) (*Archive, error) {
-	cfg, err := arc.NewConfig(opts...)
-	if err != nil {
+	cfg := new(arc.Config) // kept by the parser: one allocation, not NewConfig's two
+	if err := arc.Configure(cfg, opts...); err != nil {
 		return nil, err
 	}
-	return openArchive(ra, size, &cfg, false)
+	return openArchive(ra, size, cfg, false)
 }
 
 func openArchive(ra io.ReaderAt, size int64, cfg *arc.Config, fromFirst bool) (*Archive, error) {

@@ -54,11 +54,11 @@ func newReader(r io.Reader, cfg *arc.Config) (arc.Reader, error) { return NewRea
 // NewReader reads the marker and main header from r, which must be
 // positioned at the RAR marker.
 func NewReader(r io.Reader, opts ...arc.Option) (*Reader, error) {
-	cfg, err := arc.NewConfig(opts...)
-	if err != nil {
+	cfg := new(arc.Config) // kept by the parser: one allocation, not NewConfig's two
+	if err := arc.Configure(cfg, opts...); err != nil {
 		return nil, err
 	}
-	p := newParser(&cfg)
+	p := newParser(cfg)
 	if err := p.beginStream(r, 0); err != nil {
 		return nil, err
 	}

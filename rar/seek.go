@@ -14,11 +14,11 @@ import (
 // block before it (the entry's IV for block 0). The CRC or BLAKE2sp
 // cannot be checked then. Every other entry (compressed, solid, the
 // stream ciphers of RAR 1.5-2.0, file copies) opens from the start as
-// Open does, returning start 0, except RAR5-compressed entries (solid
-// or not) with a checkpoint of their own at or before off: they resume
-// from it (seek5.go). RAR 1.5-4 compressed entries take no checkpoints:
-// seeking backwards in them decodes again from the start of the entry
-// or solid run.
+// Open does, returning start 0, except compressed entries (solid or not;
+// RAR5 and RAR 2.9 plain or AES, RAR 2.0 and 1.5 plain) with a
+// checkpoint of their own at or before off: they resume from it
+// (seekcp.go). Entries without one decode again from the start of the
+// entry or solid run.
 func (a *Archive) OpenAt(i int, off int64) (io.ReadCloser, int64, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()

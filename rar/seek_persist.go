@@ -6,15 +6,19 @@ import (
 	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/internal/cpcache"
 	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/rar/internal/unpack15"
+	"github.com/go-unarc/unarc/rar/internal/unpack20"
+	"github.com/go-unarc/unarc/rar/internal/unpack29"
 )
 
-// RAR5 checkpoints kept in an index (arc.CheckpointPersister). A
-// restored one is checked against its entry when it is restored (kind,
+// RAR5 and RAR 2.9 checkpoints kept in an index (arc.CheckpointPersister).
+// A restored one is checked against its entry when it is restored (kind,
 // an entry that takes checkpoints, offsets inside its output and packed
 // data, a state no larger than its dictionary's window and tables), by
-// unpack50.Decoder.ResetAt when it is resumed from, and before its
-// first use by decoding its CheckLen bytes against its Check: one that
-// fails is dropped and the read starts from an earlier point.
+// the decoder's ResetAt (unpack50, unpack29) when it is resumed from,
+// and before its first use by decoding its CheckLen bytes against its
+// Check: one that fails is dropped and the read starts from an earlier
+// point.
 
 var _ arc.CheckpointPersister = (*Archive)(nil)
 
@@ -29,7 +33,7 @@ func (a *Archive) ExportCheckpoints() ([]arc.Checkpoint, error) {
 	out := cps[:0]
 	for _, cp := range cps {
 		fi := cp.Stream
-		if fi < 0 || fi >= len(a.files) || cp.Kind != "rar5" || !a.cpEntry(a.files[fi]) {
+		if fi < 0 || fi >= len(a.files) || !a.cpEntry(a.files[fi]) || cp.Kind != cpKind(a.files[fi]) {
 			continue
 		}
 		f := a.files[fi]
@@ -62,11 +66,8 @@ func (a *Archive) RestoreCheckpoints(cps []arc.Checkpoint) error {
 		for _, p := range f.parts {
 			packed += p.size
 		}
-		// The state: the window kept (at most the window, twice the dictionary, or the
-		// entry's run so far), the code lengths and a header. A solid
-		// entry has one at its start (Out 0).
-		if cp.Kind != "rar5" || cp.Out < 0 || cp.Out >= f.e.Size || cp.In < 0 || cp.In>>3 > packed ||
-			cp.CheckLen != min(arc.CheckSpan, f.e.Size-cp.Out) || int64(len(cp.State)) > 2*f.dict+64<<10 {
+		if cp.Kind != cpKind(f) || cp.Out < 0 || cp.Out >= f.e.Size || cp.In < 0 || cp.In>>3 > packed ||
+			cp.CheckLen != min(arc.CheckSpan, f.e.Size-cp.Out) || int64(len(cp.State)) > a.cpStateMax(fi, cp.Out) {
 			return arc.Stale("checkpoint does not fit its entry")
 		}
 		cp.Entry, cp.EntryOff = fi, cp.Out
@@ -81,6 +82,36 @@ func (a *Archive) RestoreCheckpoints(cps []arc.Checkpoint) error {
 		a.cps.Restore(cp)
 	}
 	return nil
+}
+
+// cpStateMax bounds the state of a checkpoint of file fi at entry
+// offset out. RAR5: the window kept (at most the window, twice the
+// dictionary, or the entry's run so far), the code lengths and a header.
+// RAR 2.9, 2.0 and 1.5: the history (at most the window of the largest dictionary in
+// the solid run so far, and at most the run's output so far), the tables,
+// and for 2.9 the filter definitions and queued filters. A solid entry has one
+// at its start (Out 0).
+func (a *Archive) cpStateMax(fi int, out int64) int64 {
+	f := a.files[fi]
+	fam := family(f.algo)
+	if fam == fam50 {
+		return 2*f.dict + 64<<10
+	}
+	var dict, before int64
+	for j := a.runStart(fi); j <= fi; j++ {
+		g := a.files[j]
+		dict = max(dict, g.dict)
+		if j < fi {
+			before += max(g.e.Size, 0)
+		}
+	}
+	switch fam {
+	case fam20:
+		return unpack20.CheckpointOverhead + min(unpack20.WindowFor(dict), before+out)
+	case fam15:
+		return unpack15.CheckpointOverhead + min(unpack15.WindowFor(dict), before+out)
+	}
+	return unpack29.CheckpointOverhead + min(unpack29.WindowFor(dict), before+out)
 }
 
 // checkCP reports whether decoding from restored checkpoint cp gives its
@@ -108,5 +139,5 @@ func (a *Archive) cpSum(fi int, cp arc.Checkpoint) (uint32, error) {
 		return 0, err
 	}
 	defer rc.Close()
-	return cpcache.SumFrom(cp, rc, "rar5 data")
+	return cpcache.SumFrom(cp, rc, cp.Kind+" data")
 }

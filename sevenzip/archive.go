@@ -308,15 +308,14 @@ const maxIdle = 4
 
 // Open reads the archive's headers, configured by opts (see arc.Option).
 func Open(ra io.ReaderAt, size int64, opts ...arc.Option) (*Archive, error) {
-	cfg, err := arc.NewConfig(opts...)
-	if err != nil {
+	a := &Archive{}
+	if err := arc.Configure(&a.cfg, opts...); err != nil {
 		return nil, err
 	}
-	a := &Archive{cfg: cfg}
 	if a.cfg.Budget == nil { // used without the root: the limits still hold
 		a.cfg.Budget = arc.NewBudget(a.cfg.Limits)
 	}
-	ra, size, err = joinVolumes(ra, size, &a.cfg)
+	ra, size, err := joinVolumes(ra, size, &a.cfg)
 	if err != nil {
 		return nil, err
 	}

@@ -164,7 +164,7 @@ func (c *cursor) start(src io.Reader, kind Kind, lim *arc.Limits, workers int, h
 			return 0, err
 		}
 		out = &c.dec
-		if workers > 1 && readsAhead(kind) {
+		if workers > 1 && readsAhead(kind) && aheadFits(kind, lim) {
 			c.ah.start(&c.dec)
 			out = &c.ah
 		}
@@ -183,6 +183,20 @@ func (c *cursor) start(src io.Reader, kind Kind, lim *arc.Limits, workers int, h
 // Workers themselves (their own decoders run concurrently).
 func readsAhead(k Kind) bool {
 	return k != None && k != Bzip2 && k != Zstd
+}
+
+// aheadFits: the read-ahead ring counts against MaxMemory on top of the
+// most the decoder may hold (its window: 32 KiB for gzip, up to the
+// dictionary limit for the LZMA family, whose streams announce theirs
+// only block by block); without room for both the stream is decoded on
+// the caller's goroutine, so a worker count never changes what the
+// limits admit.
+func aheadFits(k Kind, lim *arc.Limits) bool {
+	need := int64(64 << 10)
+	if k != Gzip {
+		need = min(lim.MaxDictionary, lim.MaxMemory)
+	}
+	return need <= lim.MaxMemory-aheadCost
 }
 
 func (c *cursor) close() {

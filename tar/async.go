@@ -16,6 +16,7 @@ import (
 const (
 	aheadBufs = 3
 	aheadSize = 1 << 20
+	aheadCost = aheadBufs * aheadSize // counted against MaxMemory (aheadFits)
 )
 
 type aheadBuf struct {

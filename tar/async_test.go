@@ -320,3 +320,47 @@ func TestAheadReadAfterStop(t *testing.T) {
 		t.Fatal("read after stop hangs")
 	}
 }
+
+// TestReadAheadCounted: the read-ahead ring and the concurrent zstd
+// decoder's extra block count against MaxMemory on top of the window the
+// decoder may hold; without room for both, the stream decodes on one
+// goroutine (and still reads fine: the worker count never changes what
+// the limits admit).
+func TestReadAheadCounted(t *testing.T) {
+	def := arc.Limits{}.WithDefaults()
+	tight := arc.Limits{MaxMemory: 8 << 20}.WithDefaults() // dictionary limit 4 GiB > MaxMemory
+	small := arc.Limits{MaxMemory: 8 << 20, MaxDictionary: 1 << 20}.WithDefaults()
+	for _, c := range []struct {
+		kind Kind
+		lim  arc.Limits
+		want bool
+	}{
+		{Gzip, def, true}, {Gzip, tight, true},
+		{XZ, def, true}, {XZ, tight, false}, {XZ, small, true},
+		{Lzip, tight, false}, {LZMA, small, true},
+	} {
+		if got := aheadFits(c.kind, &c.lim); got != c.want {
+			t.Errorf("aheadFits(%v, MaxMemory %d, MaxDictionary %d) = %v, want %v", c.kind, c.lim.MaxMemory, c.lim.MaxDictionary, got, c.want)
+		}
+	}
+	data := readTestdata(t, "small.tar.zst")
+	for _, c := range []struct {
+		lim  arc.Limits
+		want bool
+	}{{def, true}, {tight, false}, {small, true}} {
+		var d decomp
+		if err := d.open(Zstd, bytes.NewReader(data), &c.lim, 4); err != nil {
+			t.Fatal(err)
+		}
+		if d.zs2 != c.want {
+			t.Errorf("zstd, MaxMemory %d, MaxDictionary %d: concurrent decoder %v, want %v", c.lim.MaxMemory, c.lim.MaxDictionary, d.zs2, c.want)
+		}
+		d.Close()
+	}
+	for _, name := range []string{"small.tar.zst", "small.tar.xz", "small.tar.gz"} {
+		data := readTestdata(t, name)
+		if ae, re := readAll(data, &arc.Config{Workers: 4, Limits: arc.Limits{MaxMemory: 8 << 20}}); ae != nil || re != nil {
+			t.Errorf("%s, MaxMemory 8 MiB, 4 workers: Archive %v, Reader %v", name, ae, re)
+		}
+	}
+}

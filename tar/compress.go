@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -134,6 +135,11 @@ var (
 
 // newZstd is a stream decoder with n blocks in flight (1: it decodes on
 // the caller's goroutine).
+// zstdExtra bounds what the concurrent zstd decoder holds beyond the
+// window: a second block decoder (literals and sequences of a 128 KiB
+// block, about 0.5 MiB) and its queues.
+const zstdExtra = 1 << 20
+
 func newZstd(n int) *zstd.Decoder {
 	d, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(n), zstd.WithDecoderLowmem(false))
 	if err != nil {
@@ -190,9 +196,12 @@ func (d *decomp) open(kind Kind, src io.Reader, lim *arc.Limits, workers int) er
 		// enough to keep that pipeline fed (more adds memory, not speed).
 		// It replaces the read-ahead ring (readsAhead), which would only
 		// add a copy. Its extra block decoder (about 0.5 MiB) is less
-		// than that ring. Close's Reset(nil) waits until the goroutines
-		// no longer read the source and returns the blocks.
-		if workers > 1 {
+		// than that ring, and counted against MaxMemory (zstdExtra) on top
+		// of the window: without room for both, the single-goroutine
+		// decoder is used, so a worker count never changes what the
+		// limits admit. Close's Reset(nil) waits until the goroutines no
+		// longer read the source and returns the blocks.
+		if workers > 1 && int64(win) <= lim.MaxMemory-zstdExtra {
 			d.zs = zstdPool2.Get()
 			d.zs2 = true
 		} else {
@@ -275,13 +284,23 @@ func mapErr(kind Kind, err error) error {
 	case err == io.ErrUnexpectedEOF:
 		return errs.Truncated(kind.String() + " stream")
 	case errors.Is(err, gzip.ErrChecksum), errors.Is(err, zstd.ErrCRCMismatch):
-		return checksumErr("%s: %v", kind, err)
+		return checksumErr("%s", detail(kind, err))
 	case errors.Is(err, zstd.ErrWindowSizeExceeded), errors.Is(err, zstd.ErrDecoderSizeExceeded):
-		return errs.Limit("%s: %v (MaxDictionary/MaxMemory)", kind, err)
+		return errs.Limit("%s (MaxDictionary/MaxMemory)", detail(kind, err))
 	case errors.As(err, &ce):
-		return errs.Corrupt("%s: %v", kind, err)
+		return errs.Corrupt("%s", detail(kind, err))
 	}
-	return errs.Corrupt("%s: %v", kind, err)
+	return errs.Corrupt("%s", detail(kind, err))
+}
+
+// detail is err's message behind the codec's name, once: compress/gzip's
+// and klauspost's errors already start with it ("gzip: invalid header").
+func detail(kind Kind, err error) string {
+	name, msg := kind.String(), err.Error()
+	if strings.HasPrefix(msg, name+": ") {
+		return msg
+	}
+	return name + ": " + msg
 }
 
 func checksumErr(format string, args ...any) error {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -336,6 +337,13 @@ func TestGzipTrailing(t *testing.T) {
 				ae, re := readAll(d, &arc.Config{Workers: w})
 				if !errors.Is(ae, c.want) || !errors.Is(re, c.want) || (c.want == nil && (ae != nil || re != nil)) {
 					t.Errorf("%s + %s, %d workers: Archive %v, Reader %v; want %v", file, c.name, w, ae, re, c.want)
+				}
+				// The codec's name once: compress/gzip's own messages
+				// already carry it ("gzip: invalid header").
+				for _, err := range []error{ae, re} {
+					if err != nil && strings.Count(err.Error(), "gzip") != 1 {
+						t.Errorf("%s + %s: %q names the codec %d times", file, c.name, err, strings.Count(err.Error(), "gzip"))
+					}
 				}
 			}
 			if c.want != nil {

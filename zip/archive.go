@@ -71,11 +71,10 @@ func (d *directory) warn(err error) { d.warns = append(d.warns, err) }
 // slice grows with the headers actually present, and a directory cannot
 // be larger than the input.
 func Open(ra io.ReaderAt, size int64, opts ...arc.Option) (*Archive, error) {
-	cfg, err := arc.NewConfig(opts...)
-	if err != nil {
+	a := &Archive{ra: ra, size: size}
+	if err := arc.Configure(&a.cfg, opts...); err != nil {
 		return nil, err
 	}
-	a := &Archive{ra: ra, size: size, cfg: cfg}
 	d, err := findDirectory(ra, size)
 	if err == errNoEnd {
 		// No end record (cut, or its signature damaged): 7zz reads the

@@ -161,11 +161,11 @@ func (in *input) skip() error {
 // NewReader starts reading a ZIP stream from r, positioned at the first
 // local header (or at the end record of an empty archive).
 func NewReader(r io.Reader, opts ...arc.Option) (*Reader, error) {
-	cfg, err := arc.NewConfig(opts...)
-	if err != nil {
+	z := &Reader{first: true}
+	if err := arc.Configure(&z.cfg, opts...); err != nil {
 		return nil, err
 	}
-	z := &Reader{s: streamPool.Get(), first: true, cfg: cfg}
+	z.s = streamPool.Get()
 	z.s.cnt = countReader{r: r}
 	z.s.br.Reset(&z.s.cnt)
 	z.s.in = input{br: z.s.br}

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"time"
 
 	"github.com/go-unarc/unarc"
@@ -40,6 +41,19 @@ func entryType(e *unarc.Entry) string {
 		return "junction"
 	case e.IsDir():
 		return "dir"
+	}
+	// The special files tar carries (x skips them; see specialModes).
+	switch m := e.Mode.Type(); {
+	case m&fs.ModeNamedPipe != 0:
+		return "fifo"
+	case m&fs.ModeCharDevice != 0:
+		return "char-device"
+	case m&fs.ModeDevice != 0:
+		return "block-device"
+	case m&fs.ModeSocket != 0:
+		return "socket"
+	case m&fs.ModeIrregular != 0:
+		return "irregular"
 	}
 	return "file"
 }

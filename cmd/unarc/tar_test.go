@@ -76,6 +76,17 @@ func TestTarSkippedNotes(t *testing.T) {
 	}
 }
 
+// TestTarSpecialType: -json names a FIFO "fifo" (not "file") in l and t.
+func TestTarSpecialType(t *testing.T) {
+	p := testdata(t, "tar/gnu.tar")
+	for _, cmd := range []string{"l", "t"} {
+		code, out, _ := runCLI(cmd, "-json", p)
+		if want := `"name":"./fifo","type":"fifo"`; code != 0 || !strings.Contains(out, want) {
+			t.Errorf("unarc %s -json gnu.tar: exit %d, output %s; want %s", cmd, code, out, want)
+		}
+	}
+}
+
 // TestTarStreamChecked: t on a compressed tarball does not say its
 // entries could not be verified (the stream's checksum covers them; -json
 // says "stream"), on a plain tar it does.

@@ -84,3 +84,43 @@ func Corpus(t *testing.T, label string, newDecoder func() Decoder, ours func(ver
 		t.Error("no corpus entry decoded")
 	}
 }
+
+// CorpusChains returns the entries of the shared corpus's RAR 1.5-4.x
+// archives that ours decodes (not encrypted, not split, from archives
+// the manifest does not call corrupt), in runs that form one stream each:
+// a solid entry is kept only after its whole chain. It skips without the
+// corpus.
+func CorpusChains(t *testing.T, ours func(ver byte) bool) (names []string, chains [][]Entry) {
+	t.Helper()
+	dir := testutil.CorpusDir(t)
+	for _, c := range testutil.Manifest(t, dir) {
+		if c.Error != "" {
+			continue
+		}
+		ents, err := Load(filepath.Join(dir, c.Archive))
+		if err != nil {
+			continue
+		}
+		var run []Entry
+		chain := false
+		for _, e := range ents {
+			if e.Dir || e.Method == 0x30 {
+				continue
+			}
+			if e.Encrypted || e.Split || !ours(e.Ver) || e.Solid && !chain {
+				chain = false
+				continue
+			}
+			if !e.Solid && len(run) > 0 {
+				names, chains = append(names, c.Archive), append(chains, run)
+				run = nil
+			}
+			run = append(run, e)
+			chain = true
+		}
+		if len(run) > 0 {
+			names, chains = append(names, c.Archive), append(chains, run)
+		}
+	}
+	return names, chains
+}

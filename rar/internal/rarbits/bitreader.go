@@ -36,6 +36,7 @@ type Reader struct {
 	bufp *[]byte
 	buf  []byte
 	r, w int    // unread input is buf[r:w]
+	base int64  // input bytes consumed before buf[0] (BitPos)
 	V    uint64 // next bits, MSB first
 	N    uint   // valid bits in V
 	Pad  int    // zero bytes appended after the source ended
@@ -52,10 +53,30 @@ func (b *Reader) Reset(src io.Reader) {
 	}
 	b.src = src
 	b.r, b.w = 0, 0
+	b.base = 0
 	b.V, b.N = 0, 0
 	b.Pad = 0
 	b.eof = false
 	b.err = nil
+}
+
+// ResetAt is Reset for a source that starts at byte bitPos/8 of the
+// stream: BitPos counts from the stream's start, and the first bitPos%8
+// bits of src are dropped (a decoder checkpoint resumes mid-byte).
+func (b *Reader) ResetAt(src io.Reader, bitPos int64) {
+	b.Reset(src)
+	b.base = bitPos >> 3
+	if k := uint(bitPos & 7); k > 0 {
+		b.Fill()
+		b.Skip(k)
+	}
+}
+
+// BitPos is the position, in bits from the start of the stream, of the
+// next bit a decoder takes (zero padding past the end counts as input;
+// see Overrun).
+func (b *Reader) BitPos() int64 {
+	return (b.base+int64(b.r)+int64(b.Pad))*8 - int64(b.N)
 }
 
 // Release returns the input buffer to the pool and drops src; Reset
@@ -77,6 +98,7 @@ func (b *Reader) Load() {
 		return
 	}
 	if b.r > 0 {
+		b.base += int64(b.r)
 		b.w = copy(b.buf, b.buf[b.r:b.w])
 		b.r = 0
 	}

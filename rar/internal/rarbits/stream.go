@@ -216,3 +216,46 @@ func (s *Stream) Release() {
 		s.Err = errs.Corrupt("%s: decoder closed", s.name)
 	}
 }
+
+// HistoryLen is the window a checkpoint keeps: the last min(Pos,
+// len(Win)) positions, all the stream can still reference.
+func (s *Stream) HistoryLen() int { return int(min(s.Pos, int64(len(s.Win)))) }
+
+// AppendHistory appends the HistoryLen bytes before Pos to dst, oldest
+// first.
+func (s *Stream) AppendHistory(dst []byte) []byte {
+	for x := s.Pos - int64(s.HistoryLen()); x < s.Pos; {
+		i := int(x & s.Mask)
+		n := int(min(int64(len(s.Win)-i), s.Pos-x))
+		dst = append(dst, s.Win[i:i+n]...)
+		x += int64(n)
+	}
+	return dst
+}
+
+// Restore starts s as a checkpoint left it: a window of winLen bytes (a
+// power of two from MinWindow to MaxWindow; the caller checks) whose
+// last len(hist) positions before pos hold hist, the stream's
+// dictionary cap dict, and an entry of size bytes (-1: unknown) that
+// began at position start, with everything before pos handed out.
+func (s *Stream) Restore(dict int64, winLen int, pos, start, size int64, hist []byte) {
+	if s.winp == nil || len(s.Win) != winLen {
+		if s.winp != nil {
+			pool.Put(s.winp)
+		}
+		s.winp = pool.Get(winLen)
+		s.Win, s.Mask = (*s.winp)[:winLen], int64(winLen-1)
+	}
+	for x, k := pos-int64(len(hist)), 0; k < len(hist); {
+		i := int(x & s.Mask)
+		n := copy(s.Win[i:], hist[k:])
+		x += int64(n)
+		k += n
+	}
+	s.Dict, s.Pos, s.Wr, s.Start, s.Size = dict, pos, pos, start, size
+	s.End = math.MaxInt64
+	if size >= 0 && size < math.MaxInt64-start {
+		s.End = start + size
+	}
+	s.Out, s.Err, s.Done, s.Started = nil, nil, false, true
+}

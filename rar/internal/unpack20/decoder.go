@@ -86,6 +86,9 @@ type Decoder struct {
 
 	main, dist, rep, bitLen huffman
 	md                      [4]huffman
+
+	cpNext int64                // entry offset of the next checkpoint (checkpoint.go)
+	cpFn   func(*Decoder) int64 // the checkpoint hook, or nil
 }
 
 // NewDecoder returns a Decoder ready for Reset.
@@ -100,6 +103,7 @@ func NewDecoder() *Decoder {
 // solid set the entry continues the previous one's window and tables; an
 // unfinished previous entry is decoded to its end first.
 func (d *Decoder) Reset(src io.Reader, dictSize, unpackedSize int64, solid bool) error {
+	d.cpFn = nil
 	if err := d.Continue(solid); err != nil {
 		return err
 	}
@@ -122,6 +126,7 @@ func (d *Decoder) Reset(src io.Reader, dictSize, unpackedSize int64, solid bool)
 
 // Close returns the window and input buffer to the pool.
 func (d *Decoder) Close() error {
+	d.cpFn = nil
 	d.Release()
 	d.br.Release()
 	return nil
@@ -138,7 +143,14 @@ func (d *Decoder) Step() {
 		d.Err = io.EOF
 		return
 	}
-	if err := d.decode(min(d.Wr+int64(len(d.Win))-margin, d.End)); err != nil {
+	limit := min(d.Wr+int64(len(d.Win))-margin, d.End)
+	if d.cpFn != nil {
+		if d.Wr-d.Start >= d.cpNext && d.CanCheckpoint() {
+			d.cpNext = d.cpFn(d)
+		}
+		limit = d.cpLimit(limit)
+	}
+	if err := d.decode(limit); err != nil {
 		d.Err = err
 	}
 }

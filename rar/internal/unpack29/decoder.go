@@ -54,6 +54,9 @@ type Decoder struct {
 	lz  lzState
 	ppm ppmState
 	flt filterState
+
+	cpNext int64                // entry offset of the next checkpoint (checkpoint.go)
+	cpFn   func(*Decoder) int64 // the checkpoint hook, or nil
 }
 
 // NewDecoder returns a Decoder ready for Reset.
@@ -71,6 +74,7 @@ func NewDecoder() *Decoder {
 // entry was not read to its end, Reset first decodes (and drops) the rest
 // of it from its own source.
 func (d *Decoder) Reset(src io.Reader, dictSize, unpackedSize int64, solid bool) error {
+	d.cpFn = nil
 	if err := d.Continue(solid); err != nil {
 		return err
 	}
@@ -99,6 +103,7 @@ func (d *Decoder) Reset(src io.Reader, dictSize, unpackedSize int64, solid bool)
 // Close returns the window and buffers to the pool. The Decoder may be
 // Reset again afterwards (non-solid).
 func (d *Decoder) Close() error {
+	d.cpFn = nil
 	d.Release()
 	d.br.Release()
 	d.flt.release()
@@ -109,6 +114,9 @@ func (d *Decoder) Close() error {
 // Step is for rarbits.Stream: it hands out flushed output if any is
 // ready, else decodes more, else ends the entry.
 func (d *Decoder) Step() {
+	if d.cpFn != nil && d.Wr-d.Start >= d.cpNext && d.CanCheckpoint() {
+		d.cpNext = d.cpFn(d)
+	}
 	if d.Wr < d.Pos {
 		ok, err := d.chunk()
 		if err != nil {
@@ -132,6 +140,9 @@ func (d *Decoder) Step() {
 	}
 	if d.End < math.MaxInt64 && limit > d.End+1 {
 		limit = d.End + 1
+	}
+	if d.cpFn != nil {
+		limit = d.cpLimit(limit)
 	}
 	if err := d.decode(limit); err != nil {
 		d.Err = err

@@ -3,6 +3,7 @@ package unpack29
 import (
 	"encoding/binary"
 	"hash/crc32"
+	"sync/atomic"
 
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/pool"
@@ -356,6 +357,7 @@ func (d *Decoder) runFilters() ([]byte, error) {
 			return nil, err
 		}
 		f.runs[p.kind]++
+		filtersApplied.Add(1)
 		f.pop()
 		p = f.head0()
 		if p == nil || p.start != start || int(p.length) != n {
@@ -563,3 +565,10 @@ func audio(dst, src []byte, channels int) {
 		}
 	}
 }
+
+// filtersApplied counts the filters every decoder has applied.
+var filtersApplied atomic.Int64
+
+// FiltersApplied returns how many filters all decoders have applied
+// (the container's tests check that a stream had filters).
+func FiltersApplied() int64 { return filtersApplied.Load() }

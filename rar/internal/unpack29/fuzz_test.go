@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"math"
 	"os"
 	"testing"
 
@@ -156,6 +157,63 @@ func FuzzFilters(f *testing.F) {
 			if !bytes.Equal(enc, blk[:n]) {
 				t.Fatal("delta does not round-trip")
 			}
+		}
+	})
+}
+
+// FuzzCheckpoint29 resumes from arbitrary checkpoint states over
+// arbitrary packed data (seeded with real checkpoints of the test
+// archives and the packed data after them): ResetAt refuses a state with
+// ErrCorrupt or the decoder runs, never panicking or hanging, with only
+// the package's error classes; a state it accepts writes again as the
+// same bytes.
+func FuzzCheckpoint29(f *testing.F) {
+	for _, name := range []string{"m3.rar", "solid.rar", "delta.rar", "e8.rar", "ppmd_solid.rar"} {
+		ents := cpEntries(f, name)
+		d := NewDecoder()
+		for i, e := range ents {
+			if e.Dir || e.Method == 0x30 || e.Size == 0 {
+				continue
+			}
+			if err := d.Reset(bytes.NewReader(e.Packed), e.Dict, e.Size, e.Solid); err != nil {
+				f.Fatal(err)
+			}
+			d.OnCheckpoint(0, func(d *Decoder) int64 {
+				at := d.InputBits() >> 3
+				f.Add(d.Checkpoint(nil), e.Packed[at:min(int64(len(e.Packed)), at+4096)], byte(i))
+				if d.EntryOffset() > 8<<10 {
+					return math.MaxInt64
+				}
+				return d.EntryOffset() + 2500
+			})
+			if _, err := io.Copy(io.Discard, d); err != nil {
+				f.Fatal(err)
+			}
+		}
+		d.Close()
+	}
+	sizes := []int64{-1, 1000, 70000, 1 << 20}
+	dicts := []int64{64 << 10, 1 << 20, 4 << 20, 0}
+	d := NewDecoder()
+	d.MaxMemory = 16 << 20
+	f.Fuzz(func(t *testing.T, state, packed []byte, sel byte) {
+		// A window of at most 4 MiB, a PPMd model of at most 16 MiB,
+		// the filter queue and 1 MiB of output.
+		defer testutil.FuzzBound(t, testutil.FuzzTimeout, 64<<20)()
+		size, dict := sizes[sel&3], dicts[sel>>2&3]
+		if err := d.ResetAt(bytes.NewReader(packed), dict, size, state); err != nil {
+			if !errors.Is(err, errs.ErrCorrupt) {
+				t.Fatalf("ResetAt: %v", err)
+			}
+			return
+		}
+		if got := d.Checkpoint(nil); !bytes.Equal(got, state) {
+			t.Fatalf("restored state writes %d other bytes (%d)", len(got), len(state))
+		}
+		_, err := io.Copy(io.Discard, io.LimitReader(d, 1<<20))
+		if err != nil && !errors.Is(err, errs.ErrCorrupt) && !errors.Is(err, errs.ErrTruncated) &&
+			!errors.Is(err, errs.ErrUnsupported) && !errors.Is(err, errs.ErrLimit) {
+			t.Fatalf("unexpected error class: %v", err)
 		}
 	})
 }

@@ -14,12 +14,14 @@ import (
 // header resets it.
 type ppmState struct {
 	active bool
+	used   bool // a PPMd block header was met in this stream (checkpoint.go)
 	esc    byte
 	rar    ppmd.RAR
 }
 
 func (p *ppmState) reset() {
 	p.active = false
+	p.used = false
 	p.esc = 2
 	p.rar.Reset()
 }
@@ -47,6 +49,7 @@ func (s *byteSource) ReadByte() (byte, error) {
 // is allocated.
 func (d *Decoder) startPPM() error {
 	p := &d.ppm
+	p.used = true
 	limit := d.MaxMemory
 	if limit <= 0 || limit > DefaultMaxMemory {
 		limit = DefaultMaxMemory

@@ -1,0 +1,239 @@
+package unpack20
+
+import (
+	"encoding/binary"
+	"io"
+	"math"
+
+	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/rar/internal/rarbits"
+)
+
+// Checkpoints. Between two decode passes, with everything decoded handed
+// out (RAR 2.0 has no filters: a pass's output is flushed whole), the
+// decoder's state is: the window (its size, the stream position and the
+// last min(position, window) bytes: a checkpoint costs up to the
+// dictionary rounded up to a power of two, at most 4 MiB), the four old
+// distances and their ring index, the last distance and length, the
+// code lengths of the current tables (1028 bytes: the LZ or up to four
+// audio tables, rebuilt from them on restore, and what a table switch
+// that keeps them adds its deltas to), whether a block is audio, its
+// channel count and current channel, the four channels' predictors and
+// the channel delta, whether tables have been read and whether a table
+// switch comes next, and the bit position in the entry's packed data.
+// Checkpoint writes that; ResetAt restarts a decoder from it and checks
+// every field that indexes or sizes anything (the predictors are plain
+// arithmetic: any values are safe).
+
+const cpMagic = 0x30327063 // "cp20"
+
+// cpHeader is the fixed part of a checkpoint, before the window.
+const cpHeader = 4 + 4 + 8*3 + 3 + 4*8 + 4*avSize + audioSyms*4 + 8
+
+// avSize is one channel's predictor in a checkpoint: 23 words.
+const avSize = 4 * (5 + 4 + 1 + 11 + 1 + 1)
+
+// CheckpointOverhead is what a checkpoint holds besides its window.
+const CheckpointOverhead = cpHeader
+
+// WindowFor is the largest window a stream whose entries declare at
+// most dictionary dict uses (the history a checkpoint keeps at most).
+func WindowFor(dict int64) int64 {
+	if dict <= 0 || dict > rarbits.MaxWindow {
+		dict = rarbits.MaxWindow
+	}
+	n := int64(rarbits.MinWindow)
+	for n < dict {
+		n <<= 1
+	}
+	return n
+}
+
+// maxLength bounds the last length a valid stream leaves: the longest
+// length slot plus the distance increments.
+const maxLength = 224 + 31 + 3 + 3
+
+// OnCheckpoint asks d to call fn whenever it can take a checkpoint
+// (CanCheckpoint) and the entry offset handed out has reached next; fn
+// returns the next offset to call it at (math.MaxInt64: never). Reset,
+// ResetAt and Close clear it. While a checkpoint is due, decode passes
+// stop at its offset.
+func (d *Decoder) OnCheckpoint(next int64, fn func(d *Decoder) int64) {
+	d.cpNext, d.cpFn = next, fn
+}
+
+// cpLimit cuts a decode pass at the next checkpoint offset.
+func (d *Decoder) cpLimit(limit int64) int64 {
+	due := d.Start + d.cpNext
+	if d.cpNext == math.MaxInt64 || due < d.Start || due <= d.Pos {
+		return limit
+	}
+	return min(limit, due)
+}
+
+// CanCheckpoint reports whether d is between decode passes with all it
+// decoded handed out, so Checkpoint may be taken; also at the start of
+// an entry that continues a solid stream.
+func (d *Decoder) CanCheckpoint() bool {
+	return d.Err == nil && d.Started && !d.Done && len(d.Out) == 0 && d.Wr == d.Pos &&
+		d.Pos < d.End && d.Win != nil && (d.tablesRead || d.header) && !d.br.Overrun()
+}
+
+// EntryOffset is the entry's output handed out so far.
+func (d *Decoder) EntryOffset() int64 { return d.Wr - d.Start }
+
+// InputBits is the bit position in the entry's packed data of the next
+// unread bit.
+func (d *Decoder) InputBits() int64 { return d.br.BitPos() }
+
+// CheckpointSize is the length of Checkpoint's state now.
+func (d *Decoder) CheckpointSize() int { return cpHeader + d.HistoryLen() }
+
+// Checkpoint appends d's state to dst (see CanCheckpoint, which must hold).
+func (d *Decoder) Checkpoint(dst []byte) []byte {
+	b := binary.LittleEndian
+	dst = b.AppendUint32(dst, cpMagic)
+	dst = b.AppendUint32(dst, uint32(len(d.Win)))
+	dst = b.AppendUint64(dst, uint64(d.Dict))
+	dst = b.AppendUint64(dst, uint64(d.Pos))
+	dst = b.AppendUint64(dst, uint64(d.Pos-d.Start))
+	var flags byte
+	if d.tablesRead {
+		flags |= 1
+	}
+	if d.header {
+		flags |= 2
+	}
+	if d.audio {
+		flags |= 4
+	}
+	dst = append(dst, flags, byte(d.channels), byte(d.cur))
+	for _, o := range d.oldDist {
+		dst = b.AppendUint32(dst, o)
+	}
+	dst = b.AppendUint32(dst, d.oldDistPtr)
+	dst = b.AppendUint32(dst, d.lastDist)
+	dst = b.AppendUint32(dst, d.lastLength)
+	dst = b.AppendUint32(dst, uint32(d.channelDelta))
+	for i := range d.av {
+		v := &d.av[i]
+		for _, k := range v.k {
+			dst = b.AppendUint32(dst, uint32(k))
+		}
+		for _, x := range v.d {
+			dst = b.AppendUint32(dst, uint32(x))
+		}
+		dst = b.AppendUint32(dst, uint32(v.lastDelta))
+		for _, x := range v.dif {
+			dst = b.AppendUint32(dst, x)
+		}
+		dst = b.AppendUint32(dst, v.byteCount)
+		dst = b.AppendUint32(dst, uint32(v.lastChar))
+	}
+	dst = append(dst, d.oldTable[:]...)
+	dst = b.AppendUint64(dst, uint64(d.br.BitPos()))
+	return d.AppendHistory(dst)
+}
+
+func cpCorrupt(what string) error { return errs.Corrupt("rar v20: checkpoint %s", what) }
+
+// ResetAt prepares d to continue an entry from a checkpoint: src holds
+// the entry's packed data from byte InputBits/8 of the checkpoint on;
+// dictSize and unpackedSize are the entry's, as for Reset (non-solid).
+// State that does not fit them is ErrCorrupt. Reading d then yields the
+// entry's content from the checkpoint's EntryOffset.
+func (d *Decoder) ResetAt(src io.Reader, dictSize, unpackedSize int64, state []byte) error {
+	if err := d.Reset(src, dictSize, unpackedSize, false); err != nil {
+		return err
+	}
+	if dictSize <= 0 || dictSize > rarbits.MaxWindow {
+		dictSize = rarbits.MaxWindow
+	}
+	if err := d.restore(src, state, dictSize, unpackedSize); err != nil {
+		d.Err = err
+		return err
+	}
+	return nil
+}
+
+func (d *Decoder) restore(src io.Reader, st []byte, minDict, size int64) error {
+	b := binary.LittleEndian
+	if len(st) < cpHeader || b.Uint32(st) != cpMagic {
+		return cpCorrupt("header")
+	}
+	p := 4
+	u32 := func() uint32 { v := b.Uint32(st[p:]); p += 4; return v }
+	u64 := func() uint64 { v := b.Uint64(st[p:]); p += 8; return v }
+	winLen := u32()
+	dict, pos, entryOff := u64(), u64(), u64()
+	flags, channels, cur := st[p], int(st[p+1]), int(st[p+2])
+	p += 3
+	var old [4]uint32
+	for i := range old {
+		old[i] = u32()
+	}
+	ptr, lastDist, lastLen, chDelta := u32(), u32(), u32(), int32(u32())
+	var av [4]audioVars
+	for i := range av {
+		v := &av[i]
+		for j := range v.k {
+			v.k[j] = int32(u32())
+		}
+		for j := range v.d {
+			v.d[j] = int32(u32())
+		}
+		v.lastDelta = int32(u32())
+		for j := range v.dif {
+			v.dif[j] = u32()
+		}
+		v.byteCount, v.lastChar = u32(), int32(u32())
+	}
+	table := st[p : p+len(d.oldTable)]
+	p += len(d.oldTable)
+	bits := u64()
+	if winLen < rarbits.MinWindow || winLen > rarbits.MaxWindow || winLen&(winLen-1) != 0 ||
+		dict < uint64(minDict) || dict > rarbits.MaxWindow || uint64(winLen) > max(dict, rarbits.MinWindow)*2-1 ||
+		pos > math.MaxInt64/2 || entryOff > pos || size >= 0 && entryOff >= uint64(size) ||
+		flags > 7 || flags&3 == 0 || channels < 1 || channels > 4 || cur >= channels ||
+		ptr > 3 || lastLen > maxLength || bits > math.MaxInt64/2 {
+		return cpCorrupt("fields")
+	}
+	keep := min(pos, uint64(winLen))
+	for _, o := range old {
+		if uint64(o) > keep {
+			return cpCorrupt("distance outside the window")
+		}
+	}
+	if uint64(lastDist) > keep {
+		return cpCorrupt("distance outside the window")
+	}
+	if uint64(len(st)-p) != keep {
+		return cpCorrupt("length")
+	}
+	for _, l := range table {
+		if l > 15 {
+			return cpCorrupt("code length")
+		}
+	}
+	copy(d.oldTable[:], table)
+	d.tablesRead, d.header, d.audio = flags&1 != 0, flags&2 != 0, flags&4 != 0
+	d.channels, d.cur = channels, cur
+	if d.tablesRead {
+		t := d.oldTable[:]
+		if d.audio {
+			for c := 0; c < channels; c++ {
+				if d.md[c].Build(t[c*audioSyms:(c+1)*audioSyms]) != nil {
+					return cpCorrupt("code lengths")
+				}
+			}
+		} else if d.main.Build(t[:mainSyms]) != nil || d.dist.Build(t[mainSyms:mainSyms+distSyms]) != nil ||
+			d.rep.Build(t[mainSyms+distSyms:lzTable]) != nil {
+			return cpCorrupt("code lengths")
+		}
+	}
+	d.oldDist, d.oldDistPtr, d.lastDist, d.lastLength = old, ptr, lastDist, lastLen
+	d.channelDelta, d.av = chDelta, av
+	d.Restore(int64(dict), int(winLen), int64(pos), int64(pos-entryOff), size, st[p:])
+	d.br.ResetAt(src, int64(bits))
+	return nil
+}

@@ -1,0 +1,478 @@
+package unpack29
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/internal/testutil"
+	"github.com/go-unarc/unarc/rar/internal/rar4test"
+)
+
+type testCP struct {
+	entry int
+	off   int64
+	bits  int64
+	state []byte
+}
+
+// cpEntries reads the v29 entries of testdata/rar29/NAME or
+// testdata/seek/NAME.
+func cpEntries(t testing.TB, name string) []rar4Entry {
+	t.Helper()
+	root := testutil.ModuleRoot()
+	data, err := os.ReadFile(filepath.Join(root, "testdata", "rar29", name))
+	if errors.Is(err, os.ErrNotExist) {
+		data, err = os.ReadFile(filepath.Join(root, "testdata", "seek", name))
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	ents, err := parseRAR4(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ents
+}
+
+// decodeWithCheckpoints decodes ents as one stream (solid when they say
+// so), taking a checkpoint every `every` bytes of each entry's output.
+func decodeWithCheckpoints(t *testing.T, ents []rar4Entry, every int64) ([][]byte, []testCP) {
+	t.Helper()
+	d := NewDecoder()
+	defer d.Close()
+	var outs [][]byte
+	var cps []testCP
+	for i, e := range ents {
+		if e.Dir || e.Method == 0x30 {
+			outs = append(outs, nil)
+			continue
+		}
+		if err := d.Reset(bytes.NewReader(e.Packed), e.Dict, e.Size, e.Solid); err != nil {
+			t.Fatal(err)
+		}
+		d.OnCheckpoint(every, func(d *Decoder) int64 {
+			st := d.Checkpoint(nil)
+			if d.CheckpointSize() != len(st) {
+				t.Fatal("CheckpointSize disagrees")
+			}
+			cps = append(cps, testCP{i, d.EntryOffset(), d.InputBits(), st})
+			return (d.EntryOffset()/every + 1) * every
+		})
+		var got []byte
+		buf := make([]byte, 777)
+		for {
+			n, err := d.Read(buf)
+			got = append(got, buf[:n]...)
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				t.Fatalf("entry %d: %v", i, err)
+			}
+		}
+		outs = append(outs, got)
+	}
+	return outs, cps
+}
+
+// resumeFrom decodes entry e from checkpoint cp, at most max bytes.
+func resumeFrom(d *Decoder, e rar4Entry, cp testCP, max int64) ([]byte, error) {
+	at := cp.bits >> 3
+	if at > int64(len(e.Packed)) {
+		return nil, errs.Corrupt("past the data")
+	}
+	if err := d.ResetAt(bytes.NewReader(e.Packed[at:]), e.Dict, e.Size, cp.state); err != nil {
+		return nil, err
+	}
+	if d.EntryOffset() != cp.off {
+		return nil, errs.Corrupt("offset %d, not %d", d.EntryOffset(), cp.off)
+	}
+	return io.ReadAll(io.LimitReader(d, max))
+}
+
+// TestCheckpointResume resumes from every checkpoint of several streams
+// (solid, E8, delta, audio and RGB filters, several dictionaries) and
+// compares the next 128 KiB (the rest of the entry from the last one)
+// with the sequential decode. Without filters the checkpoints land on
+// their interval; with filters, at the first block end after it.
+func TestCheckpointResume(t *testing.T) {
+	for _, name := range []string{"solid.rar", "big.rar", "e8.rar", "delta.rar", "audio.rar", "rgb.rar", "m3.rar", "m5.rar", "solid4-big.rar"} {
+		t.Run(name, func(t *testing.T) {
+			ents := cpEntries(t, name)
+			every := int64(3000)
+			if name == "big.rar" {
+				every = 300000 // 5 MiB with a 4 MiB window: keep the states few
+			}
+			outs, cps := decodeWithCheckpoints(t, ents, every)
+			exact, queued := 0, 0
+			d := NewDecoder()
+			defer d.Close()
+			for k, cp := range cps {
+				if cp.off%every == 0 {
+					exact++
+				}
+				n := int64(128 << 10)
+				if k == len(cps)-1 {
+					n = math.MaxInt64
+				}
+				got, err := resumeFrom(d, ents[cp.entry], cp, n)
+				if err != nil {
+					t.Fatalf("entry %d at %d: %v", cp.entry, cp.off, err)
+				}
+				if len(d.flt.queue) > 0 {
+					queued++
+				}
+				want := outs[cp.entry][cp.off:]
+				if !bytes.Equal(got, want[:min(int64(len(want)), n)]) {
+					t.Fatalf("entry %d from %d: output differs", cp.entry, cp.off)
+				}
+			}
+			var runs int
+			for _, r := range filterRuns(t, ents) {
+				runs += r
+			}
+			switch {
+			case runs == 0 && exact == 0:
+				t.Fatalf("no checkpoint on its interval of %d", len(cps))
+			case runs > 4 && queued == 0:
+				// Streams with many filter blocks queue them ahead.
+				t.Fatalf("%d filters, no checkpoint with one queued (%d checkpoints)", runs, len(cps))
+			}
+			t.Logf("%d checkpoints (%d on the interval, %d with filters queued), %d filters", len(cps), exact, queued, runs)
+		})
+	}
+}
+
+// filterRuns decodes ents and returns the filters applied, by kind.
+func filterRuns(t *testing.T, ents []rar4Entry) [filterAudio + 1]int {
+	d := NewDecoder()
+	defer d.Close()
+	for _, e := range ents {
+		if e.Dir || e.Method == 0x30 {
+			continue
+		}
+		if err := d.Reset(bytes.NewReader(e.Packed), e.Dict, e.Size, e.Solid); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.Copy(io.Discard, d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return d.flt.runs
+}
+
+// TestCheckpointFilters: with filters queued (delta.rar, big.rar) some
+// checkpoints are taken while output is held back by a filter whose
+// block is not complete (Wr < Pos), and resuming from them gives the
+// same bytes.
+func TestCheckpointFilters(t *testing.T) {
+	for _, name := range []string{"delta.rar", "big.rar"} {
+		ents := cpEntries(t, name)
+		outs, _ := decodeWithCheckpoints(t, ents, math.MaxInt64)
+		d := NewDecoder()
+		var held []testCP
+		for i, e := range ents {
+			if e.Dir || e.Method == 0x30 {
+				continue
+			}
+			if err := d.Reset(bytes.NewReader(e.Packed), e.Dict, e.Size, e.Solid); err != nil {
+				t.Fatal(err)
+			}
+			d.OnCheckpoint(1, func(d *Decoder) int64 {
+				if d.Wr < d.Pos && len(held) < 20 {
+					held = append(held, testCP{i, d.EntryOffset(), d.InputBits(), d.Checkpoint(nil)})
+				}
+				return d.EntryOffset() + 40000
+			})
+			if _, err := io.Copy(io.Discard, d); err != nil {
+				t.Fatal(err)
+			}
+		}
+		d.Close()
+		if len(held) == 0 {
+			t.Fatalf("%s: no checkpoint with output held back", name)
+		}
+		d = NewDecoder()
+		for _, cp := range held {
+			got, err := resumeFrom(d, ents[cp.entry], cp, 64<<10)
+			want := outs[cp.entry][cp.off:]
+			if err != nil || !bytes.Equal(got, want[:min(len(want), 64<<10)]) {
+				t.Fatalf("%s: entry %d from %d: %v", name, cp.entry, cp.off, err)
+			}
+		}
+		d.Close()
+	}
+}
+
+// TestCheckpointPPMd: no checkpoint once a PPMd block has been met in
+// the stream (its model would be needed), LZ before it still takes them.
+func TestCheckpointPPMd(t *testing.T) {
+	for _, name := range []string{"ppmd.rar", "ppmd_solid.rar", "solid4-ppm.rar"} {
+		ents := cpEntries(t, name)
+		_, cps := decodeWithCheckpoints(t, ents, 1000)
+		d := NewDecoder()
+		for _, cp := range cps {
+			e := ents[cp.entry]
+			got, err := resumeFrom(d, e, cp, math.MaxInt64)
+			if err != nil {
+				t.Fatalf("%s: entry %d at %d: %v", name, cp.entry, cp.off, err)
+			}
+			if int64(len(got)) != e.Size-cp.off {
+				t.Fatalf("%s: entry %d at %d: %d bytes", name, cp.entry, cp.off, len(got))
+			}
+		}
+		d.Close()
+		// Every checkpoint comes before the first PPMd block.
+		d = NewDecoder()
+		for _, e := range ents {
+			if e.Dir || e.Method == 0x30 {
+				continue
+			}
+			if err := d.Reset(bytes.NewReader(e.Packed), e.Dict, e.Size, e.Solid); err != nil {
+				t.Fatal(err)
+			}
+			d.OnCheckpoint(0, func(d *Decoder) int64 {
+				if d.ppm.used {
+					t.Fatalf("%s: checkpoint after a PPMd block", name)
+				}
+				return d.EntryOffset() + 1
+			})
+			if _, err := io.Copy(io.Discard, d); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if !d.ppm.used {
+			t.Fatalf("%s: no PPMd block", name)
+		}
+		d.Close()
+	}
+}
+
+// TestCheckpointTampered: a checkpoint cut, grown or with a field out
+// of range is ErrCorrupt from ResetAt, never a panic or wrong window.
+func TestCheckpointTampered(t *testing.T) {
+	ents := cpEntries(t, "big.rar")
+	_, cps := decodeWithCheckpoints(t, ents, 1<<20)
+	le := binary.LittleEndian
+	var cp testCP
+	var nq, ndefs int
+	for _, c := range cps {
+		ndefs = int(le.Uint32(c.state[cpHeader-16:]))
+		nq = int(le.Uint32(c.state[cpHeader-12:]))
+		if c.off > 20000 && nq >= 2 && ndefs > 0 {
+			cp = c
+			break
+		}
+	}
+	if cp.state == nil {
+		t.Fatal("no checkpoint past 20000 with two filters queued")
+	}
+	oQ := cpHeader + ndefs*cpDef // the first queued filter
+	e := ents[cp.entry]
+	set32 := func(at int, v uint32) func([]byte) []byte {
+		return func(s []byte) []byte { le.PutUint32(s[at:], v); return s }
+	}
+	set64 := func(at int, v uint64) func([]byte) []byte {
+		return func(s []byte) []byte { le.PutUint64(s[at:], v); return s }
+	}
+	const (
+		oWin   = 4
+		oDict  = 8
+		oPos   = 16
+		oWr    = 24
+		oOff   = 32
+		oFlags = 40
+		oDist  = 41
+		oLast  = oDist + 16
+		oLow   = oLast + 4
+		oRep   = oLow + 4
+		oTable = oRep + 4
+		oFLast = oTable + tableSize
+		oNDefs = oFLast + 4
+		oNQ    = oNDefs + 4
+		oBits  = oNQ + 4
+	)
+	cases := map[string]func([]byte) []byte{
+		"cut":          func(s []byte) []byte { return s[:len(s)-1] },
+		"grown":        func(s []byte) []byte { return append(s, 0) },
+		"short":        func(s []byte) []byte { return s[:cpHeader-1] },
+		"magic":        set32(0, 1),
+		"window 3":     set32(oWin, 3<<12),
+		"window huge":  set32(oWin, 1<<30),
+		"window small": set32(oWin, 1<<10),
+		"dict 0":       set64(oDict, 0),
+		"dict huge":    set64(oDict, 1<<40),
+		"pos huge":     set64(oPos, math.MaxUint64),
+		"offset>pos":   set64(oOff, 1<<50),
+		"written>pos":  set64(oWr, uint64(1<<50)),
+		"bits huge":    set64(oBits, math.MaxUint64),
+		"queue count":  set32(oNQ, maxPendingFilter+1),
+		"offset>size":  set64(oOff, uint64(e.Size)),
+		"flags":        func(s []byte) []byte { s[oFlags] = 4; return s },
+		"no tables":    func(s []byte) []byte { s[oFlags] = 0; return s },
+		"distance":     set32(oDist+4, 1<<30),
+		"last length":  set32(oLast, 1000),
+		"low distance": set32(oLow, 16),
+		"low repeat":   set32(oRep, 99),
+		"code length":  func(s []byte) []byte { s[oTable+3] = 16; return s },
+		"oversubscribe": func(s []byte) []byte {
+			clear(s[oTable : oTable+mainSyms])
+			s[oTable] = 1
+			s[oTable+1] = 1
+			s[oTable+2] = 1
+			return s
+		},
+		"filter last":   set32(oFLast, 5000),
+		"filter count":  set32(oNDefs, maxFilterDefs+1),
+		"filter count1": set32(oNDefs, uint32(ndefs+1)),
+		"filter kind":   func(s []byte) []byte { s[cpHeader] = 7; return s },
+		"queue count1":  set32(oNQ, uint32(nq-1)),
+		"queue early":   set64(oQ, 0),
+		"queue long":    set32(oQ+8, vmMemSize+1),
+		"queue kind 0":  func(s []byte) []byte { s[oQ+12] = 0; return s },
+		"queue kind 7":  func(s []byte) []byte { s[oQ+12] = 7; return s },
+		"queue order": func(s []byte) []byte {
+			copy(s[oQ+cpQueued:], s[oQ:oQ+8])
+			le.PutUint64(s[oQ:], le.Uint64(s[oQ:])+1)
+			return s
+		},
+		"queue overlap": func(s []byte) []byte {
+			le.PutUint32(s[oQ+8:], le.Uint32(s[oQ+8:])+uint32(le.Uint64(s[oQ+cpQueued:])-le.Uint64(s[oQ:])))
+			return s
+		},
+	}
+	d := NewDecoder()
+	defer d.Close()
+	for name, mut := range cases {
+		bad := testCP{cp.entry, cp.off, cp.bits, mut(bytes.Clone(cp.state))}
+		if _, err := resumeFrom(d, e, bad, math.MaxInt64); !errors.Is(err, errs.ErrCorrupt) {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	// The untouched one still works after all that.
+	got, err := resumeFrom(d, e, cp, math.MaxInt64)
+	if err != nil || int64(len(got)) != e.Size-cp.off {
+		t.Fatalf("good checkpoint: %d bytes, %v", len(got), err)
+	}
+}
+
+// TestCheckpointAllocs: a warm decoder resumed from a checkpoint
+// allocates nothing per resume (its window and buffers come from the
+// pool).
+func TestCheckpointAllocs(t *testing.T) {
+	ents := cpEntries(t, "big.rar")
+	_, cps := decodeWithCheckpoints(t, ents, 20000)
+	cp := cps[len(cps)-1]
+	e := ents[cp.entry]
+	d := NewDecoder()
+	defer d.Close()
+	src := bytes.NewReader(nil)
+	run := func() {
+		src.Reset(e.Packed[cp.bits>>3:])
+		if err := d.ResetAt(src, e.Dict, e.Size, cp.state); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := io.Copy(io.Discard, d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	run()
+	if n := testing.AllocsPerRun(20, run); n > 0 {
+		t.Fatalf("%.1f allocations per resume", n)
+	}
+}
+
+// TestCheckpointDense takes a checkpoint every 11 bytes of the first
+// 8 KiB of each entry and resumes from each: every LZ field must come
+// back wherever the decoder stops. (rar's encoder never sends the
+// low-distance repeat code in these streams, so lowDistRep stays 0.)
+func TestCheckpointDense(t *testing.T) {
+	for _, name := range []string{"m3.rar", "delta.rar", "solid.rar"} {
+		ents := cpEntries(t, name)
+		outs, _ := decodeWithCheckpoints(t, ents, math.MaxInt64)
+		d := NewDecoder()
+		for i, e := range ents {
+			if e.Dir || e.Method == 0x30 || e.Size == 0 {
+				continue
+			}
+			if err := d.Reset(bytes.NewReader(e.Packed), e.Dict, e.Size, e.Solid); err != nil {
+				t.Fatal(err)
+			}
+			var cps []testCP
+			d.OnCheckpoint(1, func(d *Decoder) int64 {
+				cps = append(cps, testCP{i, d.EntryOffset(), d.InputBits(), d.Checkpoint(nil)})
+				if d.EntryOffset() > 8<<10 {
+					return math.MaxInt64
+				}
+				return d.EntryOffset() + 11
+			})
+			if _, err := io.Copy(io.Discard, d); err != nil {
+				t.Fatal(err)
+			}
+			r := NewDecoder()
+			for _, cp := range cps {
+				got, err := resumeFrom(r, e, cp, 4096)
+				want := outs[i][cp.off:]
+				if err != nil || !bytes.Equal(got, want[:min(len(want), 4096)]) {
+					t.Fatalf("%s: entry %d from %d: %v", name, i, cp.off, err)
+				}
+			}
+			r.Close()
+		}
+		d.Close()
+	}
+}
+
+// TestCheckpointCorpus resumes every v29 stream of the shared corpus
+// (up to 64 MiB) from checkpoints every 16 KiB and compares 8 KiB after
+// each, resuming as each is taken so only one state is held.
+func TestCheckpointCorpus(t *testing.T) {
+	if testing.Short() {
+		t.Skip("decodes the corpus's RAR4 streams")
+	}
+	names, chains := rar4test.CorpusChains(t, func(v byte) bool { return v == 29 })
+	var n, queued int
+	r := NewDecoder()
+	defer r.Close()
+	for k, ents := range chains {
+		var size int64
+		for _, e := range ents {
+			size += e.Size
+		}
+		if size > 64<<20 {
+			continue // the benchmark covers big streams
+		}
+		outs, _ := decodeWithCheckpoints(t, ents, math.MaxInt64)
+		d := NewDecoder()
+		for i, e := range ents {
+			if err := d.Reset(bytes.NewReader(e.Packed), e.Dict, e.Size, e.Solid); err != nil {
+				t.Fatal(err)
+			}
+			d.OnCheckpoint(16<<10, func(d *Decoder) int64 {
+				cp := testCP{i, d.EntryOffset(), d.InputBits(), d.Checkpoint(nil)}
+				got, err := resumeFrom(r, e, cp, 8<<10)
+				if len(r.flt.queue) > 0 {
+					queued++
+				}
+				want := outs[i][cp.off:]
+				if err != nil || !bytes.Equal(got, want[:min(len(want), 8<<10)]) {
+					t.Fatalf("%s: %s from %d: %v", names[k], e.Name, cp.off, err)
+				}
+				n++
+				return (cp.off>>14 + 1) << 14
+			})
+			if _, err := io.Copy(io.Discard, d); err != nil {
+				t.Fatal(err)
+			}
+		}
+		d.Close()
+	}
+	t.Logf("%d streams, %d checkpoints resumed, %d with filters queued", len(chains), n, queued)
+}

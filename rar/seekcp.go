@@ -1,0 +1,339 @@
+package rar
+
+import (
+	"io"
+	"math"
+	"sync/atomic"
+
+	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/rar/internal/rarcrypto"
+	"github.com/go-unarc/unarc/rar/internal/unpack15"
+	"github.com/go-unarc/unarc/rar/internal/unpack20"
+	"github.com/go-unarc/unarc/rar/internal/unpack29"
+	"github.com/go-unarc/unarc/rar/internal/unpack50"
+)
+
+// Decoder checkpoints (arc.Checkpointer) of RAR5, RAR 2.9 (RAR 3.x/4.x),
+// RAR 2.0 and RAR 1.5 entries. With a policy set, every such compressed entry decoded for an
+// OpenAt reader (solid or not; Open takes none) takes a checkpoint of its
+// decoder at the first point after each Interval of the entry's output
+// where the decoder can take one:
+//
+//   - RAR5 (Kind "rar5", unpack50.Decoder.Checkpoint): all it produced
+//     handed out and no filter pending; the window (up to the
+//     dictionary: a checkpoint costs up to the dictionary size, 128 KiB
+//     to 4 GiB, fewer bytes while less has been produced), the repeated
+//     distances, the code lengths and the bit position;
+//   - RAR 2.9 (Kind "rar29", unpack29.Decoder.Checkpoint): all it
+//     flushed handed out, in an LZ block of a stream that has met no PPMd
+//     block (none after one: its model would be needed); the window (the
+//     dictionary rounded up to a power of two, 512 KiB to 4 MiB, less
+//     while less has been produced), the LZ state and code lengths, the
+//     filter definitions and queued filters, and the bit position;
+//   - RAR 2.0 (Kind "rar20") and 1.5 ("rar15"), plain only (their
+//     ciphers cannot be entered in the middle): between decode passes;
+//     the window (the dictionary rounded up, at most 4 MiB), the
+//     adaptive state (2.0: code lengths, old distances, audio
+//     predictors; 1.5: its character and place tables and statistics),
+//     and the bit position.
+//
+// A later OpenAt of the same entry resumes from the nearest checkpoint at
+// or before its target: the entry's packed data is entered at the
+// checkpoint's byte (across volumes), through AES-CBC restarted from the
+// ciphertext block before it (RAR5's AES-256 and RAR 3.x's AES-128 alike:
+// the IV of a block is the ciphertext before it), and the decoder goes on
+// from the kept state. Checkpoints belong to one entry (Stream and Entry
+// are its file index); an entry that continues a solid stream also takes
+// one at its start, so reading it at an offset before its first Interval
+// resumes there instead of decoding the run before it (offset 0 still
+// decodes the run: that reader verifies the checksum).
+
+// SetCheckpoints implements arc.Checkpointer.
+func (a *Archive) SetCheckpoints(p arc.CheckpointPolicy) { a.cps.SetPolicy(p) }
+
+// CheckpointStats implements arc.CheckpointReporter.
+func (a *Archive) CheckpointStats() arc.CheckpointStats { return a.cps.Stats() }
+
+// resumed counts OpenAt calls that restarted from a checkpoint (tests).
+var resumed atomic.Int64
+
+// cpState is what a checkpoint hook reads of a decoder (unpack50 and
+// unpack29 Decoders alike).
+type cpState interface {
+	EntryOffset() int64
+	InputBits() int64
+	CheckpointSize() int
+	Checkpoint(dst []byte) []byte
+}
+
+// cpDecoder is an unpacker that takes checkpoints and resumes from them.
+type cpDecoder interface {
+	unpacker
+	onCheckpoint(next int64, fn func(cpState) int64)
+	resetAt(src io.Reader, algo int, dict, size int64, state []byte) error
+	EntryOffset() int64
+}
+
+func (d dec50) onCheckpoint(next int64, fn func(cpState) int64) {
+	d.OnCheckpoint(next, func(x *unpack50.Decoder) int64 { return fn(x) })
+}
+
+func (d dec50) resetAt(src io.Reader, algo int, dict, size int64, state []byte) error {
+	v := 0
+	if algo == 70 {
+		v = 1
+	}
+	return d.ResetAt(src, v, dict, size, state)
+}
+
+func (d dec29) onCheckpoint(next int64, fn func(cpState) int64) {
+	d.OnCheckpoint(next, func(x *unpack29.Decoder) int64 { return fn(x) })
+}
+
+func (d dec29) resetAt(src io.Reader, algo int, dict, size int64, state []byte) error {
+	return d.ResetAt(src, dict, size, state)
+}
+
+func (d dec20) onCheckpoint(next int64, fn func(cpState) int64) {
+	d.OnCheckpoint(next, func(x *unpack20.Decoder) int64 { return fn(x) })
+}
+
+func (d dec20) resetAt(src io.Reader, algo int, dict, size int64, state []byte) error {
+	return d.ResetAt(src, dict, size, state)
+}
+
+func (d dec15) onCheckpoint(next int64, fn func(cpState) int64) {
+	d.OnCheckpoint(next, func(x *unpack15.Decoder) int64 { return fn(x) })
+}
+
+func (d dec15) resetAt(src io.Reader, algo int, dict, size int64, state []byte) error {
+	return d.ResetAt(src, dict, size, state)
+}
+
+// cpKind is the Kind of f's checkpoints ("" for none).
+func cpKind(f *file) string {
+	switch family(f.algo) {
+	case fam50:
+		return "rar5"
+	case fam29:
+		return "rar29"
+	case fam20:
+		return "rar20"
+	case fam15:
+		return "rar15"
+	}
+	return ""
+}
+
+// cpEntry reports whether f takes checkpoints: compressed RAR5 (plain or
+// AES-256), RAR 2.9 (plain or RAR 3.x AES-128), RAR 2.0 and RAR 1.5
+// (plain: their ciphers' keys change with every block or byte, so they
+// cannot be entered in the middle) entries.
+func (a *Archive) cpEntry(f *file) bool {
+	var crypt bool
+	switch family(f.algo) {
+	case fam50:
+		crypt = f.crypt == cryptRAR5
+	case fam29:
+		crypt = f.crypt == cryptRAR3
+	case fam20, fam15:
+	default:
+		return false
+	}
+	return f.method > 0 && f.copyOf < 0 && !f.unknown &&
+		f.missing == nil && f.broken == nil && !f.split && f.e.Size > 0 && entryData(f.e) &&
+		(f.crypt == cryptNone || crypt)
+}
+
+// watch installs the checkpoint hook on d, which has just been reset
+// for file fi (solid: continuing the previous entry's stream, which
+// takes a checkpoint at the entry's start too).
+func (a *Archive) watch(d unpacker, fi int, f *file, solid bool) {
+	dc, ok := d.(cpDecoder)
+	if !ok || !a.cpEntry(f) {
+		return
+	}
+	kind := cpKind(f)
+	iv := a.cps.Interval()
+	if iv <= 0 {
+		return
+	}
+	first := iv
+	if solid {
+		// The entry's start: a read before its first checkpoint then
+		// resumes there instead of decoding the run before it.
+		first = 0
+	}
+	dc.onCheckpoint(first, func(dd cpState) int64 {
+		off := dd.EntryOffset()
+		cell := off / iv * iv
+		next := cell + iv
+		if next < 0 {
+			next = math.MaxInt64
+		}
+		if a.closed.Load() {
+			return math.MaxInt64 // nothing is kept for a closed Archive
+		}
+		if off == 0 && !solid || a.cps.Has(fi, cell, next) {
+			return next
+		}
+		n := dd.CheckpointSize()
+		if !a.cps.Fits(n) {
+			return next
+		}
+		a.cps.Add(arc.Checkpoint{Kind: kind, Stream: fi, Out: off, In: dd.InputBits(),
+			Entry: fi, EntryOff: off, State: dd.Checkpoint(make([]byte, 0, n))})
+		return next
+	})
+}
+
+// peekCP returns the checkpoint of file fi nearest at or before off,
+// verified or not, without decoding (StartAt).
+func (a *Archive) peekCP(fi int, f *file, off int64) (arc.Checkpoint, bool) {
+	if off <= 0 || !a.cpEntry(f) || a.cps.Interval() <= 0 {
+		return arc.Checkpoint{}, false
+	}
+	cp, ok := a.cps.Find(fi, off)
+	if !ok || cp.Kind != cpKind(f) || cp.Out < 0 {
+		return arc.Checkpoint{}, false
+	}
+	return cp, true
+}
+
+// findCP returns the checkpoint of file fi to resume at for off (a.mu
+// held): one restored from an index is verified first (checkCP).
+func (a *Archive) findCP(fi int, f *file, off int64) (arc.Checkpoint, bool, error) {
+	if off <= 0 || !a.cpEntry(f) || a.cps.Interval() <= 0 {
+		return arc.Checkpoint{}, false, nil
+	}
+	cp, ok, err := a.cps.FindChecked(fi, off, func(cp arc.Checkpoint) (bool, error) { return a.checkCP(fi, cp) })
+	if err != nil {
+		return arc.Checkpoint{}, false, err
+	}
+	if !ok || cp.Kind != cpKind(f) || cp.Out < 0 {
+		return arc.Checkpoint{}, false, nil
+	}
+	return cp, true, nil
+}
+
+// resume opens file fi from checkpoint cp (a.mu held); with watch, its
+// decoder takes checkpoints as it goes (not while a restored checkpoint
+// is being verified: none may come from a state not verified).
+func (a *Archive) resume(fi int, f *file, cp arc.Checkpoint, watch bool) (io.ReadCloser, error) {
+	if err := a.p.checkSize(f); err != nil {
+		return nil, err
+	}
+	if err := a.p.checkDict(f); err != nil {
+		return nil, err
+	}
+	if cp.In < 0 || cp.Out > f.e.Size {
+		return nil, errs.Corrupt("%s checkpoint out of the entry", cp.Kind)
+	}
+	r := &cpReader{a: a}
+	r.parts.reset(a.vols, f.parts)
+	at := cp.In >> 3
+	var src io.Reader = &r.parts
+	if f.crypt == cryptNone {
+		if err := r.parts.seek(at); err != nil {
+			return nil, err
+		}
+	} else {
+		key, iv0, guess, err := a.p.cbcKey(f)
+		if err != nil {
+			return nil, err
+		}
+		r.guess = guess
+		var iv [16]byte
+		copy(iv[:], iv0)
+		blk := at &^ 15
+		if err := r.parts.seek(max(blk-16, 0)); err != nil {
+			return nil, err
+		}
+		if blk > 0 {
+			if _, err := io.ReadFull(&r.parts, iv[:]); err != nil {
+				return nil, errs.EOF(err, "RAR encrypted data")
+			}
+		}
+		r.crypt = cryptReaders.Get()
+		if err := r.crypt.Reset(&r.parts, key, iv[:]); err != nil {
+			r.Close()
+			return nil, err
+		}
+		if drop := at - blk; drop > 0 {
+			var b [16]byte
+			if _, err := io.ReadFull(r.crypt, b[:drop]); err != nil {
+				r.Close()
+				return nil, mapErr(errs.EOF(err, "RAR encrypted data"), r.guess)
+			}
+		}
+		src = r.crypt
+	}
+	d, err := a.p.newUnpacker(f)
+	if err != nil {
+		r.Close()
+		return nil, err
+	}
+	r.dec, r.fam = d, family(f.algo)
+	dc, ok := d.(cpDecoder)
+	if !ok || cp.Kind != cpKind(f) {
+		r.Close()
+		return nil, errs.Corrupt("%s checkpoint of a %s entry", cp.Kind, f.e.Method)
+	}
+	if err := dc.resetAt(src, f.algo, f.dict, f.e.Size, cp.State); err != nil {
+		r.Close()
+		return nil, mapErr(err, r.guess)
+	}
+	if got := dc.EntryOffset(); got != cp.Out {
+		r.Close()
+		return nil, errs.Corrupt("%s checkpoint at %d, not %d", cp.Kind, got, cp.Out)
+	}
+	if watch {
+		a.watch(d, fi, f, false)
+	}
+	r.lim = io.LimitedReader{R: d, N: f.e.Size - cp.Out}
+	resumed.Add(1)
+	return r, nil
+}
+
+// cpReader reads an entry from a checkpoint; it owns its decoder.
+type cpReader struct {
+	a     *Archive
+	parts partsReader
+	crypt *rarcrypto.Reader
+	dec   unpacker
+	fam   int
+	lim   io.LimitedReader
+	guess bool
+}
+
+func (r *cpReader) Read(p []byte) (int, error) {
+	if r.a == nil {
+		return 0, errReaderClosed
+	}
+	if r.a.closed.Load() {
+		return 0, errArchiveClosed
+	}
+	if r.lim.N <= 0 {
+		return 0, io.EOF
+	}
+	n, err := r.lim.Read(p)
+	if err != nil && err != io.EOF {
+		err = mapErr(err, r.guess)
+	}
+	return n, err
+}
+
+func (r *cpReader) Close() error {
+	if r.dec != nil {
+		releaseUnpacker(r.fam, r.dec)
+		r.dec = nil
+	}
+	if r.crypt != nil {
+		r.crypt.Release()
+		cryptReaders.Put(r.crypt)
+		r.crypt = nil
+	}
+	r.a = nil
+	return nil
+}

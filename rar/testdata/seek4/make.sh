@@ -1,0 +1,61 @@
+#!/bin/sh
+# Makes the RAR 3.x/4.x (v29 compression) archives of the RAR 2.9
+# checkpoint tests (rar/seek29_test.go) with rar6 -ma4. Content comes from
+# fixed awk generators, so only rar's salts and IVs vary between runs:
+#   a.txt (40 KiB of hex text), x.elf (an x86-64 ELF built here by cc
+#   from generated C: rar applies its E8 filter to it), c.txt (40 KiB),
+#   d.bin (160 KiB of 4-byte records that grow by small steps: delta
+#   filter with -mcD+), w.wav (160 KiB of 16-bit stereo samples: audio
+#   filter with -mcA+), b.bin (8 KiB of noise), e.txt (5 bytes).
+# Archives: solid and not, -p and -hp (AES-128), multi-volume solid,
+# and solid with delta and audio filters forced.
+# Password of the encrypted ones: seek.
+set -eu
+export TZ=UTC LC_ALL=C
+cd "$(dirname "$0")"
+out=$(pwd)
+rm -f ./*.rar
+src=$(mktemp -d)
+trap 'rm -rf "$src"' EXIT
+
+gen() { # gen SEED BYTES KIND
+	awk -v seed="$1" -v n="$2" -v kind="$3" 'BEGIN {
+		x = seed * 7919 + 1; out = 0
+		while (out < n) {
+			x = (x * 16807) % 2147483647
+			if (kind == "bin") { printf "%c", int(x / 4194304) % 256; out++ }
+			else { s = sprintf("%08x %05d ok\n", x, out % 99991); printf "%s", s; out += length(s) }
+		}
+	}' | head -c "$2"
+}
+gen 4 40960 txt > "$src/a.txt"
+awk 'BEGIN { print "#include <stdio.h>"; print "int f0(int x) { return x + 1; }"
+	for (i = 1; i < 400; i++) printf "int f%d(int x) { return f%d(x * 3 + %d) ^ f%d(x); }\n", i, i - 1, i, (i * 7) % i
+	print "int main(int c, char **v) { printf(\"%d\\n\", f399(c)); return 0; }" }' > "$src/x.c"
+cc -O0 -fno-inline -o "$src/x.elf" "$src/x.c"
+gen 5 40960 txt > "$src/c.txt"
+# Records of four bytes, each field a slowly moving counter.
+awk 'BEGIN { x = 99; for (i = 0; i < 40960; i++) { x = (x * 16807) % 2147483647
+	printf "%c%c%c%c", (i * 3) % 256, (i + int(x / 1073741824)) % 256, int(i / 7) % 256, (i * 5 + int(x / 536870912)) % 256 } }' > "$src/d.bin"
+# A two-channel 16-bit "sine" from a recurrence, with a little noise.
+awk 'BEGIN { s = 0; c = 12000; x = 7; for (i = 0; i < 40960; i++) { x = (x * 16807) % 2147483647
+	s += c / 16; c -= s / 16; v = int(s) + int(x / 268435456) - 4; if (v < 0) v += 65536; w = (v * 3) % 65536
+	printf "%c%c%c%c", v % 256, int(v / 256) % 256, w % 256, int(w / 256) % 256 } }' > "$src/w.wav"
+gen 6 8192 bin > "$src/b.bin"
+printf 'tail\n' > "$src/e.txt"
+find "$src" -exec touch -d '2024-01-02 03:04:05' {} +
+files="a.txt x.elf c.txt b.bin e.txt"
+r4() { # r4 OUT ARGS...
+	o=$1; shift
+	(cd "$src" && rar6 a -idq -cfg- -ma4 -mt1 "$@" "$out/$o" $files)
+}
+r4 r4-solid.rar -s -ds -m3 -md64k
+r4 r4-plain.rar -m3 -md64k
+r4 r4-solid-aes.rar -s -ds -m3 -md64k -pseek
+r4 r4-plain-hp.rar -m3 -md64k -hpseek
+r4 r4-vol.rar -s -ds -m3 -md64k -v24k
+files="d.bin w.wav a.txt"
+r4 r4-delta.rar -s -ds -m3 -md64k -mcD+
+files="w.wav d.bin c.txt"
+r4 r4-audio.rar -s -ds -m3 -md64k -mcA+
+ls -l ./*.rar
