@@ -28,9 +28,19 @@ func (c *cpCountingReaderAt) ReadAt(p []byte, off int64) (int, error) {
 
 // cpIndexArchives are testdata/seek archives whose seekable readers take
 // checkpoints, one per checkpoint kind and with encryption.
-var cpIndexArchives = []string{"lzma2.7z", "lzma2-aes.7z", "lzma-big.7z", "lzma-big-aes.7z", "deflate-words.zip", "deflate-words-aes.zip", "r5-words.rar", "r5-solid.rar", "r5-solid-aes.rar", "solid4-big.rar"}
+var cpIndexArchives = []string{"lzma2.7z", "lzma2-aes.7z", "lzma-big.7z", "lzma-big-aes.7z", "deflate-words.zip", "deflate-words-aes.zip", "r5-words.rar", "r5-solid.rar", "r5-solid-aes.rar", "solid4-big.rar",
+	"bzip2-7zz.zip", "bzip2-aes.zip", "bzip2-solid.7z", "bzip2-solid-aes.7z", "ppmd-o8.zip", "ppmd-o8-aes.zip", "ppmd-cut.zip", "ppmd-solid.7z", "ppmd-solid-aes.7z"}
 
 const cpTestInterval = 64 << 10
+
+// skipSlowCheckpoints skips, under -short, the PPMd archives but one:
+// every resume copies and checks a model of 1 MiB and decodes PPMd,
+// seconds per archive.
+func skipSlowCheckpoints(t *testing.T, name string) {
+	if testing.Short() && strings.HasPrefix(name, "ppmd-") && name != "ppmd-solid.7z" {
+		t.Skip("slow PPMd checkpoint archive (the run without -short covers it)")
+	}
+}
 
 // checkpointedIndex opens testdata/seek/name, reads every entry through
 // a SeekableEntry (taking checkpoints) and returns the archive's bytes,
@@ -107,6 +117,7 @@ func sectionCheckpoints(t *testing.T, idx *Index) []arc.Checkpoint {
 func TestIndexCheckpointsRestored(t *testing.T) {
 	for _, name := range cpIndexArchives {
 		t.Run(name, func(t *testing.T) {
+			skipSlowCheckpoints(t, name)
 			b, want, idx := checkpointedIndex(t, name)
 			m, err := idx.MarshalBinary()
 			if err != nil {
@@ -158,7 +169,12 @@ func TestIndexCheckpointsRestored(t *testing.T) {
 			}
 			with := tail(a, cr)
 			st := a.CheckpointStats()
-			if st.Verified < 1 || st.Rejected != 0 {
+			// BZip2 and PPMd take few checkpoints in these small
+			// archives (a BZip2 block, or a 64 KiB cell of PPMd output,
+			// is most of an entry), so the first reads may be served
+			// otherwise; the random reads below must verify some.
+			sparse := strings.HasPrefix(name, "bzip2-") || strings.HasPrefix(name, "ppmd-")
+			if !sparse && st.Verified < 1 || st.Rejected != 0 {
 				t.Fatalf("after reading the last entry's end: %+v", st)
 			}
 			plain := withCheckpoints(idx2, nil)
@@ -175,10 +191,10 @@ func TestIndexCheckpointsRestored(t *testing.T) {
 			// checkpoint; a ZIP entry is read from its start first (the
 			// reader decodes ahead up to 1 MiB), the restored checkpoint
 			// serves the read back (Verified, and none taken).
-			if st.Taken != 0 && strings.HasSuffix(name, ".zip") {
+			if !sparse && st.Taken != 0 && strings.HasSuffix(name, ".zip") {
 				t.Fatalf("checkpoints taken beside the restored ones: %+v", st)
 			}
-			if strings.HasSuffix(name, ".7z") && with*10 > without*7 {
+			if !sparse && strings.HasSuffix(name, ".7z") && with*10 > without*7 {
 				t.Fatalf("read %d bytes from the restored checkpoints, %d without: not used", with, without)
 			}
 			for _, e := range a.Entries() {
@@ -192,6 +208,9 @@ func TestIndexCheckpointsRestored(t *testing.T) {
 				}
 				randomReads(t, s, w, uint64(e.Index)+3, 20)
 				s.Close()
+			}
+			if st := a.CheckpointStats(); st.Verified < 1 || st.Rejected != 0 {
+				t.Fatalf("after the random reads: %+v", st)
 			}
 			// The reopened archive's index holds its checkpoints again.
 			idx3, err := a.Index(IndexWithCheckpoints())
@@ -236,6 +255,7 @@ func withCheckpoints(idx *Index, cps []arc.Checkpoint) *Index {
 func TestIndexCheckpointsTampered(t *testing.T) {
 	for _, name := range cpIndexArchives {
 		t.Run(name, func(t *testing.T) {
+			skipSlowCheckpoints(t, name)
 			b, want, idx := checkpointedIndex(t, name)
 			orig := sectionCheckpoints(t, idx)
 			open := func(x *Index) (*Archive, error) {
@@ -279,7 +299,7 @@ func TestIndexCheckpointsTampered(t *testing.T) {
 				"check":  func(cp *arc.Checkpoint) { cp.Check ^= 1 },
 				"window": func(cp *arc.Checkpoint) { flipWindow(cp.State) },
 				"state":  func(cp *arc.Checkpoint) { cp.State[len(cp.State)/3] ^= 0x40 },
-				"prob":   func(cp *arc.Checkpoint) { cp.State[200] ^= 1 },
+				"prob":   func(cp *arc.Checkpoint) { cp.State[min(200, len(cp.State)-1)] ^= 1 },
 				"cut":    func(cp *arc.Checkpoint) { cp.State = cp.State[:len(cp.State)-1] },
 				"shift": func(cp *arc.Checkpoint) {
 					cp.Out += 16 // still in the folder, but not where the state is

@@ -24,6 +24,8 @@ var seekArchives = []string{
 	"store.zip", "store-zipcrypto.zip", "store-aes.zip", "deflate.zip", "deflate-words.zip", "deflate-words-aes.zip",
 	"solid.rar", "store.rar", "store-aes.rar", "solid4.rar", "store-aes4.rar", "solid4-big.rar", "solid4-ppm.rar",
 	"r5-solid.rar", "r5-solid-aes.rar", "r5-plain-aes.rar", "r5-m5.rar", "r5-words.rar",
+	"bzip2-7zz.zip", "bzip2-infozip.zip", "bzip2-aes.zip", "bzip2-solid.7z", "bzip2-solid-aes.7z",
+	"ppmd-o8.zip", "ppmd-o8-aes.zip", "ppmd-cut.zip", "ppmd-solid.7z", "ppmd-solid-aes.7z",
 }
 
 func openSeekTestdata(t testing.TB, name string, opts ...unarc.Option) *unarc.Archive {

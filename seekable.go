@@ -62,8 +62,14 @@ var defaultCheckpoints = arc.CheckpointPolicy{Interval: DefaultCheckpointInterva
 // up to one dictionary each (8 MiB at -md8m); and for RAR 2.9 entries
 // (RAR 3.x/4.x, solid or not, plain or AES, across volumes) between
 // decode passes in LZ blocks of streams that have met no PPMd block;
-// and for RAR 2.0 and 1.5 entries (plain) between decode passes.
-// Other compressed methods (PPMd, BZip2) restart from the start of the entry or
+// and for RAR 2.0 and 1.5 entries (plain) between decode passes; for
+// BZip2 (ZIP entries and 7z folders, plain or AES) between blocks, 6
+// bytes each (so at most one per block: 100 to 900 KB of output apart);
+// and for PPMd (7z folders, ZIP entries, plain or AES) between any two
+// bytes, where a checkpoint is the whole model: up to its memory size
+// (16 MiB for 7-Zip's -mx5 7z PPMd, 1 to 256 MiB for ZIP), so only a
+// few fit in the checkpoint memory and the least recently used go.
+// Other compressed methods (RAR 2.9 PPMd blocks) restart from the start of the entry or
 // solid stream; stored entries (ZIP store, plain or WinZip AES; 7z Copy,
 // plain or AES; RAR -m0, plain or AES) need no checkpoint: they seek
 // in the archive directly.

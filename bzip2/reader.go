@@ -40,6 +40,7 @@ type Reader struct {
 	streams   int
 	blockSize int // of the current stream
 	streamCRC uint32
+	total     int64 // output handed out (checkpoint.go)
 
 	d    *decoder
 	ttp  *[]byte  // pooled backing of tt
@@ -96,7 +97,7 @@ func (z *Reader) Reset(r io.Reader, opts ...Option) error {
 		z.par.disabled = false
 	}
 	z.st, z.err, z.streams = stHeader, nil, 0
-	z.left, z.out = 0, walk{}
+	z.left, z.out, z.total = 0, walk{}, 0
 	return nil
 }
 
@@ -131,6 +132,7 @@ func (z *Reader) Read(p []byte) (int, error) {
 				return 0, nil
 			}
 			if n := z.par.read(p); n > 0 {
+				z.total += int64(n)
 				return n, nil
 			}
 			continue
@@ -156,6 +158,7 @@ func (z *Reader) Read(p []byte) (int, error) {
 			z.err = z.endBlock()
 		}
 		if n > 0 {
+			z.total += int64(n)
 			return n, nil
 		}
 	}

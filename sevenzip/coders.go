@@ -139,7 +139,7 @@ type decodeEnv struct {
 	limits   arc.Limits
 	closers  []io.Closer // released when the folder decoder is closed
 	workers  int         // goroutines a coder may use (LZMA2 blocks, BZip2); <= 1: one
-	cpz      cpDecoder   // the last LZMA2 or LZMA decoder built (checkpoints, seek.go)
+	cpz      cpDecoder   // the last LZMA2, LZMA or BZip2 decoder built (checkpoints, seek.go)
 	aesProps aes7z.Props // newAES's scratch (its Salt points into the header)
 }
 
@@ -228,6 +228,7 @@ func newCoder(c *coder, in []io.Reader, size int64, plan coderPlan, env *decodeE
 			return nil, err
 		}
 		env.onClose(z)
+		env.cpz = z // checkpoints between blocks when serial (seek.go)
 		return z, nil
 	case mAES:
 		return newAES(c, in[0], env)

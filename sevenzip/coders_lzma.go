@@ -104,5 +104,6 @@ func newPPMd(c *coder, in io.Reader, size int64, env *decodeEnv) (io.Reader, err
 		return nil, err
 	}
 	env.onClose(z)
+	env.cpz = z // checkpoints between symbols (seek.go)
 	return z, nil
 }

@@ -5,8 +5,10 @@ import (
 	"io"
 
 	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/bzip2"
 	"github.com/go-unarc/unarc/internal/aes7z"
 	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/internal/ppmd"
 	"github.com/go-unarc/unarc/lzma"
 )
 
@@ -31,6 +33,18 @@ import (
 //     the AES stage restarted at the checkpoint's input offset as above.
 //     A filter after the decoder (BCJ, Delta) keeps state between calls,
 //     so such folders take none.
+//   - one BZip2 coder in the same place: it takes a checkpoint between
+//     blocks (bzip2.Reader.Checkpoint, kind "bzip2": the bit offset of
+//     the next block's magic, the block size level and the combined
+//     stream CRC, 6 bytes; a seekable reader decodes its blocks
+//     serially), resumed at the byte holding the magic, AES restarted
+//     at its block as above; every later block's CRC is still checked.
+//   - one PPMd coder in the same place: it takes a checkpoint wherever
+//     the decoder has handed out all it decoded (ppmd.Reader7z.Checkpoint,
+//     kind "ppmd7": the range decoder and the whole model, i.e. up to
+//     the model's memory size, 16 MiB at 7-Zip's -mx5, once its arena
+//     has filled), resumed at its input byte; a restored model is
+//     checked as a heap before it is used.
 //
 // Every other folder restarts from a parked decoder or from the
 // folder's start.
@@ -39,7 +53,7 @@ import (
 type chainShape struct {
 	ok     bool // one chain of 1-in 1-out coders over one pack stream
 	direct bool // Copy and AES only
-	lz     int  // the chain's LZMA2 or LZMA coder, -1 none (or not resumable)
+	lz     int  // the chain's LZMA2, LZMA, BZip2 or PPMd coder, -1 none (or not resumable)
 	aes    int  // the 7zAES coder, -1 none
 	aesOut int  // its output stream
 	outLen int64
@@ -75,7 +89,7 @@ func shapeOf(f *folder) chainShape {
 				return chainShape{lz: -1, aes: -1}
 			}
 			sh.aes, sh.aesOut = ci, out
-		case mLZMA2, mLZMA:
+		case mLZMA2, mLZMA, mBZip2, mPPMD:
 			if sh.lz >= 0 || sh.aes >= 0 {
 				return chainShape{lz: -1, aes: -1}
 			}
@@ -360,7 +374,8 @@ func (a *Archive) directFolder(fi int, sh chainShape, x int64, e *arc.Entry) (*f
 	return fr, nil
 }
 
-// resumeFolder restarts an LZMA2 or LZMA folder from checkpoint cp.
+// resumeFolder restarts an LZMA2, LZMA, BZip2 or PPMd folder from
+// checkpoint cp.
 func (a *Archive) resumeFolder(fi int, sh chainShape, cp arc.Checkpoint, e *arc.Entry) (*folderReader, error) {
 	f := &a.si.folders[fi]
 	c := &f.coders[sh.lz]
@@ -372,7 +387,7 @@ func (a *Archive) resumeFolder(fi int, sh chainShape, cp arc.Checkpoint, e *arc.
 		return nil, errs.Corrupt("7z: checkpoint outside folder %d", fi)
 	}
 	fr := a.partialFolder(fi, e, sh)
-	in, err := a.chainInput(fr, sh, cp.In)
+	in, err := a.chainInput(fr, sh, cpInByte(cp))
 	if err != nil {
 		enc := fr.encrypt // fr is back in the pool after Close
 		fr.Close()
@@ -398,6 +413,32 @@ func (a *Archive) resumeFolder(fi int, sh chainShape, cp arc.Checkpoint, e *arc.
 			return nil, err
 		}
 		r, fr.cpz = z, z
+	case mBZip2:
+		z := new(bzip2.Reader)
+		fr.env.onClose(z)
+		if err := z.ResetAt(in, cp.State, cp.Out, cp.In, bzip2.MaxMemory(a.cfg.Limits.MaxMemory)); err != nil {
+			enc := fr.encrypt
+			fr.Close()
+			return nil, mapErr(enc, err)
+		}
+		r, fr.cpz = z, z
+	case mPPMD:
+		order, mem, err := ppmd.ParseProps7z(c.props)
+		if err == nil && int64(mem) > a.cfg.Limits.MaxMemory {
+			err = errs.Limit("7z: PPMd model of %d bytes", mem)
+		}
+		if err != nil {
+			fr.Close()
+			return nil, err
+		}
+		z := new(ppmd.Reader7z)
+		fr.env.onClose(z)
+		if err := z.ResetAt7z(in, order, mem, size, cp.State, cp.Out, cp.In); err != nil {
+			enc := fr.encrypt
+			fr.Close()
+			return nil, mapErr(enc, err)
+		}
+		r, fr.cpz = z.Guarded(), z
 	default:
 		p, err := lzma.DecodeProps(c.props)
 		if err != nil {
@@ -419,15 +460,30 @@ func (a *Archive) resumeFolder(fi int, sh chainShape, cp arc.Checkpoint, e *arc.
 
 // cpKind is the checkpoint kind of a resumable coder method.
 func cpKind(method uint64) string {
-	if method == mLZMA2 {
+	switch method {
+	case mLZMA2:
 		return "lzma2"
+	case mBZip2:
+		return "bzip2"
+	case mPPMD:
+		return "ppmd7"
 	}
 	return "lzma"
 }
 
+// cpInByte is the byte of the coder's input a checkpoint resumes at:
+// BZip2 counts its input in bits (its blocks need not start on a byte).
+func cpInByte(cp arc.Checkpoint) int64 {
+	if cp.Kind == "bzip2" {
+		return cp.In / 8
+	}
+	return cp.In
+}
+
 // cpDecoder is a decoder that takes checkpoints: lzma.Reader2 (at chunk
-// boundaries) and lzma.Reader (wherever it has delivered all it
-// decoded).
+// boundaries), lzma.Reader (wherever it has delivered all it decoded)
+// bzip2.Reader (between blocks, when it decodes serially) and
+// ppmd.Reader7z (between symbols).
 type cpDecoder interface {
 	CanCheckpoint() bool
 	CheckpointSize() int

@@ -4,8 +4,10 @@ import (
 	"errors"
 
 	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/bzip2"
 	"github.com/go-unarc/unarc/internal/cpcache"
 	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/internal/ppmd"
 	"github.com/go-unarc/unarc/lzma"
 )
 
@@ -82,9 +84,28 @@ func (a *Archive) fitCP(cp *arc.Checkpoint) error {
 	if sh.aes >= 0 {
 		inLen = f.unpackSizes[sh.aesOut]
 	}
-	if cp.Kind != cpKind(c.method) || cp.Out <= 0 || cp.Out >= size || cp.In <= 0 || cp.In > inLen ||
+	if cp.Kind != cpKind(c.method) || cp.Out <= 0 || cp.Out >= size || cp.In <= 0 || cpInByte(*cp) > inLen ||
 		cp.CheckLen != min(arc.CheckSpan, size-cp.Out) {
 		return arc.Stale("checkpoint does not fit its folder")
+	}
+	switch c.method {
+	case mBZip2:
+		if len(cp.State) != bzip2.CheckpointStateSize {
+			return arc.Stale("checkpoint state does not fit its folder")
+		}
+		cp.Entry, cp.EntryOff = a.entryAtOut(fi, cp.Out)
+		return nil
+	case mPPMD:
+		// At most the model's arena and its tables.
+		_, mem, err := ppmd.ParseProps7z(c.props)
+		if err != nil {
+			return arc.Stale("checkpoint of a damaged coder")
+		}
+		if int64(len(cp.State)) > int64(mem)+ppmd.CheckpointOverhead {
+			return arc.Stale("checkpoint state larger than its folder's model")
+		}
+		cp.Entry, cp.EntryOff = a.entryAtOut(fi, cp.Out)
+		return nil
 	}
 	// The state holds the window (at most the dictionary, or the folder's
 	// size when smaller), a few coder fields and the probabilities.

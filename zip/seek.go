@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/bzip2"
 	"github.com/go-unarc/unarc/deflate"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/hmacx"
@@ -16,23 +17,32 @@ import (
 // the counter k+1 enciphered. Nothing but the bytes read is decrypted;
 // neither the CRC nor the AES authentication code can be checked then.
 //
-// A Deflate or Deflate64 entry, plain or WinZip AES, read through OpenAt
-// takes a checkpoint (deflate.Reader.Checkpoint: the last 32 or 64 KiB
-// and the input bit offset) at the first block boundary of every
-// Interval bytes of output; a later OpenAt resumes from the nearest one
-// at or before off, the AES key stream positioned at the checkpoint's
-// byte. Every other entry (other methods, ZipCrypto, whose key stream
-// depends on every byte before, PKWARE strong encryption) opens from
-// the start as Open does, returning start 0.
+// A Deflate, Deflate64, BZip2 or PPMd entry, plain or WinZip AES, read
+// through OpenAt takes a checkpoint at the first point of every
+// Interval bytes of output where its decoder can: at a block boundary,
+// deflate.Reader.Checkpoint (kind "deflate": the last 32 or 64 KiB and
+// the input bit offset) or bzip2.Reader.Checkpoint (kind "bzip2": the
+// bit offset of the next block, the block size level and the combined
+// stream CRC so far, 6 bytes; such a reader decodes its blocks
+// serially); between any two symbols, ppmd.ReaderZip.Checkpoint (kind
+// "ppmd8": the range decoder and the whole model, up to the model's
+// memory, 1 to 256 MiB, each). A later OpenAt
+// resumes from the nearest one at or before off, the AES key stream
+// positioned at the checkpoint's byte; a resumed BZip2 stream still
+// checks every block CRC and, at the end, the stream CRC; a resumed
+// PPMd stream its end marker. Every other
+// entry (other methods, ZipCrypto, whose key stream depends on every
+// byte before, PKWARE strong encryption) opens from the start as Open
+// does, returning start 0.
 func (a *Archive) OpenAt(i int, off int64) (io.ReadCloser, int64, error) {
 	if i < 0 || i >= len(a.files) {
 		return nil, 0, fmt.Errorf("zip: entry index %d out of range", i)
 	}
 	f := &a.files[i]
 	kind := cryptKind(f)
-	if (f.method == methodDeflate || f.method == methodDeflate64) && f.Size >= 0 && (kind == 0 || kind == cryptAES) {
+	if cpKindOf(f) != "" {
 		if every := a.cps.Interval(); every > 0 {
-			return a.openDeflateAt(i, off, every)
+			return a.openCheckpointed(i, off, every)
 		}
 	}
 	if off <= 0 || f.method != methodStore || f.Size < 0 || kind != 0 && kind != cryptAES {
@@ -124,8 +134,8 @@ func (a *Archive) StartAt(i int, off int64) int64 {
 		return 0
 	case f.method == methodStore:
 		return min(off, f.Size)
-	case f.method == methodDeflate || f.method == methodDeflate64:
-		if cp, ok := a.cps.Find(i, off); ok && a.cps.Interval() > 0 {
+	case cpKindOf(f) != "":
+		if cp, ok := a.cps.Find(i, off); ok && a.cps.Interval() > 0 && cp.Kind == cpKindOf(f) && cp.Out <= int64(f.usize) {
 			return cp.Out
 		}
 	}
@@ -138,12 +148,55 @@ func (a *Archive) SetCheckpoints(p arc.CheckpointPolicy) { a.cps.SetPolicy(p) }
 // CheckpointStats implements arc.CheckpointReporter.
 func (a *Archive) CheckpointStats() arc.CheckpointStats { return a.cps.Stats() }
 
-// openDeflateAt opens Deflate entry i from the nearest checkpoint at or
-// before off (from its start, verified, when there is none), with a
-// reader that takes checkpoints as it goes.
-func (a *Archive) openDeflateAt(i int, off int64, every int64) (io.ReadCloser, int64, error) {
+// cpKindOf is the checkpoint kind of entry f ("": it takes none): a
+// Deflate, Deflate64 or BZip2 entry, plain or WinZip AES, of known size.
+func cpKindOf(f *file) string {
+	if f.Size < 0 {
+		return ""
+	}
+	if k := cryptKind(f); k != 0 && k != cryptAES {
+		return ""
+	}
+	switch f.method {
+	case methodDeflate, methodDeflate64:
+		return "deflate"
+	case methodBZip2:
+		return "bzip2"
+	case methodPPMd:
+		return "ppmd8"
+	}
+	return ""
+}
+
+// cpInByte is the byte of the entry's data a checkpoint resumes at:
+// Deflate and BZip2 count their input in bits, PPMd in bytes.
+func cpInByte(cp arc.Checkpoint) int64 {
+	if cp.Kind == "ppmd8" {
+		return cp.In
+	}
+	return cp.In / 8
+}
+
+// cpDecoder is a decoder that takes checkpoints: deflate.Reader (at
+// block boundaries, where PauseAt makes it stop) and bzip2.Reader
+// (between blocks).
+type cpDecoder interface {
+	CanCheckpoint() bool
+	CheckpointSize() int
+	Checkpoint(dst []byte) (state []byte, out, in int64)
+	Total() int64
+}
+
+// pauser is a cpDecoder that must be told where to stop (Deflate).
+type pauser interface{ PauseAt(out int64) }
+
+// openCheckpointed opens entry i (of a kind that takes checkpoints)
+// from the nearest checkpoint at or before off (from its start,
+// verified, when there is none), with a reader that takes checkpoints
+// as it goes.
+func (a *Archive) openCheckpointed(i int, off int64, every int64) (io.ReadCloser, int64, error) {
 	f := &a.files[i]
-	t := &cpTaker{a: a, i: i, every: every}
+	t := &cpTaker{a: a, i: i, every: every, kind: cpKindOf(f)}
 	var cp arc.Checkpoint
 	ok := false
 	if off > 0 {
@@ -153,34 +206,64 @@ func (a *Archive) openDeflateAt(i int, off int64, every int64) (io.ReadCloser, i
 			return nil, 0, err
 		}
 	}
-	if !ok || off <= 0 || cp.Kind != "deflate" || cp.Out > int64(f.usize) {
+	if !ok || off <= 0 || cp.Kind != t.kind || cp.Out > int64(f.usize) {
 		rc, err := a.Open(i)
 		if err != nil {
 			return nil, 0, err
 		}
-		er, ok := rc.(*entryReader)
-		if !ok || er.s == nil || er.s.dec == nil {
+		z := firstPassDecoder(rc, f)
+		if z == nil {
 			return rc, 0, nil
 		}
-		t.rc, t.z = er, er.s.dec
-		t.z.PauseAt(every)
+		t.rc, t.z = rc, z
 		t.next = every
+		if p, ok := z.(pauser); ok {
+			p.PauseAt(every)
+		}
 		return t, 0, nil
 	}
-	rs, err := a.resumeDeflate(i, cp)
+	rs, err := a.resume(i, cp)
 	if err != nil {
 		return nil, 0, err
 	}
-	z := rs.z
-	t.rc = rs
-	t.z, t.pos = z, cp.Out
+	t.rc, t.z, t.pos = rs, rs.z, cp.Out
 	t.next = (cp.Out/every + 1) * every
-	z.PauseAt(t.next)
+	if p, ok := rs.z.(pauser); ok {
+		p.PauseAt(t.next)
+	}
 	return t, cp.Out, nil
 }
 
-// resumeDeflate restarts Deflate entry i from checkpoint cp.
-func (a *Archive) resumeDeflate(i int, cp arc.Checkpoint) (*resumed, error) {
+// firstPassDecoder returns the decoder of entry f's reader from Open
+// that can take checkpoints (nil: none), made serial where it matters.
+// By f's method: the pooled state keeps a Deflate decoder made for an
+// earlier entry.
+func firstPassDecoder(rc io.ReadCloser, f *file) cpDecoder {
+	er, ok := rc.(*entryReader)
+	if !ok || er.s == nil {
+		return nil
+	}
+	switch {
+	case f.method == methodDeflate || f.method == methodDeflate64:
+		if er.s.dec != nil {
+			return er.s.dec
+		}
+	case er.s.oth != nil:
+		switch d := er.s.oth.rc.(type) {
+		case bzip2Entry:
+			d.Serial()
+			return d.Reader
+		case *ppmdReader:
+			return &d.z
+		}
+	}
+	return nil
+}
+
+// resume restarts entry i from checkpoint cp: a reader of its data from
+// the checkpoint's byte (the AES key stream positioned there) into a
+// decoder restored from cp's state.
+func (a *Archive) resume(i int, cp arc.Checkpoint) (*resumed, error) {
 	f := &a.files[i]
 	if err := checkOpen(f, &a.cfg); err != nil {
 		return nil, err
@@ -191,9 +274,9 @@ func (a *Archive) resumeDeflate(i int, cp arc.Checkpoint) (*resumed, error) {
 		return nil, err
 	}
 	size := int64(f.csize) - cryptOverhead(f)
-	at := cp.In / 8
+	at := cpInByte(cp)
 	if at > size || at < 0 || cp.Out < 0 || cp.Out > int64(f.usize) {
-		return nil, errs.Corrupt("deflate checkpoint beyond the entry's data")
+		return nil, errs.Corrupt("%s checkpoint beyond the entry's data", cp.Kind)
 	}
 	r := &storedAt{sec: section{ra: a.ra, off: dataOff + at, end: dataOff + size}}
 	if cryptKind(f) == cryptAES {
@@ -202,58 +285,119 @@ func (a *Archive) resumeDeflate(i int, cp arc.Checkpoint) (*resumed, error) {
 			return nil, err
 		}
 	}
-	z := new(deflate.Reader)
-	if err := z.ResetAt(r, cp.State, cp.Out, cp.In); err != nil {
-		z.Close()
-		return nil, err
+	rs := &resumed{n: int64(f.usize) - cp.Out, kind: cp.Kind}
+	switch cp.Kind {
+	case "deflate":
+		z := new(deflate.Reader)
+		if err := z.ResetAt(r, cp.State, cp.Out, cp.In); err != nil {
+			z.Close()
+			return nil, err
+		}
+		rs.r, rs.z = z, z
+	case "bzip2":
+		z := bzip2Readers.Get()
+		if err := z.ResetAt(r, cp.State, cp.Out, cp.In, bzip2.MaxMemory(a.cfg.Limits.MaxMemory)); err != nil {
+			bzip2Entry{z}.Close()
+			return nil, mapMethodErr(err)
+		}
+		rs.r, rs.z, rs.ends = bzip2Entry{z}, z, true
+	case "ppmd8":
+		// The model's order, memory and restoration method are the
+		// stream's 2-byte header: the state must agree with it.
+		hr := &storedAt{sec: section{ra: a.ra, off: dataOff, end: dataOff + size}}
+		if cryptKind(f) == cryptAES {
+			if err := a.startCTR(hr, f, dataOff, 0); err != nil {
+				return nil, err
+			}
+		}
+		var h [2]byte
+		if _, err := io.ReadFull(hr, h[:]); err != nil {
+			return nil, errs.EOF(err, "PPMd header")
+		}
+		p := ppmdPool.Get()
+		if err := p.z.ResetAt(r, uint16(h[0])|uint16(h[1])<<8, int64(f.usize), a.cfg.Limits.MaxMemory, cp.State, cp.Out, cp.In); err != nil {
+			p.Close()
+			return nil, mapMethodErr(err)
+		}
+		rs.r, rs.z, rs.ends = ppmdResumed{p, p.z.Guarded()}, &p.z, true
+	default:
+		return nil, errs.Corrupt("checkpoint of kind %q", cp.Kind)
 	}
-	return &resumed{z: z, n: int64(f.usize) - cp.Out}, nil
+	return rs, nil
 }
 
-// resumed reads a Deflate stream resumed from a checkpoint, cut at the
-// entry's size (nothing to verify: the CRC needs the whole entry).
+// ppmdResumed reads a PPMd decoder restored from a checkpoint through
+// its guard.
+type ppmdResumed struct {
+	p *ppmdReader
+	g io.Reader
+}
+
+func (r ppmdResumed) Read(b []byte) (int, error) { return r.g.Read(b) }
+func (r ppmdResumed) Close() error               { return r.p.Close() }
+
+// resumed reads an entry resumed from a checkpoint, cut at the entry's
+// size (the entry's CRC cannot be checked: it needs the whole entry).
+// With ends, the decoder checks its own end (BZip2's stream CRC), which
+// is read when the entry's size is reached.
 type resumed struct {
-	z *deflate.Reader
-	n int64
+	r    io.ReadCloser // nil once closed
+	z    cpDecoder
+	n    int64
+	kind string
+	ends bool
 }
 
 func (r *resumed) Read(p []byte) (int, error) {
-	if r.z == nil {
+	if r.r == nil {
 		return 0, errClosed
 	}
 	if r.n <= 0 {
+		if r.ends {
+			r.ends = false
+			var b [1]byte
+			if m, err := r.r.Read(b[:]); m > 0 {
+				return 0, errs.Corrupt("%s stream longer than the entry's size", r.kind)
+			} else if err != nil && err != io.EOF {
+				return 0, mapMethodErr(err)
+			}
+		}
 		return 0, io.EOF
 	}
 	if int64(len(p)) > r.n {
 		p = p[:r.n]
 	}
-	n, err := r.z.Read(p)
+	n, err := r.r.Read(p)
 	r.n -= int64(n)
 	if err == io.EOF && r.n > 0 {
-		err = errs.Truncated("deflate stream ends before the entry's size")
+		err = errs.Truncated(r.kind + " stream ends before the entry's size")
+	}
+	if err == io.EOF && r.ends {
+		r.ends = false // the decoder has seen its end
 	}
 	if err != nil && err != io.EOF && !isSentinel(err) {
-		err = errs.Corrupt("deflate: %v", err)
+		err = errs.Corrupt("%s: %v", r.kind, err)
 	}
 	return n, err
 }
 
 func (r *resumed) Close() error {
-	if r.z != nil {
-		r.z.Close()
-		r.z = nil
+	if r.r != nil {
+		r.r.Close()
+		r.r, r.z = nil, nil
 	}
 	return nil
 }
 
-// cpTaker passes a Deflate entry's reader through and takes a checkpoint
-// at the first block boundary of every cell of the interval grid that
-// has none yet.
+// cpTaker passes an entry's reader through and takes a checkpoint at the
+// first point of every cell of the interval grid that has none yet
+// where its decoder can take one.
 type cpTaker struct {
 	rc    io.ReadCloser
-	z     *deflate.Reader // nil once closed
+	z     cpDecoder // nil once closed
 	a     *Archive
 	i     int
+	kind  string
 	every int64
 	next  int64
 	pos   int64
@@ -276,12 +420,14 @@ func (t *cpTaker) take() {
 	}
 	cell := t.pos / t.every * t.every
 	t.next = cell + t.every
-	z.PauseAt(t.next)
+	if p, ok := z.(pauser); ok {
+		p.PauseAt(t.next)
+	}
 	if t.a.cps.Has(t.i, cell, cell+t.every) || !t.a.cps.Fits(z.CheckpointSize()) {
 		return
 	}
 	state, out, in := z.Checkpoint(make([]byte, 0, z.CheckpointSize()))
-	t.a.cps.Add(arc.Checkpoint{Kind: "deflate", Stream: t.i, Out: out, In: in, Entry: t.i, EntryOff: out, State: state})
+	t.a.cps.Add(arc.Checkpoint{Kind: t.kind, Stream: t.i, Out: out, In: in, Entry: t.i, EntryOff: out, State: state})
 }
 
 func (t *cpTaker) Close() error {

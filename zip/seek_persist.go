@@ -4,14 +4,19 @@ import (
 	"errors"
 
 	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/bzip2"
 	"github.com/go-unarc/unarc/internal/cpcache"
 	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/internal/ppmd"
 )
 
-// Deflate checkpoints kept in an index (arc.CheckpointPersister). A
-// restored one is checked against its entry when it is restored (kind,
-// Deflate or Deflate64 as the entry's method, offsets, history size),
-// by deflate.Reader.ResetAt when it is resumed from, and before its
+// Deflate, BZip2 and PPMd checkpoints kept in an index
+// (arc.CheckpointPersister). A restored one is checked against its entry
+// when it is restored (kind as the entry's method, Deflate or Deflate64,
+// offsets, state size), by deflate.Reader.ResetAt or
+// bzip2.Reader.ResetAt (a block magic at its bit offset) or
+// ppmd.ReaderZip.ResetAt (the model as a heap) when it is
+// resumed from, and before its
 // first use by decoding its CheckLen bytes against its Check; one that
 // fails that is dropped and the read starts from an earlier point.
 
@@ -23,7 +28,7 @@ func (a *Archive) ExportCheckpoints() ([]arc.Checkpoint, error) {
 	out := cps[:0]
 	for _, cp := range cps {
 		i := cp.Stream
-		if i < 0 || i >= len(a.files) || cp.Kind != "deflate" {
+		if i < 0 || i >= len(a.files) || cp.Kind != cpKindOf(&a.files[i]) {
 			continue
 		}
 		cp.CheckLen = min(arc.CheckSpan, int64(a.files[i].usize)-cp.Out)
@@ -51,22 +56,33 @@ func (a *Archive) RestoreCheckpoints(cps []arc.Checkpoint) error {
 			return arc.Stale("checkpoint of an entry the archive does not have")
 		}
 		f := &a.files[i]
-		kind := cryptKind(f)
 		usize := int64(f.usize)
-		d64 := byte(0)
-		if f.method == methodDeflate64 {
-			d64 = 1
-		}
-		if f.method != methodDeflate && f.method != methodDeflate64 || kind != 0 && kind != cryptAES || f.Size < 0 ||
-			cp.Kind != "deflate" || cp.Out <= 0 || cp.Out >= usize || cp.In <= 0 || cp.In/8 > int64(f.csize) ||
-			cp.CheckLen != min(arc.CheckSpan, usize-cp.Out) ||
-			len(cp.State) < 2 || cp.State[1] != d64 || len(cp.State) > 2+64<<10 {
+		if kind := cpKindOf(f); kind == "" || cp.Kind != kind || cp.Out <= 0 || cp.Out >= usize || cp.In <= 0 || cpInByte(cp) > int64(f.csize) ||
+			cp.CheckLen != min(arc.CheckSpan, usize-cp.Out) || !stateFits(f, cp.State) {
 			return arc.Stale("checkpoint does not fit its entry")
 		}
 		cp.Entry, cp.EntryOff = i, cp.Out
 		a.cps.Restore(cp)
 	}
 	return nil
+}
+
+// stateFits checks the size (and, for Deflate, the flavour) of a
+// restored state of entry f; the decoder checks the rest on resuming.
+func stateFits(f *file, st []byte) bool {
+	switch f.method {
+	case methodDeflate, methodDeflate64:
+		d64 := byte(0)
+		if f.method == methodDeflate64 {
+			d64 = 1
+		}
+		return len(st) >= 2 && st[1] == d64 && len(st) <= 2+64<<10
+	case methodBZip2:
+		return len(st) == bzip2.CheckpointStateSize
+	case methodPPMd:
+		return ppmd.ZipStateFits(st) // the decoder checks the model against the entry's header
+	}
+	return false
 }
 
 // checkCP reports whether decoding from restored checkpoint cp gives its
@@ -87,10 +103,10 @@ func (a *Archive) checkCP(i int, cp arc.Checkpoint) (bool, error) {
 
 // cpSum is cp's Check as decoding cp.CheckLen bytes from it gives it.
 func (a *Archive) cpSum(i int, cp arc.Checkpoint) (uint32, error) {
-	rs, err := a.resumeDeflate(i, cp)
+	rs, err := a.resume(i, cp)
 	if err != nil {
 		return 0, err
 	}
 	defer rs.Close()
-	return cpcache.SumFrom(cp, rs, "deflate stream")
+	return cpcache.SumFrom(cp, rs, cp.Kind+" stream")
 }

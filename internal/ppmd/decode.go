@@ -35,6 +35,7 @@ type rangeDecoder struct {
 	pk             peeker
 	br             io.ByteReader // exact mode
 	err            error         // first read error; bytes read after it are 0
+	pos            int64         // input bytes consumed before in[ip] (checkpoint.go)
 }
 
 // peeker is a buffered source read in place (*bufio.Reader, or the zip
@@ -51,7 +52,7 @@ type peeker interface {
 // is wrapped in *own (allocated once, kept by the caller across streams)
 // and read in slice mode. init7z or initRAR follows.
 func (rc *rangeDecoder) setSource(r io.Reader, own **bufio.Reader) {
-	rc.in, rc.ip, rc.pk, rc.br, rc.err = nil, 0, nil, nil, nil
+	rc.in, rc.ip, rc.pk, rc.br, rc.err, rc.pos = nil, 0, nil, nil, nil, 0
 	if pk, ok := r.(peeker); ok {
 		rc.pk = pk
 		return
@@ -71,7 +72,7 @@ func (rc *rangeDecoder) setSource(r io.Reader, own **bufio.Reader) {
 // setExact reads br one byte at a time, never ahead (RAR: the v29
 // unpacker reads on from br after the PPMd block).
 func (rc *rangeDecoder) setExact(br io.ByteReader) {
-	rc.in, rc.ip, rc.pk, rc.br, rc.err = nil, 0, nil, br, nil
+	rc.in, rc.ip, rc.pk, rc.br, rc.err, rc.pos = nil, 0, nil, br, nil, 0
 }
 
 // readByte returns the next input byte, 0 after a read error.
@@ -97,6 +98,7 @@ func (rc *rangeDecoder) readMore() uint32 {
 			rc.fail(err)
 			return 0
 		}
+		rc.pos++
 		return uint32(b)
 	}
 	rc.sync()
@@ -127,6 +129,7 @@ func (rc *rangeDecoder) fail(err error) {
 // positioned right after the bytes decoded so far.
 func (rc *rangeDecoder) sync() {
 	if rc.pk != nil && rc.ip > 0 {
+		rc.pos += int64(rc.ip)
 		rc.pk.Discard(rc.ip)
 		rc.in, rc.ip = rc.in[rc.ip:], 0
 		// After Discard the Peek'ed bytes stay valid until pk is read

@@ -38,6 +38,7 @@ type Reader7z struct {
 	order int
 	mem   uint32
 	left  int64 // bytes still to produce; < 0: until the end marker
+	size  int64 // the stream's size as given (checkpoint.go)
 	err   error // sticky: io.EOF at the end
 }
 
@@ -75,7 +76,7 @@ func (z *Reader7z) Reset(r io.Reader, order int, mem uint32, size int64) error {
 		z.err = errs.Unsupported("ppmd: order %d, memory %d", order, mem)
 		return z.err
 	}
-	*z = Reader7z{m: z.m, bufr: z.bufr, order: order, mem: mem, left: size}
+	*z = Reader7z{m: z.m, bufr: z.bufr, order: order, mem: mem, left: size, size: size}
 	z.rc.setSource(r, &z.bufr)
 	if z.m == nil {
 		z.m = modelPool.get()

@@ -44,6 +44,7 @@ type ReaderZip struct {
 	bufr *bufio.Reader // kept across Reset when the source needs wrapping
 	hdr  ZipHeader
 	left int64 // bytes still to produce; < 0: until the end marker
+	size int64 // the stream's size as given (checkpoint.go)
 	err  error // sticky: io.EOF at the end
 }
 
@@ -72,7 +73,7 @@ func NewReaderZip(r io.Reader, size, maxMem int64) (*ReaderZip, error) {
 // Reset starts decoding a new stream like NewReaderZip, reusing the model
 // arena and the input buffer.
 func (z *ReaderZip) Reset(r io.Reader, size, maxMem int64) error {
-	*z = ReaderZip{m: z.m, bufr: z.bufr, left: size}
+	*z = ReaderZip{m: z.m, bufr: z.bufr, left: size, size: size}
 	z.rc.setSource(r, &z.bufr)
 	z.err = z.start(maxMem)
 	z.rc.sync()

@@ -121,3 +121,4 @@ r5 r5-vol.rar -s -ds -m3 -md128k -v24k
 # One RAR5 entry larger than the root seek tests' 64 KiB checkpoint
 # interval (the fuzz seeds of FuzzSeek).
 (cd "$src/words" && rar a -idq -cfg- -mt1 -m3 -md128k "$out/r5-words.rar" words.txt)
+sh ./make-bzppmd.sh

@@ -1,0 +1,278 @@
+package sevenzip
+
+import (
+	"bytes"
+	"io"
+	"math/rand/v2"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/go-unarc/unarc/arc"
+)
+
+// cpFolders are the solid 7z archives of the BZip2 and PPMd checkpoint
+// tests (testdata/seek/make-bzppmd.sh) and the kind they take.
+var cpFolders = []struct{ name, kind string }{
+	{"bzip2-solid.7z", "bzip2"}, {"bzip2-solid-aes.7z", "bzip2"},
+	{"ppmd-solid.7z", "ppmd7"}, {"ppmd-solid-aes.7z", "ppmd7"},
+}
+
+// entryAt reads n bytes at off of entry i through OpenAt.
+func entryAt(a *Archive, i int, off int64, n int) ([]byte, int64, error) {
+	r, start, err := a.OpenAt(i, off)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer r.Close()
+	if _, err := io.CopyN(io.Discard, r, off-start); err != nil {
+		return nil, start, err
+	}
+	buf := make([]byte, n)
+	m, err := io.ReadFull(r, buf)
+	if err == io.ErrUnexpectedEOF || err == io.EOF {
+		err = nil
+	}
+	return buf[:m], start, err
+}
+
+// firstPass reads every entry once through OpenAt from 0 (taking
+// checkpoints) and returns their contents from Open.
+func firstPass(t *testing.T, a *Archive) [][]byte {
+	t.Helper()
+	var want [][]byte
+	for i := range a.Entries() {
+		want = append(want, readEntry(t, a, i))
+		r, _, err := a.OpenAt(i, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := io.ReadAll(r)
+		r.Close()
+		if err != nil || !bytes.Equal(got, want[i]) {
+			t.Fatalf("entry %d first pass: %v", i, err)
+		}
+	}
+	return want
+}
+
+// TestOpenAtCheckpointKinds: solid BZip2 folders (plain and AES) take
+// checkpoints on a seekable first pass, in several entries; reads at
+// random offsets of every entry resume from them with the bytes of a
+// full decode; with room for one they are evicted and reads stay
+// right.
+func TestOpenAtCheckpointKinds(t *testing.T) {
+	for _, tc := range cpFolders {
+		for _, small := range []bool{false, true} {
+			t.Run(tc.name, func(t *testing.T) {
+				skipSlowKind(t, tc.name)
+				a := openSeekArchive(t, tc.name)
+				a.SetCheckpoints(arc.CheckpointPolicy{Interval: 16 << 10, MaxMemory: 1 << 30})
+				want := firstPass(t, a)
+				cps := a.cps.Snapshot()
+				limit := int64(len(cps[len(cps)-1].State)) // room for one of the largest
+				if small {
+					a = openSeekArchive(t, tc.name)
+					a.SetCheckpoints(arc.CheckpointPolicy{Interval: 16 << 10, MaxMemory: limit})
+					firstPass(t, a)
+				}
+				st := a.CheckpointStats()
+				entries := map[int]bool{}
+				for _, cp := range cps {
+					entries[cp.Entry] = true
+					if cp.Kind != tc.kind {
+						t.Fatalf("kind %q", cp.Kind)
+					}
+				}
+				if !small && (st.Count < 3 || len(entries) < 2) || small && (st.Evicted == 0 || st.Bytes > limit) {
+					t.Fatalf("%+v over entries %v", st, entries)
+				}
+				rng := rand.New(rand.NewPCG(2, uint64(len(tc.name))))
+				resumed := 0
+				for k := 0; k < cpReads(); k++ {
+					i := rng.IntN(len(want))
+					if len(want[i]) == 0 {
+						continue
+					}
+					off := rng.Int64N(int64(len(want[i])))
+					got, start, err := entryAt(a, i, off, 5000)
+					if err != nil {
+						t.Fatalf("entry %d at %d: %v", i, off, err)
+					}
+					if start > off {
+						t.Fatalf("start %d after %d", start, off)
+					}
+					if start > 0 {
+						resumed++
+					}
+					if !bytes.Equal(got, want[i][off:min(off+5000, int64(len(want[i])))]) {
+						t.Fatalf("entry %d at %d (from %d): bytes differ", i, off, start)
+					}
+				}
+				if !small && resumed < cpReads()/5 || !testing.Short() && resumed == 0 {
+					t.Fatalf("%d of %d reads resumed", resumed, cpReads())
+				}
+			})
+		}
+	}
+}
+
+// TestCheckpointKindsPersist: exported checkpoints restore into a
+// reopened archive and are used (Verified); tampered ones are rejected
+// on first use and reads stay right; ones that cannot fit are a stale
+// index.
+func TestCheckpointKindsPersist(t *testing.T) {
+	for _, tc := range cpFolders {
+		t.Run(tc.name, func(t *testing.T) {
+			skipSlowKind(t, tc.name)
+			pol := arc.CheckpointPolicy{Interval: 16 << 10, MaxMemory: 1 << 30}
+			a := openSeekArchive(t, tc.name)
+			a.SetCheckpoints(pol)
+			want := firstPass(t, a)
+			cps, err := a.ExportCheckpoints()
+			if err != nil || len(cps) < 2 {
+				t.Fatal(len(cps), err)
+			}
+			for _, tamper := range []string{"none", "state", "in"} {
+				b := openSeekArchive(t, tc.name)
+				b.SetCheckpoints(pol)
+				var mod []arc.Checkpoint
+				for _, cp := range cps {
+					cp.State = bytes.Clone(cp.State)
+					switch tamper {
+					case "state":
+						cp.State[len(cp.State)-1] ^= 0x10
+					case "in":
+						cp.In += 8
+					}
+					mod = append(mod, cp)
+				}
+				if err := b.RestoreCheckpoints(mod); err != nil {
+					t.Fatal(err)
+				}
+				for _, cp := range cps {
+					if cp.Entry < 0 || cp.EntryOff+100 >= int64(len(want[cp.Entry])) {
+						continue
+					}
+					off := cp.EntryOff + 100
+					got, start, err := entryAt(b, cp.Entry, off, 3000)
+					if err != nil {
+						t.Fatalf("%s: %v", tamper, err)
+					}
+					if len(got) == 0 || !bytes.Equal(got, want[cp.Entry][off:off+int64(len(got))]) {
+						t.Fatalf("%s: entry %d at %d (from %d): bytes differ", tamper, cp.Entry, off, start)
+					}
+					if tamper == "none" && start != cp.EntryOff {
+						t.Fatalf("restored checkpoint at %d not used (start %d)", cp.EntryOff, start)
+					}
+				}
+				st := b.CheckpointStats()
+				if tamper == "none" && st.Verified == 0 || tamper != "none" && (st.Rejected == 0 || st.Verified != 0) {
+					t.Fatalf("%s: %+v", tamper, st)
+				}
+			}
+			b := openSeekArchive(t, tc.name)
+			b.SetCheckpoints(pol)
+			for _, bad := range []func(*arc.Checkpoint){
+				func(cp *arc.Checkpoint) { cp.Kind = "lzma2" },
+				func(cp *arc.Checkpoint) { cp.Out = 1 << 40 },
+				func(cp *arc.Checkpoint) { cp.In = 1 << 40 },
+				func(cp *arc.Checkpoint) {
+					if cp.Kind == "bzip2" {
+						cp.State = append(cp.State, 0) // (a PPMd state's size is checked by the decoder)
+					} else {
+						cp.CheckLen--
+					}
+				},
+			} {
+				cp := cps[0]
+				bad(&cp)
+				if err := b.RestoreCheckpoints([]arc.Checkpoint{cp}); err == nil {
+					t.Fatalf("bad checkpoint restored: %s at %d (in %d)", cp.Kind, cp.Out, cp.In)
+				}
+			}
+		})
+	}
+}
+
+// TestCheckpointKindsConcurrent: resumed readers in parallel, closed in
+// the middle of a read, give right bytes and fail after Close; closing
+// the archive under them leaves them failing, not reading freed
+// decoders (run with -race).
+func TestCheckpointKindsConcurrent(t *testing.T) {
+	for _, tc := range cpFolders {
+		if slowKind(tc.name) {
+			continue
+		}
+		a := openSeekArchive(t, tc.name)
+		a.SetCheckpoints(arc.CheckpointPolicy{Interval: 16 << 10, MaxMemory: 1 << 30})
+		want := firstPass(t, a)
+		var wg sync.WaitGroup
+		errc := make(chan error, 16)
+		for g := 0; g < 4; g++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				rng := rand.New(rand.NewPCG(uint64(g), 7))
+				for k := 0; k < 6; k++ {
+					i := rng.IntN(len(want))
+					if len(want[i]) < 2 {
+						continue
+					}
+					off := rng.Int64N(int64(len(want[i])))
+					r, start, err := a.OpenAt(i, off)
+					if err != nil {
+						errc <- err
+						return
+					}
+					buf := make([]byte, 4096)
+					n, _ := io.ReadFull(r, buf)
+					if !bytes.Equal(buf[:n], want[i][start:start+int64(n)]) {
+						errc <- io.ErrUnexpectedEOF
+					}
+					r.Close()
+					if n, err := r.Read(buf); n != 0 || err == nil {
+						errc <- io.ErrNoProgress
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		close(errc)
+		for err := range errc {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		// Close the archive with a resumed reader open.
+		cp := a.cps.Snapshot()[1]
+		r, _, err := a.OpenAt(cp.Entry, cp.EntryOff+1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		a.Close()
+		if _, err := io.ReadAll(r); err == nil {
+			t.Fatalf("%s: read after the archive's Close succeeded", tc.name)
+		}
+		r.Close()
+	}
+}
+
+// skipSlowKind skips, under -short (and so under the race detector's
+// CI pass), the PPMd archives but one: every resume copies and checks a
+// model of 1 MiB and decodes PPMd.
+func skipSlowKind(t *testing.T, name string) {
+	if slowKind(name) {
+		t.Skip("slow PPMd checkpoint archive (the run without -short covers it)")
+	}
+}
+
+func slowKind(name string) bool {
+	return testing.Short() && strings.HasPrefix(name, "ppmd-") && name != "ppmd-solid.7z"
+}
+
+// cpReads is the number of random reads of the kind tests.
+func cpReads() int {
+	if testing.Short() {
+		return 12
+	}
+	return 40
+}

@@ -1,0 +1,296 @@
+package zip
+
+import (
+	"bytes"
+	"io"
+	"math/rand/v2"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/go-unarc/unarc/arc"
+)
+
+// cpArchives are the ZIP archives of the BZip2 and PPMd checkpoint
+// tests (testdata/seek/make-bzppmd.sh) and the kind they take.
+var cpArchives = []struct{ name, kind string }{
+	{"bzip2-7zz.zip", "bzip2"}, {"bzip2-infozip.zip", "bzip2"}, {"bzip2-aes.zip", "bzip2"},
+	{"ppmd-o8.zip", "ppmd8"}, {"ppmd-o8-aes.zip", "ppmd8"}, {"ppmd-cut.zip", "ppmd8"},
+}
+
+func openSeekZip(t testing.TB, name string, pol arc.CheckpointPolicy) (*Archive, []byte) {
+	t.Helper()
+	b, err := os.ReadFile("../testdata/seek/" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := Open(bytes.NewReader(b), int64(len(b)), &arc.Config{Password: func(*arc.Entry) (string, error) { return "seek", nil }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a.SetCheckpoints(pol)
+	return a, b
+}
+
+// readAllAt reads entry i with Open (verified) and then once through
+// OpenAt from 0, which takes the checkpoints.
+func readAllAt(t testing.TB, a *Archive, i int) []byte {
+	t.Helper()
+	rc, err := a.Open(i)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := io.ReadAll(rc)
+	rc.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, start, err := a.OpenAt(i, 0)
+	if err != nil || start != 0 {
+		t.Fatal(start, err)
+	}
+	got, err := io.ReadAll(r)
+	r.Close()
+	if err != nil || !bytes.Equal(got, want) {
+		t.Fatalf("first pass: %v", err)
+	}
+	return want
+}
+
+// readAt reads n bytes at off of entry i through OpenAt.
+func readAt(a *Archive, i int, off int64, n int) ([]byte, int64, error) {
+	r, start, err := a.OpenAt(i, off)
+	if err != nil {
+		return nil, 0, err
+	}
+	defer r.Close()
+	if _, err := io.CopyN(io.Discard, r, off-start); err != nil {
+		return nil, start, err
+	}
+	buf := make([]byte, n)
+	m, err := io.ReadFull(r, buf)
+	if err == io.ErrUnexpectedEOF || err == io.EOF {
+		err = nil
+	}
+	return buf[:m], start, err
+}
+
+// TestOpenAtCheckpointKinds: BZip2 entries (7zz, Info-ZIP, WinZip AES)
+// take checkpoints on a first pass through OpenAt; reads at many
+// offsets then resume from one (start > 0, at or before the offset)
+// and give the bytes of a full decode; with room for one checkpoint
+// they are evicted and reads stay right.
+func TestOpenAtCheckpointKinds(t *testing.T) {
+	for _, tc := range cpArchives {
+		for _, mem := range []int64{1 << 30, -1} {
+			t.Run(tc.name, func(t *testing.T) {
+				skipSlowKind(t, tc.name)
+				a, _ := openSeekZip(t, tc.name, arc.CheckpointPolicy{Interval: 16 << 10, MaxMemory: 1 << 30})
+				i := entryNamed(t, a, "words.txt")
+				want := readAllAt(t, a, i)
+				small := mem < 0
+				// Room for one of the largest checkpoints (PPMd's grow with
+				// the model).
+				all := a.cps.Snapshot()
+				limit := int64(len(all[len(all)-1].State))
+				if small {
+					a, _ = openSeekZip(t, tc.name, arc.CheckpointPolicy{Interval: 16 << 10, MaxMemory: limit})
+					readAllAt(t, a, i)
+				}
+				st := a.CheckpointStats()
+				if !small && st.Count < 2 || small && (st.Evicted == 0 || st.Bytes > limit) {
+					t.Fatalf("%+v", st)
+				}
+				for _, cp := range a.cps.Snapshot() {
+					if cp.Kind != tc.kind {
+						t.Fatalf("kind %q", cp.Kind)
+					}
+				}
+				rng := rand.New(rand.NewPCG(1, uint64(len(tc.name))))
+				resumed := 0
+				for k := 0; k < cpReads(); k++ {
+					off := rng.Int64N(int64(len(want)))
+					got, start, err := readAt(a, i, off, 5000)
+					if err != nil {
+						t.Fatalf("at %d: %v", off, err)
+					}
+					if start > off {
+						t.Fatalf("start %d after %d", start, off)
+					}
+					if start > 0 {
+						resumed++
+					}
+					if !bytes.Equal(got, want[off:min(off+5000, int64(len(want)))]) {
+						t.Fatalf("at %d (from %d): bytes differ", off, start)
+					}
+				}
+				if !small && resumed < cpReads()/4 || !testing.Short() && resumed == 0 {
+					t.Fatalf("%d of %d reads resumed from a checkpoint", resumed, cpReads())
+				}
+				// To the end from the last checkpoint: the resumed decoder
+				// checks its own end (BZip2: the stream CRC).
+				cps := a.cps.Snapshot()
+				last := cps[len(cps)-1]
+				r, start, err := a.OpenAt(i, int64(len(want))-1)
+				if err != nil || start != last.Out {
+					t.Fatal(start, err)
+				}
+				rest, err := io.ReadAll(r)
+				r.Close()
+				if err != nil || !bytes.Equal(rest, want[start:]) {
+					t.Fatalf("to the end from %d: %v", start, err)
+				}
+			})
+		}
+	}
+}
+
+func entryNamed(t testing.TB, a *Archive, name string) int {
+	t.Helper()
+	for i, e := range a.Entries() {
+		if e.Name == name {
+			return i
+		}
+	}
+	t.Fatalf("no %s", name)
+	return -1
+}
+
+// TestCheckpointKindsPersist: exported checkpoints restore into a
+// reopened archive and are used (Verified); one whose state or offset
+// was tampered with is rejected on first use and the read stays right.
+func TestCheckpointKindsPersist(t *testing.T) {
+	for _, tc := range cpArchives {
+		t.Run(tc.name, func(t *testing.T) {
+			skipSlowKind(t, tc.name)
+			pol := arc.CheckpointPolicy{Interval: 16 << 10, MaxMemory: 1 << 30}
+			a, _ := openSeekZip(t, tc.name, pol)
+			i := entryNamed(t, a, "words.txt")
+			want := readAllAt(t, a, i)
+			cps, err := a.ExportCheckpoints()
+			if err != nil || len(cps) < 2 {
+				t.Fatal(len(cps), err)
+			}
+			for _, tamper := range []string{"none", "state", "in"} {
+				b, _ := openSeekZip(t, tc.name, pol)
+				mod := make([]arc.Checkpoint, len(cps))
+				for k, cp := range cps {
+					cp.State = bytes.Clone(cp.State)
+					switch tamper {
+					case "state":
+						cp.State[len(cp.State)-1] ^= 0x10
+					case "in":
+						cp.In += 8
+					}
+					mod[k] = cp
+				}
+				if err := b.RestoreCheckpoints(mod); err != nil {
+					t.Fatal(err)
+				}
+				for _, cp := range cps {
+					got, start, err := readAt(b, i, cp.Out+100, 3000)
+					if err != nil {
+						t.Fatalf("%s: %v", tamper, err)
+					}
+					if !bytes.Equal(got, want[cp.Out+100:cp.Out+100+int64(len(got))]) || len(got) == 0 {
+						t.Fatalf("%s at %d (from %d): bytes differ", tamper, cp.Out+100, start)
+					}
+					if tamper == "none" && start != cp.Out {
+						t.Fatalf("restored checkpoint at %d not used (start %d)", cp.Out, start)
+					}
+				}
+				st := b.CheckpointStats()
+				if tamper == "none" && st.Verified != int64(len(cps)) || tamper != "none" && st.Rejected != int64(len(cps)) {
+					t.Fatalf("%s: %+v", tamper, st)
+				}
+			}
+			// A checkpoint of another kind or at an offset outside the
+			// entry is a stale index.
+			b, _ := openSeekZip(t, tc.name, pol)
+			for _, bad := range []func(*arc.Checkpoint){
+				func(cp *arc.Checkpoint) { cp.Kind = "deflate" },
+				func(cp *arc.Checkpoint) { cp.Out = int64(len(want)) },
+				func(cp *arc.Checkpoint) {
+					if cp.Kind == "bzip2" {
+						cp.State = append(cp.State, 0) // (a PPMd state's size is checked by the decoder)
+					} else {
+						cp.CheckLen--
+					}
+				},
+			} {
+				cp := cps[0]
+				bad(&cp)
+				if err := b.RestoreCheckpoints([]arc.Checkpoint{cp}); err == nil {
+					t.Fatalf("bad checkpoint restored: %s at %d (in %d)", cp.Kind, cp.Out, cp.In)
+				}
+			}
+		})
+	}
+}
+
+// TestCheckpointKindsConcurrent: readers resumed from checkpoints in
+// parallel, some closed in the middle of a read, give right bytes and
+// fail cleanly after Close (run with -race).
+func TestCheckpointKindsConcurrent(t *testing.T) {
+	for _, tc := range cpArchives {
+		if slowKind(tc.name) {
+			continue
+		}
+		a, _ := openSeekZip(t, tc.name, arc.CheckpointPolicy{Interval: 16 << 10, MaxMemory: 1 << 30})
+		i := entryNamed(t, a, "words.txt")
+		want := readAllAt(t, a, i)
+		var wg sync.WaitGroup
+		errc := make(chan error, 8)
+		for g := 0; g < 4; g++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				rng := rand.New(rand.NewPCG(uint64(g), 9))
+				for k := 0; k < 6; k++ {
+					off := rng.Int64N(int64(len(want)))
+					r, start, err := a.OpenAt(i, off)
+					if err != nil {
+						errc <- err
+						return
+					}
+					buf := make([]byte, 4096)
+					n, _ := io.ReadFull(r, buf)
+					if !bytes.Equal(buf[:n], want[start:start+int64(n)]) {
+						errc <- io.ErrUnexpectedEOF
+					}
+					r.Close()
+					if n, err := r.Read(buf); n != 0 || err == nil {
+						errc <- io.ErrNoProgress
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		close(errc)
+		for err := range errc {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+	}
+}
+
+// skipSlowKind skips, under -short (and so under the race detector's
+// CI pass), the PPMd archives but one: every resume copies and checks a
+// model of 1 MiB and decodes PPMd.
+func skipSlowKind(t *testing.T, name string) {
+	if slowKind(name) {
+		t.Skip("slow PPMd checkpoint archive (the run without -short covers it)")
+	}
+}
+
+func slowKind(name string) bool {
+	return testing.Short() && strings.HasPrefix(name, "ppmd-") && name != "ppmd-o8.zip"
+}
+
+// cpReads is the number of random reads of the kind tests.
+func cpReads() int {
+	if testing.Short() {
+		return 12
+	}
+	return 40
+}
