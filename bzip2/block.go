@@ -38,6 +38,7 @@ type decoder struct {
 	lens   [maxAlpha]uint8
 	unseq  [256]byte
 	counts [256]int32
+	w      walker
 }
 
 var decoders = pool.Of[decoder]{}
@@ -355,71 +356,47 @@ func (d *decoder) symbols(br *bitReader, tt []uint32, nInUse, nSel int, bi *bloc
 }
 
 // invert links the BWT block: tt[i] keeps its byte in the low 8 bits and
-// gets, in bits 8..31, the index of the entry that follows it. With lf
-// (as long as tt) it also stores the LF mapping: lf[i] is the index of
-// the entry before i in bits 8..31, over the byte of i.
-func (d *decoder) invert(tt, lf []uint32) {
+// gets, in bits 8..31, the index of the entry that follows it.
+func (d *decoder) invert(tt []uint32) {
 	var cf [256]int32
 	sum := int32(0)
 	for i, c := range d.counts {
 		cf[i] = sum
 		sum += c
 	}
-	if lf == nil {
-		for i := range tt {
-			b := byte(tt[i])
-			tt[cf[b]] |= uint32(i) << 8
-			cf[b]++
-		}
-		return
-	}
-	lf = lf[:len(tt)]
 	for i := range tt {
 		b := byte(tt[i])
-		c := cf[b]
-		tt[c] |= uint32(i) << 8
-		lf[i] = uint32(c)<<8 | uint32(b)
+		tt[cf[b]] |= uint32(i) << 8
 		cf[b]++
 	}
 }
 
-// walk2 writes the block's bytes (before RLE1 is undone) into out, the
-// first half walking forward from the start with tt, the second walking
-// backward from the end with lf, in one loop: two independent chains of
-// dependent loads, so the memory latency of one hides behind the other.
-func walk2(tt, lf []uint32, origPtr int, out []byte) {
-	n := len(out)
-	tt, lf = tt[:n], lf[:n]
-	fwd := tt[origPtr] >> 8
-	back := uint32(origPtr)
-	i, j := 0, n-1
-	for i < j {
-		e := tt[fwd]
-		f := lf[back]
-		fwd = e >> 8
-		back = f >> 8
-		out[i] = byte(e)
-		out[j] = byte(f)
-		i++
-		j--
-	}
-	if i == j {
-		out[i] = byte(tt[fwd])
+// derandomise undoes the randomisation of a block's walked bytes.
+func derandomise(out []byte, spans []span) {
+	var wk walk
+	for _, sp := range spans {
+		q := out[sp.off : sp.off+sp.n]
+		for i := range q {
+			q[i] ^= wk.randMask()
+		}
 	}
 }
 
-// bytesOut undoes RLE1 over a block's bytes, resumably.
+// bytesOut undoes RLE1 over a block's walked bytes (spans of out in
+// order), resumably.
 type bytesOut struct {
-	s    []byte
-	i    int
-	last byte
-	cnt  int
-	rep  int
+	out   []byte
+	spans []span // still to read after s
+	s     []byte
+	i     int
+	last  byte
+	cnt   int
+	rep   int
 }
 
-func (o *bytesOut) reset(s []byte) { *o = bytesOut{s: s} }
+func (o *bytesOut) reset(out []byte, spans []span) { *o = bytesOut{out: out, spans: spans} }
 
-func (o *bytesOut) done() bool { return o.i == len(o.s) && o.rep == 0 }
+func (o *bytesOut) done() bool { return o.i == len(o.s) && len(o.spans) == 0 && o.rep == 0 }
 
 // emit expands into buf.
 func (o *bytesOut) emit(buf []byte) int {
@@ -438,7 +415,13 @@ func (o *bytesOut) emit(buf []byte) int {
 			continue
 		}
 		if i >= len(s) {
-			break
+			if len(o.spans) == 0 {
+				break
+			}
+			sp := o.spans[0]
+			o.spans = o.spans[1:]
+			s, i = o.out[sp.off:sp.off+sp.n], 0
+			continue
 		}
 		b := s[i]
 		i++
@@ -454,6 +437,6 @@ func (o *bytesOut) emit(buf []byte) int {
 		buf[n] = b
 		n++
 	}
-	o.i, o.last, o.cnt, o.rep = i, last, cnt, rep
+	o.s, o.i, o.last, o.cnt, o.rep = s, i, last, cnt, rep
 	return n
 }

@@ -80,9 +80,9 @@ type job struct {
 	// output
 	d      *decoder
 	ttp    *[]byte
-	lfp    *[]byte
 	outp   *[]byte
-	out    []byte // pre-RLE1 bytes, derandomised
+	out    []byte // pre-RLE1 bytes, derandomised, in spans
+	spans  []span
 	stored uint32
 	gotEnd int64
 	err    error
@@ -247,7 +247,6 @@ func (p *parallel) release() {
 	for _, j := range p.spare {
 		pool.Put(j.seg)
 		pool.Put(j.ttp)
-		pool.Put(j.lfp)
 		pool.Put(j.outp)
 		decoders.Put(j.d)
 	}
@@ -289,23 +288,15 @@ func (j *job) run(br *bitReader) {
 		return
 	}
 	j.gotEnd = j.dataOff*8 + br.bitPos()
-	if j.outp == nil || cap(*j.outp) < j.bs {
+	if c := walkCap(j.bs); j.outp == nil || cap(*j.outp) < c {
 		pool.Put(j.outp)
-		j.outp = pool.Get(j.bs)
+		j.outp = pool.Get(c)
 	}
-	if j.lfp == nil || cap(*j.lfp) < 4*j.bs {
-		pool.Put(j.lfp)
-		j.lfp = pool.Get(4 * j.bs)
-	}
-	lf := unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(*j.lfp))), j.bs)
-	out := (*j.outp)[:bi.n]
-	j.d.invert(tt[:bi.n], lf)
-	walk2(tt, lf, bi.origPtr, out)
+	out := (*j.outp)[:walkCap(j.bs)]
+	j.d.invert(tt[:bi.n])
+	j.spans = j.d.w.walk(tt[:bi.n], bi.origPtr, out)
 	if bi.rand {
-		var wk walk
-		for i := range out {
-			out[i] ^= wk.randMask()
-		}
+		derandomise(out, j.spans)
 	}
 	j.out = out
 }
@@ -322,7 +313,7 @@ func (p *parallel) read(buf []byte) int {
 				return 0
 			}
 			p.cur = j
-			p.bo.reset(j.out)
+			p.bo.reset(j.out, j.spans)
 			p.crc = ^uint32(0)
 		}
 		n := p.bo.emit(buf)
