@@ -259,100 +259,94 @@ func (d *decoder) symbols(br *bitReader, tt []uint32, nInUse, nSel int, bi *bloc
 	bs := len(tt)
 	nblock := 0
 	run, runW := 0, 1
-	group, left := 0, 0
-	var t *huff
 
 	v, n := br.v, br.n
 	buf, pos := br.buf, br.pos
-	for {
-		if left == 0 {
-			if group >= nSel {
-				return errs.Corrupt("bzip2: more symbols than selectors")
-			}
-			t = &d.tabs[d.sel[group]]
-			group++
-			left = groupSize
+	for group := 0; ; group++ {
+		if group >= nSel {
+			return errs.Corrupt("bzip2: more symbols than selectors")
 		}
-		left--
-		if n < maxCodeLen {
-			if pos+8 <= len(buf) {
-				w := binary.BigEndian.Uint64(buf[pos:])
-				k := (64 - n) >> 3
-				v = v<<(k*8) | w>>(64-k*8)
-				pos += int(k)
-				n += k * 8
-			} else {
-				br.v, br.n, br.pos = v, n, pos
-				br.fill()
-				v, n, buf, pos = br.v, br.n, br.buf, br.pos
-			}
-		}
-		var sym int
-		if n >= primBits {
-			e := t.prim[(v>>(n-primBits))&(1<<primBits-1)]
-			if e != 0 {
-				sym = int(e >> 5)
-				n -= uint(e & 31)
-				goto got
-			}
-		}
-		{
-			s, l, ok := t.slow(v, n)
-			if !ok {
-				br.v, br.n, br.pos = v, n, pos
-				if l > n || n < t.max {
-					return br.short("block data")
+		t := &d.tabs[d.sel[group]]
+		for left := groupSize; left > 0; left-- {
+			if n < maxCodeLen {
+				if pos+8 <= len(buf) {
+					w := binary.BigEndian.Uint64(buf[pos:])
+					k := (64 - n) >> 3
+					v = v<<(k*8) | w>>(64-k*8)
+					pos += int(k)
+					n += k * 8
+				} else {
+					br.v, br.n, br.pos = v, n, pos
+					br.fill()
+					v, n, buf, pos = br.v, br.n, br.buf, br.pos
 				}
-				return errs.Corrupt("bzip2: invalid Huffman code")
 			}
-			sym = s
-			n -= l
-		}
-	got:
-		if sym <= 1 { // RUNA, RUNB
-			run += runW << sym
-			runW <<= 1
-			if run > bs {
-				return errs.Corrupt("bzip2: run of %d bytes beyond the block size %d", run, bs)
+			var sym int
+			if n >= primBits {
+				e := t.prim[(v>>(n-primBits))&(1<<primBits-1)]
+				if e != 0 {
+					sym = int(e >> 5)
+					n -= uint(e & 31)
+					goto got
+				}
 			}
-			continue
-		}
-		if run > 0 {
-			if nblock+run > bs {
+			{
+				s, l, ok := t.slow(v, n)
+				if !ok {
+					br.v, br.n, br.pos = v, n, pos
+					if l > n || n < t.max {
+						return br.short("block data")
+					}
+					return errs.Corrupt("bzip2: invalid Huffman code")
+				}
+				sym = s
+				n -= l
+			}
+		got:
+			if sym <= 1 { // RUNA, RUNB
+				run += runW << sym
+				runW <<= 1
+				if run > bs {
+					return errs.Corrupt("bzip2: run of %d bytes beyond the block size %d", run, bs)
+				}
+				continue
+			}
+			if run > 0 {
+				if nblock+run > bs {
+					return errs.Corrupt("bzip2: block longer than its size %d", bs)
+				}
+				b := mtf[0]
+				counts[b] += int32(run)
+				fill := tt[nblock : nblock+run]
+				for i := range fill {
+					fill[i] = uint32(b)
+				}
+				nblock += run
+				run, runW = 0, 1
+			}
+			if sym == eob {
+				br.v, br.n, br.pos = v, n, pos
+				bi.n = nblock
+				return nil
+			}
+			if nblock >= bs {
 				return errs.Corrupt("bzip2: block longer than its size %d", bs)
 			}
-			b := mtf[0]
-			counts[b] += int32(run)
-			fill := tt[nblock : nblock+run]
-			for i := range fill {
-				fill[i] = uint32(b)
+			idx := sym - 1
+			b := mtf[idx&255]
+			if idx < 16 {
+				for i := idx & 15; i > 0; i-- {
+					mtf[i] = mtf[i-1]
+				}
+			} else {
+				copy(mtf[1:idx+1], mtf[:idx])
 			}
-			nblock += run
-			run, runW = 0, 1
+			mtf[0] = b
+			tt[nblock] = uint32(b)
+			counts[b]++
+			nblock++
 		}
-		if sym == eob {
-			break
-		}
-		if nblock >= bs {
-			return errs.Corrupt("bzip2: block longer than its size %d", bs)
-		}
-		idx := sym - 1
-		b := mtf[idx&255]
-		if idx < 16 {
-			for i := idx & 15; i > 0; i-- {
-				mtf[i] = mtf[i-1]
-			}
-		} else {
-			copy(mtf[1:idx+1], mtf[:idx])
-		}
-		mtf[0] = b
-		tt[nblock] = uint32(b)
-		counts[b]++
-		nblock++
 	}
-	br.v, br.n, br.pos = v, n, pos
-	bi.n = nblock
-	return nil
 }
 
 // invert links the BWT block: tt[i] keeps its byte in the low 8 bits and

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"testing"
+	"unsafe"
 )
 
 // cycleTable is an inverted block of n positions whose links form the
@@ -141,4 +142,12 @@ func BenchmarkWalk(b *testing.B) {
 			walk1(tt, 0, out[:n])
 		}
 	})
+}
+
+// TestDecoderMem: the decoder scratch counted against MaxMemory covers
+// the decoder.
+func TestDecoderMem(t *testing.T) {
+	if s := unsafe.Sizeof(decoder{}); s > decoderMem {
+		t.Fatalf("decoder is %d bytes, decoderMem %d", s, decoderMem)
+	}
 }
