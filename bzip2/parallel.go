@@ -455,6 +455,10 @@ var prefilter = func() (t [1 << 16 / 64]uint64) {
 	return t
 }()
 
+// pf is 1 when the 16-bit value k of the two bytes after a position
+// passes the prefilter.
+func pf(k uint64) uint64 { return prefilter[k>>6&1023] >> (k & 63) & 1 }
+
 // find returns the first candidate magic at a stream bit >= from within
 // the window, whether it is the end-of-stream magic, and whether the
 // search could be completed (false: more input is needed; resume is
@@ -485,6 +489,15 @@ func (p *parallel) findMagic(from int64) (pos int64, eos, ok bool, resume int64)
 		i = 0
 	}
 	for ; ; i++ {
+		// Skip seven positions at a time while none passes the prefilter.
+		for i+9 <= len(w) {
+			v := binary.BigEndian.Uint64(w[i+1:]) // bytes i+1..i+8: the pairs of positions i..i+6
+			if pf(v>>48)|pf(v>>40&0xFFFF)|pf(v>>32&0xFFFF)|pf(v>>24&0xFFFF)|
+				pf(v>>16&0xFFFF)|pf(v>>8&0xFFFF)|pf(v&0xFFFF) != 0 {
+				break
+			}
+			i += 7
+		}
 		if i+8 > len(w) {
 			if !p.eof {
 				// bits from byte i on are still to be looked at
