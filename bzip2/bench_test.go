@@ -169,6 +169,27 @@ func BenchmarkStages(b *testing.B) {
 		}
 	})
 	out := make([]byte, walkCap(900_000))
+	walked := make([][]byte, len(saved))
+	for k := range saved {
+		t := prep(k)
+		d.invert(t)
+		walked[k] = spanBytes(out, d.w.walk(t, infos[k].origPtr, out))
+	}
+	b.Run("rle1", func(b *testing.B) {
+		b.SetBytes(int64(total))
+		c0 := testutil.CPUTime()
+		defer reportCPU(b, c0)
+		buf := make([]byte, 64<<10)
+		var o bytesOut
+		for b.Loop() {
+			for _, w := range walked {
+				o.reset(w, []span{{0, uint32(len(w))}})
+				for !o.done() {
+					o.emit(buf)
+				}
+			}
+		}
+	})
 	b.Run("walk", func(b *testing.B) {
 		b.SetBytes(int64(total))
 		c0 := testutil.CPUTime()

@@ -417,6 +417,19 @@ func (o *bytesOut) emit(buf []byte) int {
 			s, i = o.out[sp.off:sp.off+sp.n], 0
 			continue
 		}
+		// Eight bytes without two equal neighbours (nor the first equal
+		// to last) hold no run: they go out as they are.
+		if cnt != 4 && i+8 <= len(s) && n+8 <= len(buf) {
+			x := binary.LittleEndian.Uint64(s[i:])
+			d := x ^ (x<<8 | uint64(last))
+			if (d-0x0101010101010101)&^d&0x8080808080808080 == 0 {
+				binary.LittleEndian.PutUint64(buf[n:], x)
+				i += 8
+				n += 8
+				last, cnt = byte(x>>56), 1
+				continue
+			}
+		}
 		b := s[i]
 		i++
 		if cnt == 4 {

@@ -151,3 +151,77 @@ func TestDecoderMem(t *testing.T) {
 		t.Fatalf("decoder is %d bytes, decoderMem %d", s, decoderMem)
 	}
 }
+
+// rle1Plain is the reference: a byte-at-a-time state machine as the
+// format describes it.
+func rle1Plain(s []byte) []byte {
+	var out []byte
+	var last byte
+	cnt := 0
+	for _, b := range s {
+		if cnt == 4 {
+			for range int(b) {
+				out = append(out, last)
+			}
+			cnt = 0
+			continue
+		}
+		if cnt > 0 && b == last {
+			cnt++
+		} else {
+			last, cnt = b, 1
+		}
+		out = append(out, b)
+	}
+	return out
+}
+
+// TestBytesOut checks bytesOut (whose fast path copies eight bytes at a
+// time when they hold no two equal neighbours) against a plain RLE1
+// decoder, over inputs mixing distinct bytes, runs of 2..5 equal bytes
+// and counts, cut into spans and read into buffers of random sizes.
+func TestBytesOut(t *testing.T) {
+	r := rand.New(rand.NewPCG(2, 9))
+	for trial := range 300 {
+		var s []byte
+		for len(s) < 2000 {
+			switch r.IntN(4) {
+			case 0:
+				for range r.IntN(30) {
+					s = append(s, byte(r.IntN(256)))
+				}
+			case 1:
+				b := byte(r.IntN(4))
+				for range 2 + r.IntN(2) {
+					s = append(s, b)
+				}
+			case 2:
+				b := byte(r.IntN(4))
+				s = append(s, b, b, b, b, byte(r.IntN(6)))
+			case 3:
+				s = append(s, byte(r.IntN(3)))
+			}
+		}
+		want := rle1Plain(s)
+		var spans []span
+		for off := 0; off < len(s); {
+			n := min(1+r.IntN(40), len(s)-off)
+			spans = append(spans, span{uint32(off), uint32(n)})
+			off += n
+		}
+		var o bytesOut
+		o.reset(s, spans)
+		var got []byte
+		buf := make([]byte, 1+r.IntN(100))
+		for !o.done() {
+			n := o.emit(buf[:1+r.IntN(len(buf))])
+			got = append(got, buf[:n]...)
+			if len(got) > 10*len(want)+100 {
+				break
+			}
+		}
+		if !bytes.Equal(got, want) {
+			t.Fatalf("trial %d: %d bytes, want %d", trial, len(got), len(want))
+		}
+	}
+}
