@@ -20,7 +20,7 @@ package bzip2
 // one chain: the bytes are always those of the plain walk.
 
 const (
-	walkLanes = 4       // chains walked at once
+	walkLanes = 6       // chains walked at once (fast6)
 	walkSegs  = 64      // segments the cycle is cut into (at most 64: seen is a uint64)
 	walkPage  = 2 << 10 // the lanes' unit of output
 	walkMin   = 64 << 10
@@ -202,7 +202,7 @@ func (w *walker) run(tt []uint32, out []byte) bool {
 	}
 	for active > 0 {
 		if active == walkLanes {
-			fast4(tt, out, &ln)
+			fast6(tt, out, &ln)
 		}
 		for i := range ln {
 			if ln[i].seg >= 0 && !step(&ln[i]) {
@@ -211,31 +211,6 @@ func (w *walker) run(tt []uint32, out []byte) bool {
 		}
 	}
 	return true
-}
-
-// fast4 moves all four lanes on together as long as none meets a mark or
-// the end of its page.
-func fast4(tt []uint32, out []byte, ln *[walkLanes]lane) {
-	r := min(ln[0].end-ln[0].o, ln[1].end-ln[1].o, ln[2].end-ln[2].o, ln[3].end-ln[3].o)
-	p0, p1, p2, p3 := ln[0].pos, ln[1].pos, ln[2].pos, ln[3].pos
-	o0, o1, o2, o3 := ln[0].o, ln[1].o, ln[2].o, ln[3].o
-	for ; r > 0; r-- {
-		e0, e1, e2, e3 := tt[p0], tt[p1], tt[p2], tt[p3]
-		if int32(e0|e1|e2|e3) < 0 {
-			break
-		}
-		out[o0] = byte(e0)
-		out[o1] = byte(e1)
-		out[o2] = byte(e2)
-		out[o3] = byte(e3)
-		o0++
-		o1++
-		o2++
-		o3++
-		p0, p1, p2, p3 = e0>>8, e1>>8, e2>>8, e3>>8
-	}
-	ln[0].pos, ln[1].pos, ln[2].pos, ln[3].pos = p0, p1, p2, p3
-	ln[0].o, ln[1].o, ln[2].o, ln[3].o = o0, o1, o2, o3
 }
 
 // find returns the segment starting at the marked position pos.
@@ -289,4 +264,34 @@ func walk1(tt []uint32, origPtr int, out []byte) {
 		p = e >> 8
 		out[i] = byte(e)
 	}
+}
+
+// fast6 moves all six lanes on together as long as none meets a mark or
+// the end of its page. (Six measured faster than four on the benchmark
+// stream's blocks, eight no faster than six.)
+func fast6(tt []uint32, out []byte, ln *[walkLanes]lane) {
+	r := min(ln[0].end-ln[0].o, ln[1].end-ln[1].o, ln[2].end-ln[2].o, ln[3].end-ln[3].o, ln[4].end-ln[4].o, ln[5].end-ln[5].o)
+	p0, p1, p2, p3, p4, p5 := ln[0].pos, ln[1].pos, ln[2].pos, ln[3].pos, ln[4].pos, ln[5].pos
+	o0, o1, o2, o3, o4, o5 := ln[0].o, ln[1].o, ln[2].o, ln[3].o, ln[4].o, ln[5].o
+	for ; r > 0; r-- {
+		e0, e1, e2, e3, e4, e5 := tt[p0], tt[p1], tt[p2], tt[p3], tt[p4], tt[p5]
+		if int32(e0|e1|e2|e3|e4|e5) < 0 {
+			break
+		}
+		out[o0] = byte(e0)
+		out[o1] = byte(e1)
+		out[o2] = byte(e2)
+		out[o3] = byte(e3)
+		out[o4] = byte(e4)
+		out[o5] = byte(e5)
+		o0++
+		o1++
+		o2++
+		o3++
+		o4++
+		o5++
+		p0, p1, p2, p3, p4, p5 = e0>>8, e1>>8, e2>>8, e3>>8, e4>>8, e5>>8
+	}
+	ln[0].pos, ln[1].pos, ln[2].pos, ln[3].pos, ln[4].pos, ln[5].pos = p0, p1, p2, p3, p4, p5
+	ln[0].o, ln[1].o, ln[2].o, ln[3].o, ln[4].o, ln[5].o = o0, o1, o2, o3, o4, o5
 }
