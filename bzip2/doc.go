@@ -26,9 +26,8 @@
 // at BZh9) and the buffer of the walked block (a byte per byte, plus a
 // page per chain) come from internal/pool, sized by the stream's level
 // and by nothing else, and are checked against MaxMemory before they are
-// taken.
-// Reset keeps it, so a warm reader allocates nothing per stream; Close
-// gives it back.
+// taken. Reset keeps them, so a warm reader allocates nothing per
+// stream; Close gives them back.
 //
 // # Speed
 //
