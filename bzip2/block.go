@@ -38,6 +38,7 @@ type decoder struct {
 	lens   [maxAlpha]uint8
 	unseq  [256]byte
 	counts [256]int32
+	w      walker
 }
 
 var decoders = pool.Of[decoder]{}
@@ -258,168 +259,138 @@ func (d *decoder) symbols(br *bitReader, tt []uint32, nInUse, nSel int, bi *bloc
 	bs := len(tt)
 	nblock := 0
 	run, runW := 0, 1
-	group, left := 0, 0
-	var t *huff
 
 	v, n := br.v, br.n
 	buf, pos := br.buf, br.pos
-	for {
-		if left == 0 {
-			if group >= nSel {
-				return errs.Corrupt("bzip2: more symbols than selectors")
-			}
-			t = &d.tabs[d.sel[group]]
-			group++
-			left = groupSize
+	for group := 0; ; group++ {
+		if group >= nSel {
+			return errs.Corrupt("bzip2: more symbols than selectors")
 		}
-		left--
-		if n < maxCodeLen {
-			if pos+8 <= len(buf) {
-				w := binary.BigEndian.Uint64(buf[pos:])
-				k := (64 - n) >> 3
-				v = v<<(k*8) | w>>(64-k*8)
-				pos += int(k)
-				n += k * 8
-			} else {
-				br.v, br.n, br.pos = v, n, pos
-				br.fill()
-				v, n, buf, pos = br.v, br.n, br.buf, br.pos
-			}
-		}
-		var sym int
-		if n >= primBits {
-			e := t.prim[(v>>(n-primBits))&(1<<primBits-1)]
-			if e != 0 {
-				sym = int(e >> 5)
-				n -= uint(e & 31)
-				goto got
-			}
-		}
-		{
-			s, l, ok := t.slow(v, n)
-			if !ok {
-				br.v, br.n, br.pos = v, n, pos
-				if l > n || n < t.max {
-					return br.short("block data")
+		t := &d.tabs[d.sel[group]]
+		for left := groupSize; left > 0; left-- {
+			if n < maxCodeLen {
+				if pos+8 <= len(buf) {
+					w := binary.BigEndian.Uint64(buf[pos:])
+					k := (64 - n) >> 3
+					v = v<<(k*8) | w>>(64-k*8)
+					pos += int(k)
+					n += k * 8
+				} else {
+					br.v, br.n, br.pos = v, n, pos
+					br.fill()
+					v, n, buf, pos = br.v, br.n, br.buf, br.pos
 				}
-				return errs.Corrupt("bzip2: invalid Huffman code")
 			}
-			sym = s
-			n -= l
-		}
-	got:
-		if sym <= 1 { // RUNA, RUNB
-			run += runW << sym
-			runW <<= 1
-			if run > bs {
-				return errs.Corrupt("bzip2: run of %d bytes beyond the block size %d", run, bs)
+			var sym int
+			if n >= primBits {
+				e := t.prim[(v>>(n-primBits))&(1<<primBits-1)]
+				if e != 0 {
+					sym = int(e >> 5)
+					n -= uint(e & 31)
+					goto got
+				}
 			}
-			continue
-		}
-		if run > 0 {
-			if nblock+run > bs {
+			{
+				s, l, ok := t.slow(v, n)
+				if !ok {
+					br.v, br.n, br.pos = v, n, pos
+					if l > n || n < t.max {
+						return br.short("block data")
+					}
+					return errs.Corrupt("bzip2: invalid Huffman code")
+				}
+				sym = s
+				n -= l
+			}
+		got:
+			if sym <= 1 { // RUNA, RUNB
+				run += runW << sym
+				runW <<= 1
+				if run > bs {
+					return errs.Corrupt("bzip2: run of %d bytes beyond the block size %d", run, bs)
+				}
+				continue
+			}
+			if run > 0 {
+				if nblock+run > bs {
+					return errs.Corrupt("bzip2: block longer than its size %d", bs)
+				}
+				b := mtf[0]
+				counts[b] += int32(run)
+				fill := tt[nblock : nblock+run]
+				for i := range fill {
+					fill[i] = uint32(b)
+				}
+				nblock += run
+				run, runW = 0, 1
+			}
+			if sym == eob {
+				br.v, br.n, br.pos = v, n, pos
+				bi.n = nblock
+				return nil
+			}
+			if nblock >= bs {
 				return errs.Corrupt("bzip2: block longer than its size %d", bs)
 			}
-			b := mtf[0]
-			counts[b] += int32(run)
-			fill := tt[nblock : nblock+run]
-			for i := range fill {
-				fill[i] = uint32(b)
+			idx := sym - 1
+			b := mtf[idx&255]
+			if idx < 16 {
+				for i := idx & 15; i > 0; i-- {
+					mtf[i] = mtf[i-1]
+				}
+			} else {
+				copy(mtf[1:idx+1], mtf[:idx])
 			}
-			nblock += run
-			run, runW = 0, 1
+			mtf[0] = b
+			tt[nblock] = uint32(b)
+			counts[b]++
+			nblock++
 		}
-		if sym == eob {
-			break
-		}
-		if nblock >= bs {
-			return errs.Corrupt("bzip2: block longer than its size %d", bs)
-		}
-		idx := sym - 1
-		b := mtf[idx&255]
-		if idx < 16 {
-			for i := idx & 15; i > 0; i-- {
-				mtf[i] = mtf[i-1]
-			}
-		} else {
-			copy(mtf[1:idx+1], mtf[:idx])
-		}
-		mtf[0] = b
-		tt[nblock] = uint32(b)
-		counts[b]++
-		nblock++
 	}
-	br.v, br.n, br.pos = v, n, pos
-	bi.n = nblock
-	return nil
 }
 
 // invert links the BWT block: tt[i] keeps its byte in the low 8 bits and
-// gets, in bits 8..31, the index of the entry that follows it. With lf
-// (as long as tt) it also stores the LF mapping: lf[i] is the index of
-// the entry before i in bits 8..31, over the byte of i.
-func (d *decoder) invert(tt, lf []uint32) {
+// gets, in bits 8..31, the index of the entry that follows it.
+func (d *decoder) invert(tt []uint32) {
 	var cf [256]int32
 	sum := int32(0)
 	for i, c := range d.counts {
 		cf[i] = sum
 		sum += c
 	}
-	if lf == nil {
-		for i := range tt {
-			b := byte(tt[i])
-			tt[cf[b]] |= uint32(i) << 8
-			cf[b]++
-		}
-		return
-	}
-	lf = lf[:len(tt)]
 	for i := range tt {
 		b := byte(tt[i])
-		c := cf[b]
-		tt[c] |= uint32(i) << 8
-		lf[i] = uint32(c)<<8 | uint32(b)
+		tt[cf[b]] |= uint32(i) << 8
 		cf[b]++
 	}
 }
 
-// walk2 writes the block's bytes (before RLE1 is undone) into out, the
-// first half walking forward from the start with tt, the second walking
-// backward from the end with lf, in one loop: two independent chains of
-// dependent loads, so the memory latency of one hides behind the other.
-func walk2(tt, lf []uint32, origPtr int, out []byte) {
-	n := len(out)
-	tt, lf = tt[:n], lf[:n]
-	fwd := tt[origPtr] >> 8
-	back := uint32(origPtr)
-	i, j := 0, n-1
-	for i < j {
-		e := tt[fwd]
-		f := lf[back]
-		fwd = e >> 8
-		back = f >> 8
-		out[i] = byte(e)
-		out[j] = byte(f)
-		i++
-		j--
-	}
-	if i == j {
-		out[i] = byte(tt[fwd])
+// derandomise undoes the randomisation of a block's walked bytes.
+func derandomise(out []byte, spans []span) {
+	var wk walk
+	for _, sp := range spans {
+		q := out[sp.off : sp.off+sp.n]
+		for i := range q {
+			q[i] ^= wk.randMask()
+		}
 	}
 }
 
-// bytesOut undoes RLE1 over a block's bytes, resumably.
+// bytesOut undoes RLE1 over a block's walked bytes (spans of out in
+// order), resumably.
 type bytesOut struct {
-	s    []byte
-	i    int
-	last byte
-	cnt  int
-	rep  int
+	out   []byte
+	spans []span // still to read after s
+	s     []byte
+	i     int
+	last  byte
+	cnt   int
+	rep   int
 }
 
-func (o *bytesOut) reset(s []byte) { *o = bytesOut{s: s} }
+func (o *bytesOut) reset(out []byte, spans []span) { *o = bytesOut{out: out, spans: spans} }
 
-func (o *bytesOut) done() bool { return o.i == len(o.s) && o.rep == 0 }
+func (o *bytesOut) done() bool { return o.i == len(o.s) && len(o.spans) == 0 && o.rep == 0 }
 
 // emit expands into buf.
 func (o *bytesOut) emit(buf []byte) int {
@@ -438,7 +409,26 @@ func (o *bytesOut) emit(buf []byte) int {
 			continue
 		}
 		if i >= len(s) {
-			break
+			if len(o.spans) == 0 {
+				break
+			}
+			sp := o.spans[0]
+			o.spans = o.spans[1:]
+			s, i = o.out[sp.off:sp.off+sp.n], 0
+			continue
+		}
+		// Eight bytes without two equal neighbours (nor the first equal
+		// to last) hold no run: they go out as they are.
+		if cnt != 4 && i+8 <= len(s) && n+8 <= len(buf) {
+			x := binary.LittleEndian.Uint64(s[i:])
+			d := x ^ (x<<8 | uint64(last))
+			if (d-0x0101010101010101)&^d&0x8080808080808080 == 0 {
+				binary.LittleEndian.PutUint64(buf[n:], x)
+				i += 8
+				n += 8
+				last, cnt = byte(x>>56), 1
+				continue
+			}
 		}
 		b := s[i]
 		i++
@@ -454,6 +444,6 @@ func (o *bytesOut) emit(buf []byte) int {
 		buf[n] = b
 		n++
 	}
-	o.i, o.last, o.cnt, o.rep = i, last, cnt, rep
+	o.s, o.i, o.last, o.cnt, o.rep = s, i, last, cnt, rep
 	return n
 }

@@ -84,26 +84,27 @@ const (
 
 // Memory is the least decoder memory a stream of block size level
 // (1..9) needs with one worker: its block table and the fixed buffers.
-// With FastMemory(level) allowed, the reader keeps a second table and the
-// block's bytes for the faster two-way walk. Each parallel worker needs
-// WorkerMemory(level) on top.
+// With FastMemory(level) allowed, the reader walks each block into a
+// buffer of its bytes first (on several chains at once, see walk.go).
+// Each parallel worker needs WorkerMemory(level) on top.
 func Memory(level int) int64 {
 	return int64(level)*100_000*4 + inBufSize + decoderMem
 }
 
 // FastMemory is the decoder memory of one worker that walks each block
-// from both ends at once: Memory plus the LF table and the block's bytes.
+// into a buffer first: Memory plus that buffer.
 func FastMemory(level int) int64 {
-	return Memory(level) + int64(level)*100_000*5
+	return Memory(level) + int64(walkCap(level*100_000))
 }
 
 // WorkerMemory is what one more block in flight needs at block size
-// level (with Workers(n), up to n+1 are: n decoding, one being read out): its two block tables, the block's decoded bytes, its copy of
-// the compressed block (at most 20 bits per symbol plus the tables), its
+// level (with Workers(n), up to n+1 are: n decoding, one being read
+// out): its block table, the buffer of its walked bytes, its copy of the
+// compressed block (at most 20 bits per symbol plus the tables), its
 // share of the read-ahead window (as much again) and a decoder.
 func WorkerMemory(level int) int64 {
 	bs := int64(level) * 100_000
-	return 8*bs + bs + 2*maxBlockBytes(bs) + decoderMem
+	return 4*bs + int64(walkCap(int(bs))) + 2*maxBlockBytes(bs) + decoderMem
 }
 
 // maxBlockBytes bounds the compressed size of a block of bs bytes: at most

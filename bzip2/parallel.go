@@ -80,9 +80,9 @@ type job struct {
 	// output
 	d      *decoder
 	ttp    *[]byte
-	lfp    *[]byte
 	outp   *[]byte
-	out    []byte // pre-RLE1 bytes, derandomised
+	out    []byte // pre-RLE1 bytes, derandomised, in spans
+	spans  []span
 	stored uint32
 	gotEnd int64
 	err    error
@@ -247,7 +247,6 @@ func (p *parallel) release() {
 	for _, j := range p.spare {
 		pool.Put(j.seg)
 		pool.Put(j.ttp)
-		pool.Put(j.lfp)
 		pool.Put(j.outp)
 		decoders.Put(j.d)
 	}
@@ -289,23 +288,15 @@ func (j *job) run(br *bitReader) {
 		return
 	}
 	j.gotEnd = j.dataOff*8 + br.bitPos()
-	if j.outp == nil || cap(*j.outp) < j.bs {
+	if c := walkCap(j.bs); j.outp == nil || cap(*j.outp) < c {
 		pool.Put(j.outp)
-		j.outp = pool.Get(j.bs)
+		j.outp = pool.Get(c)
 	}
-	if j.lfp == nil || cap(*j.lfp) < 4*j.bs {
-		pool.Put(j.lfp)
-		j.lfp = pool.Get(4 * j.bs)
-	}
-	lf := unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(*j.lfp))), j.bs)
-	out := (*j.outp)[:bi.n]
-	j.d.invert(tt[:bi.n], lf)
-	walk2(tt, lf, bi.origPtr, out)
+	out := (*j.outp)[:walkCap(j.bs)]
+	j.d.invert(tt[:bi.n])
+	j.spans = j.d.w.walk(tt[:bi.n], bi.origPtr, out)
 	if bi.rand {
-		var wk walk
-		for i := range out {
-			out[i] ^= wk.randMask()
-		}
+		derandomise(out, j.spans)
 	}
 	j.out = out
 }
@@ -322,7 +313,7 @@ func (p *parallel) read(buf []byte) int {
 				return 0
 			}
 			p.cur = j
-			p.bo.reset(j.out)
+			p.bo.reset(j.out, j.spans)
 			p.crc = ^uint32(0)
 		}
 		n := p.bo.emit(buf)
@@ -464,6 +455,10 @@ var prefilter = func() (t [1 << 16 / 64]uint64) {
 	return t
 }()
 
+// pf is 1 when the 16-bit value k of the two bytes after a position
+// passes the prefilter.
+func pf(k uint64) uint64 { return prefilter[k>>6&1023] >> (k & 63) & 1 }
+
 // find returns the first candidate magic at a stream bit >= from within
 // the window, whether it is the end-of-stream magic, and whether the
 // search could be completed (false: more input is needed; resume is
@@ -494,6 +489,15 @@ func (p *parallel) findMagic(from int64) (pos int64, eos, ok bool, resume int64)
 		i = 0
 	}
 	for ; ; i++ {
+		// Skip seven positions at a time while none passes the prefilter.
+		for i+9 <= len(w) {
+			v := binary.BigEndian.Uint64(w[i+1:]) // bytes i+1..i+8: the pairs of positions i..i+6
+			if pf(v>>48)|pf(v>>40&0xFFFF)|pf(v>>32&0xFFFF)|pf(v>>24&0xFFFF)|
+				pf(v>>16&0xFFFF)|pf(v>>8&0xFFFF)|pf(v&0xFFFF) != 0 {
+				break
+			}
+			i += 7
+		}
 		if i+8 > len(w) {
 			if !p.eof {
 				// bits from byte i on are still to be looked at

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/go-unarc/unarc/internal/errs"
@@ -146,5 +147,79 @@ func TestParallelMemory(t *testing.T) {
 	got, acc, err = decodeCount(t, enc, Workers(4), MaxMemory(Memory(9)+2*WorkerMemory(9)))
 	if err != nil || !bytes.Equal(got, raw) || acc == 0 {
 		t.Fatalf("room for two workers: %v, %d blocks from workers", err, acc)
+	}
+}
+
+// magicsRef lists every bit position of w (at winOff) where a whole
+// magic lies, checked bit by bit.
+func magicsRef(w []byte, winOff int64) (at []int64, eos []bool) {
+	bits := int64(len(w)) * 8
+	var m uint64
+	for b := range bits {
+		m = (m<<1 | uint64(w[b/8]>>(7-b%8)&1)) & (1<<48 - 1)
+		if b >= 47 && (m == blockMagic || m == eosMagic) {
+			at = append(at, winOff*8+b-47)
+			eos = append(eos, m == eosMagic)
+		}
+	}
+	return at, eos
+}
+
+// findMagicRef is findMagic's answer from magicsRef's list. Without EOF
+// it asks for more input once the 8 bytes from the one holding a
+// position run past the window, as findMagic does.
+func findMagicRef(at []int64, eos []bool, n int, winOff, from int64, eof bool) (pos int64, isEOS, ok bool) {
+	for k, a := range at {
+		if a < from {
+			continue
+		}
+		if !eof && a/8-winOff+8 > int64(n) {
+			break
+		}
+		return a, eos[k], true
+	}
+	if !eof {
+		return 0, false, false
+	}
+	return -1, false, true
+}
+
+// TestFindMagic compares the candidate search with a bit-by-bit one over
+// windows with magics planted at every shift, near their ends, with and
+// without more input to come.
+func TestFindMagic(t *testing.T) {
+	r := rand.New(rand.NewPCG(6, 7))
+	for trial := range 400 {
+		n := 8 + r.IntN(300)
+		w := make([]byte, n)
+		for i := range w {
+			w[i] = byte(r.Uint32())
+		}
+		for range r.IntN(3) {
+			m := uint64(blockMagic)
+			if r.IntN(4) == 0 {
+				m = eosMagic
+			}
+			at := r.Int64N(int64(n)*8 - 47)
+			for k := range int64(48) {
+				b := at + k
+				if m>>(47-k)&1 != 0 {
+					w[b/8] |= 0x80 >> (b % 8)
+				} else {
+					w[b/8] &^= 0x80 >> (b % 8)
+				}
+			}
+		}
+		winOff := r.Int64N(1000)
+		eof := trial%2 == 0
+		p := &parallel{win: w, winOff: winOff, eof: eof}
+		at, eoss := magicsRef(w, winOff)
+		for from := winOff * 8; from < (winOff+int64(n))*8; from += 1 + r.Int64N(40) {
+			pos, eos, ok, _ := p.findMagic(from)
+			wpos, weos, wok := findMagicRef(at, eoss, n, winOff, from, eof)
+			if ok != wok || ok && (pos != wpos || eos != weos) {
+				t.Fatalf("trial %d, from %d: got %d %v %v, want %d %v %v", trial, from, pos, eos, ok, wpos, weos, wok)
+			}
+		}
 	}
 }

@@ -45,9 +45,8 @@ type Reader struct {
 	d    *decoder
 	ttp  *[]byte  // pooled backing of tt
 	tt   []uint32 // the block table, blockSize long
-	lfp  *[]byte  // the LF table and the block's bytes (two-way walk)
 	outp *[]byte
-	two  bool // this block is walked both ways into outp; bo expands it
+	two  bool // this block is walked into outp first; bo expands it
 	bo   bytesOut
 
 	// the block being emitted
@@ -111,9 +110,8 @@ func (z *Reader) Close() error {
 	}
 	z.br.release()
 	z.src.reset(nil)
-	pool.Put(z.lfp)
 	pool.Put(z.outp)
-	z.lfp, z.outp = nil, nil
+	z.outp = nil
 	pool.Put(z.ttp)
 	z.ttp, z.tt = nil, nil
 	decoders.Put(z.d)
@@ -277,30 +275,22 @@ func (z *Reader) block(storedCRC uint32) error {
 	level := z.blockSize / 100_000
 	z.two = z.cfg.maxMem == 0 || FastMemory(level) <= z.cfg.maxMem
 	if !z.two {
-		z.d.invert(tt[:z.bi.n], nil)
+		z.d.invert(tt[:z.bi.n])
 		z.out = walk{tPos: z.tt[z.bi.origPtr] >> 8}
 		z.left = z.bi.n
 		return nil
 	}
-	if z.lfp == nil || cap(*z.lfp) < 4*z.blockSize {
-		pool.Put(z.lfp)
-		z.lfp = pool.Get(4 * z.blockSize)
-	}
-	if z.outp == nil || cap(*z.outp) < z.blockSize {
+	if c := walkCap(z.blockSize); z.outp == nil || cap(*z.outp) < c {
 		pool.Put(z.outp)
-		z.outp = pool.Get(z.blockSize)
+		z.outp = pool.Get(c)
 	}
-	lf := unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(*z.lfp))), z.blockSize)
-	out := (*z.outp)[:z.bi.n]
-	z.d.invert(tt[:z.bi.n], lf)
-	walk2(tt, lf, z.bi.origPtr, out)
+	out := (*z.outp)[:walkCap(z.blockSize)]
+	z.d.invert(tt[:z.bi.n])
+	spans := z.d.w.walk(tt[:z.bi.n], z.bi.origPtr, out)
 	if z.bi.rand {
-		var wk walk
-		for i := range out {
-			out[i] ^= wk.randMask()
-		}
+		derandomise(out, spans)
 	}
-	z.bo.reset(out)
+	z.bo.reset(out, spans)
 	return nil
 }
 

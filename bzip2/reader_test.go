@@ -185,8 +185,13 @@ func TestRandomised(t *testing.T) {
 	if raceShortMode() {
 		t.Skip("the naive BWT is slow under -race")
 	}
-	for _, raw := range [][]byte{randBytes(5000, 3), bytes.Repeat([]byte("abcd"), 4000), []byte("short")} {
-		enc := testEncode(raw, encOpts{randomise: true, blockRaw: 3000})
+	big := randText(walkMin+5000, 4) // one block walked on the lanes
+	for _, raw := range [][]byte{randBytes(5000, 3), bytes.Repeat([]byte("abcd"), 4000), []byte("short"), big} {
+		blockRaw := 3000
+		if len(raw) > walkMin {
+			blockRaw = len(raw)
+		}
+		enc := testEncode(raw, encOpts{randomise: true, blockRaw: blockRaw})
 		for _, w := range []int{0, 1, 3} {
 			opts := []Option{Workers(w)}
 			if w == 0 {
