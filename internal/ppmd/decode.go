@@ -435,20 +435,8 @@ func (rc *rangeDecoder) maskedSymbol(st []byte, mask *[256]uint8, sp *see, escFr
 		head = stateSize
 	}
 	part[0] = hiCnt
-	nb := 0
-	i := head
-	for ; i+maskBlock*stateSize <= len(st); i += maskBlock * stateSize {
-		part[nb&(256/maskBlock-1)] = hiCnt
-		nb++
-		hiCnt += maskedBlock((*[maskBlock * stateSize]byte)(st[i:]), mask)
-	}
-	if i < len(st) {
-		part[nb&(256/maskBlock-1)] = hiCnt
-		nb++
-		for ; i+2*stateSize <= len(st); i += 2 * stateSize {
-			hiCnt += maskedPair(binary.LittleEndian.Uint64(st[i:]), mask)
-		}
-	}
+	sum, nb := maskedSums(st[head:], mask, &part)
+	hiCnt += sum
 	freqSum := escFreq + hiCnt
 	if freqSum > rc.rng || freqSum == 0 {
 		return symError
@@ -499,22 +487,42 @@ func (rc *rangeDecoder) maskedSymbol(st []byte, mask *[256]uint8, sp *see, escFr
 	return escaped
 }
 
+// maskedSums sums the masked frequencies of the states st (an even
+// number of them) and records in part[b] the sum before block b (plus
+// part[0], the sum of what came before st); nb is the number of blocks
+// started. One leaf function for the whole vector, with the block body
+// written out, so the sum stays in registers: a call per block spilled
+// the caller's state around every 16 states.
+func maskedSums(st []byte, mask *[256]uint8, part *[256 / maskBlock]uint32) (sum uint32, nb int) {
+	le := binary.LittleEndian
+	base := part[0]
+	i := 0
+	for ; i+maskBlock*stateSize <= len(st); i += maskBlock * stateSize {
+		part[nb&(256/maskBlock-1)] = base + sum
+		nb++
+		b := (*[maskBlock * stateSize]byte)(st[i:])
+		s0 := maskedPair(le.Uint64(b[0:]), mask) + maskedPair(le.Uint64(b[12:]), mask)
+		s1 := maskedPair(le.Uint64(b[24:]), mask) + maskedPair(le.Uint64(b[36:]), mask)
+		s2 := maskedPair(le.Uint64(b[48:]), mask) + maskedPair(le.Uint64(b[60:]), mask)
+		s3 := maskedPair(le.Uint64(b[72:]), mask) + maskedPair(le.Uint64(b[84:]), mask)
+		sum += s0 + s1 + s2 + s3
+	}
+	if i < len(st) {
+		part[nb&(256/maskBlock-1)] = base + sum
+		nb++
+		for ; i+2*stateSize <= len(st); i += 2 * stateSize {
+			sum += maskedPair(le.Uint64(st[i:]), mask)
+		}
+	}
+	return sum, nb
+}
+
 // maskedPair is the masked frequency sum of the two states whose first 8
 // bytes are x: symbol and frequency in bytes 0,1 and 6,7.
 func maskedPair(x uint64, mask *[256]uint8) uint32 {
 	// A mask byte is 0 or 0xFF, so the AND also drops the bits above the
 	// frequency.
 	return uint32(x>>8)&uint32(mask[byte(x)]) + uint32(x>>56)&uint32(mask[byte(x>>48)])
-}
-
-// maskedBlock is the masked frequency sum of maskBlock states.
-func maskedBlock(b *[maskBlock * stateSize]byte, mask *[256]uint8) uint32 {
-	le := binary.LittleEndian
-	s0 := maskedPair(le.Uint64(b[0:]), mask) + maskedPair(le.Uint64(b[12:]), mask)
-	s1 := maskedPair(le.Uint64(b[24:]), mask) + maskedPair(le.Uint64(b[36:]), mask)
-	s2 := maskedPair(le.Uint64(b[48:]), mask) + maskedPair(le.Uint64(b[60:]), mask)
-	s3 := maskedPair(le.Uint64(b[72:]), mask) + maskedPair(le.Uint64(b[84:]), mask)
-	return s0 + s1 + s2 + s3
 }
 
 // noMask is the exclusion mask with no symbol excluded.
