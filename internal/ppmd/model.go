@@ -131,7 +131,15 @@ type Model struct {
 
 	// mask[s] is 0 for a symbol excluded by the escapes of the current
 	// decode, 0xFF otherwise, so frequencies are summed without branches.
-	mask [256]uint8
+	mask    [256]uint8
+	nMasked uint32 // symbols masked in mask
+
+	// big caches block sums of contexts with many states for the masked
+	// decode (bigSymbol). It is derived from the arena: an entry counts
+	// only while its gen is the model's, and restart bumps gen, so a
+	// restored model snapshot must bump gen too (or carry big along).
+	gen uint32
+	big [bigSlots]bigSums
 
 	dummySee see
 	see      [25][16]see
@@ -201,6 +209,7 @@ func (m *Model) swapStates(a, b uint32) {
 // frequency 1 (Ppmd7.c RestartModel).
 func (m *Model) restart() {
 	m.restarts++
+	m.gen++
 	m.resetUnits(0, m.size)
 
 	m.orderFall = m.maxOrder
