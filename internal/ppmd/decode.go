@@ -562,7 +562,7 @@ var noMask = func() (a [256]uint8) {
 // suffix steps find a symbol's state without a walk.
 const (
 	bigMin   = 64  // fewest states of a context with block sums
-	bigSlots = 256 // cache entries, indexed by the context's unit
+	bigSlots = 512 // cache entries, indexed by the context's unit
 )
 
 type bigSums struct {
@@ -654,19 +654,21 @@ func (m *Model) bigSymbol(rc *rangeDecoder, st []byte, mc, prev, numMasked uint3
 		}
 		pst = mem[ps : ps+numMasked*stateSize]
 	}
-	for k := 0; k+stateSize <= len(pst); k += stateSize {
+	for k := 0; k < len(pst); k += stateSize {
 		sym := pst[k]
-		sub[e.pos[sym]/maskBlock] += uint32(e.freq[sym])
+		sub[e.pos[sym]>>4] += uint32(e.freq[sym])
 	}
-	var part [256 / maskBlock]uint32 // unmasked sum of each block
-	hiCnt := uint32(0)
-	bad := false
+	// part[b] is block b's unmasked sum. A block sum is at most
+	// 16*255, so a (buggy) negative difference shows in bit 31.
+	var part [256 / maskBlock]uint32
+	hiCnt, neg := uint32(0), uint32(0)
 	for b := range part {
-		bad = bad || sub[b] > e.sum[b] // cannot happen: the sums are exact
-		part[b] = e.sum[b] - sub[b]
-		hiCnt += part[b]
+		d := e.sum[b] - sub[b]
+		part[b] = d
+		neg |= d
+		hiCnt += d
 	}
-	if bad {
+	if neg>>31 != 0 { // cannot happen: the sums are exact
 		e.ctx = 0
 		return notBig
 	}
