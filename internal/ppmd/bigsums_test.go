@@ -31,12 +31,22 @@ func checkBig(t *testing.T, m *Model) int {
 		}
 		stats := m.stats(e.ctx)
 		var sum [256 / maskBlock]uint32
+		var has [4]uint64
 		for i := uint32(0); i < n; i++ {
 			s := stats + i*stateSize
 			sym, f := m.mem[s], m.mem[s+1]
 			sum[i/maskBlock] += uint32(f)
+			has[sym>>6] |= 1 << (sym & 63)
 			if e.pos[sym] != uint8(i) || e.freq[sym] != f {
 				t.Fatalf("context %d symbol %d: entry has pos %d freq %d, arena %d %d", e.ctx, sym, e.pos[sym], e.freq[sym], i, f)
+			}
+		}
+		if has != e.has {
+			t.Fatalf("context %d: symbol set %x, arena %x", e.ctx, e.has, has)
+		}
+		for sym := range 256 {
+			if has[sym>>6]&(1<<(sym&63)) == 0 && e.freq[sym] != 0 {
+				t.Fatalf("context %d: absent symbol %d has frequency %d", e.ctx, sym, e.freq[sym])
 			}
 		}
 		if sum != e.sum {

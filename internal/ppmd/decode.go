@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/binary"
 	"io"
+	"math/bits"
 
 	"github.com/go-unarc/unarc/internal/errs"
 )
@@ -568,8 +569,9 @@ const (
 type bigSums struct {
 	ctx, gen uint32 // the entry holds context ctx if gen is the model's
 	sum      [256 / maskBlock]uint32
+	has      [4]uint64  // the context's symbols, one bit each
 	pos      [256]uint8 // pos[sym]: index of sym's state
-	freq     [256]uint8 // freq[sym]: its frequency
+	freq     [256]uint8 // freq[sym]: its frequency, 0 if absent
 }
 
 // bigOf returns the valid cache entry of context c, or nil.
@@ -617,10 +619,13 @@ func (e *bigSums) state(mem []byte, stats, n uint32, sym byte) uint32 {
 func (e *bigSums) build(c, gen uint32, st []byte) {
 	e.ctx, e.gen = c, gen
 	e.sum = [256 / maskBlock]uint32{}
+	e.has = [4]uint64{}
+	e.freq = [256]uint8{}
 	for i := 0; i+stateSize <= len(st) && i < 256*stateSize; i += stateSize {
 		sym, f := st[i], st[i+1]
 		e.pos[sym] = uint8(i / stateSize)
 		e.freq[sym] = f
+		e.has[sym>>6] |= 1 << (sym & 63)
 		e.sum[(i/stateSize/maskBlock)&(256/maskBlock-1)] += uint32(f)
 	}
 }
@@ -643,34 +648,68 @@ func (m *Model) bigSymbol(rc *rangeDecoder, st []byte, mc, prev, numMasked uint3
 	if e.ctx != mc || e.gen != m.gen {
 		e.build(mc, m.gen, st)
 	}
-	var sub [256 / maskBlock]uint32
-	var pst []byte
-	if numMasked == 1 {
-		pst = mem[prev+2 : prev+2+stateSize]
-	} else {
-		ps := get32(mem, prev+4)
-		if uint64(ps)+uint64(numMasked)*stateSize > uint64(len(mem)) {
+	// part[b] is block b's unmasked sum.
+	var part [256 / maskBlock]uint32
+	hiCnt := uint32(0)
+	n := uint32(len(st) / stateSize)
+	var pe *bigSums
+	if numMasked >= bigMin {
+		pe = m.bigOf(prev)
+	}
+	if pe != nil && n-numMasked < numMasked {
+		// prev is big too (an order-1 context escaping to the order-0
+		// one): fewer symbols are left than masked, so add up those,
+		// the symbols of mc that prev lacks. prev's must all be in mc.
+		var left [4]uint64
+		out := uint64(0)
+		for w := range left {
+			out |= pe.has[w] &^ e.has[w]
+			left[w] = e.has[w] &^ pe.has[w]
+		}
+		if out != 0 { // cannot happen: a suffix holds its contexts' symbols
 			return notBig
 		}
-		pst = mem[ps : ps+numMasked*stateSize]
-	}
-	for k := 0; k < len(pst); k += stateSize {
-		sym := pst[k]
-		sub[e.pos[sym]>>4] += uint32(e.freq[sym])
-	}
-	// part[b] is block b's unmasked sum. A block sum is at most
-	// 16*255, so a (buggy) negative difference shows in bit 31.
-	var part [256 / maskBlock]uint32
-	hiCnt, neg := uint32(0), uint32(0)
-	for b := range part {
-		d := e.sum[b] - sub[b]
-		part[b] = d
-		neg |= d
-		hiCnt += d
-	}
-	if neg>>31 != 0 { // cannot happen: the sums are exact
-		e.ctx = 0
-		return notBig
+		for w, x := range left {
+			for ; x != 0; x &= x - 1 {
+				sym := byte(w<<6 | bits.TrailingZeros64(x))
+				f := uint32(e.freq[sym])
+				part[e.pos[sym]>>4] += f
+				hiCnt += f
+			}
+		}
+	} else {
+		var pst []byte
+		if numMasked == 1 {
+			pst = mem[prev+2 : prev+2+stateSize]
+		} else {
+			ps := get32(mem, prev+4)
+			if uint64(ps)+uint64(numMasked)*stateSize > uint64(len(mem)) {
+				return notBig
+			}
+			pst = mem[ps : ps+numMasked*stateSize]
+		}
+		// Subtract the masked symbols' frequencies from the block sums.
+		// One absent from mc (frequency 0 in e) cannot happen (a suffix
+		// holds its contexts' symbols); a block sum is at most 16*255,
+		// so a negative difference would show in bit 31.
+		var sub [256 / maskBlock]uint32
+		absent := uint32(0)
+		for k := 0; k < len(pst); k += stateSize {
+			sym := pst[k]
+			f := uint32(e.freq[sym])
+			absent |= f - 1 // bit 31 set when f is 0
+			sub[e.pos[sym]>>4] += f
+		}
+		neg := absent
+		for b := range part {
+			d := e.sum[b] - sub[b]
+			part[b] = d
+			neg |= d
+			hiCnt += d
+		}
+		if neg>>31 != 0 {
+			return notBig
+		}
 	}
 	freqSum := escFreq + hiCnt
 	if freqSum > rc.rng || freqSum == 0 {

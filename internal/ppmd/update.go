@@ -258,6 +258,7 @@ func (m *Model) updateModel() {
 			if e := m.bigOf(c); e != nil {
 				e.pos[fsSym] = uint8(ns1)
 				e.freq[fsSym] = uint8(cf)
+				e.has[fsSym>>6] |= 1 << (fsSym & 63)
 				e.sum[(ns1/maskBlock)&(256/maskBlock-1)] += cf
 			}
 		}
