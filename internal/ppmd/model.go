@@ -112,7 +112,9 @@ type see struct {
 // two decoders (Reader7z and RAR own one each; other packages rarely need
 // it directly). The zero value is not ready: call Init. A Model can be
 // reused through Init; it keeps its arena when the new size fits. Release
-// returns the arena to the pool.
+// returns the arena to the pool. Besides the arena a Model holds about
+// 330 KiB, whatever the stream: the SEE and binary-context tables and
+// the block-sum cache of big contexts (see bigSums).
 type Model struct {
 	units // the arena (len == size) and its sub-allocator
 
