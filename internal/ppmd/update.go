@@ -28,7 +28,11 @@ func (m *Model) createSuccessors() uint32 {
 		c = suffix
 		var s uint32
 		if ns := get16(mem, c); ns != 1 {
-			s = m.suffixState(c, ns, fsSym)
+			if ns >= bigMin {
+				s = m.bigState(c, ns, fsSym)
+			} else {
+				s = m.stateOf(get32(mem, c+4), ns, fsSym)
+			}
 		} else {
 			s = oneState(c)
 		}
@@ -50,7 +54,12 @@ func (m *Model) createSuccessors() uint32 {
 	if ns := get16(mem, c); ns == 1 {
 		newFreq = uint32(mem[c+3])
 	} else {
-		s := m.suffixState(c, ns, newSym)
+		var s uint32
+		if ns >= bigMin {
+			s = m.bigState(c, ns, newSym)
+		} else {
+			s = m.stateOf(get32(mem, c+4), ns, newSym)
+		}
 		cf := uint32(mem[s+1]) - 1
 		s0 := get16(mem, c+2) - ns - cf
 		if 2*cf <= s0 {
@@ -80,13 +89,12 @@ func (m *Model) createSuccessors() uint32 {
 	return c
 }
 
-// suffixState returns the state of sym in context c of ns > 1 states,
-// which holds it.
-func (m *Model) suffixState(c, ns uint32, sym byte) uint32 {
-	if ns >= bigMin {
-		if e := m.bigOf(c); e != nil {
-			return e.state(m.mem, get32(m.mem, c+4), ns, sym)
-		}
+// bigState returns the state of sym in context c of ns >= bigMin
+// states, which holds it, through c's block-sum entry if it has one
+// (the callers test ns, so small contexts keep their direct call).
+func (m *Model) bigState(c, ns uint32, sym byte) uint32 {
+	if e := m.bigOf(c); e != nil {
+		return e.state(m.mem, get32(m.mem, c+4), ns, sym)
 	}
 	return m.stateOf(get32(m.mem, c+4), ns, sym)
 }
