@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/binary"
 	"io"
+	"math/bits"
 
 	"github.com/go-unarc/unarc/internal/errs"
 )
@@ -322,9 +323,12 @@ func (m *Model) decodeSymbol(rc *rangeDecoder) int {
 		rc.decode(hiCnt, summFreq-hiCnt)
 		m.hiBitsFlag = hiBits3(uint32(mem[m.foundState]))
 		m.mask = noMask
+		nm := uint32(0)
 		for i := 0; i < len(st); i += stateSize {
+			nm += uint32(m.mask[st[i]] & 1)
 			m.mask[st[i]] = 0
 		}
+		m.nMasked = nm
 	} else {
 		s := oneState(mc)
 		m.hiBitsFlag = hiBits3(uint32(mem[m.foundState]))
@@ -369,6 +373,7 @@ func (m *Model) decodeSymbol(rc *rangeDecoder) int {
 		}
 		m.mask = noMask
 		m.mask[mem[s]] = 0
+		m.nMasked = 1
 		m.prevSuccess = 0
 	}
 
@@ -389,9 +394,16 @@ func (m *Model) decodeSymbol(rc *rangeDecoder) int {
 		ctx := (*[unitSize]byte)(mem[mc:])
 		s := binary.LittleEndian.Uint32(ctx[4:])
 		st := mem[s : s+(uint32(ctx[0])|uint32(ctx[1])<<8)*stateSize]
+		prev := m.minContext
 		m.minContext = mc
 		sp, escFreq := m.makeEscFreq(numMasked)
-		i := rc.maskedSymbol(st, &m.mask, sp, escFreq)
+		i := notBig
+		if len(st) >= bigMin*stateSize {
+			i = m.bigSymbol(rc, st, mc, prev, numMasked, sp, escFreq)
+		}
+		if i == notBig {
+			i = rc.maskedSymbol(st, &m.mask, sp, escFreq, &m.nMasked)
+		}
 		if i < 0 {
 			if i == symError {
 				return symError
@@ -417,8 +429,9 @@ const maskBlock = 16
 // states are st: the symbols of the contexts escaped from are masked
 // out, and sp's estimate escFreq is the frequency of escaping again. It
 // returns the offset in st of the state decoded, escaped (then st's
-// symbols are masked too and the caller goes on to the suffix) or
-// symError. The SEE context learns from the outcome.
+// symbols are masked too, *nMasked counts the newly masked ones, and the
+// caller goes on to the suffix) or symError. The SEE context learns from
+// the outcome.
 //
 // One pass sums the unmasked frequencies, two states per 64-bit load
 // (bytes 0,1 and 6,7 of a state pair are the symbols and frequencies),
@@ -426,7 +439,7 @@ const maskBlock = 16
 // states, so finding the decoded state does not walk the whole vector
 // again (the order-0 context has 256 states, and incompressible data
 // escapes to it for nearly every byte).
-func (rc *rangeDecoder) maskedSymbol(st []byte, mask *[256]uint8, sp *see, escFreq uint32) int {
+func (rc *rangeDecoder) maskedSymbol(st []byte, mask *[256]uint8, sp *see, escFreq uint32, nMasked *uint32) int {
 	if len(st) > 256*stateSize { // cannot happen: at most 256 symbols
 		return symError
 	}
@@ -438,20 +451,8 @@ func (rc *rangeDecoder) maskedSymbol(st []byte, mask *[256]uint8, sp *see, escFr
 		head = stateSize
 	}
 	part[0] = hiCnt
-	nb := 0
-	i := head
-	for ; i+maskBlock*stateSize <= len(st); i += maskBlock * stateSize {
-		part[nb&(256/maskBlock-1)] = hiCnt
-		nb++
-		hiCnt += maskedBlock((*[maskBlock * stateSize]byte)(st[i:]), mask)
-	}
-	if i < len(st) {
-		part[nb&(256/maskBlock-1)] = hiCnt
-		nb++
-		for ; i+2*stateSize <= len(st); i += 2 * stateSize {
-			hiCnt += maskedPair(binary.LittleEndian.Uint64(st[i:]), mask)
-		}
-	}
+	sum, nb := maskedSums(st[head:], mask, &part)
+	hiCnt += sum
 	freqSum := escFreq + hiCnt
 	if freqSum > rc.rng || freqSum == 0 {
 		return symError
@@ -496,10 +497,43 @@ func (rc *rangeDecoder) maskedSymbol(st []byte, mask *[256]uint8, sp *see, escFr
 	}
 	rc.decode(hiCnt, freqSum-hiCnt)
 	sp.summ += uint16(freqSum)
+	nm := *nMasked
 	for i := 0; i < len(st); i += stateSize {
+		nm += uint32(mask[st[i]] & 1)
 		mask[st[i]] = 0
 	}
+	*nMasked = nm
 	return escaped
+}
+
+// maskedSums sums the masked frequencies of the states st (an even
+// number of them) and records in part[b] the sum before block b (plus
+// part[0], the sum of what came before st); nb is the number of blocks
+// started. One leaf function for the whole vector, with the block body
+// written out, so the sum stays in registers: a call per block spilled
+// the caller's state around every 16 states.
+func maskedSums(st []byte, mask *[256]uint8, part *[256 / maskBlock]uint32) (sum uint32, nb int) {
+	le := binary.LittleEndian
+	base := part[0]
+	i := 0
+	for ; i+maskBlock*stateSize <= len(st); i += maskBlock * stateSize {
+		part[nb&(256/maskBlock-1)] = base + sum
+		nb++
+		b := (*[maskBlock * stateSize]byte)(st[i:])
+		s0 := maskedPair(le.Uint64(b[0:]), mask) + maskedPair(le.Uint64(b[12:]), mask)
+		s1 := maskedPair(le.Uint64(b[24:]), mask) + maskedPair(le.Uint64(b[36:]), mask)
+		s2 := maskedPair(le.Uint64(b[48:]), mask) + maskedPair(le.Uint64(b[60:]), mask)
+		s3 := maskedPair(le.Uint64(b[72:]), mask) + maskedPair(le.Uint64(b[84:]), mask)
+		sum += s0 + s1 + s2 + s3
+	}
+	if i < len(st) {
+		part[nb&(256/maskBlock-1)] = base + sum
+		nb++
+		for ; i+2*stateSize <= len(st); i += 2 * stateSize {
+			sum += maskedPair(le.Uint64(st[i:]), mask)
+		}
+	}
+	return sum, nb
 }
 
 // maskedPair is the masked frequency sum of the two states whose first 8
@@ -510,16 +544,6 @@ func maskedPair(x uint64, mask *[256]uint8) uint32 {
 	return uint32(x>>8)&uint32(mask[byte(x)]) + uint32(x>>56)&uint32(mask[byte(x>>48)])
 }
 
-// maskedBlock is the masked frequency sum of maskBlock states.
-func maskedBlock(b *[maskBlock * stateSize]byte, mask *[256]uint8) uint32 {
-	le := binary.LittleEndian
-	s0 := maskedPair(le.Uint64(b[0:]), mask) + maskedPair(le.Uint64(b[12:]), mask)
-	s1 := maskedPair(le.Uint64(b[24:]), mask) + maskedPair(le.Uint64(b[36:]), mask)
-	s2 := maskedPair(le.Uint64(b[48:]), mask) + maskedPair(le.Uint64(b[60:]), mask)
-	s3 := maskedPair(le.Uint64(b[72:]), mask) + maskedPair(le.Uint64(b[84:]), mask)
-	return s0 + s1 + s2 + s3
-}
-
 // noMask is the exclusion mask with no symbol excluded.
 var noMask = func() (a [256]uint8) {
 	for i := range a {
@@ -527,3 +551,211 @@ var noMask = func() (a [256]uint8) {
 	}
 	return
 }()
+
+// Block sums of big contexts. Incompressible data escapes for most bytes
+// to an order-1 or the order-0 context holding 100 to 256 states with
+// only the few symbols of the context escaped from masked, and summing
+// every state under the mask was a third of the decode. A small
+// direct-mapped cache keeps, for contexts of at least bigMin states,
+// each symbol's frequency and position and the frequency sum of every
+// block of maskBlock states, updated by every step that changes a
+// frequency, swaps two states or appends one (update1, update1_0,
+// update2 and updateModel); rescale drops its context's entry and
+// restart all of them. The masked decode then subtracts the masked
+// symbols' frequencies from the block sums and walks one block, and the
+// suffix steps find a symbol's state without a walk.
+const (
+	bigMin   = 64  // fewest states of a context with block sums
+	bigSlots = 512 // cache entries, indexed by the context's unit
+)
+
+type bigSums struct {
+	ctx, gen uint32 // the entry holds context ctx if gen is the model's
+	sum      [256 / maskBlock]uint32
+	has      [4]uint64  // the context's symbols, one bit each
+	pos      [256]uint8 // pos[sym]: index of sym's state
+	freq     [256]uint8 // freq[sym]: its frequency, 0 if absent
+}
+
+// bigOf returns the valid cache entry of context c, or nil.
+func (m *Model) bigOf(c uint32) *bigSums {
+	e := &m.big[(c/unitSize)%bigSlots]
+	if e.ctx == c && e.gen == m.gen {
+		return e
+	}
+	return nil
+}
+
+// add records that the frequency of state s (of the states at stats)
+// grew by d.
+func (e *bigSums) add(mem []byte, stats, s, d uint32) {
+	e.sum[((s-stats)/stateSize/maskBlock)&(256/maskBlock-1)] += d
+	e.freq[mem[s]] += uint8(d)
+}
+
+// swapDown records that state s (of the states at stats) is about to
+// trade places with the state before it.
+func (e *bigSums) swapDown(mem []byte, stats, s uint32) {
+	p := (s - stats) / stateSize
+	a, b := mem[s], mem[s-stateSize]
+	e.pos[a], e.pos[b] = uint8(p-1), uint8(p)
+	if p%maskBlock == 0 {
+		hi := (p / maskBlock) & (256/maskBlock - 1)
+		d := uint32(mem[s-stateSize+1]) - uint32(mem[s+1])
+		e.sum[hi] += d
+		e.sum[(hi-1)&(256/maskBlock-1)] -= d
+	}
+}
+
+// state returns the offset of sym's state among the n states at stats,
+// which hold it.
+func (e *bigSums) state(mem []byte, stats, n uint32, sym byte) uint32 {
+	if p := uint32(e.pos[sym]); p < n {
+		if s := stats + p*stateSize; mem[s] == sym {
+			return s
+		}
+	}
+	return findState(mem, stats, sym) // cannot happen: pos is exact
+}
+
+// build fills e for context c with the states st.
+func (e *bigSums) build(c, gen uint32, st []byte) {
+	e.ctx, e.gen = c, gen
+	e.sum = [256 / maskBlock]uint32{}
+	e.has = [4]uint64{}
+	e.freq = [256]uint8{}
+	for i := 0; i+stateSize <= len(st) && i < 256*stateSize; i += stateSize {
+		sym, f := st[i], st[i+1]
+		e.pos[sym] = uint8(i / stateSize)
+		e.freq[sym] = f
+		e.has[sym>>6] |= 1 << (sym & 63)
+		e.sum[(i/stateSize/maskBlock)&(256/maskBlock-1)] += uint32(f)
+	}
+}
+
+// notBig is bigSymbol's result when the block sums cannot be used; the
+// caller decodes with maskedSymbol.
+const notBig = -3
+
+// bigSymbol is maskedSymbol for a context mc of at least bigMin states
+// st reached by escaping from prev, whose numMasked symbols are masked:
+// by the model's inclusion (a suffix holds every symbol of the contexts
+// below it) they are all the masked ones, which the count of masked
+// symbols confirms before the sums are used.
+func (m *Model) bigSymbol(rc *rangeDecoder, st []byte, mc, prev, numMasked uint32, sp *see, escFreq uint32) int {
+	if m.nMasked != numMasked || len(st) > 256*stateSize {
+		return notBig
+	}
+	mem := m.mem
+	e := &m.big[(mc/unitSize)%bigSlots]
+	if e.ctx != mc || e.gen != m.gen {
+		e.build(mc, m.gen, st)
+	}
+	// part[b] is block b's unmasked sum.
+	var part [256 / maskBlock]uint32
+	hiCnt := uint32(0)
+	n := uint32(len(st) / stateSize)
+	var pe *bigSums
+	if numMasked >= bigMin {
+		pe = m.bigOf(prev)
+	}
+	if pe != nil && n-numMasked < numMasked {
+		// prev is big too (an order-1 context escaping to the order-0
+		// one): fewer symbols are left than masked, so add up those,
+		// the symbols of mc that prev lacks. prev's must all be in mc.
+		var left [4]uint64
+		out := uint64(0)
+		for w := range left {
+			out |= pe.has[w] &^ e.has[w]
+			left[w] = e.has[w] &^ pe.has[w]
+		}
+		if out != 0 { // cannot happen: a suffix holds its contexts' symbols
+			return notBig
+		}
+		for w, x := range left {
+			for ; x != 0; x &= x - 1 {
+				sym := byte(w<<6 | bits.TrailingZeros64(x))
+				f := uint32(e.freq[sym])
+				part[e.pos[sym]>>4] += f
+				hiCnt += f
+			}
+		}
+	} else {
+		var pst []byte
+		if numMasked == 1 {
+			pst = mem[prev+2 : prev+2+stateSize]
+		} else {
+			ps := get32(mem, prev+4)
+			if uint64(ps)+uint64(numMasked)*stateSize > uint64(len(mem)) {
+				return notBig
+			}
+			pst = mem[ps : ps+numMasked*stateSize]
+		}
+		// Subtract the masked symbols' frequencies from the block sums.
+		// One absent from mc (frequency 0 in e) cannot happen (a suffix
+		// holds its contexts' symbols); a block sum is at most 16*255,
+		// so a negative difference would show in bit 31.
+		var sub [256 / maskBlock]uint32
+		absent := uint32(0)
+		for k := 0; k < len(pst); k += stateSize {
+			sym := pst[k]
+			f := uint32(e.freq[sym])
+			absent |= f - 1 // bit 31 set when f is 0
+			sub[e.pos[sym]>>4] += f
+		}
+		neg := absent
+		for b := range part {
+			d := e.sum[b] - sub[b]
+			part[b] = d
+			neg |= d
+			hiCnt += d
+		}
+		if neg>>31 != 0 {
+			return notBig
+		}
+	}
+	freqSum := escFreq + hiCnt
+	if freqSum > rc.rng || freqSum == 0 {
+		return symError
+	}
+	count := rc.threshold(freqSum)
+	if count < hiCnt {
+		low := uint32(0)
+		b := 0
+		for ; b < len(part)-1 && count-low >= part[b]; b++ {
+			low += part[b]
+		}
+		i := b * maskBlock * stateSize
+		end := min(i+maskBlock*stateSize, len(st))
+		for ; i < end; i += stateSize {
+			f := uint32(st[i+1] & m.mask[st[i]])
+			if count-low < f {
+				rc.decode(low, f)
+				rc.norm()
+				if sp.shift < periodBits {
+					sp.count--
+					if sp.count == 0 {
+						sp.summ <<= 1
+						sp.count = uint8(3 << sp.shift)
+						sp.shift++
+					}
+				}
+				return i
+			}
+			low += f
+		}
+		return symError // cannot happen: count < hiCnt
+	}
+	if count >= freqSum {
+		return symError
+	}
+	rc.decode(hiCnt, freqSum-hiCnt)
+	sp.summ += uint16(freqSum)
+	nm := m.nMasked
+	for i := 0; i < len(st); i += stateSize {
+		nm += uint32(m.mask[st[i]] & 1)
+		m.mask[st[i]] = 0
+	}
+	m.nMasked = nm
+	return escaped
+}

@@ -79,7 +79,8 @@ func TestMaskedSymbolBlocks(t *testing.T) {
 		escFreq := 1 + rnd.Uint32N(200)
 
 		rc2, sp2, mask2 := rc, sp, mask
-		got := rc.maskedSymbol(st, &mask, &sp, escFreq)
+		var nm uint32
+		got := rc.maskedSymbol(st, &mask, &sp, escFreq, &nm)
 		want := refMaskedSymbol(&rc2, st, &mask2, &sp2, escFreq)
 		if got != want || rc.rng != rc2.rng || rc.code != rc2.code || rc.low != rc2.low || rc.ip != rc2.ip || sp != sp2 || mask != mask2 {
 			t.Fatalf("n=%d: got %d rc %+v see %+v, want %d rc %+v see %+v", n, got, rc, sp, want, rc2, sp2)

@@ -112,7 +112,9 @@ type see struct {
 // two decoders (Reader7z and RAR own one each; other packages rarely need
 // it directly). The zero value is not ready: call Init. A Model can be
 // reused through Init; it keeps its arena when the new size fits. Release
-// returns the arena to the pool.
+// returns the arena to the pool. Besides the arena a Model holds about
+// 330 KiB, whatever the stream: the SEE and binary-context tables and
+// the block-sum cache of big contexts (see bigSums).
 type Model struct {
 	units // the arena (len == size) and its sub-allocator
 
@@ -131,7 +133,15 @@ type Model struct {
 
 	// mask[s] is 0 for a symbol excluded by the escapes of the current
 	// decode, 0xFF otherwise, so frequencies are summed without branches.
-	mask [256]uint8
+	mask    [256]uint8
+	nMasked uint32 // symbols masked in mask
+
+	// big caches block sums of contexts with many states for the masked
+	// decode (bigSymbol). It is derived from the arena: an entry counts
+	// only while its gen is the model's, and restart bumps gen, so a
+	// restored model snapshot must bump gen too (or carry big along).
+	gen uint32
+	big [bigSlots]bigSums
 
 	dummySee see
 	see      [25][16]see
@@ -201,6 +211,7 @@ func (m *Model) swapStates(a, b uint32) {
 // frequency 1 (Ppmd7.c RestartModel).
 func (m *Model) restart() {
 	m.restarts++
+	m.gen++
 	m.resetUnits(0, m.size)
 
 	m.orderFall = m.maxOrder

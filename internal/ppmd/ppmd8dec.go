@@ -111,7 +111,8 @@ func (m *model8) decodeSymbol(rc *rangeDecoder) int {
 		st := mem[s : s+(uint32(ctx[0])+1)*stateSize]
 		m.minContext = mc
 		sp, escFreq := m.makeEscFreq(numMasked)
-		i := rc.maskedSymbol(st, &m.mask, sp, escFreq)
+		var nm uint32 // PPMd8 does not count its masked symbols
+		i := rc.maskedSymbol(st, &m.mask, sp, escFreq, &nm)
 		if i < 0 {
 			if i == symError {
 				return symError

@@ -28,7 +28,11 @@ func (m *Model) createSuccessors() uint32 {
 		c = suffix
 		var s uint32
 		if ns := get16(mem, c); ns != 1 {
-			s = m.stateOf(get32(mem, c+4), ns, fsSym)
+			if ns >= bigMin {
+				s = m.bigState(c, ns, fsSym)
+			} else {
+				s = m.stateOf(get32(mem, c+4), ns, fsSym)
+			}
 		} else {
 			s = oneState(c)
 		}
@@ -50,7 +54,12 @@ func (m *Model) createSuccessors() uint32 {
 	if ns := get16(mem, c); ns == 1 {
 		newFreq = uint32(mem[c+3])
 	} else {
-		s := m.stateOf(get32(mem, c+4), ns, newSym)
+		var s uint32
+		if ns >= bigMin {
+			s = m.bigState(c, ns, newSym)
+		} else {
+			s = m.stateOf(get32(mem, c+4), ns, newSym)
+		}
 		cf := uint32(mem[s+1]) - 1
 		s0 := get16(mem, c+2) - ns - cf
 		if 2*cf <= s0 {
@@ -80,6 +89,16 @@ func (m *Model) createSuccessors() uint32 {
 	return c
 }
 
+// bigState returns the state of sym in context c of ns >= bigMin
+// states, which holds it, through c's block-sum entry if it has one
+// (the callers test ns, so small contexts keep their direct call).
+func (m *Model) bigState(c, ns uint32, sym byte) uint32 {
+	if e := m.bigOf(c); e != nil {
+		return e.state(m.mem, get32(m.mem, c+4), ns, sym)
+	}
+	return m.stateOf(get32(m.mem, c+4), ns, sym)
+}
+
 // updateModel adds the symbol just coded (foundState) to the contexts
 // between maxContext and minContext, creates successor contexts, and
 // moves to the next context. Out of memory restarts the model.
@@ -100,10 +119,23 @@ func (m *Model) updateModel() {
 					mem[c+3] = f + 1
 				}
 			} else {
-				s := get32(mem, c+4)
+				stats := get32(mem, c+4)
+				s := stats
+				ns := get16(mem, c)
+				var e *bigSums
+				if ns >= bigMin {
+					e = m.bigOf(c)
+				}
 				if mem[s] != fsSym {
-					s = m.stateOf(s, get16(mem, c), fsSym)
+					if e != nil {
+						s = e.state(mem, s, ns, fsSym)
+					} else {
+						s = m.stateOf(s, ns, fsSym)
+					}
 					if mem[s+1] >= mem[s-stateSize+1] {
+						if e != nil {
+							e.swapDown(mem, stats, s)
+						}
 						m.swapStates(s, s-stateSize)
 						s -= stateSize
 					}
@@ -111,6 +143,9 @@ func (m *Model) updateModel() {
 				if f := mem[s+1]; f < maxFreq-9 {
 					mem[s+1] = f + 2
 					put16(mem, c+2, get16(mem, c+2)+2)
+					if e != nil {
+						e.add(mem, stats, s, 2)
+					}
 				}
 			}
 		}
@@ -227,6 +262,14 @@ func (m *Model) updateModel() {
 		}
 		put16(mem, c+2, sum)
 		mem[s+1] = byte(cf)
+		if ns1 >= bigMin {
+			if e := m.bigOf(c); e != nil {
+				e.pos[fsSym] = uint8(ns1)
+				e.freq[fsSym] = uint8(cf)
+				e.has[fsSym>>6] |= 1 << (fsSym & 63)
+				e.sum[(ns1/maskBlock)&(256/maskBlock-1)] += cf
+			}
+		}
 		c = get32(mem, c+8)
 	}
 }
@@ -284,6 +327,11 @@ func halveStates(mem []byte, stats, s, n, adder, summFreq uint32) (sumFreq, escF
 // order).
 func (m *Model) rescale() {
 	mc := m.minContext
+	if m.numStats(mc) >= bigMin {
+		if e := m.bigOf(mc); e != nil {
+			e.ctx = 0 // states reordered (and maybe dropped)
+		}
+	}
 	stats := m.stats(mc)
 	s := m.foundState
 	mem := m.mem
@@ -382,7 +430,16 @@ func (m *Model) update1() {
 	freq := uint32(mem[s+1]) + 4
 	put16(mem, mc+2, get16(mem, mc+2)+4)
 	mem[s+1] = byte(freq)
+	var e *bigSums
+	if get16(mem, mc) >= bigMin {
+		if e = m.bigOf(mc); e != nil {
+			e.add(mem, get32(mem, mc+4), s, 4)
+		}
+	}
 	if freq > uint32(mem[s-stateSize+1]) {
+		if e != nil {
+			e.swapDown(mem, get32(mem, mc+4), s)
+		}
 		m.swapStates(s, s-stateSize)
 		s -= stateSize
 		m.foundState = s
@@ -405,6 +462,12 @@ func (m *Model) update1_0() {
 	put16(mem, mc+2, summFreq+4)
 	freq += 4
 	mem[s+1] = byte(freq)
+	if get16(mem, mc) >= bigMin {
+		if e := m.bigOf(mc); e != nil {
+			e.sum[0] += 4 // the first state is in block 0
+			e.freq[mem[s]] += 4
+		}
+	}
 	if freq > maxFreq {
 		m.rescale()
 	}
@@ -420,6 +483,11 @@ func (m *Model) update2() {
 	m.runLength = m.initRL
 	put16(mem, mc+2, get16(mem, mc+2)+4)
 	mem[s+1] = byte(freq)
+	if get16(mem, mc) >= bigMin {
+		if e := m.bigOf(mc); e != nil {
+			e.add(mem, get32(mem, mc+4), s, 4)
+		}
+	}
 	if freq > maxFreq {
 		m.rescale()
 	}
