@@ -474,6 +474,9 @@ func (z *Reader7z) ResetAt7z(r io.Reader, order int, mem uint32, size int64, sta
 	m := z.m
 	m.useArena(int(mem))
 	m.size, m.maxOrder, m.stamped = mem, uint32(order), false
+	// The block-sum cache (big) describes the arena the model had: a new
+	// generation drops every entry, as restart does.
+	m.gen++
 	v := m.vars()
 	if err := v.restore(state, &z.rc); err != nil {
 		z.err = err
