@@ -552,6 +552,10 @@ func (z *ReaderZip) ResetAt(r io.Reader, hdr uint16, size, maxMem int64, state [
 	m.useArena(int(align) + int(h.Memory))
 	m.stamped = true
 	m.size, m.alignOffset, m.maxOrder, m.restoreMethod = h.Memory, align, uint32(h.Order), uint32(h.Restore)
+	// A valid model's cut-off visits each context about once per pass
+	// (a real one: 55 k calls for 87 k units); 16 per unit keeps a crafted
+	// one linear in the model's memory (see cutBudget).
+	m.cutBudget = 16*int(h.Memory/unitSize) + 1024
 	v := m.vars()
 	if err := v.restore(state, &z.rc); err != nil {
 		z.err = err

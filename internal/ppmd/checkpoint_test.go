@@ -160,6 +160,51 @@ func TestCheckpointZipResume(t *testing.T) {
 	}
 }
 
+// TestCheckpointCutBudget: a model restored from a checkpoint has its
+// cut-offs bounded (cutBudget: a crafted state could make them walk
+// shared successors once per path or repeat forever); a real model's
+// cut-off stays within the budget, and a budget run out is ErrCorrupt
+// through Guarded, not a panic.
+func TestCheckpointCutBudget(t *testing.T) {
+	e := ppmdEntries(t, zipTestdata("ppmd-cutoff.zip"))[0]
+	z, err := NewReaderZip(bytes.NewReader(e.Packed), e.Size, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, cps := decodeTaking(t, z, max(e.Size/8, 1), uint64(e.Size))
+	z.Close()
+	restoredCut := false
+	for _, c := range cps {
+		for _, starve := range []bool{false, true} {
+			var r ReaderZip
+			if err := r.ResetAt(bytes.NewReader(e.Packed[c.in:]), zipHdr(e), e.Size, 0, c.state, c.out, c.in); err != nil {
+				t.Fatalf("at %d: %v", c.out, err)
+			}
+			if r.m.cutBudget <= 0 {
+				t.Fatalf("at %d: a restored model has no cut-off budget", c.out)
+			}
+			if starve {
+				r.m.cutBudget = 1
+			}
+			got, err := io.ReadAll(r.Guarded())
+			cuts := r.m.cutOffs
+			r.Close()
+			switch {
+			case starve && cuts > 0:
+				if !errors.Is(err, errs.ErrCorrupt) {
+					t.Fatalf("from %d with a budget of 1: %v, want ErrCorrupt", c.out, err)
+				}
+			case err != nil || !bytes.Equal(got, want[c.out:]):
+				t.Fatalf("from %d (budget starved %v): %v, bytes equal %v", c.out, starve, err, bytes.Equal(got, want[c.out:]))
+			}
+			restoredCut = restoredCut || !starve && cuts > 0
+		}
+	}
+	if !restoredCut {
+		t.Fatal("no restored model went through a cut-off")
+	}
+}
+
 // TestCheckpointTampered: states changed in their scalars, bounds or
 // arena are refused (ErrCorrupt) or, where the heap stays consistent,
 // decode to an error or other bytes, never a panic or a hang; the

@@ -105,6 +105,15 @@ type model8 struct {
 	restarts int // restarts since init, for tests
 	cutOffs  int // cut-off restorations since init, for tests
 
+	// cutBudget bounds the cutOff calls of one restoration of a model
+	// restored from a checkpoint (0: a model built from its stream, where
+	// the contexts form a tree). A crafted state that passed the heap
+	// checks can still share successors, which cutOff would walk once per
+	// path, and its restoration loop would repeat while memory stays
+	// full; past the budget it panics, and the Guarded reader that every
+	// restored model is read through turns that into ErrCorrupt.
+	cutBudget, cutLeft int
+
 	mask [256]uint8
 
 	dummySee see
@@ -139,6 +148,7 @@ func (m *model8) init8(order int, memSize uint32, restore int) error {
 	m.initEsc = 0
 	m.restarts = 0
 	m.cutOffs = 0
+	m.cutBudget = 0
 	m.restart()
 	return nil
 }

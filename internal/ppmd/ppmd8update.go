@@ -36,6 +36,11 @@ func (m *model8) refresh(ctx, oldNU, scale uint32) {
 // maxOrder and raw successors go, contexts left without successors are
 // freed. It returns ctx, or 0 when ctx itself was freed.
 func (m *model8) cutOff(ctx, order uint32) uint32 {
+	if m.cutBudget > 0 {
+		if m.cutLeft--; m.cutLeft < 0 {
+			panic("ppmd8: cut-off of a restored model runs past its budget")
+		}
+	}
 	mem := m.mem
 	ns := int(m.numStats(ctx))
 	if ns == 0 {
@@ -151,6 +156,7 @@ func (m *model8) restoreModel(ctxError uint32) {
 		m.restart()
 	} else {
 		m.cutOffs++
+		m.cutLeft = m.cutBudget
 		for m.suffix(m.maxContext) != 0 {
 			m.maxContext = m.suffix(m.maxContext)
 		}
