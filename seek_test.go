@@ -127,12 +127,21 @@ func seekOps(n int) int {
 	return n
 }
 
+// slowPPMd: the seek archives that decode PPMd (seconds per seek
+// sequence under the race detector).
+func slowPPMd(name string) bool {
+	return strings.HasPrefix(name, "ppmd-") || strings.HasSuffix(name, "-ppm.rar")
+}
+
 // TestSeekableEntries: every method's random seek/read sequence equals
 // the sequential read, with checkpoints every 64 KiB and without.
 func TestSeekableEntries(t *testing.T) {
 	for _, name := range seekArchives {
 		for _, cp := range []int64{64 << 10, 0} {
 			t.Run(name+"/cp="+map[bool]string{true: "64k", false: "off"}[cp > 0], func(t *testing.T) {
+				if testing.Short() && raceOnExt && slowPPMd(name) && (cp == 0 || name != "ppmd-o8.zip" && name != "ppmd-solid.7z") {
+					t.Skip("PPMd under the race detector: two archives with checkpoints under -short")
+				}
 				a := openSeekTestdata(t, name, unarc.WithCheckpoints(cp, 64<<20))
 				want := sequential(t, a)
 				if len(want) < 1 {

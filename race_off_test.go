@@ -1,0 +1,5 @@
+//go:build !race
+
+package unarc
+
+const raceOn = false
