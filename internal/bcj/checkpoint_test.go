@@ -33,8 +33,18 @@ func (c *choppy) Read(p []byte) (int, error) {
 // x86's mask state and the held-back bytes included.
 func TestCheckpointResume(t *testing.T) {
 	src := codeLike(300<<10, 7)
+	// dense: E8 next to E8, 00 and FF, where x86's mask state decides
+	dense := make([]byte, 300<<10)
+	r := rand.New(rand.NewPCG(9, 9))
+	for i := range dense {
+		dense[i] = []byte{0xE8, 0xE8, 0x00, 0xFF, byte(r.Uint32())}[r.IntN(5)]
+	}
 	for k := X86; k <= Delta; k++ {
 		t.Run(k.String(), func(t *testing.T) {
+			src := src
+			if k == X86 {
+				src = dense
+			}
 			want, err := io.ReadAll(NewReader(bytes.NewReader(src), k, 0x1000, 4))
 			if err != nil {
 				t.Fatal(err)
