@@ -223,6 +223,7 @@ func newCoder(c *coder, in []io.Reader, size int64, plan coderPlan, env *decodeE
 			z.Reset(in[0], true)
 		}
 		env.onClose(z)
+		env.cpz = z // checkpoints between blocks (seek.go)
 		return z, nil
 	case mBZip2:
 		z, err := bzip2.NewReader(in[0], bzip2.MaxMemory(env.limits.MaxMemory), bzip2.Workers(env.workers))

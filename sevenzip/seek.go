@@ -8,6 +8,7 @@ import (
 
 	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/bzip2"
+	"github.com/go-unarc/unarc/deflate"
 	"github.com/go-unarc/unarc/internal/aes7z"
 	"github.com/go-unarc/unarc/internal/bcj"
 	"github.com/go-unarc/unarc/internal/errs"
@@ -47,6 +48,11 @@ import (
 //     has filled), resumed at its input byte; a restored model is
 //     checked as a heap before it is used.
 //
+//   - one Deflate or Deflate64 coder in the same place: it takes a
+//     checkpoint between blocks (deflate.Reader.Checkpoint, kind
+//     "deflate": the last 32 or 64 KiB of output and the input bit
+//     offset; the decoder is paused at the first block boundary after
+//     each interval), resumed at the byte holding that bit.
 //   - any of those coders followed by one branch filter (BCJ x86, ARM,
 //     ARMT, ARM64, PPC, SPARC, IA64, RISCV) or Delta, as 7-Zip puts on
 //     executables: the checkpoint also holds the filter's state where
@@ -102,7 +108,7 @@ func shapeOf(f *folder) chainShape {
 				return none
 			}
 			sh.aes, sh.aesOut = ci, out
-		case mLZMA2, mLZMA, mBZip2, mPPMD:
+		case mLZMA2, mLZMA, mBZip2, mPPMD, mDeflate, mDeflate64:
 			if sh.lz >= 0 || sh.aes >= 0 {
 				return none
 			}
@@ -283,6 +289,7 @@ func (a *Archive) seekFolder(fi int, sh chainShape, base, target int64, e *arc.E
 	if sh.ok && sh.lz >= 0 && interval > 0 && fr.cpz != nil && fr.cpEvery == 0 {
 		fr.a, fr.cpEvery = a, interval
 		fr.cpNext = (fr.pos/interval + 1) * interval
+		fr.pauseAt(fr.cpNext)
 	}
 	if err := fr.skip(base - fr.pos); err != nil {
 		return nil, err
@@ -464,6 +471,19 @@ func (a *Archive) resumeFolder(fi int, sh chainShape, cp arc.Checkpoint, e *arc.
 			return nil, mapErr(enc, err)
 		}
 		r, fr.cpz = z, z
+	case mDeflate, mDeflate64:
+		if len(lzState) < 2 || lzState[1] == 1 != (c.method == mDeflate64) {
+			fr.Close()
+			return nil, errs.Corrupt("7z: Deflate checkpoint of the other variant")
+		}
+		z := new(deflate.Reader)
+		fr.env.onClose(z)
+		if err := z.ResetAt(in, lzState, lzOut, cp.In); err != nil {
+			enc := fr.encrypt
+			fr.Close()
+			return nil, mapErr(enc, err)
+		}
+		r, fr.cpz = z, z
 	case mPPMD:
 		order, mem, err := ppmd.ParseProps7z(c.props)
 		if err == nil && int64(mem) > a.cfg.Limits.MaxMemory {
@@ -580,23 +600,35 @@ func cpKind(method uint64) string {
 		return "bzip2"
 	case mPPMD:
 		return "ppmd7"
+	case mDeflate, mDeflate64:
+		return "deflate"
 	}
 	return "lzma"
 }
 
 // cpInByte is the byte of the coder's input a checkpoint resumes at:
-// BZip2 counts its input in bits (its blocks need not start on a byte).
+// BZip2 and Deflate count their input in bits (their blocks need not
+// start on a byte).
 func cpInByte(cp arc.Checkpoint) int64 {
-	if strings.HasPrefix(cp.Kind, "bzip2") {
+	if strings.HasPrefix(cp.Kind, "bzip2") || strings.HasPrefix(cp.Kind, "deflate") {
 		return cp.In / 8
 	}
 	return cp.In
 }
 
+// pauseAt makes a Deflate decoder stop at its first block boundary at
+// or after coder output out, where it can take a checkpoint.
+func (fr *folderReader) pauseAt(out int64) {
+	if p, ok := fr.cpz.(interface{ PauseAt(int64) }); ok {
+		p.PauseAt(out)
+	}
+}
+
 // cpDecoder is a decoder that takes checkpoints: lzma.Reader2 (at chunk
 // boundaries), lzma.Reader (wherever it has delivered all it decoded)
-// bzip2.Reader (between blocks, when it decodes serially) and
-// ppmd.Reader7z (between symbols).
+// bzip2.Reader (between blocks, when it decodes serially),
+// ppmd.Reader7z (between symbols) and deflate.Reader (between blocks,
+// where PauseAt stops it).
 type cpDecoder interface {
 	CanCheckpoint() bool
 	CheckpointSize() int
@@ -630,6 +662,7 @@ func (fr *folderReader) checkpoint() {
 	}
 	cell := fr.pos / iv * iv
 	fr.cpNext = cell + iv
+	fr.pauseAt(fr.cpNext + held)
 	if a.cps.Has(fr.index, cell, cell+iv) {
 		return
 	}

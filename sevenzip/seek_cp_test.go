@@ -22,6 +22,9 @@ var cpFolders = []struct{ name, kind string }{
 	// a filter after the coder (testdata/seek/make-filter.sh)
 	{"bcj-lzma2.7z", "lzma2+bcj"}, {"bcj-lzma2-aes.7z", "lzma2+bcj"},
 	{"arm64-lzma.7z", "lzma+arm64"}, {"delta-lzma-aes.7z", "lzma+delta"},
+	// Deflate folders (testdata/seek/make-deflate7z.sh)
+	{"deflate-solid.7z", "deflate"}, {"deflate-solid-aes.7z", "deflate"},
+	{"deflate64-solid.7z", "deflate"}, {"bcj-deflate.7z", "deflate+bcj"},
 }
 
 // entryAt reads n bytes at off of entry i through OpenAt.

@@ -99,6 +99,12 @@ func (a *Archive) fitCP(cp *arc.Checkpoint) error {
 		}
 		cp.Entry, cp.EntryOff = a.entryAtOut(fi, cp.Out)
 		return nil
+	case mDeflate, mDeflate64:
+		if len(lzState) < 2 || len(lzState) > 2+64<<10 {
+			return arc.Stale("checkpoint state does not fit its folder")
+		}
+		cp.Entry, cp.EntryOff = a.entryAtOut(fi, cp.Out)
+		return nil
 	case mPPMD:
 		// At most the model's arena and its tables.
 		_, mem, err := ppmd.ParseProps7z(c.props)
