@@ -152,7 +152,10 @@ func (a *Archive) SetCheckpoints(p arc.CheckpointPolicy) { a.cps.SetPolicy(p) }
 func (a *Archive) CheckpointStats() arc.CheckpointStats { return a.cps.Stats() }
 
 // OpenAt implements arc.EntrySeeker: a reader of entry i from a point
-// at or before off (see the comment at the top of this file). From 0 it
+// at or before off (see the comment at the top of this file: Copy/AES
+// directly; LZMA2, LZMA, BZip2, PPMd, Deflate and Deflate64 chains, with
+// one BCJ-family or Delta filter after the coder or none, from
+// checkpoints). From 0 it
 // verifies the CRC as Open's reader does; from elsewhere it cannot.
 func (a *Archive) OpenAt(i int, off int64) (io.ReadCloser, int64, error) {
 	if i < 0 || i >= len(a.entries) {
