@@ -165,7 +165,7 @@ const maxCheckpoints = 1 << 16
 //
 //	u8      version (1)
 //	uvarint count, then each checkpoint:
-//	bytes   kind ("lzma2", "lzma", "deflate", "rar5", "rar29", "rar20", "rar15", "bzip2", "ppmd7", "ppmd8")
+//	bytes   kind ("lzma2", "lzma", "deflate", "rar5", "rar29", "rar20", "rar15", "bzip2", "ppmd7", "ppmd8"; 7z adds "+bcj", "+arm64", "+delta"... for a filter)
 //	uvarint stream, output offset, input offset, check length
 //	u32     check (CRC-32 of the check length's output from the offset)
 //	bytes   the decoder's state

@@ -50,14 +50,16 @@ var defaultCheckpoints = arc.CheckpointPolicy{Interval: DefaultCheckpointInterva
 // (OpenEntry, Extract, ReadFile) never takes checkpoints. The interval
 // is raised to 64 KiB at least; a negative memory bound lifts it.
 //
-// Checkpoints are taken for LZMA2 and LZMA folders of 7z archives whose
-// chain has no filter after the decoder (a BCJ or Delta filter keeps
-// state between calls), with or without AES, at LZMA2 chunk boundaries
-// or, for LZMA, whose one range coder runs through the whole folder,
-// wherever the decoder has handed out all it decoded (the checkpoint
-// then holds the range coder too); and
-// for Deflate and Deflate64 entries of ZIP archives, plain or WinZip
-// AES, at block boundaries; and for RAR5 entries (solid or not, plain or
+// Checkpoints are taken for LZMA2 and LZMA folders of 7z archives (and
+// LZMA entries of ZIP archives), with or without AES, at LZMA2 chunk
+// boundaries or, for LZMA, whose one range coder runs through the whole
+// folder, wherever the decoder has handed out all it decoded (the
+// checkpoint then holds the range coder too); and
+// for Deflate and Deflate64 entries of ZIP archives and folders of 7z
+// archives, plain or AES, at block boundaries; in 7z, also through one
+// BCJ-family or Delta filter after any of these coders (kind
+// "lzma2+bcj" and so on: the filter's few bytes of state join the
+// coder's; BCJ2 folders take none); and for RAR5 entries (solid or not, plain or
 // AES, across volumes) between decode passes with no filter pending, at
 // up to one dictionary each (8 MiB at -md8m); and for RAR 2.9 entries
 // (RAR 3.x/4.x, solid or not, plain or AES, across volumes) between

@@ -32,6 +32,7 @@ func (z *Reader2) CanCheckpoint() bool {
 
 // CheckpointSize is the size of the state Checkpoint would append now.
 func (z *Reader2) CheckpointSize() int {
+	z.settleProps()
 	return 6 + 5*4 + 2*8 + 4 + 2*(z.d.m.fixedLen()+len(z.d.m.lit)) + z.w.history()
 }
 
@@ -39,6 +40,7 @@ func (z *Reader2) CheckpointSize() int {
 // with the offsets it applies at: out in the decoded stream, in in the
 // compressed input (bytes of r consumed). ResetAt restarts from it.
 func (z *Reader2) Checkpoint(dst []byte) (state []byte, out, in int64) {
+	z.settleProps()
 	d, w := &z.d, &z.w
 	full := byte(0)
 	if w.full {
@@ -54,6 +56,16 @@ func (z *Reader2) Checkpoint(dst []byte) (state []byte, out, in int64) {
 	dst = d.m.appendProbs(dst)
 	dst = append(dst, w.buf[:w.history()]...)
 	return dst, z.total, z.inputOffset()
+}
+
+// settleProps gives a stream that has had no properties yet (only
+// uncompressed chunks so far) the model of lc=lp=pb=0 restore expects:
+// the next LZMA chunk must set new properties, which resets the model
+// and the coder state, so nothing that decoding uses changes.
+func (z *Reader2) settleProps() {
+	if z.need >= ctrlProps {
+		z.d.resetState()
+	}
 }
 
 // ResetAt makes z continue an LZMA2 stream from a checkpoint: r must

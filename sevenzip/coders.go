@@ -140,6 +140,7 @@ type decodeEnv struct {
 	closers  []io.Closer // released when the folder decoder is closed
 	workers  int         // goroutines a coder may use (LZMA2 blocks, BZip2); <= 1: one
 	cpz      cpDecoder   // the last LZMA2, LZMA or BZip2 decoder built (checkpoints, seek.go)
+	cpf      *bcj.Reader // the last branch or Delta filter built (its state goes in them)
 	aesProps aes7z.Props // newAES's scratch (its Salt points into the header)
 }
 
@@ -198,6 +199,7 @@ func newCoder(c *coder, in []io.Reader, size int64, plan coderPlan, env *decodeE
 		}
 		f := bcj.NewReader(in[0], bcj.Delta, 0, int(c.props[0])+1)
 		env.onClose(f)
+		env.cpf = f
 		return f, nil
 	case mX86, mBCJ:
 		kind = bcj.X86
@@ -221,6 +223,7 @@ func newCoder(c *coder, in []io.Reader, size int64, plan coderPlan, env *decodeE
 			z.Reset(in[0], true)
 		}
 		env.onClose(z)
+		env.cpz = z // checkpoints between blocks (seek.go)
 		return z, nil
 	case mBZip2:
 		z, err := bzip2.NewReader(in[0], bzip2.MaxMemory(env.limits.MaxMemory), bzip2.Workers(env.workers))
@@ -245,6 +248,7 @@ func newCoder(c *coder, in []io.Reader, size int64, plan coderPlan, env *decodeE
 	}
 	f := bcj.NewReader(in[0], kind, start, 0)
 	env.onClose(f)
+	env.cpf = f
 	return f, nil
 }
 

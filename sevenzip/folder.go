@@ -6,6 +6,7 @@ import (
 
 	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/crc32x"
+	"github.com/go-unarc/unarc/internal/bcj"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/pool"
 )
@@ -37,6 +38,7 @@ type folderReader struct {
 	// next at the first point the decoder can at or after cpNext.
 	a       *Archive
 	cpz     cpDecoder
+	cpf     *bcj.Reader // the filter after cpz, if any (seek.go)
 	cpEvery int64
 	cpNext  int64
 
@@ -246,7 +248,7 @@ func (a *Archive) newFolderReader(si *streamsInfo, fi int, e *arc.Entry, workers
 		return nil, err
 	}
 	fr.r = r
-	fr.cpz = fr.env.cpz
+	fr.cpz, fr.cpf = fr.env.cpz, fr.env.cpf
 	return fr, nil
 }
 

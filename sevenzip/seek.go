@@ -1,12 +1,16 @@
 package sevenzip
 
 import (
+	"encoding/binary"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/bzip2"
+	"github.com/go-unarc/unarc/deflate"
 	"github.com/go-unarc/unarc/internal/aes7z"
+	"github.com/go-unarc/unarc/internal/bcj"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/ppmd"
 	"github.com/go-unarc/unarc/lzma"
@@ -31,8 +35,6 @@ import (
 //     the window: min(dictionary, folder size), plus about 30 KiB. A
 //     later OpenAt resumes from the nearest one at or before its target,
 //     the AES stage restarted at the checkpoint's input offset as above.
-//     A filter after the decoder (BCJ, Delta) keeps state between calls,
-//     so such folders take none.
 //   - one BZip2 coder in the same place: it takes a checkpoint between
 //     blocks (bzip2.Reader.Checkpoint, kind "bzip2": the bit offset of
 //     the next block's magic, the block size level and the combined
@@ -46,21 +48,38 @@ import (
 //     has filled), resumed at its input byte; a restored model is
 //     checked as a heap before it is used.
 //
+//   - one Deflate or Deflate64 coder in the same place: it takes a
+//     checkpoint between blocks (deflate.Reader.Checkpoint, kind
+//     "deflate": the last 32 or 64 KiB of output and the input bit
+//     offset; the decoder is paused at the first block boundary after
+//     each interval), resumed at the byte holding that bit.
+//   - any of those coders followed by one branch filter (BCJ x86, ARM,
+//     ARMT, ARM64, PPC, SPARC, IA64, RISCV) or Delta, as 7-Zip puts on
+//     executables: the checkpoint also holds the filter's state where
+//     it has handed out all it converted (bcj.Reader.AppendState: its
+//     position, x86's mask state, the up to 16 bytes it read and could
+//     not convert yet, Delta's 256-byte history), before the coder's
+//     and after its length (2 bytes); kind "lzma2+bcj", "lzma+arm64",
+//     "bzip2+delta" and so on. Its Out is the folder's (the filter's)
+//     output offset; the coder resumes that many held bytes later.
+//
 // Every other folder restarts from a parked decoder or from the
-// folder's start.
+// folder's start; BCJ2 (four streams into one filter) among them.
 
 // chainShape classifies folder f for random access.
 type chainShape struct {
 	ok     bool // one chain of 1-in 1-out coders over one pack stream
 	direct bool // Copy and AES only
 	lz     int  // the chain's LZMA2, LZMA, BZip2 or PPMd coder, -1 none (or not resumable)
+	filt   int  // the branch or Delta filter after it, -1 none
 	aes    int  // the 7zAES coder, -1 none
 	aesOut int  // its output stream
 	outLen int64
 }
 
 func shapeOf(f *folder) chainShape {
-	sh := chainShape{lz: -1, aes: -1}
+	none := chainShape{lz: -1, aes: -1, filt: -1}
+	sh := none
 	if len(f.packed) != 1 {
 		return sh
 	}
@@ -78,7 +97,7 @@ func shapeOf(f *folder) chainShape {
 	out := f.mainOut
 	for steps := 0; ; steps++ {
 		if steps > len(f.coders) || out < 0 || out >= len(f.coders) {
-			return chainShape{lz: -1, aes: -1}
+			return none
 		}
 		ci := out // one output per coder: stream index = coder index
 		c := &f.coders[ci]
@@ -86,16 +105,21 @@ func shapeOf(f *folder) chainShape {
 		case mCopy:
 		case mAES:
 			if sh.aes >= 0 {
-				return chainShape{lz: -1, aes: -1}
+				return none
 			}
 			sh.aes, sh.aesOut = ci, out
-		case mLZMA2, mLZMA, mBZip2, mPPMD:
+		case mLZMA2, mLZMA, mBZip2, mPPMD, mDeflate, mDeflate64:
 			if sh.lz >= 0 || sh.aes >= 0 {
-				return chainShape{lz: -1, aes: -1}
+				return none
 			}
 			sh.lz = ci
+		case mDelta, mX86, mBCJ, mPPC, mPPC2, mIA64, mIA642, mARM, mARM2, mARMT, mARMT2, mSPARC, mSPARC2, mARM64, mRISCV:
+			if sh.filt >= 0 || sh.lz >= 0 || sh.aes >= 0 {
+				return none
+			}
+			sh.filt = ci
 		default:
-			return chainShape{lz: -1, aes: -1}
+			return none
 		}
 		in := inBase[ci]
 		if f.packed[0] == in {
@@ -108,9 +132,12 @@ func shapeOf(f *folder) chainShape {
 			}
 		}
 		if next < 0 {
-			return chainShape{lz: -1, aes: -1}
+			return none
 		}
 		out = next
+	}
+	if sh.filt >= 0 && (sh.lz < 0 || f.unpackSizes[sh.filt] != f.unpackSizes[sh.lz]) {
+		return none // filters keep the size
 	}
 	sh.ok = true
 	sh.direct = sh.lz < 0
@@ -125,7 +152,10 @@ func (a *Archive) SetCheckpoints(p arc.CheckpointPolicy) { a.cps.SetPolicy(p) }
 func (a *Archive) CheckpointStats() arc.CheckpointStats { return a.cps.Stats() }
 
 // OpenAt implements arc.EntrySeeker: a reader of entry i from a point
-// at or before off (see the comment at the top of this file). From 0 it
+// at or before off (see the comment at the top of this file: Copy/AES
+// directly; LZMA2, LZMA, BZip2, PPMd, Deflate and Deflate64 chains, with
+// one BCJ-family or Delta filter after the coder or none, from
+// checkpoints). From 0 it
 // verifies the CRC as Open's reader does; from elsewhere it cannot.
 func (a *Archive) OpenAt(i int, off int64) (io.ReadCloser, int64, error) {
 	if i < 0 || i >= len(a.entries) {
@@ -262,6 +292,7 @@ func (a *Archive) seekFolder(fi int, sh chainShape, base, target int64, e *arc.E
 	if sh.ok && sh.lz >= 0 && interval > 0 && fr.cpz != nil && fr.cpEvery == 0 {
 		fr.a, fr.cpEvery = a, interval
 		fr.cpNext = (fr.pos/interval + 1) * interval
+		fr.pauseAt(fr.cpNext)
 	}
 	if err := fr.skip(base - fr.pos); err != nil {
 		return nil, err
@@ -379,11 +410,32 @@ func (a *Archive) directFolder(fi int, sh chainShape, x int64, e *arc.Entry) (*f
 func (a *Archive) resumeFolder(fi int, sh chainShape, cp arc.Checkpoint, e *arc.Entry) (*folderReader, error) {
 	f := &a.si.folders[fi]
 	c := &f.coders[sh.lz]
-	if cp.Kind != cpKind(c.method) {
+	if cp.Kind != cpKindOf(f, sh) {
 		return nil, errs.Corrupt("7z: checkpoint does not fit folder %d", fi)
 	}
 	size := f.unpackSizes[sh.lz]
-	if cp.Out < 0 || cp.Out > size {
+	lzState, fstate, ok := splitState(sh, cp.State)
+	if !ok {
+		return nil, errs.Corrupt("7z: checkpoint state does not fit folder %d", fi)
+	}
+	lzOut := cp.Out // where the coder resumes: after what the filter holds
+	var fs bcj.State
+	dist := 0
+	if sh.filt >= 0 {
+		k, start, d, err := filterParams(&f.coders[sh.filt])
+		if err != nil {
+			return nil, err
+		}
+		if fs, err = bcj.ParseState(k, fstate); err != nil {
+			return nil, err
+		}
+		if fs.IP() != start+uint32(cp.Out) {
+			return nil, errs.Corrupt("7z: filter checkpoint at %d holds position %d", cp.Out, fs.IP())
+		}
+		lzOut += int64(fs.Held())
+		dist = d
+	}
+	if cp.Out < 0 || lzOut > size {
 		return nil, errs.Corrupt("7z: checkpoint outside folder %d", fi)
 	}
 	fr := a.partialFolder(fi, e, sh)
@@ -408,7 +460,7 @@ func (a *Archive) resumeFolder(fi int, sh chainShape, cp arc.Checkpoint, e *arc.
 		}
 		z := readers2.Get()
 		fr.env.onClose(reader2Closer{z})
-		if err := z.ResetAt(in, dict, size, cp.State, cp.Out, cp.In, maxDict); err != nil {
+		if err := z.ResetAt(in, dict, size, lzState, lzOut, cp.In, maxDict); err != nil {
 			fr.Close()
 			return nil, err
 		}
@@ -416,7 +468,20 @@ func (a *Archive) resumeFolder(fi int, sh chainShape, cp arc.Checkpoint, e *arc.
 	case mBZip2:
 		z := new(bzip2.Reader)
 		fr.env.onClose(z)
-		if err := z.ResetAt(in, cp.State, cp.Out, cp.In, bzip2.MaxMemory(a.cfg.Limits.MaxMemory)); err != nil {
+		if err := z.ResetAt(in, lzState, lzOut, cp.In, bzip2.MaxMemory(a.cfg.Limits.MaxMemory)); err != nil {
+			enc := fr.encrypt
+			fr.Close()
+			return nil, mapErr(enc, err)
+		}
+		r, fr.cpz = z, z
+	case mDeflate, mDeflate64:
+		if len(lzState) < 2 || lzState[1] == 1 != (c.method == mDeflate64) {
+			fr.Close()
+			return nil, errs.Corrupt("7z: Deflate checkpoint of the other variant")
+		}
+		z := new(deflate.Reader)
+		fr.env.onClose(z)
+		if err := z.ResetAt(in, lzState, lzOut, cp.In); err != nil {
 			enc := fr.encrypt
 			fr.Close()
 			return nil, mapErr(enc, err)
@@ -433,7 +498,7 @@ func (a *Archive) resumeFolder(fi int, sh chainShape, cp arc.Checkpoint, e *arc.
 		}
 		z := new(ppmd.Reader7z)
 		fr.env.onClose(z)
-		if err := z.ResetAt7z(in, order, mem, size, cp.State, cp.Out, cp.In); err != nil {
+		if err := z.ResetAt7z(in, order, mem, size, lzState, lzOut, cp.In); err != nil {
 			enc := fr.encrypt
 			fr.Close()
 			return nil, mapErr(enc, err)
@@ -447,15 +512,86 @@ func (a *Archive) resumeFolder(fi int, sh chainShape, cp arc.Checkpoint, e *arc.
 		}
 		z := readers1.Get()
 		fr.env.onClose(reader1Closer{z})
-		if err := z.ResetAt(in, p, size, cp.State, cp.Out, cp.In, maxDict); err != nil {
+		if err := z.ResetAt(in, p, size, lzState, lzOut, cp.In, maxDict); err != nil {
 			fr.Close()
 			return nil, err
 		}
 		r, fr.cpz = z, z
 	}
+	if sh.filt >= 0 {
+		bf := new(bcj.Reader)
+		bf.ResetState(fr.newLimited(r, size-lzOut), &fs, dist)
+		fr.env.onClose(bf)
+		r, fr.cpf = bf, bf
+	}
 	fr.r = fr.newLimited(r, size-cp.Out)
 	fr.pos = cp.Out
 	return fr, nil
+}
+
+// filterParams returns the bcj filter of coder c, its start offset and
+// (Delta) its distance.
+func filterParams(c *coder) (bcj.Kind, uint32, int, error) {
+	k := filterKind(c.method)
+	if k == bcj.Delta {
+		if len(c.props) != 1 {
+			return 0, 0, 0, errs.Corrupt("7z: Delta with %d property bytes", len(c.props))
+		}
+		return k, 0, int(c.props[0]) + 1, nil
+	}
+	start, err := filterStart(c.props)
+	return k, start, 0, err
+}
+
+// filterKind is the bcj filter of a branch or Delta method.
+func filterKind(m uint64) bcj.Kind {
+	switch m {
+	case mDelta:
+		return bcj.Delta
+	case mX86, mBCJ:
+		return bcj.X86
+	case mPPC, mPPC2:
+		return bcj.PPC
+	case mIA64, mIA642:
+		return bcj.IA64
+	case mARM, mARM2:
+		return bcj.ARM
+	case mARMT, mARMT2:
+		return bcj.ARMT
+	case mSPARC, mSPARC2:
+		return bcj.SPARC
+	case mARM64:
+		return bcj.ARM64
+	case mRISCV:
+		return bcj.RISCV
+	}
+	return 0
+}
+
+// cpKindOf is the checkpoint kind of folder f of shape sh: the coder's,
+// and "+" and the filter's when one follows it.
+func cpKindOf(f *folder, sh chainShape) string {
+	k := cpKind(f.coders[sh.lz].method)
+	if sh.filt >= 0 {
+		k += "+" + strings.ToLower(filterKind(f.coders[sh.filt].method).String())
+	}
+	return k
+}
+
+// splitState splits a checkpoint's state into the coder's and the
+// filter's, which starts it after its length (2 bytes).
+func splitState(sh chainShape, st []byte) (lz, filt []byte, ok bool) {
+	if sh.filt < 0 {
+		return st, nil, true
+	}
+	if len(st) < 2 {
+		return nil, nil, false
+	}
+	n := int(binary.LittleEndian.Uint16(st))
+	if n > bcj.MaxStateSize || n > len(st)-2 {
+		return nil, nil, false
+	}
+	return st[2+n:], st[2 : 2+n], true
 }
 
 // cpKind is the checkpoint kind of a resumable coder method.
@@ -467,23 +603,35 @@ func cpKind(method uint64) string {
 		return "bzip2"
 	case mPPMD:
 		return "ppmd7"
+	case mDeflate, mDeflate64:
+		return "deflate"
 	}
 	return "lzma"
 }
 
 // cpInByte is the byte of the coder's input a checkpoint resumes at:
-// BZip2 counts its input in bits (its blocks need not start on a byte).
+// BZip2 and Deflate count their input in bits (their blocks need not
+// start on a byte).
 func cpInByte(cp arc.Checkpoint) int64 {
-	if cp.Kind == "bzip2" {
+	if strings.HasPrefix(cp.Kind, "bzip2") || strings.HasPrefix(cp.Kind, "deflate") {
 		return cp.In / 8
 	}
 	return cp.In
 }
 
+// pauseAt makes a Deflate decoder stop at its first block boundary at
+// or after coder output out, where it can take a checkpoint.
+func (fr *folderReader) pauseAt(out int64) {
+	if p, ok := fr.cpz.(interface{ PauseAt(int64) }); ok {
+		p.PauseAt(out)
+	}
+}
+
 // cpDecoder is a decoder that takes checkpoints: lzma.Reader2 (at chunk
 // boundaries), lzma.Reader (wherever it has delivered all it decoded)
-// bzip2.Reader (between blocks, when it decodes serially) and
-// ppmd.Reader7z (between symbols).
+// bzip2.Reader (between blocks, when it decodes serially),
+// ppmd.Reader7z (between symbols) and deflate.Reader (between blocks,
+// where PauseAt stops it).
 type cpDecoder interface {
 	CanCheckpoint() bool
 	CheckpointSize() int
@@ -499,22 +647,43 @@ func (fr *folderReader) checkpoint() {
 		return // at the next chunk boundary or step
 	}
 	a, iv := fr.a, fr.cpEvery
-	if z.Total() != fr.pos {
+	held := int64(0)
+	if fr.cpf != nil {
+		if !fr.cpf.CanCheckpoint() {
+			return // the filter has converted bytes to hand out
+		}
+		held = int64(fr.cpf.Held())
+	}
+	if z.Total() != fr.pos+held {
 		fr.cpEvery, fr.cpNext = 0, 0 // output and decoder disagree: take none
 		return
 	}
+	f := &a.si.folders[fr.index]
+	sh := shapeOf(f)
+	if held > 0 && z.Total() >= f.unpackSizes[sh.lz] {
+		return // the coder has ended: only the filter's last bytes remain
+	}
 	cell := fr.pos / iv * iv
 	fr.cpNext = cell + iv
+	fr.pauseAt(fr.cpNext + held)
 	if a.cps.Has(fr.index, cell, cell+iv) {
 		return
 	}
 	n := z.CheckpointSize()
+	if fr.cpf != nil {
+		n += fr.cpf.StateSize() + 2
+	}
 	if !a.cps.Fits(n) {
 		return
 	}
-	state, out, in := z.Checkpoint(make([]byte, 0, n))
-	f := &a.si.folders[fr.index]
-	cp := arc.Checkpoint{Kind: cpKind(f.coders[shapeOf(f).lz].method), Stream: fr.index, Out: out, In: in, State: state}
+	state := make([]byte, 0, n)
+	if fr.cpf != nil {
+		state = fr.cpf.AppendState(append(state, 0, 0))
+		binary.LittleEndian.PutUint16(state, uint16(len(state)-2))
+	}
+	state, out, in := z.Checkpoint(state)
+	out -= held
+	cp := arc.Checkpoint{Kind: cpKindOf(f, sh), Stream: fr.index, Out: out, In: in, State: state}
 	cp.Entry, cp.EntryOff = a.entryAtOut(fr.index, out)
 	a.cps.Add(cp)
 }

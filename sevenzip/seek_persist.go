@@ -84,13 +84,23 @@ func (a *Archive) fitCP(cp *arc.Checkpoint) error {
 	if sh.aes >= 0 {
 		inLen = f.unpackSizes[sh.aesOut]
 	}
-	if cp.Kind != cpKind(c.method) || cp.Out <= 0 || cp.Out >= size || cp.In <= 0 || cpInByte(*cp) > inLen ||
+	lzState, _, ok := splitState(sh, cp.State)
+	if !ok {
+		return arc.Stale("checkpoint state does not fit its folder")
+	}
+	if cp.Kind != cpKindOf(f, sh) || cp.Out <= 0 || cp.Out >= size || cp.In <= 0 || cpInByte(*cp) > inLen ||
 		cp.CheckLen != min(arc.CheckSpan, size-cp.Out) {
 		return arc.Stale("checkpoint does not fit its folder")
 	}
 	switch c.method {
 	case mBZip2:
-		if len(cp.State) != bzip2.CheckpointStateSize {
+		if len(lzState) != bzip2.CheckpointStateSize {
+			return arc.Stale("checkpoint state does not fit its folder")
+		}
+		cp.Entry, cp.EntryOff = a.entryAtOut(fi, cp.Out)
+		return nil
+	case mDeflate, mDeflate64:
+		if len(lzState) < 2 || len(lzState) > 2+64<<10 {
 			return arc.Stale("checkpoint state does not fit its folder")
 		}
 		cp.Entry, cp.EntryOff = a.entryAtOut(fi, cp.Out)
@@ -101,7 +111,7 @@ func (a *Archive) fitCP(cp *arc.Checkpoint) error {
 		if err != nil {
 			return arc.Stale("checkpoint of a damaged coder")
 		}
-		if int64(len(cp.State)) > int64(mem)+ppmd.CheckpointOverhead {
+		if int64(len(lzState)) > int64(mem)+ppmd.CheckpointOverhead {
 			return arc.Stale("checkpoint state larger than its folder's model")
 		}
 		cp.Entry, cp.EntryOff = a.entryAtOut(fi, cp.Out)
@@ -129,7 +139,7 @@ func (a *Archive) fitCP(cp *arc.Checkpoint) error {
 		dict, lclp = int64(p.DictSize), p.LC+p.LP
 	}
 	window := (min(max(dict, 4096), size) + 15) &^ 15
-	if int64(len(cp.State)) > window+2*(4096+0x300<<lclp)+128 {
+	if int64(len(lzState)) > window+2*(4096+0x300<<lclp)+128 {
 		return arc.Stale("checkpoint state larger than its folder's window")
 	}
 	cp.Entry, cp.EntryOff = a.entryAtOut(fi, cp.Out)

@@ -10,6 +10,7 @@ import (
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/hmacx"
 	"github.com/go-unarc/unarc/internal/zipcrypto"
+	"github.com/go-unarc/unarc/lzma"
 )
 
 // OpenAt implements arc.EntrySeeker. A stored entry, plain or WinZip
@@ -17,7 +18,7 @@ import (
 // the counter k+1 enciphered. Nothing but the bytes read is decrypted;
 // neither the CRC nor the AES authentication code can be checked then.
 //
-// A Deflate, Deflate64, BZip2 or PPMd entry, plain or WinZip AES, read
+// A Deflate, Deflate64, BZip2, PPMd or LZMA entry, plain or WinZip AES, read
 // through OpenAt takes a checkpoint at the first point of every
 // Interval bytes of output where its decoder can: at a block boundary,
 // deflate.Reader.Checkpoint (kind "deflate": the last 32 or 64 KiB and
@@ -26,7 +27,10 @@ import (
 // stream CRC so far, 6 bytes; such a reader decodes its blocks
 // serially); between any two symbols, ppmd.ReaderZip.Checkpoint (kind
 // "ppmd8": the range decoder and the whole model, up to the model's
-// memory, 1 to 256 MiB, each). A later OpenAt
+// memory, 1 to 256 MiB, each) and, wherever it has handed out all it
+// decoded, lzma.Reader.Checkpoint (kind "lzma": the window, up to
+// min(dictionary, entry size), the probabilities and the range coder).
+// A later OpenAt
 // resumes from the nearest one at or before off, the AES key stream
 // positioned at the checkpoint's byte; a resumed BZip2 stream still
 // checks every block CRC and, at the end, the stream CRC; a resumed
@@ -164,18 +168,28 @@ func cpKindOf(f *file) string {
 		return "bzip2"
 	case methodPPMd:
 		return "ppmd8"
+	case methodLZMA:
+		return "lzma"
 	}
 	return ""
 }
 
 // cpInByte is the byte of the entry's data a checkpoint resumes at:
-// Deflate and BZip2 count their input in bits, PPMd in bytes.
+// Deflate and BZip2 count their input in bits, PPMd in bytes, LZMA in
+// bytes of the raw stream after its 9-byte header.
 func cpInByte(cp arc.Checkpoint) int64 {
-	if cp.Kind == "ppmd8" {
+	switch cp.Kind {
+	case "ppmd8":
 		return cp.In
+	case "lzma":
+		return cp.In + lzmaHeaderLen
 	}
 	return cp.In / 8
 }
+
+// lzmaHeaderLen is the size of method 14's header: version (2), size of
+// the properties (2), the properties (5).
+const lzmaHeaderLen = 9
 
 // cpDecoder is a decoder that takes checkpoints: deflate.Reader (at
 // block boundaries, where PauseAt makes it stop) and bzip2.Reader
@@ -248,6 +262,10 @@ func firstPassDecoder(rc io.ReadCloser, f *file) cpDecoder {
 		if er.s.dec != nil {
 			return er.s.dec
 		}
+	case f.method == methodLZMA:
+		if er.s.lz != nil {
+			return er.s.lz
+		}
 	case er.s.oth != nil:
 		switch d := er.s.oth.rc.(type) {
 		case bzip2Entry:
@@ -301,6 +319,36 @@ func (a *Archive) resume(i int, cp arc.Checkpoint) (*resumed, error) {
 			return nil, mapMethodErr(err)
 		}
 		rs.r, rs.z, rs.ends = bzip2Entry{z}, z, true
+	case "lzma":
+		// The properties are in the stream's header, before the
+		// checkpoint's byte.
+		hr := &storedAt{sec: section{ra: a.ra, off: dataOff, end: dataOff + size}}
+		if cryptKind(f) == cryptAES {
+			if err := a.startCTR(hr, f, dataOff, 0); err != nil {
+				return nil, err
+			}
+		}
+		var h [lzmaHeaderLen]byte
+		if _, err := io.ReadFull(hr, h[:]); err != nil {
+			return nil, errs.EOF(err, "zip lzma header")
+		}
+		if n := uint16(h[2]) | uint16(h[3])<<8; n != 5 {
+			return nil, errs.Corrupt("zip lzma: properties size %d, want 5", n)
+		}
+		p, err := lzma.DecodeProps(h[4:])
+		if err != nil {
+			return nil, err
+		}
+		usize := int64(f.usize)
+		if f.flags&flagLZMAEOS != 0 {
+			usize = -1
+		}
+		z := new(lzma.Reader)
+		if err := z.ResetAt(r, p, usize, cp.State, cp.Out, cp.In, lzma.MaxDict(min(a.cfg.Limits.MaxDictionary, a.cfg.Limits.MaxMemory))); err != nil {
+			z.Close()
+			return nil, err
+		}
+		rs.r, rs.z = z, z
 	case "ppmd8":
 		// The model's order, memory and restoration method are the
 		// stream's 2-byte header: the state must agree with it.

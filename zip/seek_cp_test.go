@@ -13,10 +13,13 @@ import (
 )
 
 // cpArchives are the ZIP archives of the BZip2 and PPMd checkpoint
-// tests (testdata/seek/make-bzppmd.sh) and the kind they take.
+// tests (testdata/seek/make-bzppmd.sh), of the LZMA ones, and the kind
+// they take.
 var cpArchives = []struct{ name, kind string }{
 	{"bzip2-7zz.zip", "bzip2"}, {"bzip2-infozip.zip", "bzip2"}, {"bzip2-aes.zip", "bzip2"},
 	{"ppmd-o8.zip", "ppmd8"}, {"ppmd-o8-aes.zip", "ppmd8"}, {"ppmd-cut.zip", "ppmd8"},
+	// LZMA, method 14 (testdata/seek/make-lzmazip.sh)
+	{"lzma-zip.zip", "lzma"}, {"lzma-zip-aes.zip", "lzma"},
 }
 
 func openSeekZip(t testing.TB, name string, pol arc.CheckpointPolicy) (*Archive, []byte) {

@@ -81,6 +81,12 @@ func stateFits(f *file, st []byte) bool {
 		return len(st) == bzip2.CheckpointStateSize
 	case methodPPMd:
 		return ppmd.ZipStateFits(st) // the decoder checks the model against the entry's header
+	case methodLZMA:
+		// The window (at most the entry's size, 16-byte rounded), the
+		// probabilities (lc+lp at most 4) and a few coder fields; the
+		// decoder checks it against the header's properties.
+		window := (max(int64(f.usize), 4096) + 15) &^ 15
+		return int64(len(st)) <= window+2*(4096+0x300<<4)+128
 	}
 	return false
 }

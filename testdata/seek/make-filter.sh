@@ -1,0 +1,38 @@
+#!/bin/sh
+# Makes the archives of the 7z filter-chain checkpoint tests (sevenzip
+# seek tests): a BCJ-family or Delta filter after an LZMA2 or LZMA
+# coder, plain and behind 7zAES, solid. Content: x.elf (an x86-64 ELF
+# built here by cc from generated C: E8 calls abound), b.bin (160 KiB
+# of noise: LZMA2 ends a chunk every 64 KiB of packed data, where its
+# checkpoints are taken; random words also hold ARM64 BL/ADRP patterns)
+# and hex.txt (200 KiB of random hex numbers, packing to 100 KiB: more
+# chunk boundaries). Password of the encrypted ones:
+# seek.
+set -eu
+export TZ=UTC LC_ALL=C
+cd "$(dirname "$0")"
+out=$(pwd)
+rm -f ./bcj-*.7z ./arm64-*.7z ./delta-lzma-*.7z
+src=$(mktemp -d)
+trap 'rm -rf "$src"' EXIT
+awk 'BEGIN { print "#include <stdio.h>"; print "int f0(int x) { return x + 1; }"
+	for (i = 1; i < 1500; i++) printf "int f%d(int x) { return f%d(x * 3 + %d) ^ f%d(x); }\n", i, i - 1, i, (i * 7) % i
+	print "int main(int c, char **v) { printf(\"%d\\n\", f1499(c)); return 0; }" }' > "$src/x.c"
+mkdir "$src/d"
+cc -O0 -fno-inline -o "$src/d/x.elf" "$src/x.c"
+awk 'BEGIN { x = 99; for (i = 0; i < 163840; i++) { x = (x * 16807) % 2147483647; printf "%c", int(x / 4194304) % 256 } }' > "$src/d/b.bin"
+awk 'BEGIN { x = 4242; out = 0
+	while (out < 204800) {
+		x = (x * 16807) % 2147483647
+		s = sprintf("%08x %05d ok\n", x, out % 99991); printf "%s", s; out += length(s)
+	}
+}' | head -c 204800 > "$src/d/hex.txt"
+find "$src" -exec touch -d '2024-01-02 03:04:05' {} +
+z7() { # z7 OUT ARGS...
+	o=$1; shift
+	(cd "$src/d" && 7zz a -bd -bso0 -mmt1 -ms=on "$@" "$out/$o" x.elf b.bin hex.txt)
+}
+z7 bcj-lzma2.7z -m0=BCJ -m1=LZMA2:d64k
+z7 bcj-lzma2-aes.7z -m0=BCJ -m1=LZMA2:d64k -pseek
+z7 arm64-lzma.7z -m0=ARM64 -m1=LZMA:d64k
+z7 delta-lzma-aes.7z -m0=Delta:4 -m1=LZMA:d64k -pseek
