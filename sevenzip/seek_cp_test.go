@@ -275,7 +275,7 @@ func skipSlowKind(t *testing.T, name string) {
 }
 
 func slowKind(name string) bool {
-	return testing.Short() && strings.HasPrefix(name, "ppmd-") && name != "ppmd-solid.7z"
+	return testing.Short() && strings.HasPrefix(name, "ppmd-") && (name != "ppmd-solid.7z" || raceOn)
 }
 
 // cpReads is the number of random reads of the kind tests.

@@ -287,7 +287,7 @@ func skipSlowKind(t *testing.T, name string) {
 }
 
 func slowKind(name string) bool {
-	return testing.Short() && strings.HasPrefix(name, "ppmd-") && name != "ppmd-o8.zip"
+	return testing.Short() && strings.HasPrefix(name, "ppmd-") && (name != "ppmd-o8.zip" || raceEnabled)
 }
 
 // cpReads is the number of random reads of the kind tests.

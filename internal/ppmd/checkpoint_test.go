@@ -70,6 +70,18 @@ func dirty(t *testing.T, u *units, n int) {
 	}
 }
 
+// shortCps is the checkpoints a resume test tries: all, 3 under -short,
+// 1 under -short with the race detector (PPMd decodes ten times slower).
+func shortCps(cps []cpTaken) []cpTaken {
+	switch {
+	case testing.Short() && raceOn:
+		return cps[:min(len(cps), 1)]
+	case testing.Short():
+		return cps[:min(len(cps), 3)]
+	}
+	return cps
+}
+
 // TestCheckpoint7zResume: snapshots taken along 7z PPMd streams (orders
 // 2 to 32, arenas that fill and restart) restore into a model whose
 // arena holds garbage and decode the same bytes as the first decode to
@@ -89,7 +101,7 @@ func TestCheckpoint7zResume(t *testing.T) {
 		if len(cps) < 3 && f.Size > 64<<10 {
 			t.Fatalf("%s: %d checkpoints", f.Archive, len(cps))
 		}
-		for _, c := range cps {
+		for _, c := range shortCps(cps) {
 			var r Reader7z
 			r.m = modelPool.get()
 			dirty(t, &r.m.units, int(f.Mem))
@@ -131,9 +143,7 @@ func TestCheckpointZipResume(t *testing.T) {
 			restarted = restarted || z.m.restarts > 1
 			cut = cut || z.m.cutOffs > 0
 			z.Close()
-			if testing.Short() && len(cps) > 3 {
-				cps = cps[:3]
-			}
+			cps = shortCps(cps)
 			for _, c := range cps {
 				var r ReaderZip
 				r.m = model8Pool.get()
@@ -174,7 +184,7 @@ func TestCheckpointCutBudget(t *testing.T) {
 	want, cps := decodeTaking(t, z, max(e.Size/8, 1), uint64(e.Size))
 	z.Close()
 	restoredCut := false
-	for _, c := range cps {
+	for _, c := range shortCps(cps) {
 		for _, starve := range []bool{false, true} {
 			var r ReaderZip
 			if err := r.ResetAt(bytes.NewReader(e.Packed[c.in:]), zipHdr(e), e.Size, 0, c.state, c.out, c.in); err != nil {

@@ -1,0 +1,5 @@
+//go:build !race
+
+package ppmd
+
+const raceOn = false
