@@ -150,6 +150,7 @@ type decryptor struct {
 	err    error // sticky
 
 	zc  zipcrypto.Keys
+	zc0 zipcrypto.Keys // ZipCrypto: the keys at the data's first byte (checkpoints seal with them)
 	ctr zipcrypto.CTR
 	mac hmacx.HMAC // HMAC-SHA1; also the PBKDF2 state of a new derivation
 	key zipcrypto.DerivedKey
@@ -198,20 +199,30 @@ func (d *decryptor) start(src io.Reader, f *file, known int64, cfg *arc.Config, 
 		if _, err := io.ReadFull(src, h[:]); err != nil {
 			return errs.EOF(err, "ZipCrypto header")
 		}
-		check := byte(f.crc >> 24)
-		if f.flags&flagDescriptor != 0 {
-			// Info-ZIP writes the time check with a data descriptor (the
-			// CRC is not known yet); 7-Zip checks the same byte.
-			check = byte(f.dosTime >> 8)
+		if err := zipCryptoStart(&d.zc, h, f, pw); err != nil {
+			return err
 		}
-		d.zc.Init(pw)
-		if !d.zc.CheckHeader(h, check) {
-			return errPassword("ZipCrypto header check byte")
-		}
+		d.zc0 = d.zc
 	case cryptAES:
 		return d.startAES(f, pw, cfg, keys)
 	case cryptStrong:
 		return d.startStrong(f, pw, known)
+	}
+	return nil
+}
+
+// zipCryptoStart sets k from password pw and checks it with f's
+// encryption header h (deciphered in place).
+func zipCryptoStart(k *zipcrypto.Keys, h *[zipcrypto.HeaderLen]byte, f *file, pw string) error {
+	check := byte(f.crc >> 24)
+	if f.flags&flagDescriptor != 0 {
+		// Info-ZIP writes the time check with a data descriptor (the
+		// CRC is not known yet); 7-Zip checks the same byte.
+		check = byte(f.dosTime >> 8)
+	}
+	k.Init(pw)
+	if !k.CheckHeader(h, check) {
+		return errPassword("ZipCrypto header check byte")
 	}
 	return nil
 }

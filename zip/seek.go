@@ -110,16 +110,20 @@ func (a *Archive) startCTR(r *storedAt, f *file, dataOff, off int64) error {
 }
 
 // storedAt reads stored data from an offset, deciphering AES-CTR when
-// ctr is set.
+// ctr is set, ZipCrypto when zc is.
 type storedAt struct {
 	sec section
 	ctr *zipcrypto.CTR
+	zc  *zipcrypto.Keys
 }
 
 func (r *storedAt) Read(p []byte) (int, error) {
 	n, err := r.sec.Read(p)
 	if r.ctr != nil {
 		r.ctr.XOR(p[:n])
+	}
+	if r.zc != nil {
+		r.zc.Decrypt(p[:n])
 	}
 	return n, err
 }
@@ -134,14 +138,14 @@ func (a *Archive) StartAt(i int, off int64) int64 {
 	f := &a.files[i]
 	kind := cryptKind(f)
 	switch {
-	case f.Size < 0 || kind != 0 && kind != cryptAES:
-		return 0
-	case f.method == methodStore:
-		return min(off, f.Size)
 	case cpKindOf(f) != "":
 		if cp, ok := a.cps.Find(i, off); ok && a.cps.Interval() > 0 && cp.Kind == cpKindOf(f) && cp.Out <= int64(f.usize) {
 			return cp.Out
 		}
+	case f.Size < 0 || kind != 0 && kind != cryptAES:
+		return 0
+	case f.method == methodStore:
+		return min(off, f.Size)
 	}
 	return 0
 }
@@ -153,33 +157,45 @@ func (a *Archive) SetCheckpoints(p arc.CheckpointPolicy) { a.cps.SetPolicy(p) }
 func (a *Archive) CheckpointStats() arc.CheckpointStats { return a.cps.Stats() }
 
 // cpKindOf is the checkpoint kind of entry f ("": it takes none): a
-// Deflate, Deflate64 or BZip2 entry, plain or WinZip AES, of known size.
+// Deflate, Deflate64, BZip2, PPMd or LZMA entry of known size, plain,
+// WinZip AES or ZipCrypto (kind "+zipcrypto"), or a stored ZipCrypto
+// one ("zipcrypto").
 func cpKindOf(f *file) string {
 	if f.Size < 0 {
 		return ""
 	}
-	if k := cryptKind(f); k != 0 && k != cryptAES {
-		return ""
-	}
+	kind := ""
 	switch f.method {
 	case methodDeflate, methodDeflate64:
-		return "deflate"
+		kind = "deflate"
 	case methodBZip2:
-		return "bzip2"
+		kind = "bzip2"
 	case methodPPMd:
-		return "ppmd8"
+		kind = "ppmd8"
 	case methodLZMA:
-		return "lzma"
+		kind = "lzma"
+	}
+	switch cryptKind(f) {
+	case 0, cryptAES:
+		return kind
+	case cryptZip:
+		if f.method == methodStore {
+			return kindZC
+		}
+		if kind != "" {
+			return kind + zcSuffix
+		}
 	}
 	return ""
 }
 
 // cpInByte is the byte of the entry's data a checkpoint resumes at:
-// Deflate and BZip2 count their input in bits, PPMd in bytes, LZMA in
-// bytes of the raw stream after its 9-byte header.
+// Deflate and BZip2 count their input in bits, PPMd and stored
+// ZipCrypto in bytes, LZMA in bytes of the raw stream after its 9-byte
+// header.
 func cpInByte(cp arc.Checkpoint) int64 {
-	switch cp.Kind {
-	case "ppmd8":
+	switch baseKind(cp.Kind) {
+	case "ppmd8", "":
 		return cp.In
 	case "lzma":
 		return cp.In + lzmaHeaderLen
@@ -226,6 +242,11 @@ func (a *Archive) openCheckpointed(i int, off int64, every int64) (io.ReadCloser
 			return nil, 0, err
 		}
 		z := firstPassDecoder(rc, f)
+		if er, ok := rc.(*entryReader); ok && cryptKind(f) == cryptZip && (z != nil || f.method == methodStore) {
+			d := &er.s.cr
+			z = &zcCP{z: z, d: d, data: d.zc0, ra: a.ra, start: er.s.sec.end - int64(f.csize) + zipcrypto.HeaderLen,
+				size: int64(f.csize) - zipcrypto.HeaderLen, base: baseKind(t.kind)}
+		}
 		if z == nil {
 			return rc, 0, nil
 		}
@@ -296,15 +317,31 @@ func (a *Archive) resume(i int, cp arc.Checkpoint) (*resumed, error) {
 	if at > size || at < 0 || cp.Out < 0 || cp.Out > int64(f.usize) {
 		return nil, errs.Corrupt("%s checkpoint beyond the entry's data", cp.Kind)
 	}
-	r := &storedAt{sec: section{ra: a.ra, off: dataOff + at, end: dataOff + size}}
-	if cryptKind(f) == cryptAES {
-		// startCTR moves the section behind the salt and verifier.
-		if err := a.startCTR(r, f, dataOff, at); err != nil {
+	var data, keys zipcrypto.Keys
+	zc := cryptKind(f) == cryptZip
+	if zc {
+		if cp.State, data, keys, err = a.openZC(f, dataOff, cp, at); err != nil {
 			return nil, err
 		}
 	}
+	r, err := a.dataAt(f, dataOff, at, &keys)
+	if err != nil {
+		return nil, err
+	}
 	rs := &resumed{n: int64(f.usize) - cp.Out, kind: cp.Kind}
-	switch cp.Kind {
+	if zc {
+		defer func() {
+			if rs.z != nil || f.method == methodStore {
+				rs.z = &zcCP{z: rs.z, r: r, data: data, ra: a.ra, start: r.sec.end - size, size: size, base: baseKind(cp.Kind)}
+			}
+		}()
+	}
+	switch baseKind(cp.Kind) {
+	case "":
+		if f.method != methodStore {
+			return nil, errs.Corrupt("checkpoint of kind %q", cp.Kind)
+		}
+		rs.r = r
 	case "deflate":
 		z := new(deflate.Reader)
 		if err := z.ResetAt(r, cp.State, cp.Out, cp.In); err != nil {
@@ -322,11 +359,9 @@ func (a *Archive) resume(i int, cp arc.Checkpoint) (*resumed, error) {
 	case "lzma":
 		// The properties are in the stream's header, before the
 		// checkpoint's byte.
-		hr := &storedAt{sec: section{ra: a.ra, off: dataOff, end: dataOff + size}}
-		if cryptKind(f) == cryptAES {
-			if err := a.startCTR(hr, f, dataOff, 0); err != nil {
-				return nil, err
-			}
+		hr, err := a.dataAt(f, dataOff, 0, &data)
+		if err != nil {
+			return nil, err
 		}
 		var h [lzmaHeaderLen]byte
 		if _, err := io.ReadFull(hr, h[:]); err != nil {
@@ -352,11 +387,9 @@ func (a *Archive) resume(i int, cp arc.Checkpoint) (*resumed, error) {
 	case "ppmd8":
 		// The model's order, memory and restoration method are the
 		// stream's 2-byte header: the state must agree with it.
-		hr := &storedAt{sec: section{ra: a.ra, off: dataOff, end: dataOff + size}}
-		if cryptKind(f) == cryptAES {
-			if err := a.startCTR(hr, f, dataOff, 0); err != nil {
-				return nil, err
-			}
+		hr, err := a.dataAt(f, dataOff, 0, &data)
+		if err != nil {
+			return nil, err
 		}
 		var h [2]byte
 		if _, err := io.ReadFull(hr, h[:]); err != nil {
@@ -466,6 +499,9 @@ func (t *cpTaker) take() {
 		t.z = nil // output and decoder disagree: take none
 		return
 	}
+	if t.pos >= int64(t.a.files[t.i].usize) {
+		return // a checkpoint at the end serves no read
+	}
 	cell := t.pos / t.every * t.every
 	t.next = cell + t.every
 	if p, ok := z.(pauser); ok {
@@ -475,6 +511,9 @@ func (t *cpTaker) take() {
 		return
 	}
 	state, out, in := z.Checkpoint(make([]byte, 0, z.CheckpointSize()))
+	if state == nil {
+		return // zcCP could not find the keys
+	}
 	t.a.cps.Add(arc.Checkpoint{Kind: t.kind, Stream: t.i, Out: out, In: in, Entry: t.i, EntryOff: out, State: state})
 }
 

@@ -20,11 +20,23 @@ var cpArchives = []struct{ name, kind string }{
 	{"ppmd-o8.zip", "ppmd8"}, {"ppmd-o8-aes.zip", "ppmd8"}, {"ppmd-cut.zip", "ppmd8"},
 	// LZMA, method 14 (testdata/seek/make-lzmazip.sh)
 	{"lzma-zip.zip", "lzma"}, {"lzma-zip-aes.zip", "lzma"},
+	// ZipCrypto (testdata/cp/make-zipcrypto.sh)
+	{"zc-store.zip", "zipcrypto"}, {"zc-deflate.zip", "deflate+zipcrypto"}, {"zc-bzip2.zip", "bzip2+zipcrypto"},
+	{"zc-lzma.zip", "lzma+zipcrypto"}, {"zc-ppmd.zip", "ppmd8+zipcrypto"},
+}
+
+// seekZipPath is where the checkpoint test archive name is: the
+// repository's shared seek archives, or this package's testdata/cp.
+func seekZipPath(name string) string {
+	if strings.HasPrefix(name, "zc-") {
+		return "testdata/cp/" + name
+	}
+	return "../testdata/seek/" + name
 }
 
 func openSeekZip(t testing.TB, name string, pol arc.CheckpointPolicy) (*Archive, []byte) {
 	t.Helper()
-	b, err := os.ReadFile("../testdata/seek/" + name)
+	b, err := os.ReadFile(seekZipPath(name))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -287,7 +299,7 @@ func skipSlowKind(t *testing.T, name string) {
 }
 
 func slowKind(name string) bool {
-	return testing.Short() && strings.HasPrefix(name, "ppmd-") && (name != "ppmd-o8.zip" || raceEnabled)
+	return testing.Short() && (strings.HasPrefix(name, "ppmd-") && (name != "ppmd-o8.zip" || raceEnabled) || name == "zc-ppmd.zip" && raceEnabled)
 }
 
 // cpReads is the number of random reads of the kind tests.

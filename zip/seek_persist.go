@@ -8,6 +8,7 @@ import (
 	"github.com/go-unarc/unarc/internal/cpcache"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/ppmd"
+	"github.com/go-unarc/unarc/internal/zipcrypto"
 )
 
 // Deflate, BZip2 and PPMd checkpoints kept in an index
@@ -70,6 +71,16 @@ func (a *Archive) RestoreCheckpoints(cps []arc.Checkpoint) error {
 // stateFits checks the size (and, for Deflate, the flavour) of a
 // restored state of entry f; the decoder checks the rest on resuming.
 func stateFits(f *file, st []byte) bool {
+	if cryptKind(f) == cryptZip {
+		// The decoder's state, then the sealed keys (seek_zipcrypto.go).
+		if len(st) < zipcrypto.StateLen {
+			return false
+		}
+		st = st[:len(st)-zipcrypto.StateLen]
+		if f.method == methodStore {
+			return len(st) == 0
+		}
+	}
 	switch f.method {
 	case methodDeflate, methodDeflate64:
 		d64 := byte(0)

@@ -180,3 +180,47 @@ func BenchmarkDerive(b *testing.B) {
 		}
 	})
 }
+
+// TestRewind: rewinding the keys over the ciphertext they deciphered
+// gives back the keys at every earlier byte, and a sealed state opens
+// to the keys only with the same data keys and position.
+func TestRewind(t *testing.T) {
+	var k Keys
+	k.Init("seek")
+	ct := make([]byte, 3000)
+	for i := range ct {
+		ct[i] = byte(i*131 + i>>3)
+	}
+	states := make([]Keys, len(ct)+1)
+	d := k
+	for i := range ct {
+		states[i] = d
+		b := []byte{ct[i]}
+		d.Decrypt(b)
+	}
+	states[len(ct)] = d
+	for _, at := range []int{0, 1, 17, 1000, 2999, 3000} {
+		r := d
+		r.Rewind(ct[at:])
+		if r != states[at] {
+			t.Fatalf("rewound to %d: %+v, want %+v", at, r, states[at])
+		}
+	}
+	s := states[1000].SealState(&k, 1000)
+	var o Keys
+	o.OpenState(s, &k, 1000)
+	if o != states[1000] {
+		t.Fatal("sealed state does not open")
+	}
+	if [StateLen]byte{0: byte(states[1000].k0)} == s {
+		t.Fatal("state not masked")
+	}
+	for _, bad := range []func() Keys{
+		func() (x Keys) { x.OpenState(s, &k, 1001); return },
+		func() (x Keys) { other := k; other.k1++; x.OpenState(s, &other, 1000); return },
+	} {
+		if bad() == states[1000] {
+			t.Fatal("sealed state opens with another position or key")
+		}
+	}
+}
