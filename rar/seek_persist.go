@@ -1,11 +1,8 @@
 package rar
 
 import (
-	"errors"
-
 	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/internal/cpcache"
-	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/rar/internal/unpack15"
 	"github.com/go-unarc/unarc/rar/internal/unpack20"
 	"github.com/go-unarc/unarc/rar/internal/unpack29"
@@ -29,26 +26,13 @@ func (a *Archive) ExportCheckpoints() ([]arc.Checkpoint, error) {
 	if a.closed.Load() {
 		return nil, errArchiveClosed
 	}
-	cps := a.cps.Snapshot()
-	out := cps[:0]
-	for _, cp := range cps {
-		fi := cp.Stream
-		if fi < 0 || fi >= len(a.files) || !a.cpEntry(a.files[fi]) || cp.Kind != cpKind(a.files[fi]) {
-			continue
+	size := func(cp arc.Checkpoint) int64 {
+		if fi := cp.Stream; fi >= 0 && fi < len(a.files) && a.cpEntry(a.files[fi]) && cp.Kind == cpKind(a.files[fi]) {
+			return a.files[fi].e.Size
 		}
-		f := a.files[fi]
-		cp.CheckLen = min(arc.CheckSpan, f.e.Size-cp.Out)
-		if cp.CheckLen <= 0 {
-			continue
-		}
-		sum, err := a.cpSum(fi, cp)
-		if err != nil {
-			return nil, err
-		}
-		cp.Check = sum
-		out = append(out, cp)
+		return -1
 	}
-	return out, nil
+	return cpcache.Export(a.cps.Snapshot(), size, func(cp arc.Checkpoint) (uint32, error) { return a.cpSum(cp.Stream, cp) })
 }
 
 // RestoreCheckpoints implements arc.CheckpointPersister.
@@ -115,20 +99,9 @@ func (a *Archive) cpStateMax(fi int, out int64) int64 {
 }
 
 // checkCP reports whether decoding from restored checkpoint cp gives its
-// Check (a.mu held); a missing password is returned, any other failure
-// means no.
+// Check (a.mu held; cpcache.Verify).
 func (a *Archive) checkCP(fi int, cp arc.Checkpoint) (bool, error) {
-	if cp.CheckLen <= 0 {
-		return false, nil
-	}
-	sum, err := a.cpSum(fi, cp)
-	if err != nil {
-		if errors.Is(err, errs.ErrPasswordRequired) {
-			return false, err
-		}
-		return false, nil
-	}
-	return sum == cp.Check, nil
+	return cpcache.Verify(cp, func(cp arc.Checkpoint) (uint32, error) { return a.cpSum(fi, cp) })
 }
 
 // cpSum is cp's Check as decoding cp.CheckLen bytes from it gives it

@@ -2,6 +2,7 @@ package zip
 
 import (
 	"bytes"
+	"errors"
 	"io"
 	"math/rand/v2"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/errs"
 )
 
 // cpArchives are the ZIP archives of the BZip2 and PPMd checkpoint
@@ -308,4 +310,36 @@ func cpReads() int {
 		return 12
 	}
 	return 40
+}
+
+// TestZipCryptoCheckpointPassword: a ZipCrypto checkpoint restored into
+// the archive opened with another password never yields bytes: its keys
+// are sealed with the password's, so it is rejected and the read from
+// the start fails on the password.
+func TestZipCryptoCheckpointPassword(t *testing.T) {
+	pol := arc.CheckpointPolicy{Interval: 16 << 10, MaxMemory: 1 << 30}
+	a, b := openSeekZip(t, "zc-deflate.zip", pol)
+	i := entryNamed(t, a, "words.txt")
+	readAllAt(t, a, i)
+	cps, err := a.ExportCheckpoints()
+	if err != nil || len(cps) < 2 {
+		t.Fatal(len(cps), err)
+	}
+	for _, pw := range []string{"seel", "x"} {
+		w, err := Open(bytes.NewReader(b), int64(len(b)), &arc.Config{Password: func(*arc.Entry) (string, error) { return pw, nil }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.SetCheckpoints(pol)
+		if err := w.RestoreCheckpoints(cps); err != nil {
+			t.Fatal(err)
+		}
+		got, _, err := readAt(w, i, cps[1].Out+10, 100)
+		if !errors.Is(err, errs.ErrPassword) {
+			t.Fatalf("password %q: %d bytes, %v", pw, len(got), err)
+		}
+		if st := w.CheckpointStats(); st.Verified != 0 {
+			t.Fatalf("%+v", st)
+		}
+	}
 }

@@ -1,12 +1,9 @@
 package zip
 
 import (
-	"errors"
-
 	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/bzip2"
 	"github.com/go-unarc/unarc/internal/cpcache"
-	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/ppmd"
 	"github.com/go-unarc/unarc/internal/zipcrypto"
 )
@@ -25,25 +22,13 @@ var _ arc.CheckpointPersister = (*Archive)(nil)
 
 // ExportCheckpoints implements arc.CheckpointPersister.
 func (a *Archive) ExportCheckpoints() ([]arc.Checkpoint, error) {
-	cps := a.cps.Snapshot()
-	out := cps[:0]
-	for _, cp := range cps {
-		i := cp.Stream
-		if i < 0 || i >= len(a.files) || cp.Kind != cpKindOf(&a.files[i]) {
-			continue
+	size := func(cp arc.Checkpoint) int64 {
+		if i := cp.Stream; i >= 0 && i < len(a.files) && cp.Kind == cpKindOf(&a.files[i]) {
+			return int64(a.files[i].usize)
 		}
-		cp.CheckLen = min(arc.CheckSpan, int64(a.files[i].usize)-cp.Out)
-		if cp.CheckLen <= 0 {
-			continue
-		}
-		sum, err := a.cpSum(i, cp)
-		if err != nil {
-			return nil, err
-		}
-		cp.Check = sum
-		out = append(out, cp)
+		return -1
 	}
-	return out, nil
+	return cpcache.Export(a.cps.Snapshot(), size, func(cp arc.Checkpoint) (uint32, error) { return a.cpSum(cp.Stream, cp) })
 }
 
 // RestoreCheckpoints implements arc.CheckpointPersister.
@@ -103,19 +88,9 @@ func stateFits(f *file, st []byte) bool {
 }
 
 // checkCP reports whether decoding from restored checkpoint cp gives its
-// Check; a missing password is returned, any other failure means no.
+// Check (cpcache.Verify).
 func (a *Archive) checkCP(i int, cp arc.Checkpoint) (bool, error) {
-	if cp.CheckLen <= 0 {
-		return false, nil
-	}
-	sum, err := a.cpSum(i, cp)
-	if err != nil {
-		if errors.Is(err, errs.ErrPasswordRequired) {
-			return false, err
-		}
-		return false, nil
-	}
-	return sum == cp.Check, nil
+	return cpcache.Verify(cp, func(cp arc.Checkpoint) (uint32, error) { return a.cpSum(i, cp) })
 }
 
 // cpSum is cp's Check as decoding cp.CheckLen bytes from it gives it.

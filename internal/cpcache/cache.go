@@ -10,6 +10,7 @@ package cpcache
 
 import (
 	"encoding/binary"
+	"errors"
 	"hash/crc32"
 	"io"
 	"slices"
@@ -261,4 +262,46 @@ func SumFrom(cp arc.Checkpoint, r io.Reader, what string) (uint32, error) {
 		}
 	}
 	return sum, nil
+}
+
+// Export readies checkpoints for an index: each of cps (a Snapshot) whose
+// entry size says it belongs to a live entry (size < 0: drop it) gets
+// the CheckLen up to CheckSpan bytes that follow it in its entry (none:
+// drop it) and the Check that sum, decoding them, gives. cps is reused.
+func Export(cps []arc.Checkpoint, size func(arc.Checkpoint) int64, sum func(arc.Checkpoint) (uint32, error)) ([]arc.Checkpoint, error) {
+	out := cps[:0]
+	for _, cp := range cps {
+		n := size(cp)
+		if n < 0 {
+			continue
+		}
+		cp.CheckLen = min(arc.CheckSpan, n-cp.Out)
+		if cp.CheckLen <= 0 {
+			continue
+		}
+		s, err := sum(cp)
+		if err != nil {
+			return nil, err
+		}
+		cp.Check = s
+		out = append(out, cp)
+	}
+	return out, nil
+}
+
+// Verify reports whether decoding from restored checkpoint cp gives its
+// Check (sum decodes, as for Export): the check FindChecked runs. A
+// missing password is returned; any other failure means no.
+func Verify(cp arc.Checkpoint, sum func(arc.Checkpoint) (uint32, error)) (bool, error) {
+	if cp.CheckLen <= 0 {
+		return false, nil
+	}
+	s, err := sum(cp)
+	if err != nil {
+		if errors.Is(err, errs.ErrPasswordRequired) {
+			return false, err
+		}
+		return false, nil
+	}
+	return s == cp.Check, nil
 }
