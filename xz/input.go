@@ -22,7 +22,10 @@ type input struct {
 	buf []byte
 	ip  int
 	end int
-	eof bool  // r reported io.EOF
+	// base is how many bytes of r came before buf[0]: base+ip is the
+	// input offset of the next byte (checkpoints).
+	base int64
+	eof  bool  // r reported io.EOF
 	err error // a read error other than io.EOF
 }
 
@@ -31,7 +34,7 @@ func (in *input) reset(r io.Reader) {
 		in.p = pool.Get(inBufSize)
 	}
 	in.buf = (*in.p)[:inBufSize]
-	in.r, in.ip, in.end, in.eof, in.err = r, 0, 0, false, nil
+	in.r, in.ip, in.end, in.eof, in.err, in.base = r, 0, 0, false, nil, 0
 }
 
 func (in *input) release() {
@@ -51,6 +54,7 @@ func (in *input) need(n int) bool {
 		return false
 	}
 	if in.ip > 0 {
+		in.base += int64(in.ip)
 		in.end = copy(in.buf, in.buf[in.ip:in.end])
 		in.ip = 0
 	}

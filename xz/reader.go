@@ -95,6 +95,8 @@ type Reader struct {
 	nflt     int
 	out      io.Reader // top of the filter chain
 	hdrSize  int64
+	blockAt  int64 // input offset of the block's LZMA2 data
+	dictProp byte  // the block's LZMA2 dictionary property
 	declComp int64 // -1: not declared
 	declUnc  int64
 	unc      int64 // decoded so far
@@ -449,6 +451,7 @@ func (z *Reader) blockHeader() error {
 	var starts [maxFilters - 1]uint32
 	var dists [maxFilters - 1]int
 	var dict int64
+	var props0 byte
 	for i := range nf {
 		id, err := field("filter ID")
 		if err != nil {
@@ -478,6 +481,7 @@ func (z *Reader) blockHeader() error {
 			if dict, err = lzma.DictSizeLZMA2(props[0]); err != nil {
 				return err
 			}
+			props0 = props[0]
 		case id < uint64(len(bcjKinds)) && bcjKinds[id].kind != 0:
 			if last {
 				return errs.Unsupported("xz: the filter chain ends with %s, not LZMA2", bcjKinds[id].kind)
@@ -509,23 +513,13 @@ func (z *Reader) blockHeader() error {
 	}
 
 	// Memory, from the header alone, before anything is allocated.
-	window := max(dict, 4096)
-	if z.declUnc >= 0 {
-		window = min(window, z.declUnc)
-	}
-	if z.cfg.size >= 0 {
-		window = min(window, z.cfg.size-z.total)
-	}
-	if z.cfg.maxDict > 0 && window > z.cfg.maxDict {
-		return errs.Limit("xz: LZMA2 window of %d bytes (dictionary %d), above MaxDict (%d)", window, dict, z.cfg.maxDict)
-	}
-	need := window + int64(nf-1)*FilterBufferSize
-	if z.cfg.maxMem > 0 && need > z.cfg.maxMem {
-		return errs.Limit("xz: block needs %d bytes of memory (LZMA2 dictionary %d, %d filters), above MaxMemory (%d)", need, dict, nf-1, z.cfg.maxMem)
+	if err := z.checkMemory(dict, nf-1, z.total); err != nil {
+		return err
 	}
 
 	in.ip += size
 	z.hdrSize = int64(size)
+	z.blockAt, z.dictProp = in.base+int64(in.ip), props0
 	z.frame.reset(in)
 	var err error
 	if z.lz == nil {
@@ -556,6 +550,27 @@ func (z *Reader) blockHeader() error {
 		z.sha.Reset()
 	}
 	z.st = stData
+	return nil
+}
+
+// checkMemory checks a block's window (dictionary dict, for a block
+// that starts at output offset start) and nflt filter buffers against
+// the limits.
+func (z *Reader) checkMemory(dict int64, nflt int, start int64) error {
+	window := max(dict, 4096)
+	if z.declUnc >= 0 {
+		window = min(window, z.declUnc)
+	}
+	if z.cfg.size >= 0 {
+		window = min(window, z.cfg.size-start)
+	}
+	if z.cfg.maxDict > 0 && window > z.cfg.maxDict {
+		return errs.Limit("xz: LZMA2 window of %d bytes (dictionary %d), above MaxDict (%d)", window, dict, z.cfg.maxDict)
+	}
+	need := window + int64(nflt)*FilterBufferSize
+	if z.cfg.maxMem > 0 && need > z.cfg.maxMem {
+		return errs.Limit("xz: block needs %d bytes of memory (LZMA2 dictionary %d, %d filters), above MaxMemory (%d)", need, dict, nflt, z.cfg.maxMem)
+	}
 	return nil
 }
 

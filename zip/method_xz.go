@@ -44,17 +44,37 @@ type xzEntry struct {
 	z *xz.Reader
 }
 
-func openXZ(r io.Reader, f *file, cfg *arc.Config) (io.ReadCloser, error) {
+// xzOptions are the decoder options of entry f.
+func xzOptions(f *file, cfg *arc.Config) [3]xz.Option {
 	lim := &cfg.Limits
 	size := int64(-1)
 	if f.Size >= 0 {
 		size = int64(f.usize)
 	}
-	opts := [...]xz.Option{
+	return [...]xz.Option{
 		xz.MaxMemory(max(lim.MaxMemory-xzFixed, 1)),
 		xz.MaxDict(lim.MaxDictionary),
 		xz.UncompressedSize(size),
 	}
+}
+
+// resumeXZ is an xz entry resumed from a checkpoint (xz.Reader.ResetAt)
+// with r reading its data from the checkpoint's input offset.
+func resumeXZ(r io.Reader, f *file, cfg *arc.Config, cp arc.Checkpoint) (*xzEntry, error) {
+	opts := xzOptions(f, cfg)
+	z, _ := xzReaders.Get().(*xz.Reader)
+	if z == nil {
+		z = new(xz.Reader)
+	}
+	if err := z.ResetAt(r, cp.State, cp.Out, cp.In, opts[:]...); err != nil {
+		(&xzEntry{z: z}).Close()
+		return nil, err
+	}
+	return &xzEntry{z: z}, nil
+}
+
+func openXZ(r io.Reader, f *file, cfg *arc.Config) (io.ReadCloser, error) {
+	opts := xzOptions(f, cfg)
 	z, _ := xzReaders.Get().(*xz.Reader)
 	var err error
 	if z == nil {

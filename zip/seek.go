@@ -174,6 +174,8 @@ func cpKindOf(f *file) string {
 		kind = "ppmd8"
 	case methodLZMA:
 		kind = "lzma"
+	case methodXZ:
+		kind = "xz"
 	}
 	switch cryptKind(f) {
 	case 0, cryptAES:
@@ -195,7 +197,7 @@ func cpKindOf(f *file) string {
 // header.
 func cpInByte(cp arc.Checkpoint) int64 {
 	switch baseKind(cp.Kind) {
-	case "ppmd8", "":
+	case "ppmd8", "xz", "":
 		return cp.In
 	case "lzma":
 		return cp.In + lzmaHeaderLen
@@ -294,6 +296,8 @@ func firstPassDecoder(rc io.ReadCloser, f *file) cpDecoder {
 			return d.Reader
 		case *ppmdReader:
 			return &d.z
+		case *xzEntry:
+			return d.z
 		}
 	}
 	return nil
@@ -384,6 +388,12 @@ func (a *Archive) resume(i int, cp arc.Checkpoint) (*resumed, error) {
 			return nil, err
 		}
 		rs.r, rs.z = z, z
+	case "xz":
+		e, err := resumeXZ(r, f, &a.cfg, cp)
+		if err != nil {
+			return nil, mapMethodErr(err)
+		}
+		rs.r, rs.z, rs.ends = e, e.z, true
 	case "ppmd8":
 		// The model's order, memory and restoration method are the
 		// stream's 2-byte header: the state must agree with it.

@@ -25,12 +25,14 @@ var cpArchives = []struct{ name, kind string }{
 	// ZipCrypto (testdata/cp/make-zipcrypto.sh)
 	{"zc-store.zip", "zipcrypto"}, {"zc-deflate.zip", "deflate+zipcrypto"}, {"zc-bzip2.zip", "bzip2+zipcrypto"},
 	{"zc-lzma.zip", "lzma+zipcrypto"}, {"zc-ppmd.zip", "ppmd8+zipcrypto"},
+	// XZ, method 95 (testdata/cp/make-xz.sh)
+	{"xz-zip.zip", "xz"}, {"xz-zc.zip", "xz+zipcrypto"}, {"xz-aes.zip", "xz"},
 }
 
 // seekZipPath is where the checkpoint test archive name is: the
 // repository's shared seek archives, or this package's testdata/cp.
 func seekZipPath(name string) string {
-	if strings.HasPrefix(name, "zc-") {
+	if strings.HasPrefix(name, "zc-") || strings.HasPrefix(name, "xz-") {
 		return "testdata/cp/" + name
 	}
 	return "../testdata/seek/" + name

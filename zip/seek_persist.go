@@ -6,6 +6,7 @@ import (
 	"github.com/go-unarc/unarc/internal/cpcache"
 	"github.com/go-unarc/unarc/internal/ppmd"
 	"github.com/go-unarc/unarc/internal/zipcrypto"
+	"github.com/go-unarc/unarc/xz"
 )
 
 // Deflate, BZip2 and PPMd checkpoints kept in an index
@@ -77,6 +78,11 @@ func stateFits(f *file, st []byte) bool {
 		return len(st) == bzip2.CheckpointStateSize
 	case methodPPMd:
 		return ppmd.ZipStateFits(st) // the decoder checks the model against the entry's header
+	case methodXZ:
+		// The LZMA2 state (as LZMA's) and the xz framing's, at most
+		// xz.CheckpointOverhead.
+		window := (max(int64(f.usize), 4096) + 15) &^ 15
+		return int64(len(st)) <= window+2*(4096+0x300<<4)+128+xz.CheckpointOverhead
 	case methodLZMA:
 		// The window (at most the entry's size, 16-byte rounded), the
 		// probabilities (lc+lp at most 4) and a few coder fields; the
