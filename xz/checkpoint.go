@@ -170,4 +170,3 @@ func (z *Reader) restore(b []byte, out, in int64) error {
 	z.in.base = in
 	return nil
 }
-

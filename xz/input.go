@@ -26,7 +26,7 @@ type input struct {
 	// input offset of the next byte (checkpoints).
 	base int64
 	eof  bool  // r reported io.EOF
-	err error // a read error other than io.EOF
+	err  error // a read error other than io.EOF
 }
 
 func (in *input) reset(r io.Reader) {
