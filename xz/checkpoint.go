@@ -5,17 +5,20 @@ import (
 	"encoding/binary"
 	"io"
 
+	"github.com/go-unarc/unarc/internal/bcj"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/lzma"
 )
 
-// Decoder checkpoints. Inside a block whose only filter is LZMA2, between
-// two LZMA2 chunks, the decoder's state is the LZMA2 decoder's
-// (lzma.Reader2.Checkpoint) and the xz framing around it: the stream
-// flags, the block's header fields, its output so far and running check
-// (CRC-32, CRC-64, or SHA-256's marshalled state), and the records of
-// the stream's earlier blocks, which its index is checked against.
-// Blocks with BCJ or Delta filters take none.
+// Decoder checkpoints. Inside a block, between two LZMA2 chunks, with
+// every BCJ or Delta filter of the block at a point where it can take
+// one (bcj.Reader.CanCheckpoint: it holds back at most a split
+// instruction), the decoder's state is the filters' (bcj.Reader.AppendState)
+// and the LZMA2 decoder's (lzma.Reader2.Checkpoint) and the xz framing
+// around them: the stream flags, the block's header fields, its output
+// so far and running check (CRC-32, CRC-64, or SHA-256's marshalled
+// state), and the records of the stream's earlier blocks, which its
+// index is checked against.
 //
 // Layout (little endian), version 1:
 //
@@ -25,6 +28,8 @@ import (
 //	u64 block output so far, u64 input offset of the block's data
 //	u64 records: blocks, unpadded sum, uncompressed sum; u32 their CRC-32
 //	u16 check state length, the check state
+//	u8 filters, then each from the top of the chain: u16 Delta distance
+//	   (0 for BCJ filters), u16 state length, the bcj state
 //	the LZMA2 state
 const (
 	cpVersion  = 1
@@ -41,7 +46,15 @@ const CheckpointOverhead = cpHead + maxShaSize
 // CanCheckpoint reports whether Checkpoint may be taken now: in an
 // LZMA2-only block between two chunks, all output handed out.
 func (z *Reader) CanCheckpoint() bool {
-	return z.err == nil && z.st == stData && z.nflt == 0 && z.lz.CanCheckpoint()
+	if z.err != nil || z.st != stData {
+		return false
+	}
+	for _, f := range z.flt[:z.nflt] {
+		if !f.CanCheckpoint() {
+			return false
+		}
+	}
+	return z.lz.CanCheckpoint()
 }
 
 // Total is the output decoded so far.
@@ -52,6 +65,10 @@ func (z *Reader) CheckpointSize() int {
 	n := z.csize // CRC-32, CRC-64 or none: the value
 	if z.check == checkSHA256 {
 		n = shaStateLen
+	}
+	n++ // the filter count
+	for _, f := range z.flt[:z.nflt] {
+		n += 4 + f.StateSize()
 	}
 	return cpHead + n + z.lz.CheckpointSize()
 }
@@ -82,6 +99,12 @@ func (z *Reader) Checkpoint(dst []byte) (state []byte, out, in int64) {
 	}
 	dst = le.AppendUint16(dst, uint16(len(sum)))
 	dst = append(dst, sum...)
+	dst = append(dst, byte(z.nflt))
+	for i, f := range z.flt[:z.nflt] {
+		dst = le.AppendUint16(dst, uint16(z.dists[i]))
+		dst = le.AppendUint16(dst, uint16(f.StateSize()))
+		dst = f.AppendState(dst)
+	}
 	dst, _, lzIn := z.lz.Checkpoint(dst)
 	return dst, z.total, z.blockAt + lzIn
 }
@@ -152,8 +175,40 @@ func (z *Reader) restore(b []byte, out, in int64) error {
 			return bad
 		}
 	}
+	b = b[cpHead+nsum:]
+	if len(b) < 1 || int(b[0]) > maxFilters-1 {
+		return bad
+	}
+	nflt := int(b[0])
+	b = b[1:]
+	var fs [maxFilters - 1]bcj.State
+	var dists [maxFilters - 1]int
+	lzOut := unc // the filters hold back what LZMA2 has decoded beyond
+	for i := range nflt {
+		if len(b) < 4 {
+			return bad
+		}
+		dist, n := int(le.Uint16(b)), int(le.Uint16(b[2:]))
+		if len(b) < 4+n || n < 1 {
+			return bad
+		}
+		k := bcj.Kind(b[4])
+		if k < bcj.X86 || k > bcj.Delta || (k == bcj.Delta) != (dist >= 1 && dist <= 256) || k != bcj.Delta && dist != 0 {
+			return bad
+		}
+		s, err := bcj.ParseState(k, b[4:4+n])
+		if err != nil {
+			return err
+		}
+		fs[i], dists[i] = s, dist
+		lzOut += int64(s.Held())
+		b = b[4+n:]
+	}
 	z.declComp, z.declUnc = declComp, declUnc
-	if err := z.checkMemory(dict, 0, out-unc); err != nil {
+	if declUnc >= 0 && lzOut > declUnc {
+		return bad
+	}
+	if err := z.checkMemory(dict, nflt, out-unc); err != nil {
 		return err
 	}
 	z.frame.reset(&z.in)
@@ -161,12 +216,20 @@ func (z *Reader) restore(b []byte, out, in int64) error {
 	if z.lz == nil {
 		z.lz = new(lzma.Reader2)
 	}
-	if err := z.lz.ResetAt(&z.frame, dict, declUnc, b[cpHead+nsum:], unc, in-blockAt, lzma.GrowWindow()); err != nil {
+	if err := z.lz.ResetAt(&z.frame, dict, declUnc, b, lzOut, in-blockAt, lzma.GrowWindow()); err != nil {
 		return err
+	}
+	var src io.Reader = z.lz
+	for i := nflt - 1; i >= 0; i-- {
+		if z.flt[i] == nil {
+			z.flt[i] = new(bcj.Reader)
+		}
+		z.flt[i].ResetState(src, &fs[i], dists[i])
+		src = z.flt[i]
 	}
 	z.streams, z.hdrSize, z.blockAt, z.dictProp = int(streams), hdr, blockAt, b[3]
 	z.unc, z.total, z.blocks, z.index = unc, out, rec, records{}
-	z.out, z.nflt, z.st = z.lz, 0, stData
+	z.out, z.nflt, z.dists, z.st = src, nflt, dists, stData
 	z.in.base = in
 	return nil
 }

@@ -4,8 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 
 	"github.com/go-unarc/unarc/internal/errs"
@@ -53,17 +53,14 @@ func takeCheckpoints(tb testing.TB, b []byte) ([]xzCP, []byte) {
 
 // TestCheckpointResume: from every checkpoint of every LZMA2-only test
 // stream (checks CRC-32, CRC-64, SHA-256, none; several blocks and
-// streams) the resumed reader gives the rest of the output and passes
+// streams; BCJ and Delta filters) the resumed reader gives the rest of the output and passes
 // every check to the end (the block checks, the index against the
-// restored block records, the footers). Filtered blocks take none.
+// restored block records, the footers).
 func TestCheckpointResume(t *testing.T) {
 	total := 0
 	for _, name := range testutil.Glob(t, filepath.Join(testdir, "*.xz")) {
 		b := readTestFile(t, filepath.Base(name))
 		cps, want := takeCheckpoints(t, b)
-		if strings.Contains(name, "filter-") && len(cps) > 0 {
-			t.Fatalf("%s: a filtered block took a checkpoint", name)
-		}
 		total += len(cps)
 		for _, cp := range cps {
 			z := new(Reader)
@@ -100,14 +97,6 @@ func TestCheckpointResume(t *testing.T) {
 	}
 }
 
-// TestCheckpointCount shows how many checkpoints each stream gives.
-func TestCheckpointCount(t *testing.T) {
-	for _, name := range testutil.Glob(t, filepath.Join(testdir, "*.xz")) {
-		cps, _ := takeCheckpoints(t, readTestFile(t, filepath.Base(name)))
-		t.Log(filepath.Base(name), len(cps))
-	}
-}
-
 // FuzzCheckpointRestore resumes mutated checkpoints (state, offsets)
 // taken along the test streams, over the real stream or a mutated one,
 // under a 16 MiB memory limit. It must not panic, hang or over-allocate;
@@ -116,6 +105,17 @@ func FuzzCheckpointRestore(f *testing.F) {
 	var streams [][]byte
 	for _, name := range []string{"blocks.xz", "blocks-sized.xz", "check-sha256.xz", "check-crc64.xz", "concat-padded.xz", "small-crc64.xz"} {
 		b := readTestFile(f, name)
+		cps, _ := takeCheckpoints(f, b)
+		for _, cp := range cps {
+			f.Add(uint8(len(streams)), cp.state, cp.out, cp.in, []byte(nil))
+		}
+		streams = append(streams, b)
+	}
+	for _, name := range []string{"x86.xz", "arm64-delta.xz"} {
+		b, err := os.ReadFile(filepath.Join("testdata", "cp", name))
+		if err != nil {
+			f.Fatal(err)
+		}
 		cps, _ := takeCheckpoints(f, b)
 		for _, cp := range cps {
 			f.Add(uint8(len(streams)), cp.state, cp.out, cp.in, []byte(nil))
@@ -145,4 +145,30 @@ func FuzzCheckpointRestore(f *testing.F) {
 		_, err := io.Copy(io.Discard, io.LimitReader(z, fuzzMaxOut))
 		checkClass(t, err)
 	})
+}
+
+// TestCheckpointFilters: streams through BCJ and Delta filters take
+// checkpoints between LZMA2 chunks (the filters' held bytes and Delta's
+// history in the state) and resume from each to the right end.
+func TestCheckpointFilters(t *testing.T) {
+	for _, name := range []string{"x86.xz", "arm64-delta.xz"} {
+		b, err := os.ReadFile(filepath.Join("testdata", "cp", name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		cps, want := takeCheckpoints(t, b)
+		if len(cps) < 2 {
+			t.Fatalf("%s: %d checkpoints", name, len(cps))
+		}
+		for _, cp := range cps {
+			var z Reader
+			if err := z.ResetAt(bytes.NewReader(b[cp.in:]), cp.state, cp.out, cp.in, UncompressedSize(int64(len(want)))); err != nil {
+				t.Fatalf("%s at %d: %v", name, cp.out, err)
+			}
+			got, err := io.ReadAll(&z)
+			if err != nil || !bytes.Equal(got, want[cp.out:]) {
+				t.Fatalf("%s from %d: %d bytes, %v", name, cp.out, len(got), err)
+			}
+		}
+	}
 }

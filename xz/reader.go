@@ -92,6 +92,7 @@ type Reader struct {
 	frame    framer
 	lz       *lzma.Reader2
 	flt      [maxFilters - 1]*bcj.Reader
+	dists    [maxFilters - 1]int // Delta's distances (checkpoints)
 	nflt     int
 	out      io.Reader // top of the filter chain
 	hdrSize  int64
@@ -539,7 +540,7 @@ func (z *Reader) blockHeader() error {
 		}
 		src = z.flt[i]
 	}
-	z.out, z.nflt = src, nf-1
+	z.out, z.nflt, z.dists = src, nf-1, dists
 	z.unc = 0
 	switch z.check {
 	case checkCRC32:
