@@ -278,7 +278,7 @@ func (z *Reader) Fill() error {
 	}
 	t := z.t
 	br := &z.br
-	for z.Left > 0 && z.W-z.R < ringSize-maxMatch {
+	for lim := z.Limit(maxMatch); z.Left > 0 && z.W < lim; {
 		if br.N < 1+8 {
 			br.Fill()
 		}

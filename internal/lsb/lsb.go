@@ -25,6 +25,7 @@ type Reader struct {
 	end  int
 	err  error // sticky error of r (io.EOF once the input is done)
 	what string
+	in   int64 // bytes taken from r, counted from the stream's start
 }
 
 // Reset makes b read r; what names the stream in truncation errors.
@@ -33,8 +34,25 @@ func (b *Reader) Reset(r io.Reader, what string) {
 		b.bp = pool.Get(bufSize)
 	}
 	b.r, b.what = r, what
-	b.Bits, b.N, b.pos, b.end, b.err = 0, 0, 0, 0, nil
+	b.Bits, b.N, b.pos, b.end, b.err, b.in = 0, 0, 0, 0, nil, 0
 }
+
+// ResetAt makes b read a stream from bit offset bit: r delivers it from
+// byte bit/8, whose low bit%8 bits are skipped (a checkpoint's input
+// offset, Consumed).
+func (b *Reader) ResetAt(r io.Reader, what string, bit int64) error {
+	b.Reset(r, what)
+	b.in = bit / 8
+	if k := uint(bit % 8); k > 0 {
+		if _, err := b.Read(k); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Consumed is the number of bits of the stream decoded so far.
+func (b *Reader) Consumed() int64 { return (b.in-int64(b.end-b.pos))*8 - int64(b.N) }
 
 // Release returns the input buffer to the pool; Reset takes a new one.
 func (b *Reader) Release() {
@@ -73,6 +91,7 @@ func (b *Reader) refill() bool {
 		}
 		if n > 0 {
 			b.pos, b.end = 0, n
+			b.in += int64(n)
 			return true
 		}
 		if err != nil {

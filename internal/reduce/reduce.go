@@ -143,7 +143,7 @@ func (z *Reader) Fill() error {
 	t := z.t
 	br := &z.br
 	lmask := 0xFF >> z.factor
-	for z.Left > 0 && z.W-z.R < ringSize-maxMatch {
+	for lim := z.Limit(maxMatch); z.Left > 0 && z.W < lim; {
 		// The probabilistic layer: one byte.
 		if br.N < 1+8 {
 			br.Fill()
