@@ -176,6 +176,10 @@ func cpKindOf(f *file) string {
 		kind = "lzma"
 	case methodXZ:
 		kind = "xz"
+	case methodImplode:
+		kind = "implode"
+	case 2, 3, 4, 5:
+		kind = "reduce"
 	}
 	switch cryptKind(f) {
 	case 0, cryptAES:
@@ -298,6 +302,10 @@ func firstPassDecoder(rc io.ReadCloser, f *file) cpDecoder {
 			return &d.z
 		case *xzEntry:
 			return d.z
+		case *pooledImplode:
+			return &d.Reader
+		case *pooledReduce:
+			return &d.Reader
 		}
 	}
 	return nil
@@ -394,6 +402,15 @@ func (a *Archive) resume(i int, cp arc.Checkpoint) (*resumed, error) {
 			return nil, mapMethodErr(err)
 		}
 		rs.r, rs.z, rs.ends = e, e.z, true
+	case "implode", "reduce":
+		// The trees or follower sets are at the stream's start.
+		hr, err := a.dataAt(f, dataOff, 0, &data)
+		if err != nil {
+			return nil, err
+		}
+		if rs.r, rs.z, err = resumeLegacy(hr, r, f, cp); err != nil {
+			return nil, mapMethodErr(err)
+		}
 	case "ppmd8":
 		// The model's order, memory and restoration method are the
 		// stream's 2-byte header: the state must agree with it.

@@ -78,6 +78,10 @@ func stateFits(f *file, st []byte) bool {
 		return len(st) == bzip2.CheckpointStateSize
 	case methodPPMd:
 		return ppmd.ZipStateFits(st) // the decoder checks the model against the entry's header
+	case methodImplode:
+		return len(st) >= 2 && len(st) <= 2+8<<10 // version, flags, at most the 8 KiB window
+	case 2, 3, 4, 5:
+		return len(st) >= 7 && len(st) <= 7+4<<10 // the run layer, at most the 4 KiB window
 	case methodXZ:
 		// The LZMA2 state (as LZMA's) and the xz framing's, at most
 		// xz.CheckpointOverhead.
