@@ -97,11 +97,19 @@ func init() {
 	})
 }
 
-// resumeLegacy is an Implode or Reduce entry resumed from a checkpoint:
-// hdr reads its data from the start (the trees, the follower sets), r
-// from the checkpoint's byte.
+// resumeLegacy is a Shrink, Implode or Reduce entry resumed from a
+// checkpoint: hdr reads its data from the start (the trees, the
+// follower sets), r from the checkpoint's byte.
 func resumeLegacy(hdr, r io.Reader, f *file, cp arc.Checkpoint) (io.ReadCloser, cpDecoder, error) {
-	if f.method == methodImplode {
+	switch f.method {
+	case methodShrink:
+		z := shrinkPool.Get()
+		if err := z.ResetAt(r, int64(f.usize), cp.State, cp.Out, cp.In); err != nil {
+			z.Close()
+			return nil, nil, err
+		}
+		return z, &z.Reader, nil
+	case methodImplode:
 		z := implodePool.Get()
 		if err := z.ResetAt(hdr, r, int64(f.usize), f.flags&flagImplode8K != 0, f.flags&flagImplodeLit != 0, cp.State, cp.Out, cp.In); err != nil {
 			z.Close()

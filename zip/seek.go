@@ -176,6 +176,8 @@ func cpKindOf(f *file) string {
 		kind = "lzma"
 	case methodXZ:
 		kind = "xz"
+	case methodShrink:
+		kind = "shrink"
 	case methodImplode:
 		kind = "implode"
 	case 2, 3, 4, 5:
@@ -302,6 +304,8 @@ func firstPassDecoder(rc io.ReadCloser, f *file) cpDecoder {
 			return &d.z
 		case *xzEntry:
 			return d.z
+		case *pooledShrink:
+			return &d.Reader
 		case *pooledImplode:
 			return &d.Reader
 		case *pooledReduce:
@@ -402,8 +406,9 @@ func (a *Archive) resume(i int, cp arc.Checkpoint) (*resumed, error) {
 			return nil, mapMethodErr(err)
 		}
 		rs.r, rs.z, rs.ends = e, e.z, true
-	case "implode", "reduce":
-		// The trees or follower sets are at the stream's start.
+	case "shrink", "implode", "reduce":
+		// Implode's trees and Reduce's follower sets are at the
+		// stream's start.
 		hr, err := a.dataAt(f, dataOff, 0, &data)
 		if err != nil {
 			return nil, err

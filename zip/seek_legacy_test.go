@@ -12,12 +12,13 @@ import (
 	"github.com/go-unarc/unarc/internal/testutil"
 )
 
-// legacyCPArchives are the Implode and Reduce archives of the checkpoint
+// legacyCPArchives are the Shrink, Implode and Reduce archives of the checkpoint
 // tests: the repository's own (every Implode variant and Reduce factor,
-// testdata/zip/make.sh) and, when the shared corpus is there, PKZIP's.
+// testdata/zip/make.sh) and, when the shared corpus is there, PKZIP's
+// (Shrink entries among them).
 func legacyCPArchives(t *testing.T) map[string][]byte {
 	out := map[string][]byte{}
-	for _, name := range []string{"legacy-implode.zip", "legacy-reduce.zip"} {
+	for _, name := range []string{"legacy-shrink.zip", "legacy-implode.zip", "legacy-reduce.zip"} {
 		b, err := os.ReadFile(filepath.Join("..", "testdata", "zip", name))
 		if err != nil {
 			t.Fatal(err)
@@ -28,7 +29,7 @@ func legacyCPArchives(t *testing.T) map[string][]byte {
 		if dir == "" {
 			dir = filepath.Join(testutil.ModuleRoot(), "..", "shared", "corpus")
 		}
-		for _, name := range []string{"Zip.implode.zip", "Zip.reduce4.zip"} {
+		for _, name := range []string{"Zip.implode.zip", "Zip.reduce4.zip", "Zip.reduce2.zip"} {
 			if b, err := os.ReadFile(filepath.Join(dir, "zip", "sharpcompress", name)); err == nil {
 				out[name] = b
 			}
@@ -37,7 +38,7 @@ func legacyCPArchives(t *testing.T) map[string][]byte {
 	return out
 }
 
-// TestLegacyCheckpoints: every Implode and Reduce entry takes checkpoints
+// TestLegacyCheckpoints: every Shrink, Implode and Reduce entry takes checkpoints
 // on a first pass; reads at offsets all along it give the bytes of a
 // full decode, most resumed from one; exported checkpoints restore and
 // are used, and tampered ones are rejected with the reads still right;
@@ -46,7 +47,7 @@ func TestLegacyCheckpoints(t *testing.T) {
 	pol := arc.CheckpointPolicy{Interval: 1 << 10, MaxMemory: 1 << 30}
 	tested := 0
 	defer func() {
-		if tested < 8 {
+		if tested < 10 {
 			t.Errorf("%d entries tested", tested)
 		}
 	}()
@@ -63,7 +64,7 @@ func TestLegacyCheckpoints(t *testing.T) {
 		for i := range a.Entries() {
 			f := &a.files[i]
 			kind := cpKindOf(f)
-			if kind != "implode" && kind != "reduce" || f.usize < 4<<10 {
+			if kind != "shrink" && kind != "implode" && kind != "reduce" || f.usize < 4<<10 {
 				continue
 			}
 			want := readAllAt(t, a, i)

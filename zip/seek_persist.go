@@ -5,6 +5,7 @@ import (
 	"github.com/go-unarc/unarc/bzip2"
 	"github.com/go-unarc/unarc/internal/cpcache"
 	"github.com/go-unarc/unarc/internal/ppmd"
+	"github.com/go-unarc/unarc/internal/shrink"
 	"github.com/go-unarc/unarc/internal/zipcrypto"
 	"github.com/go-unarc/unarc/xz"
 )
@@ -78,6 +79,8 @@ func stateFits(f *file, st []byte) bool {
 		return len(st) == bzip2.CheckpointStateSize
 	case methodPPMd:
 		return ppmd.ZipStateFits(st) // the decoder checks the model against the entry's header
+	case methodShrink:
+		return len(st) == shrink.StateSize
 	case methodImplode:
 		return len(st) >= 2 && len(st) <= 2+8<<10 // version, flags, at most the 8 KiB window
 	case 2, 3, 4, 5:

@@ -72,6 +72,8 @@ type Reader struct {
 	sp    int   // t.stage[sp:] is the undelivered rest of the current string
 	first byte  // the first byte of the last string
 	err   error
+	n0    int64 // the stream's size (checkpoints: Total)
+	pause int64 // Read returns once this much is delivered (checkpoints); 0: never
 }
 
 // NewReader returns a decoder of a Shrink stream of size decoded bytes.
@@ -108,6 +110,7 @@ func (z *Reader) Reset(r io.Reader, size int64) {
 	t.leaf = t.queue
 	z.qword = 0
 	z.size, z.bits, z.prev, z.sp, z.err = size, minBits, -1, len(t.stage), nil
+	z.n0, z.pause = size, 0
 	if size < 0 {
 		z.err = errs.Corrupt("shrink: negative size")
 	}
@@ -143,6 +146,9 @@ func (z *Reader) Read(p []byte) (int, error) {
 		}
 		if z.err != nil {
 			return n, z.err
+		}
+		if n > 0 && z.pause > 0 && z.n0-z.size >= z.pause {
+			return n, nil // paused: the caller may take a checkpoint now
 		}
 		if z.err = z.next(); z.err != nil {
 			if n > 0 {
