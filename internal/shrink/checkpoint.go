@@ -118,6 +118,14 @@ func (z *Reader) restore(r io.Reader, b []byte, out, in int64) error {
 			}
 		}
 	}
+	// Between codes a string code is defined exactly when it has a
+	// prefix (a partial clear frees a defined code's prefix, so it must
+	// have one).
+	for c := control; c < numCodes; c++ {
+		if (t.defined[c>>6]>>(c&63)&1 != 0) != (t.prefix[c] != free) {
+			return bad
+		}
+	}
 	if err := z.br.ResetAt(r, "shrink data", in); err != nil {
 		return err
 	}
