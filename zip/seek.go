@@ -18,8 +18,9 @@ import (
 // the counter k+1 enciphered. Nothing but the bytes read is decrypted;
 // neither the CRC nor the AES authentication code can be checked then.
 //
-// A Deflate, Deflate64, BZip2, PPMd or LZMA entry, plain or WinZip AES, read
-// through OpenAt takes a checkpoint at the first point of every
+// A Deflate, Deflate64, BZip2, PPMd, LZMA, XZ, Shrink, Reduce or Implode
+// entry, plain, WinZip AES or ZipCrypto, and a stored ZipCrypto entry,
+// read through OpenAt takes a checkpoint at the first point of every
 // Interval bytes of output where its decoder can: at a block boundary,
 // deflate.Reader.Checkpoint (kind "deflate": the last 32 or 64 KiB and
 // the input bit offset) or bzip2.Reader.Checkpoint (kind "bzip2": the
@@ -29,14 +30,23 @@ import (
 // "ppmd8": the range decoder and the whole model, up to the model's
 // memory, 1 to 256 MiB, each) and, wherever it has handed out all it
 // decoded, lzma.Reader.Checkpoint (kind "lzma": the window, up to
-// min(dictionary, entry size), the probabilities and the range coder).
-// A later OpenAt
-// resumes from the nearest one at or before off, the AES key stream
-// positioned at the checkpoint's byte; a resumed BZip2 stream still
-// checks every block CRC and, at the end, the stream CRC; a resumed
-// PPMd stream its end marker. Every other
-// entry (other methods, ZipCrypto, whose key stream depends on every
-// byte before, PKWARE strong encryption) opens from the start as Open
+// min(dictionary, entry size), the probabilities and the range coder);
+// between two LZMA2 chunks, xz.Reader.Checkpoint (kind "xz": the LZMA2
+// state, the BCJ and Delta filters' and the xz block's: its running
+// check and the stream's block records); between two codes,
+// shrink.Reader.Checkpoint (kind "shrink": the string table, 44 KiB);
+// between two symbols, implode.Reader.Checkpoint and
+// reduce.Reader.Checkpoint (kinds "implode", "reduce": the last 4 or
+// 8 KiB of output and the input bit offset, the trees or follower sets
+// read again from the stream's start). A ZipCrypto entry's kind adds
+// "+zipcrypto" ("zipcrypto" alone when stored) and its state the
+// cipher's keys at the resumed byte, sealed (seek_zipcrypto.go). A later
+// OpenAt resumes from the nearest one at or before off, the AES key
+// stream or ZipCrypto keys positioned at the checkpoint's byte; a
+// resumed BZip2 stream still checks every block CRC and, at the end, the
+// stream CRC; a resumed PPMd stream its end marker; a resumed XZ stream
+// its block checks, index and footer. Every other entry (Zstandard and
+// other methods, PKWARE strong encryption) opens from the start as Open
 // does, returning start 0.
 func (a *Archive) OpenAt(i int, off int64) (io.ReadCloser, int64, error) {
 	if i < 0 || i >= len(a.files) {

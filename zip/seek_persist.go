@@ -10,15 +10,18 @@ import (
 	"github.com/go-unarc/unarc/xz"
 )
 
-// Deflate, BZip2 and PPMd checkpoints kept in an index
-// (arc.CheckpointPersister). A restored one is checked against its entry
-// when it is restored (kind as the entry's method, Deflate or Deflate64,
-// offsets, state size), by deflate.Reader.ResetAt or
-// bzip2.Reader.ResetAt (a block magic at its bit offset) or
-// ppmd.ReaderZip.ResetAt (the model as a heap) when it is
-// resumed from, and before its
-// first use by decoding its CheckLen bytes against its Check; one that
-// fails that is dropped and the read starts from an earlier point.
+// Checkpoints kept in an index (arc.CheckpointPersister). A restored one
+// is checked against its entry when it is restored (kind as the entry's
+// method and encryption, Deflate or Deflate64, offsets, state size), by
+// the decoder's ResetAt when it is resumed from (deflate, bzip2: a block
+// magic at its bit offset, ppmd: the model as a heap, lzma, xz: the
+// framing and filters, shrink: every prefix inside the table, implode,
+// reduce: the flags and window), and before its first use by decoding
+// its CheckLen bytes against its Check; one that fails that is dropped
+// and the read starts from an earlier point. A ZipCrypto checkpoint's
+// keys are sealed with the password's (seek_zipcrypto.go): the index
+// holds no key state in the clear, and one restored under another
+// password is rejected.
 
 var _ arc.CheckpointPersister = (*Archive)(nil)
 
