@@ -133,8 +133,9 @@ func (z *Reader) restore(b []byte, out, in int64) error {
 	if err := z.setFlags(b[1], b[2]); err != nil {
 		return bad
 	}
-	dict, err := lzma.DictSizeLZMA2(b[3])
-	if err != nil || b[3]&0xC0 != 0 {
+	dictProp := b[3]
+	dict, err := lzma.DictSizeLZMA2(dictProp)
+	if err != nil || dictProp&0xC0 != 0 {
 		return bad
 	}
 	hdr := int64(le.Uint16(b[4:]))
@@ -227,7 +228,7 @@ func (z *Reader) restore(b []byte, out, in int64) error {
 		z.flt[i].ResetState(src, &fs[i], dists[i])
 		src = z.flt[i]
 	}
-	z.streams, z.hdrSize, z.blockAt, z.dictProp = int(streams), hdr, blockAt, b[3]
+	z.streams, z.hdrSize, z.blockAt, z.dictProp = int(streams), hdr, blockAt, dictProp
 	z.unc, z.total, z.blocks, z.index = unc, out, rec, records{}
 	z.out, z.nflt, z.dists, z.st = src, nflt, dists, stData
 	z.in.base = in
