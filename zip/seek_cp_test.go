@@ -295,7 +295,8 @@ func TestCheckpointKindsConcurrent(t *testing.T) {
 
 // skipSlowKind skips, under -short (and so under the race detector's
 // CI pass), the PPMd archives but one: every resume copies and checks a
-// model of 1 MiB and decodes PPMd.
+// model of 1 MiB and decodes PPMd; under -race -short also the ZipCrypto
+// PPMd one and the encrypted XZ ones (whose resumes decode up to 2 MiB).
 func skipSlowKind(t *testing.T, name string) {
 	if slowKind(name) {
 		t.Skip("slow PPMd checkpoint archive (the run without -short covers it)")
@@ -303,7 +304,8 @@ func skipSlowKind(t *testing.T, name string) {
 }
 
 func slowKind(name string) bool {
-	return testing.Short() && (strings.HasPrefix(name, "ppmd-") && (name != "ppmd-o8.zip" || raceEnabled) || name == "zc-ppmd.zip" && raceEnabled)
+	return testing.Short() && (strings.HasPrefix(name, "ppmd-") && (name != "ppmd-o8.zip" || raceEnabled) ||
+		raceEnabled && (name == "zc-ppmd.zip" || name == "xz-zc.zip" || name == "xz-aes.zip"))
 }
 
 // cpReads is the number of random reads of the kind tests.
