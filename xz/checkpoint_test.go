@@ -160,6 +160,9 @@ func TestCheckpointFilters(t *testing.T) {
 		if len(cps) < 2 {
 			t.Fatalf("%s: %d checkpoints", name, len(cps))
 		}
+		if testing.Short() {
+			cps = cps[len(cps)-1:] // each resume decodes up to 3 MB
+		}
 		for _, cp := range cps {
 			var z Reader
 			if err := z.ResetAt(bytes.NewReader(b[cp.in:]), cp.state, cp.out, cp.in, UncompressedSize(int64(len(want)))); err != nil {

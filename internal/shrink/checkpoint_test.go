@@ -24,7 +24,10 @@ func TestCheckpointResume(t *testing.T) {
 			t.Fatalf("clear every %d: %d checkpoints", clearEvery, len(cps))
 		}
 		var z Reader
-		for _, cp := range cps {
+		for k, cp := range cps {
+			if testing.Short() && k%4 != 1 {
+				continue // under -short (and -race) a quarter of them
+			}
 			if err := z.ResetAt(bytes.NewReader(comp[cp.In/8:]), n, cp.State, cp.Out, cp.In); err != nil {
 				t.Fatalf("clear every %d at %d: %v", clearEvery, cp.Out, err)
 			}
