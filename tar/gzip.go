@@ -83,15 +83,21 @@ func (g *gzipMembers) next() error {
 	if b[0] == 0x1f {
 		return g.member()
 	}
+	return gzipPadding(g.br)
+}
+
+// gzipPadding reads what follows the last member of a gzip stream from
+// br: only zero bytes (io.EOF), or an error.
+func gzipPadding(br *bufio.Reader) error {
 	for {
-		b, _ := g.br.Peek(g.br.Buffered())
+		b, _ := br.Peek(br.Buffered())
 		for _, c := range b {
 			if c != 0 {
 				return errs.Corrupt("gzip: trailing data after the last member (only zero padding may follow it)")
 			}
 		}
-		g.br.Discard(len(b))
-		if _, err := g.br.Peek(1); err != nil {
+		br.Discard(len(b))
+		if _, err := br.Peek(1); err != nil {
 			return err // io.EOF: only zeros followed
 		}
 	}
