@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -283,6 +284,8 @@ func mapErr(kind Kind, err error) error {
 	switch {
 	case err == io.ErrUnexpectedEOF:
 		return errs.Truncated(kind.String() + " stream")
+	case errors.Is(err, fs.ErrClosed): // the archive's file, closed under a reader
+		return fmt.Errorf("%s: %w", kind, err)
 	case errors.Is(err, gzip.ErrChecksum), errors.Is(err, zstd.ErrCRCMismatch):
 		return checksumErr("%s", detail(kind, err))
 	case errors.Is(err, zstd.ErrWindowSizeExceeded), errors.Is(err, zstd.ErrDecoderSizeExceeded):

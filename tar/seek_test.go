@@ -24,7 +24,7 @@ const seekEvery = 16 << 10
 // the reference content.
 func openSeek(t testing.TB, name string) (*Archive, [][]byte) {
 	t.Helper()
-	data := readTestdata(t.(*testing.T), name)
+	data := readTestdata(t, name)
 	a, err := Open(bytes.NewReader(data), int64(len(data)), &arc.Config{Name: name, Workers: 2})
 	if err != nil {
 		t.Fatal(err)
