@@ -25,7 +25,7 @@ import (
 func BenchmarkSeekRandom(b *testing.B) {
 	var cases []benchCase
 	for _, c := range benchCases {
-		if c.name == "7z-lzma2" || c.name == "7z-lzma" || c.name == "rar5-solid" || c.name == "rar4-solid" {
+		if c.name == "7z-lzma2" || c.name == "7z-lzma" || c.name == "rar5-solid" || c.name == "rar4-solid" || c.name == "tar-gz" {
 			cases = append(cases, c)
 		}
 	}
