@@ -1,14 +1,11 @@
 package tar
 
 import (
-	"bufio"
 	"encoding/binary"
-	"hash/crc32"
 	"io"
 
 	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/bzip2"
-	"github.com/go-unarc/unarc/deflate"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/lzma"
 )
@@ -106,8 +103,8 @@ func (a *Archive) openStream(cp *arc.Checkpoint, in *countReader) (cpStream, err
 	)
 	switch a.kind {
 	case Gzip:
-		g := &gzipStream{in: in, at: at, br: bufio.NewReaderSize(in, gzipBufSize)}
-		s, err = g, g.start(cp)
+		g := new(gzipStream)
+		s, err = g, g.resetAt(in, at, cp)
 	case Bzip2:
 		b := &bzip2Stream{z: bzip2Pool.Get()}
 		s, err = b, b.start(cp, in, a.lim.MaxMemory)
@@ -127,29 +124,9 @@ func (a *Archive) openStream(cp *arc.Checkpoint, in *countReader) (cpStream, err
 	return s, nil
 }
 
-// gzipStream decodes a gzip stream of one or more members with the
-// deflate package, whose decoder checkpoints between blocks; gzipMembers
-// (klauspost's inflater, faster) reads everything else.
-type gzipStream struct {
-	in      *countReader
-	at      int64 // input offset of in's first byte
-	br      *bufio.Reader
-	z       deflate.Reader
-	inBase  int64 // bits: z's input offset + inBase is the stream's
-	outBase int64 // stream offset of the current member's output
-	crc     uint32
-	size    int64 // the member's output so far
-	pause   int64
-	err     error
-}
-
-// pos is the input offset of the next byte br hands out.
-func (g *gzipStream) pos() int64 { return g.at + g.in.n.Load() - int64(g.br.Buffered()) }
-
-func (g *gzipStream) start(cp *arc.Checkpoint) error {
-	if cp == nil {
-		return g.member()
-	}
+// restore resumes the stream from checkpoint cp; br holds the input
+// from byte cp.In/8.
+func (g *gzipStream) restore(cp *arc.Checkpoint) error {
 	st := cp.State
 	if len(st) < gzipCPHead || st[0] != cpVersion {
 		return errs.Corrupt("gzip: checkpoint does not fit the stream")
@@ -161,113 +138,6 @@ func (g *gzipStream) start(cp *arc.Checkpoint) error {
 	}
 	g.outBase = cp.Out - g.size
 	return g.z.ResetAt(g.br, st[gzipCPHead:], g.size, cp.In)
-}
-
-// member reads the header of the member at br and starts its Deflate
-// stream (RFC 1952, 2.3).
-func (g *gzipStream) member() error {
-	var h [10]byte
-	if _, err := io.ReadFull(g.br, h[:]); err != nil {
-		return errs.EOF(err, "gzip member header")
-	}
-	if h[0] != 0x1f || h[1] != 0x8b || h[2] != 8 {
-		return errs.Corrupt("gzip: invalid member header")
-	}
-	flg := h[3]
-	if flg&0xe0 != 0 {
-		return errs.Corrupt("gzip: reserved header flags set")
-	}
-	if flg&0x04 != 0 { // FEXTRA
-		var n [2]byte
-		if _, err := io.ReadFull(g.br, n[:]); err != nil {
-			return errs.EOF(err, "gzip extra field")
-		}
-		if _, err := g.br.Discard(int(binary.LittleEndian.Uint16(n[:]))); err != nil {
-			return errs.EOF(err, "gzip extra field")
-		}
-	}
-	for _, f := range [...]byte{0x08, 0x10} { // FNAME, FCOMMENT: zero-terminated
-		if flg&f == 0 {
-			continue
-		}
-		if err := skipToZero(g.br); err != nil {
-			return errs.EOF(err, "gzip header name or comment")
-		}
-	}
-	if flg&0x02 != 0 { // FHCRC (klauspost checks it on the listing pass)
-		if _, err := g.br.Discard(2); err != nil {
-			return errs.EOF(err, "gzip header CRC")
-		}
-	}
-	g.inBase = g.pos() * 8
-	g.crc, g.size = 0, 0
-	g.z.Reset(g.br, false)
-	g.PauseAt(g.pause)
-	return nil
-}
-
-// skipToZero reads up to and including a zero byte, without keeping
-// what it reads.
-func skipToZero(br *bufio.Reader) error {
-	for {
-		b, err := br.ReadSlice(0)
-		if err == nil {
-			return nil
-		}
-		if err != bufio.ErrBufferFull || len(b) == 0 {
-			return err
-		}
-	}
-}
-
-func (g *gzipStream) Read(p []byte) (int, error) {
-	for g.err == nil {
-		n, err := g.z.Read(p)
-		if n > 0 {
-			g.crc = crc32.Update(g.crc, crc32.IEEETable, p[:n])
-			g.size += int64(n)
-		}
-		if err == io.EOF {
-			err = g.trailer()
-			if err == nil && n == 0 && g.pause > 0 && g.Total() >= g.pause {
-				// A new member starts: a checkpoint needs no window here.
-				g.pause = 0
-				return 0, nil
-			}
-		}
-		if err != nil {
-			g.err = err
-		}
-		if n > 0 || len(p) == 0 {
-			return n, nil
-		}
-	}
-	return 0, g.err
-}
-
-// trailer checks the member's CRC-32 and ISIZE (the size modulo 2^32),
-// then starts the next member or ends the stream (io.EOF).
-func (g *gzipStream) trailer() error {
-	var t [8]byte
-	if _, err := io.ReadFull(g.br, t[:]); err != nil {
-		return errs.EOF(err, "gzip member trailer")
-	}
-	if c := binary.LittleEndian.Uint32(t[:]); c != g.crc {
-		return checksumErr("gzip: member CRC32 %08x, data has %08x", c, g.crc)
-	}
-	if s := binary.LittleEndian.Uint32(t[4:]); s != uint32(g.size) {
-		return checksumErr("gzip: member ISIZE %d, data has %d bytes", s, g.size)
-	}
-	g.outBase += g.size
-	g.size = 0
-	b, err := g.br.Peek(1)
-	switch {
-	case len(b) == 0:
-		return err // io.EOF at the end, else the source's error
-	case b[0] == 0x1f:
-		return g.member()
-	}
-	return gzipPadding(g.br)
 }
 
 func (g *gzipStream) CanCheckpoint() bool { return g.err == nil && g.z.CanCheckpoint() }
@@ -287,12 +157,6 @@ func (g *gzipStream) PauseAt(out int64) {
 	if rel := out - g.outBase; rel > 0 {
 		g.z.PauseAt(rel)
 	}
-}
-
-func (g *gzipStream) Close() {
-	g.z.Close()
-	g.br.Reset(nil)
-	g.err = errClosed
 }
 
 // bzip2Stream is a serial bzip2.Reader over the whole stream (its
