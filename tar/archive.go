@@ -108,8 +108,11 @@ var suffixes = [...][][2]string{
 // opening entries in stored order (Extract, a loop over Entries)
 // continues from there and costs one more decoding pass in all; opening
 // an earlier entry, or several at once, decodes from the start each
-// time. A compressed single file is one entry whose size is not known
-// before reading it (-1); reading it decodes the stream.
+// time. Seekable readers (OpenAt: the root's OpenSeekable and fs.FS
+// files) of gzip, bzip2, lzip and .lzma streams resume from checkpoints
+// of the stream instead (seek.go). A compressed single file is one entry
+// whose size is not known before reading it (-1); reading it decodes
+// the stream.
 type Archive struct {
 	ra      io.ReaderAt
 	size    int64
