@@ -33,8 +33,8 @@ import (
 // peeks into and consumes exactly, so the trailer and the bytes after a
 // member are still at hand when the member ends.
 type gzipStream struct {
-	src     gzipSrc
-	at      int64 // input offset of the source's first byte
+	src     countReader // what br took from the source
+	at      int64       // input offset of the source's first byte
 	br      *bufio.Reader
 	z       deflate.Reader
 	inBase  int64 // bits: z's input offset + inBase is the stream's
@@ -46,18 +46,6 @@ type gzipStream struct {
 
 	name string    // the first member's FNAME (up to maxGzipName bytes)
 	mod  time.Time // the first member's MTIME (zero when 0)
-}
-
-// gzipSrc counts what br took from the source.
-type gzipSrc struct {
-	r io.Reader
-	n int64
-}
-
-func (s *gzipSrc) Read(p []byte) (int, error) {
-	n, err := s.r.Read(p)
-	s.n += int64(n)
-	return n, err
 }
 
 const (
@@ -73,7 +61,8 @@ func (g *gzipStream) reset(src io.Reader) error { return g.resetAt(src, 0, nil) 
 // at: from its start (cp nil, at 0) or from checkpoint cp.
 func (g *gzipStream) resetAt(src io.Reader, at int64, cp *arc.Checkpoint) error {
 	br := g.br
-	*g = gzipStream{src: gzipSrc{r: src}, at: at, br: br, z: g.z}
+	*g = gzipStream{at: at, br: br, z: g.z}
+	g.src.r = src
 	if g.br == nil {
 		g.br = bufio.NewReaderSize(&g.src, gzipBufSize)
 	} else {
@@ -90,7 +79,7 @@ func (g *gzipStream) resetAt(src io.Reader, at int64, cp *arc.Checkpoint) error 
 }
 
 // pos is the input offset of the next byte br hands out.
-func (g *gzipStream) pos() int64 { return g.at + g.src.n - int64(g.br.Buffered()) }
+func (g *gzipStream) pos() int64 { return g.at + g.src.n.Load() - int64(g.br.Buffered()) }
 
 // member reads the header of the member at br and starts its Deflate
 // stream (RFC 1952, 2.3); the first member's name and time are kept.
