@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/cpcache"
 	"github.com/go-unarc/unarc/internal/errs"
 )
 
@@ -107,8 +108,11 @@ var suffixes = [...][][2]string{
 // opening entries in stored order (Extract, a loop over Entries)
 // continues from there and costs one more decoding pass in all; opening
 // an earlier entry, or several at once, decodes from the start each
-// time. A compressed single file is one entry whose size is not known
-// before reading it (-1); reading it decodes the stream.
+// time. Seekable readers (OpenAt: the root's OpenSeekable and fs.FS
+// files) of gzip, bzip2, lzip and .lzma streams resume from checkpoints
+// of the stream instead (seek.go). A compressed single file is one entry
+// whose size is not known before reading it (-1); reading it decodes
+// the stream.
 type Archive struct {
 	ra      io.ReaderAt
 	size    int64
@@ -118,11 +122,13 @@ type Archive struct {
 	workers int
 	check   string // streamCheck
 	ents    []*arc.Entry
-	offs    []int64 // plain tar: data offset of entry i; header offset for sparse ones (-1: unknown)
+	offs    []int64 // plain tar: data offset of entry i; header offset for sparse ones (-1: unknown); compressed: in the decoded stream
 	warns   []error
+	cps     cpcache.Cache // seek.go
 
 	mu     sync.Mutex
 	idle   *cursor // compressed tar: the decoder after the last closed entry
+	sidle  *spass  // compressed: the seekable pass after the last closed seekable reader (seek.go)
 	closed bool
 }
 
@@ -233,7 +239,7 @@ func Open(ra io.ReaderAt, size int64, cfg *arc.Config) (*Archive, error) {
 			return nil, errs.ErrFormat
 		}
 		sr := &seekReader{ra: ra, size: size}
-		if err := a.list(tar.NewReader(sr), sr); err != nil {
+		if err := a.list(tar.NewReader(sr), sr, nil); err != nil {
 			return nil, err
 		}
 		return a, nil
@@ -251,7 +257,7 @@ func Open(ra io.ReaderAt, size int64, cfg *arc.Config) (*Archive, error) {
 		return a, nil
 	}
 	c.tr = tar.NewReader(&c.head)
-	if err := a.list(c.tr, nil); err != nil {
+	if err := a.list(c.tr, nil, c); err != nil {
 		return nil, err
 	}
 	if len(a.warns) == 0 {
@@ -275,8 +281,10 @@ func bareEntry(kind Kind, d *decomp, input string, packed int64) *arc.Entry {
 func round512(n int64) int64 { return (n + blockSize - 1) &^ (blockSize - 1) }
 
 // list reads every header; sr is the plain tar's source (nil when
-// compressed), whose position gives the data offsets.
-func (a *Archive) list(tr *tar.Reader, sr *seekReader) error {
+// compressed), whose position gives the data offsets, or c the pass
+// over the compressed stream, whose position does (archive/tar reads no
+// further than a header and its padding).
+func (a *Archive) list(tr *tar.Reader, sr *seekReader, c *cursor) error {
 	var mem int64
 	method := methodName(a.kind)
 	hdrStart := int64(0) // plain: where the next entry's headers start; -1 unknown
@@ -316,6 +324,8 @@ func (a *Archive) list(tr *tar.Reader, sr *seekReader) error {
 				e.PackedSize = e.Size
 				hdrStart = round512(sr.pos + e.Size)
 			}
+		} else if c != nil && !sparse {
+			off = c.g.out - int64(len(c.head.buf))
 		}
 		a.ents = append(a.ents, e)
 		a.offs = append(a.offs, off)
@@ -396,12 +406,16 @@ func (a *Archive) Warnings() []error { return a.warns }
 func (a *Archive) Close() error {
 	a.mu.Lock()
 	a.closed = true
-	c := a.idle
-	a.idle = nil
+	c, s := a.idle, a.sidle
+	a.idle, a.sidle = nil, nil
 	a.mu.Unlock()
 	if c != nil {
 		c.close()
 	}
+	if s != nil {
+		s.close()
+	}
+	a.cps.Clear()
 	return nil
 }
 

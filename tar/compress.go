@@ -6,12 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"strings"
 	"sync/atomic"
 	"time"
 
-	"github.com/klauspost/compress/flate"
-	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/go-unarc/unarc/arc"
@@ -124,7 +123,7 @@ func isLZMAHeader(b []byte) bool {
 }
 
 var (
-	gzipPool  = pool.Of[gzipMembers]{}
+	gzipPool  = pool.Of[gzipStream]{}
 	xzPool    = pool.Of[xz.Reader]{}
 	lzmaPool  = pool.Of[lzma.Reader]{}
 	lzipPool  = pool.Of[lzipReader]{}
@@ -153,7 +152,7 @@ func newZstd(n int) *zstd.Decoder {
 type decomp struct {
 	kind Kind
 	rd   io.Reader // the decoder
-	gz   *gzipMembers
+	gz   *gzipStream
 	xz   *xz.Reader
 	lz   *lzma.Reader
 	lzip *lzipReader
@@ -174,7 +173,7 @@ func (d *decomp) open(kind Kind, src io.Reader, lim *arc.Limits, workers int) er
 	case Gzip:
 		d.gz = gzipPool.Get()
 		if err = d.gz.reset(src); err == nil {
-			d.name, d.mod = d.gz.z.Name, d.gz.z.ModTime
+			d.name, d.mod = d.gz.name, d.gz.mod
 		}
 		d.rd = d.gz
 	case Bzip2:
@@ -246,7 +245,7 @@ func (d *decomp) Read(p []byte) (int, error) {
 func (d *decomp) Close() error {
 	switch {
 	case d.gz != nil:
-		d.gz.close()
+		d.gz.Close()
 		gzipPool.Put(d.gz)
 	case d.xz != nil:
 		d.xz.Close()
@@ -279,22 +278,21 @@ func mapErr(kind Kind, err error) error {
 	if err == nil || err == io.EOF || isOurs(err) {
 		return err
 	}
-	var ce flate.CorruptInputError
 	switch {
 	case err == io.ErrUnexpectedEOF:
 		return errs.Truncated(kind.String() + " stream")
-	case errors.Is(err, gzip.ErrChecksum), errors.Is(err, zstd.ErrCRCMismatch):
+	case errors.Is(err, fs.ErrClosed): // the archive's file, closed under a reader
+		return fmt.Errorf("%s: %w", kind, err)
+	case errors.Is(err, zstd.ErrCRCMismatch):
 		return checksumErr("%s", detail(kind, err))
 	case errors.Is(err, zstd.ErrWindowSizeExceeded), errors.Is(err, zstd.ErrDecoderSizeExceeded):
 		return errs.Limit("%s (MaxDictionary/MaxMemory)", detail(kind, err))
-	case errors.As(err, &ce):
-		return errs.Corrupt("%s", detail(kind, err))
 	}
 	return errs.Corrupt("%s", detail(kind, err))
 }
 
-// detail is err's message behind the codec's name, once: compress/gzip's
-// and klauspost's errors already start with it ("gzip: invalid header").
+// detail is err's message behind the codec's name, once: klauspost's
+// errors already start with it ("zstd: ...").
 func detail(kind Kind, err error) string {
 	name, msg := kind.String(), err.Error()
 	if strings.HasPrefix(msg, name+": ") {

@@ -33,6 +33,11 @@ type lzipReader struct {
 	size    int64 // data bytes of the current member
 	members int
 	err     error
+
+	// For checkpoints (checkpoint.go): the stream's output so far and
+	// the input offset of the current member's header.
+	total    int64
+	memberAt int64
 }
 
 // lzipFeed hands the LZMA decoder the bytes left over from the previous
@@ -42,6 +47,7 @@ type lzipFeed struct {
 	p   *[]byte // pooled leftover buffer
 	buf []byte  // unread leftover
 	n   int64   // bytes handed out for the current member
+	abs int64   // input offset of the next byte handed out (bytes given back by keep are not counted)
 }
 
 func (f *lzipFeed) Read(p []byte) (int, error) {
@@ -49,10 +55,12 @@ func (f *lzipFeed) Read(p []byte) (int, error) {
 		n := copy(p, f.buf)
 		f.buf = f.buf[n:]
 		f.n += int64(n)
+		f.abs += int64(n)
 		return n, nil
 	}
 	n, err := f.src.Read(p)
 	f.n += int64(n)
+	f.abs += int64(n)
 	return n, err
 }
 
@@ -62,6 +70,7 @@ func (f *lzipFeed) keep(rest []byte) {
 	if len(rest) == 0 {
 		return
 	}
+	f.abs -= int64(len(rest)) // handed out again later
 	if f.p == nil {
 		f.p = pool.Get(lzipFeedSize)
 		f.buf = nil
@@ -108,6 +117,7 @@ func (z *lzipReader) close() {
 func (z *lzipReader) header(first bool) error {
 	var h [lzipHeaderSize]byte
 	z.feed.n = 0
+	z.memberAt = z.feed.abs
 	n, err := io.ReadFull(&z.feed, h[:])
 	if n == 0 && err == io.EOF && !first {
 		return io.EOF
@@ -121,27 +131,36 @@ func (z *lzipReader) header(first bool) error {
 	if err != nil {
 		return errs.EOF(err, "lzip member header")
 	}
-	if h[4] != 1 {
-		return errs.Unsupported("lzip version %d", h[4])
+	p, err := lzipProps(h, z.maxDict)
+	if err != nil {
+		return err
 	}
-	b := h[5] & 0x1f
-	if b < 12 || b > 29 {
-		return errs.Corrupt("lzip: dictionary size 2^%d out of range", b)
-	}
-	dict := int64(1) << b
-	dict -= dict / 16 * int64(h[5]>>5)
-	if dict < 4<<10 {
-		return errs.Corrupt("lzip: dictionary size %d below 4 KiB", dict)
-	}
-	if dict > z.maxDict {
-		return errs.Limit("lzip dictionary of %d bytes passes MaxDictionary (%d)", dict, z.maxDict)
-	}
-	p := lzma.Props{LC: 3, LP: 0, PB: 2, DictSize: uint32(dict)}
 	if err := z.lz.Reset(&z.feed, p, -1, lzma.EndMarker(lzma.MarkerRequired), lzma.MaxDict(z.maxDict), lzma.GrowWindow()); err != nil {
 		return err
 	}
 	z.started, z.inData, z.crc, z.size = true, true, 0, 0
 	return nil
+}
+
+// lzipProps checks the version and dictionary size of member header h
+// (its magic already checked) and returns the LZMA properties.
+func lzipProps(h [lzipHeaderSize]byte, maxDict int64) (lzma.Props, error) {
+	if h[4] != 1 {
+		return lzma.Props{}, errs.Unsupported("lzip version %d", h[4])
+	}
+	b := h[5] & 0x1f
+	if b < 12 || b > 29 {
+		return lzma.Props{}, errs.Corrupt("lzip: dictionary size 2^%d out of range", b)
+	}
+	dict := int64(1) << b
+	dict -= dict / 16 * int64(h[5]>>5)
+	if dict < 4<<10 {
+		return lzma.Props{}, errs.Corrupt("lzip: dictionary size %d below 4 KiB", dict)
+	}
+	if dict > maxDict {
+		return lzma.Props{}, errs.Limit("lzip dictionary of %d bytes passes MaxDictionary (%d)", dict, maxDict)
+	}
+	return lzma.Props{LC: 3, LP: 0, PB: 2, DictSize: uint32(dict)}, nil
 }
 
 // trailer checks the member's trailer after its LZMA stream ended.
@@ -177,6 +196,7 @@ func (z *lzipReader) Read(p []byte) (int, error) {
 		if n > 0 {
 			z.crc = crc32.Update(z.crc, crc32.IEEETable, p[:n])
 			z.size += int64(n)
+			z.total += int64(n)
 		}
 		if err == io.EOF {
 			z.err = z.trailer()

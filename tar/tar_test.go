@@ -18,7 +18,7 @@ import (
 	"github.com/go-unarc/unarc/internal/errs"
 )
 
-func readTestdata(t *testing.T, name string) []byte {
+func readTestdata(t testing.TB, name string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("..", "testdata", "tar", name))
 	if err != nil {
