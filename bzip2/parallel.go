@@ -5,7 +5,6 @@ import (
 	"io"
 	"sync"
 	"sync/atomic"
-	"unsafe"
 
 	"github.com/go-unarc/unarc/internal/pool"
 )
@@ -64,24 +63,27 @@ func (s *src) reset(r io.Reader) {
 	*s = src{r: r}
 }
 
+// job is one block in flight. Its buffers are sized once for its block
+// size bs (newJob), whatever the block holds, so they are exactly what
+// WorkerMemory counts; whole jobs are kept between readers (idleJobs).
 type job struct {
 	// input
-	seg      *[]byte // a worker's copy of the compressed block
-	data     []byte  // from the byte holding its magic
-	dataOff  int64   // stream offset of data[0]
-	start    int64   // stream bit of the magic
-	end      int64   // stream bit of the next candidate; -1: none found
+	seg      []byte // a worker's copy of the compressed block (cap maxBlockBytes(bs))
+	data     []byte // from the byte holding its magic
+	dataOff  int64  // stream offset of data[0]
+	start    int64  // stream bit of the magic
+	end      int64  // stream bit of the next candidate; -1: none found
 	endIsEOS bool
-	bs       int
+	bs       int    // the block size the buffers are for
 	onWorker bool   // handed to a worker (which signals done)
 	tokens   Tokens // the token the worker gives back (nil: none)
 	ready    bool   // decoded (the consumer saw done, or decoded it)
 
 	// output
 	d      *decoder
-	ttp    *[]byte
-	outp   *[]byte
-	out    []byte // pre-RLE1 bytes, derandomised, in spans
+	tt     []uint32 // the block table, bs entries
+	outBuf []byte   // walkCap(bs)
+	out    []byte   // pre-RLE1 bytes, derandomised, in spans
 	spans  []span
 	stored uint32
 	gotEnd int64
@@ -242,13 +244,37 @@ func (p *parallel) stop() {
 	}
 }
 
-// release gives back every pooled buffer.
+// idleJobs keeps whole jobs per block size level (1..9) between readers
+// and entries, on internal/pool's free lists that a GC does not empty
+// (bounded there; ReleaseMemory drops them). Before, a job's buffers went
+// back to the byte pools one by one and the compressed-block copy took
+// the size class of each block, so a GC in between, or a bigger block,
+// meant allocating MiBs again.
+var idleJobs [10]pool.Of[job]
+
+// newJob returns an idle job for block size bs, or a new one with all
+// its buffers (a job decoded on the consumer does not use seg, but the
+// same job may go to a worker later).
+func newJob(bs int) *job {
+	j := idleJobs[bs/100_000].Get()
+	if j.d == nil {
+		*j = job{bs: bs, done: make(chan struct{}, 1), d: decoders.Get(),
+			seg: make([]byte, 0, maxBlockBytes(int64(bs))),
+			tt:  make([]uint32, bs), outBuf: make([]byte, walkCap(bs))}
+	}
+	return j
+}
+
+// putJob keeps j (decoded, not on a worker) for the next reader.
+func putJob(j *job) {
+	j.data, j.out, j.spans, j.tokens, j.err = nil, nil, nil, nil, nil
+	idleJobs[j.bs/100_000].Put(j)
+}
+
+// release gives back every job and pooled buffer.
 func (p *parallel) release() {
 	for _, j := range p.spare {
-		pool.Put(j.seg)
-		pool.Put(j.ttp)
-		pool.Put(j.outp)
-		decoders.Put(j.d)
+		putJob(j)
 	}
 	p.spare = nil
 	p.br.release()
@@ -274,25 +300,14 @@ func (j *job) run(br *bitReader) {
 		return
 	}
 	j.stored = stored
-	if j.d == nil {
-		j.d = decoders.Get()
-	}
-	if j.ttp == nil || cap(*j.ttp) < 4*j.bs {
-		pool.Put(j.ttp)
-		j.ttp = pool.Get(4 * j.bs)
-	}
-	tt := unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(*j.ttp))), j.bs)
+	tt := j.tt
 	var bi blockInfo
 	if err := j.d.decodeBlock(br, tt, &bi); err != nil {
 		j.err = err
 		return
 	}
 	j.gotEnd = j.dataOff*8 + br.bitPos()
-	if c := walkCap(j.bs); j.outp == nil || cap(*j.outp) < c {
-		pool.Put(j.outp)
-		j.outp = pool.Get(c)
-	}
-	out := (*j.outp)[:walkCap(j.bs)]
+	out := j.outBuf
 	j.d.invert(tt[:bi.n])
 	j.spans = j.d.w.walk(tt[:bi.n], bi.origPtr, out)
 	if bi.rand {
@@ -579,7 +594,7 @@ func (p *parallel) nextJob() *job {
 		end, eos, ok, resume = p.find(start+1, resume)
 	}
 	j := p.job()
-	j.start, j.end, j.endIsEOS, j.bs = start, end, eos, p.bs
+	j.start, j.end, j.endIsEOS = start, end, eos
 	j.onWorker, j.tokens, j.ready = false, nil, false
 	lo := start / 8
 	hi := p.winOff + int64(len(p.win))
@@ -616,12 +631,9 @@ func (p *parallel) dispatch() {
 			return
 		}
 		j := p.nextJob()
-		n := len(j.data)
-		if j.seg == nil || cap(*j.seg) < n {
-			pool.Put(j.seg)
-			j.seg = pool.Get(n)
-		}
-		j.data = append((*j.seg)[:0], j.data...)
+		// Only a job with no end found (end < 0, handed over whatever
+		// it decodes) can hold more than any block.
+		j.data = append(j.seg[:0], j.data[:min(len(j.data), cap(j.seg))]...)
 		j.onWorker, j.tokens = true, p.tokens
 		if n := p.inflight.Add(1); p.started < int(n) {
 			p.started++
@@ -633,10 +645,13 @@ func (p *parallel) dispatch() {
 }
 
 func (p *parallel) job() *job {
-	if n := len(p.spare); n > 0 {
+	for n := len(p.spare); n > 0; n-- {
 		j := p.spare[n-1]
 		p.spare = p.spare[:n-1]
-		return j
+		if j.bs == p.bs {
+			return j
+		}
+		putJob(j) // from a stream of another block size
 	}
-	return &job{done: make(chan struct{}, 1)}
+	return newJob(p.bs)
 }

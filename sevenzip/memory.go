@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 
 	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/internal/ppmd"
 	"github.com/go-unarc/unarc/lzma"
 )
 
@@ -57,7 +58,8 @@ func (a *Archive) planFolder(si *streamsInfo, f *folder, inBase, outBase []int) 
 			plans[ci].grow = w > growWindowOver && (in < 0 || w > 4*in)
 		case mPPMD:
 			if len(c.props) == 5 {
-				m = int64(binary.LittleEndian.Uint32(c.props[1:])) + ppmdFixedMem
+				mem := int64(binary.LittleEndian.Uint32(c.props[1:]))
+				m = mem + ppmd.Overhead(mem) + ppmdFixedMem
 			}
 		case mBCJ2:
 			m = bcj2Mem

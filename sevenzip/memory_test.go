@@ -9,6 +9,7 @@ import (
 
 	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/internal/ppmd"
 )
 
 // oneFileArchive stores pack as the single pack stream of one folder of
@@ -70,6 +71,23 @@ func TestChainMemory(t *testing.T) {
 				t.Errorf("allocated %d bytes before refusing", got)
 			}
 		})
+	}
+}
+
+// TestPPMdTablesCounted: a PPMd coder needs its model's tables
+// (ppmd.Overhead: the block-sum cache, SEE and binary contexts, the heap
+// check of a restored model) under MaxMemory besides the arena and its
+// input buffer.
+func TestPPMdTablesCounted(t *testing.T) {
+	const mem = 1 << 20
+	c := coderSpec{id: []byte{0x03, 0x04, 0x01}, props: ppmdProps(6, mem)}
+	data := oneFileArchive(make([]byte, 64), []coderSpec{c}, []uint64{100}, 0)
+	need := int64(packReaderMem + mem + ppmdFixedMem + ppmd.Overhead(mem))
+	if _, err := readEntry0(data, arc.Limits{MaxMemory: need - 1}); !errors.Is(err, errs.ErrLimit) {
+		t.Fatalf("MaxMemory one byte short of the model with its tables: %v, want ErrLimit", err)
+	}
+	if _, err := readEntry0(data, arc.Limits{MaxMemory: need}); errors.Is(err, errs.ErrLimit) {
+		t.Fatalf("MaxMemory covering the model with its tables: %v", err)
 	}
 }
 

@@ -489,8 +489,8 @@ func (a *Archive) resumeFolder(fi int, sh chainShape, cp arc.Checkpoint, e *arc.
 		r, fr.cpz = z, z
 	case mPPMD:
 		order, mem, err := ppmd.ParseProps7z(c.props)
-		if err == nil && int64(mem) > a.cfg.Limits.MaxMemory {
-			err = errs.Limit("7z: PPMd model of %d bytes", mem)
+		if need := int64(mem) + ppmd.Overhead(int64(mem)); err == nil && need > a.cfg.Limits.MaxMemory {
+			err = errs.Limit("7z: PPMd model of %d bytes (%d with its tables)", mem, need)
 		}
 		if err != nil {
 			fr.Close()

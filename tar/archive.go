@@ -12,6 +12,7 @@ import (
 	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/internal/cpcache"
 	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/internal/pool"
 )
 
 // Format registers tar (plain, or inside gzip, bzip2, xz, zstd, lzip or
@@ -35,9 +36,19 @@ func SniffBytes(head []byte) bool {
 
 // Sniff is SniffBytes on the first bytes of ra.
 func Sniff(ra io.ReaderAt, size int64) bool {
-	var head [blockSize]byte
-	n, _ := ra.ReadAt(head[:min(size, blockSize)], 0)
-	return SniffBytes(head[:n])
+	hp := readHead(ra, size)
+	defer pool.Put(hp)
+	return SniffBytes(*hp)
+}
+
+// readHead reads the first block of ra into a pooled buffer (an array
+// handed to ReadAt, an interface method, would escape to the heap on
+// every open).
+func readHead(ra io.ReaderAt, size int64) *[]byte {
+	hp := pool.Get(blockSize)
+	n, _ := ra.ReadAt((*hp)[:min(size, blockSize)], 0)
+	*hp = (*hp)[:n]
+	return hp
 }
 
 // formatName is what Archive.FormatName and Reader.FormatName report:
@@ -133,14 +144,49 @@ type Archive struct {
 }
 
 // cursor is one decoding pass over a compressed (or plain) tar stream.
+// The Archive's cursors come from cursorPool (newCursor, free): with
+// their tar.Reader, section and first block inside, a pass over an
+// archive allocates only what archive/tar makes per header.
 type cursor struct {
 	in   countReader
 	dec  decomp
 	ah   ahead // dec decoding ahead on its own goroutine (Workers > 1)
 	g    guard
 	head prefixReader
-	tr   *tar.Reader
-	next int // index of the entry the next tr.Next returns
+	tr   tar.Reader // set by openTar
+	next int        // index of the entry the next tr.Next returns
+
+	sec sectionReader   // Archive: the whole input
+	hb  [blockSize]byte // the first decoded block
+}
+
+var cursorPool pool.Of[cursor]
+
+// newCursor starts a pass over a's whole input from a pooled cursor,
+// its first decoded block in hb[:n]; free gives the cursor back.
+func (a *Archive) newCursor() (c *cursor, n int, err error) {
+	c = cursorPool.Get()
+	c.sec = sectionReader{ra: a.ra, end: a.size}
+	if n, err = c.start(&c.sec, a.kind, &a.lim, a.workers, c.hb[:]); err != nil {
+		c.free()
+		return nil, 0, err
+	}
+	return c, n, nil
+}
+
+// free closes a pooled cursor and returns it; its owner (an entryReader,
+// the Archive's idle slot) has already let go of it.
+func (c *cursor) free() {
+	c.close()
+	c.sec = sectionReader{}
+	cursorPool.Put(c)
+}
+
+// openTar starts archive/tar on the decoded stream, in the cursor's own
+// tar.Reader (tar.NewReader's value is copied in, so it does not stay on
+// the heap per pass).
+func (c *cursor) openTar() {
+	c.tr = *tar.NewReader(&c.head)
 }
 
 // prefixReader reads buf first, then r.
@@ -210,7 +256,8 @@ func (c *cursor) close() {
 	if c.dec.rd != nil {
 		c.dec.Close()
 	}
-	c.tr = nil
+	c.tr = tar.Reader{} // drop what it references
+	c.head = prefixReader{}
 }
 
 // drain reads the compressed stream to its end after the tar archive
@@ -230,12 +277,14 @@ func Open(ra io.ReaderAt, size int64, cfg *arc.Config) (*Archive, error) {
 		cfg = &arc.Config{}
 	}
 	a := &Archive{ra: ra, size: size, lim: cfg.Limits.WithDefaults(), workers: cfg.Workers}
-	var head [blockSize]byte
-	n, _ := ra.ReadAt(head[:min(size, blockSize)], 0)
-	a.kind = DetectKind(head[:n])
-	a.check = streamCheck(a.kind, head[:n])
+	hp := readHead(ra, size)
+	head := *hp
+	a.kind = DetectKind(head)
+	a.check = streamCheck(a.kind, head)
+	plain := a.kind == None && IsHeader(head)
+	pool.Put(hp)
 	if a.kind == None {
-		if !IsHeader(head[:n]) {
+		if !plain {
 			return nil, errs.ErrFormat
 		}
 		sr := &seekReader{ra: ra, size: size}
@@ -244,20 +293,18 @@ func Open(ra io.ReaderAt, size int64, cfg *arc.Config) (*Archive, error) {
 		}
 		return a, nil
 	}
-	c := new(cursor)
-	defer c.close()
-	hb := make([]byte, blockSize)
-	m, err := c.start(io.NewSectionReader(ra, 0, size), a.kind, &a.lim, a.workers, hb)
+	c, m, err := a.newCursor()
 	if err != nil {
 		return nil, err
 	}
-	if !IsHeader(hb[:m]) {
+	defer c.free()
+	if !IsHeader(c.hb[:m]) {
 		a.bare = true
 		a.ents = []*arc.Entry{bareEntry(a.kind, &c.dec, cfg.Name, size)}
 		return a, nil
 	}
-	c.tr = tar.NewReader(&c.head)
-	if err := a.list(c.tr, nil, c); err != nil {
+	c.openTar()
+	if err := a.list(&c.tr, nil, c); err != nil {
 		return nil, err
 	}
 	if len(a.warns) == 0 {
@@ -410,7 +457,7 @@ func (a *Archive) Close() error {
 	a.idle, a.sidle = nil, nil
 	a.mu.Unlock()
 	if c != nil {
-		c.close()
+		c.free()
 	}
 	if s != nil {
 		s.close()
@@ -429,10 +476,8 @@ func (a *Archive) Open(i int) (io.ReadCloser, error) {
 		return a.openPlain(i, e)
 	}
 	if a.bare {
-		c := new(cursor)
-		hb := make([]byte, blockSize)
-		if _, err := c.start(io.NewSectionReader(a.ra, 0, a.size), a.kind, &a.lim, a.workers, hb); err != nil {
-			c.close()
+		c, _, err := a.newCursor()
+		if err != nil {
 			return nil, err
 		}
 		return &entryReader{r: &c.head, c: c, a: a, bare: true}, nil
@@ -444,7 +489,7 @@ func (a *Archive) Open(i int) (io.ReadCloser, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &entryReader{r: c.tr, c: c, a: a}, nil
+	return &entryReader{r: &c.tr, c: c, a: a}, nil
 }
 
 // seek returns a pass positioned at entry i's data: the kept one when it
@@ -459,18 +504,16 @@ func (a *Archive) seek(i int) (*cursor, error) {
 	}
 	a.mu.Unlock()
 	if c == nil {
-		c = new(cursor)
-		hb := make([]byte, blockSize)
-		if _, err := c.start(io.NewSectionReader(a.ra, 0, a.size), a.kind, &a.lim, a.workers, hb); err != nil {
-			c.close()
+		var err error
+		if c, _, err = a.newCursor(); err != nil {
 			return nil, err
 		}
-		c.tr = tar.NewReader(&c.head)
+		c.openTar()
 	}
 	for c.next <= i {
 		h, err := c.tr.Next()
 		if err != nil {
-			c.close()
+			c.free()
 			if err == io.EOF {
 				return nil, errs.Corrupt("tar: the stream ends before entry %d it listed", i)
 			}
@@ -481,7 +524,7 @@ func (a *Archive) seek(i int) (*cursor, error) {
 		}
 		if c.next == i {
 			if want := a.ents[i].Sys.(*tar.Header); h.Name != want.Name || h.Size != want.Size {
-				c.close()
+				c.free()
 				return nil, errs.Corrupt("tar: entry %d decodes differently than when listed", i)
 			}
 		}
@@ -588,7 +631,7 @@ func (r *entryReader) Close() error {
 		return nil
 	}
 	if r.bare || r.a == nil {
-		c.close()
+		c.free()
 		return nil
 	}
 	r.a.mu.Lock()
@@ -600,7 +643,7 @@ func (r *entryReader) Close() error {
 	}
 	r.a.mu.Unlock()
 	if old != nil {
-		old.close()
+		old.free()
 	}
 	return nil
 }

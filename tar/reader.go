@@ -22,7 +22,6 @@ type Reader struct {
 	cur   *arc.Entry
 	err   error
 	raw   [blockSize]byte // the input's first bytes, when r cannot peek
-	head  [blockSize]byte // the first decoded block
 	pre   prefixReader
 }
 
@@ -51,16 +50,16 @@ func NewReader(r io.Reader, cfg *arc.Config) (*Reader, error) {
 	if z.kind == None && !IsHeader(first) {
 		return nil, errs.ErrFormat
 	}
-	m, err := z.c.start(src, z.kind, &z.lim, cfg.Workers, z.head[:])
+	m, err := z.c.start(src, z.kind, &z.lim, cfg.Workers, z.c.hb[:])
 	if err != nil {
 		z.c.close()
 		return nil, err
 	}
-	if z.kind != None && !IsHeader(z.head[:m]) {
+	if z.kind != None && !IsHeader(z.c.hb[:m]) {
 		z.bare = true
 		return z, nil
 	}
-	z.c.tr = tar.NewReader(&z.c.head)
+	z.c.openTar()
 	return z, nil
 }
 

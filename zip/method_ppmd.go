@@ -27,7 +27,7 @@ type ppmdReader struct {
 func init() {
 	register(methodPPMd, &methodSpec{
 		name:  "PPMd",
-		check: memCheck("PPMd", ppmdMinMemory), // the smallest model a stream can declare
+		check: memCheck("PPMd", ppmdMinMemory+ppmd.Overhead(ppmdMinMemory)), // the smallest model a stream can declare
 		open:  openPPMd,
 	})
 }

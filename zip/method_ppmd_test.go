@@ -10,6 +10,7 @@ import (
 
 	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/internal/ppmd"
 	"github.com/go-unarc/unarc/internal/testutil"
 )
 
@@ -73,10 +74,11 @@ func TestPPMdBothAPIs(t *testing.T) {
 
 // TestPPMdMemoryLimit: a model above MaxMemory is ErrLimit, whether the
 // limit is below the smallest model (refused before reading) or below the
-// one the stream declares (refused after its 2-byte header).
+// one the stream declares (refused after its 2-byte header). A model
+// needs its tables (ppmd.Overhead) under the limit too.
 func TestPPMdMemoryLimit(t *testing.T) {
 	data := ppmdTestdata(t, "ppmd-o2-mem1m.zip") // text.txt: a 1 MiB model
-	mem := int64(1 << 20)
+	mem := int64(1<<20) + ppmd.Overhead(1<<20)
 	if _, err := readEntry0(data, arc.Limits{MaxMemory: mem - 1}); !errors.Is(err, errs.ErrLimit) {
 		t.Errorf("MaxMemory below the smallest model: %v, want ErrLimit", err)
 	}
@@ -84,7 +86,15 @@ func TestPPMdMemoryLimit(t *testing.T) {
 		t.Errorf("MaxMemory at the model size: %v", err)
 	}
 	data = ppmdTestdata(t, "ppmd-mx5.zip") // text.txt: a 2 MiB model
-	a, err := openCfg(data, arc.Limits{MaxMemory: 3 << 19})
+	for _, limit := range []int64{3 << 19, 2 << 20, 2<<20 + ppmd.Overhead(2<<20) - 1} {
+		testPPMdOverLimit(t, data, limit)
+	}
+}
+
+// testPPMdOverLimit: the 2 MiB model of text.txt in data is ErrLimit
+// under limit (which is above the smallest model with its tables).
+func testPPMdOverLimit(t *testing.T, data []byte, limit int64) {
+	a, err := openCfg(data, arc.Limits{MaxMemory: limit})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +108,7 @@ func TestPPMdMemoryLimit(t *testing.T) {
 			rc.Close()
 		}
 		if !errors.Is(err, errs.ErrLimit) {
-			t.Errorf("MaxMemory below the declared model: %v, want ErrLimit", err)
+			t.Errorf("MaxMemory %d below the declared model with its tables: %v, want ErrLimit", limit, err)
 		}
 		return
 	}

@@ -350,11 +350,9 @@ func (v *vars) checkHeap() error {
 	if !push(*v.minContext) || !push(*v.maxContext) {
 		return bad("context out of range")
 	}
-	var ctxs []uint32
 	for len(work) > 0 {
 		c := work[len(work)-1]
 		work = work[:len(work)-1]
-		ctxs = append(ctxs, c)
 		var ns uint32
 		if v.eight {
 			ns = uint32(mem[c]) + 1
@@ -383,10 +381,16 @@ func (v *vars) checkHeap() error {
 			return bad("suffix out of range")
 		}
 	}
-	// Every suffix chain ends at the root, without a cycle.
+	// Every suffix chain ends at the root, without a cycle. The contexts
+	// are the bits of isCtx (in any order; a list of them would cost
+	// four bytes per context on top of what Overhead counts).
 	depth := make([]uint8, nUnits)
 	var path []uint32
-	for _, c := range ctxs {
+	for k := range nUnits {
+		if isCtx[k/64]&(1<<(k%64)) == 0 {
+			continue
+		}
+		c := us + k*unitSize
 		path = path[:0]
 		x := c
 		for x != 0 && depth[(x-us)/unitSize] == 0 {
@@ -521,8 +525,8 @@ func (z *ReaderZip) Checkpoint(dst []byte) (state []byte, out, in int64) {
 
 // ResetAt makes z resume a ZIP PPMd stream of size bytes whose 2-byte
 // header is hdr from a checkpoint: r must deliver the stream from byte
-// in. A model larger than maxMem (> 0) is ErrLimit before anything is
-// allocated. A state that does not fit (another order, memory or
+// in. A model that needs more than maxMem (> 0) with its tables
+// (Overhead) is ErrLimit before anything is allocated. A state that does not fit (another order, memory or
 // restoration method than hdr's, say) is ErrCorrupt. Read z through
 // Guarded.
 func (z *ReaderZip) ResetAt(r io.Reader, hdr uint16, size, maxMem int64, state []byte, out, in int64) error {
@@ -532,8 +536,8 @@ func (z *ReaderZip) ResetAt(r io.Reader, hdr uint16, size, maxMem int64, state [
 		z.err = err
 		return err
 	}
-	if maxMem > 0 && int64(h.Memory) > maxMem {
-		z.err = errs.Limit("MaxMemory: ppmd8 model of %d bytes exceeds the limit %d", h.Memory, maxMem)
+	if need := int64(h.Memory) + Overhead(int64(h.Memory)); maxMem > 0 && need > maxMem {
+		z.err = errs.Limit("MaxMemory: ppmd8 model of %d bytes (%d with its tables) exceeds the limit %d", h.Memory, need, maxMem)
 		return z.err
 	}
 	order, restore, mem, err := stateHeader(state, true)

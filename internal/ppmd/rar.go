@@ -35,8 +35,9 @@ const (
 // reads, so after the block (escape, 0) the unpacker continues with the
 // next byte of the same source. The zero value is ready to use.
 type RAR struct {
-	// MaxMemory caps the model size a header may ask for, in bytes;
-	// 0 means RARMaxMemory. Larger requests fail with errs.ErrLimit
+	// MaxMemory caps the memory of the model a header may ask for with
+	// its tables (Overhead), in bytes; 0 means no cap beyond the
+	// format's (RARMaxMemory). Larger requests fail with errs.ErrLimit
 	// before anything is allocated.
 	MaxMemory int
 
@@ -89,12 +90,9 @@ func (d *RAR) ReadHeader(br io.ByteReader) (esc int, err error) {
 		return esc, errs.Corrupt("ppmd: RAR model order 1")
 	}
 	mem := (int(maxMB) + 1) << 20
-	limit := d.MaxMemory
-	if limit <= 0 || limit > RARMaxMemory {
-		limit = RARMaxMemory
-	}
-	if mem > limit {
-		return esc, errs.Limit("ppmd: RAR model needs %d MiB", mem>>20)
+	// mem is at most RARMaxMemory (maxMB is a byte).
+	if need := int64(mem) + Overhead(int64(mem)); d.MaxMemory > 0 && need > int64(d.MaxMemory) {
+		return esc, errs.Limit("ppmd: RAR model needs %d MiB and %d bytes of tables", mem>>20, need-int64(mem))
 	}
 	if d.m == nil {
 		d.m = modelPool.get()

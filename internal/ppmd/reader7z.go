@@ -55,16 +55,16 @@ func NewReader7z(r io.Reader, order int, mem uint32, size int64) (*Reader7z, err
 }
 
 // NewReader7zProps is NewReader7z for a 7z coder record: it parses the
-// 5 property bytes and refuses (errs.ErrLimit) a model larger than
-// maxMem bytes before allocating it. maxMem <= 0 means no limit beyond
+// 5 property bytes and refuses (errs.ErrLimit) a model that needs more
+// than maxMem bytes with its tables (Overhead) before allocating it. maxMem <= 0 means no limit beyond
 // the format's own (4 GiB).
 func NewReader7zProps(r io.Reader, props []byte, size int64, maxMem int64) (*Reader7z, error) {
 	order, mem, err := ParseProps7z(props)
 	if err != nil {
 		return nil, err
 	}
-	if maxMem > 0 && int64(mem) > maxMem {
-		return nil, errs.Limit("ppmd: model memory %d exceeds the limit %d", mem, maxMem)
+	if need := int64(mem) + Overhead(int64(mem)); maxMem > 0 && need > maxMem {
+		return nil, errs.Limit("ppmd: model memory %d (%d with its tables) exceeds the limit %d", mem, need, maxMem)
 	}
 	return NewReader7z(r, order, mem, size)
 }

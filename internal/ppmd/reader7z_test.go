@@ -217,10 +217,13 @@ func TestNewReader7zProps(t *testing.T) {
 	packed := packed7z(t, f.Archive)
 	props := []byte{byte(f.Order), 0, 0, 0, 0}
 	binary.LittleEndian.PutUint32(props[1:], f.Mem)
-	if _, err := NewReader7zProps(bytes.NewReader(packed), props, f.Size, int64(f.Mem)-1); !errors.Is(err, errs.ErrLimit) {
+	// The limit covers the arena and the model's tables (Overhead): one
+	// byte short of both is refused.
+	need := int64(f.Mem) + Overhead(int64(f.Mem))
+	if _, err := NewReader7zProps(bytes.NewReader(packed), props, f.Size, need-1); !errors.Is(err, errs.ErrLimit) {
 		t.Fatalf("over the limit: %v, want ErrLimit", err)
 	}
-	z, err := NewReader7zProps(bytes.NewReader(packed), props, f.Size, int64(f.Mem))
+	z, err := NewReader7zProps(bytes.NewReader(packed), props, f.Size, need)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -50,8 +50,8 @@ type ReaderZip struct {
 
 // NewReaderZip reads the header of the stream in r and returns a reader
 // of its size decoded bytes (size < 0: unknown, decode up to the end
-// marker). A model larger than maxMem bytes (maxMem <= 0: no limit) is
-// refused with errs.ErrLimit before anything is allocated.
+// marker). A model that needs more than maxMem bytes with its tables
+// (Overhead; maxMem <= 0: no limit) is refused with errs.ErrLimit before anything is allocated.
 //
 // With a known size the stream must end exactly at the end of r: after
 // size bytes the end marker must follow, the range decoder must finish
@@ -91,8 +91,8 @@ func (z *ReaderZip) start(maxMem int64) error {
 		return err
 	}
 	z.hdr = h
-	if maxMem > 0 && int64(h.Memory) > maxMem {
-		return errs.Limit("MaxMemory: ppmd8 model of %d bytes exceeds the limit %d", h.Memory, maxMem)
+	if need := int64(h.Memory) + Overhead(int64(h.Memory)); maxMem > 0 && need > maxMem {
+		return errs.Limit("MaxMemory: ppmd8 model of %d bytes (%d with its tables) exceeds the limit %d", h.Memory, need, maxMem)
 	}
 	if err := z.rc.initRAR(); err != nil {
 		return err

@@ -211,9 +211,14 @@ func TestReaderZipLimit(t *testing.T) {
 	if d := after.total - before.total; d > 64<<10 {
 		t.Errorf("allocated %d bytes before refusing", d)
 	}
-	// At the limit it decodes.
+	// The limit covers the arena and the model's tables (Overhead): one
+	// byte short is refused, at the limit it decodes.
 	h, _ := ParseZipHeader(uint16(e.Packed[0]) | uint16(e.Packed[1])<<8)
-	if out, _, err := decodeZipLimit(e, int64(h.Memory)); err != nil || crc32.ChecksumIEEE(out) != e.CRC {
+	need := int64(h.Memory) + Overhead(int64(h.Memory))
+	if _, _, err := decodeZipLimit(e, need-1); !errors.Is(err, errs.ErrLimit) {
+		t.Fatalf("one byte short of the model and its tables: %v, want ErrLimit", err)
+	}
+	if out, _, err := decodeZipLimit(e, need); err != nil || crc32.ChecksumIEEE(out) != e.CRC {
 		t.Fatalf("at the limit: %v", err)
 	}
 }

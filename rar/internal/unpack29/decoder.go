@@ -39,8 +39,9 @@ const DefaultMaxMemory = 256 << 20
 // Decoder decodes one RAR 2.9 stream, entry by entry. The zero value is
 // not usable; call NewDecoder, then Reset for each entry.
 type Decoder struct {
-	// MaxMemory caps the PPMd model a block header may ask for (bytes);
-	// 0 means DefaultMaxMemory. A larger request fails with errs.ErrLimit
+	// MaxMemory caps the memory of the PPMd model a block header may ask
+	// for, with its tables (ppmd.Overhead), in bytes; 0 means no cap but
+	// the format's (DefaultMaxMemory). A larger request fails with errs.ErrLimit
 	// before anything is allocated. Set it before decoding, e.g. from
 	// arc.Limits.MaxMemory.
 	MaxMemory int64

@@ -11,6 +11,7 @@ import (
 	"testing/iotest"
 
 	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/internal/ppmd"
 	"github.com/go-unarc/unarc/rar/internal/rarbits"
 )
 
@@ -148,6 +149,30 @@ func TestPPMMemoryLimit(t *testing.T) {
 	}
 	if _, err := d.WriteTo(io.Discard); !errors.Is(err, errs.ErrLimit) {
 		t.Fatalf("got %v, want ErrLimit", err)
+	}
+	// The limit covers the model's tables too (ppmd.Overhead): find the
+	// block's model size (a whole MiB that decodes with its tables and
+	// not one byte less), then the arena alone must be refused.
+	decode := func(limit int64) error {
+		d.MaxMemory = limit
+		if err := d.Reset(bytes.NewReader(e.Packed), e.Dict, e.Size, false); err != nil {
+			t.Fatal(err)
+		}
+		_, err := d.WriteTo(io.Discard)
+		return err
+	}
+	mem := int64(0)
+	for mb := int64(1); mb <= 256 && mem == 0; mb++ {
+		need := mb<<20 + ppmd.Overhead(mb<<20)
+		if decode(need) == nil && errors.Is(decode(need-1), errs.ErrLimit) {
+			mem = mb << 20
+		}
+	}
+	if mem == 0 {
+		t.Fatal("no model size decodes")
+	}
+	if err := decode(mem); !errors.Is(err, errs.ErrLimit) {
+		t.Fatalf("a limit of the %d-byte arena alone: %v, want ErrLimit", mem, err)
 	}
 }
 

@@ -50,11 +50,7 @@ func (s *byteSource) ReadByte() (byte, error) {
 func (d *Decoder) startPPM() error {
 	p := &d.ppm
 	p.used = true
-	limit := d.MaxMemory
-	if limit <= 0 || limit > DefaultMaxMemory {
-		limit = DefaultMaxMemory
-	}
-	p.rar.MaxMemory = int(limit)
+	p.rar.MaxMemory = int(max(d.MaxMemory, 0)) // the model and its tables (ppmd.Overhead)
 	esc, err := p.rar.ReadHeader((*byteSource)(&d.br))
 	if err != nil {
 		p.active = false
