@@ -264,10 +264,11 @@ func (m *Model) updateModel() {
 		mem[s+1] = byte(cf)
 		if ns1 >= bigMin {
 			if e := m.bigOf(c); e != nil {
-				e.pos[fsSym] = uint8(ns1)
-				e.freq[fsSym] = uint8(cf)
+				e.sym[fsSym].pos = uint8(ns1)
+				e.sym[fsSym].freq = uint8(cf)
 				e.has[fsSym>>6] |= 1 << (fsSym & 63)
 				e.sum[(ns1/maskBlock)&(256/maskBlock-1)] += cf
+				e.total += cf
 			}
 		}
 		c = get32(mem, c+8)
@@ -465,7 +466,8 @@ func (m *Model) update1_0() {
 	if get16(mem, mc) >= bigMin {
 		if e := m.bigOf(mc); e != nil {
 			e.sum[0] += 4 // the first state is in block 0
-			e.freq[mem[s]] += 4
+			e.total += 4
+			e.sym[mem[s]].freq += 4
 		}
 	}
 	if freq > maxFreq {
