@@ -335,7 +335,7 @@ func (m *Model) decodeSymbol(rc *rangeDecoder) int {
 		f := uint32(mem[s+1])
 		col := m.prevSuccess +
 			uint32((m.runLength>>26)&0x20) +
-			uint32(ns2BSIndx[(m.numStats(m.suffix(mc))-1)&0xFF]) +
+			uint32(ns2BSIndx[(get16(mem, get32(mem, mc+8))-1)&0xFF]) +
 			hiBits4(uint32(mem[s])) +
 			m.hiBitsFlag
 		prob := &m.binSumm[(f-1)&127][col&63]
@@ -380,14 +380,14 @@ func (m *Model) decodeSymbol(rc *rangeDecoder) int {
 	for {
 		rc.norm()
 		mc := m.minContext
-		numMasked := m.numStats(mc)
+		numMasked := get16(mem, mc)
 		for {
 			m.orderFall++
-			mc = m.suffix(mc)
+			mc = get32(mem, mc+8)
 			if mc == 0 {
 				return symEnd
 			}
-			if m.numStats(mc) != numMasked {
+			if get16(mem, mc) != numMasked {
 				break
 			}
 		}

@@ -398,14 +398,15 @@ func (m *Model) rescale() {
 // numMasked symbols already excluded and returns it with the escape
 // frequency it estimates.
 func (m *Model) makeEscFreq(numMasked uint32) (*see, uint32) {
+	mem := m.mem
 	mc := m.minContext
-	numStats := m.numStats(mc)
+	numStats := get16(mem, mc)
 	if numStats == 256 {
 		return &m.dummySee, 1
 	}
 	nonMasked := numStats - numMasked
-	j := b2u(nonMasked < m.numStats(m.suffix(mc))-numStats) +
-		2*b2u(m.summFreq(mc) < 11*numStats) +
+	j := b2u(nonMasked < get16(mem, get32(mem, mc+8))-numStats) +
+		2*b2u(get16(mem, mc+2) < 11*numStats) +
 		4*b2u(numMasked > nonMasked) +
 		m.hiBitsFlag
 	sp := &m.see[ns2Indx[(nonMasked-1)&0xFF]][j&15]
