@@ -31,26 +31,31 @@ func checkBig(t *testing.T, m *Model) int {
 		}
 		stats := m.stats(e.ctx)
 		var sum [256 / maskBlock]uint32
+		var total uint32
 		var has [4]uint64
 		for i := uint32(0); i < n; i++ {
 			s := stats + i*stateSize
 			sym, f := m.mem[s], m.mem[s+1]
 			sum[i/maskBlock] += uint32(f)
+			total += uint32(f)
 			has[sym>>6] |= 1 << (sym & 63)
-			if e.pos[sym] != uint8(i) || e.freq[sym] != f {
-				t.Fatalf("context %d symbol %d: entry has pos %d freq %d, arena %d %d", e.ctx, sym, e.pos[sym], e.freq[sym], i, f)
+			if e.sym[sym].pos != uint8(i) || e.sym[sym].freq != f {
+				t.Fatalf("context %d symbol %d: entry has pos %d freq %d, arena %d %d", e.ctx, sym, e.sym[sym].pos, e.sym[sym].freq, i, f)
 			}
 		}
 		if has != e.has {
 			t.Fatalf("context %d: symbol set %x, arena %x", e.ctx, e.has, has)
 		}
 		for sym := range 256 {
-			if has[sym>>6]&(1<<(sym&63)) == 0 && e.freq[sym] != 0 {
-				t.Fatalf("context %d: absent symbol %d has frequency %d", e.ctx, sym, e.freq[sym])
+			if has[sym>>6]&(1<<(sym&63)) == 0 && e.sym[sym].freq != 0 {
+				t.Fatalf("context %d: absent symbol %d has frequency %d", e.ctx, sym, e.sym[sym].freq)
 			}
 		}
 		if sum != e.sum {
 			t.Fatalf("context %d: block sums %v, arena %v", e.ctx, e.sum, sum)
+		}
+		if total != e.total {
+			t.Fatalf("context %d: total %d, arena %d", e.ctx, e.total, total)
 		}
 	}
 	return live

@@ -335,7 +335,7 @@ func (m *Model) decodeSymbol(rc *rangeDecoder) int {
 		f := uint32(mem[s+1])
 		col := m.prevSuccess +
 			uint32((m.runLength>>26)&0x20) +
-			uint32(ns2BSIndx[(m.numStats(m.suffix(mc))-1)&0xFF]) +
+			uint32(ns2BSIndx[(get16(mem, get32(mem, mc+8))-1)&0xFF]) +
 			hiBits4(uint32(mem[s])) +
 			m.hiBitsFlag
 		prob := &m.binSumm[(f-1)&127][col&63]
@@ -380,14 +380,14 @@ func (m *Model) decodeSymbol(rc *rangeDecoder) int {
 	for {
 		rc.norm()
 		mc := m.minContext
-		numMasked := m.numStats(mc)
+		numMasked := get16(mem, mc)
 		for {
 			m.orderFall++
-			mc = m.suffix(mc)
+			mc = get32(mem, mc+8)
 			if mc == 0 {
 				return symEnd
 			}
-			if m.numStats(mc) != numMasked {
+			if get16(mem, mc) != numMasked {
 				break
 			}
 		}
@@ -572,9 +572,17 @@ const (
 type bigSums struct {
 	ctx, gen uint32 // the entry holds context ctx if gen is the model's
 	sum      [256 / maskBlock]uint32
-	has      [4]uint64  // the context's symbols, one bit each
-	pos      [256]uint8 // pos[sym]: index of sym's state
-	freq     [256]uint8 // freq[sym]: its frequency, 0 if absent
+	total    uint32       // the sum of sum
+	has      [4]uint64    // the context's symbols, one bit each
+	sym      [256]symInfo // sym[s]: where symbol s's state is, and its frequency
+}
+
+// symInfo is one symbol's entry in bigSums. Position and frequency sit
+// side by side: the masked decode looks both up for symbols in random
+// order, and separate arrays cost two cache misses per symbol.
+type symInfo struct {
+	pos  uint8 // index of the symbol's state
+	freq uint8 // its frequency, 0 if absent
 }
 
 // bigOf returns the valid cache entry of context c, or nil.
@@ -590,7 +598,8 @@ func (m *Model) bigOf(c uint32) *bigSums {
 // grew by d.
 func (e *bigSums) add(mem []byte, stats, s, d uint32) {
 	e.sum[((s-stats)/stateSize/maskBlock)&(256/maskBlock-1)] += d
-	e.freq[mem[s]] += uint8(d)
+	e.total += d
+	e.sym[mem[s]].freq += uint8(d)
 }
 
 // swapDown records that state s (of the states at stats) is about to
@@ -598,7 +607,7 @@ func (e *bigSums) add(mem []byte, stats, s, d uint32) {
 func (e *bigSums) swapDown(mem []byte, stats, s uint32) {
 	p := (s - stats) / stateSize
 	a, b := mem[s], mem[s-stateSize]
-	e.pos[a], e.pos[b] = uint8(p-1), uint8(p)
+	e.sym[a].pos, e.sym[b].pos = uint8(p-1), uint8(p)
 	if p%maskBlock == 0 {
 		hi := (p / maskBlock) & (256/maskBlock - 1)
 		d := uint32(mem[s-stateSize+1]) - uint32(mem[s+1])
@@ -610,7 +619,7 @@ func (e *bigSums) swapDown(mem []byte, stats, s uint32) {
 // state returns the offset of sym's state among the n states at stats,
 // which hold it.
 func (e *bigSums) state(mem []byte, stats, n uint32, sym byte) uint32 {
-	if p := uint32(e.pos[sym]); p < n {
+	if p := uint32(e.sym[sym].pos); p < n {
 		if s := stats + p*stateSize; mem[s] == sym {
 			return s
 		}
@@ -622,14 +631,16 @@ func (e *bigSums) state(mem []byte, stats, n uint32, sym byte) uint32 {
 func (e *bigSums) build(c, gen uint32, st []byte) {
 	e.ctx, e.gen = c, gen
 	e.sum = [256 / maskBlock]uint32{}
+	e.total = 0
 	e.has = [4]uint64{}
-	e.freq = [256]uint8{}
+	e.sym = [256]symInfo{}
 	for i := 0; i+stateSize <= len(st) && i < 256*stateSize; i += stateSize {
 		sym, f := st[i], st[i+1]
-		e.pos[sym] = uint8(i / stateSize)
-		e.freq[sym] = f
+		e.sym[sym].pos = uint8(i / stateSize)
+		e.sym[sym].freq = f
 		e.has[sym>>6] |= 1 << (sym & 63)
 		e.sum[(i/stateSize/maskBlock)&(256/maskBlock-1)] += uint32(f)
+		e.total += uint32(f)
 	}
 }
 
@@ -651,8 +662,9 @@ func (m *Model) bigSymbol(rc *rangeDecoder, st []byte, mc, prev, numMasked uint3
 	if e.ctx != mc || e.gen != m.gen {
 		e.build(mc, m.gen, st)
 	}
-	// part[b] is block b's unmasked sum.
-	var part [256 / maskBlock]uint32
+	// Block b's unmasked sum is base[b] - sub[b].
+	var part, sub [256 / maskBlock]uint32
+	base := &e.sum
 	hiCnt := uint32(0)
 	n := uint32(len(st) / stateSize)
 	var pe *bigSums
@@ -675,11 +687,13 @@ func (m *Model) bigSymbol(rc *rangeDecoder, st []byte, mc, prev, numMasked uint3
 		for w, x := range left {
 			for ; x != 0; x &= x - 1 {
 				sym := byte(w<<6 | bits.TrailingZeros64(x))
-				f := uint32(e.freq[sym])
-				part[e.pos[sym]>>4] += f
+				si := e.sym[sym]
+				f := uint32(si.freq)
+				part[si.pos>>4] += f
 				hiCnt += f
 			}
 		}
+		base = &part
 	} else {
 		var pst []byte
 		if numMasked == 1 {
@@ -691,28 +705,26 @@ func (m *Model) bigSymbol(rc *rangeDecoder, st []byte, mc, prev, numMasked uint3
 			}
 			pst = mem[ps : ps+numMasked*stateSize]
 		}
-		// Subtract the masked symbols' frequencies from the block sums.
+		// Subtract the masked symbols' frequencies from the total; the
+		// block sums are corrected only as far as the walk below goes.
 		// One absent from mc (frequency 0 in e) cannot happen (a suffix
-		// holds its contexts' symbols); a block sum is at most 16*255,
-		// so a negative difference would show in bit 31.
-		var sub [256 / maskBlock]uint32
-		absent := uint32(0)
+		// holds its contexts' symbols). Nor can a block go negative,
+		// but in a crafted model a symbol repeated in prev could make
+		// one wrap: the walk then stops in that block, whose walk is
+		// bounded and decodes some unmasked symbol or symError.
+		absent, subSum := uint32(0), uint32(0)
 		for k := 0; k < len(pst); k += stateSize {
 			sym := pst[k]
-			f := uint32(e.freq[sym])
+			si := e.sym[sym]
+			f := uint32(si.freq)
 			absent |= f - 1 // bit 31 set when f is 0
-			sub[e.pos[sym]>>4] += f
+			sub[si.pos>>4] += f
+			subSum += f
 		}
-		neg := absent
-		for b := range part {
-			d := e.sum[b] - sub[b]
-			part[b] = d
-			neg |= d
-			hiCnt += d
-		}
-		if neg>>31 != 0 {
+		if absent>>31 != 0 || subSum > e.total {
 			return notBig
 		}
+		hiCnt = e.total - subSum
 	}
 	freqSum := escFreq + hiCnt
 	if freqSum > rc.rng || freqSum == 0 {
@@ -722,8 +734,12 @@ func (m *Model) bigSymbol(rc *rangeDecoder, st []byte, mc, prev, numMasked uint3
 	if count < hiCnt {
 		low := uint32(0)
 		b := 0
-		for ; b < len(part)-1 && count-low >= part[b]; b++ {
-			low += part[b]
+		for ; b < len(sub)-1; b++ {
+			d := base[b] - sub[b]
+			if count-low < d {
+				break
+			}
+			low += d
 		}
 		i := b * maskBlock * stateSize
 		end := min(i+maskBlock*stateSize, len(st))

@@ -85,7 +85,7 @@ func (m *model8) cutOff(ctx, order uint32) uint32 {
 			ns--
 			if order != 0 {
 				if s != s2 {
-					copy(mem[s:s+stateSize], mem[s2:s2+stateSize])
+					*stateAt(mem, s) = *stateAt(mem, s2)
 				}
 			} else {
 				m.swapStates(s, s2)
@@ -422,7 +422,7 @@ func (m *model8) updateModel() {
 			}
 			freq := uint32(mem[c+3])
 			mem[s] = mem[c+2]
-			copy(mem[s+2:s+6], mem[c+4:c+8])
+			put32(mem, s+2, get32(mem, c+4))
 			m.setStats(c, s)
 			if freq < maxFreq/4-1 {
 				freq <<= 1

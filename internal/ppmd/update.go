@@ -236,7 +236,7 @@ func (m *Model) updateModel() {
 			}
 			freq := uint32(mem[c+3])
 			mem[s] = mem[c+2]
-			copy(mem[s+2:s+6], mem[c+4:c+8])
+			put32(mem, s+2, get32(mem, c+4))
 			put32(mem, c+4, s)
 			if freq < maxFreq/4-1 {
 				freq <<= 1
@@ -264,10 +264,11 @@ func (m *Model) updateModel() {
 		mem[s+1] = byte(cf)
 		if ns1 >= bigMin {
 			if e := m.bigOf(c); e != nil {
-				e.pos[fsSym] = uint8(ns1)
-				e.freq[fsSym] = uint8(cf)
+				e.sym[fsSym].pos = uint8(ns1)
+				e.sym[fsSym].freq = uint8(cf)
 				e.has[fsSym>>6] |= 1 << (fsSym & 63)
 				e.sum[(ns1/maskBlock)&(256/maskBlock-1)] += cf
+				e.total += cf
 			}
 		}
 		c = get32(mem, c+8)
@@ -280,6 +281,11 @@ func get32(mem []byte, off uint32) uint32 { return binary.LittleEndian.Uint32(me
 func put16(mem []byte, off, v uint32)     { binary.LittleEndian.PutUint16(mem[off:], uint16(v)) }
 func put32(mem []byte, off, v uint32)     { binary.LittleEndian.PutUint32(mem[off:], v) }
 
+// stateAt is the 6-byte state at off. Moving states through it compiles
+// to plain loads and stores; copy of a 6-byte slice calls memmove, which
+// was a tenth of rescale.
+func stateAt(mem []byte, off uint32) *[stateSize]byte { return (*[stateSize]byte)(mem[off:]) }
+
 // halveStates is the common part of both models' rescale: it moves the
 // found state s of the n states at stats to the front, halves every
 // frequency (the first one +4, all rounded up by adder), keeping the
@@ -287,10 +293,9 @@ func put32(mem []byte, off, v uint32)     { binary.LittleEndian.PutUint32(mem[of
 // summFreq less the old sum, and the offset of the last state.
 func halveStates(mem []byte, stats, s, n, adder, summFreq uint32) (sumFreq, escFreq, last uint32) {
 	if s != stats {
-		var tmp [stateSize]byte
-		copy(tmp[:], mem[s:s+stateSize])
+		tmp := *stateAt(mem, s)
 		copy(mem[stats+stateSize:s+stateSize], mem[stats:s])
-		copy(mem[stats:stats+stateSize], tmp[:])
+		*stateAt(mem, stats) = tmp
 		s = stats
 	}
 	sumFreq = uint32(mem[s+1])
@@ -306,17 +311,16 @@ func halveStates(mem []byte, stats, s, n, adder, summFreq uint32) (sumFreq, escF
 		mem[s+1] = byte(freq)
 		if freq > uint32(mem[s-stateSize+1]) {
 			// Insertion step: move the state up past smaller ones.
-			var tmp [stateSize]byte
-			copy(tmp[:], mem[s:s+stateSize])
+			tmp := *stateAt(mem, s)
 			s1 := s
 			for {
-				copy(mem[s1:s1+stateSize], mem[s1-stateSize:s1])
+				*stateAt(mem, s1) = *stateAt(mem, s1-stateSize)
 				s1 -= stateSize
 				if s1 == stats || freq <= uint32(mem[s1-stateSize+1]) {
 					break
 				}
 			}
-			copy(mem[s1:s1+stateSize], tmp[:])
+			*stateAt(mem, s1) = tmp
 		}
 	}
 	return sumFreq, escFreq, s
@@ -364,7 +368,7 @@ func (m *Model) rescale() {
 				}
 			}
 			one := oneState(mc)
-			copy(mem[one:one+stateSize], mem[stats:stats+stateSize])
+			*stateAt(mem, one) = *stateAt(mem, stats)
 			mem[one+1] = byte(freq)
 			m.foundState = one
 			m.insertNode(stats, u2i(n0))
@@ -394,14 +398,15 @@ func (m *Model) rescale() {
 // numMasked symbols already excluded and returns it with the escape
 // frequency it estimates.
 func (m *Model) makeEscFreq(numMasked uint32) (*see, uint32) {
+	mem := m.mem
 	mc := m.minContext
-	numStats := m.numStats(mc)
+	numStats := get16(mem, mc)
 	if numStats == 256 {
 		return &m.dummySee, 1
 	}
 	nonMasked := numStats - numMasked
-	j := b2u(nonMasked < m.numStats(m.suffix(mc))-numStats) +
-		2*b2u(m.summFreq(mc) < 11*numStats) +
+	j := b2u(nonMasked < get16(mem, get32(mem, mc+8))-numStats) +
+		2*b2u(get16(mem, mc+2) < 11*numStats) +
 		4*b2u(numMasked > nonMasked) +
 		m.hiBitsFlag
 	sp := &m.see[ns2Indx[(nonMasked-1)&0xFF]][j&15]
@@ -465,7 +470,8 @@ func (m *Model) update1_0() {
 	if get16(mem, mc) >= bigMin {
 		if e := m.bigOf(mc); e != nil {
 			e.sum[0] += 4 // the first state is in block 0
-			e.freq[mem[s]] += 4
+			e.total += 4
+			e.sym[mem[s]].freq += 4
 		}
 	}
 	if freq > maxFreq {
