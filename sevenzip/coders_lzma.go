@@ -14,9 +14,12 @@ import (
 // decoder itself sizes it to min(dictionary, output size).
 func newLZMA(c *coder, in io.Reader, size int64, grow bool, env *decodeEnv) (io.Reader, error) {
 	maxDict := lzma.MaxDict(env.limits.MaxDictionary)
-	growOpt := lzma.Option{} // no effect
+	growOpt, stepOpt := lzma.Option{}, lzma.Option{} // no effect
 	if grow {
 		growOpt = lzma.GrowWindow()
+	}
+	if env.step > 0 {
+		stepOpt = lzma.StepSize(env.step)
 	}
 	if c.method == mLZMA2 {
 		if len(c.props) != 1 {
@@ -40,7 +43,7 @@ func newLZMA(c *coder, in io.Reader, size int64, grow bool, env *decodeEnv) (io.
 			}
 		}
 		z := readers2.Get()
-		if err := z.Reset(in, dict, size, maxDict, growOpt); err != nil {
+		if err := z.Reset(in, dict, size, maxDict, growOpt, stepOpt); err != nil {
 			reader2Closer{z}.Close()
 			return nil, err
 		}
@@ -53,7 +56,7 @@ func newLZMA(c *coder, in io.Reader, size int64, grow bool, env *decodeEnv) (io.
 		return nil, err
 	}
 	z := readers1.Get()
-	if err := z.Reset(in, p, size, maxDict, growOpt); err != nil {
+	if err := z.Reset(in, p, size, maxDict, growOpt, stepOpt); err != nil {
 		reader1Closer{z}.Close()
 		return nil, err
 	}

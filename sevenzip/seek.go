@@ -75,12 +75,20 @@ type chainShape struct {
 	aes    int  // the 7zAES coder, -1 none
 	aesOut int  // its output stream
 	outLen int64
+
+	// BCJ2 folders (seek_bcj2.go): lz is the BCJ2 coder; sub[j] is the
+	// coder feeding its input j (-1: a pack stream directly), pack[j]
+	// the pack stream (index into the folder's) under it.
+	bcj2 bool
+	sub  [4]int
+	pack [4]int
 }
 
 func shapeOf(f *folder) chainShape {
 	none := chainShape{lz: -1, aes: -1, filt: -1}
 	sh := none
 	if len(f.packed) != 1 {
+		bcj2Shape(f, &sh)
 		return sh
 	}
 	outBase := make([]int, len(f.coders))
@@ -95,6 +103,7 @@ func shapeOf(f *folder) chainShape {
 		nOut++
 	}
 	out := f.mainOut
+	copyAt := -1 // a Copy coder under a filter: the chain's coder when it has no other
 	for steps := 0; ; steps++ {
 		if steps > len(f.coders) || out < 0 || out >= len(f.coders) {
 			return none
@@ -103,6 +112,9 @@ func shapeOf(f *folder) chainShape {
 		c := &f.coders[ci]
 		switch c.method {
 		case mCopy:
+			if sh.filt >= 0 && sh.lz < 0 && copyAt < 0 {
+				copyAt = ci
+			}
 		case mAES:
 			if sh.aes >= 0 {
 				return none
@@ -135,6 +147,9 @@ func shapeOf(f *folder) chainShape {
 			return none
 		}
 		out = next
+	}
+	if sh.filt >= 0 && sh.lz < 0 {
+		sh.lz = copyAt
 	}
 	if sh.filt >= 0 && (sh.lz < 0 || f.unpackSizes[sh.filt] != f.unpackSizes[sh.lz]) {
 		return none // filters keep the size
@@ -408,6 +423,9 @@ func (a *Archive) directFolder(fi int, sh chainShape, x int64, e *arc.Entry) (*f
 // resumeFolder restarts an LZMA2, LZMA, BZip2 or PPMd folder from
 // checkpoint cp.
 func (a *Archive) resumeFolder(fi int, sh chainShape, cp arc.Checkpoint, e *arc.Entry) (*folderReader, error) {
+	if sh.bcj2 {
+		return a.resumeBCJ2(fi, sh, cp, e)
+	}
 	f := &a.si.folders[fi]
 	c := &f.coders[sh.lz]
 	if cp.Kind != cpKindOf(f, sh) {
@@ -448,6 +466,13 @@ func (a *Archive) resumeFolder(fi int, sh chainShape, cp arc.Checkpoint, e *arc.
 	maxDict := lzma.MaxDict(a.cfg.Limits.MaxDictionary)
 	var r io.Reader
 	switch c.method {
+	case mCopy:
+		if len(lzState) != 0 || cp.In != lzOut {
+			fr.Close()
+			return nil, errs.Corrupt("7z: Copy checkpoint at output %d, input %d", lzOut, cp.In)
+		}
+		cc := fr.env.counter(in, lzOut)
+		r, fr.cpz = cc, cc
 	case mLZMA2:
 		if len(c.props) != 1 {
 			fr.Close()
@@ -605,6 +630,10 @@ func cpKind(method uint64) string {
 		return "ppmd7"
 	case mDeflate, mDeflate64:
 		return "deflate"
+	case mCopy:
+		return "copy"
+	case mBCJ2:
+		return "bcj2"
 	}
 	return "lzma"
 }

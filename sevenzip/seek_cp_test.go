@@ -25,6 +25,9 @@ var cpFolders = []struct{ name, kind string }{
 	// Deflate folders (testdata/seek/make-deflate7z.sh)
 	{"deflate-solid.7z", "deflate"}, {"deflate-solid-aes.7z", "deflate"},
 	{"deflate64-solid.7z", "deflate"}, {"bcj-deflate.7z", "deflate+bcj"},
+	// BCJ2 folders and filters over Copy (testdata/seek/make-bcj2.sh)
+	{"bcj2-lzma2.7z", "bcj2"}, {"bcj2-lzma.7z", "bcj2"},
+	{"delta-copy.7z", "copy+delta"}, {"bcj-copy-aes.7z", "copy+bcj"},
 }
 
 // entryAt reads n bytes at off of entry i through OpenAt.

@@ -80,6 +80,18 @@ func (a *Archive) fitCP(cp *arc.Checkpoint) error {
 	}
 	c := &f.coders[sh.lz]
 	size := f.unpackSizes[sh.lz]
+	if sh.bcj2 {
+		_, inLen := a.packStream(f, sh.pack[0])
+		if cp.Kind != "bcj2" || cp.Out <= 0 || cp.Out >= size || cp.In < 0 || cp.In > inLen ||
+			cp.CheckLen != min(arc.CheckSpan, size-cp.Out) {
+			return arc.Stale("checkpoint does not fit its folder")
+		}
+		if err := fitBCJ2(f, sh, cp); err != nil {
+			return err
+		}
+		cp.Entry, cp.EntryOff = a.entryAtOut(fi, cp.Out)
+		return nil
+	}
 	_, inLen := a.packStart(f)
 	if sh.aes >= 0 {
 		inLen = f.unpackSizes[sh.aesOut]
@@ -93,6 +105,12 @@ func (a *Archive) fitCP(cp *arc.Checkpoint) error {
 		return arc.Stale("checkpoint does not fit its folder")
 	}
 	switch c.method {
+	case mCopy:
+		if len(lzState) != 0 {
+			return arc.Stale("checkpoint state does not fit its folder")
+		}
+		cp.Entry, cp.EntryOff = a.entryAtOut(fi, cp.Out)
+		return nil
 	case mBZip2:
 		if len(lzState) != bzip2.CheckpointStateSize {
 			return arc.Stale("checkpoint state does not fit its folder")
@@ -117,33 +135,42 @@ func (a *Archive) fitCP(cp *arc.Checkpoint) error {
 		cp.Entry, cp.EntryOff = a.entryAtOut(fi, cp.Out)
 		return nil
 	}
-	// The state holds the window (at most the dictionary, or the folder's
-	// size when smaller), a few coder fields and the probabilities.
+	bound, ok := lzmaStateBound(c, size)
+	if !ok {
+		return arc.Stale("checkpoint of a damaged coder")
+	}
+	if int64(len(lzState)) > bound {
+		return arc.Stale("checkpoint state larger than its folder's window")
+	}
+	cp.Entry, cp.EntryOff = a.entryAtOut(fi, cp.Out)
+	return nil
+}
+
+// lzmaStateBound is the largest checkpoint state of LZMA or LZMA2 coder
+// c producing size bytes: the window (at most the dictionary, or size
+// when smaller), a few coder fields and the probabilities.
+func lzmaStateBound(c *coder, size int64) (int64, bool) {
 	var dict int64
 	lclp := 4
 	switch c.method {
 	case mLZMA2:
 		if len(c.props) != 1 {
-			return arc.Stale("checkpoint of a damaged coder")
+			return 0, false
 		}
 		d, err := lzma.DictSizeLZMA2(c.props[0])
 		if err != nil {
-			return arc.Stale("checkpoint of a damaged coder")
+			return 0, false
 		}
 		dict = d
 	default:
 		p, err := lzma.DecodeProps(c.props)
 		if err != nil {
-			return arc.Stale("checkpoint of a damaged coder")
+			return 0, false
 		}
 		dict, lclp = int64(p.DictSize), p.LC+p.LP
 	}
 	window := (min(max(dict, 4096), size) + 15) &^ 15
-	if int64(len(lzState)) > window+2*(4096+0x300<<lclp)+128 {
-		return arc.Stale("checkpoint state larger than its folder's window")
-	}
-	cp.Entry, cp.EntryOff = a.entryAtOut(fi, cp.Out)
-	return nil
+	return window + 2*(4096+0x300<<lclp) + 128, true
 }
 
 // folderEntry returns an entry of folder fi (for the password prompt).
