@@ -42,6 +42,7 @@ type folderReader struct {
 	cpf     *bcj.Reader // the filter after cpz, if any (seek.go)
 	cpEvery int64
 	cpNext  int64
+	pre     []byte // output decoded already (a restored checkpoint's check span), handed out first
 
 	live bool // between getFolder and Close
 
@@ -275,6 +276,12 @@ func (a *Archive) newFolderReader(si *streamsInfo, fi int, e *arc.Entry, workers
 
 // Read reads the folder's output.
 func (fr *folderReader) Read(p []byte) (int, error) {
+	if len(fr.pre) > 0 {
+		n := copy(p, fr.pre)
+		fr.pre = fr.pre[n:]
+		fr.pos += int64(n)
+		return n, nil
+	}
 	n, err := fr.r.Read(p)
 	fr.pos += int64(n)
 	if fr.cpEvery > 0 && fr.pos >= fr.cpNext {

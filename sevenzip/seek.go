@@ -255,12 +255,13 @@ func (a *Archive) seekFolder(fi int, sh chainShape, base, target int64, e *arc.E
 	var cp arc.Checkpoint
 	haveCP := false
 	// checked is the reader that verified a restored checkpoint, when
-	// there was one to verify: it is already past it, by the check span.
+	// there was one to verify: past it by the check span, or, when
+	// target lies inside the span, at it with the span's bytes in hand.
 	var checked *folderReader
 	if sh.ok && sh.lz >= 0 && interval > 0 {
 		var err error
 		cp, haveCP, err = a.cps.FindChecked(fi, target, func(cp arc.Checkpoint) (bool, error) {
-			ok, fr, err := a.checkCP(fi, sh, cp, e)
+			ok, fr, err := a.checkCP(fi, sh, cp, e, target)
 			if checked != nil {
 				checked.Close()
 			}
@@ -672,8 +673,8 @@ type cpDecoder interface {
 // cell of the interval grid that has none yet.
 func (fr *folderReader) checkpoint() {
 	z := fr.cpz
-	if !z.CanCheckpoint() {
-		return // at the next chunk boundary or step
+	if len(fr.pre) > 0 || !z.CanCheckpoint() {
+		return // at the next chunk boundary or step (or past the bytes in hand)
 	}
 	a, iv := fr.a, fr.cpEvery
 	held := int64(0)

@@ -17,15 +17,18 @@ import (
 // folder 0 of (testdata/seek/make-bcj2.sh).
 var resumeFuzzArchives = []string{"bcj2-lzma2.7z", "bcj2-lzma.7z", "delta-copy.7z", "bcj-copy-aes.7z"}
 
-// FuzzCheckpointResume7z resumes folder 0 of each archive from mutated
-// checkpoints (state, offsets) seeded with the real ones: no panic, hang
-// or allocation beyond the folder's windows; an error wraps a root
-// sentinel; the real checkpoints give the bytes of a full decode.
+// FuzzCheckpointResume7z resumes folder 0 of each archive from its
+// real checkpoints mutated (patch: triples of a 16-bit position scaled
+// over the state and a byte to put there; out and in moved): no panic,
+// hang or allocation beyond the folder's windows; an error wraps a root
+// sentinel; an unmutated checkpoint gives the bytes of a full decode.
+// The inputs stay small (the fuzzer minimizes every new input, slowly
+// on a checkpoint-sized one).
 func FuzzCheckpointResume7z(f *testing.F) {
 	type orig struct {
 		a    *Archive
 		data []byte // folder 0's output
-		kind string
+		cps  []arc.Checkpoint
 	}
 	var arcs []orig
 	for k, name := range resumeFuzzArchives {
@@ -52,16 +55,22 @@ func FuzzCheckpointResume7z(f *testing.F) {
 			data = append(data, e...)
 		}
 		cps := a.cps.Snapshot()
-		for _, cp := range cps[:min(len(cps), 3)] {
-			f.Add(uint8(k), cp.State, cp.Out, cp.In)
-		}
-		arcs = append(arcs, orig{a, data, cps[0].Kind})
+		f.Add(uint8(k), uint8(0), []byte(nil), int64(0), int64(0))
+		f.Add(uint8(k), uint8(1), []byte{0, 2, 1, 0x80, 0, 0xFF}, int64(0), int64(1))
+		arcs = append(arcs, orig{a, data, cps})
 	}
-	f.Fuzz(func(t *testing.T, k uint8, state []byte, out, in int64) {
+	f.Fuzz(func(t *testing.T, k, idx uint8, patch []byte, dOut, dIn int64) {
 		defer testutil.FuzzBound(t, testutil.FuzzTimeout, 64<<20)()
 		o := arcs[int(k)%len(arcs)]
+		cp := o.cps[int(idx)%len(o.cps)]
+		cp.State = bytes.Clone(cp.State)
+		for i := 0; i+2 < len(patch) && len(cp.State) > 0; i += 3 {
+			at := (int(patch[i])<<8 | int(patch[i+1])) * len(cp.State) >> 16
+			cp.State[at] = patch[i+2]
+		}
+		cp.Out += dOut
+		cp.In += dIn
 		sh := shapeOf(&o.a.si.folders[0])
-		cp := arc.Checkpoint{Kind: o.kind, Out: out, In: in, State: state}
 		fr, err := o.a.resumeFolder(0, sh, cp, o.a.folderEntry(0))
 		if err != nil {
 			wrapsSentinel(t, err)
@@ -73,12 +82,8 @@ func FuzzCheckpointResume7z(f *testing.F) {
 			wrapsSentinel(t, err)
 			return
 		}
-		if out >= 0 && out <= int64(len(o.data)) && !bytes.Equal(got, o.data[out:min(out+1<<20, int64(len(o.data)))]) {
-			for _, cp := range o.a.cps.Snapshot() {
-				if cp.Out == out && cp.In == in && bytes.Equal(cp.State, state) {
-					t.Fatalf("the real checkpoint at %d gives other bytes", out)
-				}
-			}
+		if len(patch) < 3 && dOut == 0 && dIn == 0 && !bytes.Equal(got, o.data[cp.Out:min(cp.Out+1<<20, int64(len(o.data)))]) {
+			t.Fatalf("the real checkpoint at %d gives other bytes", cp.Out)
 		}
 	})
 }

@@ -42,7 +42,7 @@ func (a *Archive) ExportCheckpoints() ([]arc.Checkpoint, error) {
 		if cp.CheckLen <= 0 {
 			continue // at the end: nothing to resume
 		}
-		sum, _, err := a.cpSum(fi, sh, cp, a.folderEntry(fi), false)
+		sum, _, err := a.cpSum(fi, sh, cp, a.folderEntry(fi), false, false)
 		if err != nil {
 			return nil, err
 		}
@@ -186,13 +186,15 @@ func (a *Archive) folderEntry(fi int) *arc.Entry {
 // checkCP reports whether decoding from restored checkpoint cp gives its
 // Check. A missing password is returned (the read asks for one and
 // tries again); every other failure means no. When it does, the folder
-// reader that checked it, now cp.CheckLen bytes after it, is returned
-// too (the caller may go on from there or close it).
-func (a *Archive) checkCP(fi int, sh chainShape, cp arc.Checkpoint, e *arc.Entry) (bool, *folderReader, error) {
+// reader that checked it is returned too (the caller may go on from
+// there or close it): cp.CheckLen bytes after it, or, when target lies
+// inside them, at cp with the bytes it decoded to hand out first.
+func (a *Archive) checkCP(fi int, sh chainShape, cp arc.Checkpoint, e *arc.Entry, target int64) (bool, *folderReader, error) {
 	if cp.CheckLen <= 0 {
 		return false, nil, nil
 	}
-	sum, fr, err := a.cpSum(fi, sh, cp, e, true)
+	inside := cp.Out < target && target < cp.Out+cp.CheckLen
+	sum, fr, err := a.cpSum(fi, sh, cp, e, true, inside)
 	if err != nil {
 		if errors.Is(err, errs.ErrPasswordRequired) {
 			return false, nil, err
@@ -208,20 +210,30 @@ func (a *Archive) checkCP(fi int, sh chainShape, cp arc.Checkpoint, e *arc.Entry
 
 // cpSum is cp's Check as decoding cp.CheckLen bytes from it gives it;
 // with keep, the folder reader that decoded them is returned (else it
-// is closed).
-func (a *Archive) cpSum(fi int, sh chainShape, cp arc.Checkpoint, e *arc.Entry, keep bool) (uint32, *folderReader, error) {
+// is closed), and with rewind it is put back at cp with the decoded
+// bytes to hand out before it decodes more.
+func (a *Archive) cpSum(fi int, sh chainShape, cp arc.Checkpoint, e *arc.Entry, keep, rewind bool) (uint32, *folderReader, error) {
 	fr, err := a.resumeFolder(fi, sh, cp, e)
 	if err != nil {
 		return 0, nil, err
 	}
-	sum, err := cpcache.SumFrom(cp, fr, "7z folder")
+	var sum uint32
+	var span []byte
+	if rewind {
+		sum, span, err = cpcache.SumKeep(cp, fr, "7z folder")
+	} else {
+		sum, err = cpcache.SumFrom(cp, fr, "7z folder")
+	}
 	if err != nil {
 		fr.Close()
 		return 0, nil, err
 	}
 	if !keep {
 		fr.Close()
-		fr = nil
+		return sum, nil, nil
+	}
+	if rewind {
+		fr.pre, fr.pos = span, cp.Out
 	}
 	return sum, fr, nil
 }
