@@ -22,10 +22,7 @@ func newLZMA(c *coder, in io.Reader, size int64, grow bool, env *decodeEnv) (io.
 		stepOpt = lzma.StepSize(env.step)
 	}
 	if c.method == mLZMA2 {
-		if len(c.props) != 1 {
-			return nil, errs.Corrupt("7z: LZMA2 with %d property bytes", len(c.props))
-		}
-		dict, err := lzma.DictSizeLZMA2(c.props[0])
+		dict, err := lzma2DictOf(c)
 		if err != nil {
 			return nil, err
 		}
@@ -63,6 +60,14 @@ func newLZMA(c *coder, in io.Reader, size int64, grow bool, env *decodeEnv) (io.
 	env.onClose(reader1Closer{z})
 	env.cpz = z
 	return z, nil
+}
+
+// lzma2DictOf is LZMA2 coder c's dictionary size.
+func lzma2DictOf(c *coder) (int64, error) {
+	if len(c.props) != 1 {
+		return 0, errs.Corrupt("7z: LZMA2 with %d property bytes", len(c.props))
+	}
+	return lzma.DictSizeLZMA2(c.props[0])
 }
 
 // The decoder values are pooled; their windows and input buffers go

@@ -474,19 +474,9 @@ func (a *Archive) resumeFolder(fi int, sh chainShape, cp arc.Checkpoint, e *arc.
 		}
 		cc := fr.env.counter(in, lzOut)
 		r, fr.cpz = cc, cc
-	case mLZMA2:
-		if len(c.props) != 1 {
-			fr.Close()
-			return nil, errs.Corrupt("7z: LZMA2 with %d property bytes", len(c.props))
-		}
-		dict, err := lzma.DictSizeLZMA2(c.props[0])
+	case mLZMA2, mLZMA:
+		z, err := fr.lzmaAt(c, in, size, false, lzState, lzOut, cp.In, maxDict)
 		if err != nil {
-			fr.Close()
-			return nil, err
-		}
-		z := readers2.Get()
-		fr.env.onClose(reader2Closer{z})
-		if err := z.ResetAt(in, dict, size, lzState, lzOut, cp.In, maxDict); err != nil {
 			fr.Close()
 			return nil, err
 		}
@@ -530,19 +520,6 @@ func (a *Archive) resumeFolder(fi int, sh chainShape, cp arc.Checkpoint, e *arc.
 			return nil, mapErr(enc, err)
 		}
 		r, fr.cpz = z.Guarded(), z
-	default:
-		p, err := lzma.DecodeProps(c.props)
-		if err != nil {
-			fr.Close()
-			return nil, err
-		}
-		z := readers1.Get()
-		fr.env.onClose(reader1Closer{z})
-		if err := z.ResetAt(in, p, size, lzState, lzOut, cp.In, maxDict); err != nil {
-			fr.Close()
-			return nil, err
-		}
-		r, fr.cpz = z, z
 	}
 	if sh.filt >= 0 {
 		bf := new(bcj.Reader)
@@ -553,6 +530,40 @@ func (a *Archive) resumeFolder(fi int, sh chainShape, cp arc.Checkpoint, e *arc.
 	fr.r = fr.newLimited(r, size-cp.Out)
 	fr.pos = cp.Out
 	return fr, nil
+}
+
+// lzmaReader is an LZMA or LZMA2 decoder (checkpoints: cpDecoder).
+type lzmaReader interface {
+	io.Reader
+	cpDecoder
+}
+
+// lzmaAt makes an LZMA or LZMA2 decoder of coder c over in (its output
+// size bytes) at a checkpoint's state, output and input offsets, or,
+// fresh, at the stream's start; fr closes it.
+func (fr *folderReader) lzmaAt(c *coder, in io.Reader, size int64, fresh bool, state []byte, out, inOff int64, opts ...lzma.Option) (lzmaReader, error) {
+	if c.method == mLZMA2 {
+		dict, err := lzma2DictOf(c)
+		if err != nil {
+			return nil, err
+		}
+		z := readers2.Get()
+		fr.env.onClose(reader2Closer{z})
+		if fresh {
+			return z, z.Reset(in, dict, size, opts...)
+		}
+		return z, z.ResetAt(in, dict, size, state, out, inOff, opts...)
+	}
+	p, err := lzma.DecodeProps(c.props)
+	if err != nil {
+		return nil, err
+	}
+	z := readers1.Get()
+	fr.env.onClose(reader1Closer{z})
+	if fresh {
+		return z, z.Reset(in, p, size, opts...)
+	}
+	return z, z.ResetAt(in, p, size, state, out, inOff, opts...)
 }
 
 // filterParams returns the bcj filter of coder c, its start offset and

@@ -242,34 +242,8 @@ func (a *Archive) resumeBCJ2(fi int, sh chainShape, cp arc.Checkpoint, e *arc.En
 			}
 			cc := fr.env.counter(pr, r.in)
 			rs[j], dec.subs[j] = cc, cc
-		case c.method == mLZMA2:
-			dict, err := lzma.DictSizeLZMA2(c.props[0]) // one byte: fitCP or resume checked the shape
-			if err != nil {
-				return fail(err)
-			}
-			z := readers2.Get()
-			fr.env.onClose(reader2Closer{z})
-			if fresh {
-				err = z.Reset(pr, dict, outLen, maxDict, step)
-			} else {
-				err = z.ResetAt(pr, dict, outLen, r.state, r.out, r.in, maxDict, step)
-			}
-			if err != nil {
-				return fail(err)
-			}
-			rs[j], dec.subs[j] = z, z
 		default:
-			p, err := lzma.DecodeProps(c.props)
-			if err != nil {
-				return fail(err)
-			}
-			z := readers1.Get()
-			fr.env.onClose(reader1Closer{z})
-			if fresh {
-				err = z.Reset(pr, p, outLen, maxDict, step)
-			} else {
-				err = z.ResetAt(pr, p, outLen, r.state, r.out, r.in, maxDict, step)
-			}
+			z, err := fr.lzmaAt(c, pr, outLen, fresh, r.state, r.out, r.in, maxDict, step)
 			if err != nil {
 				return fail(err)
 			}

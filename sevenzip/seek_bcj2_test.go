@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
-	"os"
 	"testing"
 
 	"github.com/go-unarc/unarc/arc"
@@ -32,14 +31,7 @@ func FuzzCheckpointResume7z(f *testing.F) {
 	}
 	var arcs []orig
 	for k, name := range resumeFuzzArchives {
-		b, err := os.ReadFile("../testdata/seek/" + name)
-		if err != nil {
-			f.Fatal(err)
-		}
-		a, err := Open(bytes.NewReader(b), int64(len(b)), &arc.Config{Password: func(*arc.Entry) (string, error) { return "seek", nil }})
-		if err != nil {
-			f.Fatal(err)
-		}
+		a := openSeekArchive(f, name)
 		a.SetCheckpoints(arc.CheckpointPolicy{Interval: 64 << 10, MaxMemory: 1 << 30})
 		var data []byte
 		for i := range a.Entries() {
@@ -94,14 +86,8 @@ func FuzzCheckpointResume7z(f *testing.F) {
 // (previous byte, held bytes, an input's offset) restored from an index
 // is rejected on first use and the read stays right.
 func TestBCJ2CheckpointTampered(t *testing.T) {
-	pol := arc.CheckpointPolicy{Interval: 16 << 10, MaxMemory: 1 << 30}
-	a := openSeekArchive(t, "bcj2-lzma.7z")
-	a.SetCheckpoints(pol)
-	want := firstPass(t, a)
-	cps, err := a.ExportCheckpoints()
-	if err != nil || len(cps) < 3 {
-		t.Fatal(len(cps), err)
-	}
+	pol := cpPolicy
+	a, want, cps := exportedCPs(t, "bcj2-lzma.7z", 3)
 	sh := shapeOf(&a.si.folders[0])
 	// Offsets into the state: 4 (its length), then the BCJ2 state.
 	const b2 = 4

@@ -68,6 +68,24 @@ func firstPass(t *testing.T, a *Archive) [][]byte {
 	return want
 }
 
+// cpPolicy is the checkpoint policy of the 7z checkpoint tests.
+var cpPolicy = arc.CheckpointPolicy{Interval: 16 << 10, MaxMemory: 1 << 30}
+
+// exportedCPs opens testdata/seek/name with cpPolicy, reads it through
+// (taking checkpoints) and returns it, the entries' contents and its
+// exported checkpoints, at least least of them.
+func exportedCPs(t *testing.T, name string, least int) (*Archive, [][]byte, []arc.Checkpoint) {
+	t.Helper()
+	a := openSeekArchive(t, name)
+	a.SetCheckpoints(cpPolicy)
+	want := firstPass(t, a)
+	cps, err := a.ExportCheckpoints()
+	if err != nil || len(cps) < least {
+		t.Fatal(len(cps), err)
+	}
+	return a, want, cps
+}
+
 // TestOpenAtCheckpointKinds: solid BZip2 folders (plain and AES) take
 // checkpoints on a seekable first pass, in several entries; reads at
 // random offsets of every entry resume from them with the bytes of a

@@ -2,40 +2,10 @@ package sevenzip
 
 import (
 	"bytes"
-	"os"
-	"sync/atomic"
 	"testing"
 
 	"github.com/go-unarc/unarc/arc"
 )
-
-// countingReaderAt counts the bytes read from an archive.
-type countingReaderAt struct {
-	r *bytes.Reader
-	n atomic.Int64
-}
-
-func (c *countingReaderAt) ReadAt(p []byte, off int64) (int, error) {
-	n, err := c.r.ReadAt(p, off)
-	c.n.Add(int64(n))
-	return n, err
-}
-
-// openCounted opens testdata/seek/name over a countingReaderAt.
-func openCounted(t *testing.T, name string) (*Archive, *countingReaderAt) {
-	t.Helper()
-	b, err := os.ReadFile("../testdata/seek/" + name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := &countingReaderAt{r: bytes.NewReader(b)}
-	a, err := Open(c, int64(len(b)), &arc.Config{Password: func(*arc.Entry) (string, error) { return "seek", nil }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { a.Close() })
-	return a, c
-}
 
 // TestRestoredCheckpointShiftedInput: restored LZMA checkpoints whose
 // input offset is one byte off (an index altered so, or written by a
@@ -46,14 +16,8 @@ func openCounted(t *testing.T, name string) (*Archive, *countingReaderAt) {
 func TestRestoredCheckpointShiftedInput(t *testing.T) {
 	for _, name := range []string{"lzma-big.7z", "lzma2.7z"} {
 		t.Run(name, func(t *testing.T) {
-			pol := arc.CheckpointPolicy{Interval: 16 << 10, MaxMemory: 1 << 30}
-			a := openSeekArchive(t, name)
-			a.SetCheckpoints(pol)
-			want := firstPass(t, a)
-			cps, err := a.ExportCheckpoints()
-			if err != nil || len(cps) < 2 {
-				t.Fatal(len(cps), err)
-			}
+			pol := cpPolicy
+			_, want, cps := exportedCPs(t, name, 2)
 			last := cps[len(cps)-1]
 			off := last.EntryOff + 100
 			if last.Entry < 0 || off >= int64(len(want[last.Entry])) {
@@ -111,14 +75,8 @@ func TestRestoredCheckpointShiftedInput(t *testing.T) {
 func TestRestoredCheckpointCheckedOnce(t *testing.T) {
 	for _, name := range []string{"bcj-lzma2.7z", "bcj2-lzma.7z", "bzip2-solid.7z"} {
 		t.Run(name, func(t *testing.T) {
-			pol := arc.CheckpointPolicy{Interval: 16 << 10, MaxMemory: 1 << 30}
-			a := openSeekArchive(t, name)
-			a.SetCheckpoints(pol)
-			want := firstPass(t, a)
-			cps, err := a.ExportCheckpoints()
-			if err != nil || len(cps) < 2 {
-				t.Fatal(len(cps), err)
-			}
+			pol := cpPolicy
+			_, want, cps := exportedCPs(t, name, 2)
 			tried := 0
 			for _, cp := range cps {
 				e := cp.Entry
