@@ -11,6 +11,7 @@ import (
 
 	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/internal/testutil"
 )
 
 // cpFolders are the solid 7z archives of the BZip2 and PPMd checkpoint
@@ -32,20 +33,7 @@ var cpFolders = []struct{ name, kind string }{
 
 // entryAt reads n bytes at off of entry i through OpenAt.
 func entryAt(a *Archive, i int, off int64, n int) ([]byte, int64, error) {
-	r, start, err := a.OpenAt(i, off)
-	if err != nil {
-		return nil, 0, err
-	}
-	defer r.Close()
-	if _, err := io.CopyN(io.Discard, r, off-start); err != nil {
-		return nil, start, err
-	}
-	buf := make([]byte, n)
-	m, err := io.ReadFull(r, buf)
-	if err == io.ErrUnexpectedEOF || err == io.EOF {
-		err = nil
-	}
-	return buf[:m], start, err
+	return testutil.ReadAt(a, i, off, n)
 }
 
 // firstPass reads every entry once through OpenAt from 0 (taking
@@ -107,38 +95,21 @@ func TestOpenAtCheckpointKinds(t *testing.T) {
 					firstPass(t, a)
 				}
 				st := a.CheckpointStats()
-				entries := map[int]bool{}
+				withCP := map[int]bool{}
 				for _, cp := range cps {
-					entries[cp.Entry] = true
+					withCP[cp.Entry] = true
 					if cp.Kind != tc.kind {
 						t.Fatalf("kind %q", cp.Kind)
 					}
 				}
-				if !small && (st.Count < 3 || len(entries) < 2) || small && (st.Evicted == 0 || st.Bytes > limit) {
-					t.Fatalf("%+v over entries %v", st, entries)
+				if !small && (st.Count < 3 || len(withCP) < 2) || small && (st.Evicted == 0 || st.Bytes > limit) {
+					t.Fatalf("%+v over entries %v", st, withCP)
 				}
-				rng := rand.New(rand.NewPCG(2, uint64(len(tc.name))))
-				resumed := 0
-				for k := 0; k < cpReads(); k++ {
-					i := rng.IntN(len(want))
-					if len(want[i]) == 0 {
-						continue
-					}
-					off := rng.Int64N(int64(len(want[i])))
-					got, start, err := entryAt(a, i, off, 5000)
-					if err != nil {
-						t.Fatalf("entry %d at %d: %v", i, off, err)
-					}
-					if start > off {
-						t.Fatalf("start %d after %d", start, off)
-					}
-					if start > 0 {
-						resumed++
-					}
-					if !bytes.Equal(got, want[i][off:min(off+5000, int64(len(want[i])))]) {
-						t.Fatalf("entry %d at %d (from %d): bytes differ", i, off, start)
-					}
+				entries := map[int][]byte{}
+				for i, w := range want {
+					entries[i] = w
 				}
+				resumed := testutil.RandomReads(t, a, entries, uint64(len(tc.name)), cpReads(), 5000)
 				if !small && resumed < cpReads()/5 || !testing.Short() && resumed == 0 {
 					t.Fatalf("%d of %d reads resumed", resumed, cpReads())
 				}
