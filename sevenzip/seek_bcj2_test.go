@@ -88,6 +88,9 @@ func FuzzCheckpointResume7z(f *testing.F) {
 func TestBCJ2CheckpointTampered(t *testing.T) {
 	pol := cpPolicy
 	a, want, cps := exportedCPs(t, "bcj2-lzma.7z", 3)
+	if testing.Short() {
+		cps = sparse(cps, 4)
+	}
 	sh := shapeOf(&a.si.folders[0])
 	// Offsets into the state: 4 (its length), then the BCJ2 state.
 	const b2 = 4
@@ -191,6 +194,9 @@ func TestCheckpointEveryOffset7z(t *testing.T) {
 			if testing.Short() {
 				stride = 9973
 			}
+			if testing.Short() && raceOn {
+				stride = 1 << 40 // around the checkpoints only
+			}
 			for i, w := range want {
 				for off := int64(0); off < int64(len(w)); off += stride {
 					got, _, err := entryAt(a, i, off, 16)
@@ -212,4 +218,13 @@ func wrapsSentinel(t *testing.T, err error) {
 		}
 	}
 	t.Fatalf("error %q wraps no sentinel", err)
+}
+
+// sparse returns about n of cps, spread over them.
+func sparse(cps []arc.Checkpoint, n int) []arc.Checkpoint {
+	var out []arc.Checkpoint
+	for i := 0; i < len(cps); i += max(1, len(cps)/n) {
+		out = append(out, cps[i])
+	}
+	return out
 }
