@@ -62,9 +62,15 @@ import (
 //     and after its length (2 bytes); kind "lzma2+bcj", "lzma+arm64",
 //     "bzip2+delta" and so on. Its Out is the folder's (the filter's)
 //     output offset; the coder resumes that many held bytes later.
+//   - such a filter over Copy (plain or AES): kind "copy+delta" and so
+//     on, the filter's state alone; the Copy coder resumes at its
+//     input offset (copyCounter).
+//   - BCJ2 folders without AES, whose four inputs come from pack
+//     streams directly or through one LZMA, LZMA2 or Copy coder each
+//     (7-Zip's -mf=BCJ2): kind "bcj2", see seek_bcj2.go.
 //
 // Every other folder restarts from a parked decoder or from the
-// folder's start; BCJ2 (four streams into one filter) among them.
+// folder's start.
 
 // chainShape classifies folder f for random access.
 type chainShape struct {
@@ -169,8 +175,8 @@ func (a *Archive) CheckpointStats() arc.CheckpointStats { return a.cps.Stats() }
 // OpenAt implements arc.EntrySeeker: a reader of entry i from a point
 // at or before off (see the comment at the top of this file: Copy/AES
 // directly; LZMA2, LZMA, BZip2, PPMd, Deflate and Deflate64 chains, with
-// one BCJ-family or Delta filter after the coder or none, from
-// checkpoints). From 0 it
+// one BCJ-family or Delta filter after the coder or none, such a filter
+// over Copy, and BCJ2 folders, from checkpoints). From 0 it
 // verifies the CRC as Open's reader does; from elsewhere it cannot.
 func (a *Archive) OpenAt(i int, off int64) (io.ReadCloser, int64, error) {
 	if i < 0 || i >= len(a.entries) {
