@@ -151,7 +151,11 @@ func TestCheckpointKindsPersist(t *testing.T) {
 				if err := b.RestoreCheckpoints(mod); err != nil {
 					t.Fatal(err)
 				}
-				for _, cp := range cps {
+				read := cps
+				if testing.Short() && raceOn {
+					read = sparse(cps, 4) // each first use checks a span
+				}
+				for _, cp := range read {
 					if cp.Entry < 0 || cp.EntryOff+100 >= int64(len(want[cp.Entry])) {
 						continue
 					}
