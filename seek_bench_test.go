@@ -48,58 +48,70 @@ func BenchmarkSeekRandom(b *testing.B) {
 			b.Run(c.name+"/"+label, func(b *testing.B) {
 				data := loadBench(b, c)
 				opts := append(benchOptions(c), unarc.WithCheckpoints(cp, unarc.DefaultCheckpointMemory))
-				a, err := unarc.Open(bytes.NewReader(data), int64(len(data)), opts...)
-				if err != nil {
-					b.Fatal(err)
-				}
-				defer a.Close()
-				var e *unarc.Entry
-				for _, x := range a.Entries() {
-					if x.Name == "mixed-3.bin" {
-						e = x
+				benchSeekReads(b, data, opts, "mixed-3.bin", reads, func(a *unarc.Archive, e *unarc.Entry, buf []byte) {
+					if cp > 0 {
+						// The bound of the done-when: decoding K MiB plus the
+						// 1 MiB read, measured in the same run.
+						b.ReportMetric(boundCPU(b, a, e, cp+int64(len(buf))), "bound-cpu-ms")
 					}
-				}
-				if e == nil {
-					b.Fatal("no mixed-3.bin")
-				}
-				s, err := a.OpenSeekable(e)
-				if err != nil {
-					b.Fatal(err)
-				}
-				defer s.Close()
-				t0, c0 := time.Now(), testutil.CPUTime()
-				if n, err := io.Copy(io.Discard, s); err != nil || n != e.Size {
-					b.Fatalf("first pass: %d bytes, %v", n, err)
-				}
-				b.Logf("first pass %v (CPU %v), checkpoints %+v", time.Since(t0), testutil.CPUSince(c0), a.CheckpointStats())
-				buf := make([]byte, 1<<20)
-				r := rand.New(rand.NewPCG(18, 1))
-				offs := make([]int64, reads)
-				for i := range offs {
-					offs[i] = r.Int64N(e.Size - int64(len(buf)))
-				}
-				b.ResetTimer()
-				c0 = testutil.CPUTime()
-				for range b.N {
-					for _, off := range offs {
-						if _, err := s.ReadAt(buf, off); err != nil {
-							b.Fatal(err)
-						}
-					}
-				}
-				b.StopTimer()
-				cpu := testutil.CPUSince(c0)
-				b.ReportMetric(float64(cpu.Milliseconds())/float64(b.N*reads), "cpu-ms/read")
-				if cp > 0 {
-					// The bound of the done-when: decoding K MiB plus the
-					// 1 MiB read, measured in the same run.
-					b.ReportMetric(boundCPU(b, a, e, cp+int64(len(buf))), "bound-cpu-ms")
-				}
-				b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N*reads), "ms/read")
-				b.ReportMetric(float64(a.CheckpointStats().Bytes)/(1<<20), "cp-MiB")
+				})
 			})
 		}
 	}
+}
+
+// benchSeekReads opens entry name of the archive in data with opts, reads
+// it through once (taking its checkpoints), then times b.N rounds of 1
+// MiB ReadAts at reads random offsets (fixed seed), reporting
+// cpu-ms/read (user+sys of the process), ms/read (wall) and the
+// checkpoint memory held (cp-MiB); extra, if not nil, reports more.
+func benchSeekReads(b *testing.B, data []byte, opts []unarc.Option, name string, reads int, extra func(*unarc.Archive, *unarc.Entry, []byte)) {
+	a, err := unarc.Open(bytes.NewReader(data), int64(len(data)), opts...)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer a.Close()
+	var e *unarc.Entry
+	for _, x := range a.Entries() {
+		if x.Name == name {
+			e = x
+		}
+	}
+	if e == nil {
+		b.Fatalf("no %s", name)
+	}
+	s, err := a.OpenSeekable(e)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	t0, c0 := time.Now(), testutil.CPUTime()
+	if n, err := io.Copy(io.Discard, s); err != nil || n != e.Size {
+		b.Fatalf("first pass: %d bytes, %v", n, err)
+	}
+	b.Logf("first pass %v (CPU %v), checkpoints %+v", time.Since(t0), testutil.CPUSince(c0), a.CheckpointStats())
+	buf := make([]byte, 1<<20)
+	r := rand.New(rand.NewPCG(18, 1))
+	offs := make([]int64, reads)
+	for i := range offs {
+		offs[i] = r.Int64N(e.Size - int64(len(buf)))
+	}
+	b.ResetTimer()
+	c0 = testutil.CPUTime()
+	for range b.N {
+		for _, off := range offs {
+			if _, err := s.ReadAt(buf, off); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(testutil.CPUSince(c0).Milliseconds())/float64(b.N*reads), "cpu-ms/read")
+	if extra != nil {
+		extra(a, e, buf)
+	}
+	b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N*reads), "ms/read")
+	b.ReportMetric(float64(a.CheckpointStats().Bytes)/(1<<20), "cp-MiB")
 }
 
 // boundCPU is the CPU time, in milliseconds, of decoding n bytes of e

@@ -1,16 +1,11 @@
 package unarc_test
 
 import (
-	"bytes"
-	"io"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/go-unarc/unarc"
-	"github.com/go-unarc/unarc/internal/testutil"
 )
 
 // BenchmarkSeekRandomKinds is BenchmarkSeekRandom for the BZip2 and PPMd
@@ -45,50 +40,7 @@ func BenchmarkSeekRandomKinds(b *testing.B) {
 				if err != nil {
 					b.Skipf("no cached benchmark archive: %v", err)
 				}
-				a, err := unarc.Open(bytes.NewReader(data), int64(len(data)), unarc.WithWorkers(1),
-					unarc.WithCheckpoints(cp, unarc.DefaultCheckpointMemory))
-				if err != nil {
-					b.Fatal(err)
-				}
-				defer a.Close()
-				var e *unarc.Entry
-				for _, x := range a.Entries() {
-					if x.Name == c.entry {
-						e = x
-					}
-				}
-				if e == nil {
-					b.Fatalf("no %s", c.entry)
-				}
-				s, err := a.OpenSeekable(e)
-				if err != nil {
-					b.Fatal(err)
-				}
-				defer s.Close()
-				t0, c0 := time.Now(), testutil.CPUTime()
-				if n, err := io.Copy(io.Discard, s); err != nil || n != e.Size {
-					b.Fatalf("first pass: %d bytes, %v", n, err)
-				}
-				b.Logf("first pass %v (CPU %v), checkpoints %+v", time.Since(t0), testutil.CPUSince(c0), a.CheckpointStats())
-				buf := make([]byte, 1<<20)
-				r := rand.New(rand.NewPCG(18, 1))
-				offs := make([]int64, reads)
-				for i := range offs {
-					offs[i] = r.Int64N(e.Size - int64(len(buf)))
-				}
-				b.ResetTimer()
-				c0 = testutil.CPUTime()
-				for range b.N {
-					for _, off := range offs {
-						if _, err := s.ReadAt(buf, off); err != nil {
-							b.Fatal(err)
-						}
-					}
-				}
-				b.StopTimer()
-				b.ReportMetric(float64(testutil.CPUSince(c0).Milliseconds())/float64(b.N*reads), "cpu-ms/read")
-				b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N*reads), "ms/read")
-				b.ReportMetric(float64(a.CheckpointStats().Bytes)/(1<<20), "cp-MiB")
+				benchSeekReads(b, data, []unarc.Option{unarc.WithWorkers(1), unarc.WithCheckpoints(cp, unarc.DefaultCheckpointMemory)}, c.entry, reads, nil)
 			})
 		}
 	}

@@ -50,12 +50,7 @@ func (z *Reader2) Checkpoint(dst []byte) (state []byte, out, in int64) {
 	for _, v := range [...]uint32{d.state, d.rep0, d.rep1, d.rep2, d.rep3} {
 		dst = binary.LittleEndian.AppendUint32(dst, v)
 	}
-	dst = binary.LittleEndian.AppendUint64(dst, uint64(len(w.buf)))
-	dst = binary.LittleEndian.AppendUint64(dst, uint64(w.pos))
-	dst = binary.LittleEndian.AppendUint32(dst, uint32(len(d.m.lit)))
-	dst = d.m.appendProbs(dst)
-	dst = append(dst, w.buf[:w.history()]...)
-	return dst, z.total, z.inputOffset()
+	return z.appendModel(dst), z.total, z.inputOffset()
 }
 
 // settleProps gives a stream that has had no properties yet (only
@@ -78,16 +73,7 @@ func (z *Reader2) ResetAt(r io.Reader, dictSize int64, size int64, state []byte,
 	if err := z.Reset(r, dictSize, size, opts...); err != nil {
 		return err
 	}
-	if err := z.restore(state, out); err != nil {
-		z.err = err
-		return err
-	}
-	if in < 0 {
-		z.err = errs.Corrupt("lzma: checkpoint at input offset %d", in)
-		return z.err
-	}
-	z.inBase = in
-	return nil
+	return z.resumed(z.restore(state, out), in)
 }
 
 func (z *Reader2) restore(b []byte, out int64) error {
@@ -123,11 +109,37 @@ func (z *Reader2) restore(b []byte, out int64) error {
 		return bad // the decoder reads at rep0 without a check after a match
 	}
 	d.lc, d.lp, d.pb = lc, lp, pb
-	d.resetState()
-	if !d.m.loadProbs(probs) {
+	if !z.loadModel(probs, nlit, u, wlen, wpos, full) {
 		return bad
 	}
-	probs = probs[2*(d.m.fixedLen()+int(nlit)):]
+	z.need, z.kind, z.unpacked, z.packed = need, chunkNone, 0, 0
+	z.total = out
+	return nil
+}
+
+// appendModel appends what both checkpoint layouts end with: the
+// window's length and position, the number of literal probabilities,
+// every probability and the window's history.
+func (s *core) appendModel(dst []byte) []byte {
+	d, w := &s.d, &s.w
+	dst = binary.LittleEndian.AppendUint64(dst, uint64(len(w.buf)))
+	dst = binary.LittleEndian.AppendUint64(dst, uint64(w.pos))
+	dst = binary.LittleEndian.AppendUint32(dst, uint32(len(d.m.lit)))
+	dst = d.m.appendProbs(dst)
+	return append(dst, w.buf[:w.history()]...)
+}
+
+// loadModel sets what appendModel wrote, its lengths checked by the
+// caller (b: the probabilities, then the history), and the LZMA state
+// and distances from u (state, rep0 to rep3); false: a probability out
+// of range.
+func (s *core) loadModel(b []byte, nlit uint32, u [5]uint32, wlen, wpos uint64, full bool) bool {
+	d, w := &s.d, &s.w
+	d.resetState()
+	if !d.m.loadProbs(b) {
+		return false
+	}
+	b = b[2*(d.m.fixedLen()+int(nlit)):]
 	d.state, d.rep0, d.rep1, d.rep2, d.rep3 = u[0], u[1], u[2], u[3], u[4]
 	n := int(wlen)
 	if cap(*w.p) < n {
@@ -135,10 +147,22 @@ func (z *Reader2) restore(b []byte, out int64) error {
 		w.p = pool.Get(n)
 	}
 	w.buf = (*w.p)[:n]
-	copy(w.buf, probs)
+	copy(w.buf, b)
 	w.pos, w.rd, w.full = int(wpos), int(wpos), full
-	z.need, z.kind, z.unpacked, z.packed = need, chunkNone, 0, 0
-	z.total = out
+	return true
+}
+
+// resumed finishes a ResetAt: the restore's error, or the input offset
+// the checkpoint resumes at.
+func (s *core) resumed(err error, in int64) error {
+	if err == nil && in < 0 {
+		err = errs.Corrupt("lzma: checkpoint at input offset %d", in)
+	}
+	if err != nil {
+		s.err = err
+		return err
+	}
+	s.inBase = in
 	return nil
 }
 

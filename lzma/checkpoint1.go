@@ -5,7 +5,6 @@ import (
 	"io"
 
 	"github.com/go-unarc/unarc/internal/errs"
-	"github.com/go-unarc/unarc/internal/pool"
 )
 
 // Decoder checkpoints of an LZMA1 stream (7z's LZMA coder). LZMA1 has no
@@ -67,12 +66,7 @@ func (z *Reader) Checkpoint(dst []byte) (state []byte, out, in int64) {
 	for _, v := range [...]uint32{d.state, d.rep0, d.rep1, d.rep2, d.rep3, d.rng, d.code, uint32(d.remLen)} {
 		dst = binary.LittleEndian.AppendUint32(dst, v)
 	}
-	dst = binary.LittleEndian.AppendUint64(dst, uint64(len(w.buf)))
-	dst = binary.LittleEndian.AppendUint64(dst, uint64(w.pos))
-	dst = binary.LittleEndian.AppendUint32(dst, uint32(len(d.m.lit)))
-	dst = d.m.appendProbs(dst)
-	dst = append(dst, w.buf[:w.history()]...)
-	return dst, z.total, z.inputOffset()
+	return z.appendModel(dst), z.total, z.inputOffset()
 }
 
 // ResetAt makes z continue an LZMA1 stream from a checkpoint: r must
@@ -86,16 +80,7 @@ func (z *Reader) ResetAt(r io.Reader, p Props, size int64, state []byte, out, in
 	if err := z.Reset(r, p, size, opts...); err != nil {
 		return err
 	}
-	if err := z.restore(state, out); err != nil {
-		z.err = err
-		return err
-	}
-	if in < 0 {
-		z.err = errs.Corrupt("lzma: checkpoint at input offset %d", in)
-		return z.err
-	}
-	z.inBase = in
-	return nil
+	return z.resumed(z.restore(state, out), in)
 }
 
 func (z *Reader) restore(b []byte, out int64) error {
@@ -138,21 +123,10 @@ func (z *Reader) restore(b []byte, out int64) error {
 	if !validDist(u[1], wpos, wlen, full) && (state >= numLitStates || remLen > 0) {
 		return bad // the decoder reads at rep0 without a check here
 	}
-	d.resetState()
-	if !d.m.loadProbs(probs) {
+	if !z.loadModel(probs, nlit, [5]uint32{state, u[1], u[2], u[3], u[4]}, wlen, wpos, full) {
 		return bad
 	}
-	probs = probs[2*(d.m.fixedLen()+int(nlit)):]
-	d.state, d.rep0, d.rep1, d.rep2, d.rep3 = state, u[1], u[2], u[3], u[4]
 	d.rng, d.code, d.remLen = rng, code, int(remLen)
-	n := int(wlen)
-	if cap(*w.p) < n {
-		pool.Put(w.p)
-		w.p = pool.Get(n)
-	}
-	w.buf = (*w.p)[:n]
-	copy(w.buf, probs)
-	w.pos, w.rd, w.full = int(wpos), int(wpos), full
 	z.total = out
 	z.started = true
 	return nil

@@ -93,6 +93,11 @@ func (s *core) Close() error {
 	return nil
 }
 
+// Done reports whether the stream has ended, checked, and every byte of
+// it has been read: nothing more is to come from s (a caller that
+// checkpoints the stream needs no state for it then).
+func (s *core) Done() bool { return s.err == io.EOF && s.w.rd == s.w.pos }
+
 // Total returns the bytes decoded so far (from a checkpoint: counted
 // from the stream's start).
 func (s *core) Total() int64 { return s.total }

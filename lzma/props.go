@@ -116,6 +116,7 @@ const (
 	optMaxDict optKind = iota + 1
 	optMarker
 	optGrow
+	optStep
 )
 
 // MaxDict limits the window a decoder may allocate to n bytes (0: no
@@ -132,6 +133,13 @@ func MaxDict(n int64) Option { return Option{kind: optMaxDict, v: n} }
 // known size allocates the whole window up front.
 func GrowWindow() Option { return Option{kind: optGrow, v: 1} }
 
+// StepSize makes the decoder decode at most n bytes (n >= 1) ahead of
+// what it has handed out: a Read of at least n bytes then takes all it
+// decoded, so the decoder can take a checkpoint after any such Read (7z
+// BCJ2 reads its sub-streams this way and checkpoints between fills).
+// The default, 256 KiB, keeps data in cache for Read and WriteTo.
+func StepSize(n int) Option { return Option{kind: optStep, v: int64(n)} }
+
 // EndMarker sets the end-marker policy of an LZMA decoder (not LZMA2,
 // whose framing has its own end).
 func EndMarker(m Marker) Option { return Option{kind: optMarker, v: int64(m)} }
@@ -141,6 +149,15 @@ type config struct {
 	maxDict int64
 	marker  Marker
 	grow    bool
+	step    int // bytes decoded per step; 0: stepMax
+}
+
+// stepLen is the output decoded per step.
+func (c *config) stepLen() int {
+	if c.step > 0 {
+		return c.step
+	}
+	return stepMax
 }
 
 // apply resets c and applies opts; a value that cannot be meant (a
@@ -162,6 +179,11 @@ func (c *config) apply(opts []Option) error {
 			c.marker = Marker(o.v)
 		case optGrow:
 			c.grow = o.v != 0
+		case optStep:
+			if o.v < 1 || o.v > stepMax {
+				return fmt.Errorf("lzma: %w: StepSize(%d)", errs.ErrInvalidOption, o.v)
+			}
+			c.step = int(o.v)
 		}
 	}
 	return nil

@@ -195,7 +195,7 @@ func (z *Reader) step() {
 	}
 	w := &z.w
 	w.room()
-	limit := min(len(w.buf), w.pos+stepMax)
+	limit := min(len(w.buf), w.pos+z.cfg.stepLen())
 	if z.size >= 0 {
 		if rem := z.size - z.total; int64(limit-w.pos) > rem {
 			limit = w.pos + int(rem)

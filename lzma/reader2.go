@@ -104,7 +104,7 @@ func (z *Reader2) step() {
 	}
 	w := &z.w
 	w.room()
-	limit := min(len(w.buf), w.pos+stepMax, w.pos+z.unpacked)
+	limit := min(len(w.buf), w.pos+z.cfg.stepLen(), w.pos+z.unpacked)
 	start := w.pos
 	var err error
 	if z.kind == chunkCopy {

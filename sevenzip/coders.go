@@ -142,6 +142,9 @@ type decodeEnv struct {
 	cpz      cpDecoder   // the last LZMA2, LZMA or BZip2 decoder built (checkpoints, seek.go)
 	cpf      *bcj.Reader // the last branch or Delta filter built (its state goes in them)
 	aesProps aes7z.Props // newAES's scratch (its Salt points into the header)
+	step     int         // lzma.StepSize of the LZMA coder built now (BCJ2 inputs); 0: default
+	cnts     [4]copyCounter
+	ncnt     int
 }
 
 func (e *decodeEnv) onClose(c io.Closer) { e.closers = append(e.closers, c) }
@@ -187,7 +190,11 @@ func newCoder(c *coder, in []io.Reader, size int64, plan coderPlan, env *decodeE
 	var kind bcj.Kind
 	switch c.method {
 	case mCopy:
-		return in[0], nil
+		cc := env.counter(in[0], 0)
+		if env.cpz == nil { // a chain's LZMA-family coder above it comes later
+			env.cpz = cc // Copy under a filter resumes at its input offset (seek.go)
+		}
+		return cc, nil
 	case mBCJ2:
 		if len(in) != 4 {
 			return nil, errs.Corrupt("7z: BCJ2 with %d inputs", len(in))

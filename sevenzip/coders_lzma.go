@@ -14,15 +14,15 @@ import (
 // decoder itself sizes it to min(dictionary, output size).
 func newLZMA(c *coder, in io.Reader, size int64, grow bool, env *decodeEnv) (io.Reader, error) {
 	maxDict := lzma.MaxDict(env.limits.MaxDictionary)
-	growOpt := lzma.Option{} // no effect
+	growOpt, stepOpt := lzma.Option{}, lzma.Option{} // no effect
 	if grow {
 		growOpt = lzma.GrowWindow()
 	}
+	if env.step > 0 {
+		stepOpt = lzma.StepSize(env.step)
+	}
 	if c.method == mLZMA2 {
-		if len(c.props) != 1 {
-			return nil, errs.Corrupt("7z: LZMA2 with %d property bytes", len(c.props))
-		}
-		dict, err := lzma.DictSizeLZMA2(c.props[0])
+		dict, err := lzma2DictOf(c)
 		if err != nil {
 			return nil, err
 		}
@@ -40,7 +40,7 @@ func newLZMA(c *coder, in io.Reader, size int64, grow bool, env *decodeEnv) (io.
 			}
 		}
 		z := readers2.Get()
-		if err := z.Reset(in, dict, size, maxDict, growOpt); err != nil {
+		if err := z.Reset(in, dict, size, maxDict, growOpt, stepOpt); err != nil {
 			reader2Closer{z}.Close()
 			return nil, err
 		}
@@ -53,13 +53,21 @@ func newLZMA(c *coder, in io.Reader, size int64, grow bool, env *decodeEnv) (io.
 		return nil, err
 	}
 	z := readers1.Get()
-	if err := z.Reset(in, p, size, maxDict, growOpt); err != nil {
+	if err := z.Reset(in, p, size, maxDict, growOpt, stepOpt); err != nil {
 		reader1Closer{z}.Close()
 		return nil, err
 	}
 	env.onClose(reader1Closer{z})
 	env.cpz = z
 	return z, nil
+}
+
+// lzma2DictOf is LZMA2 coder c's dictionary size.
+func lzma2DictOf(c *coder) (int64, error) {
+	if len(c.props) != 1 {
+		return 0, errs.Corrupt("7z: LZMA2 with %d property bytes", len(c.props))
+	}
+	return lzma.DictSizeLZMA2(c.props[0])
 }
 
 // The decoder values are pooled; their windows and input buffers go

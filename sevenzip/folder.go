@@ -3,6 +3,7 @@ package sevenzip
 import (
 	"io"
 	"math"
+	"slices"
 
 	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/crc32x"
@@ -41,6 +42,7 @@ type folderReader struct {
 	cpf     *bcj.Reader // the filter after cpz, if any (seek.go)
 	cpEvery int64
 	cpNext  int64
+	pre     []byte // output decoded already (a restored checkpoint's check span), handed out first
 
 	live bool // between getFolder and Close
 
@@ -200,9 +202,16 @@ func (a *Archive) newFolderReader(si *streamsInfo, fi int, e *arc.Entry, workers
 		defer func() { visiting[ci] = false }()
 		c := &f.coders[ci]
 		ins := make([]io.Reader, c.numIn)
+		// BCJ2's inputs: each one's decoder, for its checkpoints
+		// (seek_bcj2.go); a nil one (a coder that takes none) takes none.
+		var subs [4]cpDecoder
+		b2 := c.method == mBCJ2 && c.numIn == len(subs)
 		for j := range ins {
 			in := inBase[ci] + j
 			var src io.Reader
+			if b2 {
+				fr.env.cpz, fr.env.step = nil, bcj.BCJ2BufSize(j)
+			}
 			for _, bp := range f.bindPairs {
 				if bp.in == in {
 					r, err := build(bp.out, depth+1)
@@ -219,6 +228,10 @@ func (a *Archive) newFolderReader(si *streamsInfo, fi int, e *arc.Entry, workers
 						pi := f.firstPack + k
 						off := a.base + si.packPos + si.packOff[pi]
 						src = fr.newPack(a.ra, off, si.packSizes[pi])
+						if b2 {
+							cc := fr.env.counter(src, 0)
+							src, fr.env.cpz = cc, cc
+						}
 						break
 					}
 				}
@@ -227,11 +240,20 @@ func (a *Archive) newFolderReader(si *streamsInfo, fi int, e *arc.Entry, workers
 				return nil, errs.Corrupt("7z: coder input %d not connected", in)
 			}
 			ins[j] = src
+			if b2 {
+				subs[j], fr.env.step = fr.env.cpz, 0
+			}
 		}
 		size := f.unpackSizes[out]
 		r, err := newCoder(c, ins, size, plans[ci], &fr.env)
 		if err != nil {
 			return nil, err
+		}
+		if b2 {
+			fr.env.cpz, fr.env.cpf = nil, nil
+			if d, ok := r.(*bcj.BCJ2); ok && !slices.Contains(subs[:], nil) {
+				fr.env.cpz = &bcj2Decoder{d: d, subs: subs}
+			}
 		}
 		lr := fr.newLimited(r, size)
 		// The folder's main output is the root's to measure (its account
@@ -254,6 +276,12 @@ func (a *Archive) newFolderReader(si *streamsInfo, fi int, e *arc.Entry, workers
 
 // Read reads the folder's output.
 func (fr *folderReader) Read(p []byte) (int, error) {
+	if len(fr.pre) > 0 {
+		n := copy(p, fr.pre)
+		fr.pre = fr.pre[n:]
+		fr.pos += int64(n)
+		return n, nil
+	}
 	n, err := fr.r.Read(p)
 	fr.pos += int64(n)
 	if fr.cpEvery > 0 && fr.pos >= fr.cpNext {

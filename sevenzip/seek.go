@@ -62,9 +62,15 @@ import (
 //     and after its length (2 bytes); kind "lzma2+bcj", "lzma+arm64",
 //     "bzip2+delta" and so on. Its Out is the folder's (the filter's)
 //     output offset; the coder resumes that many held bytes later.
+//   - such a filter over Copy (plain or AES): kind "copy+delta" and so
+//     on, the filter's state alone; the Copy coder resumes at its
+//     input offset (copyCounter).
+//   - BCJ2 folders without AES, whose four inputs come from pack
+//     streams directly or through one LZMA, LZMA2 or Copy coder each
+//     (7-Zip's -mf=BCJ2): kind "bcj2", see seek_bcj2.go.
 //
 // Every other folder restarts from a parked decoder or from the
-// folder's start; BCJ2 (four streams into one filter) among them.
+// folder's start.
 
 // chainShape classifies folder f for random access.
 type chainShape struct {
@@ -75,12 +81,20 @@ type chainShape struct {
 	aes    int  // the 7zAES coder, -1 none
 	aesOut int  // its output stream
 	outLen int64
+
+	// BCJ2 folders (seek_bcj2.go): lz is the BCJ2 coder; sub[j] is the
+	// coder feeding its input j (-1: a pack stream directly), pack[j]
+	// the pack stream (index into the folder's) under it.
+	bcj2 bool
+	sub  [4]int
+	pack [4]int
 }
 
 func shapeOf(f *folder) chainShape {
 	none := chainShape{lz: -1, aes: -1, filt: -1}
 	sh := none
 	if len(f.packed) != 1 {
+		bcj2Shape(f, &sh)
 		return sh
 	}
 	outBase := make([]int, len(f.coders))
@@ -95,6 +109,7 @@ func shapeOf(f *folder) chainShape {
 		nOut++
 	}
 	out := f.mainOut
+	copyAt := -1 // a Copy coder under a filter: the chain's coder when it has no other
 	for steps := 0; ; steps++ {
 		if steps > len(f.coders) || out < 0 || out >= len(f.coders) {
 			return none
@@ -103,6 +118,9 @@ func shapeOf(f *folder) chainShape {
 		c := &f.coders[ci]
 		switch c.method {
 		case mCopy:
+			if sh.filt >= 0 && sh.lz < 0 && copyAt < 0 {
+				copyAt = ci
+			}
 		case mAES:
 			if sh.aes >= 0 {
 				return none
@@ -136,6 +154,9 @@ func shapeOf(f *folder) chainShape {
 		}
 		out = next
 	}
+	if sh.filt >= 0 && sh.lz < 0 {
+		sh.lz = copyAt
+	}
 	if sh.filt >= 0 && (sh.lz < 0 || f.unpackSizes[sh.filt] != f.unpackSizes[sh.lz]) {
 		return none // filters keep the size
 	}
@@ -154,8 +175,8 @@ func (a *Archive) CheckpointStats() arc.CheckpointStats { return a.cps.Stats() }
 // OpenAt implements arc.EntrySeeker: a reader of entry i from a point
 // at or before off (see the comment at the top of this file: Copy/AES
 // directly; LZMA2, LZMA, BZip2, PPMd, Deflate and Deflate64 chains, with
-// one BCJ-family or Delta filter after the coder or none, from
-// checkpoints). From 0 it
+// one BCJ-family or Delta filter after the coder or none, such a filter
+// over Copy, and BCJ2 folders, from checkpoints). From 0 it
 // verifies the CRC as Open's reader does; from elsewhere it cannot.
 func (a *Archive) OpenAt(i int, off int64) (io.ReadCloser, int64, error) {
 	if i < 0 || i >= len(a.entries) {
@@ -240,12 +261,13 @@ func (a *Archive) seekFolder(fi int, sh chainShape, base, target int64, e *arc.E
 	var cp arc.Checkpoint
 	haveCP := false
 	// checked is the reader that verified a restored checkpoint, when
-	// there was one to verify: it is already past it, by the check span.
+	// there was one to verify: past it by the check span, or, when
+	// target lies inside the span, at it with the span's bytes in hand.
 	var checked *folderReader
 	if sh.ok && sh.lz >= 0 && interval > 0 {
 		var err error
 		cp, haveCP, err = a.cps.FindChecked(fi, target, func(cp arc.Checkpoint) (bool, error) {
-			ok, fr, err := a.checkCP(fi, sh, cp, e)
+			ok, fr, err := a.checkCP(fi, sh, cp, e, target)
 			if checked != nil {
 				checked.Close()
 			}
@@ -408,6 +430,9 @@ func (a *Archive) directFolder(fi int, sh chainShape, x int64, e *arc.Entry) (*f
 // resumeFolder restarts an LZMA2, LZMA, BZip2 or PPMd folder from
 // checkpoint cp.
 func (a *Archive) resumeFolder(fi int, sh chainShape, cp arc.Checkpoint, e *arc.Entry) (*folderReader, error) {
+	if sh.bcj2 {
+		return a.resumeBCJ2(fi, sh, cp, e)
+	}
 	f := &a.si.folders[fi]
 	c := &f.coders[sh.lz]
 	if cp.Kind != cpKindOf(f, sh) {
@@ -448,19 +473,16 @@ func (a *Archive) resumeFolder(fi int, sh chainShape, cp arc.Checkpoint, e *arc.
 	maxDict := lzma.MaxDict(a.cfg.Limits.MaxDictionary)
 	var r io.Reader
 	switch c.method {
-	case mLZMA2:
-		if len(c.props) != 1 {
+	case mCopy:
+		if len(lzState) != 0 || cp.In != lzOut {
 			fr.Close()
-			return nil, errs.Corrupt("7z: LZMA2 with %d property bytes", len(c.props))
+			return nil, errs.Corrupt("7z: Copy checkpoint at output %d, input %d", lzOut, cp.In)
 		}
-		dict, err := lzma.DictSizeLZMA2(c.props[0])
+		cc := fr.env.counter(in, lzOut)
+		r, fr.cpz = cc, cc
+	case mLZMA2, mLZMA:
+		z, err := fr.lzmaAt(c, in, size, false, lzState, lzOut, cp.In, maxDict)
 		if err != nil {
-			fr.Close()
-			return nil, err
-		}
-		z := readers2.Get()
-		fr.env.onClose(reader2Closer{z})
-		if err := z.ResetAt(in, dict, size, lzState, lzOut, cp.In, maxDict); err != nil {
 			fr.Close()
 			return nil, err
 		}
@@ -504,19 +526,6 @@ func (a *Archive) resumeFolder(fi int, sh chainShape, cp arc.Checkpoint, e *arc.
 			return nil, mapErr(enc, err)
 		}
 		r, fr.cpz = z.Guarded(), z
-	default:
-		p, err := lzma.DecodeProps(c.props)
-		if err != nil {
-			fr.Close()
-			return nil, err
-		}
-		z := readers1.Get()
-		fr.env.onClose(reader1Closer{z})
-		if err := z.ResetAt(in, p, size, lzState, lzOut, cp.In, maxDict); err != nil {
-			fr.Close()
-			return nil, err
-		}
-		r, fr.cpz = z, z
 	}
 	if sh.filt >= 0 {
 		bf := new(bcj.Reader)
@@ -527,6 +536,40 @@ func (a *Archive) resumeFolder(fi int, sh chainShape, cp arc.Checkpoint, e *arc.
 	fr.r = fr.newLimited(r, size-cp.Out)
 	fr.pos = cp.Out
 	return fr, nil
+}
+
+// lzmaReader is an LZMA or LZMA2 decoder (checkpoints: cpDecoder).
+type lzmaReader interface {
+	io.Reader
+	cpDecoder
+}
+
+// lzmaAt makes an LZMA or LZMA2 decoder of coder c over in (its output
+// size bytes) at a checkpoint's state, output and input offsets, or,
+// fresh, at the stream's start; fr closes it.
+func (fr *folderReader) lzmaAt(c *coder, in io.Reader, size int64, fresh bool, state []byte, out, inOff int64, opts ...lzma.Option) (lzmaReader, error) {
+	if c.method == mLZMA2 {
+		dict, err := lzma2DictOf(c)
+		if err != nil {
+			return nil, err
+		}
+		z := readers2.Get()
+		fr.env.onClose(reader2Closer{z})
+		if fresh {
+			return z, z.Reset(in, dict, size, opts...)
+		}
+		return z, z.ResetAt(in, dict, size, state, out, inOff, opts...)
+	}
+	p, err := lzma.DecodeProps(c.props)
+	if err != nil {
+		return nil, err
+	}
+	z := readers1.Get()
+	fr.env.onClose(reader1Closer{z})
+	if fresh {
+		return z, z.Reset(in, p, size, opts...)
+	}
+	return z, z.ResetAt(in, p, size, state, out, inOff, opts...)
 }
 
 // filterParams returns the bcj filter of coder c, its start offset and
@@ -605,6 +648,10 @@ func cpKind(method uint64) string {
 		return "ppmd7"
 	case mDeflate, mDeflate64:
 		return "deflate"
+	case mCopy:
+		return "copy"
+	case mBCJ2:
+		return "bcj2"
 	}
 	return "lzma"
 }
@@ -643,8 +690,8 @@ type cpDecoder interface {
 // cell of the interval grid that has none yet.
 func (fr *folderReader) checkpoint() {
 	z := fr.cpz
-	if !z.CanCheckpoint() {
-		return // at the next chunk boundary or step
+	if len(fr.pre) > 0 || !z.CanCheckpoint() {
+		return // at the next chunk boundary or step (or past the bytes in hand)
 	}
 	a, iv := fr.a, fr.cpEvery
 	held := int64(0)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/internal/testutil"
 )
 
 // cpFolders are the solid 7z archives of the BZip2 and PPMd checkpoint
@@ -25,24 +26,14 @@ var cpFolders = []struct{ name, kind string }{
 	// Deflate folders (testdata/seek/make-deflate7z.sh)
 	{"deflate-solid.7z", "deflate"}, {"deflate-solid-aes.7z", "deflate"},
 	{"deflate64-solid.7z", "deflate"}, {"bcj-deflate.7z", "deflate+bcj"},
+	// BCJ2 folders and filters over Copy (testdata/seek/make-bcj2.sh)
+	{"bcj2-lzma2.7z", "bcj2"}, {"bcj2-lzma.7z", "bcj2"},
+	{"delta-copy.7z", "copy+delta"}, {"bcj-copy-aes.7z", "copy+bcj"},
 }
 
 // entryAt reads n bytes at off of entry i through OpenAt.
 func entryAt(a *Archive, i int, off int64, n int) ([]byte, int64, error) {
-	r, start, err := a.OpenAt(i, off)
-	if err != nil {
-		return nil, 0, err
-	}
-	defer r.Close()
-	if _, err := io.CopyN(io.Discard, r, off-start); err != nil {
-		return nil, start, err
-	}
-	buf := make([]byte, n)
-	m, err := io.ReadFull(r, buf)
-	if err == io.ErrUnexpectedEOF || err == io.EOF {
-		err = nil
-	}
-	return buf[:m], start, err
+	return testutil.ReadAt(a, i, off, n)
 }
 
 // firstPass reads every entry once through OpenAt from 0 (taking
@@ -63,6 +54,24 @@ func firstPass(t *testing.T, a *Archive) [][]byte {
 		}
 	}
 	return want
+}
+
+// cpPolicy is the checkpoint policy of the 7z checkpoint tests.
+var cpPolicy = arc.CheckpointPolicy{Interval: 16 << 10, MaxMemory: 1 << 30}
+
+// exportedCPs opens testdata/seek/name with cpPolicy, reads it through
+// (taking checkpoints) and returns it, the entries' contents and its
+// exported checkpoints, at least least of them.
+func exportedCPs(t *testing.T, name string, least int) (*Archive, [][]byte, []arc.Checkpoint) {
+	t.Helper()
+	a := openSeekArchive(t, name)
+	a.SetCheckpoints(cpPolicy)
+	want := firstPass(t, a)
+	cps, err := a.ExportCheckpoints()
+	if err != nil || len(cps) < least {
+		t.Fatal(len(cps), err)
+	}
+	return a, want, cps
 }
 
 // TestOpenAtCheckpointKinds: solid BZip2 folders (plain and AES) take
@@ -86,38 +95,21 @@ func TestOpenAtCheckpointKinds(t *testing.T) {
 					firstPass(t, a)
 				}
 				st := a.CheckpointStats()
-				entries := map[int]bool{}
+				withCP := map[int]bool{}
 				for _, cp := range cps {
-					entries[cp.Entry] = true
+					withCP[cp.Entry] = true
 					if cp.Kind != tc.kind {
 						t.Fatalf("kind %q", cp.Kind)
 					}
 				}
-				if !small && (st.Count < 3 || len(entries) < 2) || small && (st.Evicted == 0 || st.Bytes > limit) {
-					t.Fatalf("%+v over entries %v", st, entries)
+				if !small && (st.Count < 3 || len(withCP) < 2) || small && (st.Evicted == 0 || st.Bytes > limit) {
+					t.Fatalf("%+v over entries %v", st, withCP)
 				}
-				rng := rand.New(rand.NewPCG(2, uint64(len(tc.name))))
-				resumed := 0
-				for k := 0; k < cpReads(); k++ {
-					i := rng.IntN(len(want))
-					if len(want[i]) == 0 {
-						continue
-					}
-					off := rng.Int64N(int64(len(want[i])))
-					got, start, err := entryAt(a, i, off, 5000)
-					if err != nil {
-						t.Fatalf("entry %d at %d: %v", i, off, err)
-					}
-					if start > off {
-						t.Fatalf("start %d after %d", start, off)
-					}
-					if start > 0 {
-						resumed++
-					}
-					if !bytes.Equal(got, want[i][off:min(off+5000, int64(len(want[i])))]) {
-						t.Fatalf("entry %d at %d (from %d): bytes differ", i, off, start)
-					}
+				entries := map[int][]byte{}
+				for i, w := range want {
+					entries[i] = w
 				}
+				resumed := testutil.RandomReads(t, a, entries, uint64(len(tc.name)), cpReads(), 5000)
 				if !small && resumed < cpReads()/5 || !testing.Short() && resumed == 0 {
 					t.Fatalf("%d of %d reads resumed", resumed, cpReads())
 				}
@@ -159,7 +151,11 @@ func TestCheckpointKindsPersist(t *testing.T) {
 				if err := b.RestoreCheckpoints(mod); err != nil {
 					t.Fatal(err)
 				}
-				for _, cp := range cps {
+				read := cps
+				if testing.Short() && raceOn {
+					read = sparse(cps, 4) // each first use checks a span
+				}
+				for _, cp := range read {
 					if cp.Entry < 0 || cp.EntryOff+100 >= int64(len(want[cp.Entry])) {
 						continue
 					}
@@ -267,7 +263,8 @@ func TestCheckpointKindsConcurrent(t *testing.T) {
 
 // skipSlowKind skips, under -short (and so under the race detector's
 // CI pass), the PPMd archives but one: every resume copies and checks a
-// model of 1 MiB and decodes PPMd.
+// model of 1 MiB and decodes PPMd; and under -race -short one of the two
+// BCJ2 archives (a resume there decodes four streams).
 func skipSlowKind(t *testing.T, name string) {
 	if slowKind(name) {
 		t.Skip("slow PPMd checkpoint archive (the run without -short covers it)")
@@ -275,7 +272,8 @@ func skipSlowKind(t *testing.T, name string) {
 }
 
 func slowKind(name string) bool {
-	return testing.Short() && strings.HasPrefix(name, "ppmd-") && (name != "ppmd-solid.7z" || raceOn)
+	return testing.Short() && strings.HasPrefix(name, "ppmd-") && (name != "ppmd-solid.7z" || raceOn) ||
+		testing.Short() && raceOn && name == "bcj2-lzma2.7z" // bcj2-lzma.7z covers BCJ2 there
 }
 
 // cpReads is the number of random reads of the kind tests.

@@ -42,7 +42,7 @@ func (a *Archive) ExportCheckpoints() ([]arc.Checkpoint, error) {
 		if cp.CheckLen <= 0 {
 			continue // at the end: nothing to resume
 		}
-		sum, _, err := a.cpSum(fi, sh, cp, a.folderEntry(fi), false)
+		sum, _, err := a.cpSum(fi, sh, cp, a.folderEntry(fi), false, false)
 		if err != nil {
 			return nil, err
 		}
@@ -80,6 +80,18 @@ func (a *Archive) fitCP(cp *arc.Checkpoint) error {
 	}
 	c := &f.coders[sh.lz]
 	size := f.unpackSizes[sh.lz]
+	if sh.bcj2 {
+		_, inLen := a.packStream(f, sh.pack[0])
+		if cp.Kind != "bcj2" || cp.Out <= 0 || cp.Out >= size || cp.In < 0 || cp.In > inLen ||
+			cp.CheckLen != min(arc.CheckSpan, size-cp.Out) {
+			return arc.Stale("checkpoint does not fit its folder")
+		}
+		if err := fitBCJ2(f, sh, cp); err != nil {
+			return err
+		}
+		cp.Entry, cp.EntryOff = a.entryAtOut(fi, cp.Out)
+		return nil
+	}
 	_, inLen := a.packStart(f)
 	if sh.aes >= 0 {
 		inLen = f.unpackSizes[sh.aesOut]
@@ -93,6 +105,12 @@ func (a *Archive) fitCP(cp *arc.Checkpoint) error {
 		return arc.Stale("checkpoint does not fit its folder")
 	}
 	switch c.method {
+	case mCopy:
+		if len(lzState) != 0 {
+			return arc.Stale("checkpoint state does not fit its folder")
+		}
+		cp.Entry, cp.EntryOff = a.entryAtOut(fi, cp.Out)
+		return nil
 	case mBZip2:
 		if len(lzState) != bzip2.CheckpointStateSize {
 			return arc.Stale("checkpoint state does not fit its folder")
@@ -117,33 +135,42 @@ func (a *Archive) fitCP(cp *arc.Checkpoint) error {
 		cp.Entry, cp.EntryOff = a.entryAtOut(fi, cp.Out)
 		return nil
 	}
-	// The state holds the window (at most the dictionary, or the folder's
-	// size when smaller), a few coder fields and the probabilities.
+	bound, ok := lzmaStateBound(c, size)
+	if !ok {
+		return arc.Stale("checkpoint of a damaged coder")
+	}
+	if int64(len(lzState)) > bound {
+		return arc.Stale("checkpoint state larger than its folder's window")
+	}
+	cp.Entry, cp.EntryOff = a.entryAtOut(fi, cp.Out)
+	return nil
+}
+
+// lzmaStateBound is the largest checkpoint state of LZMA or LZMA2 coder
+// c producing size bytes: the window (at most the dictionary, or size
+// when smaller), a few coder fields and the probabilities.
+func lzmaStateBound(c *coder, size int64) (int64, bool) {
 	var dict int64
 	lclp := 4
 	switch c.method {
 	case mLZMA2:
 		if len(c.props) != 1 {
-			return arc.Stale("checkpoint of a damaged coder")
+			return 0, false
 		}
 		d, err := lzma.DictSizeLZMA2(c.props[0])
 		if err != nil {
-			return arc.Stale("checkpoint of a damaged coder")
+			return 0, false
 		}
 		dict = d
 	default:
 		p, err := lzma.DecodeProps(c.props)
 		if err != nil {
-			return arc.Stale("checkpoint of a damaged coder")
+			return 0, false
 		}
 		dict, lclp = int64(p.DictSize), p.LC+p.LP
 	}
 	window := (min(max(dict, 4096), size) + 15) &^ 15
-	if int64(len(lzState)) > window+2*(4096+0x300<<lclp)+128 {
-		return arc.Stale("checkpoint state larger than its folder's window")
-	}
-	cp.Entry, cp.EntryOff = a.entryAtOut(fi, cp.Out)
-	return nil
+	return window + 2*(4096+0x300<<lclp) + 128, true
 }
 
 // folderEntry returns an entry of folder fi (for the password prompt).
@@ -159,13 +186,15 @@ func (a *Archive) folderEntry(fi int) *arc.Entry {
 // checkCP reports whether decoding from restored checkpoint cp gives its
 // Check. A missing password is returned (the read asks for one and
 // tries again); every other failure means no. When it does, the folder
-// reader that checked it, now cp.CheckLen bytes after it, is returned
-// too (the caller may go on from there or close it).
-func (a *Archive) checkCP(fi int, sh chainShape, cp arc.Checkpoint, e *arc.Entry) (bool, *folderReader, error) {
+// reader that checked it is returned too (the caller may go on from
+// there or close it): cp.CheckLen bytes after it, or, when target lies
+// inside them, at cp with the bytes it decoded to hand out first.
+func (a *Archive) checkCP(fi int, sh chainShape, cp arc.Checkpoint, e *arc.Entry, target int64) (bool, *folderReader, error) {
 	if cp.CheckLen <= 0 {
 		return false, nil, nil
 	}
-	sum, fr, err := a.cpSum(fi, sh, cp, e, true)
+	inside := cp.Out < target && target < cp.Out+cp.CheckLen
+	sum, fr, err := a.cpSum(fi, sh, cp, e, true, inside)
 	if err != nil {
 		if errors.Is(err, errs.ErrPasswordRequired) {
 			return false, nil, err
@@ -181,20 +210,30 @@ func (a *Archive) checkCP(fi int, sh chainShape, cp arc.Checkpoint, e *arc.Entry
 
 // cpSum is cp's Check as decoding cp.CheckLen bytes from it gives it;
 // with keep, the folder reader that decoded them is returned (else it
-// is closed).
-func (a *Archive) cpSum(fi int, sh chainShape, cp arc.Checkpoint, e *arc.Entry, keep bool) (uint32, *folderReader, error) {
+// is closed), and with rewind it is put back at cp with the decoded
+// bytes to hand out before it decodes more.
+func (a *Archive) cpSum(fi int, sh chainShape, cp arc.Checkpoint, e *arc.Entry, keep, rewind bool) (uint32, *folderReader, error) {
 	fr, err := a.resumeFolder(fi, sh, cp, e)
 	if err != nil {
 		return 0, nil, err
 	}
-	sum, err := cpcache.SumFrom(cp, fr, "7z folder")
+	var sum uint32
+	var span []byte
+	if rewind {
+		sum, span, err = cpcache.SumKeep(cp, fr, "7z folder")
+	} else {
+		sum, err = cpcache.SumFrom(cp, fr, "7z folder")
+	}
 	if err != nil {
 		fr.Close()
 		return 0, nil, err
 	}
 	if !keep {
 		fr.Close()
-		fr = nil
+		return sum, nil, nil
+	}
+	if rewind {
+		fr.pre, fr.pos = span, cp.Out
 	}
 	return sum, fr, nil
 }

@@ -4,23 +4,44 @@ import (
 	"bytes"
 	"io"
 	"os"
+	"sync/atomic"
 	"testing"
 
 	"github.com/go-unarc/unarc/arc"
 )
 
-func openSeekArchive(t *testing.T, name string) *Archive {
+func openSeekArchive(t testing.TB, name string) *Archive {
+	a, _ := openCounted(t, name)
+	return a
+}
+
+// countingReaderAt counts the bytes read from an archive.
+type countingReaderAt struct {
+	r *bytes.Reader
+	n atomic.Int64
+}
+
+func (c *countingReaderAt) ReadAt(p []byte, off int64) (int, error) {
+	n, err := c.r.ReadAt(p, off)
+	c.n.Add(int64(n))
+	return n, err
+}
+
+// openCounted opens testdata/seek/name (password "seek") over a
+// countingReaderAt.
+func openCounted(t testing.TB, name string) (*Archive, *countingReaderAt) {
 	t.Helper()
 	b, err := os.ReadFile("../testdata/seek/" + name)
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, err := Open(bytes.NewReader(b), int64(len(b)), &arc.Config{Password: func(*arc.Entry) (string, error) { return "seek", nil }})
+	c := &countingReaderAt{r: bytes.NewReader(b)}
+	a, err := Open(c, int64(len(b)), &arc.Config{Password: func(*arc.Entry) (string, error) { return "seek", nil }})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { a.Close() })
-	return a
+	return a, c
 }
 
 func readEntry(t *testing.T, a *Archive, i int) []byte {

@@ -249,11 +249,33 @@ func SumHead(cp arc.Checkpoint) uint32 {
 // progress is ErrCorrupt.
 func SumFrom(cp arc.Checkpoint, r io.Reader, what string) (uint32, error) {
 	var buf [16 << 10]byte
+	return sumFrom(cp, r, what, buf[:])
+}
+
+// SumKeep is SumFrom that also returns the cp.CheckLen bytes it
+// decoded, so that a read inside them need not decode them again.
+func SumKeep(cp arc.Checkpoint, r io.Reader, what string) (uint32, []byte, error) {
+	if cp.CheckLen < 0 || cp.CheckLen > arc.CheckSpan {
+		return 0, nil, errs.Corrupt("%s: check span of %d bytes", what, cp.CheckLen)
+	}
+	buf := make([]byte, cp.CheckLen)
+	sum, err := sumFrom(cp, r, what, buf)
+	return sum, buf, err
+}
+
+// sumFrom is SumFrom decoding into buf in pieces (wrapping around when
+// buf is shorter than the span).
+func sumFrom(cp arc.Checkpoint, r io.Reader, what string, buf []byte) (uint32, error) {
 	sum := SumHead(cp)
+	at := 0
 	for n := cp.CheckLen; n > 0; {
-		m, err := r.Read(buf[:min(n, int64(len(buf)))])
-		sum = crc32.Update(sum, crc32.IEEETable, buf[:m])
+		if at == len(buf) {
+			at = 0
+		}
+		m, err := r.Read(buf[at:min(int64(len(buf)), int64(at)+n)])
+		sum = crc32.Update(sum, crc32.IEEETable, buf[at:at+m])
 		n -= int64(m)
+		at += m
 		if err != nil && n > 0 {
 			return 0, errs.EOF(err, what)
 		}

@@ -1,0 +1,32 @@
+#!/bin/sh
+# Makes the archives of the 7z BCJ2 and Copy-filter checkpoint tests
+# (sevenzip seek tests), solid: x.elf (an x86-64 ELF built here by cc
+# from generated C: E8 calls and E9 jumps abound), b.bin (160 KiB of
+# noise: LZMA2 ends a chunk every 64 KiB of packed data) and hex.txt
+# (200 KiB of random hex numbers).
+#   bcj2-lzma2.7z  7-Zip's own BCJ2 folder (-mf=BCJ2): LZMA2 main, LZMA
+#                  call and jump streams, the range coder's stream stored
+#   bcj2-lzma.7z   BCJ2 over three LZMA coders
+#   delta-copy.7z, bcj-copy-aes.7z  a filter over Copy (password seek),
+#                  of x.elf and h.txt (hex.txt's first 48 KiB)
+set -eu
+export TZ=UTC LC_ALL=C
+cd "$(dirname "$0")"
+out=$(pwd)
+rm -f ./bcj2-*.7z ./*-copy*.7z
+. ./filter-content.sh # x.elf, b.bin, hex.txt in $src/d
+find "$src" -exec touch -d '2024-01-02 03:04:05' {} +
+z7() { # z7 OUT ARGS...
+	o=$1; shift
+	(cd "$src/d" && 7zz a -bd -bso0 -mmt1 -ms=on "$@" "$out/$o" x.elf b.bin hex.txt)
+}
+z7 bcj2-lzma2.7z -mf=BCJ2 -m0=LZMA2:d64k
+z7 bcj2-lzma.7z -m0=BCJ2 -m1=LZMA:d64k -m2=LZMA:d16k -m3=LZMA:d16k -mb0:1 -mb0s1:2 -mb0s2:3
+head -c 49152 "$src/d/hex.txt" > "$src/d/h.txt"
+touch -d '2024-01-02 03:04:05' "$src/d/h.txt"
+z7c() { # stored: smaller content
+	o=$1; shift
+	(cd "$src/d" && 7zz a -bd -bso0 -mmt1 -ms=on "$@" "$out/$o" x.elf h.txt)
+}
+z7c delta-copy.7z -m0=Delta:4 -m1=Copy
+z7c bcj-copy-aes.7z -m0=BCJ -m1=Copy -pseek
