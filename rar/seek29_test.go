@@ -17,7 +17,8 @@ import (
 const seek4Data = "testdata/seek4/"
 
 var r4Archives = []string{"r4-solid.rar", "r4-plain.rar", "r4-solid-aes.rar", "r4-plain-hp.rar",
-	"r4-vol.part1.rar", "r4-delta.rar", "r4-audio.rar", "../../../testdata/seek/solid4-big.rar"}
+	"r4-vol.part1.rar", "r4-delta.rar", "r4-audio.rar", "../../../testdata/seek/solid4-big.rar",
+	"r4-ppm-solid.rar", "r4-ppm.rar", "r4-ppm-solid-aes.rar", "r4-ppm-hp.rar"}
 
 // openCP4 opens a RAR4 seek archive with checkpoints every 4 KiB.
 func openCP4(t *testing.T, name string, mem int64) *Archive {
@@ -148,12 +149,25 @@ func TestSeekRAR29Filters(t *testing.T) {
 	}
 }
 
-// TestSeekRAR29PPMd: a solid stream with PPMd blocks takes checkpoints
-// only before its first PPMd block, and every read is right.
+// TestSeekRAR29PPMd: streams with PPMd blocks (solid and not, plain
+// and AES) take checkpoints inside them, whose state holds the model
+// (larger than any window of these archives), and reads resume there.
 func TestSeekRAR29PPMd(t *testing.T) {
-	a := openCP4(t, "../../../testdata/seek/solid4-ppm.rar", 64<<20)
-	want := contents(t, a)
-	checkReads(t, a, want, 3, 30)
+	for _, name := range []string{"../../../testdata/seek/solid4-ppm.rar", "r4-ppm-solid-aes.rar", "r4-ppm-hp.rar"} {
+		a := openCP4(t, name, 64<<20)
+		want := contents(t, a)
+		big := 0
+		for _, cp := range a.cps.Snapshot() {
+			if len(cp.State) > 128<<10 {
+				big++ // a model: the window of a 64 KiB or 128 KiB entry is smaller
+			}
+		}
+		before := resumed.Load()
+		fromCP := checkReads(t, a, want, 3, 30)
+		if big == 0 || fromCP == 0 || resumed.Load() == before {
+			t.Fatalf("%s: %d checkpoints with a model, %d reads from one", name, big, fromCP)
+		}
+	}
 }
 
 // TestSeekRAR29Evict: under a cache that holds about one checkpoint the
@@ -318,7 +332,7 @@ func TestSeekRAR29AcrossVolumes(t *testing.T) {
 // rejected on first use and the read is still right; one whose fields
 // do not fit its entry is ErrStaleIndex.
 func TestSeekRAR29Persist(t *testing.T) {
-	for _, name := range []string{"r4-solid-aes.rar", "r4-vol.part1.rar", "r4-delta.rar"} {
+	for _, name := range []string{"r4-solid-aes.rar", "r4-vol.part1.rar", "r4-delta.rar", "r4-ppm-solid-aes.rar", "r4-ppm.rar"} {
 		a := openCP4(t, name, 64<<20)
 		want := contents(t, a)
 		cps, err := a.ExportCheckpoints()
@@ -348,11 +362,13 @@ func TestSeekRAR29Persist(t *testing.T) {
 			}
 		}
 		for what, f := range map[string]func(*arc.Checkpoint){
-			"kind":  func(cp *arc.Checkpoint) { cp.Kind = "rar5" },
-			"out":   func(cp *arc.Checkpoint) { cp.Out = 1 << 40 },
-			"in":    func(cp *arc.Checkpoint) { cp.In = 1 << 40 },
-			"span":  func(cp *arc.Checkpoint) { cp.CheckLen++ },
-			"huge":  func(cp *arc.Checkpoint) { cp.State = make([]byte, 5<<20) },
+			"kind": func(cp *arc.Checkpoint) { cp.Kind = "rar5" },
+			"out":  func(cp *arc.Checkpoint) { cp.Out = 1 << 40 },
+			"in":   func(cp *arc.Checkpoint) { cp.In = 1 << 40 },
+			"span": func(cp *arc.Checkpoint) { cp.CheckLen++ },
+			// Past the window and a PPMd model of Limits.MaxMemory (the
+			// zero pages are never touched).
+			"huge":  func(cp *arc.Checkpoint) { cp.State = make([]byte, a.cpStateMax(cp.Stream, cp.Out)+1) },
 			"entry": func(cp *arc.Checkpoint) { cp.Stream = 1 << 20 },
 		} {
 			b := openCP4(t, name, 64<<20)

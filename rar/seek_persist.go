@@ -89,8 +89,9 @@ func (a *Archive) RestoreCheckpoints(cps []arc.Checkpoint) error {
 // dictionary, or the entry's run so far), the code lengths and a header.
 // RAR 2.9, 2.0 and 1.5: the history (at most the window of the largest dictionary in
 // the solid run so far, and at most the run's output so far), the tables,
-// and for 2.9 the filter definitions and queued filters. A solid entry has one
-// at its start (Out 0).
+// and for 2.9 the filter definitions and queued filters and a PPMd model
+// (at most Limits.MaxMemory, 256 MiB). A solid entry has one at its start
+// (Out 0).
 func (a *Archive) cpStateMax(fi int, out int64) int64 {
 	f := a.files[fi]
 	fam := family(f.algo)
@@ -111,7 +112,9 @@ func (a *Archive) cpStateMax(fi int, out int64) int64 {
 	case fam15:
 		return unpack15.CheckpointOverhead + min(unpack15.WindowFor(dict), before+out)
 	}
-	return unpack29.CheckpointOverhead + min(unpack29.WindowFor(dict), before+out)
+	// A PPMd model met earlier in the run may be kept: at most the
+	// model memory the decoder would allocate.
+	return unpack29.CheckpointOverhead + min(unpack29.WindowFor(dict), before+out) + unpack29.PPMdMax(a.p.memMax)
 }
 
 // checkCP reports whether decoding from restored checkpoint cp gives its

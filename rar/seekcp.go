@@ -26,11 +26,14 @@ import (
 //     to 4 GiB, fewer bytes while less has been produced), the repeated
 //     distances, the code lengths and the bit position;
 //   - RAR 2.9 (Kind "rar29", unpack29.Decoder.Checkpoint): all it
-//     flushed handed out, in an LZ block of a stream that has met no PPMd
-//     block (none after one: its model would be needed); the window (the
+//     flushed handed out, in an LZ or a PPMd block; the window (the
 //     dictionary rounded up to a power of two, 512 KiB to 4 MiB, less
 //     while less has been produced), the LZ state and code lengths, the
-//     filter definitions and queued filters, and the bit position;
+//     filter definitions and queued filters, the bit position, and once
+//     a PPMd block has been met in the stream its escape byte, model and
+//     range decoder (kept in the LZ blocks after it too, since a later
+//     PPMd block may continue the model: the used part of the model's
+//     memory, which the block header declares, 1 to 256 MiB);
 //   - RAR 2.0 (Kind "rar20") and 1.5 ("rar15"), plain only (their
 //     ciphers cannot be entered in the middle): between decode passes;
 //     the window (the dictionary rounded up, at most 4 MiB), the

@@ -211,27 +211,17 @@ func TestCheckpointFilters(t *testing.T) {
 	}
 }
 
-// TestCheckpointPPMd: no checkpoint once a PPMd block has been met in
-// the stream (its model would be needed), LZ before it still takes them.
+// TestCheckpointPPMd: streams with PPMd blocks take checkpoints inside
+// them and in the LZ blocks after one (the model kept), and resuming
+// from each gives the sequential bytes to the end of the entry.
 func TestCheckpointPPMd(t *testing.T) {
+	var inPPM, afterPPM int
 	for _, name := range []string{"ppmd.rar", "ppmd_solid.rar", "solid4-ppm.rar"} {
 		ents := cpEntries(t, name)
-		_, cps := decodeWithCheckpoints(t, ents, 1000)
+		outs, _ := decodeWithCheckpoints(t, ents, math.MaxInt64)
+		var cps []testCP
 		d := NewDecoder()
-		for _, cp := range cps {
-			e := ents[cp.entry]
-			got, err := resumeFrom(d, e, cp, math.MaxInt64)
-			if err != nil {
-				t.Fatalf("%s: entry %d at %d: %v", name, cp.entry, cp.off, err)
-			}
-			if int64(len(got)) != e.Size-cp.off {
-				t.Fatalf("%s: entry %d at %d: %d bytes", name, cp.entry, cp.off, len(got))
-			}
-		}
-		d.Close()
-		// Every checkpoint comes before the first PPMd block.
-		d = NewDecoder()
-		for _, e := range ents {
+		for i, e := range ents {
 			if e.Dir || e.Method == 0x30 {
 				continue
 			}
@@ -239,20 +229,40 @@ func TestCheckpointPPMd(t *testing.T) {
 				t.Fatal(err)
 			}
 			d.OnCheckpoint(0, func(d *Decoder) int64 {
-				if d.ppm.used {
-					t.Fatalf("%s: checkpoint after a PPMd block", name)
+				switch {
+				case d.ppm.active:
+					inPPM++
+				case d.ppm.used:
+					afterPPM++
 				}
-				return d.EntryOffset() + 1
+				if d.ppm.used && len(cps) < 40 {
+					cps = append(cps, testCP{i, d.EntryOffset(), d.InputBits(), d.Checkpoint(nil)})
+				}
+				return d.EntryOffset() + 1500
 			})
 			if _, err := io.Copy(io.Discard, d); err != nil {
 				t.Fatal(err)
 			}
 		}
-		if !d.ppm.used {
-			t.Fatalf("%s: no PPMd block", name)
-		}
 		d.Close()
+		if len(cps) == 0 {
+			t.Fatalf("%s: no checkpoint with a PPMd model", name)
+		}
+		r := NewDecoder()
+		for _, cp := range cps {
+			want := outs[cp.entry][cp.off:]
+			n := min(len(want), 64<<10)
+			got, err := resumeFrom(r, ents[cp.entry], cp, int64(n))
+			if err != nil || !bytes.Equal(got, want[:n]) {
+				t.Fatalf("%s: entry %d from %d: %v", name, cp.entry, cp.off, err)
+			}
+		}
+		r.Close()
 	}
+	if inPPM == 0 || afterPPM == 0 {
+		t.Fatalf("%d checkpoints in PPMd blocks, %d in LZ blocks after one", inPPM, afterPPM)
+	}
+	t.Logf("%d checkpoints in PPMd blocks, %d in LZ blocks after one", inPPM, afterPPM)
 }
 
 // TestCheckpointTampered: a checkpoint cut, grown or with a field out
@@ -264,8 +274,8 @@ func TestCheckpointTampered(t *testing.T) {
 	var cp testCP
 	var nq, ndefs int
 	for _, c := range cps {
-		ndefs = int(le.Uint32(c.state[cpHeader-16:]))
-		nq = int(le.Uint32(c.state[cpHeader-12:]))
+		ndefs = int(le.Uint32(c.state[cpHeader-21:]))
+		nq = int(le.Uint32(c.state[cpHeader-17:]))
 		if c.off > 20000 && nq >= 2 && ndefs > 0 {
 			cp = c
 			break
