@@ -93,6 +93,17 @@ func WindowFor(dict int64) int64 {
 	return n
 }
 
+// PPMdLen is the length of the PPMd model's part that state declares
+// (0 if it is not a checkpoint's state): a caller bounding an untrusted
+// state's length adds it, at most PPMdMax, to the window's and
+// CheckpointOverhead.
+func PPMdLen(state []byte) int64 {
+	if len(state) < cpHeader || binary.LittleEndian.Uint32(state) != cpMagic {
+		return 0
+	}
+	return int64(binary.LittleEndian.Uint32(state[cpHeader-4:]))
+}
+
 // maxLastLength bounds the last length a valid stream leaves: the
 // longest length slot plus the two long-distance increments.
 const maxLastLength = 224 + 31 + 3 + 2
