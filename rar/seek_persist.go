@@ -108,9 +108,9 @@ func (a *Archive) cpStateMax(fi int, out int64, state []byte) int64 {
 	}
 	switch fam {
 	case fam20:
-		return unpack20.CheckpointOverhead + min(unpack20.WindowFor(dict), before+out)
+		return int64(oldCipher(f)) + unpack20.CheckpointOverhead + min(unpack20.WindowFor(dict), before+out)
 	case fam15:
-		return unpack15.CheckpointOverhead + min(unpack15.WindowFor(dict), before+out)
+		return int64(oldCipher(f)) + unpack15.CheckpointOverhead + min(unpack15.WindowFor(dict), before+out)
 	}
 	// A PPMd model met earlier in the run may be kept: the part the
 	// state declares, at most the model the decoder would allocate.
