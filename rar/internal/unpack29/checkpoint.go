@@ -82,16 +82,7 @@ func PPMdMax(maxMem int64) int64 {
 
 // WindowFor is the largest window a stream whose entries declare at
 // most dictionary dict uses (the history a checkpoint keeps at most).
-func WindowFor(dict int64) int64 {
-	if dict <= 0 || dict > rarbits.MaxWindow {
-		dict = rarbits.MaxWindow
-	}
-	n := int64(rarbits.MinWindow)
-	for n < max(dict, 2*vmMemSize) {
-		n <<= 1
-	}
-	return n
-}
+func WindowFor(dict int64) int64 { return rarbits.WindowFor(max(rarbits.ClampDict(dict), 2*vmMemSize)) }
 
 // PPMdLen is the length of the PPMd model's part that state declares
 // (0 if it is not a checkpoint's state): a caller bounding an untrusted
@@ -227,17 +218,8 @@ func cpCorrupt(what string) error { return errs.Corrupt("rar v29: checkpoint %s"
 // State that does not fit them is ErrCorrupt. Reading d then yields the
 // entry's content from the checkpoint's EntryOffset.
 func (d *Decoder) ResetAt(src io.Reader, dictSize, unpackedSize int64, state []byte) error {
-	if err := d.Reset(src, dictSize, unpackedSize, false); err != nil {
-		return err
-	}
-	if dictSize <= 0 || dictSize > rarbits.MaxWindow {
-		dictSize = rarbits.MaxWindow
-	}
-	if err := d.restore(src, state, max(dictSize, 2*vmMemSize), unpackedSize); err != nil {
-		d.Err = err
-		return err
-	}
-	return nil
+	return d.Stream.ResetAt(func() error { return d.Reset(src, dictSize, unpackedSize, false) }, dictSize,
+		func(minDict int64) error { return d.restore(src, state, max(minDict, 2*vmMemSize), unpackedSize) })
 }
 
 func (d *Decoder) restore(src io.Reader, st []byte, minDict, size int64) error {
@@ -264,9 +246,7 @@ func (d *Decoder) restore(src io.Reader, st []byte, minDict, size int64) error {
 	esc := st[p]
 	p++
 	nppm := u32()
-	if winLen < rarbits.MinWindow || winLen > rarbits.MaxWindow || winLen&(winLen-1) != 0 ||
-		dict < uint64(minDict) || dict > rarbits.MaxWindow || uint64(winLen) > max(dict, rarbits.MinWindow)*2-1 ||
-		pos > math.MaxInt64/2 || wr > pos || pos-wr > uint64(winLen-margin) || entryOff > wr ||
+	if !rarbits.WindowFits(winLen, dict, minDict) || pos > math.MaxInt64/2 || wr > pos || pos-wr > uint64(winLen-margin) || entryOff > wr ||
 		size >= 0 && entryOff >= uint64(size) || nq > maxPendingFilter ||
 		flags > 15 || flags&8 != 0 && flags&4 == 0 || flags&4 == 0 && (esc != 2 || nppm != 0) ||
 		flags&4 != 0 && uint64(nppm) > uint64(PPMdMax(d.MaxMemory)) || lastLen > maxLastLength || lowDist >= lowDistRep || lowRep >= lowDistRep ||

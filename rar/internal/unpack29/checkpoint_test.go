@@ -216,6 +216,10 @@ func TestCheckpointFilters(t *testing.T) {
 // from each gives the sequential bytes to the end of the entry.
 func TestCheckpointPPMd(t *testing.T) {
 	var inPPM, afterPPM int
+	keep := 40 // each resume restores a model of 15 or 25 MiB
+	if testing.Short() {
+		keep = 8
+	}
 	for _, name := range []string{"ppmd.rar", "ppmd_solid.rar", "solid4-ppm.rar"} {
 		ents := cpEntries(t, name)
 		outs, _ := decodeWithCheckpoints(t, ents, math.MaxInt64)
@@ -235,7 +239,7 @@ func TestCheckpointPPMd(t *testing.T) {
 				case d.ppm.used:
 					afterPPM++
 				}
-				if d.ppm.used && len(cps) < 40 {
+				if d.ppm.used && len(cps) < keep {
 					cps = append(cps, testCP{i, d.EntryOffset(), d.InputBits(), d.Checkpoint(nil)})
 				}
 				return d.EntryOffset() + 1500
