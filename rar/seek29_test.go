@@ -3,9 +3,7 @@ package rar
 import (
 	"bytes"
 	"errors"
-	"io"
 	"math/rand/v2"
-	"os"
 	"sync"
 	"testing"
 
@@ -21,22 +19,7 @@ var r4Archives = []string{"r4-solid.rar", "r4-plain.rar", "r4-solid-aes.rar", "r
 	"r4-ppm-solid.rar", "r4-ppm.rar", "r4-ppm-solid-aes.rar", "r4-ppm-hp.rar"}
 
 // openCP4 opens a RAR4 seek archive with checkpoints every 4 KiB.
-func openCP4(t *testing.T, name string, mem int64) *Archive {
-	t.Helper()
-	f, err := os.Open(seek4Data + name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { f.Close() })
-	st, _ := f.Stat()
-	a, err := Open(f, st.Size(), config(t, seek4Data+name, "seek"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	a.SetCheckpoints(arc.CheckpointPolicy{Interval: 4096, MaxMemory: mem})
-	t.Cleanup(func() { a.Close() })
-	return a
-}
+func openCP4(t *testing.T, name string, mem int64) *Archive { return openCPIn(t, seek4Data, name, mem) }
 
 // checkReads reads n random spans of random entries of a, and spans at
 // and around every checkpoint, and compares them with want.
@@ -170,34 +153,7 @@ func TestSeekRAR29PPMd(t *testing.T) {
 	}
 }
 
-// TestSeekRAR29Evict: under a cache that holds about one checkpoint the
-// reads stay right and checkpoints are evicted.
-func TestSeekRAR29Evict(t *testing.T) {
-	b := openCP4(t, "r4-solid.rar", 64<<20)
-	want := contents(t, b)
-	st := b.CheckpointStats()
-	one := st.Bytes/int64(st.Count) + 1000
-	a := openCP4(t, "r4-solid.rar", one)
-	for k := 0; k < 2; k++ {
-		for i := range want {
-			for off := int64(0); off < int64(len(want[i])); off += 5003 {
-				got, _, err := readAt(a, i, off, 100)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if !bytes.Equal(got, want[i][off:off+int64(len(got))]) {
-					t.Fatalf("entry %d at %d: bytes differ", i, off)
-				}
-			}
-		}
-	}
-	st = a.CheckpointStats()
-	if st.Evicted == 0 || st.Bytes > one {
-		t.Fatalf("stats %+v with MaxMemory %d", st, one)
-	}
-}
-
-// TestSeekRAR29Concurrent: OpenAt reads from several goroutines while
+// TestSeekRAR29Concurrent (and RAR5's): OpenAt reads from several goroutines while
 // the Archive closes: right bytes or a closed error, never a race or
 // panic.
 func TestSeekRAR29Concurrent(t *testing.T) {
@@ -205,6 +161,8 @@ func TestSeekRAR29Concurrent(t *testing.T) {
 		a := openCP4(t, name, 64<<20)
 		closeWhileReading(t, a, contents(t, a))
 	}
+	a := openCP(t, "r5-solid-aes.rar", 64<<20)
+	closeWhileReading(t, a, contents(t, a))
 }
 
 // closeWhileReading reads random spans of a from four goroutines (from
@@ -241,7 +199,8 @@ func closeWhileReading(t *testing.T, a *Archive, want [][]byte) {
 	wg.Wait()
 }
 
-// TestSeekRAR29BadCheckpoint: a damaged checkpoint fails with ErrCorrupt.
+// TestSeekRAR29BadCheckpoint: a RAR5 state under the rar29 kind is
+// refused by the decoder (TestSeekBadCheckpoint cuts one).
 func TestSeekRAR29BadCheckpoint(t *testing.T) {
 	a := openCP4(t, "r4-plain.rar", 64<<20)
 	contents(t, a)
@@ -250,87 +209,11 @@ func TestSeekRAR29BadCheckpoint(t *testing.T) {
 		t.Fatal("no checkpoint of entry 0")
 	}
 	bad := cp
-	bad.State = bytes.Clone(cp.State[:len(cp.State)-1])
-	a.cps.Clear()
-	a.cps.Add(bad)
-	if _, _, err := a.OpenAt(0, cp.Out); !errors.Is(err, errs.ErrCorrupt) {
-		t.Fatalf("cut checkpoint: %v", err)
-	}
-	// A RAR5 state under the rar29 kind is refused by the decoder too.
-	bad = cp
 	bad.State = append([]byte("rcp5"), cp.State[4:]...)
 	a.cps.Clear()
 	a.cps.Add(bad)
 	if _, _, err := a.OpenAt(0, cp.Out); !errors.Is(err, errs.ErrCorrupt) {
 		t.Fatalf("foreign checkpoint: %v", err)
-	}
-}
-
-// TestSeekRAR29SolidStart: a solid entry read at an offset before its
-// first Interval resumes from the checkpoint at its start, without
-// decoding the entries before it in the run.
-func TestSeekRAR29SolidStart(t *testing.T) {
-	a := openCP4(t, "r4-solid.rar", 64<<20)
-	want := contents(t, a)
-	i := len(want) - 1
-	for i >= 0 && a.Entries()[i].Name != "c.txt" {
-		i--
-	}
-	r0, d0 := resumed.Load(), redecoded.Load()
-	got, start, err := readAt(a, i, 100, 1000)
-	if err != nil || start != 0 || !bytes.Equal(got, want[i][100:1100]) {
-		t.Fatalf("c.txt at 100: start %d, %v", start, err)
-	}
-	if resumed.Load() != r0+1 || redecoded.Load() != d0 {
-		t.Fatalf("%d resumes, %d predecessors decoded", resumed.Load()-r0, redecoded.Load()-d0)
-	}
-}
-
-// TestSeekRAR29OpenTakesNone: ordinary reading (Open) takes no checkpoint.
-func TestSeekRAR29OpenTakesNone(t *testing.T) {
-	for _, name := range []string{"r4-solid.rar", "r4-plain.rar"} {
-		a := openCP4(t, name, 64<<20)
-		for i := range a.Entries() {
-			rc, err := a.Open(i)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := io.Copy(io.Discard, rc); err != nil {
-				t.Fatal(err)
-			}
-			rc.Close()
-		}
-		if st := a.CheckpointStats(); st.Taken != 0 {
-			t.Fatalf("%s: Open took %+v", name, st)
-		}
-	}
-}
-
-// TestSeekRAR29AcrossVolumes: in the multi-volume solid archive some
-// checkpoint resumes in a later volume than its entry's first, and the
-// reads from it are right.
-func TestSeekRAR29AcrossVolumes(t *testing.T) {
-	a := openCP4(t, "r4-vol.part1.rar", 64<<20)
-	want := contents(t, a)
-	n := 0
-	for i, f := range a.files {
-		if len(f.parts) < 2 {
-			continue
-		}
-		for off := int64(1); off < f.e.Size; off += 997 {
-			cp, ok := a.peekCP(i, f, off)
-			if !ok || cp.In>>3 < f.parts[0].size {
-				continue
-			}
-			got, start, err := readAt(a, i, off, 2000)
-			if err != nil || start != cp.Out || !bytes.Equal(got, want[i][off:off+int64(len(got))]) {
-				t.Fatalf("%s at %d from %d: %v", f.e.Name, off, start, err)
-			}
-			n++
-		}
-	}
-	if n == 0 {
-		t.Fatal("no checkpoint past an entry's first volume")
 	}
 }
 
