@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"math/rand/v2"
+	"strings"
 	"sync"
 	"testing"
 
@@ -17,6 +18,14 @@ const seek4Data = "testdata/seek4/"
 var r4Archives = []string{"r4-solid.rar", "r4-plain.rar", "r4-solid-aes.rar", "r4-plain-hp.rar",
 	"r4-vol.part1.rar", "r4-delta.rar", "r4-audio.rar", "../../../testdata/seek/solid4-big.rar",
 	"r4-ppm-solid.rar", "r4-ppm.rar", "r4-ppm-solid-aes.rar", "r4-ppm-hp.rar"}
+
+// slowPPMd reports whether, under -short, the tests that go over every
+// RAR4 seek archive skip name: a PPMd archive, each of whose resumes
+// restores and checks a 15 MiB model (seconds under -race).
+// TestSeekRAR29PPMd still reads one of them.
+func slowPPMd(name string) bool {
+	return testing.Short() && strings.HasPrefix(name, "r4-ppm")
+}
 
 // openCP4 opens a RAR4 seek archive with checkpoints every 4 KiB.
 func openCP4(t *testing.T, name string, mem int64) *Archive { return openCPIn(t, seek4Data, name, mem) }
@@ -65,6 +74,9 @@ func checkReads(t *testing.T, a *Archive, want [][]byte, seed uint64, n int) (fr
 func TestSeekRAR29Checkpoints(t *testing.T) {
 	for _, name := range r4Archives {
 		t.Run(name, func(t *testing.T) {
+			if slowPPMd(name) {
+				t.Skip("PPMd: slow under -short")
+			}
 			a := openCP4(t, name, 64<<20)
 			want := contents(t, a)
 			st := a.CheckpointStats()
@@ -136,8 +148,16 @@ func TestSeekRAR29Filters(t *testing.T) {
 // and AES) take checkpoints inside them, whose state holds the model
 // (larger than any window of these archives), and reads resume there.
 func TestSeekRAR29PPMd(t *testing.T) {
-	for _, name := range []string{"../../../testdata/seek/solid4-ppm.rar", "r4-ppm-solid-aes.rar", "r4-ppm-hp.rar"} {
+	names := []string{"../../../testdata/seek/solid4-ppm.rar", "r4-ppm-solid-aes.rar", "r4-ppm-hp.rar"}
+	reads := 30
+	if testing.Short() {
+		names, reads = names[1:2], 5
+	}
+	for _, name := range names {
 		a := openCP4(t, name, 64<<20)
+		if testing.Short() {
+			a.SetCheckpoints(arc.CheckpointPolicy{Interval: 24 << 10, MaxMemory: 64 << 20})
+		}
 		want := contents(t, a)
 		big := 0
 		for _, cp := range a.cps.Snapshot() {
@@ -146,7 +166,7 @@ func TestSeekRAR29PPMd(t *testing.T) {
 			}
 		}
 		before := resumed.Load()
-		fromCP := checkReads(t, a, want, 3, 30)
+		fromCP := checkReads(t, a, want, 3, reads)
 		if big == 0 || fromCP == 0 || resumed.Load() == before {
 			t.Fatalf("%s: %d checkpoints with a model, %d reads from one", name, big, fromCP)
 		}
@@ -224,6 +244,9 @@ func TestSeekRAR29BadCheckpoint(t *testing.T) {
 // do not fit its entry is ErrStaleIndex.
 func TestSeekRAR29Persist(t *testing.T) {
 	for _, name := range []string{"r4-solid-aes.rar", "r4-vol.part1.rar", "r4-delta.rar", "r4-ppm-solid-aes.rar", "r4-ppm.rar"} {
+		if slowPPMd(name) {
+			continue
+		}
 		a := openCP4(t, name, 64<<20)
 		want := contents(t, a)
 		cps, err := a.ExportCheckpoints()
