@@ -100,11 +100,19 @@ func NewReader15(r io.Reader, c *Cipher15) *Reader15 {
 // Resume makes s read the stream from mark pos, whose state StateAt
 // gave: r then starts at byte pos of the stream.
 func (s *Reader15) Resume(pos int64, st []byte) error {
-	if pos < 0 || pos%MarkSpan != 0 {
-		return errs.Corrupt("rar: RAR 1.5 cipher mark %d", pos)
+	if err := checkMark(pos); err != nil {
+		return err
 	}
 	s.pos = pos
 	return s.c.Resume(st)
+}
+
+// checkMark checks that a resume starts at a mark.
+func checkMark(pos int64) error {
+	if pos < 0 || pos%MarkSpan != 0 {
+		return errs.Corrupt("rar: cipher mark %d", pos)
+	}
+	return nil
 }
 
 func (s *Reader15) Read(p []byte) (int, error) {

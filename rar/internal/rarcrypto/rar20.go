@@ -5,8 +5,6 @@ import (
 	"hash/crc32"
 	"io"
 	"math/bits"
-
-	"github.com/go-unarc/unarc/internal/errs"
 )
 
 // initSubst20 is the initial substitution table of the RAR 2.0 cipher
@@ -150,8 +148,8 @@ func NewReader20(r io.Reader, c *Cipher20) *Reader20 {
 // Resume makes d read the stream from mark pos, whose state StateAt
 // gave: r then starts at byte pos of the stream.
 func (d *Reader20) Resume(pos int64, st []byte) error {
-	if pos < 0 || pos%MarkSpan != 0 {
-		return errs.Corrupt("rar: RAR 2.0 cipher mark %d", pos)
+	if err := checkMark(pos); err != nil {
+		return err
 	}
 	d.pos = pos
 	return d.c.Resume(st)
