@@ -28,17 +28,18 @@ func (c *cpCountingReaderAt) ReadAt(p []byte, off int64) (int, error) {
 
 // cpIndexArchives are testdata/seek archives whose seekable readers take
 // checkpoints, one per checkpoint kind and with encryption.
-var cpIndexArchives = []string{"lzma2.7z", "lzma2-aes.7z", "lzma-big.7z", "lzma-big-aes.7z", "deflate-words.zip", "deflate-words-aes.zip", "r5-words.rar", "r5-solid.rar", "r5-solid-aes.rar", "solid4-big.rar",
+var cpIndexArchives = []string{"lzma2.7z", "lzma2-aes.7z", "lzma-big.7z", "lzma-big-aes.7z", "deflate-words.zip", "deflate-words-aes.zip", "r5-words.rar", "r5-solid.rar", "r5-solid-aes.rar", "solid4-big.rar", "solid4-ppm.rar",
 	"bzip2-7zz.zip", "bzip2-aes.zip", "bzip2-solid.7z", "bzip2-solid-aes.7z", "ppmd-o8.zip", "ppmd-o8-aes.zip", "ppmd-cut.zip", "ppmd-solid.7z", "ppmd-solid-aes.7z"}
 
 const cpTestInterval = 64 << 10
 
-// skipSlowCheckpoints skips, under -short, the PPMd archives but one
+// skipSlowCheckpoints skips, under -short, the PPMd archives (7z, ZIP
+// and RAR 3.x) but one
 // (under the race detector all of them: internal/ppmd's own checkpoint
 // tests cover the model): every resume copies and checks a model of
 // 1 MiB and decodes PPMd, seconds per archive.
 func skipSlowCheckpoints(t *testing.T, name string) {
-	if testing.Short() && strings.HasPrefix(name, "ppmd-") && (name != "ppmd-solid.7z" || raceOn) {
+	if testing.Short() && (strings.HasPrefix(name, "ppmd-") || name == "solid4-ppm.rar") && (name != "ppmd-solid.7z" || raceOn) {
 		t.Skip("slow PPMd checkpoint archive (the run without -short covers it)")
 	}
 }

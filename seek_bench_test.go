@@ -12,10 +12,17 @@ import (
 	"github.com/go-unarc/unarc/internal/testutil"
 )
 
+// rar4PPMdSolid is mixed-200 as a solid RAR4 archive with PPMd forced
+// (-mct+; rar6 then codes all of it with PPMd, 15 MiB models): only
+// BenchmarkSeekRandom reads it.
+var rar4PPMdSolid = benchCase{name: "rar4-ppmd-solid", file: "mixed-rar4-ppmd-solid.rar", tool: "rar6",
+	args: []string{"a", "-ma4", "-m3", "-md4m", "-mct+", "-s", "-ep", "-idq", "{out}"}}
+
 // BenchmarkSeekRandom reads 1 MiB at 100 random offsets (fixed seed) of
 // mixed-3.bin, the last 50 MiB file of the mixed-200 solid 7z (LZMA2 and
-// LZMA, 8 MiB dictionary), solid RAR5, solid RAR4 (-ma4 -md4m) and the
-// tar.gz (gzip -6, one stream), after a first full pass through a
+// LZMA, 8 MiB dictionary), solid RAR5, solid RAR4 (-ma4 -md4m), solid
+// RAR4 with PPMd (rar4PPMdSolid) and the tar.gz (gzip -6, one stream),
+// after a first full pass through a
 // SeekableEntry that fills the checkpoints. cp=off is the baseline with
 // no checkpoints, which decodes from the start of the solid stream for
 // every read that goes backwards; it does 3 reads (it is slow).
@@ -30,6 +37,7 @@ func BenchmarkSeekRandom(b *testing.B) {
 			cases = append(cases, c)
 		}
 	}
+	cases = append(cases, rar4PPMdSolid)
 	for _, c := range cases {
 		for _, cp := range []int64{unarc.DefaultCheckpointInterval, 0} {
 			label := "cp=16M"

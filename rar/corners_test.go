@@ -167,9 +167,10 @@ func join4(bs []block4) []byte {
 }
 
 // encryptOld makes every file with data of a RAR 1.5–2.x archive
-// encrypted under password with the cipher of unpack version ver (13 or
-// 15), as rar 1.5 wrote it: the password flag on the file header and the
-// packed data run through the cipher from the start, a fresh key per file.
+// encrypted under password with the cipher of unpack version ver (13, 15
+// or 20), as rar 1.5 and 2.0 wrote it: the password flag on the file
+// header and the packed data run through the cipher from the start (2.0:
+// padded to whole blocks), a fresh key per file.
 func encryptOld(t testing.TB, archive []byte, ver byte, password string) []byte {
 	bs := blocks4(t, archive)
 	for i := range bs {
@@ -180,6 +181,15 @@ func encryptOld(t testing.TB, archive []byte, ver byte, password string) []byte 
 		binary.LittleEndian.PutUint16(h[3:], binary.LittleEndian.Uint16(h[3:])|lhdPassword)
 		h[24] = ver
 		switch ver {
+		case 20:
+			// Whole blocks: the packed size grows to the padded one.
+			d := append(bs[i].data, make([]byte, -len(bs[i].data)&15)...)
+			binary.LittleEndian.PutUint32(h[7:], uint32(len(d)))
+			c := rarcrypto.NewCipher20(password)
+			for k := 0; k < len(d); k += 16 {
+				c.EncryptBlock(d[k : k+16])
+			}
+			bs[i].data = d
 		case 15:
 			rarcrypto.NewCipher15(password).XORKeyStream(bs[i].data)
 		case 13:

@@ -84,7 +84,7 @@ func (p *parser) decrypter(f *file, src io.Reader, dst *rarcrypto.Reader) (io.Re
 			return nil, false, err
 		}
 		if f.crypt == cryptRAR15 {
-			return rarcrypto.NewStreamReader(src, rarcrypto.NewCipher15(pw).XORKeyStream), true, nil
+			return rarcrypto.NewReader15(src, rarcrypto.NewCipher15(pw)), true, nil
 		}
 		return rarcrypto.NewStreamReader(src, rarcrypto.NewCipher13(pw).Decrypt), true, nil
 	}

@@ -85,7 +85,8 @@ type entryReader struct {
 	err   error  // final result once done (io.EOF: complete and verified)
 	tee   []byte // the content so far, kept for file copies of this entry
 	teeOK bool
-	seek  bool // opened by OpenAt: takes RAR5 checkpoints (seek5.go)
+	seek  bool        // opened by OpenAt: takes RAR5 checkpoints (seek5.go)
+	marks cipherMarks // the RAR 1.5/2.0 decryptor of the data (seekcp.go), or nil
 }
 
 // errArchiveClosed is returned by Open and by readers after Archive.Close.
@@ -285,6 +286,7 @@ func (a *Archive) chain(r *entryReader, d unpacker, solid bool) error {
 		return err
 	}
 	r.guess = guess
+	r.marks, _ = src.(cipherMarks)
 	var out io.Reader
 	if d == nil {
 		r.lim = io.LimitedReader{R: src, N: f.e.Size}
@@ -302,7 +304,7 @@ func (a *Archive) chain(r *entryReader, d unpacker, solid bool) error {
 			return err
 		}
 		if r.seek {
-			a.watch(d, r.idx, f, solid)
+			a.watch(d, r.idx, f, solid, r.marks)
 		}
 		out = d
 		r.want = declaredSize(f)

@@ -49,7 +49,7 @@ func (a *Archive) OpenAt(i int, off int64) (io.ReadCloser, int64, error) {
 			// solid one when it is positioned, in chain).
 			er.seek = true
 			if er.dec != nil {
-				a.watch(er.dec, er.idx, er.f, false)
+				a.watch(er.dec, er.idx, er.f, false, er.marks)
 			}
 		}
 		return rc, 0, err

@@ -51,7 +51,7 @@ func (a *Archive) RestoreCheckpoints(cps []arc.Checkpoint) error {
 			packed += p.size
 		}
 		if cp.Kind != cpKind(f) || cp.Out < 0 || cp.Out >= f.e.Size || cp.In < 0 || cp.In>>3 > packed ||
-			cp.CheckLen != min(arc.CheckSpan, f.e.Size-cp.Out) || int64(len(cp.State)) > a.cpStateMax(fi, cp.Out) {
+			cp.CheckLen != min(arc.CheckSpan, f.e.Size-cp.Out) || int64(len(cp.State)) > a.cpStateMax(fi, cp.Out, cp.State) {
 			return arc.Stale("checkpoint does not fit its entry")
 		}
 		cp.Entry, cp.EntryOff = fi, cp.Out
@@ -73,9 +73,10 @@ func (a *Archive) RestoreCheckpoints(cps []arc.Checkpoint) error {
 // dictionary, or the entry's run so far), the code lengths and a header.
 // RAR 2.9, 2.0 and 1.5: the history (at most the window of the largest dictionary in
 // the solid run so far, and at most the run's output so far), the tables,
-// and for 2.9 the filter definitions and queued filters. A solid entry has one
-// at its start (Out 0).
-func (a *Archive) cpStateMax(fi int, out int64) int64 {
+// and for 2.9 the filter definitions and queued filters and a PPMd model
+// (as long as the state says, at most Limits.MaxMemory or 256 MiB). A
+// solid entry has one at its start (Out 0).
+func (a *Archive) cpStateMax(fi int, out int64, state []byte) int64 {
 	f := a.files[fi]
 	fam := family(f.algo)
 	if fam == fam50 {
@@ -91,11 +92,14 @@ func (a *Archive) cpStateMax(fi int, out int64) int64 {
 	}
 	switch fam {
 	case fam20:
-		return unpack20.CheckpointOverhead + min(unpack20.WindowFor(dict), before+out)
+		return int64(oldCipher(f)) + unpack20.CheckpointOverhead + min(unpack20.WindowFor(dict), before+out)
 	case fam15:
-		return unpack15.CheckpointOverhead + min(unpack15.WindowFor(dict), before+out)
+		return int64(oldCipher(f)) + unpack15.CheckpointOverhead + min(unpack15.WindowFor(dict), before+out)
 	}
-	return unpack29.CheckpointOverhead + min(unpack29.WindowFor(dict), before+out)
+	// A PPMd model met earlier in the run may be kept: the part the
+	// state declares, at most the model the decoder would allocate.
+	return unpack29.CheckpointOverhead + min(unpack29.WindowFor(dict), before+out) +
+		min(unpack29.PPMdLen(state), unpack29.PPMdMax(a.p.memMax))
 }
 
 // checkCP reports whether decoding from restored checkpoint cp gives its

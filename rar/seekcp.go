@@ -26,24 +26,32 @@ import (
 //     to 4 GiB, fewer bytes while less has been produced), the repeated
 //     distances, the code lengths and the bit position;
 //   - RAR 2.9 (Kind "rar29", unpack29.Decoder.Checkpoint): all it
-//     flushed handed out, in an LZ block of a stream that has met no PPMd
-//     block (none after one: its model would be needed); the window (the
+//     flushed handed out, in an LZ or a PPMd block; the window (the
 //     dictionary rounded up to a power of two, 512 KiB to 4 MiB, less
 //     while less has been produced), the LZ state and code lengths, the
-//     filter definitions and queued filters, and the bit position;
-//   - RAR 2.0 (Kind "rar20") and 1.5 ("rar15"), plain only (their
-//     ciphers cannot be entered in the middle): between decode passes;
-//     the window (the dictionary rounded up, at most 4 MiB), the
-//     adaptive state (2.0: code lengths, old distances, audio
-//     predictors; 1.5: its character and place tables and statistics),
-//     and the bit position.
+//     filter definitions and queued filters, the bit position, and once
+//     a PPMd block has been met in the stream its escape byte, model and
+//     range decoder (kept in the LZ blocks after it too, since a later
+//     PPMd block may continue the model: the used part of the model's
+//     memory, which the block header declares, 1 to 256 MiB);
+//   - RAR 2.0 (Kind "rar20") and 1.5 ("rar15"), plain or with their own
+//     ciphers: between decode passes; the window (the dictionary rounded
+//     up, at most 4 MiB), the adaptive state (2.0: code lengths, old
+//     distances, audio predictors; 1.5: its character and place tables
+//     and statistics), and the bit position; encrypted, the state starts
+//     with the cipher's at the 4 KiB mark of the packed data at or
+//     before the checkpoint's byte (rarcrypto.Reader15 and Reader20: 1.5's
+//     four keys, 2.0's key delta), taken while that mark is among the
+//     decryptor's last 32.
 //
 // A later OpenAt of the same entry resumes from the nearest checkpoint at
 // or before its target: the entry's packed data is entered at the
 // checkpoint's byte (across volumes), through AES-CBC restarted from the
 // ciphertext block before it (RAR5's AES-256 and RAR 3.x's AES-128 alike:
 // the IV of a block is the ciphertext before it), and the decoder goes on
-// from the kept state. Checkpoints belong to one entry (Stream and Entry
+// from the kept state; RAR 1.5/2.0-encrypted, it is entered at the
+// mark, through the cipher resumed from the state's start, and the bytes
+// up to the checkpoint's are dropped. Checkpoints belong to one entry (Stream and Entry
 // are its file index); an entry that continues a solid stream also takes
 // one at its start, so reading it at an offset before its first Interval
 // resumes there instead of decoding the run before it (offset 0 still
@@ -128,8 +136,7 @@ func cpKind(f *file) string {
 
 // cpEntry reports whether f takes checkpoints: compressed RAR5 (plain or
 // AES-256), RAR 2.9 (plain or RAR 3.x AES-128), RAR 2.0 and RAR 1.5
-// (plain: their ciphers' keys change with every block or byte, so they
-// cannot be entered in the middle) entries.
+// (plain or with the RAR 1.5 or 2.0 cipher, not RAR 1.3's) entries.
 func (a *Archive) cpEntry(f *file) bool {
 	var crypt bool
 	switch family(f.algo) {
@@ -138,6 +145,7 @@ func (a *Archive) cpEntry(f *file) bool {
 	case fam29:
 		crypt = f.crypt == cryptRAR3
 	case fam20, fam15:
+		crypt = oldCipher(f) > 0
 	default:
 		return false
 	}
@@ -146,10 +154,29 @@ func (a *Archive) cpEntry(f *file) bool {
 		(f.crypt == cryptNone || crypt)
 }
 
+// cipherMarks is a RAR 1.5 or 2.0 decryptor (rarcrypto.Reader15,
+// Reader20): the cipher's state at a mark of the packed data.
+type cipherMarks interface {
+	StateAt(pos int64) (mark int64, state []byte, ok bool)
+}
+
+// oldCipher is the length of the cipher state that starts f's
+// checkpoints: RAR 1.5 or 2.0 cipher; 0 for none.
+func oldCipher(f *file) int {
+	switch f.crypt {
+	case cryptRAR15:
+		return rarcrypto.State15
+	case cryptRAR20:
+		return rarcrypto.State20
+	}
+	return 0
+}
+
 // watch installs the checkpoint hook on d, which has just been reset
 // for file fi (solid: continuing the previous entry's stream, which
-// takes a checkpoint at the entry's start too).
-func (a *Archive) watch(d unpacker, fi int, f *file, solid bool) {
+// takes a checkpoint at the entry's start too); marks is the RAR 1.5/2.0
+// decryptor d reads through, if any.
+func (a *Archive) watch(d unpacker, fi int, f *file, solid bool, marks cipherMarks) {
 	dc, ok := d.(cpDecoder)
 	if !ok || !a.cpEntry(f) {
 		return
@@ -178,12 +205,22 @@ func (a *Archive) watch(d unpacker, fi int, f *file, solid bool) {
 		if off == 0 && !solid || a.cps.Has(fi, cell, next) {
 			return next
 		}
-		n := dd.CheckpointSize()
+		var pre []byte
+		if oldCipher(f) > 0 {
+			var ok bool
+			if marks == nil {
+				return next
+			}
+			if _, pre, ok = marks.StateAt(dd.InputBits() >> 3); !ok {
+				return next // read too far ahead: the next one may do
+			}
+		}
+		n := len(pre) + dd.CheckpointSize()
 		if !a.cps.Fits(n) {
 			return next
 		}
 		a.cps.Add(arc.Checkpoint{Kind: kind, Stream: fi, Out: off, In: dd.InputBits(),
-			Entry: fi, EntryOff: off, State: dd.Checkpoint(make([]byte, 0, n))})
+			Entry: fi, EntryOff: off, State: dd.Checkpoint(append(make([]byte, 0, n), pre...))})
 		return next
 	})
 }
@@ -234,7 +271,18 @@ func (a *Archive) resume(fi int, f *file, cp arc.Checkpoint, watch bool) (io.Rea
 	r.parts.reset(a.vols, f.parts)
 	at := cp.In >> 3
 	var src io.Reader = &r.parts
-	if f.crypt == cryptNone {
+	state := cp.State
+	if n := oldCipher(f); n > 0 {
+		if len(state) < n {
+			return nil, errs.Corrupt("%s checkpoint without its cipher state", cp.Kind)
+		}
+		var err error
+		if src, err = a.resumeCipher(r, f, at, state[:n]); err != nil {
+			return nil, err
+		}
+		r.guess = true
+		state = state[n:]
+	} else if f.crypt == cryptNone {
 		if err := r.parts.seek(at); err != nil {
 			return nil, err
 		}
@@ -280,7 +328,7 @@ func (a *Archive) resume(fi int, f *file, cp arc.Checkpoint, watch bool) (io.Rea
 		r.Close()
 		return nil, errs.Corrupt("%s checkpoint of a %s entry", cp.Kind, f.e.Method)
 	}
-	if err := dc.resetAt(src, f.algo, f.dict, f.e.Size, cp.State); err != nil {
+	if err := dc.resetAt(src, f.algo, f.dict, f.e.Size, state); err != nil {
 		r.Close()
 		return nil, mapErr(err, r.guess)
 	}
@@ -289,11 +337,42 @@ func (a *Archive) resume(fi int, f *file, cp arc.Checkpoint, watch bool) (io.Rea
 		return nil, errs.Corrupt("%s checkpoint at %d, not %d", cp.Kind, got, cp.Out)
 	}
 	if watch {
-		a.watch(d, fi, f, false)
+		marks, _ := src.(cipherMarks)
+		a.watch(d, fi, f, false, marks)
 	}
 	r.lim = io.LimitedReader{R: d, N: f.e.Size - cp.Out}
 	resumed.Add(1)
 	return r, nil
+}
+
+// resumeCipher returns r's packed data from byte at on, deciphered by
+// f's RAR 1.5 or 2.0 cipher resumed from st, its state at the mark at or
+// before at.
+func (a *Archive) resumeCipher(r *cpReader, f *file, at int64, st []byte) (io.Reader, error) {
+	pw, err := a.p.entryPassword(f)
+	if err != nil {
+		return nil, err
+	}
+	mark := at &^ (rarcrypto.MarkSpan - 1)
+	if err := r.parts.seek(mark); err != nil {
+		return nil, err
+	}
+	var rd interface {
+		io.Reader
+		Resume(pos int64, st []byte) error
+	}
+	if f.crypt == cryptRAR15 {
+		rd = rarcrypto.NewReader15(&r.parts, rarcrypto.NewCipher15(pw))
+	} else {
+		rd = rarcrypto.NewReader20(&r.parts, rarcrypto.NewCipher20(pw))
+	}
+	if err := rd.Resume(mark, st); err != nil {
+		return nil, err
+	}
+	if _, err := io.CopyN(io.Discard, rd, at-mark); err != nil {
+		return nil, errs.EOF(err, "RAR encrypted data")
+	}
+	return rd, nil
 }
 
 // cpReader reads an entry from a checkpoint; it owns its decoder.

@@ -475,19 +475,24 @@ func (z *Reader7z) ResetAt7z(r io.Reader, order int, mem uint32, size int64, sta
 	if z.m == nil {
 		z.m = modelPool.get()
 	}
-	m := z.m
+	if err := z.m.restoreState(order, mem, state, &z.rc); err != nil {
+		z.err = err
+		return err
+	}
+	z.rc.pos = in
+	return nil
+}
+
+// restoreState sizes m's arena for a variant H model of order and mem
+// bytes and loads state into it and rc (7z's ResetAt7z, RAR's Restore).
+func (m *Model) restoreState(order int, mem uint32, state []byte, rc *rangeDecoder) error {
 	m.useArena(int(mem))
 	m.size, m.maxOrder, m.stamped = mem, uint32(order), false
 	// The block-sum cache (big) describes the arena the model had: a new
 	// generation drops every entry, as restart does.
 	m.gen++
 	v := m.vars()
-	if err := v.restore(state, &z.rc); err != nil {
-		z.err = err
-		return err
-	}
-	z.rc.pos = in
-	return nil
+	return v.restore(state, rc)
 }
 
 // Guarded returns z as a reader that turns a fault of a model restored

@@ -141,3 +141,70 @@ func (d *RAR) Close() error {
 	d.rc = rangeDecoder{}
 	return nil
 }
+
+// Checkpoints of a RAR stream's model (the v29 unpacker's, kind rar29):
+// the same state as Reader7z's (checkpoint.go), taken between two
+// symbols or between blocks while the model is kept for a later block
+// that continues it. The range decoder reads exactly, so its input
+// position is the unpacker's.
+
+// Ready reports whether d holds a model a later block may continue (a
+// header set one up and no error broke it since).
+func (d *RAR) Ready() bool { return d.ready }
+
+// CheckpointSize is the size of the state Checkpoint appends now (Ready
+// must hold): up to the model's memory plus CheckpointOverhead.
+func (d *RAR) CheckpointSize() int {
+	v := d.m.vars()
+	return v.stateSize()
+}
+
+// Checkpoint appends the model's and the range decoder's state to dst
+// (Ready must hold).
+func (d *RAR) Checkpoint(dst []byte) []byte {
+	v := d.m.vars()
+	return v.append(dst, &d.rc)
+}
+
+// Restore makes d continue from a state Checkpoint wrote, reading the
+// next symbols from br. A model larger than MaxMemory is ErrLimit
+// before its arena is allocated; a state whose order or memory no RAR
+// header gives, or that fails the checks of checkpoint.go, is
+// ErrCorrupt. Decode a restored model under Guard.
+func (d *RAR) Restore(br io.ByteReader, state []byte) error {
+	d.ready = false
+	order, _, mem, err := stateHeader(state, false)
+	if err != nil || order < MinOrder || order > MaxOrder || mem < 1<<20 || mem > RARMaxMemory || mem&(1<<20-1) != 0 {
+		return errState
+	}
+	limit := d.MaxMemory
+	if limit <= 0 || limit > RARMaxMemory {
+		limit = RARMaxMemory
+	}
+	if int(mem) > limit {
+		return errs.Limit("ppmd: RAR model needs %d MiB", mem>>20)
+	}
+	d.rc.setExact(br)
+	d.rc.rar = true
+	if d.m == nil {
+		d.m = modelPool.get()
+	}
+	if err := d.m.restoreState(int(order), mem, state, &d.rc); err != nil {
+		return err
+	}
+	d.ready = true
+	return nil
+}
+
+// Guard runs fn, turning a fault of a model Restore loaded from a state
+// that passed its checks but is still not one an encoder produces into
+// ErrCorrupt (the model is then dropped).
+func (d *RAR) Guard(fn func() error) (err error) {
+	defer func() {
+		if x := recover(); x != nil {
+			d.ready = false
+			err = errs.Corrupt("ppmd: model restored from a checkpoint is inconsistent")
+		}
+	}()
+	return fn()
+}

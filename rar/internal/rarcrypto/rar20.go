@@ -125,16 +125,39 @@ func (c *Cipher20) DecryptBlock(b []byte) {
 
 // Reader20 decrypts a RAR 2.0-encrypted stream. A final partial block is
 // decrypted as if zero-padded (rar pads packed data to 16 bytes).
+// It notes the cipher's state at every mark (marks.go).
 type Reader20 struct {
 	r   io.Reader
 	c   *Cipher20
-	buf [4096]byte
+	k0  [4]uint32 // the password's keys
+	buf [MarkSpan]byte
 	out []byte
 	err error
+	pos int64 // stream position of the next block read
+	m   marks
 }
 
-// NewReader20 returns a Reader20 over r.
-func NewReader20(r io.Reader, c *Cipher20) *Reader20 { return &Reader20{r: r, c: c} }
+// NewReader20 returns a Reader20 over r, with c as the password sets it
+// up.
+func NewReader20(r io.Reader, c *Cipher20) *Reader20 {
+	d := &Reader20{r: r, c: c, k0: c.key}
+	d.m.reset()
+	return d
+}
+
+// Resume makes d read the stream from mark pos, whose state StateAt
+// gave: r then starts at byte pos of the stream.
+func (d *Reader20) Resume(pos int64, st []byte) error {
+	if err := checkMark(pos); err != nil {
+		return err
+	}
+	d.pos = pos
+	return d.c.Resume(st)
+}
+
+// StateAt returns the mark at or before stream byte pos and the
+// cipher's state there, if still held.
+func (d *Reader20) StateAt(pos int64) (int64, []byte, bool) { return d.m.at(pos, State20) }
 
 func (d *Reader20) Read(p []byte) (int, error) {
 	for len(d.out) == 0 {
@@ -146,6 +169,8 @@ func (d *Reader20) Read(p []byte) (int, error) {
 			err = io.EOF
 		}
 		d.err = err
+		d.m.note(d.pos, d.c.delta(d.k0))
+		d.pos += int64(n)
 		full := (n + 15) &^ 15
 		clear(d.buf[n:full])
 		for i := 0; i < full; i += 16 {

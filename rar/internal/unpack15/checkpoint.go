@@ -26,23 +26,14 @@ import (
 const cpMagic = 0x35317063 // "cp15"
 
 // cpHeader is the fixed part of a checkpoint, before the window.
-const cpHeader = 4 + 4 + 8*3 + 1 + 4*2*256 + 3*256 + 4*10 + 4*4 + 4*3 + 4*3 + 8
+const cpHeader = rarbits.CPHeaderLen + 1 + 4*2*256 + 3*256 + 4*10 + 4*4 + 4*3 + 4*3 + 8
 
 // CheckpointOverhead is what a checkpoint holds besides its window.
 const CheckpointOverhead = cpHeader
 
 // WindowFor is the largest window a stream whose entries declare at
 // most dictionary dict uses (the history a checkpoint keeps at most).
-func WindowFor(dict int64) int64 {
-	if dict <= 0 || dict > rarbits.MaxWindow {
-		dict = rarbits.MaxWindow
-	}
-	n := int64(rarbits.MinWindow)
-	for n < dict {
-		n <<= 1
-	}
-	return n
-}
+func WindowFor(dict int64) int64 { return rarbits.WindowFor(dict) }
 
 // maxLength bounds the last length a checkpoint may hold: valid streams
 // stay far below (a 16-bit code plus small constants); the bound keeps a
@@ -56,15 +47,6 @@ const maxLength = 0xffff
 // stop at its offset.
 func (d *Decoder) OnCheckpoint(next int64, fn func(d *Decoder) int64) {
 	d.cpNext, d.cpFn = next, fn
-}
-
-// cpLimit cuts a decode pass at the next checkpoint offset.
-func (d *Decoder) cpLimit(limit int64) int64 {
-	due := d.Start + d.cpNext
-	if d.cpNext == math.MaxInt64 || due < d.Start || due <= d.Pos {
-		return limit
-	}
-	return min(limit, due)
 }
 
 // CanCheckpoint reports whether d is between decode passes with all it
@@ -97,11 +79,7 @@ func (s *state) words() [22]*uint32 {
 func (d *Decoder) Checkpoint(dst []byte) []byte {
 	b := binary.LittleEndian
 	s := &d.s
-	dst = b.AppendUint32(dst, cpMagic)
-	dst = b.AppendUint32(dst, uint32(len(d.Win)))
-	dst = b.AppendUint64(dst, uint64(d.Dict))
-	dst = b.AppendUint64(dst, uint64(d.Pos))
-	dst = b.AppendUint64(dst, uint64(d.Pos-d.Start))
+	dst = d.AppendCPHeader(dst, cpMagic)
 	var flags byte
 	if d.first {
 		flags |= 1
@@ -136,29 +114,19 @@ func cpCorrupt(what string) error { return errs.Corrupt("rar v15: checkpoint %s"
 // State that does not fit them is ErrCorrupt. Reading d then yields the
 // entry's content from the checkpoint's EntryOffset.
 func (d *Decoder) ResetAt(src io.Reader, dictSize, unpackedSize int64, state []byte) error {
-	if err := d.Reset(src, dictSize, unpackedSize, false); err != nil {
-		return err
-	}
-	if dictSize <= 0 || dictSize > rarbits.MaxWindow {
-		dictSize = rarbits.MaxWindow
-	}
-	if err := d.restore(src, state, dictSize, unpackedSize); err != nil {
-		d.Err = err
-		return err
-	}
-	return nil
+	return d.Stream.ResetAt(func() error { return d.Reset(src, dictSize, unpackedSize, false) }, dictSize,
+		func(minDict int64) error { return d.restore(src, state, minDict, unpackedSize) })
 }
 
 func (d *Decoder) restore(src io.Reader, st []byte, minDict, size int64) error {
 	b := binary.LittleEndian
-	if len(st) < cpHeader || b.Uint32(st) != cpMagic {
+	h, ok := rarbits.ParseCPHeader(st, cpMagic, cpHeader)
+	if !ok {
 		return cpCorrupt("header")
 	}
-	p := 4
+	p := rarbits.CPHeaderLen
 	u32 := func() uint32 { v := b.Uint32(st[p:]); p += 4; return v }
 	u64 := func() uint64 { v := b.Uint64(st[p:]); p += 8; return v }
-	winLen := u32()
-	dict, pos, entryOff := u64(), u64(), u64()
 	flags := st[p]
 	p++
 	var s state
@@ -179,14 +147,11 @@ func (d *Decoder) restore(src io.Reader, st []byte, minDict, size int64) error {
 	s.flagsCnt = int(int32(u32()))
 	bits := u64()
 	s.stMode = flags&2 != 0
-	if winLen < rarbits.MinWindow || winLen > rarbits.MaxWindow || winLen&(winLen-1) != 0 ||
-		dict < uint64(minDict) || dict > rarbits.MaxWindow || uint64(winLen) > max(dict, rarbits.MinWindow)*2-1 ||
-		pos > math.MaxInt64/2 || entryOff > pos || size >= 0 && entryOff >= uint64(size) ||
-		flags > 3 || s.oldDistPtr > 3 || s.buf60 > 1 || s.lastLength > maxLength ||
+	if !h.Fits(minDict, size) || flags > 3 || s.oldDistPtr > 3 || s.buf60 > 1 || s.lastLength > maxLength ||
 		s.flagsCnt < -1 || s.flagsCnt > 8 || bits > math.MaxInt64/2 {
 		return cpCorrupt("fields")
 	}
-	keep := min(pos, uint64(winLen))
+	keep := h.Keep()
 	for _, o := range s.oldDist {
 		if uint64(o) > keep {
 			return cpCorrupt("distance outside the window")
@@ -200,7 +165,7 @@ func (d *Decoder) restore(src io.Reader, st []byte, minDict, size int64) error {
 	}
 	d.s = s
 	d.first = flags&1 != 0
-	d.Restore(int64(dict), int(winLen), int64(pos), int64(pos-entryOff), size, st[p:])
+	d.RestoreCP(&h, size, st[p:])
 	d.br.ResetAt(src, int64(bits))
 	return nil
 }

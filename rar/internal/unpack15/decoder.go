@@ -134,7 +134,7 @@ func (d *Decoder) Step() {
 		if d.Wr-d.Start >= d.cpNext && d.CanCheckpoint() {
 			d.cpNext = d.cpFn(d)
 		}
-		limit = d.cpLimit(limit)
+		limit = d.CPLimit(d.cpNext, limit)
 	}
 	if err := d.decode(limit); err != nil {
 		d.Err = err

@@ -28,7 +28,7 @@ import (
 const cpMagic = 0x30327063 // "cp20"
 
 // cpHeader is the fixed part of a checkpoint, before the window.
-const cpHeader = 4 + 4 + 8*3 + 3 + 4*8 + 4*avSize + audioSyms*4 + 8
+const cpHeader = rarbits.CPHeaderLen + 3 + 4*8 + 4*avSize + audioSyms*4 + 8
 
 // avSize is one channel's predictor in a checkpoint: 23 words.
 const avSize = 4 * (5 + 4 + 1 + 11 + 1 + 1)
@@ -38,16 +38,7 @@ const CheckpointOverhead = cpHeader
 
 // WindowFor is the largest window a stream whose entries declare at
 // most dictionary dict uses (the history a checkpoint keeps at most).
-func WindowFor(dict int64) int64 {
-	if dict <= 0 || dict > rarbits.MaxWindow {
-		dict = rarbits.MaxWindow
-	}
-	n := int64(rarbits.MinWindow)
-	for n < dict {
-		n <<= 1
-	}
-	return n
-}
+func WindowFor(dict int64) int64 { return rarbits.WindowFor(dict) }
 
 // maxLength bounds the last length a valid stream leaves: the longest
 // length slot plus the distance increments.
@@ -60,15 +51,6 @@ const maxLength = 224 + 31 + 3 + 3
 // stop at its offset.
 func (d *Decoder) OnCheckpoint(next int64, fn func(d *Decoder) int64) {
 	d.cpNext, d.cpFn = next, fn
-}
-
-// cpLimit cuts a decode pass at the next checkpoint offset.
-func (d *Decoder) cpLimit(limit int64) int64 {
-	due := d.Start + d.cpNext
-	if d.cpNext == math.MaxInt64 || due < d.Start || due <= d.Pos {
-		return limit
-	}
-	return min(limit, due)
 }
 
 // CanCheckpoint reports whether d is between decode passes with all it
@@ -92,11 +74,7 @@ func (d *Decoder) CheckpointSize() int { return cpHeader + d.HistoryLen() }
 // Checkpoint appends d's state to dst (see CanCheckpoint, which must hold).
 func (d *Decoder) Checkpoint(dst []byte) []byte {
 	b := binary.LittleEndian
-	dst = b.AppendUint32(dst, cpMagic)
-	dst = b.AppendUint32(dst, uint32(len(d.Win)))
-	dst = b.AppendUint64(dst, uint64(d.Dict))
-	dst = b.AppendUint64(dst, uint64(d.Pos))
-	dst = b.AppendUint64(dst, uint64(d.Pos-d.Start))
+	dst = d.AppendCPHeader(dst, cpMagic)
 	var flags byte
 	if d.tablesRead {
 		flags |= 1
@@ -143,29 +121,19 @@ func cpCorrupt(what string) error { return errs.Corrupt("rar v20: checkpoint %s"
 // State that does not fit them is ErrCorrupt. Reading d then yields the
 // entry's content from the checkpoint's EntryOffset.
 func (d *Decoder) ResetAt(src io.Reader, dictSize, unpackedSize int64, state []byte) error {
-	if err := d.Reset(src, dictSize, unpackedSize, false); err != nil {
-		return err
-	}
-	if dictSize <= 0 || dictSize > rarbits.MaxWindow {
-		dictSize = rarbits.MaxWindow
-	}
-	if err := d.restore(src, state, dictSize, unpackedSize); err != nil {
-		d.Err = err
-		return err
-	}
-	return nil
+	return d.Stream.ResetAt(func() error { return d.Reset(src, dictSize, unpackedSize, false) }, dictSize,
+		func(minDict int64) error { return d.restore(src, state, minDict, unpackedSize) })
 }
 
 func (d *Decoder) restore(src io.Reader, st []byte, minDict, size int64) error {
 	b := binary.LittleEndian
-	if len(st) < cpHeader || b.Uint32(st) != cpMagic {
+	h, ok := rarbits.ParseCPHeader(st, cpMagic, cpHeader)
+	if !ok {
 		return cpCorrupt("header")
 	}
-	p := 4
+	p := rarbits.CPHeaderLen
 	u32 := func() uint32 { v := b.Uint32(st[p:]); p += 4; return v }
 	u64 := func() uint64 { v := b.Uint64(st[p:]); p += 8; return v }
-	winLen := u32()
-	dict, pos, entryOff := u64(), u64(), u64()
 	flags, channels, cur := st[p], int(st[p+1]), int(st[p+2])
 	p += 3
 	var old [4]uint32
@@ -191,14 +159,11 @@ func (d *Decoder) restore(src io.Reader, st []byte, minDict, size int64) error {
 	table := st[p : p+len(d.oldTable)]
 	p += len(d.oldTable)
 	bits := u64()
-	if winLen < rarbits.MinWindow || winLen > rarbits.MaxWindow || winLen&(winLen-1) != 0 ||
-		dict < uint64(minDict) || dict > rarbits.MaxWindow || uint64(winLen) > max(dict, rarbits.MinWindow)*2-1 ||
-		pos > math.MaxInt64/2 || entryOff > pos || size >= 0 && entryOff >= uint64(size) ||
-		flags > 7 || flags&3 == 0 || channels < 1 || channels > 4 || cur >= channels ||
+	if !h.Fits(minDict, size) || flags > 7 || flags&3 == 0 || channels < 1 || channels > 4 || cur >= channels ||
 		ptr > 3 || lastLen > maxLength || bits > math.MaxInt64/2 {
 		return cpCorrupt("fields")
 	}
-	keep := min(pos, uint64(winLen))
+	keep := h.Keep()
 	for _, o := range old {
 		if uint64(o) > keep {
 			return cpCorrupt("distance outside the window")
@@ -233,7 +198,7 @@ func (d *Decoder) restore(src io.Reader, st []byte, minDict, size int64) error {
 	}
 	d.oldDist, d.oldDistPtr, d.lastDist, d.lastLength = old, ptr, lastDist, lastLen
 	d.channelDelta, d.av = chDelta, av
-	d.Restore(int64(dict), int(winLen), int64(pos), int64(pos-entryOff), size, st[p:])
+	d.RestoreCP(&h, size, st[p:])
 	d.br.ResetAt(src, int64(bits))
 	return nil
 }

@@ -6,12 +6,12 @@ import (
 	"math"
 
 	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/internal/ppmd"
 	"github.com/go-unarc/unarc/rar/internal/rarbits"
 )
 
 // Checkpoints. Between two decode passes, when the decoder has handed out
-// all it flushed and no PPMd block has been met in the stream, its whole
-// state is:
+// all it flushed, its whole state is:
 //
 //   - the window: its size, the stream position decoded (Pos), the one
 //     handed out (Wr; less than Pos while a filter's block is still being
@@ -34,17 +34,22 @@ import (
 //     queued nearly everywhere; a queued filter is plain data (the
 //     standard filters run on the whole block, from the window, when it is
 //     complete), so it is kept rather than waited for;
+//   - the PPMd side: whether a PPMd block header has been met in the
+//     stream and whether the current block is PPMd, the escape byte, and
+//     once a header has set up a model, the model and its range decoder
+//     (ppmd.RAR.Checkpoint). The model persists across the LZ blocks
+//     after a PPMd block (a later PPMd block may continue it), so a
+//     checkpoint inside a PPMd block or after one holds it: it costs up
+//     to the model's memory (1 to 256 MiB as the block header declares)
+//     besides the window;
 //   - the bit position in the entry's packed data and the entry's offset.
 //
-// PPMd blocks take none: once a PPMd block header has been read, the
-// model (up to 256 MiB) persists across the LZ blocks after it, and a
-// later PPMd block may continue it, so no LZ point after it is
-// self-contained without the model. The escape byte is then still 2,
-// as Reset leaves it. Checkpoint writes the state; ResetAt restarts a
-// decoder from it and checks every field, since a checkpoint read from
-// an index is untrusted.
+// Checkpoint writes the state; ResetAt restarts a decoder from it and
+// checks every field, since a checkpoint read from an index is
+// untrusted (the model through ppmd.RAR.Restore, and it is decoded
+// under ppmd.RAR.Guard).
 
-const cpMagic = 0x39327063 // "cp29"
+const cpMagic = 0x39327163 // "cq29": "cp29" had no PPMd side
 
 // cpRetry is the decode pass length while a checkpoint is due but
 // output is held back by a filter whose block is not complete.
@@ -52,7 +57,7 @@ const cpRetry = 64 << 10
 
 // cpHeader is the fixed part of a checkpoint, before the filter
 // definitions and the window.
-const cpHeader = 4 + 4 + 8*4 + 1 + 4*7 + tableSize + 4 + 4 + 4 + 8
+const cpHeader = 4 + 4 + 8*4 + 1 + 4*7 + tableSize + 4 + 4 + 4 + 8 + 1 + 4
 
 // cpDef and cpQueued are the sizes of a filter definition and of a
 // queued filter in a checkpoint.
@@ -61,22 +66,33 @@ const (
 	cpQueued = 8 + 4 + 1 + 7*4
 )
 
-// CheckpointOverhead bounds what a checkpoint holds besides its window:
-// the fixed part and every filter definition and queued filter RAR
-// allows (under 400 KiB).
+// CheckpointOverhead bounds what a checkpoint holds besides its window
+// and its PPMd model: the fixed part and every filter definition and
+// queued filter RAR allows (under 400 KiB).
 const CheckpointOverhead = cpHeader + maxFilterDefs*cpDef + maxPendingFilter*cpQueued
+
+// PPMdMax bounds the PPMd part of a checkpoint whose stream's model may
+// use maxMem bytes (0: DefaultMaxMemory).
+func PPMdMax(maxMem int64) int64 {
+	if maxMem <= 0 || maxMem > DefaultMaxMemory {
+		maxMem = DefaultMaxMemory
+	}
+	return maxMem + ppmd.CheckpointOverhead
+}
 
 // WindowFor is the largest window a stream whose entries declare at
 // most dictionary dict uses (the history a checkpoint keeps at most).
-func WindowFor(dict int64) int64 {
-	if dict <= 0 || dict > rarbits.MaxWindow {
-		dict = rarbits.MaxWindow
+func WindowFor(dict int64) int64 { return rarbits.WindowFor(max(rarbits.ClampDict(dict), 2*vmMemSize)) }
+
+// PPMdLen is the length of the PPMd model's part that state declares
+// (0 if it is not a checkpoint's state): a caller bounding an untrusted
+// state's length adds it, at most PPMdMax, to the window's and
+// CheckpointOverhead.
+func PPMdLen(state []byte) int64 {
+	if len(state) < cpHeader || binary.LittleEndian.Uint32(state) != cpMagic {
+		return 0
 	}
-	n := int64(rarbits.MinWindow)
-	for n < max(dict, 2*vmMemSize) {
-		n <<= 1
-	}
-	return n
+	return int64(binary.LittleEndian.Uint32(state[cpHeader-4:]))
 }
 
 // maxLastLength bounds the last length a valid stream leaves: the
@@ -95,7 +111,7 @@ func (d *Decoder) OnCheckpoint(next int64, fn func(d *Decoder) int64) {
 // cpLimit cuts a decode pass at the next checkpoint offset, or to
 // cpRetry while one is due and cannot be taken.
 func (d *Decoder) cpLimit(limit int64) int64 {
-	if d.cpNext == math.MaxInt64 || d.ppm.used {
+	if d.cpNext == math.MaxInt64 {
 		return limit
 	}
 	due := d.Start + d.cpNext
@@ -109,11 +125,12 @@ func (d *Decoder) cpLimit(limit int64) int64 {
 }
 
 // CanCheckpoint reports whether d is between decode passes with all it
-// flushed handed out and no PPMd block met, so Checkpoint may be taken;
-// also at the start of an entry that continues a solid stream.
+// flushed handed out (and, after a PPMd block header, with its model),
+// so Checkpoint may be taken; also at the start of an entry that
+// continues a solid stream.
 func (d *Decoder) CanCheckpoint() bool {
 	return d.Err == nil && d.Started && !d.Done && d.short == nil && len(d.Out) == 0 &&
-		d.Wr <= d.Pos && d.Wr < d.End && d.Win != nil && !d.ppm.used && !d.ppm.active &&
+		d.Wr <= d.Pos && d.Wr < d.End && d.Win != nil && (!d.ppm.used || d.ppm.rar.Ready()) &&
 		!d.br.Overrun()
 }
 
@@ -126,7 +143,15 @@ func (d *Decoder) InputBits() int64 { return d.br.BitPos() }
 
 // CheckpointSize is the length of Checkpoint's state now.
 func (d *Decoder) CheckpointSize() int {
-	return cpHeader + cpDef*len(d.flt.defs) + cpQueued*(len(d.flt.queue)-d.flt.head) + d.HistoryLen()
+	return cpHeader + cpDef*len(d.flt.defs) + cpQueued*(len(d.flt.queue)-d.flt.head) + d.ppmSize() + d.HistoryLen()
+}
+
+// ppmSize is the length of the PPMd model's state in a checkpoint now.
+func (d *Decoder) ppmSize() int {
+	if !d.ppm.used {
+		return 0
+	}
+	return d.ppm.rar.CheckpointSize()
 }
 
 // Checkpoint appends d's state to dst (see CanCheckpoint, which must hold).
@@ -146,6 +171,12 @@ func (d *Decoder) Checkpoint(dst []byte) []byte {
 	if d.header {
 		flags |= 2
 	}
+	if d.ppm.used {
+		flags |= 4
+	}
+	if d.ppm.active {
+		flags |= 8
+	}
 	dst = append(dst, flags)
 	for _, o := range s.oldDist {
 		dst = b.AppendUint32(dst, o)
@@ -158,6 +189,8 @@ func (d *Decoder) Checkpoint(dst []byte) []byte {
 	dst = b.AppendUint32(dst, uint32(len(d.flt.defs)))
 	dst = b.AppendUint32(dst, uint32(len(d.flt.queue)-d.flt.head))
 	dst = b.AppendUint64(dst, uint64(d.br.BitPos()))
+	dst = append(dst, d.ppm.esc)
+	dst = b.AppendUint32(dst, uint32(d.ppmSize()))
 	for _, f := range d.flt.defs {
 		dst = append(dst, byte(f.kind))
 		dst = b.AppendUint32(dst, f.lastLen)
@@ -171,6 +204,9 @@ func (d *Decoder) Checkpoint(dst []byte) []byte {
 			dst = b.AppendUint32(dst, r)
 		}
 	}
+	if d.ppm.used {
+		dst = d.ppm.rar.Checkpoint(dst)
+	}
 	return d.AppendHistory(dst)
 }
 
@@ -182,17 +218,8 @@ func cpCorrupt(what string) error { return errs.Corrupt("rar v29: checkpoint %s"
 // State that does not fit them is ErrCorrupt. Reading d then yields the
 // entry's content from the checkpoint's EntryOffset.
 func (d *Decoder) ResetAt(src io.Reader, dictSize, unpackedSize int64, state []byte) error {
-	if err := d.Reset(src, dictSize, unpackedSize, false); err != nil {
-		return err
-	}
-	if dictSize <= 0 || dictSize > rarbits.MaxWindow {
-		dictSize = rarbits.MaxWindow
-	}
-	if err := d.restore(src, state, max(dictSize, 2*vmMemSize), unpackedSize); err != nil {
-		d.Err = err
-		return err
-	}
-	return nil
+	return d.Stream.ResetAt(func() error { return d.Reset(src, dictSize, unpackedSize, false) }, dictSize,
+		func(minDict int64) error { return d.restore(src, state, max(minDict, 2*vmMemSize), unpackedSize) })
 }
 
 func (d *Decoder) restore(src io.Reader, st []byte, minDict, size int64) error {
@@ -216,11 +243,13 @@ func (d *Decoder) restore(src io.Reader, st []byte, minDict, size int64) error {
 	p += tableSize
 	last, ndefs, nq := u32(), u32(), u32()
 	bits := u64()
-	if winLen < rarbits.MinWindow || winLen > rarbits.MaxWindow || winLen&(winLen-1) != 0 ||
-		dict < uint64(minDict) || dict > rarbits.MaxWindow || uint64(winLen) > max(dict, rarbits.MinWindow)*2-1 ||
-		pos > math.MaxInt64/2 || wr > pos || pos-wr > uint64(winLen-margin) || entryOff > wr ||
+	esc := st[p]
+	p++
+	nppm := u32()
+	if !rarbits.WindowFits(winLen, dict, minDict) || pos > math.MaxInt64/2 || wr > pos || pos-wr > uint64(winLen-margin) || entryOff > wr ||
 		size >= 0 && entryOff >= uint64(size) || nq > maxPendingFilter ||
-		flags > 3 || lastLen > maxLastLength || lowDist >= lowDistRep || lowRep >= lowDistRep ||
+		flags > 15 || flags&8 != 0 && flags&4 == 0 || flags&4 == 0 && (esc != 2 || nppm != 0) ||
+		flags&4 != 0 && uint64(nppm) > uint64(PPMdMax(d.MaxMemory)) || lastLen > maxLastLength || lowDist >= lowDistRep || lowRep >= lowDistRep ||
 		ndefs > maxFilterDefs || last > ndefs || bits > math.MaxInt64/2 {
 		return cpCorrupt("fields")
 	}
@@ -230,7 +259,7 @@ func (d *Decoder) restore(src io.Reader, st []byte, minDict, size int64) error {
 			return cpCorrupt("distance outside the window")
 		}
 	}
-	if uint64(len(st)-p) != uint64(ndefs)*cpDef+uint64(nq)*cpQueued+keep {
+	if uint64(len(st)-p) != uint64(ndefs)*cpDef+uint64(nq)*cpQueued+uint64(nppm)+keep {
 		return cpCorrupt("length")
 	}
 	for _, l := range table {
@@ -281,13 +310,23 @@ func (d *Decoder) restore(src io.Reader, st []byte, minDict, size int64) error {
 			s.rep.Build(t[mainSyms+distSyms+lowDistSyms:]) != nil {
 			return cpCorrupt("code lengths")
 		}
-	} else if flags&2 == 0 {
+	} else if flags&(2|8) == 0 {
 		return cpCorrupt("LZ state without tables")
 	}
 	s.oldDist, s.lastLength, s.lowDist, s.lowDistRep = old, lastLen, lowDist, lowRep
 	d.header = flags&2 != 0
+	ppmState := st[p : p+int(nppm)]
+	p += int(nppm)
 	d.Restore(int64(dict), int(winLen), int64(pos), int64(wr-entryOff), size, st[p:])
 	d.Wr = int64(wr)
 	d.br.ResetAt(src, int64(bits))
+	d.ppm.used, d.ppm.active, d.ppm.esc = flags&4 != 0, flags&8 != 0, esc
+	if d.ppm.used {
+		d.ppm.rar.MaxMemory = int(d.ppmLimit())
+		if err := d.ppm.rar.Restore((*byteSource)(&d.br), ppmState); err != nil {
+			return err
+		}
+		d.ppm.guard = true
+	}
 	return nil
 }

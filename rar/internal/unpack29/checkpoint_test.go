@@ -211,27 +211,21 @@ func TestCheckpointFilters(t *testing.T) {
 	}
 }
 
-// TestCheckpointPPMd: no checkpoint once a PPMd block has been met in
-// the stream (its model would be needed), LZ before it still takes them.
+// TestCheckpointPPMd: streams with PPMd blocks take checkpoints inside
+// them and in the LZ blocks after one (the model kept), and resuming
+// from each gives the sequential bytes to the end of the entry.
 func TestCheckpointPPMd(t *testing.T) {
+	var inPPM, afterPPM int
+	keep := 40 // each resume restores a model of 15 or 25 MiB
+	if testing.Short() {
+		keep = 8
+	}
 	for _, name := range []string{"ppmd.rar", "ppmd_solid.rar", "solid4-ppm.rar"} {
 		ents := cpEntries(t, name)
-		_, cps := decodeWithCheckpoints(t, ents, 1000)
+		outs, _ := decodeWithCheckpoints(t, ents, math.MaxInt64)
+		var cps []testCP
 		d := NewDecoder()
-		for _, cp := range cps {
-			e := ents[cp.entry]
-			got, err := resumeFrom(d, e, cp, math.MaxInt64)
-			if err != nil {
-				t.Fatalf("%s: entry %d at %d: %v", name, cp.entry, cp.off, err)
-			}
-			if int64(len(got)) != e.Size-cp.off {
-				t.Fatalf("%s: entry %d at %d: %d bytes", name, cp.entry, cp.off, len(got))
-			}
-		}
-		d.Close()
-		// Every checkpoint comes before the first PPMd block.
-		d = NewDecoder()
-		for _, e := range ents {
+		for i, e := range ents {
 			if e.Dir || e.Method == 0x30 {
 				continue
 			}
@@ -239,20 +233,40 @@ func TestCheckpointPPMd(t *testing.T) {
 				t.Fatal(err)
 			}
 			d.OnCheckpoint(0, func(d *Decoder) int64 {
-				if d.ppm.used {
-					t.Fatalf("%s: checkpoint after a PPMd block", name)
+				switch {
+				case d.ppm.active:
+					inPPM++
+				case d.ppm.used:
+					afterPPM++
 				}
-				return d.EntryOffset() + 1
+				if d.ppm.used && len(cps) < keep {
+					cps = append(cps, testCP{i, d.EntryOffset(), d.InputBits(), d.Checkpoint(nil)})
+				}
+				return d.EntryOffset() + 1500
 			})
 			if _, err := io.Copy(io.Discard, d); err != nil {
 				t.Fatal(err)
 			}
 		}
-		if !d.ppm.used {
-			t.Fatalf("%s: no PPMd block", name)
-		}
 		d.Close()
+		if len(cps) == 0 {
+			t.Fatalf("%s: no checkpoint with a PPMd model", name)
+		}
+		r := NewDecoder()
+		for _, cp := range cps {
+			want := outs[cp.entry][cp.off:]
+			n := min(len(want), 64<<10)
+			got, err := resumeFrom(r, ents[cp.entry], cp, int64(n))
+			if err != nil || !bytes.Equal(got, want[:n]) {
+				t.Fatalf("%s: entry %d from %d: %v", name, cp.entry, cp.off, err)
+			}
+		}
+		r.Close()
 	}
+	if inPPM == 0 || afterPPM == 0 {
+		t.Fatalf("%d checkpoints in PPMd blocks, %d in LZ blocks after one", inPPM, afterPPM)
+	}
+	t.Logf("%d checkpoints in PPMd blocks, %d in LZ blocks after one", inPPM, afterPPM)
 }
 
 // TestCheckpointTampered: a checkpoint cut, grown or with a field out
@@ -264,8 +278,8 @@ func TestCheckpointTampered(t *testing.T) {
 	var cp testCP
 	var nq, ndefs int
 	for _, c := range cps {
-		ndefs = int(le.Uint32(c.state[cpHeader-16:]))
-		nq = int(le.Uint32(c.state[cpHeader-12:]))
+		ndefs = int(le.Uint32(c.state[cpHeader-21:]))
+		nq = int(le.Uint32(c.state[cpHeader-17:]))
 		if c.off > 20000 && nq >= 2 && ndefs > 0 {
 			cp = c
 			break
@@ -475,4 +489,92 @@ func TestCheckpointCorpus(t *testing.T) {
 		d.Close()
 	}
 	t.Logf("%d streams, %d checkpoints resumed, %d with filters queued", len(chains), n, queued)
+}
+
+// TestCheckpointTamperedPPMd: a checkpoint with a PPMd model whose PPMd
+// fields or model state are altered is ErrCorrupt from ResetAt (a model
+// larger than MaxMemory ErrLimit, before its arena is allocated), never
+// a panic; decoding from a model whose statistics were altered but
+// still pass the checks gives an error or bytes, never a panic.
+func TestCheckpointTamperedPPMd(t *testing.T) {
+	ents := cpEntries(t, "solid4-ppm.rar")
+	var cp testCP
+	for i, e := range ents {
+		if cp.state != nil {
+			break
+		}
+		d := NewDecoder()
+		if err := d.Reset(bytes.NewReader(e.Packed), e.Dict, e.Size, false); err != nil {
+			t.Fatal(err)
+		}
+		d.OnCheckpoint(20000, func(d *Decoder) int64 {
+			if d.ppm.active && cp.state == nil {
+				cp = testCP{i, d.EntryOffset(), d.InputBits(), d.Checkpoint(nil)}
+			}
+			return math.MaxInt64
+		})
+		io.Copy(io.Discard, d)
+		d.Close()
+	}
+	if cp.state == nil {
+		t.Fatal("no checkpoint in a PPMd block")
+	}
+	e := ents[cp.entry]
+	le := binary.LittleEndian
+	ndefs := int(le.Uint32(cp.state[cpHeader-21:]))
+	nq := int(le.Uint32(cp.state[cpHeader-17:]))
+	oM := cpHeader + ndefs*cpDef + nq*cpQueued // the model's state
+	const oFlags, oEsc, oLen = 40, cpHeader - 5, cpHeader - 4
+	cases := map[string]func([]byte) []byte{
+		"active, no model": func(s []byte) []byte {
+			s[oFlags] &^= 4
+			s[oEsc] = 2
+			n := int(le.Uint32(s[oLen:]))
+			le.PutUint32(s[oLen:], 0)
+			return append(s[:oM], s[oM+n:]...)
+		},
+		"escape, no model": func(s []byte) []byte {
+			s[oFlags] &^= 12
+			s[oEsc] = 7
+			return s
+		},
+		"flags":        func(s []byte) []byte { s[oFlags] |= 16; return s },
+		"model longer": func(s []byte) []byte { le.PutUint32(s[oLen:], le.Uint32(s[oLen:])+1); return s },
+		"model huge":   func(s []byte) []byte { le.PutUint32(s[oLen:], 1<<31); return s },
+		"model cut":    func(s []byte) []byte { le.PutUint32(s[oLen:], 10); return s },
+		"version":      func(s []byte) []byte { s[oM] = 9; return s },
+		"flavour 8":    func(s []byte) []byte { s[oM+1] = 8; return s },
+		"order 1":      func(s []byte) []byte { le.PutUint32(s[oM+38:], 1); return s },
+		"memory odd":   func(s []byte) []byte { le.PutUint32(s[oM+54:], le.Uint32(s[oM+54:])+16); return s },
+		"context":      func(s []byte) []byte { le.PutUint32(s[oM+14:], 3); return s },
+		"range 0":      func(s []byte) []byte { le.PutUint32(s[oM+2:], 0); return s },
+	}
+	d := NewDecoder()
+	defer d.Close()
+	for name, mut := range cases {
+		bad := testCP{cp.entry, cp.off, cp.bits, mut(bytes.Clone(cp.state))}
+		if _, err := resumeFrom(d, e, bad, math.MaxInt64); !errors.Is(err, errs.ErrCorrupt) {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	d.MaxMemory = 8 << 20 // the model is 15 MiB
+	if _, err := resumeFrom(d, e, cp, math.MaxInt64); !errors.Is(err, errs.ErrLimit) {
+		t.Errorf("model over MaxMemory: %v", err)
+	}
+	d.MaxMemory = 0
+	// Statistics altered inside the arena pass the heap check; decoding
+	// then fails or yields bytes, and never panics (Guard): flip 484
+	// indexes outside the arena without it.
+	for _, k := range []int{0, 1, 2, 3, 4, 5, 6, 7, 484} {
+		s := bytes.Clone(cp.state)
+		s[oM+200+k*997%(int(le.Uint32(s[oLen:]))-200)] ^= byte(1 + k)
+		got, err := resumeFrom(d, e, testCP{cp.entry, cp.off, cp.bits, s}, 1<<20)
+		if err != nil && !errors.Is(err, errs.ErrCorrupt) && !errors.Is(err, errs.ErrTruncated) {
+			t.Fatalf("flip %d: %v (%d bytes)", k, err, len(got))
+		}
+	}
+	got, err := resumeFrom(d, e, cp, math.MaxInt64)
+	if err != nil || int64(len(got)) != e.Size-cp.off {
+		t.Fatalf("good checkpoint: %d bytes, %v", len(got), err)
+	}
 }

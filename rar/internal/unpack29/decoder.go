@@ -145,7 +145,13 @@ func (d *Decoder) Step() {
 	if d.cpFn != nil {
 		limit = d.cpLimit(limit)
 	}
-	if err := d.decode(limit); err != nil {
+	var err error
+	if d.ppm.guard {
+		err = d.ppm.rar.Guard(func() error { return d.decode(limit) })
+	} else {
+		err = d.decode(limit)
+	}
+	if err != nil {
 		d.Err = err
 	}
 }

@@ -15,6 +15,7 @@ import (
 type ppmState struct {
 	active bool
 	used   bool // a PPMd block header was met in this stream (checkpoint.go)
+	guard  bool // the model was restored from a checkpoint: decode it under Guard
 	esc    byte
 	rar    ppmd.RAR
 }
@@ -22,6 +23,7 @@ type ppmState struct {
 func (p *ppmState) reset() {
 	p.active = false
 	p.used = false
+	p.guard = false
 	p.esc = 2
 	p.rar.Reset()
 }
@@ -50,7 +52,7 @@ func (s *byteSource) ReadByte() (byte, error) {
 func (d *Decoder) startPPM() error {
 	p := &d.ppm
 	p.used = true
-	p.rar.MaxMemory = int(max(d.MaxMemory, 0)) // the model and its tables (ppmd.Overhead)
+	p.rar.MaxMemory = int(d.ppmLimit()) // the model and its tables (ppmd.Overhead)
 	esc, err := p.rar.ReadHeader((*byteSource)(&d.br))
 	if err != nil {
 		p.active = false
@@ -61,6 +63,16 @@ func (d *Decoder) startPPM() error {
 	}
 	p.active = true
 	return nil
+}
+
+// ppmLimit is the largest PPMd model a block may declare.
+func (d *Decoder) ppmLimit() int64 {
+	if d.MaxMemory <= 0 {
+		return DefaultMaxMemory + ppmd.Overhead(DefaultMaxMemory)
+	}
+	// Not clamped to the format's 256 MiB: the limit covers the model's
+	// tables too (ppmd.Overhead), and the header cannot ask for more.
+	return d.MaxMemory
 }
 
 // ppmErr maps a truncation inside a PPMd block to the decoder's overrun.

@@ -6,9 +6,12 @@
 #   from generated C: rar applies its E8 filter to it), c.txt (40 KiB),
 #   d.bin (160 KiB of 4-byte records that grow by small steps: delta
 #   filter with -mcD+), w.wav (160 KiB of 16-bit stereo samples: audio
-#   filter with -mcA+), b.bin (8 KiB of noise), e.txt (5 bytes).
+#   filter with -mcA+), b.bin (8 KiB of noise), e.txt (5 bytes), s.txt
+#   (48 KiB of English-like lines).
 # Archives: solid and not, -p and -hp (AES-128), multi-volume solid,
-# and solid with delta and audio filters forced.
+# and solid with delta and audio filters forced; PPMd forced (-mct+:
+# rar6 then codes every file with PPMd, its 15 MiB model reset where
+# it meets b.bin's noise) solid and not, -p and -hp.
 # Password of the encrypted ones: seek.
 set -eu
 export TZ=UTC LC_ALL=C
@@ -43,6 +46,8 @@ awk 'BEGIN { s = 0; c = 12000; x = 7; for (i = 0; i < 40960; i++) { x = (x * 168
 	printf "%c%c%c%c", v % 256, int(v / 256) % 256, w % 256, int(w / 256) % 256 } }' > "$src/w.wav"
 gen 6 8192 bin > "$src/b.bin"
 printf 'tail\n' > "$src/e.txt"
+awk 'BEGIN { x = 11; for (i = 0; i < 1300; i++) { x = (x * 16807) % 2147483647
+	printf "the %s fox %d jumps over the lazy dog, line %d of the tale\n", (x % 3 ? "brown" : "red"), x % 977, i } }' | head -c 49152 > "$src/s.txt"
 find "$src" -exec touch -d '2024-01-02 03:04:05' {} +
 files="a.txt x.elf c.txt b.bin e.txt"
 r4() { # r4 OUT ARGS...
@@ -58,4 +63,9 @@ files="d.bin w.wav a.txt"
 r4 r4-delta.rar -s -ds -m3 -md64k -mcD+
 files="w.wav d.bin c.txt"
 r4 r4-audio.rar -s -ds -m3 -md64k -mcA+
+files="s.txt b.bin a.txt"
+r4 r4-ppm-solid.rar -s -ds -m3 -mct+
+r4 r4-ppm.rar -m3 -mct+
+r4 r4-ppm-solid-aes.rar -s -ds -m3 -mct+ -pseek
+r4 r4-ppm-hp.rar -m3 -mct+ -hpseek
 ls -l ./*.rar
