@@ -73,9 +73,9 @@ rep 2 2600000 > "$xsrc/f3-big.txt"
 rep 3 1700000 > "$xsrc/f5-big.txt"
 tar --sort=name --mtime=2024-01-02 --owner=0 --group=0 --numeric-owner --format=gnu -C "$xsrc" -cf "$work/xseek.tar" .
 size=$(wc -c < "$work/xseek.tar")
-head -c $((size / 2)) "$work/xseek.tar" | xz --check=crc64 --block-size=1500000 --lzma2=dict=1MiB > "$work/1.xz"
-tail -c +$((size / 2 + 1)) "$work/xseek.tar" | xz --check=sha256 --x86 --lzma2=dict=1MiB > "$work/2.xz"
+head -c $((size / 2)) "$work/xseek.tar" | xz --check=crc64 --block-size=1500000 --lzma2=dict=256KiB > "$work/1.xz"
+tail -c +$((size / 2 + 1)) "$work/xseek.tar" | xz --check=sha256 --x86 --lzma2=dict=256KiB > "$work/2.xz"
 { cat "$work/1.xz"; printf '\0\0\0\0'; cat "$work/2.xz"; } > "$out/seek.tar.xz"
-rep 4 2500000 | xz --check=crc32 --lzma2=dict=1MiB > "$work/1.xz"
-rep 5 2300000 | xz --check=crc64 --lzma2=dict=1MiB > "$work/2.xz"
+rep 4 2500000 | xz --check=crc32 --lzma2=dict=256KiB > "$work/1.xz"
+rep 5 2300000 | xz --check=crc64 --lzma2=dict=256KiB > "$work/2.xz"
 cat "$work/1.xz" "$work/2.xz" > "$out/seek.txt.xz"
