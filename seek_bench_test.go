@@ -21,9 +21,10 @@ var rar4PPMdSolid = benchCase{name: "rar4-ppmd-solid", file: "mixed-rar4-ppmd-so
 // BenchmarkSeekRandom reads 1 MiB at 100 random offsets (fixed seed) of
 // mixed-3.bin, the last 50 MiB file of the mixed-200 solid 7z (LZMA2 and
 // LZMA, 8 MiB dictionary), solid RAR5, solid RAR4 (-ma4 -md4m), solid
-// RAR4 with PPMd (rar4PPMdSolid) and the tar.gz (gzip -6, one stream),
-// after a first full pass through a
-// SeekableEntry that fills the checkpoints. cp=off is the baseline with
+// RAR4 with PPMd (rar4PPMdSolid), the tar.gz (gzip -6, one stream) and
+// the tar.xz (xz -6: one block, 8 MiB dictionary, LZMA2 chunks of at most
+// 2 MiB), after a first full pass through a SeekableEntry that fills the
+// checkpoints. cp=off is the baseline with
 // no checkpoints, which decodes from the start of the solid stream for
 // every read that goes backwards; it does 3 reads (it is slow).
 // Reported: ms/read (wall), cpu-ms/read (user+sys of the process), the
@@ -33,7 +34,7 @@ var rar4PPMdSolid = benchCase{name: "rar4-ppmd-solid", file: "mixed-rar4-ppmd-so
 func BenchmarkSeekRandom(b *testing.B) {
 	var cases []benchCase
 	for _, c := range benchCases {
-		if c.name == "7z-lzma2" || c.name == "7z-lzma" || c.name == "rar5-solid" || c.name == "rar4-solid" || c.name == "tar-gz" {
+		if c.name == "7z-lzma2" || c.name == "7z-lzma" || c.name == "rar5-solid" || c.name == "rar4-solid" || c.name == "tar-gz" || c.name == "tar-xz" {
 			cases = append(cases, c)
 		}
 	}

@@ -14,7 +14,7 @@ import (
 
 // seekTarballs: compressed tarballs whose seekable entries resume from
 // checkpoints of the stream (testdata/tar/make-seek.sh).
-var seekTarballs = []string{"seek.tar.gz", "seek.tar.bz2", "seek.tar.lz", "seek.tar.lzma", "small-multimember.tar.gz"}
+var seekTarballs = []string{"seek.tar.gz", "seek.tar.bz2", "seek.tar.lz", "seek.tar.lzma", "seek.tar.xz", "small-multimember.tar.gz"}
 
 // TestSeekableTar: Seek, Read and ReadAt at random offsets of every
 // entry of compressed tarballs give the sequential bytes, with

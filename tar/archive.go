@@ -120,10 +120,10 @@ var suffixes = [...][][2]string{
 // continues from there and costs one more decoding pass in all; opening
 // an earlier entry, or several at once, decodes from the start each
 // time. Seekable readers (OpenAt: the root's OpenSeekable and fs.FS
-// files) of gzip, bzip2, lzip and .lzma streams resume from checkpoints
-// of the stream instead (seek.go). A compressed single file is one entry
-// whose size is not known before reading it (-1); reading it decodes
-// the stream.
+// files) of gzip, bzip2, lzip, .lzma and xz streams resume from
+// checkpoints of the stream instead (seek.go). A compressed single file
+// is one entry whose size is not known before reading it (-1); reading
+// it decodes the stream.
 type Archive struct {
 	ra      io.ReaderAt
 	size    int64

@@ -8,6 +8,7 @@ import (
 	"github.com/go-unarc/unarc/bzip2"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/lzma"
+	"github.com/go-unarc/unarc/xz"
 )
 
 // Checkpoints of a compressed tar stream (or a compressed single file),
@@ -31,11 +32,16 @@ import (
 //	             then the lzma.Reader (LZMA1) state; the member's
 //	             trailer is still checked.
 //	"lzma":      the lzma.Reader state after the 13-byte .lzma header.
+//	"xz":        the xz.Reader state, between LZMA2 chunks (at most every
+//	             2 MiB of output); the block's check, the index and the
+//	             footer are still checked, and streams after the
+//	             checkpoint's (concatenated, padded) still follow.
 const (
 	cpGzip  = "tar-gzip"
 	cpBzip2 = "bzip2"
 	cpLzip  = "tar-lzip"
 	cpLZMA  = "lzma"
+	cpXZ    = "xz"
 
 	cpVersion    = 1
 	gzipCPHead   = 1 + 4 + 8
@@ -44,8 +50,7 @@ const (
 )
 
 // cpKindOf is the checkpoint kind of a stream of k ("": it takes none).
-// xz and zstd take none: xz's checkpoints are not exported yet, and
-// klauspost's zstd decoder keeps its state to itself.
+// zstd takes none: klauspost's decoder keeps its state to itself.
 func cpKindOf(k Kind) string {
 	switch k {
 	case Gzip:
@@ -56,6 +61,8 @@ func cpKindOf(k Kind) string {
 		return cpLzip
 	case LZMA:
 		return cpLZMA
+	case XZ:
+		return cpXZ
 	}
 	return ""
 }
@@ -114,6 +121,9 @@ func (a *Archive) openStream(cp *arc.Checkpoint, in *countReader) (cpStream, err
 	case LZMA:
 		l := &lzmaStream{z: lzmaPool.Get()}
 		s, err = l, l.start(a, cp, in)
+	case XZ:
+		x := &xzStream{z: xzPool.Get()}
+		s, err = x, x.start(a, cp, in)
 	default:
 		return nil, errs.Unsupported("tar: no checkpoints in %s streams", a.kind)
 	}
@@ -305,5 +315,34 @@ func (l *lzmaStream) Close() {
 		l.z.Close()
 		lzmaPool.Put(l.z)
 		l.z = nil
+	}
+}
+
+// xzStream is an xz.Reader over the whole file (its concatenated
+// streams too); its checkpoints count from the file's start.
+type xzStream struct{ z *xz.Reader }
+
+func (x *xzStream) start(a *Archive, cp *arc.Checkpoint, in io.Reader) error {
+	opts := []xz.Option{xz.MaxMemory(a.lim.MaxMemory), xz.MaxDict(a.lim.MaxDictionary)}
+	if cp == nil {
+		return x.z.Reset(in, opts...)
+	}
+	return x.z.ResetAt(in, cp.State, cp.Out, cp.In, opts...)
+}
+
+func (x *xzStream) Read(p []byte) (int, error) { return x.z.Read(p) }
+func (x *xzStream) CanCheckpoint() bool        { return x.z.CanCheckpoint() }
+func (x *xzStream) CheckpointSize() int        { return x.z.CheckpointSize() }
+func (x *xzStream) Total() int64               { return x.z.Total() }
+func (x *xzStream) PauseAt(int64)              {}
+func (x *xzStream) Checkpoint(dst []byte) ([]byte, int64, int64) {
+	return x.z.Checkpoint(dst)
+}
+
+func (x *xzStream) Close() {
+	if x.z != nil {
+		x.z.Close()
+		xzPool.Put(x.z)
+		x.z = nil
 	}
 }

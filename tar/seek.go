@@ -16,7 +16,7 @@ import (
 //
 // A compressed tarball is one stream: an entry's content is a range of
 // the decoded stream, whose start Open noted while listing. A seekable
-// reader (OpenAt) of a gzip, bzip2, lzip or .lzma tarball, or of such a
+// reader (OpenAt) of a gzip, bzip2, lzip, .lzma or xz tarball, or of such a
 // single compressed file, decodes the stream with a decoder that takes
 // a checkpoint of the stream (checkpoint.go) at the first point of every
 // Interval bytes of the decoded stream where it can, whatever entry that

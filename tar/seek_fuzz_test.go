@@ -12,7 +12,7 @@ import (
 
 // cpFuzzFiles are the streams FuzzCheckpointRestore resumes, one per
 // checkpoint kind.
-var cpFuzzFiles = []string{"seek.tar.gz", "seek.tar.bz2", "seek.tar.lz", "seek.tar.lzma"}
+var cpFuzzFiles = append(seekTarballs[:len(seekTarballs):len(seekTarballs)], "seek.txt.xz")
 
 var cpFuzz struct {
 	once sync.Once

@@ -17,10 +17,14 @@ import (
 )
 
 // seekFiles are the tarballs of make-seek.sh (several entries, several
-// gzip and lzip members, several bzip2 blocks) and single files (big.gz,
-// made by bigGzip: checkpoints inside a gzip member).
-var seekFiles = []string{"seek.tar.gz", "seek.tar.bz2", "seek.tar.lz", "seek.tar.lzma",
-	"small-multimember.tar.gz", "text.txt.gz", "text.txt.bz2", "text-members.txt.lz", "text.txt.lzma", "big.gz"}
+// gzip and lzip members, several bzip2 blocks, two xz streams of several
+// LZMA2 chunks) and single files (big.gz, made by bigGzip: checkpoints
+// inside a gzip member; seek.txt.xz: two xz streams).
+var seekFiles = []string{"seek.tar.gz", "seek.tar.bz2", "seek.tar.lz", "seek.tar.lzma", "seek.tar.xz",
+	"small-multimember.tar.gz", "text.txt.gz", "text.txt.bz2", "text-members.txt.lz", "text.txt.lzma", "big.gz", "seek.txt.xz"}
+
+// seekTarballs are make-seek.sh's tarballs, one per checkpoint kind.
+var seekTarballs = []string{"seek.tar.gz", "seek.tar.bz2", "seek.tar.lz", "seek.tar.lzma", "seek.tar.xz"}
 
 const seekEvery = 16 << 10
 
@@ -79,7 +83,7 @@ func readFrom(a *Archive, i int, off, n int64) ([]byte, int64, error) {
 func TestSeekRandom(t *testing.T) {
 	for k, name := range seekFiles {
 		t.Run(name, func(t *testing.T) {
-			if testing.Short() && k >= 4 && name != "big.gz" {
+			if testing.Short() && k >= len(seekTarballs) && name != "big.gz" {
 				t.Skip("-short: the tarballs and big.gz")
 			}
 			a, want := openSeek(t, name)
@@ -128,7 +132,7 @@ func sumLen(b [][]byte) (n int) {
 // a read back in the stream decodes from the nearest checkpoint at or
 // before it, not from the start: counted in decoded bytes.
 func TestSeekBackwardStartsAtCheckpoint(t *testing.T) {
-	for _, name := range []string{"seek.tar.gz", "seek.tar.bz2", "seek.tar.lz", "seek.tar.lzma"} {
+	for _, name := range seekTarballs {
 		t.Run(name, func(t *testing.T) {
 			a, want := openSeek(t, name)
 			defer a.Close()
@@ -229,7 +233,7 @@ func TestSeekSequentialKeepsPass(t *testing.T) {
 // lzip's trailer), and a damaged checkpoint state is refused, never a
 // panic or wrong length.
 func TestSeekDamaged(t *testing.T) {
-	for _, name := range []string{"seek.tar.gz", "seek.tar.bz2", "seek.tar.lz", "seek.tar.lzma"} {
+	for _, name := range seekTarballs {
 		t.Run(name, func(t *testing.T) {
 			a, want := openSeek(t, name)
 			defer a.Close()
@@ -280,11 +284,16 @@ func resumeSome(t *testing.T, a *Archive, cp arc.Checkpoint) {
 
 // TestSeekTrailerChecked: a read resumed from a checkpoint that runs to
 // the end of a gzip or lzip member still checks its trailer (the
-// checkpoint carries the member's CRC and size): damaging the CRC fails.
+// checkpoint carries the member's CRC and size), and one resumed inside
+// an xz block its check (SHA-256 in seek.tar.xz, CRC-64 in seek.txt.xz,
+// whose running state the checkpoint carries): damaging the CRC fails.
 // big.gz, made here, is one member of many Deflate blocks, so its
 // checkpoint is inside the member (seek.tar.gz's are at member starts).
 func TestSeekTrailerChecked(t *testing.T) {
-	for _, name := range []string{"seek.tar.gz", "seek.tar.lz", "big.gz"} {
+	for _, name := range []string{"seek.tar.gz", "seek.tar.lz", "big.gz", "seek.tar.xz", "seek.txt.xz"} {
+		if testing.Short() && name == "seek.txt.xz" {
+			continue // -short: seek.tar.xz resumes xz (bare, it decodes 5 MB three times)
+		}
 		var data []byte
 		if name == "big.gz" {
 			data = bigGzip()
@@ -354,10 +363,16 @@ func bigGzip() []byte {
 	return out.Bytes()
 }
 
-// flipTrailer damages the CRC in the last member's trailer.
+// flipTrailer damages the CRC in the last member's trailer, or the
+// last byte of the last xz block's check.
 func flipTrailer(data []byte, name string) []byte {
-	if name[len(name)-3:] == ".lz" {
+	switch name[len(name)-3:] {
+	case ".lz":
 		return flip(data, -20) // CRC32 | data size | member size
+	case ".xz":
+		// ... check | index | footer: CRC32, backward size, flags, "YZ"
+		index := (int(binary.LittleEndian.Uint32(data[len(data)-8:])) + 1) * 4
+		return flip(data, -12-index-1)
 	}
 	return flip(data, -8) // CRC32 | ISIZE
 }
