@@ -100,6 +100,8 @@ type indexConfig struct{ keys, checkpoints bool }
 // the index's size too; without it (the default) the index holds none.
 // The index of an archive reopened from an index with checkpoints
 // holds those the new Archive took or verified.
+// Tarballs have no index (Index fails with ErrUnsupported): their
+// checkpoints live as long as the Archive.
 //
 // Restored checkpoints are untrusted: their fields must fit the archive
 // (else the open fails with ErrStaleIndex), their decoder state is

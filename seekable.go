@@ -28,53 +28,76 @@ var defaultCheckpoints = arc.CheckpointPolicy{Interval: DefaultCheckpointInterva
 // output, and how much memory the snapshots of the Archive may hold
 // together (the least recently used are dropped beyond it), never more
 // than Limits.MaxMemory (the bound of one entry's decoder memory, which
-// a checkpoint copies). A seek
-// backwards (or a ReadAt before the decoder's position) then restarts
-// from the nearest checkpoint at or before the target instead of from
-// the start of the entry or solid stream, so it costs decoding at most
-// about interval bytes (plus, for LZMA2, up to one 2 MiB chunk).
+// a checkpoint copies). A seek backwards (or a ReadAt before the
+// decoder's position) then restarts from the nearest checkpoint at or
+// before the target instead of from the start of the entry or solid
+// stream, so it costs decoding at most about interval bytes (plus the
+// distance between two points where the decoder can stop, below).
+// The defaults, 16 MiB and 256 MiB, keep 16 checkpoints of a 16 MiB
+// dictionary, i.e. a 256 MiB solid stream; interval 0 takes none (every
+// backward seek decodes from the start). The interval is raised to
+// 64 KiB at least; a negative memory bound lifts it. Ordinary reading
+// (OpenEntry, Extract, ReadFile) never takes checkpoints. They can be
+// kept in the archive's index (IndexWithCheckpoints) for the next open.
 //
-// A checkpoint costs about the decoder's window: an LZMA2 or LZMA
-// checkpoint holds the dictionary (8 MiB for 7-Zip's -mx5, 64 MiB for
-// -mx9; never more than the stream's size) plus 2 bytes per
-// probability (30 KiB with 7-Zip's lc=3 lp=0; LZMA allows up to 6 MiB
-// with lc+lp = 12); a Deflate checkpoint 32 KiB (Deflate64: 64 KiB); a
-// RAR5 one its window (up to twice the dictionary until it wraps); a
-// RAR 2.9 (RAR 3.x/4.x) one its window (the dictionary rounded up to a
-// power of two, 512 KiB to 4 MiB) plus its queued filters. The defaults, 16 MiB and 256 MiB, keep 16 checkpoints
-// of a 16 MiB dictionary, i.e. a 256 MiB solid stream, with a backward
-// seek costing a fraction of a second of decoding; interval 0 takes
-// none (every backward seek decodes from the start). The checkpoints
-// can be kept in the archive's index (IndexWithCheckpoints) for the
-// next open. Ordinary reading
-// (OpenEntry, Extract, ReadFile) never takes checkpoints. The interval
-// is raised to 64 KiB at least; a negative memory bound lifts it.
+// Where checkpoints are taken, and what one costs:
 //
-// Checkpoints are taken for LZMA2 and LZMA folders of 7z archives (and
-// LZMA entries of ZIP archives), with or without AES, at LZMA2 chunk
-// boundaries or, for LZMA, whose one range coder runs through the whole
-// folder, wherever the decoder has handed out all it decoded (the
-// checkpoint then holds the range coder too); and
-// for Deflate and Deflate64 entries of ZIP archives and folders of 7z
-// archives, plain or AES, at block boundaries; in 7z, also through one
-// BCJ-family or Delta filter after any of these coders (kind
-// "lzma2+bcj" and so on: the filter's few bytes of state join the
-// coder's; BCJ2 folders take none); and for RAR5 entries (solid or not, plain or
-// AES, across volumes) between decode passes with no filter pending, at
-// up to one dictionary each (8 MiB at -md8m); and for RAR 2.9 entries
-// (RAR 3.x/4.x, solid or not, plain or AES, across volumes) between
-// decode passes in LZ blocks of streams that have met no PPMd block;
-// and for RAR 2.0 and 1.5 entries (plain) between decode passes; for
-// BZip2 (ZIP entries and 7z folders, plain or AES) between blocks, 6
-// bytes each (so at most one per block: 100 to 900 KB of output apart);
-// and for PPMd (7z folders, ZIP entries, plain or AES) between any two
-// bytes, where a checkpoint is the whole model: up to its memory size
-// (16 MiB for 7-Zip's -mx5 7z PPMd, 1 to 256 MiB for ZIP), so only a
-// few fit in the checkpoint memory and the least recently used go.
-// Other compressed methods (RAR 2.9 PPMd blocks) restart from the start of the entry or
-// solid stream; stored entries (ZIP store, plain or WinZip AES; 7z Copy,
-// plain or AES; RAR -m0, plain or AES) need no checkpoint: they seek
-// in the archive directly.
+//   - LZMA2 (7z folders, ZIP XZ entries, xz tarballs and .xz files): at
+//     chunk boundaries (at most 2 MiB of output apart); the window (up
+//     to the dictionary: 8 MiB for 7-Zip's -mx5, 64 MiB for -mx9, never
+//     more than the stream) plus 2 bytes per probability (30 KiB at
+//     lc=3 lp=0). xz adds its block's running check (SHA-256 as its
+//     marshalled state), the records of earlier blocks and its filters'
+//     few bytes, so a resumed stream still verifies checks, index and
+//     footer.
+//   - LZMA (7z folders, ZIP method 14, lzip and .lzma files): wherever
+//     the decoder has handed out all it decoded; the same, plus the
+//     range coder (lzip: the member's CRC-32 and sizes).
+//   - Deflate and Deflate64 (ZIP entries, 7z folders, gzip tarballs and
+//     files): between blocks, and for gzip at member starts; 32 KiB
+//     (Deflate64: 64 KiB) plus the bit offset (gzip: the member's running
+//     CRC-32 and size, so its trailer is still checked).
+//   - BZip2 (ZIP, 7z, bzip2 tarballs): between blocks, 6 bytes each.
+//   - PPMd (7z folders, ZIP entries, RAR 3.x/4.x PPMd blocks): between any
+//     two bytes; the used part of the model (up to its memory size: 16
+//     MiB for 7-Zip's -mx5 7z PPMd, 1 to 256 MiB for ZIP and RAR), so
+//     only a few fit in the checkpoint memory.
+//   - 7z filters: one BCJ-family or Delta filter after any of these
+//     coders or over Copy (kind "lzma2+bcj", "copy+delta" and so on)
+//     adds its few bytes of state (Delta: 257); a BCJ2 folder (7-Zip's
+//     -mf=BCJ2, not encrypted; kind "bcj2") keeps the BCJ2 decoder's
+//     registers, probabilities and buffered input with a checkpoint of
+//     each of its input coders, at points where all of them can take one.
+//   - RAR5 (solid or not, plain or AES, across volumes): between decode
+//     passes with no filter pending; the window (up to twice the
+//     dictionary until it wraps). A solid entry also takes one at its
+//     start.
+//   - RAR 3.x/4.x: between decode passes, in LZ and PPMd blocks alike;
+//     the window (the dictionary rounded up to a power of two, 512 KiB to
+//     4 MiB), queued filters, and once the stream has met a PPMd block,
+//     the model and its range decoder. RAR 2.0 and 1.5: between decode
+//     passes; their windows. Encrypted RAR 1.5/2.0 entries keep their
+//     cipher's state at the 4 KiB mark of packed data before the
+//     checkpoint (RAR 2.0: a key difference derived from the ciphertext).
+//   - ZIP Shrink: between codes, its whole string table (44 KB); Reduce
+//     and Implode: between symbols, the last 0.5 to 8 KiB of output.
+//   - ZipCrypto entries of every kind above, stored ones included: the
+//     cipher's 12 bytes of keys, sealed with a pad only the password
+//     gives, so an index holds no key state in the clear and reopening
+//     asks for the password again (as for WinZip AES).
+//   - Compressed tarballs and compressed single files: checkpoints of
+//     the whole decoded stream, shared by all its entries.
+//
+// Stored entries need none: ZIP store (plain or WinZip AES), 7z Copy
+// (plain or AES) and RAR -m0 (plain or AES) seek in the archive
+// directly, and so do the entries of a plain tar. What still restarts
+// from the start of its entry or stream: ZIP Zstandard entries and
+// tar.zst (klauspost's decoder cannot export its state), 7z BCJ2 under
+// AES, and GNU sparse tar entries (read from their header).
+//
+// A restored checkpoint is untrusted: it is checked against the stream
+// over its first 64 KiB of output before it is used, and one that fails
+// costs that much decoding, once.
 func WithCheckpoints(interval, maxMemory int64) Option {
 	return func(o *options) error {
 		if interval > 0 {
