@@ -185,7 +185,6 @@ func (m *Model) summFreq(c uint32) uint32  { return m.u16(c + 2) }
 func (m *Model) setSummFreq(c, v uint32)   { m.put16(c+2, v) }
 func (m *Model) stats(c uint32) uint32     { return m.u32(c + 4) }
 func (m *Model) setStats(c, v uint32)      { m.put32(c+4, v) }
-func (m *Model) suffix(c uint32) uint32    { return m.u32(c + 8) }
 func (m *Model) successor(s uint32) uint32 { return m.u32(s + 2) }
 func oneState(c uint32) uint32             { return c + 2 }
 func hiBits3(sym uint32) uint32            { return ((sym + 0xC0) >> (8 - 3)) & (1 << 3) }
