@@ -3,6 +3,7 @@ package zip
 import (
 	"bytes"
 	"errors"
+	"github.com/go-unarc/unarc/internal/testutil"
 	"io"
 	"math/rand/v2"
 	"os"
@@ -77,24 +78,6 @@ func readAllAt(t testing.TB, a *Archive, i int) []byte {
 	return want
 }
 
-// readAt reads n bytes at off of entry i through OpenAt.
-func readAt(a *Archive, i int, off int64, n int) ([]byte, int64, error) {
-	r, start, err := a.OpenAt(i, off)
-	if err != nil {
-		return nil, 0, err
-	}
-	defer r.Close()
-	if _, err := io.CopyN(io.Discard, r, off-start); err != nil {
-		return nil, start, err
-	}
-	buf := make([]byte, n)
-	m, err := io.ReadFull(r, buf)
-	if err == io.ErrUnexpectedEOF || err == io.EOF {
-		err = nil
-	}
-	return buf[:m], start, err
-}
-
 // TestOpenAtCheckpointKinds: BZip2 entries (7zz, Info-ZIP, WinZip AES)
 // take checkpoints on a first pass through OpenAt; reads at many
 // offsets then resume from one (start > 0, at or before the offset)
@@ -130,7 +113,7 @@ func TestOpenAtCheckpointKinds(t *testing.T) {
 				resumed := 0
 				for k := 0; k < cpReads(); k++ {
 					off := rng.Int64N(int64(len(want)))
-					got, start, err := readAt(a, i, off, 5000)
+					got, start, err := testutil.ReadAt(a, i, off, 5000)
 					if err != nil {
 						t.Fatalf("at %d: %v", off, err)
 					}
@@ -208,7 +191,7 @@ func TestCheckpointKindsPersist(t *testing.T) {
 					t.Fatal(err)
 				}
 				for _, cp := range cps {
-					got, start, err := readAt(b, i, cp.Out+100, 3000)
+					got, start, err := testutil.ReadAt(b, i, cp.Out+100, 3000)
 					if err != nil {
 						t.Fatalf("%s: %v", tamper, err)
 					}
@@ -338,7 +321,7 @@ func TestZipCryptoCheckpointPassword(t *testing.T) {
 		if err := w.RestoreCheckpoints(cps); err != nil {
 			t.Fatal(err)
 		}
-		got, _, err := readAt(w, i, cps[1].Out+10, 100)
+		got, _, err := testutil.ReadAt(w, i, cps[1].Out+10, 100)
 		if !errors.Is(err, errs.ErrPassword) {
 			t.Fatalf("password %q: %d bytes, %v", pw, len(got), err)
 		}
