@@ -78,7 +78,9 @@ var defaultCheckpoints = arc.CheckpointPolicy{Interval: DefaultCheckpointInterva
 //     the model and its range decoder. RAR 2.0 and 1.5: between decode
 //     passes; their windows. Encrypted RAR 1.5/2.0 entries keep their
 //     cipher's state at the 4 KiB mark of packed data before the
-//     checkpoint (RAR 2.0: a key difference derived from the ciphertext).
+//     checkpoint (RAR 2.0: a key difference derived from the ciphertext;
+//     RAR 1.5's keys decrypt the rest of the entry, so its checkpoints
+//     are not written to an index).
 //   - ZIP Shrink: between codes, its whole string table (44 KB); Reduce
 //     and Implode: between symbols, the last 0.5 to 8 KiB of output.
 //   - ZipCrypto entries of every kind above, stored ones included: the

@@ -57,9 +57,15 @@ func TestSeekOldEncrypted(t *testing.T) {
 			if st.Count == 0 || resumed.Load() == before || fromCP == 0 {
 				t.Fatalf("%+v: %d reads started at a checkpoint", st, fromCP)
 			}
-			cps, err := a.ExportCheckpoints()
+			// RAR 1.5's cipher keys stay out of an index; the restores
+			// below take them from the unexported list.
+			pub, err := a.ExportCheckpoints()
+			if err != nil || (c.ver == 15) != (len(pub) == 0) {
+				t.Fatalf("%d exported, %v", len(pub), err)
+			}
+			cps, err := a.exportCheckpoints(true)
 			if err != nil || len(cps) == 0 {
-				t.Fatalf("%d exported, %v", len(cps), err)
+				t.Fatalf("%d exported with keys, %v", len(cps), err)
 			}
 			closeWhileReading(t, openOldEncrypted(t, c.name, c.ver), want)
 			for _, alter := range []bool{false, true} {
@@ -121,7 +127,7 @@ func FuzzCheckpointOld(f *testing.F) {
 			}
 			want[c.ver] = append(want[c.ver], got)
 		}
-		cps, err := a.ExportCheckpoints()
+		cps, err := a.exportCheckpoints(true)
 		if err != nil {
 			f.Fatal(err)
 		}
