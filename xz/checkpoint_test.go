@@ -12,6 +12,11 @@ import (
 	"github.com/go-unarc/unarc/internal/testutil"
 )
 
+// filterStreams are the testdata/cp streams (make.sh): BCJ and Delta
+// filters, the filter holding back bytes at every checkpoint; in
+// x86-sized.xz the block headers declare their sizes.
+var filterStreams = []string{"x86.xz", "arm64-delta.xz", "x86-sized.xz"}
+
 type xzCP struct {
 	state   []byte
 	out, in int64
@@ -111,7 +116,7 @@ func FuzzCheckpointRestore(f *testing.F) {
 		}
 		streams = append(streams, b)
 	}
-	for _, name := range []string{"x86.xz", "arm64-delta.xz"} {
+	for _, name := range filterStreams {
 		b, err := os.ReadFile(filepath.Join("testdata", "cp", name))
 		if err != nil {
 			f.Fatal(err)
@@ -151,7 +156,7 @@ func FuzzCheckpointRestore(f *testing.F) {
 // checkpoints between LZMA2 chunks (the filters' held bytes and Delta's
 // history in the state) and resume from each to the right end.
 func TestCheckpointFilters(t *testing.T) {
-	for _, name := range []string{"x86.xz", "arm64-delta.xz"} {
+	for _, name := range filterStreams {
 		b, err := os.ReadFile(filepath.Join("testdata", "cp", name))
 		if err != nil {
 			t.Fatal(err)
@@ -180,7 +185,7 @@ func TestCheckpointFilters(t *testing.T) {
 // was itself resumed from one equals the one a full decode takes there,
 // byte for byte (a field the restore did not set would differ).
 func TestCheckpointSecondGeneration(t *testing.T) {
-	for _, name := range []string{"x86.xz", "arm64-delta.xz"} {
+	for _, name := range filterStreams {
 		b, err := os.ReadFile(filepath.Join("testdata", "cp", name))
 		if err != nil {
 			t.Fatal(err)
