@@ -4,12 +4,15 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/klauspost/compress/zstd"
+
 	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/bzip2"
 	"github.com/go-unarc/unarc/deflate"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/hmacx"
 	"github.com/go-unarc/unarc/internal/zipcrypto"
+	"github.com/go-unarc/unarc/internal/zstdframe"
 	"github.com/go-unarc/unarc/lzma"
 )
 
@@ -192,6 +195,8 @@ func cpKindOf(f *file) string {
 		kind = "implode"
 	case 2, 3, 4, 5:
 		kind = "reduce"
+	case methodZstd, 20:
+		kind = "zstd"
 	}
 	switch cryptKind(f) {
 	case 0, cryptAES:
@@ -213,7 +218,7 @@ func cpKindOf(f *file) string {
 // header.
 func cpInByte(cp arc.Checkpoint) int64 {
 	switch baseKind(cp.Kind) {
-	case "ppmd8", "xz", "":
+	case "ppmd8", "xz", "zstd", "":
 		return cp.In
 	case "lzma":
 		return cp.In + lzmaHeaderLen
@@ -320,6 +325,8 @@ func firstPassDecoder(rc io.ReadCloser, f *file) cpDecoder {
 			return &d.Reader
 		case *pooledReduce:
 			return &d.Reader
+		case *zstdReader:
+			return d.framed()
 		}
 	}
 	return nil
@@ -426,6 +433,20 @@ func (a *Archive) resume(i int, cp arc.Checkpoint) (*resumed, error) {
 		if rs.r, rs.z, err = resumeLegacy(hr, r, f, cp); err != nil {
 			return nil, mapMethodErr(err)
 		}
+	case "zstd":
+		// A fresh decoder at the frame the checkpoint is at (Reset
+		// checks its magic).
+		z := &zstdReader{window: zstdWindow(f, &a.cfg.Limits), maxMem: uint64(a.cfg.Limits.MaxMemory), workers: 1}
+		zd, err := zstd.NewReader(nil, append(z.options(), zstd.WithDecoderConcurrency(1))...)
+		if err != nil {
+			return nil, errs.Corrupt("zstd: %v", err)
+		}
+		z.zd, z.fs = zd, new(zstdframe.Stream)
+		if err := z.fs.Reset(zd, r, cp.In, cp.Out, cp.State); err != nil {
+			z.Close()
+			return nil, err
+		}
+		rs.r, rs.z, rs.ends = z, z.fs, true
 	case "ppmd8":
 		// The model's order, memory and restoration method are the
 		// stream's 2-byte header: the state must agree with it.
