@@ -48,9 +48,14 @@ import (
 // stream or ZipCrypto keys positioned at the checkpoint's byte; a
 // resumed BZip2 stream still checks every block CRC and, at the end, the
 // stream CRC; a resumed PPMd stream its end marker; a resumed XZ stream
-// its block checks, index and footer. Every other entry (Zstandard and
-// other methods, PKWARE strong encryption) opens from the start as Open
-// does, returning start 0.
+// its block checks, index and footer. A Zstandard entry (methods 93 and
+// 20) takes one between two frames (kind "zstd": a version byte; In is
+// the next frame's magic, checked on resuming), where a fresh decoder
+// starts: frames are independent, and within one klauspost's decoder
+// keeps its state to itself, so a single-frame entry has none; a resumed
+// stream still checks each later frame's checksum. Every other entry
+// (other methods, PKWARE strong encryption) opens from the start as
+// Open does, returning start 0.
 func (a *Archive) OpenAt(i int, off int64) (io.ReadCloser, int64, error) {
 	if i < 0 || i >= len(a.files) {
 		return nil, 0, fmt.Errorf("zip: entry index %d out of range", i)
@@ -170,9 +175,9 @@ func (a *Archive) SetCheckpoints(p arc.CheckpointPolicy) { a.cps.SetPolicy(p) }
 func (a *Archive) CheckpointStats() arc.CheckpointStats { return a.cps.Stats() }
 
 // cpKindOf is the checkpoint kind of entry f ("": it takes none): a
-// Deflate, Deflate64, BZip2, PPMd or LZMA entry of known size, plain,
-// WinZip AES or ZipCrypto (kind "+zipcrypto"), or a stored ZipCrypto
-// one ("zipcrypto").
+// Deflate, Deflate64, BZip2, PPMd, LZMA, XZ, Zstandard or legacy entry
+// of known size, plain, WinZip AES or ZipCrypto (kind "+zipcrypto"), or
+// a stored ZipCrypto one ("zipcrypto").
 func cpKindOf(f *file) string {
 	if f.Size < 0 {
 		return ""

@@ -28,8 +28,9 @@ var cpArchives = []struct{ name, kind string }{
 	{"zc-lzma.zip", "lzma+zipcrypto"}, {"zc-ppmd.zip", "ppmd8+zipcrypto"},
 	// XZ, method 95 (testdata/cp/make-xz.sh)
 	{"xz-zip.zip", "xz"}, {"xz-zc.zip", "xz+zipcrypto"}, {"xz-aes.zip", "xz"},
-	// Zstandard, method 93, several frames (made here: zstdFramesZip)
-	{"zstd-frames.zip", "zstd"},
+	// Zstandard, method 93, several frames, plain and ZipCrypto (made
+	// here: zstdFramesZip)
+	{"zstd-frames.zip", "zstd"}, {"zstd-zc.zip", "zstd+zipcrypto"},
 }
 
 // seekZipPath is where the checkpoint test archive name is: the
@@ -44,8 +45,11 @@ func seekZipPath(name string) string {
 // seekZipBytes is the checkpoint test archive name.
 func seekZipBytes(t testing.TB, name string) []byte {
 	t.Helper()
-	if name == "zstd-frames.zip" {
-		return zstdFramesZip(t, 40<<10)
+	switch name {
+	case "zstd-frames.zip":
+		return zstdFramesZip(t, 40<<10, "")
+	case "zstd-zc.zip":
+		return zstdFramesZip(t, 40<<10, "seek")
 	}
 	b, err := os.ReadFile(seekZipPath(name))
 	if err != nil {

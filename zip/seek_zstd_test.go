@@ -13,6 +13,7 @@ import (
 
 	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/internal/testutil"
+	"github.com/go-unarc/unarc/internal/zipcrypto"
 )
 
 // framesWriter is a method-93 compressor that ends a zstd frame every
@@ -72,17 +73,53 @@ func zstdWords() []byte {
 	return b.Bytes()
 }
 
-var zstdZips sync.Map // every -> []byte
+var zstdZips sync.Map // zstdZipKey -> []byte
+
+type zstdZipKey struct {
+	every int
+	pw    string
+}
+
+// zcWriter enciphers with ZipCrypto keys behind the 12-byte header,
+// written first (archive/zip makes the compressor before it writes the
+// local header).
+type zcWriter struct {
+	w    io.Writer
+	k    zipcrypto.Keys
+	head bool
+}
+
+func (z *zcWriter) Write(p []byte) (int, error) {
+	if !z.head {
+		z.head = true
+		h := []byte("some random\x00") // the check byte: the DOS time's high byte
+		z.k.Encrypt(h)
+		if _, err := z.w.Write(h); err != nil {
+			return 0, err
+		}
+	}
+	b := bytes.Clone(p)
+	z.k.Encrypt(b)
+	return z.w.Write(b)
+}
 
 // zstdFramesZip is a ZIP of words.txt and a.txt, both method 93, words.txt
-// in frames of `every` bytes of input (0: one frame).
-func zstdFramesZip(t testing.TB, every int) []byte {
-	if b, ok := zstdZips.Load(every); ok {
+// in frames of `every` bytes of input (0: one frame); with pw, both are
+// ZipCrypto-encrypted (archive/zip writes a data descriptor, so the
+// header's check byte is the DOS time's high byte, 0 here).
+func zstdFramesZip(t testing.TB, every int, pw string) []byte {
+	key := zstdZipKey{every, pw}
+	if b, ok := zstdZips.Load(key); ok {
 		return b.([]byte)
 	}
 	var buf bytes.Buffer
 	w := stdzip.NewWriter(&buf)
 	w.RegisterCompressor(methodZstd, func(out io.Writer) (io.WriteCloser, error) {
+		if pw != "" {
+			zw := &zcWriter{w: out}
+			zw.k.Init(pw)
+			out = zw
+		}
 		enc, err := zstd.NewWriter(out, zstd.WithEncoderConcurrency(1), zstd.WithEncoderLevel(zstd.SpeedFastest))
 		return &framesWriter{w: out, enc: enc, every: every}, err
 	})
@@ -90,7 +127,11 @@ func zstdFramesZip(t testing.TB, every int) []byte {
 		name string
 		data []byte
 	}{{"words.txt", zstdWords()}, {"a.txt", []byte("a small second entry\n")}} {
-		fw, err := w.CreateHeader(&stdzip.FileHeader{Name: e.name, Method: methodZstd})
+		fh := &stdzip.FileHeader{Name: e.name, Method: methodZstd}
+		if pw != "" {
+			fh.Flags |= 1
+		}
+		fw, err := w.CreateHeader(fh)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -101,7 +142,7 @@ func zstdFramesZip(t testing.TB, every int) []byte {
 	if err := w.Close(); err != nil {
 		t.Fatal(err)
 	}
-	zstdZips.Store(every, buf.Bytes())
+	zstdZips.Store(key, buf.Bytes())
 	return buf.Bytes()
 }
 
@@ -112,7 +153,7 @@ func zstdFramesZip(t testing.TB, every int) []byte {
 func TestZstdCheckpointDecodesLess(t *testing.T) {
 	pol := arc.CheckpointPolicy{Interval: 64 << 10, MaxMemory: 1 << 20}
 	for _, every := range []int{40 << 10, 0} {
-		b := zstdFramesZip(t, every)
+		b := zstdFramesZip(t, every, "")
 		a, err := Open(bytes.NewReader(b), int64(len(b)), &arc.Config{})
 		if err != nil {
 			t.Fatal(err)
@@ -157,7 +198,7 @@ func TestZstdCheckpointDecodesLess(t *testing.T) {
 // through the frames of a multi-frame entry and the single-frame one.
 func TestZstdCheckpointRandom(t *testing.T) {
 	for _, every := range []int{40 << 10, 7 << 10, 0} {
-		b := zstdFramesZip(t, every)
+		b := zstdFramesZip(t, every, "")
 		a, err := Open(bytes.NewReader(b), int64(len(b)), &arc.Config{})
 		if err != nil {
 			t.Fatal(err)
