@@ -18,6 +18,13 @@ import (
 // none (cp=off, each backward read decoding from the entry's start).
 // Reported: cpu-ms/read (user+sys of the process), ms/read (wall) and
 // the checkpoint memory held (cp-MiB; PPMd: the whole model each).
+// tar-zst-frames is mixed-3.bin in a GNU tar as zstd frames of 2 MiB of
+// the tar each (zstd -3, concatenated, as t2sz or pzstd make them):
+// checkpoints come at frame boundaries. Make it with
+//
+//	tar --format=gnu -C ~/.cache/unarc-bench/mixed-200 -cf m3.tar mixed-3.bin
+//	split -b 2M -a 3 m3.tar part. && for p in part.*; do zstd -q -3 -c < $p; done \
+//	    > ~/.cache/unarc-bench/mixed3-frames-2m.tar.zst
 func BenchmarkSeekRandomKinds(b *testing.B) {
 	home, _ := os.UserHomeDir()
 	dir := filepath.Join(home, ".cache", "unarc-bench")
@@ -25,6 +32,7 @@ func BenchmarkSeekRandomKinds(b *testing.B) {
 		{"7z-ppmd-8m", "7z-ppmd-mixed0-8m.7z", "mixed-0-8m.bin"},
 		{"zip-ppmd-8m", "zip-ppmd-mixed0-8m.zip", "mixed-0-8m.bin"},
 		{"zip-bzip2", "mixed-zip-bzip2.zip", "mixed-3.bin"},
+		{"tar-zst-frames", "mixed3-frames-2m.tar.zst", "mixed-3.bin"},
 	} {
 		for _, cp := range []int64{1 << 20, 0} {
 			label := "cp=1M"

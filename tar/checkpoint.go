@@ -4,9 +4,12 @@ import (
 	"encoding/binary"
 	"io"
 
+	"github.com/klauspost/compress/zstd"
+
 	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/bzip2"
 	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/internal/zstdframe"
 	"github.com/go-unarc/unarc/lzma"
 	"github.com/go-unarc/unarc/xz"
 )
@@ -36,12 +39,18 @@ import (
 //	             2 MiB of output); the block's check, the index and the
 //	             footer are still checked, and streams after the
 //	             checkpoint's (concatenated, padded) still follow.
+//	"zstd":      u8 version, at a frame boundary (In: the next frame's
+//	             magic, which a restore checks): frames are independent,
+//	             so a fresh decoder starts there. Within a frame none is
+//	             taken (klauspost's decoder keeps its state to itself), so
+//	             a single-frame stream has none.
 const (
 	cpGzip  = "tar-gzip"
 	cpBzip2 = "bzip2"
 	cpLzip  = "tar-lzip"
 	cpLZMA  = "lzma"
 	cpXZ    = "xz"
+	cpZstd  = "zstd"
 
 	cpVersion    = 1
 	gzipCPHead   = 1 + 4 + 8
@@ -50,7 +59,6 @@ const (
 )
 
 // cpKindOf is the checkpoint kind of a stream of k ("": it takes none).
-// zstd takes none: klauspost's decoder keeps its state to itself.
 func cpKindOf(k Kind) string {
 	switch k {
 	case Gzip:
@@ -63,6 +71,8 @@ func cpKindOf(k Kind) string {
 		return cpLZMA
 	case XZ:
 		return cpXZ
+	case Zstd:
+		return cpZstd
 	}
 	return ""
 }
@@ -124,6 +134,9 @@ func (a *Archive) openStream(cp *arc.Checkpoint, in *countReader) (cpStream, err
 	case XZ:
 		x := &xzStream{z: xzPool.Get()}
 		s, err = x, x.start(a, cp, in)
+	case Zstd:
+		z := &zstdStream{zd: zstdPool.Get()}
+		s, err = z, z.start(a, cp, in)
 	default:
 		return nil, errs.Unsupported("tar: no checkpoints in %s streams", a.kind)
 	}
@@ -344,5 +357,29 @@ func (x *xzStream) Close() {
 		x.z.Close()
 		xzPool.Put(x.z)
 		x.z = nil
+	}
+}
+
+// zstdStream decodes the stream frame by frame with a pooled serial
+// decoder (zstdframe.Stream), taking checkpoints between frames.
+type zstdStream struct {
+	zstdframe.Stream
+	zd *zstd.Decoder
+}
+
+func (z *zstdStream) start(a *Archive, cp *arc.Checkpoint, in io.Reader) error {
+	win := uint64(min(a.lim.MaxDictionary, a.lim.MaxMemory, 1<<41)) // as decomp.open
+	opts := []zstd.DOption{zstd.WithDecoderMaxWindow(win), zstd.WithDecoderMaxMemory(win)}
+	if cp == nil {
+		return z.Reset(z.zd, in, 0, 0, nil, opts...)
+	}
+	return z.Reset(z.zd, in, cp.In, cp.Out, cp.State, opts...)
+}
+
+func (z *zstdStream) Close() {
+	if z.zd != nil {
+		z.zd.Reset(nil)
+		zstdPool.Put(z.zd)
+		z.zd = nil
 	}
 }

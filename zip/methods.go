@@ -10,6 +10,7 @@ import (
 	"github.com/go-unarc/unarc/bzip2"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/pool"
+	"github.com/go-unarc/unarc/internal/zstdframe"
 )
 
 // The built-in methods (Store, Deflate, Deflate64, LZMA) live in the pooled
@@ -231,24 +232,52 @@ func checkZstd(f *file, lim *arc.Limits) error {
 }
 
 // zstdReader maps the window errors to ErrLimit and closes the decoder.
+// The decoder is made at the first Read, so that a seekable reader's
+// first pass can ask for frame-by-frame decoding (framed) before it.
 type zstdReader struct {
-	zd     *zstd.Decoder
-	window uint64 // the bound, for the error message
+	src     io.Reader
+	zd      *zstd.Decoder
+	fs      *zstdframe.Stream // frame by frame, taking checkpoints
+	window  uint64            // the bound, also for the error message
+	maxMem  uint64
+	workers int
+	err     error
 }
 
 func openZstd(r io.Reader, f *file, cfg *arc.Config) (io.ReadCloser, error) {
 	lim := &cfg.Limits
-	z := &zstdReader{window: zstdWindow(f, lim)}
-	zd, err := zstd.NewReader(r,
-		zstd.WithDecoderConcurrency(zstdWorkers(cfg, z.window)),
-		zstd.WithDecoderLowmem(true),
-		zstd.WithDecoderMaxWindow(z.window),
-		zstd.WithDecoderMaxMemory(uint64(lim.MaxMemory)))
+	z := &zstdReader{src: r, window: zstdWindow(f, lim), maxMem: uint64(lim.MaxMemory)}
+	z.workers = zstdWorkers(cfg, z.window)
+	return z, nil
+}
+
+// zstdOptions are the decoder's bounds (not its concurrency).
+func (z *zstdReader) options() []zstd.DOption {
+	return []zstd.DOption{zstd.WithDecoderLowmem(true), zstd.WithDecoderMaxWindow(z.window), zstd.WithDecoderMaxMemory(z.maxMem)}
+}
+
+// framed makes z decode frame by frame on the caller's goroutine
+// (zstdframe.Stream), so that it can take checkpoints between frames;
+// nil once z has started.
+func (z *zstdReader) framed() cpDecoder {
+	if z.zd != nil || z.err != nil {
+		return nil
+	}
+	z.fs, z.workers = new(zstdframe.Stream), 1
+	return z.fs
+}
+
+// start makes the decoder.
+func (z *zstdReader) start() error {
+	zd, err := zstd.NewReader(nil, append(z.options(), zstd.WithDecoderConcurrency(z.workers))...)
 	if err != nil {
-		return nil, errs.Corrupt("zstd: %v", err)
+		return errs.Corrupt("zstd: %v", err)
 	}
 	z.zd = zd
-	return z, nil
+	if z.fs != nil {
+		return z.fs.Reset(zd, z.src, 0, 0, nil)
+	}
+	return zd.Reset(z.src)
 }
 
 // zstdWorkers is the decoder goroutines an entry may use: Config.Workers,
@@ -262,7 +291,23 @@ func zstdWorkers(cfg *arc.Config, window uint64) int {
 }
 
 func (z *zstdReader) Read(p []byte) (int, error) {
-	n, err := z.zd.Read(p)
+	if z.err != nil {
+		return 0, z.err
+	}
+	if z.zd == nil {
+		if z.err = z.start(); z.err != nil {
+			return 0, z.err
+		}
+	}
+	var (
+		n   int
+		err error
+	)
+	if z.fs != nil {
+		n, err = z.fs.Read(p)
+	} else {
+		n, err = z.zd.Read(p)
+	}
 	if errors.Is(err, zstd.ErrWindowSizeExceeded) || errors.Is(err, zstd.ErrDecoderSizeExceeded) {
 		err = errs.Limit("zstd: window above %d bytes (bounded by MaxDictionary, MaxMemory and the entry's size)", z.window)
 	}
@@ -270,6 +315,9 @@ func (z *zstdReader) Read(p []byte) (int, error) {
 }
 
 func (z *zstdReader) Close() error {
-	z.zd.Close()
+	if z.zd != nil {
+		z.zd.Close()
+	}
+	z.err = errClosed
 	return nil
 }

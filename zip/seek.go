@@ -4,12 +4,15 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/klauspost/compress/zstd"
+
 	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/bzip2"
 	"github.com/go-unarc/unarc/deflate"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/hmacx"
 	"github.com/go-unarc/unarc/internal/zipcrypto"
+	"github.com/go-unarc/unarc/internal/zstdframe"
 	"github.com/go-unarc/unarc/lzma"
 )
 
@@ -45,9 +48,14 @@ import (
 // stream or ZipCrypto keys positioned at the checkpoint's byte; a
 // resumed BZip2 stream still checks every block CRC and, at the end, the
 // stream CRC; a resumed PPMd stream its end marker; a resumed XZ stream
-// its block checks, index and footer. Every other entry (Zstandard and
-// other methods, PKWARE strong encryption) opens from the start as Open
-// does, returning start 0.
+// its block checks, index and footer. A Zstandard entry (methods 93 and
+// 20) takes one between two frames (kind "zstd": a version byte; In is
+// the next frame's magic, checked on resuming), where a fresh decoder
+// starts: frames are independent, and within one klauspost's decoder
+// keeps its state to itself, so a single-frame entry has none; a resumed
+// stream still checks each later frame's checksum. Every other entry
+// (other methods, PKWARE strong encryption) opens from the start as
+// Open does, returning start 0.
 func (a *Archive) OpenAt(i int, off int64) (io.ReadCloser, int64, error) {
 	if i < 0 || i >= len(a.files) {
 		return nil, 0, fmt.Errorf("zip: entry index %d out of range", i)
@@ -167,9 +175,9 @@ func (a *Archive) SetCheckpoints(p arc.CheckpointPolicy) { a.cps.SetPolicy(p) }
 func (a *Archive) CheckpointStats() arc.CheckpointStats { return a.cps.Stats() }
 
 // cpKindOf is the checkpoint kind of entry f ("": it takes none): a
-// Deflate, Deflate64, BZip2, PPMd or LZMA entry of known size, plain,
-// WinZip AES or ZipCrypto (kind "+zipcrypto"), or a stored ZipCrypto
-// one ("zipcrypto").
+// Deflate, Deflate64, BZip2, PPMd, LZMA, XZ, Zstandard or legacy entry
+// of known size, plain, WinZip AES or ZipCrypto (kind "+zipcrypto"), or
+// a stored ZipCrypto one ("zipcrypto").
 func cpKindOf(f *file) string {
 	if f.Size < 0 {
 		return ""
@@ -192,6 +200,8 @@ func cpKindOf(f *file) string {
 		kind = "implode"
 	case 2, 3, 4, 5:
 		kind = "reduce"
+	case methodZstd, 20:
+		kind = "zstd"
 	}
 	switch cryptKind(f) {
 	case 0, cryptAES:
@@ -213,7 +223,7 @@ func cpKindOf(f *file) string {
 // header.
 func cpInByte(cp arc.Checkpoint) int64 {
 	switch baseKind(cp.Kind) {
-	case "ppmd8", "xz", "":
+	case "ppmd8", "xz", "zstd", "":
 		return cp.In
 	case "lzma":
 		return cp.In + lzmaHeaderLen
@@ -320,6 +330,8 @@ func firstPassDecoder(rc io.ReadCloser, f *file) cpDecoder {
 			return &d.Reader
 		case *pooledReduce:
 			return &d.Reader
+		case *zstdReader:
+			return d.framed()
 		}
 	}
 	return nil
@@ -426,6 +438,20 @@ func (a *Archive) resume(i int, cp arc.Checkpoint) (*resumed, error) {
 		if rs.r, rs.z, err = resumeLegacy(hr, r, f, cp); err != nil {
 			return nil, mapMethodErr(err)
 		}
+	case "zstd":
+		// A fresh decoder at the frame the checkpoint is at (Reset
+		// checks its magic).
+		z := &zstdReader{window: zstdWindow(f, &a.cfg.Limits), maxMem: uint64(a.cfg.Limits.MaxMemory), workers: 1}
+		zd, err := zstd.NewReader(nil, append(z.options(), zstd.WithDecoderConcurrency(1))...)
+		if err != nil {
+			return nil, errs.Corrupt("zstd: %v", err)
+		}
+		z.zd, z.fs = zd, new(zstdframe.Stream)
+		if err := z.fs.Reset(zd, r, cp.In, cp.Out, cp.State); err != nil {
+			z.Close()
+			return nil, err
+		}
+		rs.r, rs.z, rs.ends = z, z.fs, true
 	case "ppmd8":
 		// The model's order, memory and restoration method are the
 		// stream's 2-byte header: the state must agree with it.

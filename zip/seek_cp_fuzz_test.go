@@ -17,7 +17,7 @@ import (
 // fuzzing).
 var cpFuzzEntries = []struct{ archive, entry string }{
 	{"zc-store.zip", "words.txt"}, {"zc-deflate.zip", "words.txt"}, {"zc-bzip2.zip", "words.txt"}, {"zc-lzma.zip", "words.txt"},
-	{"xz-zc.zip", "words.txt"},
+	{"xz-zc.zip", "words.txt"}, {"zstd-frames.zip", "words.txt"},
 	{"legacy-shrink.zip", "shrink-clears.txt"}, {"legacy-reduce.zip", "reduce3.txt"}, {"legacy-implode.zip", "implode-flags6.txt"},
 }
 

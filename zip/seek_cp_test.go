@@ -28,6 +28,9 @@ var cpArchives = []struct{ name, kind string }{
 	{"zc-lzma.zip", "lzma+zipcrypto"}, {"zc-ppmd.zip", "ppmd8+zipcrypto"},
 	// XZ, method 95 (testdata/cp/make-xz.sh)
 	{"xz-zip.zip", "xz"}, {"xz-zc.zip", "xz+zipcrypto"}, {"xz-aes.zip", "xz"},
+	// Zstandard, method 93, several frames, plain and ZipCrypto (made
+	// here: zstdFramesZip)
+	{"zstd-frames.zip", "zstd"}, {"zstd-zc.zip", "zstd+zipcrypto"},
 }
 
 // seekZipPath is where the checkpoint test archive name is: the
@@ -39,12 +42,25 @@ func seekZipPath(name string) string {
 	return "../testdata/seek/" + name
 }
 
-func openSeekZip(t testing.TB, name string, pol arc.CheckpointPolicy) (*Archive, []byte) {
+// seekZipBytes is the checkpoint test archive name.
+func seekZipBytes(t testing.TB, name string) []byte {
 	t.Helper()
+	switch name {
+	case "zstd-frames.zip":
+		return zstdFramesZip(t, 40<<10, "")
+	case "zstd-zc.zip":
+		return zstdFramesZip(t, 40<<10, "seek")
+	}
 	b, err := os.ReadFile(seekZipPath(name))
 	if err != nil {
 		t.Fatal(err)
 	}
+	return b
+}
+
+func openSeekZip(t testing.TB, name string, pol arc.CheckpointPolicy) (*Archive, []byte) {
+	t.Helper()
+	b := seekZipBytes(t, name)
 	a, err := Open(bytes.NewReader(b), int64(len(b)), &arc.Config{Password: func(*arc.Entry) (string, error) { return "seek", nil }})
 	if err != nil {
 		t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"github.com/go-unarc/unarc/internal/ppmd"
 	"github.com/go-unarc/unarc/internal/shrink"
 	"github.com/go-unarc/unarc/internal/zipcrypto"
+	"github.com/go-unarc/unarc/internal/zstdframe"
 	"github.com/go-unarc/unarc/xz"
 )
 
@@ -88,6 +89,8 @@ func stateFits(f *file, st []byte) bool {
 		return len(st) >= 2 && len(st) <= 2+8<<10 // version, flags, at most the 8 KiB window
 	case 2, 3, 4, 5:
 		return len(st) >= 7 && len(st) <= 7+4<<10 // the run layer, at most the 4 KiB window
+	case methodZstd, 20:
+		return len(st) == zstdframe.StateLen // the magic at In is checked on resuming
 	case methodXZ:
 		// The LZMA2 state (as LZMA's) and the xz framing's, at most
 		// xz.CheckpointOverhead.

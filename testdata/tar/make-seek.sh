@@ -12,8 +12,14 @@
 # one line changed in each (about 25 KB compressed), as two streams with
 # stream padding between (the first CRC-64 in 1.5 MB blocks, the second
 # SHA-256 behind an x86 BCJ filter); seek.txt.xz is a bare file of such
-# text as two streams (CRC-32, CRC-64). Run from anywhere:
-# sh testdata/tar/make-seek.sh. Needs GNU tar, gzip, bzip2, lzip, xz, awk.
+# text as two streams (CRC-32, CRC-64). seek.tar.zst is seek.tar as
+# eight zstd frames (cat of eight zstd runs, cut inside entries: the
+# frame boundaries give the checkpoints): one run reads a file, so its
+# frame says its content size, one has no checksum (--no-check), and a
+# skippable frame such as pzstd writes (its 4-byte data the next frame's
+# size) comes before the fifth. Run from anywhere:
+# sh testdata/tar/make-seek.sh. Needs GNU tar, gzip, bzip2, lzip, xz,
+# zstd, awk.
 set -eu
 cd "$(dirname "$0")"
 out=$(pwd)
@@ -45,6 +51,23 @@ head -c $((size / 2)) "$work/seek.tar" | lzip -6 > "$work/1.lz"
 tail -c +$((size / 2 + 1)) "$work/seek.tar" | lzip -6 > "$work/2.lz"
 cat "$work/1.lz" "$work/2.lz" > "$out/seek.tar.lz"
 xz --format=lzma -6 -c "$work/seek.tar" > "$out/seek.tar.lzma"
+part=$((size / 8 + 1))
+: > "$out/seek.tar.zst"
+k=0
+while [ $k -lt 8 ]; do
+	tail -c +$((k * part + 1)) "$work/seek.tar" | head -c $part > "$work/part"
+	case $k in
+	2) zstd -q -3 -c "$work/part" > "$work/part.zst" ;;
+	5) zstd -q -3 --no-check -c < "$work/part" > "$work/part.zst" ;;
+	*) zstd -q -3 -c < "$work/part" > "$work/part.zst" ;;
+	esac
+	if [ $k -eq 4 ]; then
+		n=$(wc -c < "$work/part.zst")
+		printf "\\120\\052\\115\\030\\004\\000\\000\\000\\$(printf %o $((n & 255)))\\$(printf %o $((n >> 8 & 255)))\\$(printf %o $((n >> 16 & 255)))\\000" >> "$out/seek.tar.zst"
+	fi
+	cat "$work/part.zst" >> "$out/seek.tar.zst"
+	k=$((k+1))
+done
 
 # rep SEED SIZE: SIZE bytes of 4 KB blocks of the same 64 lines, one of
 # them replaced by a line of its own in each block.
