@@ -58,6 +58,12 @@ var defaultCheckpoints = arc.CheckpointPolicy{Interval: DefaultCheckpointInterva
 //     (Deflate64: 64 KiB) plus the bit offset (gzip: the member's running
 //     CRC-32 and size, so its trailer is still checked).
 //   - BZip2 (ZIP, 7z, bzip2 tarballs): between blocks, 6 bytes each.
+//   - Zstandard (ZIP methods 93 and 20, zstd tarballs and .zst files):
+//     between frames only (frames are independent; inside one,
+//     klauspost's decoder keeps its state to itself), a byte plus the
+//     offsets. pzstd, t2sz, the zstd seekable format and concatenated
+//     .zst files write many frames; zstd -T and --rsyncable write one,
+//     which gets none.
 //   - PPMd (7z folders, ZIP entries, RAR 3.x/4.x PPMd blocks): between any
 //     two bytes; the used part of the model (up to its memory size: 16
 //     MiB for 7-Zip's -mx5 7z PPMd, 1 to 256 MiB for ZIP and RAR), so
@@ -93,9 +99,9 @@ var defaultCheckpoints = arc.CheckpointPolicy{Interval: DefaultCheckpointInterva
 // Stored entries need none: ZIP store (plain or WinZip AES), 7z Copy
 // (plain or AES) and RAR -m0 (plain or AES) seek in the archive
 // directly, and so do the entries of a plain tar. What still restarts
-// from the start of its entry or stream: ZIP Zstandard entries and
-// tar.zst (klauspost's decoder cannot export its state), 7z BCJ2 under
-// AES, and GNU sparse tar entries (read from their header).
+// from the start of its entry or stream: single-frame Zstandard
+// streams, 7z BCJ2 under AES, and GNU sparse tar entries (read from
+// their header).
 //
 // A restored checkpoint is untrusted: it is checked against the stream
 // over its first 64 KiB of output before it is used, and one that fails
