@@ -335,7 +335,7 @@ func (m *Model) decodeSymbol(rc *rangeDecoder) int {
 		f := uint32(mem[s+1])
 		col := m.prevSuccess +
 			uint32((m.runLength>>26)&0x20) +
-			uint32(ns2BSIndx[(get16(mem, get32(mem, mc+8))-1)&0xFF]) +
+			uint32(ns2BSIndx[(get16(mem, binary.LittleEndian.Uint32(ctx[8:]))-1)&0xFF]) +
 			hiBits4(uint32(mem[s])) +
 			m.hiBitsFlag
 		prob := &m.binSumm[(f-1)&127][col&63]
@@ -379,24 +379,25 @@ func (m *Model) decodeSymbol(rc *rangeDecoder) int {
 
 	for {
 		rc.norm()
-		mc := m.minContext
-		numMasked := get16(mem, mc)
+		ctx := ctxAt(mem, m.minContext)
+		numMasked := ctx.numStats()
+		var mc uint32
 		for {
 			m.orderFall++
-			mc = get32(mem, mc+8)
+			mc = ctx.suffix()
 			if mc == 0 {
 				return symEnd
 			}
-			if get16(mem, mc) != numMasked {
+			ctx = ctxAt(mem, mc)
+			if ctx.numStats() != numMasked {
 				break
 			}
 		}
-		ctx := (*[unitSize]byte)(mem[mc:])
-		s := binary.LittleEndian.Uint32(ctx[4:])
-		st := mem[s : s+(uint32(ctx[0])|uint32(ctx[1])<<8)*stateSize]
+		s := ctx.stats()
+		st := mem[s : s+ctx.numStats()*stateSize]
 		prev := m.minContext
 		m.minContext = mc
-		sp, escFreq := m.makeEscFreq(numMasked)
+		sp, escFreq := m.makeEscFreq(ctx, numMasked)
 		i := notBig
 		if len(st) >= bigMin*stateSize {
 			i = m.bigSymbol(rc, st, mc, prev, numMasked, sp, escFreq)
