@@ -283,11 +283,11 @@ func (rc *rangeDecoder) decode(start, size uint32) {
 func (m *Model) decodeSymbol(rc *rangeDecoder) int {
 	mem := m.mem
 	mc := m.minContext
-	ctx := (*[unitSize]byte)(mem[mc:])
+	ctx := ctxAt(mem, mc)
 	if ns := uint32(ctx[0]) | uint32(ctx[1])<<8; ns != 1 {
 		summFreq := uint32(ctx[2]) | uint32(ctx[3])<<8
 		s := binary.LittleEndian.Uint32(ctx[4:])
-		st := mem[s : s+ns*stateSize]
+		st := statesAt(mem, s, ns)
 		if summFreq > rc.rng || summFreq == 0 {
 			return symError
 		}
@@ -394,7 +394,7 @@ func (m *Model) decodeSymbol(rc *rangeDecoder) int {
 			}
 		}
 		s := ctx.stats()
-		st := mem[s : s+ctx.numStats()*stateSize]
+		st := statesAt(mem, s, ctx.numStats())
 		prev := m.minContext
 		m.minContext = mc
 		sp, escFreq := m.makeEscFreq(ctx, numMasked)
@@ -704,7 +704,7 @@ func (m *Model) bigSymbol(rc *rangeDecoder, st []byte, mc, prev, numMasked uint3
 			if uint64(ps)+uint64(numMasked)*stateSize > uint64(len(mem)) {
 				return notBig
 			}
-			pst = mem[ps : ps+numMasked*stateSize]
+			pst = statesAt(mem, ps, numMasked)
 		}
 		// Subtract the masked symbols' frequencies from the total; the
 		// block sums are corrected only as far as the walk below goes.

@@ -286,7 +286,7 @@ func (m *Model) updateModel() {
 // read several fields of the same context.
 type ctxRec [unitSize]byte
 
-func ctxAt(mem []byte, off uint32) *ctxRec { return (*ctxRec)(mem[off:]) }
+func ctxAt(mem []byte, off uint32) *ctxRec { o := int(off); return (*ctxRec)(mem[o : o+unitSize]) }
 
 func (c *ctxRec) numStats() uint32     { return uint32(c[0]) | uint32(c[1])<<8 }
 func (c *ctxRec) summFreq() uint32     { return uint32(c[2]) | uint32(c[3])<<8 }
@@ -298,15 +298,38 @@ func (c *ctxRec) setStats(v uint32)    { binary.LittleEndian.PutUint32(c[4:], v)
 func (c *ctxRec) setSuffix(v uint32)   { binary.LittleEndian.PutUint32(c[8:], v) }
 
 // Little-endian arena fields read through a local copy of the arena slice.
-func get16(mem []byte, off uint32) uint32 { return uint32(binary.LittleEndian.Uint16(mem[off:])) }
-func get32(mem []byte, off uint32) uint32 { return binary.LittleEndian.Uint32(mem[off:]) }
-func put16(mem []byte, off, v uint32)     { binary.LittleEndian.PutUint16(mem[off:], uint16(v)) }
-func put32(mem []byte, off, v uint32)     { binary.LittleEndian.PutUint32(mem[off:], v) }
+// Each slices mem[o:o+k] with o an int made from the uint32 offset: o+k
+// cannot overflow, so one compare with the capacity (== len, see
+// useArena) is the whole bounds check, where mem[off:] and the length
+// check of the conversion or of binary's b[k-1] took three branches and
+// pointer masking, a third of the arena accessors' instructions.
+func get16(mem []byte, off uint32) uint32 {
+	o := int(off)
+	return uint32(binary.LittleEndian.Uint16(mem[o : o+2]))
+}
+func get32(mem []byte, off uint32) uint32 {
+	o := int(off)
+	return binary.LittleEndian.Uint32(mem[o : o+4])
+}
+func put16(mem []byte, off, v uint32) {
+	o := int(off)
+	binary.LittleEndian.PutUint16(mem[o:o+2], uint16(v))
+}
+func put32(mem []byte, off, v uint32) { o := int(off); binary.LittleEndian.PutUint32(mem[o:o+4], v) }
+
+// statesAt is the vector of the n states at off.
+func statesAt(mem []byte, off, n uint32) []byte {
+	o := int(off)
+	return mem[o : o+int(n)*stateSize]
+}
 
 // stateAt is the 6-byte state at off. Moving states through it compiles
 // to plain loads and stores; copy of a 6-byte slice calls memmove, which
 // was a tenth of rescale.
-func stateAt(mem []byte, off uint32) *[stateSize]byte { return (*[stateSize]byte)(mem[off:]) }
+func stateAt(mem []byte, off uint32) *[stateSize]byte {
+	o := int(off)
+	return (*[stateSize]byte)(mem[o : o+stateSize])
+}
 
 // halveStates is the common part of both models' rescale: it moves the
 // found state s of the n states at stats to the front, halves every
