@@ -481,16 +481,7 @@ func (rc *rangeDecoder) maskedSymbol(st []byte, mask *[256]uint8, sp *see, escFr
 		if i >= len(st) { // cannot happen: count < hiCnt
 			return symError
 		}
-		rc.decode(low, f)
-		rc.norm()
-		if sp.shift < periodBits {
-			sp.count--
-			if sp.count == 0 {
-				sp.summ <<= 1
-				sp.count = uint8(3 << sp.shift)
-				sp.shift++
-			}
-		}
+		rc.decodeUnmasked(sp, low, f)
 		return i
 	}
 	if count >= freqSum {
@@ -505,6 +496,22 @@ func (rc *rangeDecoder) maskedSymbol(st []byte, mask *[256]uint8, sp *see, escFr
 	}
 	*nMasked = nm
 	return escaped
+}
+
+// decodeUnmasked consumes the interval [low, low+f) of the state decoded
+// after escapes, and the SEE context sp, whose escape estimate was not
+// used, adapts.
+func (rc *rangeDecoder) decodeUnmasked(sp *see, low, f uint32) {
+	rc.decode(low, f)
+	rc.norm()
+	if sp.shift < periodBits {
+		sp.count--
+		if sp.count == 0 {
+			sp.summ <<= 1
+			sp.count = uint8(3 << sp.shift)
+			sp.shift++
+		}
+	}
 }
 
 // maskedSums sums the masked frequencies of the states st (an even
@@ -743,20 +750,23 @@ func (m *Model) bigSymbol(rc *rangeDecoder, st []byte, mc, prev, numMasked uint3
 			low += d
 		}
 		i := b * maskBlock * stateSize
-		end := min(i+maskBlock*stateSize, len(st))
-		for ; i < end; i += stateSize {
+		if i+maskBlock*stateSize <= len(st) {
+			// A whole block: walked through an array, without bounds checks.
+			blk := (*[maskBlock * stateSize]byte)(st[i:])
+			for k := 0; k < len(blk); k += stateSize {
+				f := uint32(blk[k+1] & m.mask[blk[k]])
+				if count-low < f {
+					rc.decodeUnmasked(sp, low, f)
+					return i + k
+				}
+				low += f
+			}
+			return symError // cannot happen: count < hiCnt
+		}
+		for ; i+1 < len(st); i += stateSize {
 			f := uint32(st[i+1] & m.mask[st[i]])
 			if count-low < f {
-				rc.decode(low, f)
-				rc.norm()
-				if sp.shift < periodBits {
-					sp.count--
-					if sp.count == 0 {
-						sp.summ <<= 1
-						sp.count = uint8(3 << sp.shift)
-						sp.shift++
-					}
-				}
+				rc.decodeUnmasked(sp, low, f)
 				return i
 			}
 			low += f
