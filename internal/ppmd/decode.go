@@ -585,13 +585,21 @@ type bigSums struct {
 	sym      [256]symInfo // sym[s]: where symbol s's state is, and its frequency
 }
 
-// symInfo is one symbol's entry in bigSums. Position and frequency sit
-// side by side: the masked decode looks both up for symbols in random
-// order, and separate arrays cost two cache misses per symbol.
-type symInfo struct {
-	pos  uint8 // index of the symbol's state
-	freq uint8 // its frequency, 0 if absent
-}
+// symInfo is one symbol's entry in bigSums: the index of its state in
+// the low byte, its frequency (0 if absent) in the high one. Position and
+// frequency sit side by side: the masked decode looks both up for symbols
+// in random order, and separate arrays cost two cache misses per symbol;
+// one uint16 is one load where a two-byte struct compiled to two, each
+// with its own address arithmetic.
+type symInfo uint16
+
+func newSymInfo(pos, freq uint32) symInfo { return symInfo(uint8(pos)) | symInfo(uint8(freq))<<8 }
+func (si symInfo) pos() uint32            { return uint32(si & 0xFF) }
+func (si symInfo) freq() uint32           { return uint32(si >> 8) }
+
+// addFreq adds d to the frequency, wrapping at 8 bits like the arena's.
+func (si *symInfo) addFreq(d uint32) { *si += symInfo(d << 8) }
+func (si *symInfo) setPos(p uint32)  { *si = *si&^0xFF | symInfo(uint8(p)) }
 
 // bigOf returns the valid cache entry of context c, or nil.
 func (m *Model) bigOf(c uint32) *bigSums {
@@ -607,7 +615,7 @@ func (m *Model) bigOf(c uint32) *bigSums {
 func (e *bigSums) add(mem []byte, stats, s, d uint32) {
 	e.sum[((s-stats)/stateSize/maskBlock)&(256/maskBlock-1)] += d
 	e.total += d
-	e.sym[mem[s]].freq += uint8(d)
+	e.sym[mem[s]].addFreq(d)
 }
 
 // swapDown records that state s (of the states at stats) is about to
@@ -615,7 +623,8 @@ func (e *bigSums) add(mem []byte, stats, s, d uint32) {
 func (e *bigSums) swapDown(mem []byte, stats, s uint32) {
 	p := (s - stats) / stateSize
 	a, b := mem[s], mem[s-stateSize]
-	e.sym[a].pos, e.sym[b].pos = uint8(p-1), uint8(p)
+	e.sym[a].setPos(p - 1)
+	e.sym[b].setPos(p)
 	if p%maskBlock == 0 {
 		hi := (p / maskBlock) & (256/maskBlock - 1)
 		d := uint32(mem[s-stateSize+1]) - uint32(mem[s+1])
@@ -627,7 +636,7 @@ func (e *bigSums) swapDown(mem []byte, stats, s uint32) {
 // state returns the offset of sym's state among the n states at stats,
 // which hold it.
 func (e *bigSums) state(mem []byte, stats, n uint32, sym byte) uint32 {
-	if p := uint32(e.sym[sym].pos); p < n {
+	if p := e.sym[sym].pos(); p < n {
 		if s := stats + p*stateSize; mem[s] == sym {
 			return s
 		}
@@ -644,8 +653,7 @@ func (e *bigSums) build(c, gen uint32, st []byte) {
 	e.sym = [256]symInfo{}
 	for i := 0; i+stateSize <= len(st) && i < 256*stateSize; i += stateSize {
 		sym, f := st[i], st[i+1]
-		e.sym[sym].pos = uint8(i / stateSize)
-		e.sym[sym].freq = f
+		e.sym[sym] = newSymInfo(uint32(i/stateSize), uint32(f))
 		e.has[sym>>6] |= 1 << (sym & 63)
 		e.sum[(i/stateSize/maskBlock)&(256/maskBlock-1)] += uint32(f)
 		e.total += uint32(f)
@@ -696,8 +704,8 @@ func (m *Model) bigSymbol(rc *rangeDecoder, st []byte, mc, prev, numMasked uint3
 			for ; x != 0; x &= x - 1 {
 				sym := byte(w<<6 | bits.TrailingZeros64(x))
 				si := e.sym[sym]
-				f := uint32(si.freq)
-				part[si.pos>>4] += f
+				f := si.freq()
+				part[si.pos()/maskBlock] += f
 				hiCnt += f
 			}
 		}
@@ -721,12 +729,13 @@ func (m *Model) bigSymbol(rc *rangeDecoder, st []byte, mc, prev, numMasked uint3
 		// one wrap: the walk then stops in that block, whose walk is
 		// bounded and decodes some unmasked symbol or symError.
 		absent, subSum := uint32(0), uint32(0)
+		syms := &e.sym // hoisted: the compiler recomputes e.sym's address per use
 		for k := 0; k < len(pst); k += stateSize {
 			sym := pst[k]
-			si := e.sym[sym]
-			f := uint32(si.freq)
+			si := syms[sym]
+			f := si.freq()
 			absent |= f - 1 // bit 31 set when f is 0
-			sub[si.pos>>4] += f
+			sub[si.pos()/maskBlock] += f
 			subSum += f
 		}
 		if absent>>31 != 0 || subSum > e.total {

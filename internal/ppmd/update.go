@@ -269,8 +269,7 @@ func (m *Model) updateModel() {
 		mem[s+1] = byte(cf)
 		if ns1 >= bigMin {
 			if e := m.bigOf(c); e != nil {
-				e.sym[fsSym].pos = uint8(ns1)
-				e.sym[fsSym].freq = uint8(cf)
+				e.sym[fsSym] = newSymInfo(ns1, cf)
 				e.has[fsSym>>6] |= 1 << (fsSym & 63)
 				e.sum[(ns1/maskBlock)&(256/maskBlock-1)] += cf
 				e.total += cf
@@ -514,7 +513,7 @@ func (m *Model) update1_0() {
 		if e := m.bigOf(m.minContext); e != nil {
 			e.sum[0] += 4 // the first state is in block 0
 			e.total += 4
-			e.sym[mem[s]].freq += 4
+			e.sym[mem[s]].addFreq(4)
 		}
 	}
 	if freq > maxFreq {
