@@ -39,16 +39,16 @@ func checkBig(t *testing.T, m *Model) int {
 			sum[i/maskBlock] += uint32(f)
 			total += uint32(f)
 			has[sym>>6] |= 1 << (sym & 63)
-			if e.sym[sym].pos != uint8(i) || e.sym[sym].freq != f {
-				t.Fatalf("context %d symbol %d: entry has pos %d freq %d, arena %d %d", e.ctx, sym, e.sym[sym].pos, e.sym[sym].freq, i, f)
+			if e.sym[sym].pos() != i || e.sym[sym].freq() != uint32(f) {
+				t.Fatalf("context %d symbol %d: entry has pos %d freq %d, arena %d %d", e.ctx, sym, e.sym[sym].pos(), e.sym[sym].freq(), i, f)
 			}
 		}
 		if has != e.has {
 			t.Fatalf("context %d: symbol set %x, arena %x", e.ctx, e.has, has)
 		}
 		for sym := range 256 {
-			if has[sym>>6]&(1<<(sym&63)) == 0 && e.sym[sym].freq != 0 {
-				t.Fatalf("context %d: absent symbol %d has frequency %d", e.ctx, sym, e.sym[sym].freq)
+			if has[sym>>6]&(1<<(sym&63)) == 0 && e.sym[sym].freq() != 0 {
+				t.Fatalf("context %d: absent symbol %d has frequency %d", e.ctx, sym, e.sym[sym].freq())
 			}
 		}
 		if sum != e.sum {

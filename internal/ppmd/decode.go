@@ -283,11 +283,11 @@ func (rc *rangeDecoder) decode(start, size uint32) {
 func (m *Model) decodeSymbol(rc *rangeDecoder) int {
 	mem := m.mem
 	mc := m.minContext
-	ctx := (*[unitSize]byte)(mem[mc:])
+	ctx := ctxAt(mem, mc)
 	if ns := uint32(ctx[0]) | uint32(ctx[1])<<8; ns != 1 {
 		summFreq := uint32(ctx[2]) | uint32(ctx[3])<<8
 		s := binary.LittleEndian.Uint32(ctx[4:])
-		st := mem[s : s+ns*stateSize]
+		st := statesAt(mem, s, ns)
 		if summFreq > rc.rng || summFreq == 0 {
 			return symError
 		}
@@ -335,7 +335,7 @@ func (m *Model) decodeSymbol(rc *rangeDecoder) int {
 		f := uint32(mem[s+1])
 		col := m.prevSuccess +
 			uint32((m.runLength>>26)&0x20) +
-			uint32(ns2BSIndx[(get16(mem, get32(mem, mc+8))-1)&0xFF]) +
+			uint32(ns2BSIndx[(get16(mem, binary.LittleEndian.Uint32(ctx[8:]))-1)&0xFF]) +
 			hiBits4(uint32(mem[s])) +
 			m.hiBitsFlag
 		prob := &m.binSumm[(f-1)&127][col&63]
@@ -379,24 +379,25 @@ func (m *Model) decodeSymbol(rc *rangeDecoder) int {
 
 	for {
 		rc.norm()
-		mc := m.minContext
-		numMasked := get16(mem, mc)
+		ctx := ctxAt(mem, m.minContext)
+		numMasked := ctx.numStats()
+		var mc uint32
 		for {
 			m.orderFall++
-			mc = get32(mem, mc+8)
+			mc = ctx.suffix()
 			if mc == 0 {
 				return symEnd
 			}
-			if get16(mem, mc) != numMasked {
+			ctx = ctxAt(mem, mc)
+			if ctx.numStats() != numMasked {
 				break
 			}
 		}
-		ctx := (*[unitSize]byte)(mem[mc:])
-		s := binary.LittleEndian.Uint32(ctx[4:])
-		st := mem[s : s+(uint32(ctx[0])|uint32(ctx[1])<<8)*stateSize]
+		s := ctx.stats()
+		st := statesAt(mem, s, ctx.numStats())
 		prev := m.minContext
 		m.minContext = mc
-		sp, escFreq := m.makeEscFreq(numMasked)
+		sp, escFreq := m.makeEscFreq(ctx, numMasked)
 		i := notBig
 		if len(st) >= bigMin*stateSize {
 			i = m.bigSymbol(rc, st, mc, prev, numMasked, sp, escFreq)
@@ -480,16 +481,7 @@ func (rc *rangeDecoder) maskedSymbol(st []byte, mask *[256]uint8, sp *see, escFr
 		if i >= len(st) { // cannot happen: count < hiCnt
 			return symError
 		}
-		rc.decode(low, f)
-		rc.norm()
-		if sp.shift < periodBits {
-			sp.count--
-			if sp.count == 0 {
-				sp.summ <<= 1
-				sp.count = uint8(3 << sp.shift)
-				sp.shift++
-			}
-		}
+		rc.decodeUnmasked(sp, low, f)
 		return i
 	}
 	if count >= freqSum {
@@ -504,6 +496,22 @@ func (rc *rangeDecoder) maskedSymbol(st []byte, mask *[256]uint8, sp *see, escFr
 	}
 	*nMasked = nm
 	return escaped
+}
+
+// decodeUnmasked consumes the interval [low, low+f) of the state decoded
+// after escapes, and the SEE context sp, whose escape estimate was not
+// used, adapts.
+func (rc *rangeDecoder) decodeUnmasked(sp *see, low, f uint32) {
+	rc.decode(low, f)
+	rc.norm()
+	if sp.shift < periodBits {
+		sp.count--
+		if sp.count == 0 {
+			sp.summ <<= 1
+			sp.count = uint8(3 << sp.shift)
+			sp.shift++
+		}
+	}
 }
 
 // maskedSums sums the masked frequencies of the states st (an even
@@ -577,13 +585,21 @@ type bigSums struct {
 	sym      [256]symInfo // sym[s]: where symbol s's state is, and its frequency
 }
 
-// symInfo is one symbol's entry in bigSums. Position and frequency sit
-// side by side: the masked decode looks both up for symbols in random
-// order, and separate arrays cost two cache misses per symbol.
-type symInfo struct {
-	pos  uint8 // index of the symbol's state
-	freq uint8 // its frequency, 0 if absent
-}
+// symInfo is one symbol's entry in bigSums: the index of its state in
+// the low byte, its frequency (0 if absent) in the high one. Position and
+// frequency sit side by side: the masked decode looks both up for symbols
+// in random order, and separate arrays cost two cache misses per symbol;
+// one uint16 is one load where a two-byte struct compiled to two, each
+// with its own address arithmetic.
+type symInfo uint16
+
+func newSymInfo(pos, freq uint32) symInfo { return symInfo(uint8(pos)) | symInfo(uint8(freq))<<8 }
+func (si symInfo) pos() uint32            { return uint32(si & 0xFF) }
+func (si symInfo) freq() uint32           { return uint32(si >> 8) }
+
+// addFreq adds d to the frequency, wrapping at 8 bits like the arena's.
+func (si *symInfo) addFreq(d uint32) { *si += symInfo(d << 8) }
+func (si *symInfo) setPos(p uint32)  { *si = *si&^0xFF | symInfo(uint8(p)) }
 
 // bigOf returns the valid cache entry of context c, or nil.
 func (m *Model) bigOf(c uint32) *bigSums {
@@ -599,7 +615,7 @@ func (m *Model) bigOf(c uint32) *bigSums {
 func (e *bigSums) add(mem []byte, stats, s, d uint32) {
 	e.sum[((s-stats)/stateSize/maskBlock)&(256/maskBlock-1)] += d
 	e.total += d
-	e.sym[mem[s]].freq += uint8(d)
+	e.sym[mem[s]].addFreq(d)
 }
 
 // swapDown records that state s (of the states at stats) is about to
@@ -607,7 +623,8 @@ func (e *bigSums) add(mem []byte, stats, s, d uint32) {
 func (e *bigSums) swapDown(mem []byte, stats, s uint32) {
 	p := (s - stats) / stateSize
 	a, b := mem[s], mem[s-stateSize]
-	e.sym[a].pos, e.sym[b].pos = uint8(p-1), uint8(p)
+	e.sym[a].setPos(p - 1)
+	e.sym[b].setPos(p)
 	if p%maskBlock == 0 {
 		hi := (p / maskBlock) & (256/maskBlock - 1)
 		d := uint32(mem[s-stateSize+1]) - uint32(mem[s+1])
@@ -619,7 +636,7 @@ func (e *bigSums) swapDown(mem []byte, stats, s uint32) {
 // state returns the offset of sym's state among the n states at stats,
 // which hold it.
 func (e *bigSums) state(mem []byte, stats, n uint32, sym byte) uint32 {
-	if p := uint32(e.sym[sym].pos); p < n {
+	if p := e.sym[sym].pos(); p < n {
 		if s := stats + p*stateSize; mem[s] == sym {
 			return s
 		}
@@ -636,8 +653,7 @@ func (e *bigSums) build(c, gen uint32, st []byte) {
 	e.sym = [256]symInfo{}
 	for i := 0; i+stateSize <= len(st) && i < 256*stateSize; i += stateSize {
 		sym, f := st[i], st[i+1]
-		e.sym[sym].pos = uint8(i / stateSize)
-		e.sym[sym].freq = f
+		e.sym[sym] = newSymInfo(uint32(i/stateSize), uint32(f))
 		e.has[sym>>6] |= 1 << (sym & 63)
 		e.sum[(i/stateSize/maskBlock)&(256/maskBlock-1)] += uint32(f)
 		e.total += uint32(f)
@@ -688,8 +704,8 @@ func (m *Model) bigSymbol(rc *rangeDecoder, st []byte, mc, prev, numMasked uint3
 			for ; x != 0; x &= x - 1 {
 				sym := byte(w<<6 | bits.TrailingZeros64(x))
 				si := e.sym[sym]
-				f := uint32(si.freq)
-				part[si.pos>>4] += f
+				f := si.freq()
+				part[si.pos()/maskBlock] += f
 				hiCnt += f
 			}
 		}
@@ -703,7 +719,7 @@ func (m *Model) bigSymbol(rc *rangeDecoder, st []byte, mc, prev, numMasked uint3
 			if uint64(ps)+uint64(numMasked)*stateSize > uint64(len(mem)) {
 				return notBig
 			}
-			pst = mem[ps : ps+numMasked*stateSize]
+			pst = statesAt(mem, ps, numMasked)
 		}
 		// Subtract the masked symbols' frequencies from the total; the
 		// block sums are corrected only as far as the walk below goes.
@@ -713,12 +729,13 @@ func (m *Model) bigSymbol(rc *rangeDecoder, st []byte, mc, prev, numMasked uint3
 		// one wrap: the walk then stops in that block, whose walk is
 		// bounded and decodes some unmasked symbol or symError.
 		absent, subSum := uint32(0), uint32(0)
+		syms := &e.sym // hoisted: the compiler recomputes e.sym's address per use
 		for k := 0; k < len(pst); k += stateSize {
 			sym := pst[k]
-			si := e.sym[sym]
-			f := uint32(si.freq)
+			si := syms[sym]
+			f := si.freq()
 			absent |= f - 1 // bit 31 set when f is 0
-			sub[si.pos>>4] += f
+			sub[si.pos()/maskBlock] += f
 			subSum += f
 		}
 		if absent>>31 != 0 || subSum > e.total {
@@ -742,20 +759,23 @@ func (m *Model) bigSymbol(rc *rangeDecoder, st []byte, mc, prev, numMasked uint3
 			low += d
 		}
 		i := b * maskBlock * stateSize
-		end := min(i+maskBlock*stateSize, len(st))
-		for ; i < end; i += stateSize {
+		if i+maskBlock*stateSize <= len(st) {
+			// A whole block: walked through an array, without bounds checks.
+			blk := (*[maskBlock * stateSize]byte)(st[i:])
+			for k := 0; k < len(blk); k += stateSize {
+				f := uint32(blk[k+1] & m.mask[blk[k]])
+				if count-low < f {
+					rc.decodeUnmasked(sp, low, f)
+					return i + k
+				}
+				low += f
+			}
+			return symError // cannot happen: count < hiCnt
+		}
+		for ; i+1 < len(st); i += stateSize {
 			f := uint32(st[i+1] & m.mask[st[i]])
 			if count-low < f {
-				rc.decode(low, f)
-				rc.norm()
-				if sp.shift < periodBits {
-					sp.count--
-					if sp.count == 0 {
-						sp.summ <<= 1
-						sp.count = uint8(3 << sp.shift)
-						sp.shift++
-					}
-				}
+				rc.decodeUnmasked(sp, low, f)
 				return i
 			}
 			low += f

@@ -201,8 +201,7 @@ func b2u(b bool) uint32 {
 
 // swapStates exchanges the 6-byte states at a and b.
 func (m *Model) swapStates(a, b uint32) {
-	pa := (*[stateSize]byte)(m.mem[a:])
-	pb := (*[stateSize]byte)(m.mem[b:])
+	pa, pb := stateAt(m.mem, a), stateAt(m.mem, b)
 	*pa, *pb = *pb, *pa
 }
 

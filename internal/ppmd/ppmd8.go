@@ -169,8 +169,7 @@ func (m *model8) successor(s uint32) uint32 { return m.u32(s + 2) }
 func (m *model8) setSuccessor(s, v uint32)  { m.put32(s+2, v) }
 
 func (m *model8) swapStates(a, b uint32) {
-	pa := (*[stateSize]byte)(m.mem[a:])
-	pb := (*[stateSize]byte)(m.mem[b:])
+	pa, pb := stateAt(m.mem, a), stateAt(m.mem, b)
 	*pa, *pb = *pb, *pa
 }
 

@@ -8,14 +8,14 @@ import "encoding/binary"
 func (m *model8) decodeSymbol(rc *rangeDecoder) int {
 	mem := m.mem
 	mc := m.minContext
-	ctx := (*[unitSize]byte)(mem[mc:])
+	ctx := ctxAt(mem, mc)
 	// Deliberate copy of Model.decodeSymbol's first-context search: the
 	// context records differ (NumStats-1 in a byte here), and sharing it
 	// would put a call and a branch in the per-symbol path.
 	if ns := uint32(ctx[0]); ns != 0 {
 		summFreq := uint32(ctx[2]) | uint32(ctx[3])<<8
 		s := binary.LittleEndian.Uint32(ctx[4:])
-		st := mem[s : s+(ns+1)*stateSize]
+		st := statesAt(mem, s, ns+1)
 		if summFreq > rc.rng || summFreq == 0 {
 			return symError
 		}
@@ -106,9 +106,9 @@ func (m *model8) decodeSymbol(rc *rangeDecoder) int {
 				break
 			}
 		}
-		ctx := (*[unitSize]byte)(mem[mc:])
+		ctx := ctxAt(mem, mc)
 		s := binary.LittleEndian.Uint32(ctx[4:])
-		st := mem[s : s+(uint32(ctx[0])+1)*stateSize]
+		st := statesAt(mem, s, uint32(ctx[0])+1)
 		m.minContext = mc
 		sp, escFreq := m.makeEscFreq(numMasked)
 		var nm uint32 // PPMd8 does not count its masked symbols

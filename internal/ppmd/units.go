@@ -51,7 +51,9 @@ func (u *units) useArena(n int) {
 		u.memp = pool.Get(n)
 		pool.AdviseHuge((*u.memp)[:cap(*u.memp)])
 	}
-	u.mem = (*u.memp)[:n]
+	// cap == len: the accessors (get16, ctxAt, ...) slice mem[o:o+k],
+	// which the compiler checks against the capacity only.
+	u.mem = (*u.memp)[:n:n]
 }
 
 // releaseArena gives the arena back to the pool.
@@ -63,10 +65,10 @@ func (u *units) releaseArena() {
 
 // Arena accessors.
 
-func (u *units) u16(off uint32) uint32 { return uint32(binary.LittleEndian.Uint16(u.mem[off:])) }
-func (u *units) u32(off uint32) uint32 { return binary.LittleEndian.Uint32(u.mem[off:]) }
-func (u *units) put16(off, v uint32)   { binary.LittleEndian.PutUint16(u.mem[off:], uint16(v)) }
-func (u *units) put32(off, v uint32)   { binary.LittleEndian.PutUint32(u.mem[off:], v) }
+func (u *units) u16(off uint32) uint32 { return get16(u.mem, off) }
+func (u *units) u32(off uint32) uint32 { return get32(u.mem, off) }
+func (u *units) put16(off, v uint32)   { put16(u.mem, off, v) }
+func (u *units) put32(off, v uint32)   { put32(u.mem, off, v) }
 
 // resetUnits empties the free lists and sets the text area to [text,
 // text+size) with the unit area in its upper 7/8.

@@ -21,17 +21,18 @@ func (m *Model) createSuccessors() uint32 {
 	}
 	fsSym := mem[m.foundState]
 	for {
-		suffix := get32(mem, c+8)
+		suffix := ctxAt(mem, c).suffix()
 		if suffix == 0 {
 			break
 		}
 		c = suffix
+		cr := ctxAt(mem, c)
 		var s uint32
-		if ns := get16(mem, c); ns != 1 {
+		if ns := cr.numStats(); ns != 1 {
 			if ns >= bigMin {
 				s = m.bigState(c, ns, fsSym)
 			} else {
-				s = m.stateOf(get32(mem, c+4), ns, fsSym)
+				s = m.stateOf(cr.stats(), ns, fsSym)
 			}
 		} else {
 			s = oneState(c)
@@ -51,17 +52,18 @@ func (m *Model) createSuccessors() uint32 {
 	newSym := mem[upBranch]
 	upBranch++
 	var newFreq uint32
-	if ns := get16(mem, c); ns == 1 {
-		newFreq = uint32(mem[c+3])
+	if cr := ctxAt(mem, c); cr.numStats() == 1 {
+		newFreq = uint32(cr[3])
 	} else {
+		ns := cr.numStats()
 		var s uint32
 		if ns >= bigMin {
 			s = m.bigState(c, ns, newSym)
 		} else {
-			s = m.stateOf(get32(mem, c+4), ns, newSym)
+			s = m.stateOf(cr.stats(), ns, newSym)
 		}
 		cf := uint32(mem[s+1]) - 1
-		s0 := get16(mem, c+2) - ns - cf
+		s0 := cr.summFreq() - ns - cf
 		if 2*cf <= s0 {
 			newFreq = 1 + b2u(5*cf > s0)
 		} else {
@@ -77,11 +79,12 @@ func (m *Model) createSuccessors() uint32 {
 		if c1 == 0 {
 			return 0
 		}
-		put16(mem, c1, 1)
-		mem[c1+2] = newSym
-		mem[c1+3] = byte(newFreq)
-		put32(mem, c1+4, upBranch)
-		put32(mem, c1+8, c)
+		cr := ctxAt(mem, c1)
+		cr.setNumStats(1)
+		cr[2] = newSym
+		cr[3] = byte(newFreq)
+		cr.setStats(upBranch)
+		cr.setSuffix(c)
 		numPs--
 		put32(mem, ps[numPs&(MaxOrder-1)]+2, c1)
 		c = c1
@@ -112,16 +115,16 @@ func (m *Model) updateModel() {
 	fsSym := mem[fs]
 	fsFreq := uint32(mem[fs+1])
 	if fsFreq < maxFreq/4 {
-		if c := get32(mem, m.minContext+8); c != 0 {
+		if c := ctxAt(mem, m.minContext).suffix(); c != 0 {
 			// Update the symbol's frequency in the suffix context too.
-			if get16(mem, c) == 1 {
-				if f := mem[c+3]; f < 32 {
-					mem[c+3] = f + 1
+			cr := ctxAt(mem, c)
+			if ns := cr.numStats(); ns == 1 {
+				if f := cr[3]; f < 32 {
+					cr[3] = f + 1
 				}
 			} else {
-				stats := get32(mem, c+4)
+				stats := cr.stats()
 				s := stats
-				ns := get16(mem, c)
 				var e *bigSums
 				if ns >= bigMin {
 					e = m.bigOf(c)
@@ -142,7 +145,7 @@ func (m *Model) updateModel() {
 				}
 				if f := mem[s+1]; f < maxFreq-9 {
 					mem[s+1] = f + 2
-					put16(mem, c+2, get16(mem, c+2)+2)
+					cr.setSummFreq(cr.summFreq() + 2)
 					if e != nil {
 						e.add(mem, stats, s, 2)
 					}
@@ -203,10 +206,12 @@ func (m *Model) updateModel() {
 	}
 
 	fsFreq = uint32(mem[fs+1])
-	ns := get16(mem, mc)
-	s0 := get16(mem, mc+2) - ns - (fsFreq - 1) // escape frequency of mc
+	mcr := ctxAt(mem, mc)
+	ns := mcr.numStats()
+	s0 := mcr.summFreq() - ns - (fsFreq - 1) // escape frequency of mc
 	for c != mc {
-		ns1 := get16(mem, c)
+		cr := ctxAt(mem, c)
+		ns1 := cr.numStats()
 		var sum uint32
 		if ns1 != 1 {
 			if ns1&1 == 0 {
@@ -219,13 +224,13 @@ func (m *Model) updateModel() {
 						m.restart()
 						return
 					}
-					old := get32(mem, c+4)
+					old := cr.stats()
 					copy(mem[ptr:ptr+u2b(oldNU)], mem[old:old+u2b(oldNU)])
 					m.insertNode(old, i)
-					put32(mem, c+4, ptr)
+					cr.setStats(ptr)
 				}
 			}
-			sum = get16(mem, c+2)
+			sum = cr.summFreq()
 			sum += b2u(2*ns1 < ns) + 2*(b2u(4*ns1 <= ns)&b2u(sum <= 8*ns1))
 		} else {
 			// Turn the single-symbol context into a two-symbol one.
@@ -234,10 +239,10 @@ func (m *Model) updateModel() {
 				m.restart()
 				return
 			}
-			freq := uint32(mem[c+3])
-			mem[s] = mem[c+2]
-			put32(mem, s+2, get32(mem, c+4))
-			put32(mem, c+4, s)
+			freq := uint32(cr[3])
+			mem[s] = cr[2]
+			put32(mem, s+2, cr.stats())
+			cr.setStats(s)
 			if freq < maxFreq/4-1 {
 				freq <<= 1
 			} else {
@@ -247,11 +252,11 @@ func (m *Model) updateModel() {
 			sum = freq + m.initEsc + b2u(ns > 3)
 		}
 
-		s := get32(mem, c+4) + ns1*stateSize
+		s := cr.stats() + ns1*stateSize
 		cf := 2 * (sum + 6) * fsFreq
 		sf := s0 + sum
 		mem[s] = fsSym
-		put16(mem, c, ns1+1)
+		cr.setNumStats(ns1 + 1)
 		put32(mem, s+2, maxSuccessor)
 		if cf < 6*sf {
 			cf = 1 + b2u(cf > sf) + b2u(cf >= 4*sf)
@@ -260,31 +265,70 @@ func (m *Model) updateModel() {
 			cf = 4 + b2u(cf >= 9*sf) + b2u(cf >= 12*sf) + b2u(cf >= 15*sf)
 			sum += cf
 		}
-		put16(mem, c+2, sum)
+		cr.setSummFreq(sum)
 		mem[s+1] = byte(cf)
 		if ns1 >= bigMin {
 			if e := m.bigOf(c); e != nil {
-				e.sym[fsSym].pos = uint8(ns1)
-				e.sym[fsSym].freq = uint8(cf)
+				e.sym[fsSym] = newSymInfo(ns1, cf)
 				e.has[fsSym>>6] |= 1 << (fsSym & 63)
 				e.sum[(ns1/maskBlock)&(256/maskBlock-1)] += cf
 				e.total += cf
 			}
 		}
-		c = get32(mem, c+8)
+		c = cr.suffix()
 	}
 }
 
+// ctxRec is a context record in the arena (see the layout in model.go).
+// Reading a context's fields through one ctxAt costs a single bounds
+// check; get16 and get32 check every field again, and the update paths
+// read several fields of the same context.
+type ctxRec [unitSize]byte
+
+func ctxAt(mem []byte, off uint32) *ctxRec { o := int(off); return (*ctxRec)(mem[o : o+unitSize]) }
+
+func (c *ctxRec) numStats() uint32     { return uint32(c[0]) | uint32(c[1])<<8 }
+func (c *ctxRec) summFreq() uint32     { return uint32(c[2]) | uint32(c[3])<<8 }
+func (c *ctxRec) stats() uint32        { return binary.LittleEndian.Uint32(c[4:]) }
+func (c *ctxRec) suffix() uint32       { return binary.LittleEndian.Uint32(c[8:]) }
+func (c *ctxRec) setNumStats(v uint32) { binary.LittleEndian.PutUint16(c[0:], uint16(v)) }
+func (c *ctxRec) setSummFreq(v uint32) { binary.LittleEndian.PutUint16(c[2:], uint16(v)) }
+func (c *ctxRec) setStats(v uint32)    { binary.LittleEndian.PutUint32(c[4:], v) }
+func (c *ctxRec) setSuffix(v uint32)   { binary.LittleEndian.PutUint32(c[8:], v) }
+
 // Little-endian arena fields read through a local copy of the arena slice.
-func get16(mem []byte, off uint32) uint32 { return uint32(binary.LittleEndian.Uint16(mem[off:])) }
-func get32(mem []byte, off uint32) uint32 { return binary.LittleEndian.Uint32(mem[off:]) }
-func put16(mem []byte, off, v uint32)     { binary.LittleEndian.PutUint16(mem[off:], uint16(v)) }
-func put32(mem []byte, off, v uint32)     { binary.LittleEndian.PutUint32(mem[off:], v) }
+// Each slices mem[o:o+k] with o an int made from the uint32 offset: o+k
+// cannot overflow, so one compare with the capacity (== len, see
+// useArena) is the whole bounds check, where mem[off:] and the length
+// check of the conversion or of binary's b[k-1] took three branches and
+// pointer masking, a third of the arena accessors' instructions.
+func get16(mem []byte, off uint32) uint32 {
+	o := int(off)
+	return uint32(binary.LittleEndian.Uint16(mem[o : o+2]))
+}
+func get32(mem []byte, off uint32) uint32 {
+	o := int(off)
+	return binary.LittleEndian.Uint32(mem[o : o+4])
+}
+func put16(mem []byte, off, v uint32) {
+	o := int(off)
+	binary.LittleEndian.PutUint16(mem[o:o+2], uint16(v))
+}
+func put32(mem []byte, off, v uint32) { o := int(off); binary.LittleEndian.PutUint32(mem[o:o+4], v) }
+
+// statesAt is the vector of the n states at off.
+func statesAt(mem []byte, off, n uint32) []byte {
+	o := int(off)
+	return mem[o : o+int(n)*stateSize]
+}
 
 // stateAt is the 6-byte state at off. Moving states through it compiles
 // to plain loads and stores; copy of a 6-byte slice calls memmove, which
 // was a tenth of rescale.
-func stateAt(mem []byte, off uint32) *[stateSize]byte { return (*[stateSize]byte)(mem[off:]) }
+func stateAt(mem []byte, off uint32) *[stateSize]byte {
+	o := int(off)
+	return (*[stateSize]byte)(mem[o : o+stateSize])
+}
 
 // halveStates is the common part of both models' rescale: it moves the
 // found state s of the n states at stats to the front, halves every
@@ -396,17 +440,15 @@ func (m *Model) rescale() {
 
 // makeEscFreq picks the SEE context for an escape from minContext with
 // numMasked symbols already excluded and returns it with the escape
-// frequency it estimates.
-func (m *Model) makeEscFreq(numMasked uint32) (*see, uint32) {
-	mem := m.mem
-	mc := m.minContext
-	numStats := get16(mem, mc)
+// frequency it estimates; mc is minContext's record.
+func (m *Model) makeEscFreq(mc *ctxRec, numMasked uint32) (*see, uint32) {
+	numStats := mc.numStats()
 	if numStats == 256 {
 		return &m.dummySee, 1
 	}
 	nonMasked := numStats - numMasked
-	j := b2u(nonMasked < get16(mem, get32(mem, mc+8))-numStats) +
-		2*b2u(get16(mem, mc+2) < 11*numStats) +
+	j := b2u(nonMasked < get16(m.mem, mc.suffix())-numStats) +
+		2*b2u(mc.summFreq() < 11*numStats) +
 		4*b2u(numMasked > nonMasked) +
 		m.hiBitsFlag
 	sp := &m.see[ns2Indx[(nonMasked-1)&0xFF]][j&15]
@@ -431,19 +473,19 @@ func (m *Model) nextContext() {
 func (m *Model) update1() {
 	mem := m.mem
 	s := m.foundState
-	mc := m.minContext
+	mc := ctxAt(mem, m.minContext)
 	freq := uint32(mem[s+1]) + 4
-	put16(mem, mc+2, get16(mem, mc+2)+4)
+	mc.setSummFreq(mc.summFreq() + 4)
 	mem[s+1] = byte(freq)
 	var e *bigSums
-	if get16(mem, mc) >= bigMin {
-		if e = m.bigOf(mc); e != nil {
-			e.add(mem, get32(mem, mc+4), s, 4)
+	if mc.numStats() >= bigMin {
+		if e = m.bigOf(m.minContext); e != nil {
+			e.add(mem, mc.stats(), s, 4)
 		}
 	}
 	if freq > uint32(mem[s-stateSize+1]) {
 		if e != nil {
-			e.swapDown(mem, get32(mem, mc+4), s)
+			e.swapDown(mem, mc.stats(), s)
 		}
 		m.swapStates(s, s-stateSize)
 		s -= stateSize
@@ -459,19 +501,19 @@ func (m *Model) update1() {
 func (m *Model) update1_0() {
 	mem := m.mem
 	s := m.foundState
-	mc := m.minContext
+	mc := ctxAt(mem, m.minContext)
 	freq := uint32(mem[s+1])
-	summFreq := get16(mem, mc+2)
+	summFreq := mc.summFreq()
 	m.prevSuccess = b2u(2*freq > summFreq)
 	m.runLength += int32(m.prevSuccess)
-	put16(mem, mc+2, summFreq+4)
+	mc.setSummFreq(summFreq + 4)
 	freq += 4
 	mem[s+1] = byte(freq)
-	if get16(mem, mc) >= bigMin {
-		if e := m.bigOf(mc); e != nil {
+	if mc.numStats() >= bigMin {
+		if e := m.bigOf(m.minContext); e != nil {
 			e.sum[0] += 4 // the first state is in block 0
 			e.total += 4
-			e.sym[mem[s]].freq += 4
+			e.sym[mem[s]].addFreq(4)
 		}
 	}
 	if freq > maxFreq {
@@ -484,14 +526,14 @@ func (m *Model) update1_0() {
 func (m *Model) update2() {
 	mem := m.mem
 	s := m.foundState
-	mc := m.minContext
+	mc := ctxAt(mem, m.minContext)
 	freq := uint32(mem[s+1]) + 4
 	m.runLength = m.initRL
-	put16(mem, mc+2, get16(mem, mc+2)+4)
+	mc.setSummFreq(mc.summFreq() + 4)
 	mem[s+1] = byte(freq)
-	if get16(mem, mc) >= bigMin {
-		if e := m.bigOf(mc); e != nil {
-			e.add(mem, get32(mem, mc+4), s, 4)
+	if mc.numStats() >= bigMin {
+		if e := m.bigOf(m.minContext); e != nil {
+			e.add(mem, mc.stats(), s, 4)
 		}
 	}
 	if freq > maxFreq {
