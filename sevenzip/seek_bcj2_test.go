@@ -14,7 +14,7 @@ import (
 
 // resumeFuzzArchives are the archives FuzzCheckpointResume7z resumes
 // folder 0 of (testdata/seek/make-bcj2.sh).
-var resumeFuzzArchives = []string{"bcj2-lzma2.7z", "bcj2-lzma.7z", "delta-copy.7z", "bcj-copy-aes.7z"}
+var resumeFuzzArchives = []string{"bcj2-lzma2.7z", "bcj2-lzma.7z", "delta-copy.7z", "bcj-copy-aes.7z", "bcj2-lzma2-aes.7z", "bcj2-lzma-aes.7z"}
 
 // FuzzCheckpointResume7z resumes folder 0 of each archive from its
 // real checkpoints mutated (patch: triples of a 16-bit position scaled

@@ -28,6 +28,7 @@ var cpFolders = []struct{ name, kind string }{
 	{"deflate64-solid.7z", "deflate"}, {"bcj-deflate.7z", "deflate+bcj"},
 	// BCJ2 folders and filters over Copy (testdata/seek/make-bcj2.sh)
 	{"bcj2-lzma2.7z", "bcj2"}, {"bcj2-lzma.7z", "bcj2"},
+	{"bcj2-lzma2-aes.7z", "bcj2"}, {"bcj2-lzma-aes.7z", "bcj2"},
 	{"delta-copy.7z", "copy+delta"}, {"bcj-copy-aes.7z", "copy+bcj"},
 }
 

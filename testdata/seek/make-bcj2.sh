@@ -7,6 +7,14 @@
 #   bcj2-lzma2.7z  7-Zip's own BCJ2 folder (-mf=BCJ2): LZMA2 main, LZMA
 #                  call and jump streams, the range coder's stream stored
 #   bcj2-lzma.7z   BCJ2 over three LZMA coders
+#   bcj2-lzma2-aes.7z  bcj2-lzma2.7z under 7zAES, headers too (password
+#                  seek): 7zAES under each of the four inputs, the range
+#                  coder's stream straight from its 7zAES coder (what
+#                  7-Zip -mx9 -p writes for an .exe)
+#   bcj2-lzma-aes.7z   BCJ2 over four LZMA coders, each over 7zAES
+#                  (headers in the clear: a wrong password opens it)
+# (7zAES draws a new salt and IV each run: rerunning rewrites the AES
+# archives with other bytes.)
 #   delta-copy.7z, bcj-copy-aes.7z  a filter over Copy (password seek),
 #                  of x.elf and h.txt (hex.txt's first 48 KiB)
 set -eu
@@ -22,6 +30,8 @@ z7() { # z7 OUT ARGS...
 }
 z7 bcj2-lzma2.7z -mf=BCJ2 -m0=LZMA2:d64k
 z7 bcj2-lzma.7z -m0=BCJ2 -m1=LZMA:d64k -m2=LZMA:d16k -m3=LZMA:d16k -mb0:1 -mb0s1:2 -mb0s2:3
+z7 bcj2-lzma2-aes.7z -mf=BCJ2 -m0=LZMA2:d64k -pseek -mhe=on
+z7 bcj2-lzma-aes.7z -m0=BCJ2 -m1=LZMA:d64k -m2=LZMA:d16k -m3=LZMA:d16k -m4=LZMA:d16k -mb0:1 -mb0s1:2 -mb0s2:3 -mb0s3:4 -pseek
 head -c 49152 "$src/d/hex.txt" > "$src/d/h.txt"
 touch -d '2024-01-02 03:04:05' "$src/d/h.txt"
 z7c() { # stored: smaller content
