@@ -29,7 +29,8 @@ func (c *cpCountingReaderAt) ReadAt(p []byte, off int64) (int, error) {
 // cpIndexArchives are testdata/seek archives whose seekable readers take
 // checkpoints, one per checkpoint kind and with encryption.
 var cpIndexArchives = []string{"lzma2.7z", "lzma2-aes.7z", "lzma-big.7z", "lzma-big-aes.7z", "deflate-words.zip", "deflate-words-aes.zip", "r5-words.rar", "r5-solid.rar", "r5-solid-aes.rar", "solid4-big.rar", "solid4-ppm.rar",
-	"bzip2-7zz.zip", "bzip2-aes.zip", "bzip2-solid.7z", "bzip2-solid-aes.7z", "ppmd-o8.zip", "ppmd-o8-aes.zip", "ppmd-cut.zip", "ppmd-solid.7z", "ppmd-solid-aes.7z"}
+	"bzip2-7zz.zip", "bzip2-aes.zip", "bzip2-solid.7z", "bzip2-solid-aes.7z", "ppmd-o8.zip", "ppmd-o8-aes.zip", "ppmd-cut.zip", "ppmd-solid.7z", "ppmd-solid-aes.7z",
+	"bcj2-lzma2-aes.7z"}
 
 const cpTestInterval = 64 << 10
 
@@ -345,6 +346,46 @@ func TestIndexCheckpointsTampered(t *testing.T) {
 				a.Close()
 			}
 		})
+	}
+}
+
+// TestIndexCheckpointsWrongPassword: checkpoints of an encrypted BCJ2
+// folder kept in an index, restored with a wrong password, are rejected
+// on first use and every read fails with ErrPassword or ErrChecksum: none
+// hands out bytes decrypted with the wrong key as good.
+func TestIndexCheckpointsWrongPassword(t *testing.T) {
+	b, want, idx := checkpointedIndex(t, "bcj2-lzma2-aes.7z")
+	ncp := len(sectionCheckpoints(t, idx))
+	a, err := OpenWithIndex(bytes.NewReader(b), int64(len(b)), idx, WithPassword("wrong"), WithCheckpoints(cpTestInterval, 64<<20))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	if st := a.CheckpointStats(); st.Restored != int64(ncp) {
+		t.Fatalf("%d checkpoints in the index, stats %+v", ncp, st)
+	}
+	for _, e := range a.Entries() {
+		if len(want[e.Index]) == 0 {
+			continue
+		}
+		wrong := func(err error) bool { return errors.Is(err, ErrPassword) || errors.Is(err, ErrChecksum) }
+		s, err := a.OpenSeekable(e) // from the checkpoint before the entry, if any
+		if err != nil {
+			if !wrong(err) {
+				t.Fatalf("%s: %v", e.Name, err)
+			}
+			continue
+		}
+		for _, off := range []int64{e.Size - 1, e.Size / 2, 1} {
+			p := make([]byte, min(3000, e.Size-off))
+			if _, err := s.ReadAt(p, off); !wrong(err) {
+				t.Fatalf("%s at %d: %v", e.Name, off, err)
+			}
+		}
+		s.Close()
+	}
+	if st := a.CheckpointStats(); st.Verified != 0 || st.Rejected == 0 {
+		t.Fatalf("%+v", st)
 	}
 }
 
