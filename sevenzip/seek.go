@@ -65,9 +65,13 @@ import (
 //   - such a filter over Copy (plain or AES): kind "copy+delta" and so
 //     on, the filter's state alone; the Copy coder resumes at its
 //     input offset (copyCounter).
-//   - BCJ2 folders without AES, whose four inputs come from pack
-//     streams directly or through one LZMA, LZMA2 or Copy coder each
-//     (7-Zip's -mf=BCJ2): kind "bcj2", see seek_bcj2.go.
+//   - BCJ2 folders whose four inputs come from pack streams directly
+//     or through one LZMA, LZMA2 or Copy coder each, with or without a
+//     7zAES coder on the packed side of each (7-Zip's -mf=BCJ2, and with
+//     -p: its range coder's stream straight from 7zAES): kind "bcj2",
+//     see seek_bcj2.go. Under 7zAES each input resumes as the AES chains
+//     above do, at the block of its decrypted offset; the state holds
+//     no key and no IV.
 //
 // Every other folder restarts from a parked decoder or from the
 // folder's start.
