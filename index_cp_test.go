@@ -38,10 +38,14 @@ const cpTestInterval = 64 << 10
 // and RAR 3.x) but one
 // (under the race detector all of them: internal/ppmd's own checkpoint
 // tests cover the model): every resume copies and checks a model of
-// 1 MiB and decodes PPMd, seconds per archive.
+// 1 MiB and decodes PPMd, seconds per archive; under the race detector
+// also the BCJ2 archive (the sevenzip package's tests cover it there).
 func skipSlowCheckpoints(t *testing.T, name string) {
 	if testing.Short() && (strings.HasPrefix(name, "ppmd-") || name == "solid4-ppm.rar") && (name != "ppmd-solid.7z" || raceOn) {
 		t.Skip("slow PPMd checkpoint archive (the run without -short covers it)")
+	}
+	if testing.Short() && raceOn && strings.HasPrefix(name, "bcj2-") {
+		t.Skip("slow BCJ2 checkpoint archive (the run without -race covers it)")
 	}
 }
 
