@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
-	"os"
 	"slices"
 	"testing"
 
@@ -278,14 +277,7 @@ func TestBCJ2AESCheckpoints(t *testing.T) {
 			if !midLZ || direct >= 0 && !midDirect {
 				t.Fatalf("no input resumes inside a later block (LZMA %v, 7zAES alone %v)", midLZ, midDirect)
 			}
-			// Only checkpoints left: no parked decoder.
-			a.mu.Lock()
-			idle := a.idle
-			a.idle = nil
-			a.mu.Unlock()
-			for _, fr := range idle {
-				fr.Close()
-			}
+			dropIdle(a) // only checkpoints are left
 			starts := a.folderStarts
 			read := cps
 			if testing.Short() {
@@ -308,15 +300,7 @@ func TestBCJ2AESCheckpoints(t *testing.T) {
 			if name != "bcj2-lzma-aes.7z" {
 				return // its headers are encrypted: a wrong password does not open it
 			}
-			b, err := os.ReadFile("../testdata/seek/" + name)
-			if err != nil {
-				t.Fatal(err)
-			}
-			w, err := Open(bytes.NewReader(b), int64(len(b)), &arc.Config{Password: func(*arc.Entry) (string, error) { return "wrong", nil }})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer w.Close()
+			w, _ := openWithPassword(t, name, "wrong")
 			w.SetCheckpoints(cpPolicy)
 			if err := w.RestoreCheckpoints(cps); err != nil {
 				t.Fatal(err)
