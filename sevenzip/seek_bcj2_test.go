@@ -173,6 +173,7 @@ func TestBCJ2CheckpointTampered(t *testing.T) {
 func TestCheckpointEveryOffset7z(t *testing.T) {
 	for _, name := range resumeFuzzArchives {
 		t.Run(name, func(t *testing.T) {
+			skipSlowKind(t, name)
 			a := openSeekArchive(t, name)
 			a.SetCheckpoints(arc.CheckpointPolicy{Interval: 16 << 10, MaxMemory: 1 << 30})
 			want := firstPass(t, a)
