@@ -219,6 +219,13 @@ func (a *Archive) newFolderReader(si *streamsInfo, fi int, e *arc.Entry, workers
 						return nil, err
 					}
 					src = r
+					if b2 && fr.env.cpz == nil {
+						// A coder without checkpoints of its own (of
+						// those shapeOf admits, 7zAES alone) resumes at
+						// its output offset.
+						cc := fr.env.counter(src, 0)
+						src, fr.env.cpz = cc, cc
+					}
 					break
 				}
 			}

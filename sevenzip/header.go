@@ -37,7 +37,8 @@ const (
 )
 
 // Bounds on the coder graph of one folder. 7-Zip itself allows 64 coders
-// and 64 streams; real archives use at most 4 coders (BCJ2 + 3 LZMA).
+// and 64 streams; real archives use at most 8 coders (BCJ2, 3 LZMA and,
+// encrypted, a 7zAES under each of its 4 inputs).
 const (
 	maxCoders  = 64
 	maxStreams = 64

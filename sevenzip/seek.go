@@ -65,9 +65,13 @@ import (
 //   - such a filter over Copy (plain or AES): kind "copy+delta" and so
 //     on, the filter's state alone; the Copy coder resumes at its
 //     input offset (copyCounter).
-//   - BCJ2 folders without AES, whose four inputs come from pack
-//     streams directly or through one LZMA, LZMA2 or Copy coder each
-//     (7-Zip's -mf=BCJ2): kind "bcj2", see seek_bcj2.go.
+//   - BCJ2 folders whose four inputs come from pack streams directly
+//     or through one LZMA, LZMA2 or Copy coder each, with or without a
+//     7zAES coder on the packed side of each (7-Zip's -mf=BCJ2, and with
+//     -p: its range coder's stream straight from 7zAES): kind "bcj2",
+//     see seek_bcj2.go. Under 7zAES each input resumes as the AES chains
+//     above do, at the block of its decrypted offset; the state holds
+//     no key and no IV.
 //
 // Every other folder restarts from a parked decoder or from the
 // folder's start.
@@ -83,11 +87,14 @@ type chainShape struct {
 	outLen int64
 
 	// BCJ2 folders (seek_bcj2.go): lz is the BCJ2 coder; sub[j] is the
-	// coder feeding its input j (-1: a pack stream directly), pack[j]
-	// the pack stream (index into the folder's) under it.
-	bcj2 bool
-	sub  [4]int
-	pack [4]int
+	// LZMA, LZMA2 or Copy coder feeding its input j (-1: none), subAES[j]
+	// the 7zAES coder under it or feeding the input itself (-1: none),
+	// pack[j] the pack stream (index into the folder's) under them; aes
+	// is one of the 7zAES coders (the folder is encrypted).
+	bcj2   bool
+	sub    [4]int
+	subAES [4]int
+	pack   [4]int
 }
 
 func shapeOf(f *folder) chainShape {
@@ -350,8 +357,8 @@ func (a *Archive) packStart(f *folder) (int64, int64) {
 }
 
 // chainInput opens folder fi's pack stream at offset in of the chain's
-// packed-side output (what the first non-AES coder reads): through AES
-// from the block of in, with in%16 bytes dropped.
+// packed-side output (what the first non-AES coder reads), through AES
+// (aesAt) when the chain has it.
 func (a *Archive) chainInput(fr *folderReader, sh chainShape, in int64) (io.Reader, error) {
 	f := &a.si.folders[fr.index]
 	off, size := a.packStart(f)
@@ -361,10 +368,18 @@ func (a *Archive) chainInput(fr *folderReader, sh chainShape, in int64) (io.Read
 		}
 		return fr.newPack(a.ra, off+in, size-in), nil
 	}
-	c := &f.coders[sh.aes]
-	outLen := f.unpackSizes[sh.aesOut]
+	return a.aesAt(fr, &f.coders[sh.aes], f.unpackSizes[sh.aesOut], off, size, in)
+}
+
+// aesAt opens the pack stream of size bytes at file offset off through
+// 7zAES coder c (outLen bytes of output) at output offset in. AES-CBC
+// decrypts block k with ciphertext block k-1 as its IV (the coder's IV
+// for block 0), so the decryptor starts at the block of in with that
+// IV, read from the archive, and in%16 bytes are dropped; the key is
+// the archive's (aesKey).
+func (a *Archive) aesAt(fr *folderReader, c *coder, outLen, off, size, in int64) (io.Reader, error) {
 	blk := in &^ 15
-	if blk > size || in > outLen {
+	if in < 0 || blk > size || in > outLen {
 		return nil, errs.Corrupt("7z: seek past the pack stream")
 	}
 	if err := checkAESProps(c.props); err != nil {

@@ -3,6 +3,7 @@ package sevenzip
 import (
 	"encoding/binary"
 	"io"
+	"math/bits"
 
 	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/internal/bcj"
@@ -12,27 +13,33 @@ import (
 
 // BCJ2 folders (kind "bcj2"): one BCJ2 coder whose four inputs (main,
 // call, jump, range coder) each come from a pack stream directly or
-// through one LZMA, LZMA2 or Copy coder reading a pack stream, as 7-Zip
-// writes them (-mf=BCJ2: LZMA2 main, LZMA call and jump, the range
-// coder's stream stored). No 7zAES. Such a folder reads each input
-// through a buffer of its own (bcj.BCJ2BufSize), its LZMA coders decode
-// no more per step than that buffer takes (lzma.StepSize), so after
-// every fill each coder has handed out all it decoded; the BCJ2 decoder
-// pauses after each fill of its main input past the next checkpoint's
-// offset, and a checkpoint is taken there when every input's coder can
-// take one (LZMA2: at a chunk boundary).
+// through one LZMA, LZMA2 or Copy coder, with or without one 7zAES
+// coder on the packed side of it, as 7-Zip writes them (-mf=BCJ2: LZMA2
+// main, LZMA call and jump, the range coder's stream stored; with -p a
+// 7zAES coder over each pack stream, the range coder's stream straight
+// from its own). Such a folder reads each input through a buffer of its
+// own (bcj.BCJ2BufSize), its LZMA coders decode no more per step than
+// that buffer takes (lzma.StepSize), so after every fill each coder has
+// handed out all it decoded; the BCJ2 decoder pauses after each fill of
+// its main input past the next checkpoint's offset, and a checkpoint is
+// taken there when every input's coder can take one (LZMA2: at a chunk
+// boundary).
 //
 // State layout (little endian): u32 length of the BCJ2 state, the BCJ2
 // state (bcj.BCJ2.AppendState: its registers, probabilities and the
 // bytes its buffers hold), then for each input: u64 its coder's output
 // offset, u64 its input offset, u32 length of its coder's state, the
-// state (none for a pack stream or Copy, whose offsets are equal). The
-// checkpoint's In is the main coder's input offset.
+// state (none for a pack stream, Copy or a 7zAES coder alone, whose
+// offsets are equal). The checkpoint's In is the main coder's input
+// offset. Under 7zAES an input offset is one of the decrypted stream,
+// which is the ciphertext's: the decryptor resumes at its 16-byte block
+// with the ciphertext block before it, read from the archive, as its IV
+// (aesAt), the key being the archive's; the state holds neither.
 
 // bcj2Shape fills sh for a BCJ2 folder f (sh.lz: the BCJ2 coder) or
 // leaves it as it is.
 func bcj2Shape(f *folder, sh *chainShape) {
-	if len(f.packed) != 4 || len(f.coders) > 4 {
+	if len(f.packed) != 4 || len(f.coders) > 9 {
 		return
 	}
 	inBase := make([]int, len(f.coders))
@@ -47,7 +54,7 @@ func bcj2Shape(f *folder, sh *chainShape) {
 			return
 		case c.method == mBCJ2 && c.numIn == 4 && i == f.mainOut:
 			b = i
-		case c.numIn != 1 || c.method != mLZMA && c.method != mLZMA2 && c.method != mCopy:
+		case c.numIn != 1 || c.method != mLZMA && c.method != mLZMA2 && c.method != mCopy && c.method != mAES:
 			return
 		}
 	}
@@ -62,27 +69,51 @@ func bcj2Shape(f *folder, sh *chainShape) {
 		}
 		return -1
 	}
-	used := 1
-	for j := range 4 {
-		in := inBase[b] + j
-		sh.sub[j], sh.pack[j] = -1, packOf(in)
-		if sh.pack[j] >= 0 {
-			continue
-		}
+	// feeder is the coder bound to input in, -1 none (a pack stream, or
+	// a broken graph).
+	feeder := func(in int) int {
 		for _, bp := range f.bindPairs {
 			if bp.in == in && bp.out != b && bp.out < len(f.coders) {
-				sh.sub[j] = bp.out // one output per coder: stream index = coder index
+				return bp.out // one output per coder: stream index = coder index
 			}
 		}
-		if sh.sub[j] < 0 {
+		return -1
+	}
+	var used uint16
+	for j := range 4 {
+		sh.sub[j], sh.subAES[j] = -1, -1
+		in := inBase[b] + j
+		take := func() int { // the coder bound to in, -1 none or taken already
+			c := feeder(in)
+			if c < 0 || used&(1<<c) != 0 {
+				return -1
+			}
+			used |= 1 << c
+			in = inBase[c]
+			return c
+		}
+		if sh.pack[j] = packOf(in); sh.pack[j] >= 0 {
+			continue
+		}
+		c := take()
+		if c < 0 {
 			return
 		}
-		used++
-		if sh.pack[j] = packOf(inBase[sh.sub[j]]); sh.pack[j] < 0 {
+		if f.coders[c].method != mAES {
+			sh.sub[j] = c
+			if sh.pack[j] = packOf(in); sh.pack[j] >= 0 {
+				continue
+			}
+			if c = take(); c < 0 || f.coders[c].method != mAES {
+				return // 7zAES on the coder's packed side only
+			}
+		}
+		sh.subAES[j], sh.aes = c, c // sh.aes: the folder is encrypted
+		if sh.pack[j] = packOf(in); sh.pack[j] < 0 {
 			return
 		}
 	}
-	if used != len(f.coders) {
+	if bits.OnesCount16(used) != len(f.coders)-1 {
 		return
 	}
 	sh.ok, sh.bcj2, sh.lz, sh.outLen = true, true, b, f.size()
@@ -221,41 +252,59 @@ func (a *Archive) resumeBCJ2(fi int, sh chainShape, cp arc.Checkpoint, e *arc.En
 	dec := &bcj2Decoder{}
 	for j, r := range ins {
 		off, psize := a.packStream(f, sh.pack[j])
-		outLen := psize
+		inLen := bcj2InLen(f, sh, j, psize)
+		outLen := inLen
 		var c *coder
 		if sh.sub[j] >= 0 {
 			c = &f.coders[sh.sub[j]]
 			outLen = f.unpackSizes[sh.sub[j]]
 		}
-		if r.in < 0 || r.in > psize || r.out < int64(bs.Held(j)) || r.out > outLen {
+		if r.in < 0 || r.in > inLen || r.out < int64(bs.Held(j)) || r.out > outLen {
 			return fail(errs.Corrupt("7z: BCJ2 checkpoint input %d outside its stream", j))
 		}
-		pr := fr.newPack(a.ra, off+r.in, psize-r.in)
+		if c != nil && c.method != mCopy && r.out == outLen && r.in == 0 && len(r.state) == 0 {
+			rs[j], dec.subs[j] = ended{outLen}, ended{outLen} // done (see done)
+			continue
+		}
+		var src io.Reader
+		if aes := sh.subAES[j]; aes >= 0 {
+			var err error
+			if src, err = a.aesAt(fr, &f.coders[aes], inLen, off, psize, r.in); err != nil {
+				return fail(err)
+			}
+		} else {
+			src = fr.newPack(a.ra, off+r.in, psize-r.in)
+		}
 		step := lzma.StepSize(bcj.BCJ2BufSize(j))
 		fresh := r.out == 0 && r.in == 0 && len(r.state) == 0
-		switch {
-		case c != nil && c.method != mCopy && r.out == outLen && r.in == 0 && len(r.state) == 0:
-			rs[j], dec.subs[j] = ended{outLen}, ended{outLen} // done (see done)
-		case c == nil || c.method == mCopy:
+		if c == nil || c.method == mCopy {
 			if r.out != r.in || len(r.state) != 0 {
 				return fail(errs.Corrupt("7z: BCJ2 checkpoint input %d does not fit", j))
 			}
-			cc := fr.env.counter(pr, r.in)
-			rs[j], dec.subs[j] = cc, cc
-		default:
-			z, err := fr.lzmaAt(c, pr, outLen, fresh, r.state, r.out, r.in, maxDict, step)
-			if err != nil {
-				return fail(err)
-			}
-			rs[j], dec.subs[j] = z, z
+			cc := fr.env.counter(src, r.in)
+			rs[j], dec.subs[j] = fr.newLimited(cc, outLen-r.out), cc
+			continue
 		}
-		rs[j] = fr.newLimited(rs[j], outLen-r.out)
+		z, err := fr.lzmaAt(c, src, outLen, fresh, r.state, r.out, r.in, maxDict, step)
+		if err != nil {
+			return fail(err)
+		}
+		rs[j], dec.subs[j] = fr.newLimited(z, outLen-r.out), z
 	}
 	dec.d = new(bcj.BCJ2)
 	dec.d.ResetState(rs, size-cp.Out, cp.Out, &bs)
 	fr.r = fr.newLimited(dec.d, size-cp.Out)
 	fr.pos, fr.cpz = cp.Out, dec
 	return fr, nil
+}
+
+// bcj2InLen is the length of what input j's coder of BCJ2 folder f
+// (shape sh) reads: its pack stream of psize bytes, or that decrypted.
+func bcj2InLen(f *folder, sh chainShape, j int, psize int64) int64 {
+	if aes := sh.subAES[j]; aes >= 0 {
+		return f.unpackSizes[aes] // one output per coder: stream index = coder index
+	}
+	return psize
 }
 
 // fitBCJ2 checks a restored BCJ2 checkpoint's state size against folder

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"io"
+	"slices"
 	"testing"
 
 	"github.com/go-unarc/unarc/arc"
@@ -14,7 +15,7 @@ import (
 
 // resumeFuzzArchives are the archives FuzzCheckpointResume7z resumes
 // folder 0 of (testdata/seek/make-bcj2.sh).
-var resumeFuzzArchives = []string{"bcj2-lzma2.7z", "bcj2-lzma.7z", "delta-copy.7z", "bcj-copy-aes.7z"}
+var resumeFuzzArchives = []string{"bcj2-lzma2.7z", "bcj2-lzma.7z", "delta-copy.7z", "bcj-copy-aes.7z", "bcj2-lzma2-aes.7z", "bcj2-lzma-aes.7z"}
 
 // FuzzCheckpointResume7z resumes folder 0 of each archive from its
 // real checkpoints mutated (patch: triples of a 16-bit position scaled
@@ -172,6 +173,7 @@ func TestBCJ2CheckpointTampered(t *testing.T) {
 func TestCheckpointEveryOffset7z(t *testing.T) {
 	for _, name := range resumeFuzzArchives {
 		t.Run(name, func(t *testing.T) {
+			skipSlowKind(t, name)
 			a := openSeekArchive(t, name)
 			a.SetCheckpoints(arc.CheckpointPolicy{Interval: 16 << 10, MaxMemory: 1 << 30})
 			want := firstPass(t, a)
@@ -227,4 +229,95 @@ func sparse(cps []arc.Checkpoint, n int) []arc.Checkpoint {
 		out = append(out, cps[i])
 	}
 	return out
+}
+
+// TestBCJ2AESCheckpoints: BCJ2 folders under 7zAES (7-Zip's shape: the
+// range coder's stream straight from its 7zAES coder; and four LZMA
+// coders each over one) take checkpoints whose inputs resume past the
+// first 16-byte block (the IV is the ciphertext block before it), an
+// LZMA coder's inside a block; after a first pass a read at each checkpoint starts there, not
+// at the folder's start, with the bytes of a sequential read; the
+// exported states hold no key. Restored into the archive opened with a
+// wrong password they are rejected and reads fail with ErrPassword or
+// ErrChecksum, never with bytes.
+func TestBCJ2AESCheckpoints(t *testing.T) {
+	for _, name := range []string{"bcj2-lzma2-aes.7z", "bcj2-lzma-aes.7z"} {
+		t.Run(name, func(t *testing.T) {
+			a, want, cps := exportedCPs(t, name, 4)
+			sh := shapeOf(&a.si.folders[0])
+			if !sh.bcj2 || sh.aes < 0 || slices.Contains(sh.subAES[:], -1) {
+				t.Fatalf("shape %+v", sh)
+			}
+			direct := -1 // an input straight from its 7zAES coder
+			if name == "bcj2-lzma2-aes.7z" {
+				if direct = 3; sh.sub[3] != -1 {
+					t.Fatalf("shape %+v", sh)
+				}
+			}
+			// Inputs resumed inside a block past the first: under LZMA,
+			// and (7-Zip's shape) straight from 7zAES.
+			if !a.haveLast {
+				t.Fatal("no key derived")
+			}
+			var midLZ, midDirect bool
+			for _, cp := range cps {
+				_, ins, ok := splitBCJ2(cp.State)
+				if !ok {
+					t.Fatalf("checkpoint at %d: state does not split", cp.Out)
+				}
+				for j, r := range ins {
+					_, psize := a.packStream(&a.si.folders[0], sh.pack[j])
+					past := r.in > 16 && r.in < bcj2InLen(&a.si.folders[0], sh, j, psize)
+					midDirect = midDirect || past && j == direct
+					midLZ = midLZ || past && r.in%16 != 0 && sh.sub[j] >= 0
+				}
+				if bytes.Contains(cp.State, a.lastKey[:16]) {
+					t.Fatalf("checkpoint at %d holds the key", cp.Out)
+				}
+			}
+			if !midLZ || direct >= 0 && !midDirect {
+				t.Fatalf("no input resumes inside a later block (LZMA %v, 7zAES alone %v)", midLZ, midDirect)
+			}
+			dropIdle(a) // only checkpoints are left
+			starts := a.folderStarts
+			read := cps
+			if testing.Short() {
+				read = sparse(cps, 4)
+			}
+			for _, cp := range read {
+				if cp.Entry < 0 {
+					continue
+				}
+				w := want[cp.Entry]
+				off := cp.EntryOff + 7
+				got, start, err := entryAt(a, cp.Entry, off, 2000)
+				if err != nil || start != cp.EntryOff || !bytes.Equal(got, w[off:min(off+2000, int64(len(w)))]) {
+					t.Fatalf("entry %d at %d: from %d (checkpoint %d), %v", cp.Entry, off, start, cp.EntryOff, err)
+				}
+			}
+			if a.folderStarts != starts {
+				t.Fatalf("%d reads from the folder's start", a.folderStarts-starts)
+			}
+			if name != "bcj2-lzma-aes.7z" {
+				return // its headers are encrypted: a wrong password does not open it
+			}
+			w, _ := openWithPassword(t, name, "wrong")
+			w.SetCheckpoints(cpPolicy)
+			if err := w.RestoreCheckpoints(cps); err != nil {
+				t.Fatal(err)
+			}
+			for _, cp := range sparse(cps, 3) {
+				if cp.Entry < 0 {
+					continue
+				}
+				got, start, err := entryAt(w, cp.Entry, cp.EntryOff+7, 2000)
+				if !errors.Is(err, errs.ErrPassword) && !errors.Is(err, errs.ErrChecksum) {
+					t.Fatalf("wrong password: entry %d at %d: %d bytes from %d, %v", cp.Entry, cp.EntryOff+7, len(got), start, err)
+				}
+			}
+			if st := w.CheckpointStats(); st.Verified != 0 || st.Rejected == 0 {
+				t.Fatalf("wrong password: %+v", st)
+			}
+		})
+	}
 }

@@ -28,6 +28,7 @@ var cpFolders = []struct{ name, kind string }{
 	{"deflate64-solid.7z", "deflate"}, {"bcj-deflate.7z", "deflate+bcj"},
 	// BCJ2 folders and filters over Copy (testdata/seek/make-bcj2.sh)
 	{"bcj2-lzma2.7z", "bcj2"}, {"bcj2-lzma.7z", "bcj2"},
+	{"bcj2-lzma2-aes.7z", "bcj2"}, {"bcj2-lzma-aes.7z", "bcj2"},
 	{"delta-copy.7z", "copy+delta"}, {"bcj-copy-aes.7z", "copy+bcj"},
 }
 
@@ -263,8 +264,9 @@ func TestCheckpointKindsConcurrent(t *testing.T) {
 
 // skipSlowKind skips, under -short (and so under the race detector's
 // CI pass), the PPMd archives but one: every resume copies and checks a
-// model of 1 MiB and decodes PPMd; and under -race -short one of the two
-// BCJ2 archives (a resume there decodes four streams).
+// model of 1 MiB and decodes PPMd; and under -race -short one of the
+// two plain BCJ2 archives and one of the two under 7zAES (a resume there
+// decodes four streams).
 func skipSlowKind(t *testing.T, name string) {
 	if slowKind(name) {
 		t.Skip("slow PPMd checkpoint archive (the run without -short covers it)")
@@ -273,7 +275,7 @@ func skipSlowKind(t *testing.T, name string) {
 
 func slowKind(name string) bool {
 	return testing.Short() && strings.HasPrefix(name, "ppmd-") && (name != "ppmd-solid.7z" || raceOn) ||
-		testing.Short() && raceOn && name == "bcj2-lzma2.7z" // bcj2-lzma.7z covers BCJ2 there
+		testing.Short() && raceOn && (name == "bcj2-lzma2.7z" || name == "bcj2-lzma-aes.7z") // bcj2-lzma.7z and bcj2-lzma2-aes.7z cover BCJ2 there
 }
 
 // cpReads is the number of random reads of the kind tests.

@@ -81,7 +81,8 @@ func (a *Archive) fitCP(cp *arc.Checkpoint) error {
 	c := &f.coders[sh.lz]
 	size := f.unpackSizes[sh.lz]
 	if sh.bcj2 {
-		_, inLen := a.packStream(f, sh.pack[0])
+		_, psize := a.packStream(f, sh.pack[0])
+		inLen := bcj2InLen(f, sh, 0, psize)
 		if cp.Kind != "bcj2" || cp.Out <= 0 || cp.Out >= size || cp.In < 0 || cp.In > inLen ||
 			cp.CheckLen != min(arc.CheckSpan, size-cp.Out) {
 			return arc.Stale("checkpoint does not fit its folder")

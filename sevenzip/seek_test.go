@@ -30,13 +30,18 @@ func (c *countingReaderAt) ReadAt(p []byte, off int64) (int, error) {
 // openCounted opens testdata/seek/name (password "seek") over a
 // countingReaderAt.
 func openCounted(t testing.TB, name string) (*Archive, *countingReaderAt) {
+	return openWithPassword(t, name, "seek")
+}
+
+// openWithPassword is openCounted with password pw.
+func openWithPassword(t testing.TB, name, pw string) (*Archive, *countingReaderAt) {
 	t.Helper()
 	b, err := os.ReadFile("../testdata/seek/" + name)
 	if err != nil {
 		t.Fatal(err)
 	}
 	c := &countingReaderAt{r: bytes.NewReader(b)}
-	a, err := Open(c, int64(len(b)), &arc.Config{Password: func(*arc.Entry) (string, error) { return "seek", nil }})
+	a, err := Open(c, int64(len(b)), &arc.Config{Password: func(*arc.Entry) (string, error) { return pw, nil }})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -118,14 +123,7 @@ func TestOpenAtCheckpoint(t *testing.T) {
 				io.Copy(io.Discard, r)
 				r.Close()
 			}
-			// Drop the parked decoders: only checkpoints are left.
-			a.mu.Lock()
-			idle := a.idle
-			a.idle = nil
-			a.mu.Unlock()
-			for _, fr := range idle {
-				fr.Close()
-			}
+			dropIdle(a) // only checkpoints are left
 			starts := a.folderStarts
 			off := int64(len(want)) - 100
 			r, start, err := a.OpenAt(big, off)
@@ -148,5 +146,17 @@ func TestOpenAtCheckpoint(t *testing.T) {
 				t.Fatalf("%s without checkpoints: start %d, %+v", name, start, st)
 			}
 		}
+	}
+}
+
+// dropIdle closes a's parked folder decoders, so that reads start from
+// checkpoints or the folder's start.
+func dropIdle(a *Archive) {
+	a.mu.Lock()
+	idle := a.idle
+	a.idle = nil
+	a.mu.Unlock()
+	for _, fr := range idle {
+		fr.Close()
 	}
 }
