@@ -129,8 +129,9 @@ func (t *headerReader) next() (*tar.Header, error) {
 			}
 			if h.Typeflag == tar.TypeXGlobalHeader {
 				_ = mergePAX(h, pax) // as archive/tar: a bad value in a global header is not an error
-				return &tar.Header{Name: h.Name, Typeflag: h.Typeflag, Xattrs: h.Xattrs,
-					PAXRecords: h.PAXRecords, Format: format}, nil
+				g := &tar.Header{Name: h.Name, Typeflag: h.Typeflag, PAXRecords: h.PAXRecords, Format: format}
+				g.Xattrs = h.Xattrs //lint:ignore SA1019 archive/tar fills it; Entry.Sys must look the same
+				return g, nil
 			}
 		case tar.TypeGNULongName, tar.TypeGNULongLink:
 			format &= fmtGNU
@@ -154,7 +155,7 @@ func (t *headerReader) next() (*tar.Header, error) {
 			if longLink != "" {
 				h.Linkname = longLink
 			}
-			if h.Typeflag == tar.TypeRegA { // V7 and old GNU: a trailing slash names a directory
+			if h.Typeflag == 0 { // V7's regular file (TypeRegA); a trailing slash names a directory
 				if strings.HasSuffix(h.Name, "/") {
 					h.Typeflag = tar.TypeDir
 				} else {

@@ -7,12 +7,12 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
+	"go/build"
 	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"reflect"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -50,7 +50,7 @@ func diffInputs(t testing.TB) map[string][]byte {
 			return nil
 		})
 	}
-	add(filepath.Join(runtime.GOROOT(), "src", "archive", "tar", "testdata"), false)
+	add(filepath.Join(build.Default.GOROOT, "src", "archive", "tar", "testdata"), false)
 	add(filepath.Join("..", "testdata", "tar"), false)
 	add(filepath.Join("..", "..", "shared", "corpus"), true)
 	in["signed-checksum"] = signedChecksumTar(t)
@@ -150,7 +150,7 @@ func tarStream(t testing.TB, p string) []byte {
 		if data, err = base64.StdEncoding.DecodeString(string(data)); err != nil {
 			t.Fatalf("%s: %v", p, err)
 		}
-	case strings.HasSuffix(low, ".bz2") && strings.Contains(p, runtime.GOROOT()):
+	case strings.HasSuffix(low, ".bz2") && strings.Contains(p, build.Default.GOROOT):
 		// Go's bzip2 files hold huge sparse or header bombs: keep their
 		// first 16 MiB (enough for every header they have).
 		data, _ = io.ReadAll(io.LimitReader(bzip2.NewReader(bytes.NewReader(data)), 16<<20))
