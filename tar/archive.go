@@ -160,7 +160,10 @@ type cursor struct {
 	hb  [blockSize]byte // the first decoded block
 }
 
-var cursorPool pool.Of[cursor]
+var (
+	cursorPool pool.Of[cursor]
+	headerPool pool.Of[headerReader] // for listing a plain tar
+)
 
 // newCursor starts a pass over a's whole input from a pooled cursor,
 // its first decoded block in hb[:n]; free gives the cursor back.
@@ -293,9 +296,12 @@ func Open(ra io.ReaderAt, size int64, cfg *arc.Config) (*Archive, error) {
 			return nil, errs.ErrFormat
 		}
 		sr := &seekReader{ra: ra, size: size}
-		var tr headerReader
+		tr := headerPool.Get() // its block escapes (read into through an interface)
 		tr.reset(sr)
-		if err := a.list(&tr, sr, nil); err != nil {
+		err := a.list(tr, sr, nil)
+		tr.release()
+		headerPool.Put(tr)
+		if err != nil {
 			return nil, err
 		}
 		return a, nil
