@@ -10,6 +10,7 @@ import (
 	"go/build"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -358,15 +359,20 @@ func TestHeaderReaderAllocs(t *testing.T) {
 		}
 	}
 	list() // the skip buffer comes from the pool once
-	runtime.GC()
-	runtime.GC()
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
-	list()
-	runtime.ReadMemStats(&after)
+	// The least of three tries: TotalAlloc counts the whole process.
+	got := uint64(math.MaxUint64)
+	for range 3 {
+		runtime.GC()
+		runtime.GC()
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		list()
+		runtime.ReadMemStats(&after)
+		got = min(got, after.TotalAlloc-before.TotalAlloc)
+	}
 	// A Header is 224 bytes (its size class), a name 8; 2 KiB more for
 	// the race detector's own.
-	if got, limit := after.TotalAlloc-before.TotalAlloc, uint64(100*(224+8)+2048); got > limit {
+	if limit := uint64(100*(224+8) + 2048); got > limit {
 		t.Errorf("listing 100 headers allocated %d bytes, want at most %d", got, limit)
 	}
 }
