@@ -426,20 +426,6 @@ func (s *seekReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-func (s *seekReader) Seek(off int64, whence int) (int64, error) {
-	switch whence {
-	case io.SeekCurrent:
-		off += s.pos
-	case io.SeekEnd:
-		off += s.size
-	}
-	if off < 0 {
-		return s.pos, errs.Corrupt("tar: seek before the start")
-	}
-	s.pos = off
-	return off, nil
-}
-
 // FormatName says what was detected: "tar", "tar.gz" … or, for a single
 // compressed file, "gzip" ….
 func (a *Archive) FormatName() string { return formatName(a.kind, a.bare) }
