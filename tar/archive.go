@@ -110,7 +110,7 @@ var suffixes = [...][][2]string{
 //
 // A plain tar is listed by reading its headers only (data is skipped by
 // offset), and an entry is read straight from its data offset; a GNU
-// sparse entry is read through archive/tar from its header.
+// sparse entry is read through the header reader from its header.
 //
 // A compressed tar has no index: Open decodes the whole stream once to
 // list it (and to verify the compressor's checksums at its end), and
@@ -145,22 +145,25 @@ type Archive struct {
 
 // cursor is one decoding pass over a compressed (or plain) tar stream.
 // The Archive's cursors come from cursorPool (newCursor, free): with
-// their tar.Reader, section and first block inside, a pass over an
-// archive allocates only what archive/tar makes per header.
+// their header reader, section and first block inside, a pass over an
+// archive allocates only the headers it returns.
 type cursor struct {
 	in   countReader
 	dec  decomp
 	ah   ahead // dec decoding ahead on its own goroutine (Workers > 1)
 	g    guard
 	head prefixReader
-	tr   tar.Reader // set by openTar
-	next int        // index of the entry the next tr.Next returns
+	tr   headerReader // set by openTar
+	next int          // index of the entry the next tr.Next returns
 
 	sec sectionReader   // Archive: the whole input
 	hb  [blockSize]byte // the first decoded block
 }
 
-var cursorPool pool.Of[cursor]
+var (
+	cursorPool pool.Of[cursor]
+	headerPool pool.Of[headerReader] // for listing a plain tar
+)
 
 // newCursor starts a pass over a's whole input from a pooled cursor,
 // its first decoded block in hb[:n]; free gives the cursor back.
@@ -182,11 +185,9 @@ func (c *cursor) free() {
 	cursorPool.Put(c)
 }
 
-// openTar starts archive/tar on the decoded stream, in the cursor's own
-// tar.Reader (tar.NewReader's value is copied in, so it does not stay on
-// the heap per pass).
+// openTar starts reading headers from the decoded stream.
 func (c *cursor) openTar() {
-	c.tr = *tar.NewReader(&c.head)
+	c.tr.reset(&c.head)
 }
 
 // prefixReader reads buf first, then r.
@@ -256,7 +257,7 @@ func (c *cursor) close() {
 	if c.dec.rd != nil {
 		c.dec.Close()
 	}
-	c.tr = tar.Reader{} // drop what it references
+	c.tr.release()
 	c.head = prefixReader{}
 }
 
@@ -267,8 +268,15 @@ func (c *cursor) drain(kind Kind) error {
 	if kind == None {
 		return nil
 	}
-	_, err := io.Copy(io.Discard, &c.head)
-	return err
+	buf := c.tr.buffer()
+	for {
+		if _, err := c.head.Read(buf); err != nil {
+			if err == io.EOF {
+				err = nil
+			}
+			return err
+		}
+	}
 }
 
 // Open lists the archive in ra (size bytes); cfg may be nil.
@@ -288,7 +296,12 @@ func Open(ra io.ReaderAt, size int64, cfg *arc.Config) (*Archive, error) {
 			return nil, errs.ErrFormat
 		}
 		sr := &seekReader{ra: ra, size: size}
-		if err := a.list(tar.NewReader(sr), sr, nil); err != nil {
+		tr := headerPool.Get() // its block escapes (read into through an interface)
+		tr.reset(sr)
+		err := a.list(tr, sr, nil)
+		tr.release()
+		headerPool.Put(tr)
+		if err != nil {
 			return nil, err
 		}
 		return a, nil
@@ -329,9 +342,9 @@ func round512(n int64) int64 { return (n + blockSize - 1) &^ (blockSize - 1) }
 
 // list reads every header; sr is the plain tar's source (nil when
 // compressed), whose position gives the data offsets, or c the pass
-// over the compressed stream, whose position does (archive/tar reads no
-// further than a header and its padding).
-func (a *Archive) list(tr *tar.Reader, sr *seekReader, c *cursor) error {
+// over the compressed stream, whose position does (the header reader
+// reads no further than a header and its padding).
+func (a *Archive) list(tr *headerReader, sr *seekReader, c *cursor) error {
 	var mem int64
 	method := methodName(a.kind)
 	hdrStart := int64(0) // plain: where the next entry's headers start; -1 unknown
@@ -379,7 +392,7 @@ func (a *Archive) list(tr *tar.Reader, sr *seekReader, c *cursor) error {
 	}
 }
 
-// tarErr maps archive/tar's errors to the sentinels.
+// tarErr maps the header reader's and the stream's errors to the sentinels.
 func tarErr(err error) error {
 	switch {
 	case err == nil || err == io.EOF || isOurs(err):
@@ -390,7 +403,8 @@ func tarErr(err error) error {
 	return errs.Corrupt("tar: %v", err)
 }
 
-// seekReader reads ra from pos; archive/tar skips entry data by Seek.
+// seekReader reads ra from pos; the header reader skips entry data by
+// moving pos.
 type seekReader struct {
 	ra   io.ReaderAt
 	size int64
@@ -410,20 +424,6 @@ func (s *seekReader) Read(p []byte) (int, error) {
 		err = nil
 	}
 	return n, err
-}
-
-func (s *seekReader) Seek(off int64, whence int) (int64, error) {
-	switch whence {
-	case io.SeekCurrent:
-		off += s.pos
-	case io.SeekEnd:
-		off += s.size
-	}
-	if off < 0 {
-		return s.pos, errs.Corrupt("tar: seek before the start")
-	}
-	s.pos = off
-	return off, nil
 }
 
 // FormatName says what was detected: "tar", "tar.gz" … or, for a single
@@ -534,7 +534,7 @@ func (a *Archive) seek(i int) (*cursor, error) {
 }
 
 // openPlain reads a plain tar entry from its data offset, or a sparse
-// one through archive/tar from its header.
+// one through the header reader from its header.
 func (a *Archive) openPlain(i int, e *arc.Entry) (io.ReadCloser, error) {
 	h := e.Sys.(*tar.Header)
 	if !isSparse(h) {
@@ -543,13 +543,13 @@ func (a *Archive) openPlain(i int, e *arc.Entry) (io.ReadCloser, error) {
 		}
 		return &sectionReader{ra: a.ra, pos: a.offs[i], end: a.offs[i] + e.Size}, nil
 	}
-	var tr *tar.Reader
+	tr := new(headerReader)
 	target := i
 	if a.offs[i] >= 0 {
-		tr = tar.NewReader(&seekReader{ra: a.ra, size: a.size, pos: a.offs[i]})
+		tr.reset(&seekReader{ra: a.ra, size: a.size, pos: a.offs[i]})
 		target = 0
 	} else {
-		tr = tar.NewReader(&seekReader{ra: a.ra, size: a.size})
+		tr.reset(&seekReader{ra: a.ra, size: a.size})
 	}
 	for n := 0; n <= target; {
 		hh, err := tr.Next()

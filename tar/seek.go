@@ -30,8 +30,8 @@ import (
 //
 // gzip is decoded there by the deflate package (its decoder checkpoints
 // between blocks) rather than by klauspost's, which ordinary reading
-// keeps. A GNU sparse entry is read through archive/tar from its header
-// as Open does (start 0): its data offsets are not the content's.
+// keeps. A GNU sparse entry is read through the header reader from its
+// header as Open does (start 0): its data offsets are not the content's.
 
 // OpenAt implements arc.EntrySeeker.
 func (a *Archive) OpenAt(i int, off int64) (io.ReadCloser, int64, error) {
