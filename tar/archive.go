@@ -473,10 +473,10 @@ func (a *Archive) Open(i int) (io.ReadCloser, error) {
 		return nil, fmt.Errorf("tar: no entry %d", i)
 	}
 	e := a.ents[i]
+	if err := a.checkIndexed(i); err != nil {
+		return nil, err
+	}
 	if a.kind == None {
-		if err := a.checkIndexed(i); err != nil {
-			return nil, err
-		}
 		return a.openPlain(i, e)
 	}
 	if a.bare {

@@ -181,11 +181,17 @@ func OpenIndex(ra io.ReaderAt, size int64, payload []byte, cfg *arc.Config) (arc
 	if d.Err != nil {
 		return nil, d.Err
 	}
+	// One allocation for the headers, one for the entries and one for
+	// their strings (a copy of the payload they are cut from): reopening
+	// a listing of thousands allocates a handful of times.
 	a.ents, a.offs = make([]*arc.Entry, 0, n), make([]int64, 0, n)
+	hs, es := make([]tar.Header, n), make([]arc.Entry, n)
+	hd := headerDecoder{d: d, s: string(d.B)}
 	method := methodName(a.kind)
 	var mem int64
 	for i := 0; i < n && d.Err == nil; i++ {
-		h := getHeader(d)
+		h := &hs[i]
+		hd.header(h)
 		off := int64(d.Uvarint("data offset")) - 1
 		if d.Err != nil {
 			break
@@ -193,7 +199,8 @@ func OpenIndex(ra io.ReaderAt, size int64, payload []byte, cfg *arc.Config) (arc
 		if mem += headerCost(h); mem > a.lim.MaxHeaderMemory {
 			return nil, errs.Limit("the tar index needs more than MaxHeaderMemory (%d bytes)", a.lim.MaxHeaderMemory)
 		}
-		e := entryOf(h, method, -1, i)
+		e := &es[i]
+		fillEntry(e, h, method, -1, i)
 		if a.kind == None && !isSparse(h) {
 			e.PackedSize = e.Size
 		}
@@ -346,9 +353,11 @@ func (a *Archive) headerRanges() []indexfmt.Range {
 }
 
 // checkIndexed makes sure, before entry i of an Archive opened from an
-// index is first read by offset, that its header is where the index
-// says, as the index says (see above). A compressed entry Open reads
-// from the start is checked by seek as its header is decoded.
+// index is first opened, that its header is where the index says, as
+// the index says (see above): a plain tar's is read again, a compressed
+// one's decoded from the nearest checkpoint before it, or else from the
+// start (an entry with content that Open reads that way is checked by
+// seek as it goes: nothing to do here).
 func (a *Archive) checkIndexed(i int) error {
 	x := a.ix
 	if x == nil || a.bare || x.verified[i].Load() {
@@ -358,27 +367,23 @@ func (a *Archive) checkIndexed(i int) error {
 	switch {
 	case a.kind == None:
 		err = a.walkPlain(i)
-	case !a.seeksByOffset(i):
-		return nil // Open decodes from the start; seek checks the header
-	case a.hdrStart(i) < 0:
+	case a.hdrStart(i) >= 0 && cpKindOf(a.kind) != "" && a.cps.Interval() > 0:
+		err = a.checkStream(i)
+	case a.ents[i].Size > 0:
+		if _, _, ok := a.cpRange(i); !ok {
+			return nil // read from the start: seek checks it
+		}
+		fallthrough
+	default:
 		var c *cursor
 		if c, err = a.seek(i); err == nil {
-			(&entryReader{c: c, a: a}).Close() // keep the pass for the read
+			(&entryReader{c: c, a: a}).Close() // keep the pass for the next entry
 		}
-	default:
-		err = a.checkStream(i)
 	}
 	if err == nil {
 		x.verified[i].Store(true)
 	}
 	return err
-}
-
-// seeksByOffset reports whether OpenAt reads entry i of a compressed
-// tarball from its data offset (through checkpoints).
-func (a *Archive) seeksByOffset(i int) bool {
-	_, _, ok := a.cpRange(i)
-	return ok
 }
 
 // walkPlain parses a plain tar's headers from entry i's (or, when its
@@ -540,17 +545,36 @@ func getTime(d *indexfmt.Decoder) time.Time {
 	return t
 }
 
-// getHeader reads what putHeader wrote. Xattrs are rebuilt from the PAX
-// records as archive/tar fills them.
-func getHeader(d *indexfmt.Decoder) *tar.Header {
-	h := &tar.Header{Typeflag: d.Byte("typeflag")}
-	h.Name = d.String(maxHeaderString, "name")
-	h.Linkname = d.String(maxHeaderString, "link name")
+// headerDecoder reads what putHeader wrote; its strings are cut from s,
+// one string copy of the bytes d reads (from d.B when it started).
+type headerDecoder struct {
+	d *indexfmt.Decoder
+	s string
+}
+
+// str reads a length-prefixed string of at most maxHeaderString bytes.
+func (hd *headerDecoder) str(what string) string {
+	b := hd.d.Bytes(what)
+	if hd.d.Err != nil || len(b) > maxHeaderString {
+		hd.d.Fail(what)
+		return ""
+	}
+	end := len(hd.s) - len(hd.d.B)
+	return hd.s[end-len(b) : end]
+}
+
+// header reads a header into h. Xattrs are rebuilt from the PAX records
+// as archive/tar fills them.
+func (hd *headerDecoder) header(h *tar.Header) {
+	d := hd.d
+	h.Typeflag = d.Byte("typeflag")
+	h.Name = hd.str("name")
+	h.Linkname = hd.str("link name")
 	h.Size = d.Varint("size")
 	h.Mode = d.Varint("mode")
 	uid, gid := d.Varint("uid"), d.Varint("gid")
-	h.Uname = d.String(maxHeaderString, "user name")
-	h.Gname = d.String(maxHeaderString, "group name")
+	h.Uname = hd.str("user name")
+	h.Gname = hd.str("group name")
 	h.ModTime, h.AccessTime, h.ChangeTime = getTime(d), getTime(d), getTime(d)
 	h.Devmajor, h.Devminor = d.Varint("device"), d.Varint("device")
 	format := d.Uvarint("format")
@@ -560,8 +584,8 @@ func getHeader(d *indexfmt.Decoder) *tar.Header {
 		h.PAXRecords = make(map[string]string, n)
 	}
 	for j := 0; j < n && d.Err == nil; j++ {
-		k := d.String(maxHeaderString, "PAX key")
-		v := d.String(maxHeaderString, "PAX value")
+		k := hd.str("PAX key")
+		v := hd.str("PAX value")
 		if _, dup := h.PAXRecords[k]; dup {
 			d.Fail("PAX records")
 		}
@@ -579,7 +603,6 @@ func getHeader(d *indexfmt.Decoder) *tar.Header {
 		d.Fail("tar header")
 	}
 	h.Uid, h.Gid, h.Format = int(uid), int(gid), tar.Format(format)
-	return h
 }
 
 var _ arc.CheckpointPersister = (*Archive)(nil)
