@@ -27,6 +27,22 @@ var indexTarFiles = []string{"pax.tar", "gnu.tar", "oldgnu.tar", "ustar.tar", "v
 	"small-multimember.tar.gz", "small-pigz.tgz", "small-frames.tar.zst", "small-members.tar.lz",
 	"text.txt.gz", "text.txt.bz2", "text.txt.xz", "text.txt.zst", "text.txt.lz", "text.txt.lzma"}
 
+// tarIndexOf reads testdata/tar/name and returns it, its marshalled
+// index, that parsed again, its entries and their contents.
+func tarIndexOf(t *testing.T, name string) ([]byte, []byte, *Index, []Entry, [][]byte) {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", "tar", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, ents, data := indexOf(t, b, nil)
+	idx, err := ParseIndex(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b, m, idx, ents, data
+}
+
 // TestIndexTarRoundTrip: a tarball reopened from its marshalled index
 // lists the same entries (every field, and Sys the same *tar.Header)
 // with the same contents, under the same format name, and the index of
@@ -34,15 +50,7 @@ var indexTarFiles = []string{"pax.tar", "gnu.tar", "oldgnu.tar", "ustar.tar", "v
 func TestIndexTarRoundTrip(t *testing.T) {
 	for _, name := range indexTarFiles {
 		t.Run(name, func(t *testing.T) {
-			b, err := os.ReadFile(filepath.Join("testdata", "tar", name))
-			if err != nil {
-				t.Fatal(err)
-			}
-			m, ents, data := indexOf(t, b, nil)
-			idx, err := ParseIndex(m)
-			if err != nil {
-				t.Fatal(err)
-			}
+			b, m, idx, ents, data := tarIndexOf(t, name)
 			a, err := OpenWithIndex(bytes.NewReader(b), int64(len(b)), idx)
 			if err != nil {
 				t.Fatal(err)
@@ -60,25 +68,32 @@ func TestIndexTarRoundTrip(t *testing.T) {
 				t.Errorf("the reopened archive's index differs")
 			}
 			// Offset reads go through the header check too.
-			for i, e := range a.Entries() {
-				if !hasData(e) || len(data[i]) < 2 {
-					continue
-				}
-				s, err := a.OpenSeekable(e)
-				if err != nil {
-					t.Fatal(err)
-				}
-				off := len(data[i]) / 2
-				got := make([]byte, len(data[i])-off)
-				if _, err := s.ReadAt(got, int64(off)); err != nil && err != io.EOF {
-					t.Fatalf("%s: ReadAt %d: %v", e.Name, off, err)
-				}
-				s.Close()
-				if !bytes.Equal(got, data[i][off:]) {
-					t.Errorf("%s: ReadAt %d differs", e.Name, off)
-				}
-			}
+			readAtHalves(t, a, data)
 		})
+	}
+}
+
+// readAtHalves reads the second half of every entry of a with content
+// through a SeekableEntry's ReadAt and compares it with data.
+func readAtHalves(t *testing.T, a *Archive, data [][]byte) {
+	t.Helper()
+	for i, e := range a.Entries() {
+		if !hasData(e) || len(data[i]) < 2 {
+			continue
+		}
+		s, err := a.OpenSeekable(e)
+		if err != nil {
+			t.Fatalf("%s: OpenSeekable: %v", e.Name, err)
+		}
+		off := len(data[i]) / 2
+		got := make([]byte, len(data[i])-off)
+		if _, err := s.ReadAt(got, int64(off)); err != nil && err != io.EOF {
+			t.Fatalf("%s: ReadAt %d: %v", e.Name, off, err)
+		}
+		s.Close()
+		if !bytes.Equal(got, data[i][off:]) {
+			t.Errorf("%s: ReadAt %d differs", e.Name, off)
+		}
 	}
 }
 
@@ -154,8 +169,11 @@ func TestIndexTarGzListsWithoutDecoding(t *testing.T) {
 	// Not inside a GC cycle (or its sweep) of an earlier test's heap,
 	// which slows allocating the listing several times.
 	runtime.GC()
-	best := time.Hour
-	for i := 0; i < 20; i++ {
+	best, runs := time.Hour, 20
+	if testing.Short() || testutil.RaceEnabled {
+		runs = 3 // no timing is asserted under -race
+	}
+	for i := 0; i < runs; i++ {
 		cr := &cpCountingReaderAt{r: bytes.NewReader(b)}
 		start := time.Now()
 		idx, err := ParseIndex(m)
@@ -197,20 +215,11 @@ func TestIndexTarGzListsWithoutDecoding(t *testing.T) {
 // open or a read with ErrStaleIndex, or leaves every entry with content
 // listed and read as it was (the flip hit an entry without content,
 // whose header a compressed tarball's index cannot check without a
-// read). An offset moved onto another entry's data or off a header fails
-// the read.
+// read). (tar's TestIndexOffsetTampered moves offsets.)
 func TestIndexTarTampered(t *testing.T) {
 	for _, name := range []string{"small.tar.gz", "small.tar.xz", "gnu.tar", "pax.tar"} {
 		t.Run(name, func(t *testing.T) {
-			b, err := os.ReadFile(filepath.Join("testdata", "tar", name))
-			if err != nil {
-				t.Fatal(err)
-			}
-			m, ents, data := indexOf(t, b, nil)
-			idx, err := ParseIndex(m)
-			if err != nil {
-				t.Fatal(err)
-			}
+			b, _, idx, ents, data := tarIndexOf(t, name)
 			// About 150 flips per archive (40 under -short or -race),
 			// spread over the payload.
 			step := max(1, len(idx.payload)/150)
@@ -281,21 +290,10 @@ func tamperedReads(t *testing.T, b []byte, idx *Index, ents []Entry, data [][]by
 // another: another size, or the same size with other ends (four 30 KiB
 // tars of the same files in other dialects).
 func TestIndexTarOtherArchive(t *testing.T) {
-	read := func(name string) []byte {
-		b, err := os.ReadFile(filepath.Join("testdata", "tar", name))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return b
-	}
 	for _, pair := range [][2]string{{"small.tar.gz", "small-multimember.tar.gz"}, {"small.tar.gz", "seek.tar.gz"},
 		{"gnu.tar", "oldgnu.tar"}, {"ustar.tar", "v7.tar"}, {"text.txt.xz", "text-crc32.txt.xz"}} {
-		x, y := read(pair[0]), read(pair[1])
-		m, _, _ := indexOf(t, x, nil)
-		idx, err := ParseIndex(m)
-		if err != nil {
-			t.Fatal(err)
-		}
+		x, _, idx, _, _ := tarIndexOf(t, pair[0])
+		y, _, _, _, _ := tarIndexOf(t, pair[1])
 		if _, err := OpenWithIndex(bytes.NewReader(y), int64(len(y)), idx); !errors.Is(err, ErrStaleIndex) {
 			t.Errorf("index of %s over %s (%d and %d bytes): %v", pair[0], pair[1], len(x), len(y), err)
 		}
@@ -332,24 +330,8 @@ func TestIndexTarStaleMiddle(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if cp > 0 {
-				// Take checkpoints over the whole stream, and keep them.
-				s, err := a.OpenSeekable(a.Entries()[n])
-				if err != nil {
-					t.Fatal(err)
-				}
-				io.Copy(io.Discard, s)
-				s.Close()
-			}
-			idx, err := a.Index(IndexWithCheckpoints())
-			a.Close()
-			if err != nil {
-				t.Fatal(err)
-			}
-			m, _ := idx.MarshalBinary()
-			if idx, err = ParseIndex(m); err != nil {
-				t.Fatal(err)
-			}
+			// With checkpoints, take them over the whole stream.
+			idx := checkpointIndex(t, a, a.Entries()[n])
 			b, err := OpenWithIndex(bytes.NewReader(gy), int64(len(gy)), idx, opts...)
 			if err != nil {
 				t.Fatalf("same ends, stale middle: %v", err)
@@ -381,6 +363,29 @@ func TestIndexTarStaleMiddle(t *testing.T) {
 	}
 }
 
+// checkpointIndex reads e through a SeekableEntry (taking checkpoints
+// when a takes them), closes a and returns its index with checkpoints,
+// marshalled and parsed again.
+func checkpointIndex(t *testing.T, a *Archive, e *Entry) *Index {
+	t.Helper()
+	s, err := a.OpenSeekable(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	io.Copy(io.Discard, s)
+	s.Close()
+	idx, err := a.Index(IndexWithCheckpoints())
+	a.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, _ := idx.MarshalBinary()
+	if idx, err = ParseIndex(m); err != nil {
+		t.Fatal(err)
+	}
+	return idx
+}
+
 // TestIndexTarCheckpoints: a compressed tarball's checkpoints kept in its
 // index (IndexWithCheckpoints, through MarshalBinary and ParseIndex) are
 // restored into the archive reopened from it: reading the end of its
@@ -389,6 +394,9 @@ func TestIndexTarStaleMiddle(t *testing.T) {
 func TestIndexTarCheckpoints(t *testing.T) {
 	for _, name := range []string{"seek.tar.gz", "seek.tar.bz2", "seek.tar.lz", "seek.tar.lzma", "seek.tar.xz"} {
 		t.Run(name, func(t *testing.T) {
+			if testing.Short() && name != "seek.tar.gz" && name != "seek.tar.bz2" {
+				t.Skip("the LZMA family's windows are slow to restore under -short -race; the full run covers them")
+			}
 			b, err := os.ReadFile(filepath.Join("testdata", "tar", name))
 			if err != nil {
 				t.Fatal(err)
@@ -401,21 +409,7 @@ func TestIndexTarCheckpoints(t *testing.T) {
 			ents := a.Entries()
 			last := ents[len(ents)-1]
 			want := readEntry(t, a, last)
-			s, err := a.OpenSeekable(last)
-			if err != nil {
-				t.Fatal(err)
-			}
-			io.Copy(io.Discard, s)
-			s.Close()
-			idx, err := a.Index(IndexWithCheckpoints())
-			a.Close()
-			if err != nil {
-				t.Fatal(err)
-			}
-			m, _ := idx.MarshalBinary()
-			if idx, err = ParseIndex(m); err != nil {
-				t.Fatal(err)
-			}
+			idx := checkpointIndex(t, a, last)
 			readEnd := func(idx *Index) (int64, arc.CheckpointStats) {
 				cr := &cpCountingReaderAt{r: bytes.NewReader(b)}
 				a, err := OpenWithIndex(cr, int64(len(b)), idx, cps)
@@ -442,6 +436,19 @@ func TestIndexTarCheckpoints(t *testing.T) {
 			with, st := readEnd(idx)
 			if st.Restored == 0 || st.Verified == 0 {
 				t.Fatalf("checkpoints restored %d, used %d", st.Restored, st.Verified)
+			}
+			// Every restored checkpoint's state altered (its Check not):
+			// each is dropped on first use, and the read still gives the
+			// bytes, decoding from the start.
+			cpl := sectionCheckpoints(t, idx)
+			for k := range cpl {
+				cpl[k].State = bytes.Clone(cpl[k].State)
+				cpl[k].State[len(cpl[k].State)-1] ^= 0x55
+			}
+			bad := *idx
+			bad.sections = []indexSection{{tagCheckpoints, encodeCheckpoints(cpl)}}
+			if _, st := readEnd(&bad); st.Rejected == 0 || st.Verified != 0 {
+				t.Errorf("altered checkpoints: %+v", st)
 			}
 			noCP := *idx
 			noCP.sections = nil
