@@ -286,6 +286,27 @@ func tamperedReads(t *testing.T, b []byte, idx *Index, ents []Entry, data [][]by
 	return failed
 }
 
+// TestIndexTarCutShort: a tar cut inside an entry's data opens with a
+// warning, and has no index (its reopened listing would lose it).
+func TestIndexTarCutShort(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("testdata", "tar", "gnu.tar"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b = b[:5000]
+	a, err := Open(bytes.NewReader(b), int64(len(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	if len(a.Warnings()) == 0 {
+		t.Fatal("no warning")
+	}
+	if _, err := a.Index(); !errors.Is(err, ErrUnsupported) {
+		t.Fatalf("Index of a tar cut short: %v", err)
+	}
+}
+
 // TestIndexTarOtherArchive: the index of one tarball does not open
 // another: another size, or the same size with other ends (four 30 KiB
 // tars of the same files in other dialects).
