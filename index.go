@@ -55,13 +55,14 @@ func init() {
 // A tarball's index (plain, or compressed: tar.gz, tar.xz, tar.zst …,
 // and a single compressed file) holds every header and each entry's
 // offset in the decoded stream, so a compressed tarball reopened from
-// it lists without decompressing anything. Its headers lie inside the
-// compressed stream, where no digest can see them without decoding:
-// they are checked instead when an entry is first read, by decoding its
-// header again (from the nearest checkpoint before it, with
-// IndexWithCheckpoints) and comparing it with the index's, so a read
-// from a stale index fails with ErrStaleIndex rather than returning other
-// bytes; an entry with no content is not checked.
+// it lists without decompressing anything. A plain tar's header blocks
+// are in the digest; a compressed one's lie inside the stream, where no
+// digest sees them without decoding: each entry's header is checked
+// when the entry is first opened, by reading or decoding it again (from
+// the nearest checkpoint before it, with IndexWithCheckpoints) and
+// comparing it with the index's, so a read through a stale index fails
+// with ErrStaleIndex rather than returning other bytes; the listing of
+// an entry never opened is not checked.
 //
 // Formats: 7z, ZIP, RAR and tar. Archive.Index of another format (or
 // of a tar cut short) fails with an error matching ErrUnsupported.

@@ -38,23 +38,23 @@ import (
 //     more than indexfmt.MaxRanges header runs, the runs with the
 //     smallest gaps between them are merged, and a merged range longer
 //     than 2 MiB is digested by its ends only).
-//   - Before an entry is first read by offset (a plain tar's data
-//     offset, a compressed tarball's checkpoints), its header blocks are
-//     decoded again from where the entry before it ends (from the nearest
-//     checkpoint at or before there) and parsed: they must be a header
-//     equal to the index's, ending exactly at the entry's data offset,
-//     or the read fails with arc.ErrStaleIndex. A compressed entry read
-//     from the start (Open, or without checkpoints) is checked the same
-//     way as the pass decodes its header. So an index that puts an entry
-//     at an offset that is no header, or at another entry's, fails the
-//     read instead of returning other bytes.
+//   - Before an entry is first opened (Open, OpenAt; an empty one too),
+//     its header blocks are read again, or decoded again from where the
+//     entry before it ends (from the nearest checkpoint at or before
+//     there), and parsed: they must be a header equal to the index's,
+//     ending exactly at the entry's data offset, or the open fails with
+//     arc.ErrStaleIndex. A compressed entry Open reads from the start
+//     (without checkpoints) is checked the same way as the pass decodes
+//     its header. So an index that puts an entry at an offset that is no
+//     header, or at another entry's, fails the read instead of returning
+//     other bytes.
 //
 // A compressed tarball's headers cannot be digested without decoding the
 // stream: they are compared when they are decoded for a read (the index
 // holds every field of each header, which is what is compared; bytes
 // that archive/tar does not report, such as a header's padding, are
-// not). An entry with no content is never read, so a stale index's
-// metadata for it is not detected in a compressed tarball.
+// not). Until an entry is opened its listing is the index's: a stale
+// index's metadata of an entry never opened goes unnoticed.
 //
 // Payload, version 1:
 //
