@@ -473,7 +473,7 @@ func (a *Archive) Open(i int) (io.ReadCloser, error) {
 		return nil, fmt.Errorf("tar: no entry %d", i)
 	}
 	e := a.ents[i]
-	if err := a.checkIndexed(i); err != nil {
+	if err := a.checkIndexed(i, false); err != nil {
 		return nil, err
 	}
 	if a.kind == None {

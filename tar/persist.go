@@ -354,37 +354,48 @@ func (a *Archive) headerRanges() []indexfmt.Range {
 }
 
 // checkIndexed makes sure, before entry i of an Archive opened from an
-// index is first opened, that its header is where the index says, as
-// the index says (see above): a plain tar's is read again, a compressed
-// one's decoded from the nearest checkpoint before it, or else from the
-// start (an entry with content that Open reads that way is checked by
-// seek as it goes: nothing to do here).
-func (a *Archive) checkIndexed(i int) error {
+// index is first opened (by OpenAt when byOffset), that its header is
+// where the index says, as the index says (see above): a plain tar's is
+// read again; a compressed one's is decoded by the pass Open reads the
+// entry with (seek checks it), or else from the nearest checkpoint
+// before it, or by the kept pass when it has not passed the entry (an
+// empty entry read in order), or from the start.
+func (a *Archive) checkIndexed(i int, byOffset bool) error {
 	x := a.ix
 	if x == nil || a.bare || x.verified[i].Load() {
 		return nil
 	}
-	var err error
-	switch {
-	case a.kind == None:
-		err = a.walkPlain(i)
-	case a.hdrStart(i) >= 0 && cpKindOf(a.kind) != "" && a.cps.Interval() > 0:
-		err = a.checkStream(i)
-	case a.ents[i].Size > 0:
-		if _, _, ok := a.cpRange(i); !ok {
-			return nil // read from the start: seek checks it
-		}
-		fallthrough
-	default:
-		var c *cursor
-		if c, err = a.seek(i); err == nil {
-			(&entryReader{c: c, a: a}).Close() // keep the pass for the next entry
+	if a.kind == None {
+		return a.verify(i, a.walkPlain(i))
+	}
+	if a.ents[i].Size > 0 {
+		if _, _, ok := a.cpRange(i); !byOffset || !ok {
+			return nil // Open decodes through the header: seek checks it
 		}
 	}
+	if a.hdrStart(i) >= 0 && cpKindOf(a.kind) != "" && a.cps.Interval() > 0 && (byOffset || !a.idleReaches(i)) {
+		return a.verify(i, a.checkStream(i))
+	}
+	c, err := a.seek(i)
 	if err == nil {
-		x.verified[i].Store(true)
+		(&entryReader{c: c, a: a}).Close() // keep the pass for the next entry
+	}
+	return a.verify(i, err)
+}
+
+// verify notes entry i checked when err is nil, and returns err.
+func (a *Archive) verify(i int, err error) error {
+	if err == nil {
+		a.ix.verified[i].Store(true)
 	}
 	return err
+}
+
+// idleReaches reports whether the pass Open keeps has not passed entry i.
+func (a *Archive) idleReaches(i int) bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.idle != nil && a.idle.next <= i
 }
 
 // walkPlain parses a plain tar's headers from entry i's (or, when its
@@ -443,11 +454,7 @@ func (a *Archive) checkSeek(i int, h *tar.Header, data int64) error {
 	if a.ix == nil {
 		return nil
 	}
-	if err := a.matchHeader(i, h, data); err != nil {
-		return err
-	}
-	a.ix.verified[i].Store(true)
-	return nil
+	return a.verify(i, a.matchHeader(i, h, data))
 }
 
 // matchHeader compares header h, found with its data at offset data,

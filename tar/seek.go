@@ -39,7 +39,7 @@ func (a *Archive) OpenAt(i int, off int64) (io.ReadCloser, int64, error) {
 		return nil, 0, fmt.Errorf("tar: no entry %d", i)
 	}
 	off = max(off, 0)
-	if err := a.checkIndexed(i); err != nil {
+	if err := a.checkIndexed(i, true); err != nil {
 		return nil, 0, err
 	}
 	if a.kind == None {
