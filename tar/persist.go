@@ -175,6 +175,7 @@ func OpenIndex(ra io.ReaderAt, size int64, payload []byte, cfg *arc.Config) (arc
 			return nil, d.Err
 		}
 		a.ents = []*arc.Entry{e}
+		a.ix = &ixState{verified: make([]atomic.Bool, 1)}
 		return a, nil
 	}
 	n := d.Count(minHeaderSize+1, int(min(a.lim.MaxEntries, 1<<40)), "entries")
@@ -362,8 +363,11 @@ func (a *Archive) headerRanges() []indexfmt.Range {
 // empty entry read in order), or from the start.
 func (a *Archive) checkIndexed(i int, byOffset bool) error {
 	x := a.ix
-	if x == nil || a.bare || x.verified[i].Load() {
+	if x == nil || x.verified[i].Load() {
 		return nil
+	}
+	if a.bare {
+		return a.verify(i, a.checkBare())
 	}
 	if a.kind == None {
 		return a.verify(i, a.walkPlain(i))
@@ -383,6 +387,21 @@ func (a *Archive) checkIndexed(i int, byOffset bool) error {
 	return a.verify(i, err)
 }
 
+// checkBare decodes the first block of a single compressed file listed
+// from an index: a tar header there means the index calls a tarball a
+// single file (its entries would be read as one).
+func (a *Archive) checkBare() error {
+	c, n, err := a.newCursor()
+	if err != nil {
+		return err
+	}
+	defer c.free()
+	if IsHeader(c.hb[:n]) {
+		return arc.Stale("a tarball indexed as a single compressed file")
+	}
+	return nil
+}
+
 // verify notes entry i checked when err is nil, and returns err.
 func (a *Archive) verify(i int, err error) error {
 	if err == nil {
@@ -398,15 +417,26 @@ func (a *Archive) idleReaches(i int) bool {
 	return a.idle != nil && a.idle.next <= i
 }
 
-// walkPlain parses a plain tar's headers from entry i's (or, when its
-// start is not known, from the nearest entry before it whose start is)
-// up to entry i's, and compares it and its data offset with the index.
+// walkPlain parses a plain tar's headers from where openPlain reads
+// entry i's (a sparse entry's offset; the start when that is unknown),
+// or from where the entry before it ends (when that is unknown, from the
+// nearest entry before it whose end is known) up to entry i's, and
+// compares it and its data offset with the index.
 func (a *Archive) walkPlain(i int) error {
-	k := i
-	for a.hdrStart(k) < 0 {
-		k--
+	k, start := i, a.hdrStart(i)
+	switch {
+	case isSparse(a.ents[i].Sys.(*tar.Header)):
+		start = max(a.offs[i], 0)
+		if a.offs[i] < 0 {
+			k = 0
+		}
+	default:
+		for start < 0 {
+			k--
+			start = a.hdrStart(k)
+		}
 	}
-	sr := &seekReader{ra: a.ra, size: a.size, pos: a.hdrStart(k)}
+	sr := &seekReader{ra: a.ra, size: a.size, pos: start}
 	tr := tar.NewReader(sr)
 	for n := k; ; {
 		h, err := tr.Next()

@@ -336,3 +336,64 @@ func readEntry(a *Archive, i int) ([]byte, error) {
 	defer rc.Close()
 	return io.ReadAll(io.LimitReader(rc, 8<<20))
 }
+
+// TestIndexForgedShape: an index that calls a tarball a single
+// compressed file, or moves a sparse entry's header offset (from which a
+// plain tar's sparse entry is read), fails the open of the entry.
+func TestIndexForgedShape(t *testing.T) {
+	data := readTestdata(t, "small.tar.gz")
+	a, err := Open(bytes.NewReader(data), int64(len(data)), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	a.bare, a.ents = true, []*arc.Entry{bareEntry(a.kind, &decomp{}, "x.gz", int64(len(data)))}
+	p, err := a.ExportIndex(false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := reopen(p, data, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Open(0); !errors.Is(err, arc.ErrStaleIndex) {
+		t.Errorf("a tarball as a single file: %v", err)
+	}
+	for _, name := range []string{"sparse-gnu.tar", "sparse-pax01.tar", "sparse-pax10.tar"} {
+		data := readTestdata(t, name)
+		a, err := Open(bytes.NewReader(data), int64(len(data)), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		moved := 0
+		for i, e := range a.ents {
+			if !isSparse(e.Sys.(*tar.Header)) || a.offs[i] < 0 {
+				continue
+			}
+			orig := a.offs[i]
+			for _, off := range []int64{orig + blockSize, orig - blockSize} {
+				if off < 0 {
+					continue
+				}
+				a.offs[i] = off
+				p, err := a.ExportIndex(false)
+				a.offs[i] = orig
+				if err != nil {
+					t.Fatal(err)
+				}
+				b, err := reopen(p, data, 0)
+				if err == nil {
+					_, err = b.Open(i)
+				}
+				if !errors.Is(err, arc.ErrStaleIndex) {
+					t.Errorf("%s: sparse entry %d's header moved from %d to %d: %v", name, i, orig, off, err)
+				}
+				moved++
+			}
+		}
+		if moved == 0 {
+			t.Errorf("%s: no sparse entry", name)
+		}
+		a.Close()
+	}
+}
