@@ -26,6 +26,19 @@ func reopen(p, data []byte, cp int64) (*Archive, error) {
 	return b, nil
 }
 
+// movedIndex is a's index with entry i's offset moved to off.
+func movedIndex(t *testing.T, a *Archive, i int, off int64) []byte {
+	t.Helper()
+	orig := a.offs[i]
+	a.offs[i] = off
+	p, err := a.ExportIndex(false)
+	a.offs[i] = orig
+	if err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
 // TestIndexOffsetTampered: an index whose data offset of an entry was
 // moved (onto the next entry's data, a block on, a block back onto its
 // own header) is refused on reopening or fails every read of the entry
@@ -62,12 +75,7 @@ func TestIndexOffsetTampered(t *testing.T) {
 					if off < 0 || off == orig {
 						continue
 					}
-					a.offs[i] = off
-					p, err := a.ExportIndex(false)
-					a.offs[i] = orig
-					if err != nil {
-						t.Fatal(err)
-					}
+					p := movedIndex(t, a, i, off)
 					b, err := reopen(p, data, c.cp)
 					if err != nil {
 						if !errors.Is(err, arc.ErrStaleIndex) {
@@ -375,13 +383,7 @@ func TestIndexForgedShape(t *testing.T) {
 				if off < 0 {
 					continue
 				}
-				a.offs[i] = off
-				p, err := a.ExportIndex(false)
-				a.offs[i] = orig
-				if err != nil {
-					t.Fatal(err)
-				}
-				b, err := reopen(p, data, 0)
+				b, err := reopen(movedIndex(t, a, i, off), data, 0)
 				if err == nil {
 					_, err = b.Open(i)
 				}
