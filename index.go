@@ -10,6 +10,7 @@ import (
 	"github.com/go-unarc/unarc/internal/indexfmt"
 	"github.com/go-unarc/unarc/rar"
 	"github.com/go-unarc/unarc/sevenzip"
+	"github.com/go-unarc/unarc/tar"
 	"github.com/go-unarc/unarc/zip"
 )
 
@@ -21,11 +22,18 @@ import (
 // A stale index is never used.
 var ErrStaleIndex = arc.ErrStaleIndex
 
-// indexOpeners are the formats whose listing can be persisted.
+// indexOpeners are the formats whose listing can be persisted (tar's
+// under each name FormatName gives: "tar.gz", "xz" …).
 var indexOpeners = map[string]arc.IndexOpener{
 	"7z":  sevenzip.OpenIndex,
 	"zip": zip.OpenIndex,
 	"rar": rar.OpenIndex,
+}
+
+func init() {
+	for _, name := range tar.IndexFormats() {
+		indexOpeners[name] = tar.OpenIndex
+	}
 }
 
 // Index is a persistable description of an opened archive: its entries
@@ -44,8 +52,20 @@ var indexOpeners = map[string]arc.IndexOpener{
 // the password nor any key derivation, and the index must be kept as
 // secret as the password.
 //
-// Formats: 7z, ZIP and RAR. Archive.Index of another format fails with an error
-// matching ErrUnsupported.
+// A tarball's index (plain, or compressed: tar.gz, tar.xz, tar.zst …,
+// and a single compressed file) holds every header and each entry's
+// offset in the decoded stream, so a compressed tarball reopened from
+// it lists without decompressing anything. A plain tar's header blocks
+// are in the digest; a compressed one's lie inside the stream, where no
+// digest sees them without decoding: each entry's header is checked
+// when the entry is first opened, by reading or decoding it again (from
+// the nearest checkpoint before it, with IndexWithCheckpoints) and
+// comparing it with the index's, so a read through a stale index fails
+// with ErrStaleIndex rather than returning other bytes; the listing of
+// an entry never opened is not checked.
+//
+// Formats: 7z, ZIP, RAR and tar. Archive.Index of another format (or
+// of a tar cut short) fails with an error matching ErrUnsupported.
 type Index struct {
 	format   string
 	size     int64
@@ -100,8 +120,6 @@ type indexConfig struct{ keys, checkpoints bool }
 // the index's size too; without it (the default) the index holds none.
 // The index of an archive reopened from an index with checkpoints
 // holds those the new Archive took or verified.
-// Tarballs have no index (Index fails with ErrUnsupported): their
-// checkpoints live as long as the Archive.
 //
 // Restored checkpoints are untrusted: their fields must fit the archive
 // (else the open fails with ErrStaleIndex), their decoder state is
@@ -403,5 +421,15 @@ func openIndexed(r, src io.ReaderAt, size int64, idx *Index, cfg *arc.Config) (a
 	if edges != idx.edges {
 		return nil, arc.Stale("the archive's first or last bytes changed")
 	}
-	return open(r, size, idx.payload, cfg)
+	a, err := open(r, size, idx.payload, cfg)
+	if err != nil {
+		return nil, err
+	}
+	// The payload says what its format found (tar's compressor): it must
+	// be what the index is named.
+	if n, ok := a.(interface{ FormatName() string }); ok && n.FormatName() != idx.format {
+		a.Close()
+		return nil, arc.Stale("the index's format is not the archive's")
+	}
+	return a, nil
 }

@@ -475,24 +475,7 @@ func TestIndexRoundTripFiles(t *testing.T) {
 			sameListing(t, a, ents, data)
 			// Offset reads build their decoders apart from Open: they
 			// take the stored keys too.
-			for i, e := range a.Entries() {
-				if !hasData(e) || len(data[i]) < 2 {
-					continue
-				}
-				s, err := a.OpenSeekable(e)
-				if err != nil {
-					t.Fatalf("%s: OpenSeekable: %v", e.Name, err)
-				}
-				off := len(data[i]) / 2
-				got := make([]byte, len(data[i])-off)
-				if _, err := s.ReadAt(got, int64(off)); err != nil && err != io.EOF {
-					t.Fatalf("%s: ReadAt %d: %v", e.Name, off, err)
-				}
-				s.Close()
-				if !bytes.Equal(got, data[i][off:]) {
-					t.Errorf("%s: ReadAt %d differs", e.Name, off)
-				}
-			}
+			readAtHalves(t, a, data)
 			if asked != 0 {
 				t.Errorf("asked %d times for the password with stored keys", asked)
 			}

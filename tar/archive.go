@@ -136,6 +136,7 @@ type Archive struct {
 	offs    []int64 // plain tar: data offset of entry i; header offset for sparse ones (-1: unknown); compressed: in the decoded stream
 	warns   []error
 	cps     cpcache.Cache // seek.go
+	ix      *ixState      // opened from an index (persist.go)
 
 	mu     sync.Mutex
 	idle   *cursor // compressed tar: the decoder after the last closed entry
@@ -472,6 +473,9 @@ func (a *Archive) Open(i int) (io.ReadCloser, error) {
 		return nil, fmt.Errorf("tar: no entry %d", i)
 	}
 	e := a.ents[i]
+	if err := a.checkIndexed(i, false); err != nil {
+		return nil, err
+	}
 	if a.kind == None {
 		return a.openPlain(i, e)
 	}
@@ -523,6 +527,10 @@ func (a *Archive) seek(i int) (*cursor, error) {
 			continue
 		}
 		if c.next == i {
+			if err := a.checkSeek(i, h, c.g.out-int64(len(c.head.buf))); err != nil {
+				c.free()
+				return nil, err
+			}
 			if want := a.ents[i].Sys.(*tar.Header); h.Name != want.Name || h.Size != want.Size {
 				c.free()
 				return nil, errs.Corrupt("tar: entry %d decodes differently than when listed", i)

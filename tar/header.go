@@ -483,7 +483,14 @@ func IsHeader(b []byte) bool {
 // available as Entry.Sys for what Entry has no field for: uid, gid,
 // uname, gname, device numbers, PAX records and xattrs.
 func entryOf(h *tar.Header, method string, packed int64, index int) *arc.Entry {
-	e := &arc.Entry{
+	e := new(arc.Entry)
+	fillEntry(e, h, method, packed, index)
+	return e
+}
+
+// fillEntry is entryOf into e (an index fills a slab of them).
+func fillEntry(e *arc.Entry, h *tar.Header, method string, packed int64, index int) {
+	*e = arc.Entry{
 		Name:       strings.TrimRight(h.Name, "/"),
 		Modified:   h.ModTime,
 		Accessed:   h.AccessTime,
@@ -529,7 +536,6 @@ func entryOf(h *tar.Header, method string, packed int64, index int) *arc.Entry {
 	if e.Size == 0 && e.Link == arc.LinkNone && e.Mode&fs.ModeType == 0 {
 		e.PackedSize = 0
 	}
-	return e
 }
 
 // headerCost is what an entry is charged against MaxHeaderMemory: its

@@ -39,6 +39,9 @@ func (a *Archive) OpenAt(i int, off int64) (io.ReadCloser, int64, error) {
 		return nil, 0, fmt.Errorf("tar: no entry %d", i)
 	}
 	off = max(off, 0)
+	if err := a.checkIndexed(i, true); err != nil {
+		return nil, 0, err
+	}
 	if a.kind == None {
 		e := a.ents[i]
 		if isSparse(e.Sys.(*tar.Header)) || e.Size <= 0 || off == 0 {
@@ -146,7 +149,7 @@ func (a *Archive) pass(target int64) (*spass, error) {
 		idle = nil
 	}
 	a.mu.Unlock()
-	cp, ok := a.cps.Find(0, target)
+	cp, ok := a.findCP(target)
 	if idle != nil {
 		if !ok || idle.pos >= cp.Out {
 			return idle, nil
