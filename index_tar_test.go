@@ -419,9 +419,9 @@ func checkpointIndex(t *testing.T, a *Archive, e *Entry) *Index {
 // last entry starts from one (verified on first use) and reads less of
 // the archive than without them, and gives the sequential bytes.
 func TestIndexTarCheckpoints(t *testing.T) {
-	for _, name := range []string{"seek.tar.gz", "seek.tar.bz2", "seek.tar.lz", "seek.tar.lzma", "seek.tar.xz"} {
+	for _, name := range []string{"seek.tar.gz", "seek.tar.bz2", "seek.tar.lz", "seek.tar.lzma", "seek.tar.xz", "seek.tar.zst"} {
 		t.Run(name, func(t *testing.T) {
-			if testing.Short() && name != "seek.tar.gz" && name != "seek.tar.bz2" {
+			if testing.Short() && name != "seek.tar.gz" && name != "seek.tar.bz2" && name != "seek.tar.zst" {
 				t.Skip("the LZMA family's windows are slow to restore under -short -race; the full run covers them")
 			}
 			b, err := os.ReadFile(filepath.Join("testdata", "tar", name))

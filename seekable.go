@@ -71,9 +71,11 @@ var defaultCheckpoints = arc.CheckpointPolicy{Interval: DefaultCheckpointInterva
 //   - 7z filters: one BCJ-family or Delta filter after any of these
 //     coders or over Copy (kind "lzma2+bcj", "copy+delta" and so on)
 //     adds its few bytes of state (Delta: 257); a BCJ2 folder (7-Zip's
-//     -mf=BCJ2, not encrypted; kind "bcj2") keeps the BCJ2 decoder's
-//     registers, probabilities and buffered input with a checkpoint of
-//     each of its input coders, at points where all of them can take one.
+//     -mf=BCJ2, plain or under 7zAES; kind "bcj2") keeps the BCJ2
+//     decoder's registers, probabilities and buffered input with a
+//     checkpoint of each of its input coders, at points where all of them
+//     can take one; under 7zAES each input resumes at its AES block, the
+//     IV read from the archive, and no key is kept.
 //   - RAR5 (solid or not, plain or AES, across volumes): between decode
 //     passes with no filter pending; the window (up to twice the
 //     dictionary until it wraps). A solid entry also takes one at its
@@ -100,8 +102,7 @@ var defaultCheckpoints = arc.CheckpointPolicy{Interval: DefaultCheckpointInterva
 // (plain or AES) and RAR -m0 (plain or AES) seek in the archive
 // directly, and so do the entries of a plain tar. What still restarts
 // from the start of its entry or stream: single-frame Zstandard
-// streams, 7z BCJ2 under AES, and GNU sparse tar entries (read from
-// their header).
+// streams and GNU sparse tar entries (read from their header).
 //
 // A restored checkpoint is untrusted: it is checked against the stream
 // over its first 64 KiB of output before it is used, and one that fails

@@ -112,16 +112,17 @@ var suffixes = [...][][2]string{
 // offset), and an entry is read straight from its data offset; a GNU
 // sparse entry is read through the header reader from its header.
 //
-// A compressed tar has no index: Open decodes the whole stream once to
-// list it (and to verify the compressor's checksums at its end), and
+// A compressed tar has no directory: Open decodes the whole stream once
+// to list it (and to verify the compressor's checksums at its end; an
+// index from Index, reopened with OpenWithIndex, lists without that), and
 // opening an entry decodes the stream again from its start up to that
 // entry. The Archive keeps the decoder of the last closed entry, so
 // opening entries in stored order (Extract, a loop over Entries)
 // continues from there and costs one more decoding pass in all; opening
 // an earlier entry, or several at once, decodes from the start each
 // time. Seekable readers (OpenAt: the root's OpenSeekable and fs.FS
-// files) of gzip, bzip2, lzip, .lzma and xz streams resume from
-// checkpoints of the stream instead (seek.go). A compressed single file
+// files) of gzip, bzip2, lzip, .lzma, xz and multi-frame zstd streams
+// resume from checkpoints of the stream instead (seek.go). A compressed single file
 // is one entry whose size is not known before reading it (-1); reading
 // it decodes the stream.
 type Archive struct {

@@ -19,12 +19,13 @@ import (
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/indexfmt"
 	"github.com/go-unarc/unarc/internal/pool"
+	"github.com/go-unarc/unarc/internal/zstdframe"
 	"github.com/go-unarc/unarc/xz"
 )
 
 // The persistable index of a tarball (arc.Indexer; the root's
 // Archive.Index and OpenWithIndex): the compressor, every entry's
-// header as archive/tar read it (the Entry is made from it again, as
+// header as the header reader read it (the Entry is made from it again, as
 // Open makes it) and its data offset in the decoded tar stream. Reopening
 // decodes nothing and reads no header: listing a multi-GB .tar.gz from
 // its index costs what parsing the index costs.
@@ -52,7 +53,7 @@ import (
 // A compressed tarball's headers cannot be digested without decoding the
 // stream: they are compared when they are decoded for a read (the index
 // holds every field of each header, which is what is compared; bytes
-// that archive/tar does not report, such as a header's padding, are
+// that a tar.Header does not hold, such as a header's padding, are
 // not). Until an entry is opened its listing is the index's: a stale
 // index's metadata of an entry never opened goes unnoticed.
 //
@@ -71,7 +72,7 @@ const persistVersion = 1
 // minHeaderSize is the fewest bytes putHeader writes.
 const minHeaderSize = 16
 
-// maxHeaderString bounds a name, link or PAX value (archive/tar reads
+// maxHeaderString bounds a name, link or PAX value (the header reader reads
 // none longer than its 1 MiB special-file limit).
 const maxHeaderString = 1 << 20
 
@@ -437,7 +438,9 @@ func (a *Archive) walkPlain(i int) error {
 		}
 	}
 	sr := &seekReader{ra: a.ra, size: a.size, pos: start}
-	tr := tar.NewReader(sr)
+	tr := new(headerReader)
+	tr.reset(sr)
+	defer tr.release()
 	for n := k; ; {
 		h, err := tr.Next()
 		if err != nil {
@@ -466,7 +469,9 @@ func (a *Archive) checkStream(i int) error {
 	r.next = (p.pos/r.every + 1) * r.every
 	p.d.PauseAt(r.next)
 	defer r.Close()
-	tr := tar.NewReader(r)
+	tr := new(headerReader)
+	tr.reset(r)
+	defer tr.release()
 	for {
 		h, err := tr.Next()
 		if err != nil {
@@ -502,7 +507,7 @@ func (a *Archive) matchHeader(i int, h *tar.Header, data int64) error {
 
 // staleHeader is the error of finding no header where the index put
 // entry i's: the archive's own failures (closed, a limit, a read error)
-// pass; what archive/tar cannot parse there means a stale index.
+// pass; what the header reader cannot parse there means a stale index.
 func staleHeader(i int, err error) error {
 	if errors.Is(err, fs.ErrClosed) || errors.Is(err, errs.ErrLimit) || errors.Is(err, errClosed) {
 		return err
@@ -702,14 +707,17 @@ func (a *Archive) RestoreCheckpoints(cps []arc.Checkpoint) error {
 }
 
 // cpStateMax bounds a checkpoint state of the stream: a deflate window
-// and its header, bzip2's six bytes, else an LZMA window (the dictionary
-// limit), its probabilities and the container's fields.
+// and its header, bzip2's six bytes, zstd's version byte (a frame
+// boundary has no state), else an LZMA window (the dictionary limit), its
+// probabilities and the container's fields.
 func (a *Archive) cpStateMax() int64 {
 	switch a.kind {
 	case Gzip:
 		return gzipCPHead + 2 + 64<<10
 	case Bzip2:
 		return bzip2.CheckpointStateSize
+	case Zstd:
+		return zstdframe.StateLen
 	}
 	return min(a.lim.MaxDictionary, a.lim.MaxMemory) + 2*(4096+0x300<<4) + 128 + lzipCPHead + xz.CheckpointOverhead
 }
