@@ -81,23 +81,60 @@ func earlyState(t testing.TB, s cpFuzzStream, at int) ([]byte, int64, int64) {
 	return z.Checkpoint(nil)
 }
 
-// FuzzCheckpointRestore restores mutated model states, taken early
+// FuzzCheckpointRestore restores altered model states, taken early
 // along real 7z PPMd7 and ZIP PPMd8 streams (small: the used part of
 // the arena is a few KiB then), and decodes up to 8 KiB from them. It
 // must not panic (outside the Guarded reader, whose recovery is the
 // last line) or hang, and every error is corrupt, truncated or a limit.
-// kind picks the stream; out and in are mutated too.
+// kind picks the stream and which of its two states; the state is
+// patch XORed in at pos, then cut to cut bytes when cut is below its
+// length; out and in are mutated too. The states are 17-73 KB: fuzzing
+// them whole made every input that long, and Go's fuzzer spent its
+// minute minimizing each new one (a few dozen executions in minutes).
 func FuzzCheckpointRestore(f *testing.F) {
 	streams := cpFuzzStreams(f)
-	for k, s := range streams {
-		for _, at := range []int{700, 2500} {
+	type seed struct {
+		st      []byte
+		out, in int64
+	}
+	var seeds [][2]seed
+	var plain [][]byte // each stream decoded from its start
+	for _, s := range streams {
+		var two [2]seed
+		for j, at := range []int{700, 2500} {
 			st, out, in := earlyState(f, s, at)
-			f.Add(uint8(k), st, out, in)
+			two[j] = seed{st, out, in}
+		}
+		seeds = append(seeds, two)
+		z, done, err := s.open(bytes.NewReader(s.packed))
+		if err != nil {
+			f.Fatal(err)
+		}
+		all, err := io.ReadAll(z)
+		done()
+		if err != nil {
+			f.Fatal(err)
+		}
+		plain = append(plain, all)
+	}
+	for k, two := range seeds {
+		for j, sd := range two {
+			f.Add(uint8(k*2+j), uint32(0), []byte{}, uint32(len(sd.st)), sd.out, sd.in)
+			f.Add(uint8(k*2+j), uint32(len(sd.st)/2), []byte{0x80}, uint32(len(sd.st)), sd.out, sd.in)
+			f.Add(uint8(k*2+j), uint32(9), []byte{1, 2, 3, 4}, uint32(len(sd.st)-1), sd.out, sd.in)
 		}
 	}
-	f.Fuzz(func(t *testing.T, kind uint8, st []byte, out, in int64) {
+	f.Fuzz(func(t *testing.T, kind uint8, pos uint32, patch []byte, cut uint32, out, in int64) {
 		defer testutil.FuzzBound(t, testutil.FuzzTimeout, 64<<20)()
-		s := streams[int(kind)%len(streams)]
+		k := int(kind/2) % len(streams)
+		s, sd := streams[k], seeds[k][kind%2]
+		st := bytes.Clone(sd.st)
+		for i, b := range patch {
+			st[(int(pos)+i)%len(st)] ^= b
+		}
+		if int(cut) < len(st) {
+			st = st[:cut]
+		}
 		if in < 0 || in > int64(len(s.packed)) {
 			in = int64(len(s.packed))
 		}
@@ -107,7 +144,14 @@ func FuzzCheckpointRestore(f *testing.F) {
 			checkClass(t, err)
 			return
 		}
-		_, err = io.Copy(io.Discard, io.LimitReader(r, 8<<10))
+		got, err := io.ReadAll(io.LimitReader(r, 8<<10))
 		checkClass(t, err)
+		if len(patch) == 0 && int(cut) >= len(sd.st) && out == sd.out && in == sd.in {
+			// The state as taken: it resumes to the stream's own bytes.
+			want := plain[k][out:min(out+8<<10, int64(len(plain[k])))]
+			if err != nil || !bytes.Equal(got, want) {
+				t.Fatalf("an unaltered state resumed to %d bytes (want %d), err %v", len(got), len(want), err)
+			}
+		}
 	})
 }
