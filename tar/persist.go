@@ -556,7 +556,10 @@ func putHeader(e *indexfmt.Encoder, h *tar.Header) {
 }
 
 // putTime writes a header time: 0 zero; 1 local, 2 UTC (archive/tar
-// gives local times), then seconds and nanoseconds.
+// gives local times), then seconds and nanoseconds. Not indexfmt's Time:
+// that keeps another zone as a FixedZone by name and offset, and a
+// reopened tar.Header must hold time.Local, as the header reader gives
+// it, whatever the machine's zone is when the index is read.
 func putTime(e *indexfmt.Encoder, t time.Time) {
 	switch {
 	case t.IsZero():
