@@ -320,7 +320,13 @@ func sameFailure(theirs, ours error) bool {
 }
 
 // FuzzHeaderReader: on any input the header reader gives what
-// archive/tar gives.
+// archive/tar gives. Its seeds are whole tar files, so run it with a
+// bounded minimization, or Go's fuzzer spends a minute shrinking each
+// new input and reports a few dozen executions:
+//
+//	go test -run '^$' -fuzz '^FuzzHeaderReader$' -fuzzminimizetime 10x ./tar
+//
+// (about 7,500 executions/s on 2 workers; 82 in 21 s without the flag).
 func FuzzHeaderReader(f *testing.F) {
 	for _, b := range diffInputs(f) {
 		if len(b) <= 64<<10 {
