@@ -31,17 +31,20 @@ import (
 //     ErrInsecurePath (a '\' that a format keeps in a name is a literal
 //     character on Unix);
 //   - symlinks whose target is absolute or leaves dir, and hard links to
-//     anything but a file this call extracted, are refused likewise;
+//     anything but a file this call extracted (or, when the overwrite
+//     policy skipped it, the regular file kept in its place), are
+//     refused likewise;
 //   - nothing is ever written through a symlink (an earlier entry's or a
 //     pre-existing one): an entry under a symlink is refused;
 //   - names longer than Limits.MaxNameLength or deeper than
 //     Limits.MaxPathDepth fail with ErrLimit before anything is created;
 //   - paths that already exist are handled by the Overwrite policy
-//     (WithOverwrite; default OverwriteError): a directory, symlink or
-//     other non-regular file that was there is never removed, replaced
-//     or followed, and a file is never deleted to make room for a
-//     directory; such conflicts fail the entry with an error matching
-//     fs.ErrExist;
+//     (WithOverwrite; default OverwriteError): a symlink that was there
+//     is never followed (the policy may replace the link itself), a
+//     directory or special file is never removed or replaced, and a file
+//     is never deleted to make room for a directory; such conflicts fail
+//     the entry with an error matching fs.ErrExist; a symlink identical
+//     to the entry's (an earlier extraction's) is no conflict;
 //   - each file is written under a temporary name and renamed into place
 //     only after its checksum verified, so a failed entry never appears
 //     under its final name; the other entries are still extracted;
@@ -160,9 +163,12 @@ type extractor struct {
 	dirs    []dirMeta
 	mine    map[string]made   // what this call created, by '/'-path inside root
 	placed  map[string]string // entry path -> path it was written to, when renamed
-	errs    []*EntryError
-	total   int64
-	stream  bool // entries come from a forward-only Reader
+	// kept: paths whose entry was not written because something existed
+	// there: skipped (OverwriteSkip) or refused (OverwriteError).
+	kept   map[string]Overwrite
+	errs   []*EntryError
+	total  int64
+	stream bool // entries come from a forward-only Reader
 	// acct is the Reader's output account: file copies written from an
 	// already extracted file are output too (MaxTotalSize, MaxRatio).
 	acct *account
@@ -196,7 +202,7 @@ func newExtractor(ctx context.Context, dir string, o *options) (*extractor, erro
 	if err != nil {
 		return nil, err
 	}
-	x := &extractor{ctx: ctx, root: root, opts: o, mine: map[string]made{}, placed: map[string]string{}}
+	x := &extractor{ctx: ctx, root: root, opts: o, mine: map[string]made{}, placed: map[string]string{}, kept: map[string]Overwrite{}}
 	if !o.preserve {
 		x.umask = processUmask()
 	}
@@ -613,22 +619,28 @@ func (x *extractor) destination(e *Entry, rel string) (dst string, replace bool,
 		}
 		return rel, true, nil // an earlier entry of this archive: the later one wins
 	}
-	regular := st.Mode().IsRegular()
+	// Regular files and symlinks are what a policy may replace or keep;
+	// a symlink is replaced as a file is (rename over the link itself),
+	// never followed.
+	replaceable := st.Mode().IsRegular() || st.Mode()&fs.ModeSymlink != 0
 	policy := x.opts.overwrite
-	if x.opts.conflict != nil && (regular || policy == OverwriteRename) {
+	if x.opts.conflict != nil && (replaceable || policy == OverwriteRename) {
 		policy = x.opts.conflict(e, rel, st)
 	}
 	switch {
 	case policy == OverwriteRename:
 		dst, err := x.freeName(rel)
 		return dst, false, err
-	case !regular:
+	case !replaceable:
+		x.kept[rel] = OverwriteError
 		return "", false, conflict("it is %s; not replaced", kindName(st.Mode()))
 	case policy == OverwriteSkip:
+		x.kept[rel] = OverwriteSkip
 		return "", false, errSkip
 	case policy == OverwriteAlways:
 		return rel, true, nil
 	}
+	x.kept[rel] = OverwriteError
 	return "", false, conflict("not overwritten (overwrite policy: error)")
 }
 
@@ -707,7 +719,7 @@ func (x *extractor) place(tmp, dst string, replace bool) error {
 			d.Remove(tn)
 			return conflict("appeared while extracting; not replaced")
 		}
-	} else if st, err := d.Lstat(dn); err == nil && !st.Mode().IsRegular() && x.mine[dst] == madeNothing {
+	} else if st, err := d.Lstat(dn); err == nil && !st.Mode().IsRegular() && st.Mode()&fs.ModeSymlink == 0 && x.mine[dst] == madeNothing {
 		d.Remove(tn)
 		return conflict("it is %s; not replaced", kindName(st.Mode()))
 	} else if err == nil && st.IsDir() {
@@ -750,6 +762,9 @@ func (x *extractor) symlink(e *Entry, target, rel string) error {
 	if err := checkLinkTarget(rel, target); err != nil {
 		return err
 	}
+	if x.sameLink(rel, target) {
+		return nil
+	}
 	dst, replace, err := x.destination(e, rel)
 	if err == errSkip {
 		return nil
@@ -773,6 +788,27 @@ func (x *extractor) symlink(e *Entry, target, rel string) error {
 	x.mine[dst] = madeLink
 	x.record(rel, dst)
 	return nil
+}
+
+// sameLink reports whether rel already is, before this call touched it,
+// the symlink the entry would make (an earlier extraction's): it is then
+// kept as it is and counts as this call's link, under every policy but
+// OverwriteAlways, which replaces it as it replaces a file.
+func (x *extractor) sameLink(rel, target string) bool {
+	if x.mine[rel] != madeNothing || x.opts.overwrite == OverwriteAlways {
+		return false
+	}
+	d, name := x.on(rel)
+	st, err := d.Lstat(name)
+	if err != nil || st.Mode()&fs.ModeSymlink == 0 {
+		return false
+	}
+	if t, err := d.Readlink(name); err != nil || t != target {
+		return false
+	}
+	x.mine[rel] = madeLink
+	x.record(rel, rel)
+	return true
 }
 
 func (x *extractor) record(rel, dst string) {
@@ -814,6 +850,19 @@ func (x *extractor) hardlink(e *Entry, rel string) error {
 		}
 	}
 	if src == "" {
+		kept, note, err := x.keptTarget(e.LinkTarget)
+		if err != nil {
+			return err
+		}
+		if note != "" {
+			if x.opts.progress != nil {
+				x.opts.progress(Progress{Entry: e, TotalWritten: x.total, Done: true, Skipped: note})
+			}
+			return nil
+		}
+		src = kept
+	}
+	if src == "" {
 		return fmt.Errorf("%w: hard link %q -> %q: target is not a file extracted before it", errs.ErrInsecurePath, e.Name, e.LinkTarget)
 	}
 	dst, replace, err := x.destination(e, rel)
@@ -833,6 +882,29 @@ func (x *extractor) hardlink(e *Entry, rel string) error {
 	x.mine[dst] = madeFile
 	x.record(rel, dst)
 	return nil
+}
+
+// keptTarget is where a hard link goes whose target entry was not
+// written because its path existed. Skipped (OverwriteSkip): the path,
+// when it is a regular file (the link is made to what is there), else a
+// note saying why the link is skipped instead (a symlink there is never
+// followed). Refused (a conflict): the link fails as a conflict too, not
+// as an unsafe link. All empty when the target did not exist.
+func (x *extractor) keptTarget(name string) (src, note string, err error) {
+	rel, err := localName(name)
+	if err != nil {
+		return "", "", nil
+	}
+	switch p, ok := x.kept[rel]; {
+	case !ok:
+		return "", "", nil
+	case p != OverwriteSkip:
+		return "", "", conflict("its target %q existed and was not replaced", name)
+	}
+	if st, err := x.root.Lstat(rel); err == nil && st.Mode().IsRegular() {
+		return rel, "", nil
+	}
+	return "", "the link's target was kept as it was, and is not a regular file", nil
 }
 
 // openExtracted opens the file an earlier entry of this call wrote, for a

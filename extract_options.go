@@ -5,24 +5,36 @@ import "io/fs"
 // Overwrite is Extract's policy for an entry whose path already exists in
 // the destination with something this Extract call did not write.
 //
-// Whatever the policy, Extract never removes, replaces or follows a
-// directory, a symlink or any other non-regular file that was already
-// there, and never deletes a file to put a directory in its place: such a
-// conflict fails that entry with an error matching fs.ErrExist that names
-// the path (or, under OverwriteRename, the entry is written beside it).
-// Later entries of the same archive with the same name replace earlier
-// ones, as every extractor does.
+// Whatever the policy, Extract never follows a symlink that was already
+// there, never removes or replaces a directory or a special file, and
+// never deletes a file to put a directory in its place: such a conflict
+// fails that entry with an error matching fs.ErrExist that names the
+// path (or, under OverwriteRename, the entry is written beside it). A
+// symlink that was there counts as a file: the policy keeps it, replaces
+// the link itself (never what it points to) or writes beside it. A
+// symlink that already is what a symlink entry would make (the same
+// target: an earlier extraction's) is no conflict: every policy but
+// OverwriteAlways keeps it silently; OverwriteAlways replaces it as it
+// replaces files.
+//
+// A hard link whose target entry was skipped because a regular file was
+// there is made to that file; if the target's path holds anything else
+// (a symlink is never followed), the link is skipped with a note in
+// Progress.Skipped. If the target entry failed as a conflict, so does the
+// link. Later entries of the same archive with the same name replace
+// earlier ones, as every extractor does.
 type Overwrite int
 
 const (
 	// OverwriteError fails the entry (errors.Is(err, fs.ErrExist)) and
 	// leaves the existing path alone. It is the default.
 	OverwriteError Overwrite = iota
-	// OverwriteSkip leaves an existing regular file alone and skips the
-	// entry without an error. Other conflicts are still errors.
+	// OverwriteSkip leaves an existing regular file or symlink alone and
+	// skips the entry without an error. Other conflicts are still errors.
 	OverwriteSkip
-	// OverwriteAlways replaces an existing regular file (atomically, by
-	// renaming the new one over it). Other conflicts are still errors.
+	// OverwriteAlways replaces an existing regular file or symlink
+	// (atomically, by renaming the new one over it; a symlink is replaced,
+	// not followed). Other conflicts are still errors.
 	OverwriteAlways
 	// OverwriteRename keeps both: the entry is written as name_1.ext
 	// (name_2.ext, …) beside what exists, as 7-Zip's -aou does. A directory
@@ -47,7 +59,7 @@ func (p Overwrite) String() string {
 // ConflictFunc decides one conflict: e is the entry, path its
 // '/'-separated path inside the destination, existing what is there now.
 // It is only asked about conflicts the policy could resolve (an existing
-// regular file, or anything under OverwriteRename); returning
+// regular file or symlink, or anything under OverwriteRename); returning
 // OverwriteError fails the entry as usual.
 type ConflictFunc func(e *Entry, path string, existing fs.FileInfo) Overwrite
 
@@ -63,7 +75,7 @@ func WithOverwrite(p Overwrite) Option {
 }
 
 // WithConflictFunc makes Extract ask fn about each existing regular file
-// (an interactive "overwrite?" prompt); it takes precedence over
+// or symlink (an interactive "overwrite?" prompt); it takes precedence over
 // WithOverwrite for the conflicts it is asked about.
 func WithConflictFunc(fn ConflictFunc) Option {
 	return func(o *options) error {
