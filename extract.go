@@ -50,7 +50,10 @@ import (
 //     under its final name; the other entries are still extracted;
 //   - modification times and permission bits are restored, masked by the
 //     process umask unless WithPreservePermissions (never setuid, setgid
-//     or sticky); directory times are set last.
+//     or sticky); directory times are set last. Times of any year are
+//     set as stored (never through UnixNano, which wraps outside
+//     1678-2262); what the file system cannot hold it clamps to its
+//     nearest (ext4: 1901-2446).
 //
 // The returned *ExtractError names every entry that failed. ctx cancels
 // between and during entries; the entry being written is removed.
@@ -289,7 +292,7 @@ func (x *extractor) finish(fatal error) error {
 		}
 		x.root.Chmod(d.rel, d.mode)
 		if !d.mtime.IsZero() {
-			x.root.Chtimes(d.rel, d.mtime, d.mtime)
+			chtimes(x.root, d.rel, d.mtime)
 		}
 	}
 	x.root.Close()
@@ -1003,7 +1006,7 @@ func (x *extractor) file(e *Entry, rel string, open func() (io.ReadCloser, error
 	}
 	if !e.Modified.IsZero() {
 		d, name := x.on(tmp)
-		d.Chtimes(name, e.Modified, e.Modified)
+		chtimes(d, name, e.Modified)
 	}
 	if err := x.place(tmp, dst, replace); err != nil {
 		return err

@@ -168,7 +168,7 @@ func (x *extractor) stageEntry(ctx context.Context, a *Archive, e *Entry) *stage
 		return s
 	}
 	if !e.Modified.IsZero() {
-		x.root.Chtimes(tmp, e.Modified, e.Modified)
+		chtimes(x.root, tmp, e.Modified)
 	}
 	s.tmp = tmp
 	return s
@@ -314,7 +314,7 @@ func (x *extractor) moveBeside(e *Entry, s *staged, dst string) (string, error) 
 	}
 	if !e.Modified.IsZero() {
 		d, name := x.on(tmp)
-		d.Chtimes(name, e.Modified, e.Modified)
+		chtimes(d, name, e.Modified)
 	}
 	x.dropStaged(s)
 	return tmp, nil
