@@ -56,7 +56,10 @@ import (
 //     nearest (ext4: 1901-2446).
 //
 // The returned *ExtractError names every entry that failed. ctx cancels
-// between and during entries; the entry being written is removed.
+// between and during entries; the entry being written is removed, and the
+// error is ctx.Err() itself (context.Canceled or DeadlineExceeded, in
+// every format and path), not an ExtractError: entries that failed before
+// are not listed.
 func (a *Archive) Extract(ctx context.Context, dir string) error {
 	x, err := newExtractor(ctx, dir, a.opts)
 	if err != nil {
@@ -162,10 +165,12 @@ type extractor struct {
 	opts    *options
 	umask   fs.FileMode
 	aborted bool // a password callback returned an error: stop after this entry
-	omitted int  // failures past MaxExtractErrors
-	dirs    []dirMeta
-	mine    map[string]made   // what this call created, by '/'-path inside root
-	placed  map[string]string // entry path -> path it was written to, when renamed
+	// cancelled: an entry failed because ctx was cancelled.
+	cancelled bool
+	omitted   int // failures past MaxExtractErrors
+	dirs      []dirMeta
+	mine      map[string]made   // what this call created, by '/'-path inside root
+	placed    map[string]string // entry path -> path it was written to, when renamed
 	// kept: paths whose entry was not written because something existed
 	// there: skipped (OverwriteSkip) or refused (OverwriteError).
 	kept   map[string]Overwrite
@@ -273,6 +278,9 @@ func (x *extractor) fail(e *Entry, err error) {
 	if errors.Is(err, ErrAborted) {
 		x.aborted = true // the password callback said stop: no more entries
 	}
+	if cerr := x.ctx.Err(); cerr != nil && errors.Is(err, cerr) {
+		x.cancelled = true
+	}
 	if x.opts.progress != nil {
 		x.opts.progress(Progress{Entry: e, TotalWritten: x.total, Done: true})
 	}
@@ -296,6 +304,11 @@ func (x *extractor) finish(fatal error) error {
 		}
 	}
 	x.root.Close()
+	if cerr := x.ctx.Err(); cerr != nil && (x.cancelled || errors.Is(fatal, cerr)) {
+		// Stopped by ctx: that is the error, whatever the format and
+		// wherever it struck (between entries, in one, in a decoder).
+		return cerr
+	}
 	if fatal != nil {
 		if len(x.errs) == 0 {
 			return fatal
