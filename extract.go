@@ -49,8 +49,11 @@ import (
 //     only after its checksum verified, so a failed entry never appears
 //     under its final name; the other entries are still extracted;
 //   - modification times and permission bits are restored, masked by the
-//     process umask unless WithPreservePermissions (never setuid, setgid
-//     or sticky); directory times are set last. Times of any year are
+//     process umask unless WithPreservePermissions (never setuid or
+//     setgid; the sticky bit of a directory only with
+//     WithPreservePermissions), never more open than stored (0000 stays
+//     0000); directories get their modes and times last, after their
+//     entries were written into them. Times of any year are
 //     set as stored (never through UnixNano, which wraps outside
 //     1678-2262); what the file system cannot hold it clamps to its
 //     nearest (ext4: 1901-2446).
@@ -502,17 +505,17 @@ func (x *extractor) ensureDir(p string) error {
 	return conflict("parent %q is %s, not a directory (not followed or replaced)", p, kindName(st.Mode()))
 }
 
+// perm is the final mode of e's file or directory: never more open than
+// the archive says, 0000 included (the formats give 0644/0755 themselves
+// where they store no mode). The umask applies unless
+// WithPreservePermissions; then a directory keeps its sticky bit (a
+// shared 01777 directory stays one). Setuid and setgid are never set.
+// Directories are made usable (0755) while their entries are written,
+// and get this mode at the end, deepest first, as GNU tar does.
 func (x *extractor) perm(e *Entry, dir bool) fs.FileMode {
-	p := e.Mode.Perm()
-	if p == 0 {
-		p = 0o644
-		if dir {
-			p = 0o755
-		}
-	}
-	p &^= x.umask
-	if dir {
-		p |= 0o700 // we must be able to write into it while extracting
+	p := e.Mode.Perm() &^ x.umask
+	if dir && x.opts.preserve {
+		p |= e.Mode & fs.ModeSticky
 	}
 	return p
 }

@@ -103,7 +103,10 @@ func WithFilter(keep func(*Entry) bool) Option {
 
 // WithPreservePermissions makes Extract restore permission bits exactly
 // as stored instead of masking them with the process umask (the default,
-// like tar without -p). Setuid, setgid and sticky bits are never set.
+// like tar without -p), and the sticky bit of directories (a 01777
+// directory stays one). Setuid and setgid bits are never set: an archive
+// must not make set-ID programs. Either way a mode is never more open
+// than stored: 0000 stays 0000.
 func WithPreservePermissions(keep bool) Option {
 	return func(o *options) error { o.preserve = keep; return nil }
 }

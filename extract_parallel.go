@@ -292,6 +292,7 @@ func (x *extractor) moveBeside(e *Entry, s *staged, dst string) (string, error) 
 	if !errors.Is(err, syscall.EXDEV) {
 		return "", err
 	}
+	x.root.Chmod(s.tmp, 0o600) // its final mode may deny reading it
 	src, err := x.root.Open(s.tmp)
 	if err != nil {
 		return "", err

@@ -1,0 +1,138 @@
+package unarc
+
+import (
+	"archive/tar"
+	"bytes"
+	"context"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// restrictiveTar is a tar (as GNU tar writes such modes) with mode 0000
+// on a file and on a directory holding a file, a read-only directory
+// holding a file, a 01777 directory and a setuid file.
+func restrictiveTar(t *testing.T) []byte {
+	var buf bytes.Buffer
+	tw := tar.NewWriter(&buf)
+	add := func(name string, typ byte, mode int64, body string) {
+		if err := tw.WriteHeader(&tar.Header{Name: name, Typeflag: typ, Mode: mode, Size: int64(len(body))}); err != nil {
+			t.Fatal(err)
+		}
+		tw.Write([]byte(body))
+	}
+	add("locked/", tar.TypeDir, 0, "")
+	add("locked/inner.txt", tar.TypeReg, 0o644, "inner")
+	add("ro/", tar.TypeDir, 0o555, "")
+	add("ro/sub/", tar.TypeDir, 0o500, "")
+	add("ro/sub/f.txt", tar.TypeReg, 0o444, "f")
+	add("zero.txt", tar.TypeReg, 0, "no access")
+	add("shared/", tar.TypeDir, 0o1777, "")
+	add("suid", tar.TypeReg, 0o4755, "#!/bin/sh\n")
+	tw.Close()
+	return buf.Bytes()
+}
+
+// unlock makes everything under dir removable again (t.TempDir's
+// cleanup cannot read a 0000 directory as a non-root user): WalkDir
+// calls fn on a directory before it reads it.
+func unlock(dir string) {
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if d != nil && d.IsDir() {
+			os.Chmod(p, 0o755)
+		}
+		return nil
+	})
+}
+
+// TestExtractModesNeverWidened: 0000 stays 0000 (it became 0644/0755),
+// restrictive directories still get their entries and their mode at
+// the end, the sticky bit of a directory is kept only with
+// WithPreservePermissions, setuid never; in an Archive (1 and 8
+// workers) and a Reader.
+func TestExtractModesNeverWidened(t *testing.T) {
+	data := restrictiveTar(t)
+	um := processUmask()
+	for _, preserve := range []bool{false, true} {
+		for _, how := range []string{"archive", "archive8", "reader"} {
+			dest := t.TempDir()
+			t.Cleanup(func() { unlock(dest) })
+			opts := []Option{WithPreservePermissions(preserve), WithWorkers(1)}
+			var err error
+			switch how {
+			case "reader":
+				r, rerr := NewReader(bytes.NewReader(data), opts...)
+				if rerr != nil {
+					t.Fatal(rerr)
+				}
+				err = r.Extract(context.Background(), dest)
+			default:
+				if how == "archive8" {
+					opts = append(opts, WithWorkers(8))
+				}
+				a, aerr := Open(bytes.NewReader(data), int64(len(data)), opts...)
+				if aerr != nil {
+					t.Fatal(aerr)
+				}
+				err = a.Extract(context.Background(), dest)
+			}
+			if err != nil {
+				t.Fatalf("preserve=%v %s: %v", preserve, how, err)
+			}
+			mask := um
+			if preserve {
+				mask = 0
+			}
+			sticky := fs.FileMode(0)
+			if preserve {
+				sticky = fs.ModeSticky
+			}
+			for _, c := range []struct {
+				name string
+				want fs.FileMode
+			}{
+				{"zero.txt", 0},
+				{"locked", fs.ModeDir},
+				{"ro", fs.ModeDir | 0o555&^mask},
+				{"ro/sub", fs.ModeDir | 0o500&^mask},
+				{"shared", fs.ModeDir | sticky | 0o777&^mask},
+				{"suid", 0o755 &^ mask},
+			} {
+				st, err := os.Lstat(filepath.Join(dest, c.name))
+				if err != nil {
+					t.Errorf("preserve=%v %s: %v", preserve, how, err)
+					continue
+				}
+				if st.Mode() != c.want {
+					t.Errorf("preserve=%v %s: %s is %v, want %v", preserve, how, c.name, st.Mode(), c.want)
+				}
+			}
+			unlock(dest)
+			for name, want := range map[string]string{"locked/inner.txt": "inner", "ro/sub/f.txt": "f"} {
+				if b, err := os.ReadFile(filepath.Join(dest, name)); err != nil || string(b) != want {
+					t.Errorf("preserve=%v %s: %s = %q, %v", preserve, how, name, b, err)
+				}
+			}
+		}
+	}
+
+	// The parallel path (a fake archive's entries are units of their own).
+	for _, workers := range []int{1, 8} {
+		z := file("z.txt", "z")
+		z.e.Mode = 0
+		d := dir("d")
+		d.e.Mode = fs.ModeDir
+		dest := t.TempDir()
+		t.Cleanup(func() { unlock(dest) })
+		a := newFakeOpts([]Option{WithWorkers(workers)}, d, file("d/in.txt", "in"), z, file("y.txt", "y"))
+		if err := a.Extract(context.Background(), dest); err != nil {
+			t.Fatal(err)
+		}
+		for name, want := range map[string]fs.FileMode{"z.txt": 0, "d": fs.ModeDir} {
+			if st, err := os.Lstat(filepath.Join(dest, name)); err != nil || st.Mode() != want {
+				t.Errorf("workers %d: %s: %v, want %v (%v)", workers, name, st.Mode(), want, err)
+			}
+		}
+	}
+}
