@@ -114,6 +114,17 @@ func (a *Archive) Extract(ctx context.Context, dir string) error {
 // WithFilter keeps) into dir with the same safety rules as
 // Archive.Extract. A hard link can only refer to a file extracted earlier
 // in the same call.
+//
+// A compressed tarball's checksum (a gzip member's CRC-32, an xz block's
+// check) covers many entries and is read only where the member or block
+// ends, after them. Extract therefore keeps the files of such a stream
+// under temporary names until the stream was read to its end: if a check
+// fails, each of them is removed and its entry fails with ErrChecksum (a
+// failed entry never stays under its final name); if the stream breaks
+// otherwise (truncated, corrupt), the files decoded whole before the
+// damage are put in place and the damage is reported. At most 1024 files
+// wait at once; older ones are put in place unverified, and removed again
+// if a check then fails.
 func (r *Reader) Extract(ctx context.Context, dir string) error {
 	x, err := newExtractor(ctx, dir, r.opts)
 	if err != nil {
@@ -121,16 +132,19 @@ func (r *Reader) Extract(ctx context.Context, dir string) error {
 	}
 	x.stream = true
 	x.acct = r.acct
+	x.holdFiles = streamChecked(r.r)
 	for {
 		if err := ctx.Err(); err != nil {
 			return x.finish(err)
 		}
 		e, err := r.Next()
 		if err == io.EOF {
+			x.release(nil) // the stream's checks all passed
 			x.applyDirectory(r)
 			return x.finish(nil)
 		}
 		if err != nil {
+			x.release(err)
 			return x.finish(err) // the stream cannot go on past a broken header
 		}
 		if x.opts.filter != nil && !x.opts.filter(e) {
@@ -198,6 +212,13 @@ type extractor struct {
 	// streamed: regular files written from a stream, entry path -> where,
 	// for what a ZIP central directory says after them (stream_links.go).
 	streamed map[string]streamedFile
+	// holdFiles: files wait under temporary names for the stream's check
+	// (extract_hold.go); held by destination, holding in entry order,
+	// early those put in place unverified past maxHeld.
+	holdFiles bool
+	held      map[string]*heldFile
+	holding   []*heldFile
+	early     []*heldFile
 }
 
 func newExtractor(ctx context.Context, dir string, o *options) (*extractor, error) {
@@ -292,6 +313,7 @@ func (x *extractor) fail(e *Entry, err error) {
 // finish applies directory times and modes (deepest first, after their
 // contents were written), closes the root and assembles the error.
 func (x *extractor) finish(fatal error) error {
+	x.dropHeld()
 	slices.SortStableFunc(x.dirs, func(a, b dirMeta) int {
 		return strings.Count(b.rel, "/") - strings.Count(a.rel, "/")
 	})
@@ -318,7 +340,9 @@ func (x *extractor) finish(fatal error) error {
 		}
 		var ee *EntryError
 		if errors.As(fatal, &ee) {
-			x.errs = append(x.errs, ee)
+			if !slices.ContainsFunc(x.errs, func(f *EntryError) bool { return f.Entry == ee.Entry && errors.Is(f.Err, ee.Err) }) {
+				x.errs = append(x.errs, ee) // not an entry's failure twice
+			}
 		} else {
 			x.errs = append(x.errs, &EntryError{Entry: "(archive)", Err: fatal})
 		}
@@ -587,6 +611,7 @@ func (x *extractor) entry(e *Entry, open func() (io.ReadCloser, error)) {
 }
 
 func (x *extractor) dir(e *Entry, rel string) error {
+	x.unhold(rel)
 	d, name := x.on(rel)
 	err := d.Mkdir(name, 0o755)
 	if err != nil && !errors.Is(err, fs.ErrExist) {
@@ -624,6 +649,7 @@ var errSkip = errors.New("skipped")
 // free name beside it (OverwriteRename). replace says an existing regular
 // file at the result may be replaced. errSkip means leave it.
 func (x *extractor) destination(e *Entry, rel string) (dst string, replace bool, err error) {
+	x.unhold(rel) // a later entry of the same path replaces a held file
 	d, name := x.on(rel)
 	st, err := d.Lstat(name)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -862,6 +888,11 @@ func (x *extractor) hardlink(e *Entry, rel string) error {
 		return fmt.Errorf("%w: hard link %q -> %q", errs.ErrInsecurePath, e.Name, e.LinkTarget)
 	}
 	src := x.extracted(e.LinkTarget)
+	held := src == "" && x.holdFiles
+	if held {
+		src = x.heldTemp(e.LinkTarget) // linked now, held with it
+		held = src != ""
+	}
 	if src == "" && x.unselected != nil {
 		if open := x.unselected(e.LinkTarget, e.Index); open != nil {
 			// The filter left the target out: write its data here instead.
@@ -895,7 +926,9 @@ func (x *extractor) hardlink(e *Entry, rel string) error {
 	if err := x.root.Link(src, tmp); err != nil {
 		return fsErr(err)
 	}
-	if err := x.place(tmp, dst, replace); err != nil {
+	if held {
+		x.hold(e, tmp, dst, replace)
+	} else if err := x.place(tmp, dst, replace); err != nil {
 		return err
 	}
 	x.mine[dst] = madeFile
@@ -1024,7 +1057,9 @@ func (x *extractor) file(e *Entry, rel string, open func() (io.ReadCloser, error
 		d, name := x.on(tmp)
 		chtimes(d, name, e.Modified)
 	}
-	if err := x.place(tmp, dst, replace); err != nil {
+	if x.holdFiles {
+		x.hold(e, tmp, dst, replace)
+	} else if err := x.place(tmp, dst, replace); err != nil {
 		return err
 	}
 	x.mine[dst] = madeFile
