@@ -313,7 +313,11 @@ func (x *extractor) fail(e *Entry, err error) {
 // finish applies directory times and modes (deepest first, after their
 // contents were written), closes the root and assembles the error.
 func (x *extractor) finish(fatal error) error {
-	x.dropHeld()
+	if x.ctx.Err() != nil || x.aborted {
+		x.dropHeld() // stopped: nothing unverified is put in place
+	} else {
+		x.release(fatal) // what holds if nothing did yet (a limit ended it)
+	}
 	slices.SortStableFunc(x.dirs, func(a, b dirMeta) int {
 		return strings.Count(b.rel, "/") - strings.Count(a.rel, "/")
 	})

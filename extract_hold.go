@@ -22,9 +22,10 @@ import (
 //     entry fails with that error: the damage is somewhere in their bytes,
 //     and the check cannot say where;
 //   - the stream breaks otherwise (truncated, a corrupt header or
-//     compressed block): no check covering the held files ever ran; they
-//     decoded whole before the damage and are renamed into place, as GNU
-//     tar keeps them, and the damage is reported;
+//     compressed block), or Extract stops before its end (a limit): no
+//     check covering the held files ever ran; they decoded whole before
+//     the damage and are renamed into place, as GNU tar keeps them, and
+//     the damage is reported;
 //   - ctx is cancelled: the held files are removed.
 //
 // At most maxHeld files are held: past that, the oldest is renamed into
@@ -145,8 +146,8 @@ func (x *extractor) release(err error) {
 	}
 }
 
-// dropHeld removes what is still held when Extract stops early
-// (cancelled): nothing unverified is put in place.
+// dropHeld removes what is still held when Extract is cancelled (or a
+// callback aborted it): nothing unverified is put in place.
 func (x *extractor) dropHeld() {
 	for _, h := range x.holding {
 		if !h.gone {
