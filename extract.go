@@ -779,6 +779,11 @@ func (x *extractor) place(tmp, dst string, replace bool) error {
 		d.Remove(tn)
 		return fsErr(err)
 	}
+	if replace {
+		// rename does nothing when both names are links to one file (a
+		// hard link put over itself): the temporary name must go anyway.
+		d.Remove(tn)
+	}
 	return nil
 }
 
@@ -891,11 +896,12 @@ func (x *extractor) hardlink(e *Entry, rel string) error {
 	if _, err := localName(e.LinkTarget); err != nil {
 		return fmt.Errorf("%w: hard link %q -> %q", errs.ErrInsecurePath, e.Name, e.LinkTarget)
 	}
-	src := x.extracted(e.LinkTarget)
-	held := src == "" && x.holdFiles
-	if held {
-		src = x.heldTemp(e.LinkTarget) // linked now, held with it
-		held = src != ""
+	// A held target is linked now and held with it (what is under its
+	// final name meanwhile may be the file it is to replace).
+	src := x.heldTemp(e.LinkTarget)
+	held := src != ""
+	if !held {
+		src = x.extracted(e.LinkTarget)
 	}
 	if src == "" && x.unselected != nil {
 		if open := x.unselected(e.LinkTarget, e.Index); open != nil {

@@ -1,3 +1,5 @@
+//go:build unix
+
 package unarc
 
 import (
@@ -7,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -26,9 +29,25 @@ func TestExtractAgainKeepsSameLinks(t *testing.T) {
 	}
 	for _, name := range archives {
 		for _, policy := range allPolicies {
-			for _, workers := range []int{1, 8} {
+			for _, workers := range []int{0, 1, 8} {
+				if workers == 0 && strings.HasSuffix(name, ".7z") {
+					continue // no Reader for 7z
+				}
 				dest := t.TempDir()
 				extract := func() error {
+					if workers == 0 { // a Reader
+						f, err := os.Open(name)
+						if err != nil {
+							t.Fatal(err)
+						}
+						defer f.Close()
+						r, err := NewReader(f, WithOverwrite(policy))
+						if err != nil {
+							t.Fatal(err)
+						}
+						defer r.Close()
+						return r.Extract(context.Background(), dest)
+					}
 					a, err := OpenFile(name, WithOverwrite(policy), WithWorkers(workers))
 					if err != nil {
 						t.Fatal(err)
@@ -40,6 +59,7 @@ func TestExtractAgainKeepsSameLinks(t *testing.T) {
 					t.Fatalf("%s: first extraction: %v", name, err)
 				}
 				before := tree(t, dest)
+				linkedBefore := linked(dest)
 				links := 0
 				for _, v := range before {
 					if strings.HasPrefix(v, "L") {
@@ -64,6 +84,11 @@ func TestExtractAgainKeepsSameLinks(t *testing.T) {
 					if strings.HasPrefix(v, "L") && after[p] != v {
 						t.Errorf("%s %v workers %d: link %s: %q, was %q", name, policy, workers, p, after[p], v)
 					}
+				}
+				noTemps(t, dest)
+				if n := linked(dest); policy != OverwriteRename && n != linkedBefore {
+					// Hard links are still hard links (to the new file).
+					t.Errorf("%s %v workers %d: %d files with more than one link, %d before", name, policy, workers, n, linkedBefore)
 				}
 				if policy == OverwriteRename {
 					for p, v := range after {
@@ -198,4 +223,21 @@ func TestExtractSkipHardLinkTarget(t *testing.T) {
 	if !os.SameFile(s1, s2) {
 		t.Error("tarball: the hard link is no longer one")
 	}
+}
+
+// linked counts the regular files under dir with more than one link.
+func linked(dir string) int {
+	n := 0
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || !d.Type().IsRegular() {
+			return err
+		}
+		if st, err := os.Lstat(p); err == nil {
+			if s, ok := st.Sys().(*syscall.Stat_t); ok && s.Nlink > 1 {
+				n++
+			}
+		}
+		return nil
+	})
+	return n
 }

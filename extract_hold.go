@@ -80,6 +80,9 @@ func (x *extractor) unhold(dst string) {
 // heldTemp returns the temporary name of the held file of entry path
 // name (a hard link's target), or "".
 func (x *extractor) heldTemp(name string) string {
+	if x.held == nil {
+		return ""
+	}
 	rel, err := localName(name)
 	if err != nil || rel == "" {
 		return ""
