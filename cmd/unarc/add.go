@@ -19,7 +19,7 @@ const addUsage = `add (a):
   PATHs are stored relative to their parent directory, as 7zz a stores
   them (a/b/dir is stored as dir/…); symlinks are stored as links (7zz -snl).
   An existing ARCHIVE is not replaced: unarc a does not update archives.
-  -p PASSWORD        encrypt the data with 7zAES (AES-256)
+  -p PASSWORD        encrypt the data with 7zAES (AES-256); or -pPASSWORD
   -he                encrypt the headers too (names, sizes); needs -p
   -l LEVEL           compression level 0..9 (default 5; 0 stores)
   -m METHOD          lzma2 (default), lzma or copy
@@ -53,7 +53,7 @@ func (c *cli) add(args []string) int {
 	fl.IntVar(&threads, "mt", 0, "")
 	fl.Var(sizeFlag{&dict}, "md", "")
 	fl.Var(sizeFlag{&volume}, "v", "")
-	pos, err := parseAnywhere(fl, args)
+	pos, err := parseAnywhere(fl, unglue(fl, args, "p"))
 	if errors.Is(err, flag.ErrHelp) {
 		fmt.Fprint(c.stdout, addUsage)
 		return 0

@@ -38,7 +38,8 @@ PATTERNs are path.Match patterns ('docs/*'); one that matches a directory
 selects everything under it.
 
 flags (all commands):
-  -p PASSWORD        password (on a terminal, unarc asks when one is needed)
+  -p PASSWORD        password (on a terminal, unarc asks when one is needed);
+                     -pPASSWORD works too, as in 7zz and unrar
   -q                 quiet: no progress line, no summary
   -json              (l, t) one JSON object per entry and line (t: the result,
                      stored checksums and digests of each entry)
@@ -65,7 +66,7 @@ limits (default: a safe profile that stops decompression bombs):
   -no-limits         lift every limit (overrides the -max flags)
   SIZE: 1234, 64K, 512M, 4G, 1T or unlimited.
 extract (x):
-  -o DIR             destination directory
+  -o DIR             destination directory (or -oDIR, as in 7zz and unrar)
   -overwrite MODE    for paths that exist in DIR: ask (default on a terminal),
                      error (default otherwise: refuse, report, exit 8),
                      never (skip), always (replace files), rename (name_1.ext)
@@ -212,7 +213,7 @@ func (c *cli) run(args []string) int {
 		fl.BoolVar(&cmd.aou, "aou", false, "")
 		fl.BoolVar(&cmd.preserve, "preserve-perms", false, "")
 	}
-	pos, err := parseAnywhere(fl, args[1:])
+	pos, err := parseAnywhere(fl, unglue(fl, args[1:], "o", "p"))
 	if errors.Is(err, flag.ErrHelp) {
 		fmt.Fprint(c.stdout, usage)
 		return 0

@@ -1,0 +1,92 @@
+package main
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestUnglue: -oDIR and -pPASSWORD become -o=DIR and -p=PASSWORD, and
+// nothing else changes: a flag of that exact name, a flag's value, a
+// --long form and everything after -- stay as they are.
+func TestUnglue(t *testing.T) {
+	fl := flag.NewFlagSet("x", flag.ContinueOnError)
+	fl.String("o", "", "")
+	fl.String("p", "", "")
+	fl.String("overwrite", "", "")
+	fl.Bool("preserve-perms", false, "")
+	fl.Bool("q", false, "")
+	fl.Bool("progress", false, "")
+	tests := []struct{ in, want []string }{
+		{[]string{"-oout", "-psecret", "a.rar"}, []string{"-o=out", "-p=secret", "a.rar"}},
+		{[]string{"a.rar", "-o/abs/dir", "-pse=cret"}, []string{"a.rar", "-o=/abs/dir", "-p=se=cret"}},
+		{[]string{"-o", "out", "-p", "pw"}, []string{"-o", "out", "-p", "pw"}},
+		{[]string{"-o=out", "-p=pw"}, []string{"-o=out", "-p=pw"}},
+		{[]string{"-preserve-perms", "-progress", "-q"}, []string{"-preserve-perms", "-progress", "-q"}},
+		{[]string{"-overwrite", "always", "-overwrite=never"}, []string{"-overwrite", "always", "-overwrite=never"}},
+		{[]string{"-o", "-pdir", "-p", "-ofoo"}, []string{"-o", "-pdir", "-p", "-ofoo"}}, // values
+		{[]string{"--pfoo", "--o=x"}, []string{"--pfoo", "--o=x"}},
+		{[]string{"-q", "--", "-pfile", "-odir"}, []string{"-q", "--", "-pfile", "-odir"}},
+		{[]string{"-", "-o", "-p"}, []string{"-", "-o", "-p"}},
+		{[]string{"-x"}, []string{"-x"}},
+	}
+	for _, tc := range tests {
+		if got := unglue(fl, tc.in, "o", "p"); !slices.Equal(got, tc.want) {
+			t.Errorf("unglue(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+	// A command without -o (l, t) leaves -oDIR for the flag package to refuse.
+	noO := flag.NewFlagSet("t", flag.ContinueOnError)
+	noO.String("p", "", "")
+	if got := unglue(noO, []string{"-oout", "-ppw"}, "o", "p"); !slices.Equal(got, []string{"-oout", "-p=pw"}) {
+		t.Errorf("without -o: %q", got)
+	}
+}
+
+// TestGluedFlags: x takes -oDIR and -pPASSWORD as 7zz and unrar write
+// them, before or after the archive, and -preserve-perms stays a flag.
+func TestGluedFlags(t *testing.T) {
+	pw := testdata(t, "rar/rar5_pw.rar")
+	for _, args := range [][]string{
+		{"x", "-oDEST", "-ptest", pw},
+		{"x", pw, "-oDEST/", "-ptest"},
+		{"x", "-ptest", "-preserve-perms", "-oDEST", pw},
+	} {
+		dest := filepath.Join(t.TempDir(), "out")
+		for i, a := range args {
+			args[i] = strings.Replace(a, "DEST", dest, 1)
+		}
+		code, _, errs := runCLI(args...)
+		if code != 0 {
+			t.Errorf("%q: exit %d: %s", args, code, errs)
+			continue
+		}
+		if b, err := os.ReadFile(filepath.Join(dest, "sub/deeper/n.txt")); err != nil || len(b) == 0 {
+			t.Errorf("%q: not extracted into -o: %v", args, err)
+		}
+	}
+	code, _, errs := runCLI("t", "-ptest", pw)
+	if code != 0 {
+		t.Errorf("t -ptest: exit %d: %s", code, errs)
+	}
+	if code, _, errs := runCLI("t", "-oout", pw); code != 1 || !strings.Contains(errs, "-oout") {
+		t.Errorf("t -oout (t has no -o): exit %d, %q", code, errs)
+	}
+	// unarc a -pPASSWORD encrypts.
+	dir := t.TempDir()
+	src := filepath.Join(dir, "f.txt")
+	os.WriteFile(src, []byte("secret content"), 0o644)
+	arch := filepath.Join(dir, "a.7z")
+	if code, _, errs := runCLI("a", "-psecret", "-q", arch, src); code != 0 {
+		t.Fatalf("a -psecret: exit %d: %s", code, errs)
+	}
+	if code, _, _ := runCLI("t", arch); code != 4 {
+		t.Errorf("t without the password of an a -psecret archive: exit %d, want 4", code)
+	}
+	if code, _, errs := runCLI("t", arch, "-psecret"); code != 0 {
+		t.Errorf("t -psecret: exit %d: %s", code, errs)
+	}
+}
