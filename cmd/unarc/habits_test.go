@@ -90,3 +90,42 @@ func TestGluedFlags(t *testing.T) {
 		t.Errorf("t -psecret: exit %d: %s", code, errs)
 	}
 }
+
+// TestOpenErrorsNameArchiveOnce: an error opening the archive is one
+// line "unarc: ARCHIVE: message" naming the archive once, whether the
+// library (OpenFile), the os package or the command named it.
+func TestOpenErrorsNameArchiveOnce(t *testing.T) {
+	dir := t.TempDir()
+	text := filepath.Join(dir, "text.zip")
+	os.WriteFile(text, []byte("just some text, not an archive at all"), 0o644)
+	whole, err := os.ReadFile(testdata(t, "7z/lzma2.7z"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cut := filepath.Join(dir, "cut.7z")
+	os.WriteFile(cut, whole[:300], 0o644)
+	hp := testdata(t, "rar/rar5_hp_solid.rar")
+	tests := []struct {
+		args []string
+		path string
+		want int
+	}{
+		{[]string{"t", text}, text, 2},
+		{[]string{"l", cut}, cut, 2},
+		{[]string{"x", "-o", dir, hp}, hp, 4},
+		{[]string{"t", "-pwrong", hp}, hp, 4},
+		{[]string{"l", "-max-entries", "2", testdata(t, "rar/rar5_solid.rar")}, testdata(t, "rar/rar5_solid.rar"), 7},
+		{[]string{"t", dir}, dir, 2},
+		{[]string{"t", filepath.Join(dir, "missing.zip")}, filepath.Join(dir, "missing.zip"), 1},
+	}
+	for _, tc := range tests {
+		code, _, errs := runCLI(tc.args...)
+		if code != tc.want {
+			t.Errorf("%q: exit %d, want %d: %s", tc.args, code, tc.want, errs)
+		}
+		if !strings.HasPrefix(errs, "unarc: "+tc.path+": ") || strings.Count(errs, "\n") != 1 ||
+			strings.Count(errs, tc.path) != 1 || strings.Count(errs, "unarc:") != 1 {
+			t.Errorf("%q: stderr %q: want one line naming the archive once after \"unarc: \"", tc.args, errs)
+		}
+	}
+}

@@ -328,7 +328,7 @@ func report(stderr io.Writer, name string, err error) int {
 	case errors.As(err, &ee):
 		fmt.Fprintf(stderr, "unarc: %s: %s: %s\n", name, ee.Entry, msg(ee.Message()))
 	default:
-		fmt.Fprintf(stderr, "unarc: %s: %s\n", name, msg(err.Error()))
+		fmt.Fprintf(stderr, "unarc: %s: %s\n", name, archiveMsg(name, err))
 	}
 	if refusedFile(err) {
 		// Only existing files can be resolved by a flag; directories,
@@ -351,6 +351,19 @@ func refusedFile(err error) bool {
 		}
 	}
 	return false
+}
+
+// archiveMsg is the text of err, an error about the archive name, for a
+// line that names the archive already: OpenFile names it too ("unarc:
+// a.rar: not an archive"), as os.Open does ("open a.rar: …").
+func archiveMsg(name string, err error) string {
+	if pe, ok := err.(*fs.PathError); ok && pe.Path == name {
+		if pe.Op == "open" {
+			return msg(pe.Err.Error())
+		}
+		return msg(pe.Op + ": " + pe.Err.Error())
+	}
+	return strings.TrimPrefix(msg(err.Error()), name+": ")
 }
 
 func msg(s string) string {
@@ -445,7 +458,7 @@ func (c *cli) open(name string, opts []unarc.Option) (*source, error) {
 			return &source{a: a, close: func() { a.Close() }}, nil
 		case st.IsDir():
 			f.Close()
-			return nil, fmt.Errorf("%w: %s is a directory", unarc.ErrFormat, name)
+			return nil, fmt.Errorf("%w: it is a directory", unarc.ErrFormat)
 		case term.IsTerminal(int(f.Fd())):
 			return nil, errors.New("refusing to read an archive from a terminal (give a file, or pipe one in)")
 		}
