@@ -1,7 +1,10 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
 	"flag"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -126,6 +129,70 @@ func TestOpenErrorsNameArchiveOnce(t *testing.T) {
 		if !strings.HasPrefix(errs, "unarc: "+tc.path+": ") || strings.Count(errs, "\n") != 1 ||
 			strings.Count(errs, tc.path) != 1 || strings.Count(errs, "unarc:") != 1 {
 			t.Errorf("%q: stderr %q: want one line naming the archive once after \"unarc: \"", tc.args, errs)
+		}
+	}
+}
+
+// TestSummaryLine: t and x print one line on success saying how much
+// they did and what was verified (on stdout, as 7zz and unrar do; on
+// stderr when stdout carries -json or -digest output), nothing with -q
+// and nothing when something failed.
+func TestSummaryLine(t *testing.T) {
+	z := makeZip(t, zent{name: "d/", mode: fs.ModeDir | 0o755}, zent{name: "d/a.txt", content: strings.Repeat("a", 2000)},
+		zent{name: "b.txt", content: "bb"})
+	code, out, errs := runCLI("t", z)
+	if want := "OK: 3 entries, 2.0 KiB, 2 verified (CRC32), 1 without data (directories, links)\n"; code != 0 || out != want {
+		t.Errorf("t: exit %d, stdout %q, want %q (stderr %q)", code, out, want, errs)
+	}
+	dest := t.TempDir()
+	code, out, errs = runCLI("x", "-o", dest, z)
+	if want := "Extracted 2 files (2.0 KiB) to " + dest + "; 2 verified (CRC32)\n"; code != 0 || out != want {
+		t.Errorf("x: exit %d, stdout %q, want %q (stderr %q)", code, out, want, errs)
+	}
+	for _, args := range [][]string{{"t", "-q", z}, {"x", "-q", "-o", t.TempDir(), z}} {
+		if code, out, errs := runCLI(args...); code != 0 || out != "" || errs != "" {
+			t.Errorf("%q: exit %d, printed %q %q; want nothing", args, code, out, errs)
+		}
+	}
+	code, out, errs = runCLI("t", "-json", z)
+	for _, l := range strings.Split(strings.TrimSpace(out), "\n") {
+		if !json.Valid([]byte(l)) {
+			t.Errorf("t -json: stdout line %q is not JSON", l)
+		}
+	}
+	if code != 0 || !strings.HasPrefix(errs, "OK: 3 entries") {
+		t.Errorf("t -json: exit %d, stderr %q: want the summary there", code, errs)
+	}
+	if _, out, errs := runCLI("t", "-digest", "sha256", z); strings.Contains(out, "OK") || !strings.HasPrefix(errs, "OK: ") {
+		t.Errorf("t -digest: stdout %q, stderr %q: the summary belongs on stderr", out, errs)
+	}
+	// What could not be verified is said, and what covered it.
+	if _, out, _ := runCLI("t", noCRC7z(t, "plain.txt", "no checksum")); !strings.Contains(out, "OK: 1 entry, 11 B, 1 not verifiable (no checksum stored)") {
+		t.Errorf("t without checksums: %q", out)
+	}
+	tgz := testdata(t, "tar/small.tar.gz")
+	if _, out, _ := runCLI("t", tgz); !strings.Contains(out, "covered by the stream's gzip CRC32") {
+		t.Errorf("t on a tar.gz: %q", out)
+	}
+	if _, out, _ := runCLI("x", "-o", t.TempDir(), tgz); !strings.Contains(out, "5 files") || !strings.Contains(out, "covered by the stream's gzip CRC32") {
+		t.Errorf("x on a tar.gz: %q", out)
+	}
+	// No summary after a failure or an unmatched pattern.
+	data, _ := os.ReadFile(z)
+	flipped := filepath.Join(t.TempDir(), "flip.zip")
+	data[bytes.Index(data, []byte("aaaa"))] ^= 1
+	os.WriteFile(flipped, data, 0o644)
+	for _, args := range [][]string{{"t", flipped}, {"x", "-o", t.TempDir(), flipped}, {"t", z, "nothing*"}} {
+		if code, out, _ := runCLI(args...); code == 0 || out != "" {
+			t.Errorf("%q: exit %d, stdout %q; want a failure and no summary", args, code, out)
+		}
+	}
+}
+
+func TestHumanBytes(t *testing.T) {
+	for n, want := range map[int64]string{0: "0 B", 1023: "1023 B", 1024: "1.0 KiB", 12_900_000: "12.3 MiB", 5 << 40: "5.0 TiB"} {
+		if got := humanBytes(n); got != want {
+			t.Errorf("humanBytes(%d) = %q, want %q", n, got, want)
 		}
 	}
 }

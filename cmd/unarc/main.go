@@ -169,6 +169,7 @@ type command struct {
 	noLimits  bool
 	archive   string
 	patterns  []string
+	sum       summary // t and x: what the line printed on success says
 }
 
 func (c *cli) run(args []string) int {
@@ -389,6 +390,15 @@ type source struct {
 	close func()
 }
 
+// streamCheck names the compressed stream's checksum ("gzip CRC32"), if
+// one covers the entries.
+func (s *source) streamCheck() string {
+	if s.a != nil {
+		return s.a.StreamCheck()
+	}
+	return s.r.StreamCheck()
+}
+
 var sevenZipMagic = []byte{'7', 'z', 0xBC, 0xAF, 0x27, 0x1C}
 
 // isCompressedTar reports whether f, whose first bytes are head, is a
@@ -519,6 +529,7 @@ func (c *cli) exec(cmd *command, m *matcher) int {
 		}
 		if cmd.name == "x" {
 			opts = append(opts, unarc.WithFilter(sel), unarc.WithProgress(func(p unarc.Progress) {
+				cmd.sum.progress(p)
 				prog.set(p.Entry.Name, p.TotalWritten)
 				if p.Skipped != "" && !cmd.quiet {
 					c.note(prog, "unarc: %s: %s: skipped: %s", name, p.Entry.Name, p.Skipped)
@@ -527,6 +538,7 @@ func (c *cli) exec(cmd *command, m *matcher) int {
 		}
 		src, err = c.open(cmd.archive, opts)
 		if err == nil {
+			cmd.sum.check = src.streamCheck()
 			if prog != nil && src.a != nil {
 				prog.total = selectedSize(src.a, sel)
 			}
@@ -566,6 +578,15 @@ func (c *cli) exec(cmd *command, m *matcher) int {
 	}
 	if conf != nil && len(conf.skipped) > 0 && !cmd.quiet {
 		fmt.Fprintf(c.stderr, "unarc: %s: %d existing files kept (not overwritten)\n", name, len(conf.skipped))
+	}
+	if code == 0 && cmd.name != "l" && !cmd.quiet {
+		// On standard output, as 7zz and unrar print theirs, unless
+		// that carries -json objects or -digest lines for a program.
+		w := c.stdout
+		if cmd.json || cmd.digest != 0 {
+			w = c.stderr
+		}
+		cmd.sum.print(w, cmd)
 	}
 	return code
 }
@@ -649,6 +670,7 @@ func (c *cli) test(cmd *command, src *source, sel func(*unarc.Entry) bool, prog 
 	var failed []*unarc.EntryError
 	tested, unverified := 0, 0
 	each := func(r *unarc.VerifyResult) error {
+		cmd.sum.result(r)
 		switch r.Status {
 		case unarc.VerifyOK:
 			tested++
