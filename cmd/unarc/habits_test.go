@@ -196,3 +196,50 @@ func TestHumanBytes(t *testing.T) {
 		}
 	}
 }
+
+// TestListTable: l prints a header, one row per entry with "-" for a
+// packed size it does not know (solid 7z, tarball entries), never -1,
+// and a totals line; -q prints the rows alone, and -json is unchanged.
+func TestListTable(t *testing.T) {
+	z := makeZip(t, zent{name: "d/", mode: fs.ModeDir | 0o755}, zent{name: "d/a.txt", content: "aaaa"},
+		zent{name: "b.txt", content: "bbbbbb"})
+	code, out, errs := runCLI("l", z)
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	if code != 0 || len(lines) != 5 {
+		t.Fatalf("l: exit %d, %d lines, want 5:\n%s%s", code, len(lines), out, errs)
+	}
+	if f := strings.Fields(lines[0]); !slices.Equal(f, []string{"Mode", "Size", "Packed", "Modified", "Method", "Name"}) {
+		t.Errorf("header %q", lines[0])
+	}
+	if f := strings.Fields(lines[4]); !slices.Equal(f, []string{"10", "10", "2", "files,", "1", "directory"}) {
+		t.Errorf("totals %q, want size 10, packed 10, 2 files, 1 directory", lines[4])
+	}
+	// Columns line up: each row's size ends where the header's does.
+	end := strings.Index(lines[0], "Size") + len("Size")
+	for _, l := range lines[1:] {
+		if len(l) < end || l[end-1] == ' ' || (len(l) > end && l[end] != ' ') {
+			t.Errorf("row %q: size column does not end at %d like the header's", l, end)
+		}
+	}
+	for _, file := range []string{"7z/lzma2.7z", "tar/small.tar.gz"} {
+		code, out, errs := runCLI("l", testdata(t, file))
+		lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+		if code != 0 || strings.Contains(out, " -1 ") {
+			t.Errorf("l %s: exit %d, prints -1:\n%s%s", file, code, out, errs)
+		}
+		if f := strings.Fields(lines[len(lines)-1]); len(f) < 2 || f[1] != "-" {
+			t.Errorf("l %s: totals %q: the packed total is not known", file, lines[len(lines)-1])
+		}
+		if !strings.Contains(out, "            - ") {
+			t.Errorf("l %s: no row shows an unknown packed size as -:\n%s", file, out)
+		}
+	}
+	code, out, _ = runCLI("l", "-q", z)
+	if lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n"); code != 0 || len(lines) != 3 || strings.HasPrefix(out, "Mode") {
+		t.Errorf("l -q: exit %d, want the 3 rows alone:\n%s", code, out)
+	}
+	code, out, _ = runCLI("l", "-json", testdata(t, "7z/lzma2.7z"))
+	if code != 0 || !strings.Contains(out, `"name":"text.txt","type":"file","size":8979,"packed_size":-1,`) {
+		t.Errorf("l -json changed:\n%s", out)
+	}
+}

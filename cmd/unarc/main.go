@@ -40,9 +40,11 @@ selects everything under it.
 flags (all commands):
   -p PASSWORD        password (on a terminal, unarc asks when one is needed);
                      -pPASSWORD works too, as in 7zz and unrar
-  -q                 quiet: no progress line, no summary
+  -q                 quiet: no progress line, no summary line (t, x), no
+                     header or totals line (l)
   -json              (l, t) one JSON object per entry and line (t: the result,
-                     stored checksums and digests of each entry)
+                     stored checksums and digests of each entry; l: a
+                     packed_size unknown to the format is -1; l shows -)
   -j N               (t, x) decode on N goroutines (default 0: one per core);
                      independent units (ZIP entries, non-solid RAR entries,
                      RAR solid runs, 7z folders) run in parallel, results and
@@ -648,7 +650,7 @@ func (c *cli) warnings(name string, src *source, code int) int {
 func (c *cli) do(cmd *command, src *source, sel func(*unarc.Entry) bool, prog *progress) error {
 	switch cmd.name {
 	case "l":
-		return c.list(src, sel, cmd.json)
+		return c.list(src, sel, cmd)
 	case "t":
 		return c.test(cmd, src, sel, prog)
 	}
