@@ -243,3 +243,31 @@ func TestListTable(t *testing.T) {
 		t.Errorf("l -json changed:\n%s", out)
 	}
 }
+
+// TestDirArgumentHint: x's last argument that selects nothing and looks
+// like a destination (an existing directory, or a trailing slash) gets
+// a hint about -o; exit status and other patterns are as before.
+func TestDirArgumentHint(t *testing.T) {
+	z := makeZip(t, zent{name: "a.txt", content: "a"})
+	t.Chdir(t.TempDir())
+	os.Mkdir("out", 0o755)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"x", z, "out"}, `no entry matches "out" (did you mean -o out?)`},
+		{[]string{"x", z, "new/"}, `no entry matches "new/" (did you mean -o new/?)`},
+		{[]string{"x", z, "out/", "-o", "elsewhere"}, ": out: no entry matches"},
+		{[]string{"x", z, "out/", "a.txt"}, ": out: no entry matches"},
+		{[]string{"x", z, "nothing.txt"}, ": nothing.txt: no entry matches"},
+		{[]string{"t", z, "out/"}, ": out: no entry matches"},
+	} {
+		code, _, errs := runCLI(tc.args...)
+		if code != 1 || !strings.Contains(errs, tc.want) || (strings.Contains(errs, "did you mean") != strings.Contains(tc.want, "did you mean")) {
+			t.Errorf("%q: exit %d, stderr %q; want 1 and %q", tc.args, code, errs, tc.want)
+		}
+		if got := tree("out"); len(got) != 0 {
+			t.Errorf("%q: wrote into out/: %v", tc.args, got)
+		}
+	}
+}

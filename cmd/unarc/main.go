@@ -162,6 +162,7 @@ type command struct {
 	digest    unarc.Digest
 	digestArg string
 	outDir    string
+	outSet    bool // -o was given
 	overwrite string
 	aoa, aos  bool
 	aou       bool
@@ -228,6 +229,7 @@ func (c *cli) run(args []string) int {
 	if len(pos) > 0 {
 		cmd.archive, cmd.patterns = pos[0], pos[1:]
 	}
+	fl.Visit(func(f *flag.Flag) { cmd.outSet = cmd.outSet || f.Name == "o" })
 	if cmd.workers < 0 {
 		fmt.Fprintf(c.stderr, "unarc %s: -j %d: need 0 (every core) or more\n", cmd.name, cmd.workers)
 		return 1
@@ -571,8 +573,12 @@ func (c *cli) exec(cmd *command, m *matcher) int {
 		src.close()
 	}
 	if err == nil || code == exitConflict {
-		for _, p := range m.unmatched() {
-			fmt.Fprintf(c.stderr, "unarc: %s: %s: no entry matches\n", name, p)
+		for _, i := range m.unmatched() {
+			if cmd.name == "x" && m.meantAsDir(i, cmd.outSet) {
+				fmt.Fprintf(c.stderr, "unarc: %s: no entry matches %q (did you mean -o %s?)\n", name, m.raw[i], m.raw[i])
+			} else {
+				fmt.Fprintf(c.stderr, "unarc: %s: %s: no entry matches\n", name, m.pats[i])
+			}
 			if code == 0 {
 				code = 1
 			}
