@@ -561,7 +561,7 @@ func (c *cli) exec(cmd *command, m *matcher) int {
 			src.close()
 			src = nil
 		}
-		fmt.Fprintln(c.stderr, "unarc: wrong password")
+		fmt.Fprintf(c.stderr, "unarc: %s: wrong password\n", name)
 		pwf.forget()
 	}
 	code := 0
