@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"flag"
 	"io/fs"
@@ -268,6 +269,24 @@ func TestDirArgumentHint(t *testing.T) {
 		}
 		if got := tree("out"); len(got) != 0 {
 			t.Errorf("%q: wrote into out/: %v", tc.args, got)
+		}
+	}
+}
+
+// TestInterruptedNamesArchive: an interruption is the archive's error,
+// "unarc: ARCHIVE: interrupted", for t as for x, with no pseudo-entry.
+func TestInterruptedNamesArchive(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, f := range []string{"zip/infozip-deflate.zip", "tar/small.tar.gz", "7z/lzma2.7z"} {
+		p := testdata(t, f)
+		for _, args := range [][]string{{"t", p}, {"x", "-o", t.TempDir(), p}} {
+			var out, errb bytes.Buffer
+			c := &cli{ctx: ctx, stdin: strings.NewReader(""), stdout: &out, stderr: &errb}
+			code := c.run(args)
+			if want := "unarc: " + p + ": interrupted\n"; code != 1 || errb.String() != want || out.Len() != 0 {
+				t.Errorf("%q interrupted: exit %d, stdout %q, stderr %q; want 1 and %q", args, code, out.String(), errb.String(), want)
+			}
 		}
 	}
 }

@@ -320,6 +320,11 @@ func exitCode(err error) int {
 
 // report prints one line per failed entry and returns the exit status.
 func report(stderr io.Writer, name string, err error) int {
+	if tf, ok := err.(*testFailure); ok {
+		report(stderr, name, tf.entries)
+		report(stderr, name, tf.archive)
+		return exitCode(err)
+	}
 	var xe *unarc.ExtractError
 	var ee *unarc.EntryError
 	switch {
@@ -342,6 +347,13 @@ func report(stderr io.Writer, name string, err error) int {
 	}
 	return exitCode(err)
 }
+
+// testFailure is t's error when entries failed and then the archive
+// as a whole did (an interruption): each is reported in its own form.
+type testFailure struct{ entries, archive error }
+
+func (e *testFailure) Error() string   { return e.entries.Error() + "; " + e.archive.Error() }
+func (e *testFailure) Unwrap() []error { return []error{e.entries, e.archive} }
 
 // refusedFile reports whether an existing regular file was left alone
 // under the error policy (something an -overwrite flag decides).
@@ -717,19 +729,22 @@ func (c *cli) test(cmd *command, src *source, sel func(*unarc.Entry) bool, prog 
 	} else {
 		_, fatal = src.r.Verify(c.ctx, opts...)
 	}
-	if fatal != nil {
-		var ee *unarc.EntryError
-		if !errors.As(fatal, &ee) {
-			ee = &unarc.EntryError{Entry: "(archive)", Err: fatal}
-		}
+	var ee *unarc.EntryError
+	if fatal != nil && errors.As(fatal, &ee) {
 		failed = append(failed, ee)
+		fatal = nil
 	}
 	if unverified > 0 && !cmd.quiet {
 		fmt.Fprintf(c.stderr, "unarc: %s: %d of %d entries could not be verified (no checksum stored)\n",
 			displayName(cmd.archive), unverified, tested)
 	}
-	if failed != nil {
+	switch {
+	case failed != nil && fatal != nil:
+		return &testFailure{entries: &unarc.ExtractError{Errors: failed}, archive: fatal}
+	case failed != nil:
 		return &unarc.ExtractError{Errors: failed}
 	}
-	return nil
+	// An error of no entry (an interruption) is the archive's:
+	// "unarc: ARCHIVE: message", as x prints it.
+	return fatal
 }
