@@ -207,7 +207,7 @@ func (c *cli) writeArchive(archive string, paths []string, volume int64, opts []
 		}
 	default:
 		if _, err := os.Lstat(archive); err == nil {
-			return fmt.Errorf("%s exists (unarc a writes new archives only, it does not update them)", archive)
+			return errors.New("it exists (unarc a writes new archives only, it does not update them)")
 		}
 		// Created with 0666 so the umask applies, as for any new file.
 		tmpName := filepath.Join(filepath.Dir(archive), fmt.Sprintf(".%s.tmp-%d", filepath.Base(archive), os.Getpid()))

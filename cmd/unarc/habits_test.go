@@ -290,3 +290,18 @@ func TestInterruptedNamesArchive(t *testing.T) {
 		}
 	}
 }
+
+// TestAddExistingNamesOnce: a refused existing ARCHIVE of a is named
+// once, as every error line names its archive.
+func TestAddExistingNamesOnce(t *testing.T) {
+	dir := t.TempDir()
+	arch := filepath.Join(dir, "old.7z")
+	os.WriteFile(arch, []byte("mine"), 0o644)
+	code, _, errs := runCLI("a", arch, dir)
+	if code != 1 || !strings.HasPrefix(errs, "unarc: "+arch+": ") || strings.Count(errs, arch) != 1 {
+		t.Errorf("a over an existing archive: exit %d, stderr %q; want 1 naming it once", code, errs)
+	}
+	if b, _ := os.ReadFile(arch); string(b) != "mine" {
+		t.Errorf("the existing archive was replaced")
+	}
+}
