@@ -9,8 +9,9 @@ import (
 // -pPASSWORD, into -o=DIR and -p=PASSWORD, which the flag package
 // parses (it reads -oDIR as a flag named "oDIR" and stops). Only the
 // one-letter flags in glued that fl defines are unglued, and only when
-// the argument names no flag of fl itself: -preserve-perms, -progress or
-// -json stay flags, never a password or a directory. A flag that takes
+// the argument names no flag of fl itself nor of another command:
+// -preserve-perms, -progress or -json stay flags, never a password or a
+// directory. A flag that takes
 // a value skips that value (-o -pfoo makes "-pfoo" a directory), and
 // nothing after "--" is touched.
 func unglue(fl *flag.FlagSet, args []string, glued ...string) []string {
@@ -33,8 +34,10 @@ func unglue(fl *flag.FlagSet, args []string, glued ...string) []string {
 			}
 			continue
 		}
-		if long {
-			continue // --name is the flag package's form, never glued
+		if long || isCommandFlag(name) {
+			// --name is the flag package's form, never glued; a flag
+			// of another command is left for the flag package to refuse.
+			continue
 		}
 		for _, g := range glued {
 			if len(a) > 1+len(g) && strings.HasPrefix(a[1:], g) && fl.Lookup(g) != nil {

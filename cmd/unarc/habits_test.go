@@ -79,6 +79,10 @@ func TestGluedFlags(t *testing.T) {
 	if code, _, errs := runCLI("t", "-oout", pw); code != 1 || !strings.Contains(errs, "-oout") {
 		t.Errorf("t -oout (t has no -o): exit %d, %q", code, errs)
 	}
+	// A flag of another command is refused, not taken as a password.
+	if code, _, errs := runCLI("t", "-ptest", "-preserve-perms", pw); code != 1 || !strings.Contains(errs, "-preserve-perms") {
+		t.Errorf("t -preserve-perms (an x flag): exit %d, %q; want it refused", code, errs)
+	}
 	// unarc a -pPASSWORD encrypts.
 	dir := t.TempDir()
 	src := filepath.Join(dir, "f.txt")
@@ -92,6 +96,10 @@ func TestGluedFlags(t *testing.T) {
 	}
 	if code, _, errs := runCLI("t", arch, "-psecret"); code != 0 {
 		t.Errorf("t -psecret: exit %d: %s", code, errs)
+	}
+	arch2 := filepath.Join(dir, "b.7z")
+	if code, _, errs := runCLI("a", "-preserve-perms", "-q", arch2, src); code != 1 || !strings.Contains(errs, "-preserve-perms") {
+		t.Errorf("a -preserve-perms: exit %d, %q; want it refused, not the password \"reserve-perms\"", code, errs)
 	}
 }
 

@@ -195,28 +195,7 @@ func (c *cli) run(args []string) int {
 		return 1
 	}
 	cmd := &command{name: args[0]}
-	fl := flag.NewFlagSet("unarc "+cmd.name, flag.ContinueOnError)
-	fl.SetOutput(io.Discard)
-	fl.StringVar(&cmd.password, "p", "", "")
-	fl.BoolVar(&cmd.quiet, "q", false, "")
-	limitFlags(fl, &cmd.limits, &cmd.noLimits)
-	if cmd.name != "l" {
-		fl.IntVar(&cmd.workers, "j", 0, "")
-	}
-	switch cmd.name {
-	case "l":
-		fl.BoolVar(&cmd.json, "json", false, "")
-	case "t":
-		fl.BoolVar(&cmd.json, "json", false, "")
-		fl.StringVar(&cmd.digestArg, "digest", "", "")
-	case "x":
-		fl.StringVar(&cmd.outDir, "o", ".", "")
-		fl.StringVar(&cmd.overwrite, "overwrite", "", "")
-		fl.BoolVar(&cmd.aoa, "aoa", false, "")
-		fl.BoolVar(&cmd.aos, "aos", false, "")
-		fl.BoolVar(&cmd.aou, "aou", false, "")
-		fl.BoolVar(&cmd.preserve, "preserve-perms", false, "")
-	}
+	fl := cmd.flagSet()
 	pos, err := parseAnywhere(fl, unglue(fl, args[1:], "o", "p"))
 	if errors.Is(err, flag.ErrHelp) {
 		fmt.Fprint(c.stdout, usage)
@@ -253,6 +232,46 @@ func (c *cli) run(args []string) int {
 		return 1
 	}
 	return c.exec(cmd, m)
+}
+
+// flagSet registers the flags of l, t or x (cmd.name) on a new set.
+func (cmd *command) flagSet() *flag.FlagSet {
+	fl := flag.NewFlagSet("unarc "+cmd.name, flag.ContinueOnError)
+	fl.SetOutput(io.Discard)
+	fl.StringVar(&cmd.password, "p", "", "")
+	fl.BoolVar(&cmd.quiet, "q", false, "")
+	limitFlags(fl, &cmd.limits, &cmd.noLimits)
+	if cmd.name != "l" {
+		fl.IntVar(&cmd.workers, "j", 0, "")
+	}
+	switch cmd.name {
+	case "l":
+		fl.BoolVar(&cmd.json, "json", false, "")
+	case "t":
+		fl.BoolVar(&cmd.json, "json", false, "")
+		fl.StringVar(&cmd.digestArg, "digest", "", "")
+	case "x":
+		fl.StringVar(&cmd.outDir, "o", ".", "")
+		fl.StringVar(&cmd.overwrite, "overwrite", "", "")
+		fl.BoolVar(&cmd.aoa, "aoa", false, "")
+		fl.BoolVar(&cmd.aos, "aos", false, "")
+		fl.BoolVar(&cmd.aou, "aou", false, "")
+		fl.BoolVar(&cmd.preserve, "preserve-perms", false, "")
+	}
+	return fl
+}
+
+// isCommandFlag reports whether name is a flag of l, t or x: unglue
+// never reads one as -pPASSWORD or -oDIR, even given to a command
+// that does not take it (unarc a -preserve-perms is an error, not the
+// password "reserve-perms").
+func isCommandFlag(name string) bool {
+	for _, n := range []string{"l", "t", "x"} {
+		if (&command{name: n}).flagSet().Lookup(name) != nil {
+			return true
+		}
+	}
+	return false
 }
 
 func (cmd *command) resolveOverwrite(interactive bool) error {
