@@ -75,7 +75,7 @@ func openArchive(r io.ReaderAt, size int64, o *options, cfg *arc.Config, pw *pas
 		}
 		if err := checkEntryCount(a, &o.limits); err != nil {
 			a.Close()
-			return nil, err
+			return nil, archiveErr(err)
 		}
 		if c, ok := a.(arc.Checkpointer); ok {
 			c.SetCheckpoints(o.checkpoints)
@@ -90,7 +90,7 @@ func openArchive(r io.ReaderAt, size int64, o *options, cfg *arc.Config, pw *pas
 	}
 	f, err := detectAt(r, size)
 	if err != nil {
-		return nil, err
+		return nil, archiveErr(err)
 	}
 	a, err := retry(pw, func() (arc.Archive, error) { return f.Open(r, size, cfg) })
 	if err != nil {
@@ -98,7 +98,7 @@ func openArchive(r io.ReaderAt, size int64, o *options, cfg *arc.Config, pw *pas
 	}
 	if err := checkEntryCount(a, &o.limits); err != nil {
 		a.Close()
-		return nil, err
+		return nil, archiveErr(err)
 	}
 	if c, ok := a.(arc.Checkpointer); ok {
 		c.SetCheckpoints(o.checkpoints)
@@ -108,7 +108,8 @@ func openArchive(r io.ReaderAt, size int64, o *options, cfg *arc.Config, pw *pas
 
 // OpenFile opens the archive file name. For a multi-volume set, name is
 // the first volume; the others are opened from beside it as needed and
-// closed by Close.
+// closed by Close. An error about the archive names the file once:
+// "unarc: a.rar: not an archive" (or the volume it is about).
 func OpenFile(name string, opts ...Option) (*Archive, error) {
 	o, err := buildOptions(opts)
 	if err != nil {
@@ -116,9 +117,10 @@ func OpenFile(name string, opts ...Option) (*Archive, error) {
 	}
 	f, size, err := openOSFile(name)
 	if err != nil {
-		return nil, err
+		return nil, namedErr(name, err)
 	}
-	return openSet(f, size, name, openOSFile, f.(io.Closer), o)
+	a, err := openSet(f, size, name, openOSFile, f.(io.Closer), o)
+	return a, namedErr(name, err)
 }
 
 // OpenFS opens the archive name in fsys; the other volumes of a set are
@@ -127,7 +129,7 @@ func OpenFile(name string, opts ...Option) (*Archive, error) {
 func OpenFS(fsys fs.FS, name string, opts ...Option) (*Archive, error) {
 	ra, size, err := openFSFile(fsys, name)
 	if err != nil {
-		return nil, err
+		return nil, namedErr(name, err)
 	}
 	o, err := buildOptions(opts)
 	if err != nil {
@@ -142,7 +144,8 @@ func OpenFS(fsys fs.FS, name string, opts ...Option) (*Archive, error) {
 	if cl, ok := ra.(io.Closer); ok {
 		c = cl
 	}
-	return openSet(ra, size, name, o.volOpen, c, o)
+	a, err := openSet(ra, size, name, o.volOpen, c, o)
+	return a, namedErr(name, err)
 }
 
 // openOSFile opens name as an *os.File (an io.ReaderAt) with its size.
@@ -168,7 +171,7 @@ func statFile(f fs.File, name string) (fs.FileInfo, error) {
 	}
 	if st.IsDir() {
 		f.Close()
-		return nil, fmt.Errorf("%w: %s is a directory", errs.ErrFormat, name)
+		return nil, &archiveError{name: name, err: fmt.Errorf("%w: it is a directory", errs.ErrFormat)}
 	}
 	return st, nil
 }
@@ -193,7 +196,7 @@ func openFSFile(fsys fs.FS, name string) (io.ReaderAt, int64, error) {
 		return &seekReaderAt{f: rf}, st.Size(), nil
 	}
 	f.Close()
-	return nil, 0, fmt.Errorf("%w: %s: file is neither an io.ReaderAt nor an io.Seeker", errs.ErrUnsupported, name)
+	return nil, 0, &archiveError{name: name, err: fmt.Errorf("%w: file is neither an io.ReaderAt nor an io.Seeker", errs.ErrUnsupported)}
 }
 
 // seekReaderAt adapts an io.ReadSeeker to io.ReaderAt under a lock.

@@ -3,6 +3,7 @@ package unarc
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"strings"
 
 	"github.com/go-unarc/unarc/internal/errs"
@@ -97,11 +98,23 @@ func entryErr(name string, err error) error {
 }
 
 // archiveError presents an archive-level error (from Open or NewReader)
-// with one "unarc: " prefix: the sentinels' own texts have none.
+// with one "unarc: " prefix: the sentinels' own texts have none. When
+// the archive has a name (OpenFile, OpenFS) the text names it once, as
+// ExtractError's names each entry once: "unarc: a.rar: not an archive".
 // errors.Is and errors.As see the wrapped error unchanged.
-type archiveError struct{ err error }
+type archiveError struct {
+	name string // file the error is about; "" for a reader without one
+	err  error
+}
 
-func (e *archiveError) Error() string { return "unarc: " + e.err.Error() }
+func (e *archiveError) Error() string {
+	s := strings.TrimPrefix(e.err.Error(), "unarc: ")
+	if e.name == "" {
+		return "unarc: " + s
+	}
+	return "unarc: " + e.name + ": " + s
+}
+
 func (e *archiveError) Unwrap() error { return e.err }
 
 // archiveErr gives an error about the archive as a whole the "unarc: "
@@ -117,10 +130,31 @@ func archiveErr(err error) error {
 	}
 	for _, s := range sentinels {
 		if errors.Is(err, s) {
-			return &archiveError{err}
+			return &archiveError{err: err}
 		}
 	}
 	return err
+}
+
+// namedErr makes an error of OpenFile or OpenFS name the archive file
+// (name) once. An error that already names a file (an os error opening
+// it, or a volume's own error) keeps that name; every other error, an
+// entry's included, is wrapped as an archiveError of name.
+func namedErr(name string, err error) error {
+	if err == nil {
+		return nil
+	}
+	var pe *fs.PathError
+	if errors.As(err, &pe) && pe.Path == name {
+		return err
+	}
+	if ae, ok := err.(*archiveError); ok {
+		if ae.name != "" {
+			return err
+		}
+		return &archiveError{name: name, err: ae.err}
+	}
+	return &archiveError{name: name, err: err}
 }
 
 // sentinels are the bad-input classes every library error wraps one of.

@@ -19,7 +19,7 @@ const addUsage = `add (a):
   PATHs are stored relative to their parent directory, as 7zz a stores
   them (a/b/dir is stored as dir/…); symlinks are stored as links (7zz -snl).
   An existing ARCHIVE is not replaced: unarc a does not update archives.
-  -p PASSWORD        encrypt the data with 7zAES (AES-256)
+  -p PASSWORD        encrypt the data with 7zAES (AES-256); or -pPASSWORD
   -he                encrypt the headers too (names, sizes); needs -p
   -l LEVEL           compression level 0..9 (default 5; 0 stores)
   -m METHOD          lzma2 (default), lzma or copy
@@ -53,7 +53,7 @@ func (c *cli) add(args []string) int {
 	fl.IntVar(&threads, "mt", 0, "")
 	fl.Var(sizeFlag{&dict}, "md", "")
 	fl.Var(sizeFlag{&volume}, "v", "")
-	pos, err := parseAnywhere(fl, args)
+	pos, err := parseAnywhere(fl, unglue(fl, args, "p"))
 	if errors.Is(err, flag.ErrHelp) {
 		fmt.Fprint(c.stdout, addUsage)
 		return 0
@@ -207,7 +207,7 @@ func (c *cli) writeArchive(archive string, paths []string, volume int64, opts []
 		}
 	default:
 		if _, err := os.Lstat(archive); err == nil {
-			return fmt.Errorf("%s exists (unarc a writes new archives only, it does not update them)", archive)
+			return errors.New("it exists (unarc a writes new archives only, it does not update them)")
 		}
 		// Created with 0666 so the umask applies, as for any new file.
 		tmpName := filepath.Join(filepath.Dir(archive), fmt.Sprintf(".%s.tmp-%d", filepath.Base(archive), os.Getpid()))

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"strconv"
 	"time"
 
 	"github.com/go-unarc/unarc"
@@ -58,40 +59,102 @@ func entryType(e *unarc.Entry) string {
 	return "file"
 }
 
-func (c *cli) list(src *source, sel func(*unarc.Entry) bool, asJSON bool) error {
+// list prints the selected entries: one JSON object per line with
+// -json, else a table with a header and a totals line (-q: rows only).
+func (c *cli) list(src *source, sel func(*unarc.Entry) bool, cmd *command) error {
 	// One write per buffer, not per entry: a listing of a million
 	// entries is a million lines.
 	out := bufio.NewWriterSize(c.stdout, 64<<10)
 	defer out.Flush()
 	enc := json.NewEncoder(out)
 	enc.SetEscapeHTML(false)
-	if src.a != nil {
-		for _, e := range src.a.Entries() {
-			if sel(e) {
-				if err := printEntry(out, enc, e, asJSON); err != nil {
-					return err
-				}
-			}
-		}
-		if cm := src.a.Comment(); cm != "" && !asJSON {
-			fmt.Fprintf(out, "comment: %s\n", cm)
-		}
-		return nil
+	table := !cmd.json && !cmd.quiet
+	if table {
+		fmt.Fprintf(out, listRow, "Mode", "Size", "Packed", "Modified           ", " ", "Method", "Name")
 	}
-	for {
-		e, err := src.r.Next()
-		if err == io.EOF {
+	var tot listTotals
+	each := func(e *unarc.Entry) error {
+		if !sel(e) {
 			return nil
 		}
-		if err != nil {
-			return err
+		tot.add(e)
+		return printEntry(out, enc, e, cmd.json)
+	}
+	if src.a != nil {
+		for _, e := range src.a.Entries() {
+			if err := each(e); err != nil {
+				return err
+			}
 		}
-		if sel(e) {
-			if err := printEntry(out, enc, e, asJSON); err != nil {
+	} else {
+		for {
+			e, err := src.r.Next()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				return err
+			}
+			if err := each(e); err != nil {
 				return err
 			}
 		}
 	}
+	if table {
+		tot.print(out)
+	}
+	if src.a != nil && !cmd.json {
+		if cm := src.a.Comment(); cm != "" {
+			fmt.Fprintf(out, "comment: %s\n", cm)
+		}
+	}
+	return nil
+}
+
+// listRow lays out a row of l: mode, size, packed size, modification
+// time, "*" for encrypted, method, name.
+const listRow = "%-10s %12s %12s %s%s %-12s %s\n"
+
+// listTotals sums the listed entries for l's last line.
+type listTotals struct {
+	files, dirs   int
+	size, packed  int64
+	packedUnknown bool // some entry's packed size is unknown (solid, tarball)
+}
+
+func (t *listTotals) add(e *unarc.Entry) {
+	if e.IsDir() {
+		t.dirs++
+	} else {
+		t.files++
+	}
+	t.size += max(e.Size, 0)
+	if e.PackedSize < 0 {
+		t.packedUnknown = true
+	} else {
+		t.packed += e.PackedSize
+	}
+}
+
+func (t *listTotals) print(w io.Writer) {
+	packed := "-"
+	if !t.packedUnknown {
+		packed = strconv.FormatInt(t.packed, 10)
+	}
+	what := plural(t.files, "file", "files")
+	if t.dirs > 0 {
+		what += ", " + plural(t.dirs, "directory", "directories")
+	}
+	fmt.Fprintf(w, listRow, "", strconv.FormatInt(t.size, 10), packed, "                   ", " ", "", what)
+}
+
+// packedSize is a packed size for l: "-" when unknown (an entry of a
+// solid block or of a compressed tarball has none of its own).
+func packedSize(n int64) string {
+	if n < 0 {
+		return "-"
+	}
+	return strconv.FormatInt(n, 10)
 }
 
 func printEntry(w io.Writer, enc *json.Encoder, e *unarc.Entry, asJSON bool) error {
@@ -124,7 +187,7 @@ func printEntry(w io.Writer, enc *json.Encoder, e *unarc.Entry, asJSON bool) err
 	if e.LinkTarget != "" {
 		name += " -> " + e.LinkTarget
 	}
-	_, err := fmt.Fprintf(w, "%s %12d %12d %s%s %-12s %s\n", e.Mode, e.Size, e.PackedSize, mod, flags, e.Method, name)
+	_, err := fmt.Fprintf(w, listRow, e.Mode, strconv.FormatInt(e.Size, 10), packedSize(e.PackedSize), mod, flags, e.Method, name)
 	return err
 }
 

@@ -38,10 +38,13 @@ PATTERNs are path.Match patterns ('docs/*'); one that matches a directory
 selects everything under it.
 
 flags (all commands):
-  -p PASSWORD        password (on a terminal, unarc asks when one is needed)
-  -q                 quiet: no progress line, no summary
+  -p PASSWORD        password (on a terminal, unarc asks when one is needed);
+                     -pPASSWORD works too, as in 7zz and unrar
+  -q                 quiet: no progress line, no summary line (t, x), no
+                     header or totals line (l)
   -json              (l, t) one JSON object per entry and line (t: the result,
-                     stored checksums and digests of each entry)
+                     stored checksums and digests of each entry; l: a
+                     packed_size unknown to the format is -1; l shows -)
   -j N               (t, x) decode on N goroutines (default 0: one per core);
                      independent units (ZIP entries, non-solid RAR entries,
                      RAR solid runs, 7z folders) run in parallel, results and
@@ -65,7 +68,7 @@ limits (default: a safe profile that stops decompression bombs):
   -no-limits         lift every limit (overrides the -max flags)
   SIZE: 1234, 64K, 512M, 4G, 1T or unlimited.
 extract (x):
-  -o DIR             destination directory
+  -o DIR             destination directory (or -oDIR, as in 7zz and unrar)
   -overwrite MODE    for paths that exist in DIR: ask (default on a terminal),
                      error (default otherwise: refuse, report, exit 8),
                      never (skip), always (replace files), rename (name_1.ext)
@@ -159,6 +162,7 @@ type command struct {
 	digest    unarc.Digest
 	digestArg string
 	outDir    string
+	outSet    bool // -o was given
 	overwrite string
 	aoa, aos  bool
 	aou       bool
@@ -168,6 +172,7 @@ type command struct {
 	noLimits  bool
 	archive   string
 	patterns  []string
+	sum       summary // t and x: what the line printed on success says
 }
 
 func (c *cli) run(args []string) int {
@@ -190,29 +195,8 @@ func (c *cli) run(args []string) int {
 		return 1
 	}
 	cmd := &command{name: args[0]}
-	fl := flag.NewFlagSet("unarc "+cmd.name, flag.ContinueOnError)
-	fl.SetOutput(io.Discard)
-	fl.StringVar(&cmd.password, "p", "", "")
-	fl.BoolVar(&cmd.quiet, "q", false, "")
-	limitFlags(fl, &cmd.limits, &cmd.noLimits)
-	if cmd.name != "l" {
-		fl.IntVar(&cmd.workers, "j", 0, "")
-	}
-	switch cmd.name {
-	case "l":
-		fl.BoolVar(&cmd.json, "json", false, "")
-	case "t":
-		fl.BoolVar(&cmd.json, "json", false, "")
-		fl.StringVar(&cmd.digestArg, "digest", "", "")
-	case "x":
-		fl.StringVar(&cmd.outDir, "o", ".", "")
-		fl.StringVar(&cmd.overwrite, "overwrite", "", "")
-		fl.BoolVar(&cmd.aoa, "aoa", false, "")
-		fl.BoolVar(&cmd.aos, "aos", false, "")
-		fl.BoolVar(&cmd.aou, "aou", false, "")
-		fl.BoolVar(&cmd.preserve, "preserve-perms", false, "")
-	}
-	pos, err := parseAnywhere(fl, args[1:])
+	fl := cmd.flagSet()
+	pos, err := parseAnywhere(fl, unglue(fl, args[1:], "o", "p"))
 	if errors.Is(err, flag.ErrHelp) {
 		fmt.Fprint(c.stdout, usage)
 		return 0
@@ -224,6 +208,7 @@ func (c *cli) run(args []string) int {
 	if len(pos) > 0 {
 		cmd.archive, cmd.patterns = pos[0], pos[1:]
 	}
+	fl.Visit(func(f *flag.Flag) { cmd.outSet = cmd.outSet || f.Name == "o" })
 	if cmd.workers < 0 {
 		fmt.Fprintf(c.stderr, "unarc %s: -j %d: need 0 (every core) or more\n", cmd.name, cmd.workers)
 		return 1
@@ -247,6 +232,46 @@ func (c *cli) run(args []string) int {
 		return 1
 	}
 	return c.exec(cmd, m)
+}
+
+// flagSet registers the flags of l, t or x (cmd.name) on a new set.
+func (cmd *command) flagSet() *flag.FlagSet {
+	fl := flag.NewFlagSet("unarc "+cmd.name, flag.ContinueOnError)
+	fl.SetOutput(io.Discard)
+	fl.StringVar(&cmd.password, "p", "", "")
+	fl.BoolVar(&cmd.quiet, "q", false, "")
+	limitFlags(fl, &cmd.limits, &cmd.noLimits)
+	if cmd.name != "l" {
+		fl.IntVar(&cmd.workers, "j", 0, "")
+	}
+	switch cmd.name {
+	case "l":
+		fl.BoolVar(&cmd.json, "json", false, "")
+	case "t":
+		fl.BoolVar(&cmd.json, "json", false, "")
+		fl.StringVar(&cmd.digestArg, "digest", "", "")
+	case "x":
+		fl.StringVar(&cmd.outDir, "o", ".", "")
+		fl.StringVar(&cmd.overwrite, "overwrite", "", "")
+		fl.BoolVar(&cmd.aoa, "aoa", false, "")
+		fl.BoolVar(&cmd.aos, "aos", false, "")
+		fl.BoolVar(&cmd.aou, "aou", false, "")
+		fl.BoolVar(&cmd.preserve, "preserve-perms", false, "")
+	}
+	return fl
+}
+
+// isCommandFlag reports whether name is a flag of l, t or x: unglue
+// never reads one as -pPASSWORD or -oDIR, even given to a command
+// that does not take it (unarc a -preserve-perms is an error, not the
+// password "reserve-perms").
+func isCommandFlag(name string) bool {
+	for _, n := range []string{"l", "t", "x"} {
+		if (&command{name: n}).flagSet().Lookup(name) != nil {
+			return true
+		}
+	}
+	return false
 }
 
 func (cmd *command) resolveOverwrite(interactive bool) error {
@@ -314,6 +339,11 @@ func exitCode(err error) int {
 
 // report prints one line per failed entry and returns the exit status.
 func report(stderr io.Writer, name string, err error) int {
+	if tf, ok := err.(*testFailure); ok {
+		report(stderr, name, tf.entries)
+		report(stderr, name, tf.archive)
+		return exitCode(err)
+	}
 	var xe *unarc.ExtractError
 	var ee *unarc.EntryError
 	switch {
@@ -327,7 +357,7 @@ func report(stderr io.Writer, name string, err error) int {
 	case errors.As(err, &ee):
 		fmt.Fprintf(stderr, "unarc: %s: %s: %s\n", name, ee.Entry, msg(ee.Message()))
 	default:
-		fmt.Fprintf(stderr, "unarc: %s: %s\n", name, msg(err.Error()))
+		fmt.Fprintf(stderr, "unarc: %s: %s\n", name, archiveMsg(name, err))
 	}
 	if refusedFile(err) {
 		// Only existing files can be resolved by a flag; directories,
@@ -336,6 +366,13 @@ func report(stderr io.Writer, name string, err error) int {
 	}
 	return exitCode(err)
 }
+
+// testFailure is t's error when entries failed and then the archive
+// as a whole did (an interruption): each is reported in its own form.
+type testFailure struct{ entries, archive error }
+
+func (e *testFailure) Error() string   { return e.entries.Error() + "; " + e.archive.Error() }
+func (e *testFailure) Unwrap() []error { return []error{e.entries, e.archive} }
 
 // refusedFile reports whether an existing regular file was left alone
 // under the error policy (something an -overwrite flag decides).
@@ -350,6 +387,19 @@ func refusedFile(err error) bool {
 		}
 	}
 	return false
+}
+
+// archiveMsg is the text of err, an error about the archive name, for a
+// line that names the archive already: OpenFile names it too ("unarc:
+// a.rar: not an archive"), as os.Open does ("open a.rar: …").
+func archiveMsg(name string, err error) string {
+	if pe, ok := err.(*fs.PathError); ok && pe.Path == name {
+		if pe.Op == "open" {
+			return msg(pe.Err.Error())
+		}
+		return msg(pe.Op + ": " + pe.Err.Error())
+	}
+	return strings.TrimPrefix(msg(err.Error()), name+": ")
 }
 
 func msg(s string) string {
@@ -373,6 +423,15 @@ type source struct {
 	a     *unarc.Archive
 	r     *unarc.Reader
 	close func()
+}
+
+// streamCheck names the compressed stream's checksum ("gzip CRC32"), if
+// one covers the entries.
+func (s *source) streamCheck() string {
+	if s.a != nil {
+		return s.a.StreamCheck()
+	}
+	return s.r.StreamCheck()
 }
 
 var sevenZipMagic = []byte{'7', 'z', 0xBC, 0xAF, 0x27, 0x1C}
@@ -444,7 +503,7 @@ func (c *cli) open(name string, opts []unarc.Option) (*source, error) {
 			return &source{a: a, close: func() { a.Close() }}, nil
 		case st.IsDir():
 			f.Close()
-			return nil, fmt.Errorf("%w: %s is a directory", unarc.ErrFormat, name)
+			return nil, fmt.Errorf("%w: it is a directory", unarc.ErrFormat)
 		case term.IsTerminal(int(f.Fd())):
 			return nil, errors.New("refusing to read an archive from a terminal (give a file, or pipe one in)")
 		}
@@ -505,6 +564,7 @@ func (c *cli) exec(cmd *command, m *matcher) int {
 		}
 		if cmd.name == "x" {
 			opts = append(opts, unarc.WithFilter(sel), unarc.WithProgress(func(p unarc.Progress) {
+				cmd.sum.progress(p)
 				prog.set(p.Entry.Name, p.TotalWritten)
 				if p.Skipped != "" && !cmd.quiet {
 					c.note(prog, "unarc: %s: %s: skipped: %s", name, p.Entry.Name, p.Skipped)
@@ -513,6 +573,7 @@ func (c *cli) exec(cmd *command, m *matcher) int {
 		}
 		src, err = c.open(cmd.archive, opts)
 		if err == nil {
+			cmd.sum.check = src.streamCheck()
 			if prog != nil && src.a != nil {
 				prog.total = selectedSize(src.a, sel)
 			}
@@ -531,7 +592,7 @@ func (c *cli) exec(cmd *command, m *matcher) int {
 			src.close()
 			src = nil
 		}
-		fmt.Fprintln(c.stderr, "unarc: wrong password")
+		fmt.Fprintf(c.stderr, "unarc: %s: wrong password\n", name)
 		pwf.forget()
 	}
 	code := 0
@@ -543,8 +604,12 @@ func (c *cli) exec(cmd *command, m *matcher) int {
 		src.close()
 	}
 	if err == nil || code == exitConflict {
-		for _, p := range m.unmatched() {
-			fmt.Fprintf(c.stderr, "unarc: %s: %s: no entry matches\n", name, p)
+		for _, i := range m.unmatched() {
+			if cmd.name == "x" && m.meantAsDir(i, cmd.outSet) {
+				fmt.Fprintf(c.stderr, "unarc: %s: no entry matches %q (did you mean -o %s?)\n", name, m.raw[i], m.raw[i])
+			} else {
+				fmt.Fprintf(c.stderr, "unarc: %s: %s: no entry matches\n", name, m.pats[i])
+			}
 			if code == 0 {
 				code = 1
 			}
@@ -552,6 +617,15 @@ func (c *cli) exec(cmd *command, m *matcher) int {
 	}
 	if conf != nil && len(conf.skipped) > 0 && !cmd.quiet {
 		fmt.Fprintf(c.stderr, "unarc: %s: %d existing files kept (not overwritten)\n", name, len(conf.skipped))
+	}
+	if code == 0 && cmd.name != "l" && !cmd.quiet {
+		// On standard output, as 7zz and unrar print theirs, unless
+		// that carries -json objects or -digest lines for a program.
+		w := c.stdout
+		if cmd.json || cmd.digest != 0 {
+			w = c.stderr
+		}
+		cmd.sum.print(w, cmd)
 	}
 	return code
 }
@@ -613,7 +687,7 @@ func (c *cli) warnings(name string, src *source, code int) int {
 func (c *cli) do(cmd *command, src *source, sel func(*unarc.Entry) bool, prog *progress) error {
 	switch cmd.name {
 	case "l":
-		return c.list(src, sel, cmd.json)
+		return c.list(src, sel, cmd)
 	case "t":
 		return c.test(cmd, src, sel, prog)
 	}
@@ -635,6 +709,7 @@ func (c *cli) test(cmd *command, src *source, sel func(*unarc.Entry) bool, prog 
 	var failed []*unarc.EntryError
 	tested, unverified := 0, 0
 	each := func(r *unarc.VerifyResult) error {
+		cmd.sum.result(r)
 		switch r.Status {
 		case unarc.VerifyOK:
 			tested++
@@ -673,19 +748,22 @@ func (c *cli) test(cmd *command, src *source, sel func(*unarc.Entry) bool, prog 
 	} else {
 		_, fatal = src.r.Verify(c.ctx, opts...)
 	}
-	if fatal != nil {
-		var ee *unarc.EntryError
-		if !errors.As(fatal, &ee) {
-			ee = &unarc.EntryError{Entry: "(archive)", Err: fatal}
-		}
+	var ee *unarc.EntryError
+	if fatal != nil && errors.As(fatal, &ee) {
 		failed = append(failed, ee)
+		fatal = nil
 	}
 	if unverified > 0 && !cmd.quiet {
 		fmt.Fprintf(c.stderr, "unarc: %s: %d of %d entries could not be verified (no checksum stored)\n",
 			displayName(cmd.archive), unverified, tested)
 	}
-	if failed != nil {
+	switch {
+	case failed != nil && fatal != nil:
+		return &testFailure{entries: &unarc.ExtractError{Errors: failed}, archive: fatal}
+	case failed != nil:
 		return &unarc.ExtractError{Errors: failed}
 	}
-	return nil
+	// An error of no entry (an interruption) is the archive's:
+	// "unarc: ARCHIVE: message", as x prints it.
+	return fatal
 }

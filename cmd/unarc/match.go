@@ -2,7 +2,9 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"path"
+	"path/filepath"
 	"strings"
 
 	"github.com/go-unarc/unarc"
@@ -13,11 +15,12 @@ import (
 // both take docs/a/b.txt), as unzip does. No patterns select everything.
 type matcher struct {
 	pats []string
+	raw  []string // the patterns as given
 	hit  []bool
 }
 
 func newMatcher(pats []string) (*matcher, error) {
-	m := &matcher{hit: make([]bool, len(pats))}
+	m := &matcher{hit: make([]bool, len(pats)), raw: pats}
 	for _, p := range pats {
 		p = strings.TrimPrefix(strings.TrimSuffix(p, "/"), "./")
 		if _, err := path.Match(p, ""); err != nil {
@@ -61,13 +64,29 @@ func matchPrefix(p, name string) bool {
 	}
 }
 
-// unmatched lists the patterns that selected nothing.
-func (m *matcher) unmatched() []string {
-	var out []string
-	for i, p := range m.pats {
+// unmatched lists the indexes of the patterns that selected nothing.
+func (m *matcher) unmatched() []int {
+	var out []int
+	for i := range m.pats {
 		if !m.hit[i] {
-			out = append(out, p)
+			out = append(out, i)
 		}
 	}
 	return out
+}
+
+// meantAsDir reports whether pattern i of x, selecting nothing, was
+// likely meant as the destination (unrar x a.rar out/, 7zz's -o
+// without it): it is the last argument, no -o was given, and it ends
+// in a slash or names an existing directory.
+func (m *matcher) meantAsDir(i int, outSet bool) bool {
+	if outSet || i != len(m.raw)-1 {
+		return false
+	}
+	raw := m.raw[i]
+	if strings.HasSuffix(raw, "/") || strings.HasSuffix(raw, string(filepath.Separator)) {
+		return true
+	}
+	st, err := os.Stat(raw)
+	return err == nil && st.IsDir()
 }
