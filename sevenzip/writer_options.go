@@ -71,6 +71,8 @@ type writerConfig struct {
 	solidBytes int64 // 0: no limit
 	solidFiles int   // 0: no limit
 
+	cleanNames bool
+
 	password   string
 	hasPW      bool
 	encHeaders bool
@@ -208,6 +210,16 @@ func WithSolid(maxBytes int64, maxFiles int) WriterOption {
 		c.solidBytes, c.solidFiles = maxBytes, maxFiles
 		return nil
 	}
+}
+
+// WithCleanNames makes CreateHeader clean entry names it would refuse
+// (see FileHeader.Name) instead: a drive letter and leading slashes are
+// cut, empty and "." elements dropped, and ".." elements resolved as
+// path.Clean does, those that would climb above the root dropped
+// ("C:/x/../../y" is stored as "y"). A name that is empty once cleaned,
+// or that an earlier entry has, is still refused.
+func WithCleanNames() WriterOption {
+	return func(c *writerConfig) error { c.cleanNames = true; return nil }
 }
 
 // WithPassword encrypts the data of every file with 7zAES (AES-256-CBC,
