@@ -6,7 +6,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strings"
 	"syscall"
 	"testing"
 	"time"
@@ -84,28 +83,4 @@ func TestAddTreeSpecialFiles(t *testing.T) {
 			t.Errorf("%q: not in 7zz's archive", name)
 		}
 	}
-}
-
-// sltProps maps each path `7zz l -slt` lists to its size and attributes.
-func sltProps(t *testing.T, path string) map[string]string {
-	t.Helper()
-	out, err := exec.Command("7zz", "l", "-slt", path).CombinedOutput()
-	if err != nil {
-		t.Fatalf("7zz l: %v\n%s", err, out)
-	}
-	_, out, _ = bytes.Cut(out, []byte("----------\n"))
-	props := map[string]string{}
-	var name string
-	for _, line := range strings.Split(string(out), "\n") {
-		if v, ok := strings.CutPrefix(line, "Path = "); ok {
-			name = v
-		}
-		if v, ok := strings.CutPrefix(line, "Size = "); ok {
-			props[name] += "size " + v + " "
-		}
-		if v, ok := strings.CutPrefix(line, "Attributes = "); ok {
-			props[name] += v
-		}
-	}
-	return props
 }

@@ -214,3 +214,67 @@ func TestAddTreeRootSymlink(t *testing.T) {
 		t.Errorf("followed file: %v", es)
 	}
 }
+
+// TestWriterSpecialEntries: CreateHeader stores a named pipe, a socket
+// and devices with their Unix type (as 7zz does) and takes no data for
+// them; readers see empty regular files.
+func TestWriterSpecialEntries(t *testing.T) {
+	var m memFile
+	zw, _ := NewWriter(&m)
+	for name, mode := range map[string]fs.FileMode{
+		"fifo": fs.ModeNamedPipe | 0o640, "sock": fs.ModeSocket | 0o755,
+		"chr": fs.ModeDevice | fs.ModeCharDevice | 0o600, "blk": fs.ModeDevice | 0o660,
+	} {
+		ew, err := zw.CreateHeader(&FileHeader{Name: name, Mode: mode})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := ew.Write([]byte("x")); err == nil {
+			t.Errorf("%s: data written", name)
+		}
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	a, err := Open(bytes.NewReader(m.b), int64(len(m.b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	for _, e := range a.Entries() {
+		if !e.Mode.IsRegular() || e.Size != 0 {
+			t.Errorf("%s: mode %v, size %d", e.Name, e.Mode, e.Size)
+		}
+	}
+	need7zz(t)
+	props := sltProps(t, writeTemp(t, m.b))
+	for name, want := range map[string]string{"fifo": "prw-r-----", "sock": "srwxr-xr-x", "chr": "crw-------", "blk": "brw-rw----"} {
+		if !strings.HasSuffix(props[name], "A "+want) {
+			t.Errorf("%s: 7zz shows %q, want %q", name, props[name], want)
+		}
+	}
+}
+
+// sltProps maps each path `7zz l -slt` lists to its size and attributes.
+func sltProps(t *testing.T, path string) map[string]string {
+	t.Helper()
+	out, err := exec.Command("7zz", "l", "-slt", path).CombinedOutput()
+	if err != nil {
+		t.Fatalf("7zz l: %v\n%s", err, out)
+	}
+	_, out, _ = bytes.Cut(out, []byte("----------\n"))
+	props := map[string]string{}
+	var name string
+	for _, line := range strings.Split(string(out), "\n") {
+		if v, ok := strings.CutPrefix(line, "Path = "); ok {
+			name = v
+		}
+		if v, ok := strings.CutPrefix(line, "Size = "); ok {
+			props[name] += "size " + v + " "
+		}
+		if v, ok := strings.CutPrefix(line, "Attributes = "); ok {
+			props[name] += v
+		}
+	}
+	return props
+}
