@@ -22,8 +22,8 @@ import (
 // filter, so each filter gets one folder.
 //
 // A file that cannot be stored as it is — it cannot be opened or read,
-// its name is refused (ErrInvalidName), or its size changes while it is
-// read — stops AddFS with an error naming it, unless WithFileErrors
+// its name is refused (ErrInvalidName), or it changes while it is read
+// (size or modification time) — stops AddFS with an error naming it, unless WithFileErrors
 // says to go on. What was added until then stays in the archive: the
 // Writer can still be closed into a valid archive.
 func (w *Writer) AddFS(fsys fs.FS) error { return w.AddTree(fsys, ".", nil) }
@@ -169,12 +169,13 @@ func (w *Writer) addFile(fsys fs.FS, name string, info fs.FileInfo) error {
 	}
 	defer f.Close()
 	size := info.Size()
-	if st, err := f.Stat(); err == nil {
+	before, err := f.Stat()
+	if err == nil {
 		// What the open file is: it may have changed since the walk.
-		if !st.Mode().IsRegular() {
-			return w.fileError(name, "skipped", fmt.Errorf("no longer a regular file (%v)", st.Mode().Type()))
+		if !before.Mode().IsRegular() {
+			return w.fileError(name, "skipped", fmt.Errorf("no longer a regular file (%v)", before.Mode().Type()))
 		}
-		size, h.Modified, h.Mode = st.Size(), st.ModTime(), st.Mode()
+		size, h.Modified, h.Mode = before.Size(), before.ModTime(), before.Mode()
 	}
 	ew, err := create()
 	if ew == nil {
@@ -191,12 +192,19 @@ func (w *Writer) addFile(fsys fs.FS, name string, info fs.FileInfo) error {
 	case n > size:
 		return w.fileError(name, fmt.Sprintf("stored its first %d bytes", size), errGrew)
 	}
+	if before != nil {
+		// Written in place while read, as GNU tar checks.
+		if st, err := f.Stat(); err == nil && (st.Size() != size || !st.ModTime().Equal(before.ModTime())) {
+			return w.fileError(name, "stored as read", errChanged)
+		}
+	}
 	return nil
 }
 
 var (
-	errShrank = errors.New("the file shrank while it was read")
-	errGrew   = errors.New("the file grew while it was read")
+	errShrank  = errors.New("the file shrank while it was read")
+	errGrew    = errors.New("the file grew while it was read")
+	errChanged = errors.New("the file changed while it was read")
 )
 
 // copyFile copies the first size bytes of f to ew. It returns how many

@@ -16,13 +16,15 @@ import (
 )
 
 // lyingFS is a MapFS whose files can lie about their size (Stat of the
-// open file says sizes[name]), fail to open (openErr) or fail reading
-// after their data (readErr), as files changing under the writer do.
+// open file says sizes[name]), fail to open (openErr), fail reading
+// after their data (readErr) or change their mtime once read (touched),
+// as files changing under the writer do.
 type lyingFS struct {
 	fstest.MapFS
 	sizes   map[string]int64
 	openErr map[string]error
 	readErr map[string]error
+	touched map[string]bool
 }
 
 func (l lyingFS) Open(name string) (fs.File, error) {
@@ -34,25 +36,32 @@ func (l lyingFS) Open(name string) (fs.File, error) {
 		return nil, err
 	}
 	size, lies := l.sizes[name]
-	if !lies && l.readErr[name] == nil {
+	if !lies && l.readErr[name] == nil && !l.touched[name] {
 		return f, nil
 	}
 	st, _ := f.Stat()
 	if !lies {
 		size = st.Size()
 	}
-	return &lyingFile{File: f, info: sizedInfo{st, size}, rerr: l.readErr[name]}, nil
+	return &lyingFile{File: f, info: sizedInfo{st, size, 0}, rerr: l.readErr[name], touch: l.touched[name]}, nil
 }
 
 type lyingFile struct {
 	fs.File
-	info fs.FileInfo
-	rerr error
+	info        sizedInfo
+	rerr        error
+	touch, read bool
 }
 
-func (f *lyingFile) Stat() (fs.FileInfo, error) { return f.info, nil }
+func (f *lyingFile) Stat() (fs.FileInfo, error) {
+	if f.touch && f.read {
+		f.info.later = time.Second
+	}
+	return f.info, nil
+}
 
 func (f *lyingFile) Read(p []byte) (int, error) {
+	f.read = true
 	n, err := f.File.Read(p)
 	if err == io.EOF && f.rerr != nil {
 		err = f.rerr
@@ -62,13 +71,15 @@ func (f *lyingFile) Read(p []byte) (int, error) {
 
 type sizedInfo struct {
 	fs.FileInfo
-	size int64
+	size  int64
+	later time.Duration
 }
 
-func (s sizedInfo) Size() int64 { return s.size }
+func (s sizedInfo) Size() int64        { return s.size }
+func (s sizedInfo) ModTime() time.Time { return s.FileInfo.ModTime().Add(s.later) }
 
-// TestAddTreeFileErrors: a file that shrinks, grows, cannot be opened or
-// fails reading is reported for itself, and the walk goes on with
+// TestAddTreeFileErrors: a file that shrinks, grows, changes in place,
+// cannot be opened or fails reading is reported for itself, and the walk goes on with
 // WithFileErrors: the archive holds the rest, and what it holds of those
 // files is consistent (7zz t passes).
 func TestAddTreeFileErrors(t *testing.T) {
@@ -82,10 +93,12 @@ func TestAddTreeFileErrors(t *testing.T) {
 			"t/d-secret":     {Data: data(10), Mode: 0o600, ModTime: mt},
 			"t/e-ioerr":      {Data: data(30), Mode: 0o644, ModTime: mt},
 			"t/f-ok.txt":     {Data: data(20), Mode: 0o644, ModTime: mt},
+			"t/g-touched":    {Data: data(30), Mode: 0o644, ModTime: mt},
 		},
 		sizes:   map[string]int64{"t/b-shrank.txt": 100, "t/c-grew.txt": 50, "t/e-ioerr": 70},
 		openErr: map[string]error{"t/d-secret": fs.ErrPermission},
 		readErr: map[string]error{"t/e-ioerr": syscall.EIO},
+		touched: map[string]bool{"t/g-touched": true},
 	}
 	got := map[string]error{}
 	var m memFile
@@ -104,7 +117,7 @@ func TestAddTreeFileErrors(t *testing.T) {
 	}
 	for name, want := range map[string]error{
 		"t/b-shrank.txt": errShrank, "t/c-grew.txt": errGrew,
-		"t/d-secret": fs.ErrPermission, "t/e-ioerr": syscall.EIO,
+		"t/d-secret": fs.ErrPermission, "t/e-ioerr": syscall.EIO, "t/g-touched": errChanged,
 	} {
 		if !errors.Is(got[name], want) {
 			t.Errorf("%s: reported %v, want %v", name, got[name], want)
@@ -121,6 +134,7 @@ func TestAddTreeFileErrors(t *testing.T) {
 		{name: "t/c-grew.txt", data: data(50), mode: 0o644, mtime: mt},
 		{name: "t/e-ioerr", data: data(30), mode: 0o644, mtime: mt},
 		{name: "t/f-ok.txt", data: data(20), mode: 0o644, mtime: mt},
+		{name: "t/g-touched", data: data(30), mode: 0o644, mtime: mt},
 	}
 	checkOurs(t, m.b, files, "")
 	need7zz(t)

@@ -236,8 +236,9 @@ func WithFollowRoot() WriterOption {
 // happened: a file that cannot be opened, a file of an unknown type or
 // a name CreateHeader refuses is skipped; a directory that cannot be
 // read is stored without its contents; a file whose read fails, or
-// whose size changes while it is read, is stored with the bytes read,
-// at most the size its Stat gave. When handle returns an error, AddTree
+// that changes while it is read (its size, or the modification time of
+// the open file, as GNU tar checks), is stored with the bytes read, at
+// most the size its Stat gave. When handle returns an error, AddTree
 // stops with it; when it returns nil, the walk goes on.
 func WithFileErrors(handle func(name string, err error) error) WriterOption {
 	return func(c *writerConfig) error {
