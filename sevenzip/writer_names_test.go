@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io/fs"
 	"os/exec"
+	"strings"
 	"testing"
 )
 
@@ -150,4 +151,45 @@ func TestWriterNonUTF8Name(t *testing.T) {
 	if !bytes.Contains(out, []byte("Path = bad\xff\xfe-\xc3\xa9-\xc3.txt\n")) {
 		t.Errorf("7zz does not list the raw name:\n%q", out)
 	}
+}
+
+// FuzzWriterNames: whatever the name, CreateHeader either refuses it
+// with ErrInvalidName or stores a name that is valid UTF-8, relative,
+// without a drive letter and without empty, "." or ".." elements; with
+// WithCleanNames, a name is refused only when nothing is left of it.
+func FuzzWriterNames(f *testing.F) {
+	for _, s := range []string{"a", "../x", "/abs", "C:/x", "a//b", ".", "./a", "a/", "bad\xff", "a/../../b", "c:", "\x00"} {
+		f.Add(s, false)
+		f.Add(s, true)
+	}
+	f.Fuzz(func(t *testing.T, name string, clean bool) {
+		var m memFile
+		var opts []WriterOption
+		if clean {
+			opts = append(opts, WithCleanNames())
+		}
+		zw, err := NewWriter(&m, opts...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer zw.Abort()
+		_, err = zw.Create(name)
+		if err != nil {
+			if !errors.Is(err, ErrInvalidName) {
+				t.Fatalf("%q: %v", name, err)
+			}
+			rest := strings.TrimRight(name, "/")
+			for strings.HasPrefix(rest, "./") {
+				rest = rest[2:]
+			}
+			if clean && strings.IndexByte(name, 0) < 0 && cleanName(rest) != "" {
+				t.Fatalf("%q refused although cleaning leaves %q: %v", name, cleanName(rest), err)
+			}
+			return
+		}
+		got := zw.st.files[0].name
+		if !fs.ValidPath(got) || got == "." || hasDrive(got) || strings.IndexByte(got, 0) >= 0 {
+			t.Fatalf("%q stored as %q", name, got)
+		}
+	})
 }
