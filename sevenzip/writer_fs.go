@@ -23,9 +23,9 @@ import (
 //
 // A file that cannot be stored as it is — it cannot be opened or read,
 // its name is refused (ErrInvalidName), or it changes while it is read
-// (size or modification time) — stops AddFS with an error naming it, unless WithFileErrors
-// says to go on. What was added until then stays in the archive: the
-// Writer can still be closed into a valid archive.
+// (size or modification time) — stops AddFS with an error naming it,
+// unless WithFileErrors says to go on. What was added until then stays
+// in the archive: the Writer can still be closed into a valid archive.
 func (w *Writer) AddFS(fsys fs.FS) error { return w.AddTree(fsys, ".", nil) }
 
 // AddTree is AddFS for the part of fsys under root (a file or a

@@ -22,8 +22,8 @@ const addUsage = `add (a):
   stored as 7zz stores them (type and mode, no data).
   An existing ARCHIVE is not replaced: unarc a does not update archives.
   A file that cannot be read is skipped, one that changes while read (size
-  or mtime) is stored as read (at most the size it had): each is reported, the rest
-  is archived, and unarc a exits 1 (as GNU tar does for a changed file).
+  or mtime) is stored as read (at most the size it had): each is reported,
+  the rest is archived, and unarc a exits 1 (as GNU tar for a changed file).
   -p PASSWORD        encrypt the data with 7zAES (AES-256); not empty
   -H                 follow symlinks given as PATH (bsdtar -H): store what
                      they point to under their name
