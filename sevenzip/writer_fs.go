@@ -170,7 +170,9 @@ func (w *Writer) addFile(fsys fs.FS, name string, info fs.FileInfo) error {
 	defer f.Close()
 	size := info.Size()
 	before, err := f.Stat()
-	if err == nil {
+	if err != nil {
+		before = nil
+	} else {
 		// What the open file is: it may have changed since the walk.
 		if !before.Mode().IsRegular() {
 			return w.fileError(name, "skipped", fmt.Errorf("no longer a regular file (%v)", before.Mode().Type()))
