@@ -29,6 +29,12 @@ var (
 // caller's code, not the archive.
 var ErrInvalidOption = errs.ErrInvalidOption
 
+// ErrInvalidName is matched by the error of a writer (sevenzip.Writer)
+// given an entry name it refuses: absolute, with a drive letter, a "..",
+// "." or empty element, or already written. Like ErrInvalidOption it
+// concerns the caller's input, not an archive.
+var ErrInvalidName = errs.ErrInvalidName
+
 // EntryError is an error that concerns one entry of an archive. Every
 // error about an entry — from OpenEntry, from reading the reader it
 // returns (Read, WriteTo, Close), from Reader.Next/Read/WriteTo and from

@@ -8,10 +8,8 @@ import (
 	"hash/crc32"
 	"io"
 	"io/fs"
-	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/go-unarc/unarc/internal/aes7z"
 	"github.com/go-unarc/unarc/internal/bcj"
@@ -20,7 +18,12 @@ import (
 // FileHeader describes an entry for Writer.CreateHeader.
 type FileHeader struct {
 	// Name is the slash-separated path inside the archive. A trailing
-	// slash makes a directory, as does fs.ModeDir in Mode.
+	// slash makes a directory, as does fs.ModeDir in Mode; a leading
+	// "./" is dropped. Bytes that are not UTF-8 are stored as 7-Zip on
+	// Unix stores them (byte b as U+EF00+b; 7-Zip extracts the byte).
+	// A name that is absolute, has a drive letter ("C:"), an empty, "."
+	// or ".." element or a NUL, or that an earlier entry has, is refused
+	// with an error matching ErrInvalidName (WithCleanNames cleans it).
 	Name string
 
 	// Modified, Created and Accessed are stored at 100 ns; a zero time
@@ -28,10 +31,13 @@ type FileHeader struct {
 	Modified, Created, Accessed time.Time
 
 	// Mode holds the permission bits and the type (fs.ModeDir,
-	// fs.ModeSymlink; other types are stored as regular files). It is
-	// stored as 7-Zip on Unix stores it: st_mode in the high 16 bits of
-	// the attributes, flagged by 0x8000. A Mode of 0 stores no Unix mode
-	// (a file reads back as 0644, a directory as 0755).
+	// fs.ModeSymlink; fs.ModeNamedPipe, fs.ModeSocket and fs.ModeDevice
+	// make an entry without data that keeps its type, as 7-Zip stores
+	// them, without device numbers, and readers extract as empty files;
+	// other types are stored as regular files). It is stored as 7-Zip on
+	// Unix stores it: st_mode in the high 16 bits of the attributes,
+	// flagged by 0x8000. A Mode of 0 stores no Unix mode (a file reads
+	// back as 0644, a directory as 0755).
 	Mode fs.FileMode
 
 	// Attributes are Windows attribute bits (read-only 0x1, hidden 0x2,
@@ -129,6 +135,7 @@ type folderRec struct {
 type wstate struct {
 	files   []fileRec
 	folders []folderRec
+	names   map[string]struct{} // the names in files, to refuse duplicates
 	hdr     []byte
 	enc     []byte
 	sniff   [sniffSize]byte
@@ -260,6 +267,11 @@ func (w *Writer) release() {
 	st.coders.release()
 	clear(st.files)
 	st.files = st.files[:0]
+	if len(st.names) > 1<<12 {
+		st.names = nil // a big archive's table is not kept for the next
+	} else {
+		clear(st.names)
+	}
 	st.folders = st.folders[:0]
 	clear(st.sniff[:])
 	if cap(st.hdr) > 1<<20 {
@@ -274,7 +286,7 @@ func (w *Writer) release() {
 var (
 	errWriterClosed = errors.New("7z writer: closed")
 	errStaleEntry   = errors.New("7z writer: write to an entry after the next one was created")
-	errDirData      = errors.New("7z writer: directory entries take no data")
+	errNoData       = errors.New("7z writer: directory, pipe, socket and device entries take no data")
 )
 
 // Create adds a regular file named name (slash-separated) and returns
@@ -282,6 +294,10 @@ var (
 func (w *Writer) Create(name string) (io.Writer, error) {
 	return w.CreateHeader(&FileHeader{Name: name})
 }
+
+// specialTypes are the file types stored with their Unix type and no
+// data, as 7-Zip stores them.
+const specialTypes = fs.ModeNamedPipe | fs.ModeSocket | fs.ModeDevice | fs.ModeCharDevice
 
 // unixMode converts an fs.FileMode to st_mode.
 func unixMode(m fs.FileMode) uint32 {
@@ -300,6 +316,14 @@ func unixMode(m fs.FileMode) uint32 {
 		st |= 0o040000
 	case m&fs.ModeSymlink != 0:
 		st |= 0o120000
+	case m&fs.ModeNamedPipe != 0:
+		st |= 0o010000
+	case m&fs.ModeSocket != 0:
+		st |= 0o140000
+	case m&fs.ModeCharDevice != 0:
+		st |= 0o020000
+	case m&fs.ModeDevice != 0:
+		st |= 0o060000
 	default:
 		st |= 0o100000
 	}
@@ -319,18 +343,11 @@ func (w *Writer) CreateHeader(h *FileHeader) (io.Writer, error) {
 	if err := w.endEntry(); err != nil {
 		return nil, err
 	}
-	name := h.Name
-	isDir := h.Mode.IsDir()
-	if strings.HasSuffix(name, "/") {
-		isDir = true
-		name = strings.TrimRight(name, "/")
+	name, isDir, err := w.entryName(h.Name)
+	if err != nil {
+		return nil, err
 	}
-	for strings.HasPrefix(name, "./") {
-		name = name[2:]
-	}
-	if name == "" || !utf8.ValidString(name) || strings.IndexByte(name, 0) >= 0 {
-		return nil, invalid("entry name %q", h.Name)
-	}
+	isDir = isDir || h.Mode.IsDir()
 	r := fileRec{name: name, isDir: isDir}
 	for i, t := range [3]time.Time{h.Created, h.Accessed, h.Modified} {
 		if t.IsZero() {
@@ -366,9 +383,10 @@ func (w *Writer) CreateHeader(h *FileHeader) (io.Writer, error) {
 		}
 	}
 	r.attrib, r.hasAttrib = attr, true
+	w.st.names[name] = struct{}{}
 	w.st.files = append(w.st.files, r)
 	w.curIdx = len(w.st.files) - 1
-	w.cur = entryState{active: true, dir: isDir, link: mode&fs.ModeSymlink != 0}
+	w.cur = entryState{active: true, noData: isDir || mode&specialTypes != 0, link: mode&fs.ModeSymlink != 0}
 	return &entryWriter{w: w, idx: w.curIdx}, nil
 }
 
@@ -382,7 +400,7 @@ type entryWriter struct {
 // entryState is the state of the entry being written.
 type entryState struct {
 	active  bool
-	dir     bool
+	noData  bool // a directory, pipe, socket or device
 	link    bool
 	started bool // the stream is open in a folder
 	n       int  // sniff bytes buffered (before started)
@@ -402,11 +420,11 @@ func (h *entryWriter) Write(p []byte) (int, error) {
 	if w.err != nil {
 		return 0, w.err
 	}
-	if e.dir {
+	if e.noData {
 		if len(p) == 0 {
 			return 0, nil
 		}
-		return 0, errDirData
+		return 0, errNoData
 	}
 	if len(p) == 0 {
 		return 0, nil

@@ -375,7 +375,7 @@ func TestWriterOptionErrors(t *testing.T) {
 		}
 	}
 	zw, _ := NewWriter(&m)
-	if _, err := zw.Create(""); !errors.Is(err, errs.ErrInvalidOption) {
+	if _, err := zw.Create(""); !errors.Is(err, ErrInvalidName) {
 		t.Errorf("empty name: %v", err)
 	}
 	d, _ := zw.CreateHeader(&FileHeader{Name: "d/"})

@@ -71,6 +71,10 @@ type writerConfig struct {
 	solidBytes int64 // 0: no limit
 	solidFiles int   // 0: no limit
 
+	cleanNames bool
+	followRoot bool
+	fileErrors func(name string, err error) error
+
 	password   string
 	hasPW      bool
 	encHeaders bool
@@ -206,6 +210,42 @@ func WithSolid(maxBytes int64, maxFiles int) WriterOption {
 			return invalid("solid block %d bytes, %d files", maxBytes, maxFiles)
 		}
 		c.solidBytes, c.solidFiles = maxBytes, maxFiles
+		return nil
+	}
+}
+
+// WithCleanNames makes CreateHeader clean entry names it would refuse
+// (see FileHeader.Name) instead: a drive letter and leading slashes are
+// cut, empty and "." elements dropped, and ".." elements resolved as
+// path.Clean does, those that would climb above the root dropped
+// ("C:/x/../../y" is stored as "y"). A name that is empty once cleaned,
+// or that an earlier entry has, is still refused.
+func WithCleanNames() WriterOption {
+	return func(c *writerConfig) error { c.cleanNames = true; return nil }
+}
+
+// WithFollowRoot makes AddTree follow a symlink given as its root, as
+// tar -h or bsdtar -H do: the file or tree it points to is stored under
+// the link's name. Symlinks under the root are stored as links.
+func WithFollowRoot() WriterOption {
+	return func(c *writerConfig) error { c.followRoot = true; return nil }
+}
+
+// WithFileErrors makes AddFS and AddTree go on past a file they cannot
+// store as it is, calling handle with its name in fsys and what
+// happened: a file that cannot be opened, a file of an unknown type or
+// a name CreateHeader refuses is skipped; a directory that cannot be
+// read is stored without its contents; a file whose read fails, or
+// that changes while it is read (its size, or the modification time of
+// the open file, as GNU tar checks), is stored with the bytes read, at
+// most the size its Stat gave. When handle returns an error, AddTree
+// stops with it; when it returns nil, the walk goes on.
+func WithFileErrors(handle func(name string, err error) error) WriterOption {
+	return func(c *writerConfig) error {
+		if handle == nil {
+			return invalid("nil file error handler")
+		}
+		c.fileErrors = handle
 		return nil
 	}
 }

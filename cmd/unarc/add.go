@@ -17,9 +17,17 @@ import (
 const addUsage = `add (a):
   unarc a [flags] ARCHIVE PATH…   write a new 7z archive (- for standard output)
   PATHs are stored relative to their parent directory, as 7zz a stores
-  them (a/b/dir is stored as dir/…); symlinks are stored as links (7zz -snl).
+  them (a/b/dir is stored as dir/…); symlinks are stored as links (7zz -snl),
+  a PATH that is a symlink too unless -H; pipes, sockets and devices are
+  stored as 7zz stores them (type and mode, no data).
   An existing ARCHIVE is not replaced: unarc a does not update archives.
-  -p PASSWORD        encrypt the data with 7zAES (AES-256); or -pPASSWORD
+  A file that cannot be read is skipped, one that changes while read (size
+  or mtime) is stored as read (at most the size it had): each is reported,
+  the rest is archived, and unarc a exits 1 (as GNU tar for a changed file).
+  -p PASSWORD        encrypt the data with 7zAES (AES-256), or -pPASSWORD;
+                     not empty
+  -H                 follow symlinks given as PATH (bsdtar -H): store what
+                     they point to under their name
   -he                encrypt the headers too (names, sizes); needs -p
   -l LEVEL           compression level 0..9 (default 5; 0 stores)
   -m METHOD          lzma2 (default), lzma or copy
@@ -39,13 +47,14 @@ func (c *cli) add(args []string) int {
 	fl.SetOutput(io.Discard)
 	var (
 		password, method, solid, filter string
-		he, quiet                       bool
+		he, quiet, follow               bool
 		level, threads                  int
 		dict, volume                    int64
 	)
 	fl.StringVar(&password, "p", "", "")
 	fl.BoolVar(&he, "he", false, "")
 	fl.BoolVar(&quiet, "q", false, "")
+	fl.BoolVar(&follow, "H", false, "")
 	fl.IntVar(&level, "l", 5, "")
 	fl.StringVar(&method, "m", "lzma2", "")
 	fl.StringVar(&solid, "ms", "", "")
@@ -86,7 +95,13 @@ func (c *cli) add(args []string) int {
 	if dict > 0 {
 		opts = append(opts, sevenzip.WithDictSize(int(min(dict, 3<<29))))
 	}
-	if password != "" {
+	pwSet := false
+	fl.Visit(func(f *flag.Flag) { pwSet = pwSet || f.Name == "p" })
+	if pwSet {
+		// -p "$PASS" with PASS unset must not write an archive in clear.
+		if password == "" {
+			return fail("-p: empty password (an unset variable?); give a password or leave -p out")
+		}
 		opts = append(opts, sevenzip.WithPassword(password))
 	}
 	if he {
@@ -94,6 +109,9 @@ func (c *cli) add(args []string) int {
 			return fail("-he needs -p PASSWORD")
 		}
 		opts = append(opts, sevenzip.WithEncryptedHeaders())
+	}
+	if follow {
+		opts = append(opts, sevenzip.WithFollowRoot())
 	}
 	switch s := strings.ToLower(solid); {
 	case s == "":
@@ -127,11 +145,26 @@ func (c *cli) add(args []string) int {
 	if c.stderrTTY && c.con != nil && !quiet {
 		prog = startProgress(c.con, 0)
 	}
+	// A file that cannot be stored as it is costs only itself: reported
+	// here, counted, and exit 1 at the end.
+	warned := 0
+	opts = append(opts, sevenzip.WithFileErrors(func(name string, err error) error {
+		if cerr := c.ctx.Err(); cerr != nil {
+			return cerr
+		}
+		warned++
+		c.note(prog, "unarc: %s: %s: %s", displayName(archive), name, msg(err.Error()))
+		return nil
+	}))
 	err = c.writeArchive(archive, paths, volume, opts, prog)
 	prog.end()
 	if err != nil {
 		fmt.Fprintf(c.stderr, "unarc: %s: %s\n", displayName(archive), msg(err.Error()))
 		return exitCode(err)
+	}
+	if warned > 0 {
+		fmt.Fprintf(c.stderr, "unarc: %s: written, but %d files could not be stored as they were (see above)\n", displayName(archive), warned)
+		return 1
 	}
 	return 0
 }
@@ -245,7 +278,7 @@ func (c *cli) writeArchive(archive string, paths []string, volume int64, opts []
 		}
 		clean := filepath.Clean(p)
 		parent, base := filepath.Dir(clean), filepath.Base(clean)
-		fsys := progressFS{os.DirFS(parent), prog, c}
+		fsys := progressFS{dirFS(parent), prog, c}
 		err = zw.AddTree(fsys, base, func(name string, d fs.DirEntry) bool {
 			if len(skip) == 0 {
 				return false
@@ -274,6 +307,59 @@ func (c *cli) writeArchive(archive string, paths []string, volume int64, opts []
 		err = ferr
 	}
 	return err
+}
+
+// dirFS is os.DirFS without its refusal of names that are not UTF-8:
+// 7zz stores such files (the writer escapes their names as 7-Zip does),
+// and so must unarc a. Its names come from walking the user's tree.
+type dirFS string
+
+func (d dirFS) join(op, name string) (string, error) {
+	// The structure of a valid path, whatever its bytes.
+	if !fs.ValidPath(strings.ToValidUTF8(name, "_")) {
+		return "", &fs.PathError{Op: op, Path: name, Err: fs.ErrInvalid}
+	}
+	return filepath.Join(string(d), filepath.FromSlash(name)), nil
+}
+
+func (d dirFS) Open(name string) (fs.File, error) {
+	p, err := d.join("open", name)
+	if err != nil {
+		return nil, err
+	}
+	return os.Open(p)
+}
+
+func (d dirFS) ReadDir(name string) ([]fs.DirEntry, error) {
+	p, err := d.join("readdir", name)
+	if err != nil {
+		return nil, err
+	}
+	return os.ReadDir(p)
+}
+
+func (d dirFS) Stat(name string) (fs.FileInfo, error) {
+	p, err := d.join("stat", name)
+	if err != nil {
+		return nil, err
+	}
+	return os.Stat(p)
+}
+
+func (d dirFS) Lstat(name string) (fs.FileInfo, error) {
+	p, err := d.join("lstat", name)
+	if err != nil {
+		return nil, err
+	}
+	return os.Lstat(p)
+}
+
+func (d dirFS) ReadLink(name string) (string, error) {
+	p, err := d.join("readlink", name)
+	if err != nil {
+		return "", err
+	}
+	return os.Readlink(p)
 }
 
 // progressFS counts the bytes read from its files into the progress line

@@ -195,3 +195,74 @@ func TestAddStdout(t *testing.T) {
 	}
 	sameTree(t, filepath.Dir(src), out)
 }
+
+// TestAddEmptyPassword: -p "" (an unset $PASS) is refused, never an
+// archive in clear; with -he too.
+func TestAddEmptyPassword(t *testing.T) {
+	src := makeTree(t)
+	arch := filepath.Join(t.TempDir(), "out.7z")
+	for _, args := range [][]string{
+		{"a", "-p", "", arch, src},
+		{"a", "-p=", arch, src},
+		{"a", "-p", "", "-he", arch, src},
+		{"a", arch, src, "-p", ""},
+	} {
+		code, _, errs := runCLI(args...)
+		if code != 1 || !strings.Contains(errs, "empty password") {
+			t.Errorf("%q: exit %d, stderr %q", args, code, errs)
+		}
+		if _, err := os.Stat(arch); err == nil {
+			t.Fatalf("%q wrote %s", args, arch)
+		}
+	}
+}
+
+// TestAddTopSymlink: a symlink given as PATH is stored as a link, as
+// the help says; -H stores what it points to under its name.
+func TestAddTopSymlink(t *testing.T) {
+	src := makeTree(t)
+	dir := filepath.Dir(src)
+	if err := os.Symlink("src", filepath.Join(dir, "dirlink")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("src/a.txt", filepath.Join(dir, "filelink")); err != nil {
+		t.Fatal(err)
+	}
+	paths := []string{filepath.Join(dir, "dirlink"), filepath.Join(dir, "filelink")}
+	arch := filepath.Join(t.TempDir(), "links.7z")
+	if code, _, errs := runCLI("a", arch, paths[0], paths[1]); code != 0 {
+		t.Fatalf("exit %d: %s", code, errs)
+	}
+	out := filepath.Join(t.TempDir(), "x")
+	if code, _, errs := runCLI("x", "-o", out, arch); code != 0 {
+		t.Fatalf("x: exit %d: %s", code, errs)
+	}
+	for name, target := range map[string]string{"dirlink": "src", "filelink": "src/a.txt"} {
+		if got, err := os.Readlink(filepath.Join(out, name)); err != nil || got != target {
+			t.Errorf("%s: link %q (%v), want %q", name, got, err, target)
+		}
+	}
+	if names := tree(out); len(names) != 2 {
+		t.Errorf("without -H: %q, want the two links", names)
+	}
+	archH := filepath.Join(t.TempDir(), "followed.7z")
+	if code, _, errs := runCLI("a", "-H", archH, paths[0], paths[1]); code != 0 {
+		t.Fatalf("-H: exit %d: %s", code, errs)
+	}
+	outH := filepath.Join(t.TempDir(), "x")
+	if code, _, errs := runCLI("x", "-preserve-perms", "-o", outH, archH); code != 0 {
+		t.Fatalf("x: exit %d: %s", code, errs)
+	}
+	sameTree(t, src, filepath.Join(outH, "dirlink"))
+	if b, err := os.ReadFile(filepath.Join(outH, "filelink")); err != nil || !strings.HasPrefix(string(b), "hello unarc a") {
+		t.Errorf("-H filelink: %q %v", b, err)
+	}
+	if _, err := exec.LookPath("7zz"); err != nil {
+		t.Skip("7zz not installed")
+	}
+	for _, a := range []string{arch, archH} {
+		if b, err := exec.Command("7zz", "t", "-bd", a).CombinedOutput(); err != nil {
+			t.Errorf("7zz t %s: %v\n%s", a, err, b)
+		}
+	}
+}

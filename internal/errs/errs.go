@@ -38,6 +38,11 @@ var (
 	// ErrInvalidOption: the caller passed an option value that cannot be
 	// meant (a nil callback, a NaN ratio). Not an archive error.
 	ErrInvalidOption = errors.New("invalid option")
+	// ErrInvalidName: a name given to a writer cannot be stored as an
+	// entry name: absolute, with a drive letter, a "..", "." or empty
+	// element, a NUL, or the name of an entry already written. Like
+	// ErrInvalidOption it concerns the caller's input, not an archive.
+	ErrInvalidName = errors.New("invalid entry name")
 )
 
 // truncatedError matches both ErrTruncated and io.ErrUnexpectedEOF.
