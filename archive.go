@@ -11,6 +11,7 @@ import (
 
 	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/internal/srcsize"
 )
 
 // Archive gives random access to the entries of an archive held in an
@@ -52,6 +53,9 @@ type Archive struct {
 // data. For a multi-volume set, r is the first volume and WithVolumes or
 // WithVolumeOpener says where the others are.
 func Open(r io.ReaderAt, size int64, opts ...Option) (*Archive, error) {
+	if err := srcsize.Check(r, size); err != nil {
+		return nil, err
+	}
 	o, err := buildOptions(opts)
 	if err != nil {
 		return nil, err

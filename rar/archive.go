@@ -13,6 +13,7 @@ import (
 	"github.com/go-unarc/unarc/internal/cpcache"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/meta"
+	"github.com/go-unarc/unarc/internal/srcsize"
 )
 
 // volume is one file of a (multi-volume) archive.
@@ -111,6 +112,9 @@ func open(ra io.ReaderAt, size int64, cfg *arc.Config) (arc.Archive, error) {
 // arc.WithFileVersions is given; otherwise they are skipped and counted in
 // Warnings, as unrar extracts only the current version.
 func Open(ra io.ReaderAt, size int64, opts ...arc.Option) (*Archive, error) {
+	if err := srcsize.Check(ra, size); err != nil {
+		return nil, err
+	}
 	cfg := new(arc.Config) // kept by the parser: one allocation, not NewConfig's two
 	if err := arc.Configure(cfg, opts...); err != nil {
 		return nil, err
@@ -234,6 +238,12 @@ func reopenFirst(p *parser, first string) (*Archive, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s is not the first volume of its set; open %s: %w",
 			errs.ErrTruncated, filepath.Base(cfg.Name), filepath.Base(first), err)
+	}
+	if err := srcsize.Check(ra, size); err != nil {
+		if c, ok := ra.(io.Closer); ok {
+			c.Close()
+		}
+		return nil, fmt.Errorf("volume %s: %w", filepath.Base(first), err)
 	}
 	c := *cfg
 	c.Name = first

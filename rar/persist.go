@@ -8,6 +8,7 @@ import (
 	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/indexfmt"
+	"github.com/go-unarc/unarc/internal/srcsize"
 	"github.com/go-unarc/unarc/rar/internal/rarcrypto"
 )
 
@@ -248,6 +249,9 @@ func (a *Archive) provenKeys(withKeys bool) ([]key5, []key3) {
 
 // OpenIndex implements arc.IndexOpener for RAR.
 func OpenIndex(ra io.ReaderAt, size int64, payload []byte, cfg *arc.Config) (arc.Archive, error) {
+	if err := srcsize.Negative(size); err != nil {
+		return nil, err
+	}
 	c, err := arc.NewConfig(cfg)
 	if err != nil {
 		return nil, err

@@ -45,6 +45,9 @@ var Format = arc.Format{
 }
 
 func Sniff(ra io.ReaderAt, size int64) bool {
+	if size < 0 {
+		return false
+	}
 	_, _, err := findMarker(ra, size)
 	return err == nil
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/meta"
 	"github.com/go-unarc/unarc/internal/pool"
+	"github.com/go-unarc/unarc/internal/srcsize"
 	"github.com/go-unarc/unarc/rar/internal/rarcrypto"
 )
 
@@ -91,6 +92,9 @@ func (r *Reader) fromFirst() error {
 	}
 	if c, ok := ra.(io.Closer); ok {
 		r.close = append(r.close, c)
+	}
+	if err := srcsize.Check(ra, size); err != nil {
+		return fmt.Errorf("volume %s: %w", filepath.Base(first), err)
 	}
 	r.name = first
 	return p.beginAt(ra, size, 0)

@@ -15,6 +15,7 @@ import (
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/meta"
 	"github.com/go-unarc/unarc/internal/pool"
+	"github.com/go-unarc/unarc/internal/srcsize"
 )
 
 // Archive is random access to a ZIP archive through its central directory.
@@ -71,6 +72,9 @@ func (d *directory) warn(err error) { d.warns = append(d.warns, err) }
 // slice grows with the headers actually present, and a directory cannot
 // be larger than the input.
 func Open(ra io.ReaderAt, size int64, opts ...arc.Option) (*Archive, error) {
+	if err := srcsize.Check(ra, size); err != nil {
+		return nil, err
+	}
 	a := &Archive{ra: ra, size: size}
 	if err := arc.Configure(&a.cfg, opts...); err != nil {
 		return nil, err
