@@ -51,11 +51,16 @@ import (
 //
 // The returned *ExtractError names every entry that failed. ctx cancels
 // between and during entries; the entry being written is removed.
-func (a *Archive) Extract(ctx context.Context, dir string) error {
+func (a *Archive) Extract(ctx context.Context, dir string) (err error) {
 	x, err := newExtractor(ctx, dir, a.opts)
 	if err != nil {
 		return err
 	}
+	defer func() {
+		if err == nil {
+			err = incomplete(a.a) // a cut archive: its entries were extracted
+		}
+	}()
 	ents := a.Entries()
 	last := len(ents) - 1
 	if x.opts.filter != nil {

@@ -241,6 +241,9 @@ func (a *Archive) Verify(ctx context.Context, opts ...VerifyOption) ([]VerifyRes
 	if stop != nil {
 		return out, stop
 	}
+	if err == nil {
+		err = incomplete(a.a) // a cut archive: its entries were verified
+	}
 	return out, err
 }
 

@@ -171,8 +171,11 @@ func openArchive(ra io.ReaderAt, size int64, cfg *arc.Config, fromFirst bool) (*
 		if err != nil {
 			if len(a.files) > 0 && errors.Is(err, errs.ErrTruncated) && !errors.Is(err, errs.ErrPassword) {
 				// unrar lists and extracts what precedes a cut header
-				// ("unexpected end of archive"); the error stays available.
-				a.warning = err
+				// ("unexpected end of archive"); the error stays available,
+				// and the root's Extract and Verify return it once the
+				// entries are done: the archive is not whole, and a cut
+				// end header hides whether more volumes follow.
+				a.warning = errs.Incomplete(err)
 				break
 			}
 			a.closeVolumes()
@@ -377,7 +380,8 @@ func (a *Archive) Entries() []*arc.Entry { return a.entries }
 func (a *Archive) Comment() string { return a.comment }
 
 // Warning returns the problem that ended the listing early (a cut last
-// header after at least one entry), or nil.
+// header after at least one entry), or nil. It matches errs.ErrTruncated;
+// the root's Extract and Verify return it after the entries.
 func (a *Archive) Warning() error { return a.warning }
 
 // Locked reports whether the archive was locked against changes (-k).

@@ -264,12 +264,13 @@ func (p *parser) next5() (*file, error) {
 		}
 		hd, err := p.readHeader5()
 		if err == io.EOF {
-			// rar always ends a RAR5 volume with an end-of-archive header:
-			// its absence means the file was cut at a header boundary.
+			// rar ends a RAR5 volume with an end-of-archive header: its
+			// absence may mean the file was cut at a header boundary, or
+			// a writer left it out. What precedes is whole, and unrar
+			// takes it without a word: a warning, not an error, as RAR4.
 			p.done = true
-			err := errs.Truncated("RAR5 volume ends without its end-of-archive header")
-			p.warn.add(warnTruncated, err)
-			return nil, err
+			p.warn.add(warnTruncated, errs.Truncated("RAR5 volume ends without its end-of-archive header"))
+			return nil, io.EOF
 		}
 		if err != nil {
 			return nil, err
