@@ -253,7 +253,15 @@ func parseEnd(ra io.ReaderAt, buf []byte, start int64, pos int) *directory {
 		recOff = locAbs - end64Len
 		found = ok(recOff)
 	}
+	// A complete 32-bit record whose directory ends right at it owns the
+	// 20 bytes before it: the "locator" is the tail of the last central
+	// header (a name holding "PK\x06\x07"), not a record (APPNOTE 4.3.6:
+	// the locator follows the Zip64 end record, after the directory).
+	inDir := complete && d.size >= end64LocLen && d.size <= uint64(d.end) &&
+		centralAt(ra, d.end+endLen, d.end-int64(d.size))
 	switch {
+	case !found && inDir:
+		return d
 	case !found && complete:
 		d.warn(errs.Corrupt("Zip64 locator without its end record; the 32-bit end record is used"))
 		return d
@@ -276,8 +284,11 @@ func parseEnd(ra io.ReaderAt, buf []byte, start int64, pos int) *directory {
 		// "locator" is the end of something else, typically a file name
 		// that ends the central directory. 7zz lists what the 32-bit
 		// record names (it reads the directory that follows the local
-		// headers), and so do we.
-		d.warn(errs.Corrupt("Zip64 end record disagrees with the end of central directory record; the latter is used"))
+		// headers), and so do we. Where that directory ends at the 32-bit
+		// record, both "records" lie inside it: nothing to warn about.
+		if !inDir {
+			d.warn(errs.Corrupt("Zip64 end record disagrees with the end of central directory record; the latter is used"))
+		}
 		return d
 	}
 	if l := le.Uint64(rec[4:]); l < end64Len-12 || uint64(recOff)+12+l != uint64(locAbs) {
