@@ -6,6 +6,8 @@ import (
 	"io"
 	"io/fs"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -110,7 +112,10 @@ func open(ra io.ReaderAt, size int64, cfg *arc.Config) (arc.Archive, error) {
 //
 // Older file versions (rar -ver, "name;n") are listed only when
 // arc.WithFileVersions is given; otherwise they are skipped and counted in
-// Warnings, as unrar extracts only the current version.
+// Warnings, as unrar extracts only the current version. A name with
+// versions but no current file (rar d removed it) has its newest version
+// as the current one: listed, as "name;n". (A Reader cannot know whether
+// the current file follows its versions, and skips every version.)
 func Open(ra io.ReaderAt, size int64, opts ...arc.Option) (*Archive, error) {
 	if err := srcsize.Check(ra, size); err != nil {
 		return nil, err
@@ -207,23 +212,11 @@ func openArchive(ra io.ReaderAt, size int64, cfg *arc.Config, fromFirst bool) (*
 		if f.e.Size > 0 && a.unpacked < 1<<62 {
 			a.unpacked += min(f.e.Size, 1<<62)
 		}
-		if f.isVersion && !p.cfg.FileVersions {
-			a.versions++
-		} else {
-			f.e.Index = len(a.entries)
-			a.entries = append(a.entries, f.e)
-		}
 		a.files = append(a.files, f)
 		last = f
 	}
-	if a.versions > 0 {
-		a.vis = make([]int, 0, len(a.entries))
-		for i, f := range a.files {
-			if !f.isVersion {
-				a.vis = append(a.vis, i)
-			}
-		}
-	}
+	currentVersions(a.files)
+	a.list()
 	a.comment = p.comment
 	a.resolve()
 	return a, nil
@@ -424,4 +417,84 @@ func (a *Archive) Close() error {
 	}
 	a.closers = nil
 	return err
+}
+
+// list fills a.entries from a.files: every file, or (without
+// Config.FileVersions) every file but the older versions, which are
+// counted for Warnings; a.vis then maps entry indexes to a.files.
+func (a *Archive) list() {
+	for _, f := range a.files {
+		if f.isVersion && !a.p.cfg.FileVersions {
+			a.versions++
+			continue
+		}
+		f.e.Index = len(a.entries)
+		a.entries = append(a.entries, f.e)
+	}
+	if a.versions > 0 {
+		a.vis = make([]int, 0, len(a.entries))
+		for i, f := range a.files {
+			if !f.isVersion {
+				a.vis = append(a.vis, i)
+			}
+		}
+	}
+}
+
+// currentVersions makes the newest version of each name that has no
+// current file ("name;n" without a "name") the current one: unrar lists
+// it, and hiding it hid the whole file (an archive whose only file
+// carries version records listed nothing). Its name keeps the ";n".
+// One map entry per versioned name, two passes: linear in the files.
+func currentVersions(files []*file) {
+	type newest struct {
+		i       int // index in files of the newest version; -1 once a current file is seen
+		version uint64
+	}
+	var names map[string]newest
+	for _, f := range files {
+		if f.isVersion {
+			names = make(map[string]newest)
+			break
+		}
+	}
+	if names == nil {
+		return
+	}
+	for i, f := range files {
+		base, v := versionOf(f)
+		n, seen := names[base]
+		switch {
+		case !f.isVersion:
+			names[base] = newest{i: -1}
+		case !seen:
+			names[base] = newest{i: i, version: v}
+		case n.i >= 0 && v >= n.version:
+			names[base] = newest{i: i, version: v}
+		}
+	}
+	for _, n := range names {
+		if n.i >= 0 {
+			files[n.i].isVersion = false
+		}
+	}
+}
+
+// versionOf splits a versioned name "base;n" (RAR5 appends ";n" to the
+// stored name; RAR4 stores it so) into base and n. A current file's name,
+// or a version whose name has no ";n", is all base, version 0.
+func versionOf(f *file) (string, uint64) {
+	name := f.e.Name
+	if !f.isVersion {
+		return name, 0
+	}
+	i := strings.LastIndexByte(name, ';')
+	if i < 0 {
+		return name, 0
+	}
+	v, err := strconv.ParseUint(name[i+1:], 10, 64)
+	if err != nil {
+		return name, 0
+	}
+	return name[:i], v
 }

@@ -398,26 +398,13 @@ func OpenIndex(ra io.ReaderAt, size int64, payload []byte, cfg *arc.Config) (arc
 	if d.Err != nil {
 		return nil, d.Err
 	}
-	for i, f := range a.files {
+	for _, f := range a.files {
 		if f.e.Size > 0 && a.unpacked < 1<<62 {
 			a.unpacked += min(f.e.Size, 1<<62)
 		}
-		if f.isVersion && !p.cfg.FileVersions {
-			a.versions++
-		} else {
-			f.e.Index = len(a.entries)
-			a.entries = append(a.entries, f.e)
-		}
-		_ = i
 	}
-	if a.versions > 0 {
-		a.vis = make([]int, 0, len(a.entries))
-		for i, f := range a.files {
-			if !f.isVersion {
-				a.vis = append(a.vis, i)
-			}
-		}
-	}
+	currentVersions(a.files) // as Open: an index made before the rule holds older flags
+	a.list()
 	ok = true
 	return a, nil
 }
