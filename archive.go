@@ -53,10 +53,18 @@ type Archive struct {
 // data. For a multi-volume set, r is the first volume and WithVolumes or
 // WithVolumeOpener says where the others are.
 func Open(r io.ReaderAt, size int64, opts ...Option) (*Archive, error) {
-	if err := srcsize.Check(r, size); err != nil {
+	o, err := buildOptions(opts)
+	if err != nil {
 		return nil, err
 	}
-	o, err := buildOptions(opts)
+	// A size the input does not hold would be the format's offsets'
+	// undoing (a negative one panicked). An index records the size and
+	// digests the last bytes: only the sign is left to check.
+	if o.index != nil {
+		err = srcsize.Negative(size)
+	} else {
+		err = srcsize.Check(r, size)
+	}
 	if err != nil {
 		return nil, err
 	}
