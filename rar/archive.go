@@ -445,7 +445,8 @@ func (a *Archive) list() {
 // current file ("name;n" without a "name") the current one: unrar lists
 // it, and hiding it hid the whole file (an archive whose only file
 // carries version records listed nothing). Its name keeps the ";n".
-// One map entry per versioned name, two passes: linear in the files.
+// One map entry per name (built only when some file is a version), two
+// passes: linear in the files.
 func currentVersions(files []*file) {
 	type newest struct {
 		i       int // index in files of the newest version; -1 once a current file is seen
