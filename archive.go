@@ -11,6 +11,7 @@ import (
 
 	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/internal/srcsize"
 )
 
 // Archive gives random access to the entries of an archive held in an
@@ -53,6 +54,17 @@ type Archive struct {
 // WithVolumeOpener says where the others are.
 func Open(r io.ReaderAt, size int64, opts ...Option) (*Archive, error) {
 	o, err := buildOptions(opts)
+	if err != nil {
+		return nil, err
+	}
+	// A size the input does not hold would be the format's offsets'
+	// undoing (a negative one panicked). An index records the size and
+	// digests the last bytes: only the sign is left to check.
+	if o.index != nil {
+		err = srcsize.Negative(size)
+	} else {
+		err = srcsize.Check(r, size)
+	}
 	if err != nil {
 		return nil, err
 	}

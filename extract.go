@@ -63,11 +63,16 @@ import (
 // error is ctx.Err() itself (context.Canceled or DeadlineExceeded, in
 // every format and path), not an ExtractError: entries that failed before
 // are not listed.
-func (a *Archive) Extract(ctx context.Context, dir string) error {
+func (a *Archive) Extract(ctx context.Context, dir string) (err error) {
 	x, err := newExtractor(ctx, dir, a.opts)
 	if err != nil {
 		return err
 	}
+	defer func() {
+		if err == nil {
+			err = incomplete(a.a) // a cut archive: its entries were extracted
+		}
+	}()
 	ents := a.Entries()
 	last := len(ents) - 1
 	if x.opts.filter != nil {

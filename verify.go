@@ -95,7 +95,8 @@ type VerifyResult struct {
 	Size int64
 	// The digests the archive stores for the entry, as Entry holds them:
 	// the full CRC32 (ZIP, RAR, 7z), and HashKind/Hash for another
-	// (RAR5 "BLAKE2sp", all 32 bytes; WinZip AES "HMAC-SHA1-80").
+	// (RAR5 "BLAKE2sp", all 32 bytes; RAR5 -p "CRC32-MAC" and
+	// "BLAKE2sp-MAC", the stored MACs; WinZip AES "HMAC-SHA1-80").
 	HasCRC32 bool
 	CRC32    uint32
 	HashKind string
@@ -240,6 +241,9 @@ func (a *Archive) Verify(ctx context.Context, opts ...VerifyOption) ([]VerifyRes
 	}
 	if stop != nil {
 		return out, stop
+	}
+	if err == nil {
+		err = incomplete(a.a) // a cut archive: its entries were verified
 	}
 	return out, err
 }

@@ -6,6 +6,8 @@ import (
 	"io"
 	"io/fs"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 
@@ -13,6 +15,7 @@ import (
 	"github.com/go-unarc/unarc/internal/cpcache"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/meta"
+	"github.com/go-unarc/unarc/internal/srcsize"
 )
 
 // volume is one file of a (multi-volume) archive.
@@ -109,8 +112,14 @@ func open(ra io.ReaderAt, size int64, cfg *arc.Config) (arc.Archive, error) {
 //
 // Older file versions (rar -ver, "name;n") are listed only when
 // arc.WithFileVersions is given; otherwise they are skipped and counted in
-// Warnings, as unrar extracts only the current version.
+// Warnings, as unrar extracts only the current version. A name with
+// versions but no current file (rar d removed it) has its newest version
+// as the current one: listed, as "name;n". (A Reader cannot know whether
+// the current file follows its versions, and skips every version.)
 func Open(ra io.ReaderAt, size int64, opts ...arc.Option) (*Archive, error) {
+	if err := srcsize.Check(ra, size); err != nil {
+		return nil, err
+	}
 	cfg := new(arc.Config) // kept by the parser: one allocation, not NewConfig's two
 	if err := arc.Configure(cfg, opts...); err != nil {
 		return nil, err
@@ -167,8 +176,11 @@ func openArchive(ra io.ReaderAt, size int64, cfg *arc.Config, fromFirst bool) (*
 		if err != nil {
 			if len(a.files) > 0 && errors.Is(err, errs.ErrTruncated) && !errors.Is(err, errs.ErrPassword) {
 				// unrar lists and extracts what precedes a cut header
-				// ("unexpected end of archive"); the error stays available.
-				a.warning = err
+				// ("unexpected end of archive"); the error stays available,
+				// and the root's Extract and Verify return it once the
+				// entries are done: the archive is not whole, and a cut
+				// end header hides whether more volumes follow.
+				a.warning = errs.Incomplete(err)
 				break
 			}
 			a.closeVolumes()
@@ -200,23 +212,11 @@ func openArchive(ra io.ReaderAt, size int64, cfg *arc.Config, fromFirst bool) (*
 		if f.e.Size > 0 && a.unpacked < 1<<62 {
 			a.unpacked += min(f.e.Size, 1<<62)
 		}
-		if f.isVersion && !p.cfg.FileVersions {
-			a.versions++
-		} else {
-			f.e.Index = len(a.entries)
-			a.entries = append(a.entries, f.e)
-		}
 		a.files = append(a.files, f)
 		last = f
 	}
-	if a.versions > 0 {
-		a.vis = make([]int, 0, len(a.entries))
-		for i, f := range a.files {
-			if !f.isVersion {
-				a.vis = append(a.vis, i)
-			}
-		}
-	}
+	currentVersions(a.files)
+	a.list()
 	a.comment = p.comment
 	a.resolve()
 	return a, nil
@@ -234,6 +234,12 @@ func reopenFirst(p *parser, first string) (*Archive, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s is not the first volume of its set; open %s: %w",
 			errs.ErrTruncated, filepath.Base(cfg.Name), filepath.Base(first), err)
+	}
+	if err := srcsize.Check(ra, size); err != nil {
+		if c, ok := ra.(io.Closer); ok {
+			c.Close()
+		}
+		return nil, fmt.Errorf("volume %s: %w", filepath.Base(first), err)
 	}
 	c := *cfg
 	c.Name = first
@@ -367,7 +373,8 @@ func (a *Archive) Entries() []*arc.Entry { return a.entries }
 func (a *Archive) Comment() string { return a.comment }
 
 // Warning returns the problem that ended the listing early (a cut last
-// header after at least one entry), or nil.
+// header after at least one entry), or nil. It matches errs.ErrTruncated;
+// the root's Extract and Verify return it after the entries.
 func (a *Archive) Warning() error { return a.warning }
 
 // Locked reports whether the archive was locked against changes (-k).
@@ -410,4 +417,85 @@ func (a *Archive) Close() error {
 	}
 	a.closers = nil
 	return err
+}
+
+// list fills a.entries from a.files: every file, or (without
+// Config.FileVersions) every file but the older versions, which are
+// counted for Warnings; a.vis then maps entry indexes to a.files.
+func (a *Archive) list() {
+	for _, f := range a.files {
+		if f.isVersion && !a.p.cfg.FileVersions {
+			a.versions++
+			continue
+		}
+		f.e.Index = len(a.entries)
+		a.entries = append(a.entries, f.e)
+	}
+	if a.versions > 0 {
+		a.vis = make([]int, 0, len(a.entries))
+		for i, f := range a.files {
+			if !f.isVersion {
+				a.vis = append(a.vis, i)
+			}
+		}
+	}
+}
+
+// currentVersions makes the newest version of each name that has no
+// current file ("name;n" without a "name") the current one: unrar lists
+// it, and hiding it hid the whole file (an archive whose only file
+// carries version records listed nothing). Its name keeps the ";n".
+// One map entry per name (built only when some file is a version), two
+// passes: linear in the files.
+func currentVersions(files []*file) {
+	type newest struct {
+		i       int // index in files of the newest version; -1 once a current file is seen
+		version uint64
+	}
+	var names map[string]newest
+	for _, f := range files {
+		if f.isVersion {
+			names = make(map[string]newest)
+			break
+		}
+	}
+	if names == nil {
+		return
+	}
+	for i, f := range files {
+		base, v := versionOf(f)
+		n, seen := names[base]
+		switch {
+		case !f.isVersion:
+			names[base] = newest{i: -1}
+		case !seen:
+			names[base] = newest{i: i, version: v}
+		case n.i >= 0 && v >= n.version:
+			names[base] = newest{i: i, version: v}
+		}
+	}
+	for _, n := range names {
+		if n.i >= 0 {
+			files[n.i].isVersion = false
+		}
+	}
+}
+
+// versionOf splits a versioned name "base;n" (RAR5 appends ";n" to the
+// stored name; RAR4 stores it so) into base and n. A current file's name,
+// or a version whose name has no ";n", is all base, version 0.
+func versionOf(f *file) (string, uint64) {
+	name := f.e.Name
+	if !f.isVersion {
+		return name, 0
+	}
+	i := strings.LastIndexByte(name, ';')
+	if i < 0 {
+		return name, 0
+	}
+	v, err := strconv.ParseUint(name[i+1:], 10, 64)
+	if err != nil {
+		return name, 0
+	}
+	return name[:i], v
 }

@@ -53,6 +53,10 @@ type file struct {
 	hasCRC bool
 	crc    uint32
 	blake  []byte // RAR5 BLAKE2sp digest (32 bytes) or nil
+	// crcMAC is crc as 4 big-endian bytes, Entry.Hash of a RAR5 entry
+	// whose CRC is a MAC (held here: a slice of its own per entry was
+	// an allocation per listed entry).
+	crcMAC [4]byte
 
 	isVersion bool // an older file version (-ver), "name;n"
 	linkRead  bool // RAR4 symlink: e.LinkTarget holds the target read from the data

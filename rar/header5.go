@@ -264,12 +264,13 @@ func (p *parser) next5() (*file, error) {
 		}
 		hd, err := p.readHeader5()
 		if err == io.EOF {
-			// rar always ends a RAR5 volume with an end-of-archive header:
-			// its absence means the file was cut at a header boundary.
+			// rar ends a RAR5 volume with an end-of-archive header: its
+			// absence may mean the file was cut at a header boundary, or
+			// a writer left it out. What precedes is whole, and unrar
+			// takes it without a word: a warning, not an error, as RAR4.
 			p.done = true
-			err := errs.Truncated("RAR5 volume ends without its end-of-archive header")
-			p.warn.add(warnTruncated, err)
-			return nil, err
+			p.warn.add(warnTruncated, errs.Truncated("RAR5 volume ends without its end-of-archive header"))
+			return nil, io.EOF
 		}
 		if err != nil {
 			return nil, err
@@ -396,14 +397,38 @@ func (p *parser) file5(hd *header5, service bool) (*file, error) {
 	if err := p.extra5(f, hd.extra); err != nil {
 		return nil, err
 	}
-	if f.hasCRC {
-		e.HasCRC32, e.CRC32 = !f.useMAC, f.crc
-	}
-	if f.blake != nil && !f.useMAC {
-		e.HashKind, e.Hash = "BLAKE2sp", f.blake
-	}
+	f.setDigest()
 	f.parts = append(f.parts, part{vol: p.vol, off: p.s.off, size: hd.dataSize})
 	return f, nil
+}
+
+// Hash kinds of RAR5 entries whose stored checksum is converted to a MAC
+// with the key derived from the password (rar -p: the encryption record's
+// hash-MAC flag; unrar ConvertHashToMAC). Reading the entry checks the
+// content against them like a plain checksum, so the entry is verifiable.
+const (
+	hashCRC32MAC    = "CRC32-MAC"    // HMAC-SHA256 of the CRC-32, folded to 4 bytes
+	hashBLAKE2spMAC = "BLAKE2sp-MAC" // HMAC-SHA256 of the BLAKE2sp digest
+)
+
+// setDigest fills the entry's checksum fields from what f stores: a plain
+// CRC-32 is HasCRC32/CRC32, any other digest (BLAKE2sp, or a checksum
+// turned into a MAC) is HashKind/Hash with the stored bytes.
+func (f *file) setDigest() {
+	e := f.e
+	e.HasCRC32, e.CRC32, e.HashKind, e.Hash = false, 0, "", nil
+	if f.hasCRC && !f.useMAC {
+		e.HasCRC32, e.CRC32 = true, f.crc
+	}
+	switch {
+	case f.blake != nil && f.useMAC:
+		e.HashKind, e.Hash = hashBLAKE2spMAC, f.blake
+	case f.blake != nil:
+		e.HashKind, e.Hash = "BLAKE2sp", f.blake
+	case f.hasCRC && f.useMAC:
+		binary.BigEndian.PutUint32(f.crcMAC[:], f.crc)
+		e.HashKind, e.Hash = hashCRC32MAC, f.crcMAC[:]
+	}
 }
 
 // extra5 parses the extra records of a file or service header. A header

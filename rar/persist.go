@@ -8,6 +8,7 @@ import (
 	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/indexfmt"
+	"github.com/go-unarc/unarc/internal/srcsize"
 	"github.com/go-unarc/unarc/rar/internal/rarcrypto"
 )
 
@@ -248,6 +249,9 @@ func (a *Archive) provenKeys(withKeys bool) ([]key5, []key3) {
 
 // OpenIndex implements arc.IndexOpener for RAR.
 func OpenIndex(ra io.ReaderAt, size int64, payload []byte, cfg *arc.Config) (arc.Archive, error) {
+	if err := srcsize.Negative(size); err != nil {
+		return nil, err
+	}
 	c, err := arc.NewConfig(cfg)
 	if err != nil {
 		return nil, err
@@ -394,26 +398,13 @@ func OpenIndex(ra io.ReaderAt, size int64, payload []byte, cfg *arc.Config) (arc
 	if d.Err != nil {
 		return nil, d.Err
 	}
-	for i, f := range a.files {
+	for _, f := range a.files {
 		if f.e.Size > 0 && a.unpacked < 1<<62 {
 			a.unpacked += min(f.e.Size, 1<<62)
 		}
-		if f.isVersion && !p.cfg.FileVersions {
-			a.versions++
-		} else {
-			f.e.Index = len(a.entries)
-			a.entries = append(a.entries, f.e)
-		}
-		_ = i
 	}
-	if a.versions > 0 {
-		a.vis = make([]int, 0, len(a.entries))
-		for i, f := range a.files {
-			if !f.isVersion {
-				a.vis = append(a.vis, i)
-			}
-		}
-	}
+	currentVersions(a.files) // as Open: an index made before the rule holds older flags
+	a.list()
 	ok = true
 	return a, nil
 }

@@ -15,6 +15,12 @@
 // nothing is allocated from an untrusted count, dictionary sizes are
 // checked against Config.Limits before a decoder is built, and a wrong
 // password is reported as errs.ErrPassword, never as data.
+//
+// Checksums: an entry's CRC-32 is Entry.CRC32 and its BLAKE2sp (-htb)
+// Entry.Hash. With rar -p (data encrypted, headers not), RAR5 stores
+// either turned into a MAC with a key derived from the password; the
+// entry is as verifiable as a plain one, with HashKind "CRC32-MAC" or
+// "BLAKE2sp-MAC" and the stored MAC in Hash. RAR 4.x stores a plain CRC.
 package rar
 
 import (
@@ -45,6 +51,9 @@ var Format = arc.Format{
 }
 
 func Sniff(ra io.ReaderAt, size int64) bool {
+	if size < 0 {
+		return false
+	}
 	_, _, err := findMarker(ra, size)
 	return err == nil
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/meta"
 	"github.com/go-unarc/unarc/internal/pool"
+	"github.com/go-unarc/unarc/internal/srcsize"
 	"github.com/go-unarc/unarc/rar/internal/rarcrypto"
 )
 
@@ -52,7 +53,9 @@ type Reader struct {
 func newReader(r io.Reader, cfg *arc.Config) (arc.Reader, error) { return NewReader(r, cfg) }
 
 // NewReader reads the marker and main header from r, which must be
-// positioned at the RAR marker.
+// positioned at the RAR marker. Without arc.WithFileVersions the Reader
+// skips every older file version ("name;n"), even one with no current
+// file after it, which Archive lists: a stream cannot look ahead.
 func NewReader(r io.Reader, opts ...arc.Option) (*Reader, error) {
 	cfg := new(arc.Config) // kept by the parser: one allocation, not NewConfig's two
 	if err := arc.Configure(cfg, opts...); err != nil {
@@ -91,6 +94,9 @@ func (r *Reader) fromFirst() error {
 	}
 	if c, ok := ra.(io.Closer); ok {
 		r.close = append(r.close, c)
+	}
+	if err := srcsize.Check(ra, size); err != nil {
+		return fmt.Errorf("volume %s: %w", filepath.Base(first), err)
 	}
 	r.name = first
 	return p.beginAt(ra, size, 0)

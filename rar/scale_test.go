@@ -218,15 +218,17 @@ func TestEntryLimits(t *testing.T) {
 // TestFileVersions: older file versions (rar -ver) are not listed unless
 // Config.FileVersions asks for them, and skipping them is a warning.
 func TestFileVersionsCrafted(t *testing.T) {
-	data := rar5Archive(3, 1, true) // three entries, each an older version
+	// Three names, each an older version and the current file (a version
+	// with no current file is the current one: TestVersionsWithoutCurrent).
+	data := rar5Versioned([]string{"d/f0", "d/f0", "d/f1", "d/f1", "d/f2", "d/f2"}, []uint64{1, 0, 1, 0, 1, 0})
 	for _, fv := range []bool{false, true} {
 		a, err := Open(bytes.NewReader(data), int64(len(data)), &arc.Config{FileVersions: fv})
 		if err != nil {
 			t.Fatal(err)
 		}
-		want := 0
+		want := 3
 		if fv {
-			want = 3
+			want = 6
 		}
 		if n := len(a.Entries()); n != want {
 			t.Errorf("FileVersions %v: %d entries, want %d", fv, n, want)

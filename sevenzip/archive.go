@@ -78,6 +78,7 @@ import (
 	"github.com/go-unarc/unarc/internal/indexfmt"
 	"github.com/go-unarc/unarc/internal/meta"
 	"github.com/go-unarc/unarc/internal/pool"
+	"github.com/go-unarc/unarc/internal/srcsize"
 )
 
 // Format registers 7z with the root package.
@@ -119,6 +120,9 @@ const sniffScanLimit = 4 << 20
 
 // Sniff reports whether ra holds a 7z archive, possibly behind an SFX stub.
 func Sniff(ra io.ReaderAt, size int64) bool {
+	if size < 0 {
+		return false
+	}
 	_, _, err := findSignature(ra, size, sniffScanLimit)
 	return err == nil
 }
@@ -308,6 +312,9 @@ const maxIdle = 4
 
 // Open reads the archive's headers, configured by opts (see arc.Option).
 func Open(ra io.ReaderAt, size int64, opts ...arc.Option) (*Archive, error) {
+	if err := srcsize.Check(ra, size); err != nil {
+		return nil, err
+	}
 	a := &Archive{}
 	if err := arc.Configure(&a.cfg, opts...); err != nil {
 		return nil, err

@@ -9,6 +9,7 @@ import (
 	"github.com/go-unarc/unarc/internal/aes7z"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/indexfmt"
+	"github.com/go-unarc/unarc/internal/srcsize"
 )
 
 // The persistable index of a 7z archive (arc.Indexer; the root's
@@ -141,6 +142,9 @@ const maxStoredKeys = 1024
 // payload ExportIndex made, after checking the archive's size and the
 // digest of its header regions.
 func OpenIndex(ra io.ReaderAt, size int64, payload []byte, cfg *arc.Config) (arc.Archive, error) {
+	if err := srcsize.Negative(size); err != nil {
+		return nil, err
+	}
 	c, err := arc.NewConfig(cfg)
 	if err != nil {
 		return nil, err

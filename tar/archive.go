@@ -13,6 +13,7 @@ import (
 	"github.com/go-unarc/unarc/internal/cpcache"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/pool"
+	"github.com/go-unarc/unarc/internal/srcsize"
 )
 
 // Format registers tar (plain, or inside gzip, bzip2, xz, zstd, lzip or
@@ -36,6 +37,9 @@ func SniffBytes(head []byte) bool {
 
 // Sniff is SniffBytes on the first bytes of ra.
 func Sniff(ra io.ReaderAt, size int64) bool {
+	if size < 0 {
+		return false
+	}
 	hp := readHead(ra, size)
 	defer pool.Put(hp)
 	return SniffBytes(*hp)
@@ -283,6 +287,9 @@ func (c *cursor) drain(kind Kind) error {
 
 // Open lists the archive in ra (size bytes); cfg may be nil.
 func Open(ra io.ReaderAt, size int64, cfg *arc.Config) (*Archive, error) {
+	if err := srcsize.Check(ra, size); err != nil {
+		return nil, err
+	}
 	if cfg == nil {
 		cfg = &arc.Config{}
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/indexfmt"
 	"github.com/go-unarc/unarc/internal/pool"
+	"github.com/go-unarc/unarc/internal/srcsize"
 	"github.com/go-unarc/unarc/internal/zstdframe"
 	"github.com/go-unarc/unarc/xz"
 )
@@ -139,6 +140,9 @@ func (a *Archive) ExportIndex(bool) ([]byte, error) {
 // OpenIndex implements arc.IndexOpener for tar: it rebuilds the Archive
 // from a payload ExportIndex made (see above for what it checks).
 func OpenIndex(ra io.ReaderAt, size int64, payload []byte, cfg *arc.Config) (arc.Archive, error) {
+	if err := srcsize.Negative(size); err != nil {
+		return nil, err
+	}
 	if cfg == nil {
 		cfg = &arc.Config{}
 	}

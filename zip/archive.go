@@ -15,6 +15,7 @@ import (
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/meta"
 	"github.com/go-unarc/unarc/internal/pool"
+	"github.com/go-unarc/unarc/internal/srcsize"
 )
 
 // Archive is random access to a ZIP archive through its central directory.
@@ -71,6 +72,9 @@ func (d *directory) warn(err error) { d.warns = append(d.warns, err) }
 // slice grows with the headers actually present, and a directory cannot
 // be larger than the input.
 func Open(ra io.ReaderAt, size int64, opts ...arc.Option) (*Archive, error) {
+	if err := srcsize.Check(ra, size); err != nil {
+		return nil, err
+	}
 	a := &Archive{ra: ra, size: size}
 	if err := arc.Configure(&a.cfg, opts...); err != nil {
 		return nil, err
@@ -249,7 +253,15 @@ func parseEnd(ra io.ReaderAt, buf []byte, start int64, pos int) *directory {
 		recOff = locAbs - end64Len
 		found = ok(recOff)
 	}
+	// A complete 32-bit record whose directory ends right at it owns the
+	// 20 bytes before it: the "locator" is the tail of the last central
+	// header (a name holding "PK\x06\x07"), not a record (APPNOTE 4.3.6:
+	// the locator follows the Zip64 end record, after the directory).
+	inDir := complete && d.size >= end64LocLen && d.size <= uint64(d.end) &&
+		centralAt(ra, d.end+endLen, d.end-int64(d.size))
 	switch {
+	case !found && inDir:
+		return d
 	case !found && complete:
 		d.warn(errs.Corrupt("Zip64 locator without its end record; the 32-bit end record is used"))
 		return d
@@ -272,8 +284,11 @@ func parseEnd(ra io.ReaderAt, buf []byte, start int64, pos int) *directory {
 		// "locator" is the end of something else, typically a file name
 		// that ends the central directory. 7zz lists what the 32-bit
 		// record names (it reads the directory that follows the local
-		// headers), and so do we.
-		d.warn(errs.Corrupt("Zip64 end record disagrees with the end of central directory record; the latter is used"))
+		// headers), and so do we. Where that directory ends at the 32-bit
+		// record, both "records" lie inside it: nothing to warn about.
+		if !inDir {
+			d.warn(errs.Corrupt("Zip64 end record disagrees with the end of central directory record; the latter is used"))
+		}
 		return d
 	}
 	if l := le.Uint64(rec[4:]); l < end64Len-12 || uint64(recOff)+12+l != uint64(locAbs) {

@@ -83,7 +83,7 @@ func (f *file) fill(h *header, name, extra, comment []byte, decode func([]byte) 
 		f.HashKind = "HMAC-SHA1-80"
 	}
 	if f.Name == "" {
-		f.Name = entryText(name, h.flags, decode)
+		f.Name = entryText(cutNUL(name), h.flags, decode)
 		if strings.IndexByte(f.Name, '\\') >= 0 && backslashSeparates(h, f.Name, extra) {
 			f.Name = strings.ReplaceAll(f.Name, "\\", "/")
 		}
@@ -181,7 +181,7 @@ func (f *file) parseExtra(h *header, name, extra []byte) {
 			// field: the raw name wins (Info-ZIP's rule).
 			if len(b) >= 5 && b[0] == 1 && f.flags&flagUTF8 == 0 &&
 				le.Uint32(b[1:]) == crc32.ChecksumIEEE(name) && utf8.Valid(b[5:]) && len(b) > 5 {
-				f.Name = string(b[5:])
+				f.Name = string(cutNUL(b[5:]))
 			}
 		case extraAES:
 			// WinZip AE-x: version(2) "AE" strength(1) method(2).

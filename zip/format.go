@@ -31,6 +31,9 @@ var Format = arc.Format{
 // start, or an end of central directory record in the last 64 KiB that
 // points at a central directory (SFX stubs and other prepended data).
 func Sniff(ra io.ReaderAt, size int64) bool {
+	if size < 0 {
+		return false
+	}
 	var b [4]byte
 	if size >= 4 {
 		if _, err := ra.ReadAt(b[:], 0); err == nil {

@@ -1,6 +1,7 @@
 package zip
 
 import (
+	"bytes"
 	"strings"
 	"unicode/utf8"
 )
@@ -64,6 +65,17 @@ func legacyText(b []byte, decode func([]byte) string) string {
 		return string(b)
 	}
 	return decodeCP437(b)
+}
+
+// cutNUL returns name up to its first NUL byte. A name is a C string to
+// the tools that wrote and read ZIP first: 7-Zip and Python's zipfile
+// end it there, and so do we (what follows is no part of any path; the
+// whole raw name still matches the local header's).
+func cutNUL(name []byte) []byte {
+	if i := bytes.IndexByte(name, 0); i >= 0 {
+		return name[:i]
+	}
+	return name
 }
 
 // entryText decodes a name or comment by the header's UTF-8 flag.

@@ -6,6 +6,7 @@ import (
 	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/indexfmt"
+	"github.com/go-unarc/unarc/internal/srcsize"
 )
 
 // The persistable index of a ZIP archive (arc.Indexer; the root's
@@ -86,6 +87,9 @@ func (a *Archive) ExportIndex(withKeys bool) ([]byte, error) {
 
 // OpenIndex implements arc.IndexOpener for ZIP.
 func OpenIndex(ra io.ReaderAt, size int64, payload []byte, cfg *arc.Config) (arc.Archive, error) {
+	if err := srcsize.Negative(size); err != nil {
+		return nil, err
+	}
 	c, err := arc.NewConfig(cfg)
 	if err != nil {
 		return nil, err

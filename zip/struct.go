@@ -28,7 +28,13 @@
 // a missing or misplaced Zip64 record, a cut comment) the archive opens
 // and Warnings says what was recovered from, as 7zz lists and tests such
 // archives with a "Headers Error". A '\' in a name is a separator for
-// MS-DOS and Windows hosts and a literal byte for Unix ones.
+// MS-DOS and Windows hosts and a literal byte for Unix ones. A name ends
+// at its first NUL byte, as 7-Zip and Python's zipfile read it (the
+// bytes after it are kept for comparing local and central names only).
+// A Zip64 locator is one only where the layout holds: 20 bytes before
+// the end record, outside the central directory the 32-bit record
+// describes, pointing at a Zip64 end record; the signature's bytes in the
+// last entry's name are part of that name.
 //
 // The package can be used on its own with an *arc.Config (package
 // github.com/go-unarc/unarc/arc); most programs use the root package,

@@ -79,3 +79,22 @@ func EOF(err error, what string) error {
 	}
 	return err
 }
+
+// incompleteError marks an archive-level warning that says the archive
+// is not whole (cut inside a header after the entries it lists).
+type incompleteError struct{ error }
+
+func (e *incompleteError) Unwrap() error { return e.error }
+
+// Incomplete marks err, a warning of a format Archive (arc.Warner), as
+// one that makes the archive incomplete: its entries are listed and read,
+// but the root's Extract and Verify return err once they are done, so a
+// cut archive does not pass as whole. Warnings of what an archive may
+// legitimately lack (a missing end-of-archive record) are not marked.
+func Incomplete(err error) error { return &incompleteError{err} }
+
+// IsIncomplete reports whether err was marked by Incomplete.
+func IsIncomplete(err error) bool {
+	var ie *incompleteError
+	return errors.As(err, &ie)
+}

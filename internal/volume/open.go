@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 
 	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/internal/srcsize"
 )
 
 // OpenPart opens the part that follows the n parts already open, trying
@@ -25,6 +26,11 @@ func OpenPart(open Opener, n int, names ...string) (io.ReaderAt, int64, string, 
 	for _, name := range names {
 		ra, size, err := open(name)
 		if err == nil {
+			// The opener's size is trusted as Open's is: checked the same way.
+			if err := srcsize.Check(ra, size); err != nil {
+				closeIf(ra)
+				return nil, 0, "", fmt.Errorf("volume %s: %w", filepath.Base(name), err)
+			}
 			return ra, size, name, nil
 		}
 		if !errors.Is(err, fs.ErrNotExist) {

@@ -34,6 +34,23 @@ for kind in 5 5s 4; do
 	cd ..
 done
 
+# An older version without its current file: f.txt added twice with -ver
+# (f.txt;1 "one", f.txt "two2"), then the current f.txt deleted (rar d),
+# which leaves f.txt;1 alone; unrar lists it.
+for kind in 5 4; do
+	rm -rf v && mkdir v && cd v
+	case $kind in
+	5) A="$R -m3 -ver" D="rar d -idq -cfg-" ;;
+	4) A="$R4 -m3 -ver" D="rar6 d -idq -cfg-" ;;
+	esac
+	for c in one two2; do
+		echo $c > f.txt && touch -d "$T" f.txt
+		$A "$out/versionsonly$kind.rar" f.txt
+	done
+	$D "$out/versionsonly$kind.rar" f.txt
+	cd ..
+done
+
 # File copies: one 680 KB text file and 100 identical copies stored as
 # references (-oi:1), solid; the archive is about 10 KB.
 mkdir c && cd c
