@@ -600,7 +600,7 @@ func (c *cli) exec(cmd *command, m *matcher) int {
 		code = report(c.stderr, name, err)
 	}
 	if src != nil {
-		code = c.warnings(name, src, code)
+		code = c.warnings(name, src, code, err)
 		src.close()
 	}
 	if err == nil || code == exitConflict {
@@ -665,8 +665,11 @@ func selectedSize(a *unarc.Archive, sel func(*unarc.Entry) bool) int64 {
 }
 
 // warnings prints archive-level warnings (when the library exposes them)
-// and returns the exit status they imply, if worse than code.
-func (c *cli) warnings(name string, src *source, code int) int {
+// and returns the exit status they imply, if worse than code. A warning
+// that the operation already returned as its error (a RAR cut inside its
+// end header: Extract and Verify return it once the entries are done)
+// was reported with it and is not printed again.
+func (c *cli) warnings(name string, src *source, code int, done error) int {
 	var w any = src.a
 	if src.a == nil {
 		w = src.r
@@ -676,6 +679,9 @@ func (c *cli) warnings(name string, src *source, code int) int {
 		return code
 	}
 	for _, err := range wr.Warnings() {
+		if done != nil && strings.Contains(done.Error(), err.Error()) {
+			continue
+		}
 		fmt.Fprintf(c.stderr, "unarc: %s: warning: %s\n", name, msg(err.Error()))
 		if wc := exitCode(err); code == 0 && wc != 1 {
 			code = wc
