@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"slices"
 	"strconv"
 	"strings"
@@ -106,6 +107,14 @@ loop:
 		}
 	}
 	tick.Stop()
+	if p := os.Getenv("SOAK_HEAPPROFILE"); p != "" {
+		// What is live under load, for a run whose memory grows.
+		if f, err := os.Create(p); err == nil {
+			runtime.GC()
+			pprof.WriteHeapProfile(f)
+			f.Close()
+		}
+	}
 	close(stop)
 	for i, x := range samples {
 		if i%10 == 0 {
