@@ -77,7 +77,7 @@ func rar5Args(extra ...string) []string {
 
 // loadBench makes (or reuses) the archive and reads it into memory, so
 // every iteration measures decoding, not the disk.
-func loadBench(b testing.TB, c benchCase) []byte {
+func loadBench(b testutil.TB, c benchCase) []byte {
 	b.Helper()
 	p := testutil.MixedArchive(b, c.file, c.tool, c.args...)
 	data, err := os.ReadFile(p)
@@ -100,7 +100,7 @@ func benchOptions(c benchCase) []unarc.Option {
 
 // extractArchive opens data with the random-access API and drains every
 // entry (CRC verified) into io.Discard, checking sizes.
-func extractArchive(b testing.TB, data []byte, opts []unarc.Option) {
+func extractArchive(b testutil.TB, data []byte, opts []unarc.Option) {
 	a, err := unarc.Open(bytes.NewReader(data), int64(len(data)), opts...)
 	if err != nil {
 		b.Fatal(err)
@@ -131,7 +131,7 @@ func extractArchive(b testing.TB, data []byte, opts []unarc.Option) {
 }
 
 // extractReader does the same through the forward-only Reader.
-func extractReader(b testing.TB, data []byte, opts []unarc.Option) {
+func extractReader(b testutil.TB, data []byte, opts []unarc.Option) {
 	r, err := unarc.NewReader(bytes.NewReader(data), opts...)
 	if err != nil {
 		b.Fatal(err)

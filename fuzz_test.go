@@ -13,7 +13,7 @@ import (
 )
 
 // addSeeds adds every small archive under testdata/ to the corpus.
-func addSeeds(f *testing.F) {
+func addSeeds(f testutil.F) {
 	n := 0
 	defer func() {
 		if n == 0 {
@@ -50,7 +50,7 @@ const fuzzAlloc = 256 << 20
 // random-access API and every entry's decoder: errors are fine, panics
 // and hangs are not.
 func FuzzOpen(f *testing.F) {
-	if testing.Short() {
+	if testutil.Short() {
 		f.Skip("slow (tens of seconds under -race); the run without -short covers it")
 	}
 	addSeeds(f)
@@ -74,7 +74,7 @@ func FuzzOpen(f *testing.F) {
 
 // FuzzNewReader does the same through the forward-only Reader.
 func FuzzNewReader(f *testing.F) {
-	if testing.Short() {
+	if testutil.Short() {
 		f.Skip("slow (tens of seconds under -race); the run without -short covers it")
 	}
 	addSeeds(f)

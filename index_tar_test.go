@@ -100,7 +100,7 @@ func readAtHalves(t *testing.T, a *Archive, data [][]byte) {
 // makeTar writes n regular files of size random bytes each (seeded), a
 // directory first, with Go's archive/tar; modify may change a header
 // before it is written.
-func makeTar(t testing.TB, n, size int, modify func(i int, h *tar.Header)) []byte {
+func makeTar(t testutil.TB, n, size int, modify func(i int, h *tar.Header)) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	tw := tar.NewWriter(&buf)
@@ -129,7 +129,7 @@ func makeTar(t testing.TB, n, size int, modify func(i int, h *tar.Header)) []byt
 
 // gzipMembers compresses b as gzip members, one per part between the
 // cuts, stored (level 0: a member's length depends on its input's only).
-func gzipMembers(t testing.TB, b []byte, cuts ...int) []byte {
+func gzipMembers(t testutil.TB, b []byte, cuts ...int) []byte {
 	t.Helper()
 	var out bytes.Buffer
 	prev := 0

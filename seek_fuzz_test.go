@@ -26,7 +26,7 @@ var seekFuzzLimits = unarc.WithLimits(unarc.Limits{MaxDictionary: 16 << 20, MaxM
 // must succeed with the same bytes (checkpoints every 64 KiB in a
 // 200 KiB cache, so they are taken, used and evicted).
 func FuzzSeek(f *testing.F) {
-	if testing.Short() {
+	if testutil.Short() {
 		f.Skip("slow under -race; the run without -short covers it")
 	}
 	for i, name := range seekArchives {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/go-unarc/unarc/internal/testutil"
 	"io"
 	"io/fs"
 	"math/rand/v2"
@@ -28,7 +29,7 @@ var seekArchives = []string{
 	"ppmd-o8.zip", "ppmd-o8-aes.zip", "ppmd-cut.zip", "ppmd-solid.7z", "ppmd-solid-aes.7z",
 }
 
-func openSeekTestdata(t testing.TB, name string, opts ...unarc.Option) *unarc.Archive {
+func openSeekTestdata(t testutil.TB, name string, opts ...unarc.Option) *unarc.Archive {
 	t.Helper()
 	opts = append([]unarc.Option{unarc.WithPassword("seek")}, opts...)
 	a, err := unarc.OpenFile(filepath.Join("testdata", "seek", name), opts...)
@@ -40,7 +41,7 @@ func openSeekTestdata(t testing.TB, name string, opts ...unarc.Option) *unarc.Ar
 }
 
 // sequential reads every regular entry of a through OpenEntry.
-func sequential(t testing.TB, a *unarc.Archive) map[int][]byte {
+func sequential(t testutil.TB, a *unarc.Archive) map[int][]byte {
 	t.Helper()
 	want := map[int][]byte{}
 	for _, e := range a.Entries() {

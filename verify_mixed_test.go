@@ -14,7 +14,7 @@ import (
 
 // mixedRAR5 is the mixed-200 RAR5 archive of the benchmarks, when it is
 // already in the cache (tests do not build it: it takes minutes).
-func mixedRAR5(tb testing.TB) string {
+func mixedRAR5(tb testutil.TB) string {
 	tb.Helper()
 	p := filepath.Join(testutil.CacheDir(tb), "mixed-rar5.rar")
 	if _, err := os.Stat(p); err != nil {

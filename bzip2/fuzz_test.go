@@ -17,7 +17,7 @@ import (
 // 46 MB through RLE1).
 const fuzzMaxOut = 4 << 20
 
-func fuzzSeeds(f *testing.F) {
+func fuzzSeeds(f testutil.F) {
 	for _, name := range testutil.Glob(f, filepath.Join("testdata", "*.bz2")) {
 		b, err := os.ReadFile(name)
 		if err != nil {
@@ -41,7 +41,7 @@ func readCapped(r io.Reader) (out []byte, capped bool, err error) {
 	return w.Bytes(), false, err
 }
 
-func checkClass(t *testing.T, err error) {
+func checkClass(t testutil.TB, err error) {
 	t.Helper()
 	if err == nil {
 		return

@@ -27,7 +27,7 @@ type testFile struct {
 	sum  string
 }
 
-func testFiles(t testing.TB) []testFile {
+func testFiles(t testutil.TB) []testFile {
 	t.Helper()
 	f, err := os.Open("testdata/SHA256SUMS")
 	if err != nil {
@@ -53,7 +53,7 @@ func testFiles(t testing.TB) []testFile {
 	return out
 }
 
-func readFile(t testing.TB, name string) []byte {
+func readFile(t testutil.TB, name string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("testdata", name))
 	if err != nil {
@@ -101,7 +101,7 @@ func sha(b []byte) string {
 var sentinels = []error{errs.ErrFormat, errs.ErrCorrupt, errs.ErrTruncated, errs.ErrChecksum,
 	errs.ErrPasswordRequired, errs.ErrPassword, errs.ErrUnsupported, errs.ErrInsecurePath, errs.ErrLimit}
 
-func oneSentinel(t testing.TB, err error) error {
+func oneSentinel(t testutil.TB, err error) error {
 	t.Helper()
 	var got error
 	for _, s := range sentinels {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/go-unarc/unarc/internal/testutil"
 	"io"
 	"sync"
 	"sync/atomic"
@@ -16,7 +17,7 @@ import (
 // countTokens is a Tokens of a fixed capacity that fails the test when
 // more are out than it has, and counts what it gave.
 type countTokens struct {
-	t     *testing.T
+	t     testutil.TB
 	cap   int32
 	out   atomic.Int32
 	given atomic.Int32

@@ -20,7 +20,7 @@ var benchStream struct {
 
 // mixedStream is testutil.Mixed(0) (52 MB) compressed once at level 5 with
 // compress/flate, cached in memory for all sub-benchmarks.
-func mixedStream(testing.TB) ([]byte, int64) {
+func mixedStream(testutil.TB) ([]byte, int64) {
 	benchStream.once.Do(func() {
 		data := testutil.Mixed(0)
 		var buf bytes.Buffer

@@ -85,7 +85,7 @@ func inputs() []namedData {
 
 var levels = []int{flate.HuffmanOnly, flate.NoCompression, flate.BestSpeed, 2, 3, 4, 5, 6, 7, 8, flate.BestCompression}
 
-func compress(tb testing.TB, data []byte, level int) []byte {
+func compress(tb testutil.TB, data []byte, level int) []byte {
 	tb.Helper()
 	var b bytes.Buffer
 	w, err := flate.NewWriter(&b, level)

@@ -14,7 +14,7 @@ import (
 // bits into 64 KiB.
 const fuzzCap = 8 << 20
 
-func addSeeds(f *testing.F, d64 bool) {
+func addSeeds(f testutil.F, d64 bool) {
 	for _, in := range []namedData{
 		{"small", []byte("hello, hello, hello world")},
 		{"text", textData(2000)},

@@ -3,6 +3,7 @@ package deflate
 import (
 	"bytes"
 	"encoding/binary"
+	"github.com/go-unarc/unarc/internal/testutil"
 	"hash/crc32"
 	"io"
 	"math/rand/v2"
@@ -64,7 +65,7 @@ type zipEntry struct {
 // flags, method, time, date, crc32, compressed size, size, name length,
 // extra length, then name, extra and the data. The test zips carry sizes in
 // the local header (no data descriptors).
-func zipEntries(tb testing.TB, b []byte) []zipEntry {
+func zipEntries(tb testutil.TB, b []byte) []zipEntry {
 	tb.Helper()
 	var es []zipEntry
 	for len(b) >= 30 && binary.LittleEndian.Uint32(b) == 0x04034b50 {
@@ -92,7 +93,7 @@ func zipEntries(tb testing.TB, b []byte) []zipEntry {
 	return es
 }
 
-func readZip(tb testing.TB, name string) []zipEntry {
+func readZip(tb testutil.TB, name string) []zipEntry {
 	tb.Helper()
 	b, err := os.ReadFile(filepath.Join("..", "testdata", "deflate", name))
 	if err != nil {

@@ -3,6 +3,7 @@ package lzma
 import (
 	"bytes"
 	"errors"
+	"github.com/go-unarc/unarc/internal/testutil"
 	"io"
 	"testing"
 
@@ -11,7 +12,7 @@ import (
 
 // lzma1Stream compresses data as a raw LZMA1 stream with a small
 // dictionary (so the window wraps) and returns it with its properties.
-func lzma1Stream(t *testing.T, data []byte, dict int64) ([]byte, Props) {
+func lzma1Stream(t testutil.TB, data []byte, dict int64) ([]byte, Props) {
 	t.Helper()
 	var comp bytes.Buffer
 	w, err := NewWriter(&comp, Level(3), DictSize(dict), KnownSize(int64(len(data))))

@@ -23,7 +23,7 @@ const tBlock = 64 << 10
 // mtEncode compresses data with an LZMA2 Writer2 made with opts, in
 // writes of at most chunk bytes (0: one Write), and returns the stream
 // and the dictionary byte.
-func mtEncode(t testing.TB, data []byte, chunk int, opts ...WriterOption) ([]byte, byte) {
+func mtEncode(t testutil.TB, data []byte, chunk int, opts ...WriterOption) ([]byte, byte) {
 	t.Helper()
 	var buf bytes.Buffer
 	w, err := NewWriter2(&buf, opts...)
@@ -37,7 +37,7 @@ func mtEncode(t testing.TB, data []byte, chunk int, opts ...WriterOption) ([]byt
 	return buf.Bytes(), w.DictByte()
 }
 
-func mtWriteAll(t testing.TB, w io.Writer, data []byte, chunk int) {
+func mtWriteAll(t testutil.TB, w io.Writer, data []byte, chunk int) {
 	t.Helper()
 	if chunk <= 0 {
 		chunk = max(len(data), 1)
@@ -54,7 +54,7 @@ func mtWriteAll(t testing.TB, w io.Writer, data []byte, chunk int) {
 
 // mtDecode decodes an LZMA2 stream with our reader, checking that the
 // stream ends exactly with its end byte.
-func mtDecode(t testing.TB, packed []byte, dictByte byte) []byte {
+func mtDecode(t testutil.TB, packed []byte, dictByte byte) []byte {
 	t.Helper()
 	d, err := DictSizeLZMA2(dictByte)
 	if err != nil {
@@ -77,7 +77,7 @@ func mtDecode(t testing.TB, packed []byte, dictByte byte) []byte {
 
 // mtBlocks splits an LZMA2 stream into its chunks and returns the offsets
 // (in the decoded data) of the chunks that reset the dictionary.
-func mtBlocks(t testing.TB, packed []byte) []int64 {
+func mtBlocks(t testutil.TB, packed []byte) []int64 {
 	t.Helper()
 	var resets []int64
 	var pos int64

@@ -18,7 +18,7 @@ import (
 const fuzzMaxOut = 256 << 10
 
 // seedFiles adds the committed streams whose names end in ext.
-func seedFiles(f *testing.F, ext string) {
+func seedFiles(f testutil.F, ext string) {
 	for _, name := range testutil.Glob(f, filepath.Join("..", "testdata", "lzma", "*"+ext)) {
 		b, err := os.ReadFile(name)
 		if err != nil {
@@ -40,7 +40,7 @@ func checkErrClass(t *testing.T, err error) {
 
 // seed7z adds the packed streams of the committed 7z archives of form,
 // as .lzma (13-byte header) or raw LZMA2 inputs.
-func seed7z(f *testing.F, form string) {
+func seed7z(f testutil.F, form string) {
 	for _, s := range loadStreams(f) {
 		if s.form != form {
 			continue

@@ -3,6 +3,7 @@ package lzma
 import (
 	"bytes"
 	"fmt"
+	"github.com/go-unarc/unarc/internal/testutil"
 	"io"
 	"math/rand/v2"
 	"os"
@@ -48,7 +49,7 @@ func genMixed(seed byte, n int) []byte {
 // toolRun writes input to a temporary file, runs tool with args in which
 // "{in}" and "{out}" name the input and output files, and returns the
 // output file. It skips the test when tool is missing.
-func toolRun(t testing.TB, input []byte, tool string, args ...string) []byte {
+func toolRun(t testutil.TB, input []byte, tool string, args ...string) []byte {
 	t.Helper()
 	if _, err := exec.LookPath(tool); err != nil {
 		t.Skipf("%s not installed", tool)

@@ -35,7 +35,7 @@ func mtInput(n int, seed byte) []byte {
 // blockStream encodes data with our writer's block mode (independent
 // blocks of blockSize, as 7-Zip -mmt2 writes them); blockSize 0 writes
 // one solid block (as -mmt1).
-func blockStream(t testing.TB, data []byte, dict, blockSize int64) []byte {
+func blockStream(t testutil.TB, data []byte, dict, blockSize int64) []byte {
 	var buf bytes.Buffer
 	opts := []WriterOption{Level(1), DictSize(dict)}
 	if blockSize > 0 {
@@ -84,7 +84,7 @@ func TestReader2MTSame(t *testing.T) {
 	data := mtInput(400<<10, 1)
 	const dict = 64 << 10
 	sizes := []int64{0, 64 << 10}
-	if testing.Short() {
+	if testutil.Short() {
 		sizes = sizes[1:2]
 	}
 	for _, bs := range sizes {
@@ -140,7 +140,7 @@ func TestReader2MTDamage(t *testing.T) {
 	stream := blockStream(t, data, dict, 64<<10)
 	r := rand.New(rand.NewPCG(1, 2))
 	cases := 15
-	if testing.Short() {
+	if testutil.Short() {
 		cases = 9
 	}
 	for c := range cases {

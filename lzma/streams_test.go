@@ -29,7 +29,7 @@ type stream struct {
 	data       []byte // the file
 }
 
-func loadStreams(t testing.TB) []*stream {
+func loadStreams(t testutil.TB) []*stream {
 	t.Helper()
 	dir := filepath.Join("..", "testdata", "lzma")
 	f, err := os.Open(filepath.Join(dir, "streams.tsv"))
@@ -69,7 +69,7 @@ func loadStreams(t testing.TB) []*stream {
 
 // packed7z returns the packed stream of a single-folder 7z archive with
 // plain headers: from the end of the 32-byte start header to the header.
-func packed7z(t testing.TB, b []byte) []byte {
+func packed7z(t testutil.TB, b []byte) []byte {
 	t.Helper()
 	next := binary.LittleEndian.Uint64(b[12:20])
 	if string(b[:6]) != "7z\xbc\xaf\x27\x1c" || next > uint64(len(b)-32) {
@@ -80,7 +80,7 @@ func packed7z(t testing.TB, b []byte) []byte {
 
 // zipLZMA returns the data of the first entry of a ZIP file (APPNOTE
 // 4.3.7 local header) and whether it has the end-marker flag.
-func zipLZMA(t testing.TB, b []byte) (data []byte, size int64, eos bool) {
+func zipLZMA(t testutil.TB, b []byte) (data []byte, size int64, eos bool) {
 	t.Helper()
 	if binary.LittleEndian.Uint32(b) != 0x04034b50 || binary.LittleEndian.Uint16(b[8:]) != 14 {
 		t.Fatal("not a ZIP LZMA entry")
@@ -94,7 +94,7 @@ func zipLZMA(t testing.TB, b []byte) (data []byte, size int64, eos bool) {
 
 // opener returns the compressed input and a constructor for s, with size
 // as the declared uncompressed size where the form has one.
-func (s *stream) opener(t testing.TB, opts ...Option) ([]byte, func(r io.Reader) (io.ReadCloser, error)) {
+func (s *stream) opener(t testutil.TB, opts ...Option) ([]byte, func(r io.Reader) (io.ReadCloser, error)) {
 	switch s.form {
 	case "lzma-alone":
 		return s.data, func(r io.Reader) (io.ReadCloser, error) { return NewReaderLZMAHeader(r, opts...) }
@@ -143,7 +143,7 @@ func TestStreams(t *testing.T) {
 
 // lzma2Chunks splits an LZMA2 stream into its chunks (without the end
 // byte).
-func lzma2Chunks(t testing.TB, b []byte) [][]byte {
+func lzma2Chunks(t testutil.TB, b []byte) [][]byte {
 	var out [][]byte
 	for len(b) > 0 && b[0] != 0 {
 		n := 3 + int(binary.BigEndian.Uint16(b[1:])) + 1

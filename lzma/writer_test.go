@@ -21,7 +21,7 @@ import (
 
 // encodeLZMA compresses data with a raw LZMA Writer and returns the
 // stream and its properties.
-func encodeLZMA(t testing.TB, data []byte, opts ...WriterOption) ([]byte, Props) {
+func encodeLZMA(t testutil.TB, data []byte, opts ...WriterOption) ([]byte, Props) {
 	t.Helper()
 	var buf bytes.Buffer
 	w, err := NewWriter(&buf, opts...)
@@ -37,7 +37,7 @@ func encodeLZMA(t testing.TB, data []byte, opts ...WriterOption) ([]byte, Props)
 	return buf.Bytes(), w.Props()
 }
 
-func encodeLZMA2(t testing.TB, data []byte, opts ...WriterOption) ([]byte, byte) {
+func encodeLZMA2(t testutil.TB, data []byte, opts ...WriterOption) ([]byte, byte) {
 	t.Helper()
 	var buf bytes.Buffer
 	w, err := NewWriter2(&buf, opts...)
@@ -53,7 +53,7 @@ func encodeLZMA2(t testing.TB, data []byte, opts ...WriterOption) ([]byte, byte)
 	return buf.Bytes(), w.DictByte()
 }
 
-func decodeLZMA(t testing.TB, packed []byte, p Props, size int64, opts ...Option) []byte {
+func decodeLZMA(t testutil.TB, packed []byte, p Props, size int64, opts ...Option) []byte {
 	t.Helper()
 	r, err := NewReader(bytes.NewReader(packed), p, size, opts...)
 	if err != nil {
@@ -67,7 +67,7 @@ func decodeLZMA(t testing.TB, packed []byte, p Props, size int64, opts ...Option
 	return out
 }
 
-func decodeLZMA2(t testing.TB, packed []byte, dictByte byte, size int64) []byte {
+func decodeLZMA2(t testutil.TB, packed []byte, dictByte byte, size int64) []byte {
 	t.Helper()
 	d, err := DictSizeLZMA2(dictByte)
 	if err != nil {

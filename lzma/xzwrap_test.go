@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"errors"
+	"github.com/go-unarc/unarc/internal/testutil"
 	"hash/crc32"
 	"os"
 	"os/exec"
@@ -95,7 +96,7 @@ func xzWrap(lzma2 []byte, dict int64, plain []byte) []byte {
 // sevenZipTest runs `7zz t` on the file contents data named name (its
 // extension tells 7zz the format) and fails the test when 7zz reports
 // an error. It skips when 7zz is missing.
-func sevenZipTest(t testing.TB, name string, data []byte) {
+func sevenZipTest(t testutil.TB, name string, data []byte) {
 	t.Helper()
 	if out, err := sevenZipCheck(t, name, data); err != nil {
 		t.Fatalf("7zz t %s: %v\n%s", name, err, out)
@@ -104,7 +105,7 @@ func sevenZipTest(t testing.TB, name string, data []byte) {
 
 // sevenZipCheck runs `7zz t` and returns its output and an error unless
 // 7zz says everything is ok.
-func sevenZipCheck(t testing.TB, name string, data []byte) ([]byte, error) {
+func sevenZipCheck(t testutil.TB, name string, data []byte) ([]byte, error) {
 	t.Helper()
 	if _, err := exec.LookPath("7zz"); err != nil {
 		t.Skip("7zz not installed")

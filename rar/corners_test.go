@@ -132,7 +132,7 @@ type block4 struct {
 
 // blocks4 splits a RAR 1.5–4.x archive that starts at its marker into
 // blocks (a test helper: no encrypted headers, no SFX).
-func blocks4(t testing.TB, b []byte) []block4 {
+func blocks4(t testutil.TB, b []byte) []block4 {
 	t.Helper()
 	if !bytes.HasPrefix(b, sig4) {
 		t.Fatal("not a RAR 1.5–4 archive")
@@ -171,7 +171,7 @@ func join4(bs []block4) []byte {
 // or 20), as rar 1.5 and 2.0 wrote it: the password flag on the file
 // header and the packed data run through the cipher from the start (2.0:
 // padded to whole blocks), a fresh key per file.
-func encryptOld(t testing.TB, archive []byte, ver byte, password string) []byte {
+func encryptOld(t testutil.TB, archive []byte, ver byte, password string) []byte {
 	bs := blocks4(t, archive)
 	for i := range bs {
 		h := bs[i].head
@@ -691,7 +691,7 @@ func TestDamagedOldHeaders(t *testing.T) {
 // here (no tool writes them): RAR 1.5 and 1.3 encryption under the fuzz
 // password, old blocks between files, an embedded comment, a file header
 // with a bad CRC and an unknown unpack version.
-func cornerSeeds(tb testing.TB) [][]byte {
+func cornerSeeds(tb testutil.TB) [][]byte {
 	var out [][]byte
 	files := map[string][]byte{"a.txt": []byte("first\n"), "b.bin": []byte("second\n")}
 	if rar15, err := os.ReadFile(filepath.Join("..", "testdata", "rar15", "Rar15.rar")); err == nil {

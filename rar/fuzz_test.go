@@ -16,7 +16,7 @@ import (
 // the Reader: no panic, no hang, only sentinel errors, and bounded memory
 // (the limits below keep decoders small).
 func FuzzArchive(f *testing.F) {
-	if testing.Short() {
+	if testutil.Short() {
 		f.Skip("slow (tens of seconds under -race); the run without -short covers it")
 	}
 	seeds := testutil.Glob(f, filepath.Join(testdata, "*.rar"))

@@ -21,7 +21,7 @@ import (
 const testdata = "../testdata/rar"
 
 // fileOpener opens volumes from disk for Config.OpenVolume.
-func fileOpener(tb testing.TB) arc.VolumeOpener {
+func fileOpener(tb testutil.TB) arc.VolumeOpener {
 	return func(name string) (io.ReaderAt, int64, error) {
 		f, err := os.Open(name)
 		if err != nil {
@@ -36,7 +36,7 @@ func fileOpener(tb testing.TB) arc.VolumeOpener {
 	}
 }
 
-func config(tb testing.TB, name, pw string) *arc.Config {
+func config(tb testutil.TB, name, pw string) *arc.Config {
 	cfg := &arc.Config{Name: name, OpenVolume: fileOpener(tb)}
 	if pw != "" {
 		cfg.Password = func(*arc.Entry) (string, error) { return pw, nil }
@@ -44,7 +44,7 @@ func config(tb testing.TB, name, pw string) *arc.Config {
 	return cfg
 }
 
-func openPath(tb testing.TB, name, pw string) (*Archive, error) {
+func openPath(tb testutil.TB, name, pw string) (*Archive, error) {
 	tb.Helper()
 	f, err := os.Open(name)
 	if err != nil {

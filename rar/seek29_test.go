@@ -3,6 +3,7 @@ package rar
 import (
 	"bytes"
 	"errors"
+	"github.com/go-unarc/unarc/internal/testutil"
 	"math/rand/v2"
 	"strings"
 	"sync"
@@ -32,7 +33,7 @@ func openCP4(t *testing.T, name string, mem int64) *Archive { return openCPIn(t,
 
 // checkReads reads n random spans of random entries of a, and spans at
 // and around every checkpoint, and compares them with want.
-func checkReads(t *testing.T, a *Archive, want [][]byte, seed uint64, n int) (fromCP int) {
+func checkReads(t testutil.TB, a *Archive, want [][]byte, seed uint64, n int) (fromCP int) {
 	t.Helper()
 	rng := rand.New(rand.NewPCG(seed, 29))
 	try := func(i int, off int64, size int) {
@@ -188,7 +189,7 @@ func TestSeekRAR29Concurrent(t *testing.T) {
 // closeWhileReading reads random spans of a from four goroutines (from
 // checkpoints when a has them) and closes a meanwhile: right bytes or a
 // closed error, never a race or panic.
-func closeWhileReading(t *testing.T, a *Archive, want [][]byte) {
+func closeWhileReading(t testutil.TB, a *Archive, want [][]byte) {
 	var wg sync.WaitGroup
 	for g := 0; g < 4; g++ {
 		wg.Add(1)

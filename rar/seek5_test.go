@@ -2,6 +2,7 @@ package rar
 
 import (
 	"bytes"
+	"github.com/go-unarc/unarc/internal/testutil"
 	"io"
 	"math/rand/v2"
 	"testing"
@@ -20,7 +21,7 @@ func openCP(t *testing.T, name string, mem int64) *Archive { return openCPIn(t, 
 
 // contents reads every entry sequentially through OpenAt (which takes
 // the checkpoints).
-func contents(t *testing.T, a *Archive) [][]byte {
+func contents(t testutil.TB, a *Archive) [][]byte {
 	t.Helper()
 	var out [][]byte
 	for i := range a.Entries() {

@@ -17,7 +17,7 @@ import (
 )
 
 // openFile opens a 7z file (first volume of a set) with an optional password.
-func openFile(tb testing.TB, path, password string) (*Archive, error) {
+func openFile(tb testutil.TB, path, password string) (*Archive, error) {
 	tb.Helper()
 	f, err := os.Open(path)
 	if err != nil {

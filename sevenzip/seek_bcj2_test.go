@@ -89,7 +89,7 @@ func FuzzCheckpointResume7z(f *testing.F) {
 func TestBCJ2CheckpointTampered(t *testing.T) {
 	pol := cpPolicy
 	a, want, cps := exportedCPs(t, "bcj2-lzma.7z", 3)
-	if testing.Short() {
+	if testutil.Short() {
 		cps = sparse(cps, 4)
 	}
 	sh := shapeOf(&a.si.folders[0])
@@ -193,10 +193,10 @@ func TestCheckpointEveryOffset7z(t *testing.T) {
 				}
 			}
 			stride := int64(997)
-			if testing.Short() {
+			if testutil.Short() {
 				stride = 9973
 			}
-			if testing.Short() && raceOn {
+			if testutil.Short() && raceOn {
 				stride = 1 << 40 // around the checkpoints only
 			}
 			for i, w := range want {
@@ -281,7 +281,7 @@ func TestBCJ2AESCheckpoints(t *testing.T) {
 			dropIdle(a) // only checkpoints are left
 			starts := a.folderStarts
 			read := cps
-			if testing.Short() {
+			if testutil.Short() {
 				read = sparse(cps, 4)
 			}
 			for _, cp := range read {

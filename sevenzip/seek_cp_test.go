@@ -39,7 +39,7 @@ func entryAt(a *Archive, i int, off int64, n int) ([]byte, int64, error) {
 
 // firstPass reads every entry once through OpenAt from 0 (taking
 // checkpoints) and returns their contents from Open.
-func firstPass(t *testing.T, a *Archive) [][]byte {
+func firstPass(t testutil.TB, a *Archive) [][]byte {
 	t.Helper()
 	var want [][]byte
 	for i := range a.Entries() {
@@ -63,7 +63,7 @@ var cpPolicy = arc.CheckpointPolicy{Interval: 16 << 10, MaxMemory: 1 << 30}
 // exportedCPs opens testdata/seek/name with cpPolicy, reads it through
 // (taking checkpoints) and returns it, the entries' contents and its
 // exported checkpoints, at least least of them.
-func exportedCPs(t *testing.T, name string, least int) (*Archive, [][]byte, []arc.Checkpoint) {
+func exportedCPs(t testutil.TB, name string, least int) (*Archive, [][]byte, []arc.Checkpoint) {
 	t.Helper()
 	a := openSeekArchive(t, name)
 	a.SetCheckpoints(cpPolicy)
@@ -267,7 +267,7 @@ func TestCheckpointKindsConcurrent(t *testing.T) {
 // model of 1 MiB and decodes PPMd; and under -race -short one of the
 // two plain BCJ2 archives and one of the two under 7zAES (a resume there
 // decodes four streams).
-func skipSlowKind(t *testing.T, name string) {
+func skipSlowKind(t testutil.TB, name string) {
 	if slowKind(name) {
 		t.Skip("slow PPMd checkpoint archive (the run without -short covers it)")
 	}

@@ -2,6 +2,7 @@ package sevenzip
 
 import (
 	"bytes"
+	"github.com/go-unarc/unarc/internal/testutil"
 	"io"
 	"os"
 	"sync/atomic"
@@ -10,7 +11,7 @@ import (
 	"github.com/go-unarc/unarc/arc"
 )
 
-func openSeekArchive(t testing.TB, name string) *Archive {
+func openSeekArchive(t testutil.TB, name string) *Archive {
 	a, _ := openCounted(t, name)
 	return a
 }
@@ -29,12 +30,12 @@ func (c *countingReaderAt) ReadAt(p []byte, off int64) (int, error) {
 
 // openCounted opens testdata/seek/name (password "seek") over a
 // countingReaderAt.
-func openCounted(t testing.TB, name string) (*Archive, *countingReaderAt) {
+func openCounted(t testutil.TB, name string) (*Archive, *countingReaderAt) {
 	return openWithPassword(t, name, "seek")
 }
 
 // openWithPassword is openCounted with password pw.
-func openWithPassword(t testing.TB, name, pw string) (*Archive, *countingReaderAt) {
+func openWithPassword(t testutil.TB, name, pw string) (*Archive, *countingReaderAt) {
 	t.Helper()
 	b, err := os.ReadFile("../testdata/seek/" + name)
 	if err != nil {
@@ -49,7 +50,7 @@ func openWithPassword(t testing.TB, name, pw string) (*Archive, *countingReaderA
 	return a, c
 }
 
-func readEntry(t *testing.T, a *Archive, i int) []byte {
+func readEntry(t testutil.TB, a *Archive, i int) []byte {
 	t.Helper()
 	rc, err := a.Open(i)
 	if err != nil {

@@ -16,7 +16,7 @@ import (
 const testPassword = "secret"
 
 // testArchives lists the first volume of every archive in testdata/7z.
-func testArchives(tb testing.TB) []string {
+func testArchives(tb testutil.TB) []string {
 	all := testutil.Glob(tb, "../testdata/7z/*.7z")
 	vols := testutil.Glob(tb, "../testdata/7z/*.7z.001")
 	return append(all, vols...)

@@ -62,7 +62,7 @@ func seedMatrix(cycles int) []writeCase {
 }
 
 // writeInto writes c into m (reset, its buffer kept).
-func writeInto(tb testing.TB, m *memFile, c *writeCase) {
+func writeInto(tb testutil.TB, m *memFile, c *writeCase) {
 	m.b, m.off = m.b[:0], 0
 	zw, err := NewWriter(m, c.opts...)
 	if err != nil {

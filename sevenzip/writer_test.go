@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"github.com/go-unarc/unarc/internal/testutil"
 	"io"
 	"io/fs"
 	"math/rand/v2"
@@ -78,7 +79,7 @@ func (o onlyWriterAt) Write(p []byte) (int, error)              { return 0, erro
 func (o onlyWriterAt) WriteAt(p []byte, off int64) (int, error) { return o.m.WriteAt(p, off) }
 
 // addFiles writes files into zw.
-func addFiles(t testing.TB, zw *Writer, files []tfile) {
+func addFiles(t testutil.TB, zw *Writer, files []tfile) {
 	t.Helper()
 	for _, f := range files {
 		h := &FileHeader{Name: f.name, Modified: f.mtime, Mode: f.mode}
@@ -108,7 +109,7 @@ func addFiles(t testing.TB, zw *Writer, files []tfile) {
 }
 
 // writeArchive writes files into a new archive with opts.
-func writeArchive(t testing.TB, files []tfile, opts ...WriterOption) []byte {
+func writeArchive(t testutil.TB, files []tfile, opts ...WriterOption) []byte {
 	t.Helper()
 	var m memFile
 	zw, err := NewWriter(&m, opts...)
@@ -139,7 +140,7 @@ func wantMode(f tfile) fs.FileMode {
 }
 
 // checkOurs reads the archive back with this package.
-func checkOurs(t testing.TB, b []byte, files []tfile, password string) *Archive {
+func checkOurs(t testutil.TB, b []byte, files []tfile, password string) *Archive {
 	t.Helper()
 	var opts []arc.Option
 	if password != "" {
@@ -188,7 +189,7 @@ func checkOurs(t testing.TB, b []byte, files []tfile, password string) *Archive 
 	return a
 }
 
-func need7zz(t testing.TB) {
+func need7zz(t testutil.TB) {
 	t.Helper()
 	if _, err := exec.LookPath("7zz"); err != nil {
 		t.Skip("7zz not installed")
@@ -197,7 +198,7 @@ func need7zz(t testing.TB) {
 
 // check7zz runs `7zz t` and `7zz x` on the archive (or on the first of
 // its volumes at path) and compares the extracted tree with files.
-func check7zz(t testing.TB, path string, files []tfile, password string) {
+func check7zz(t testutil.TB, path string, files []tfile, password string) {
 	t.Helper()
 	pw := "-p" + password
 	if out, err := exec.Command("7zz", "t", "-bd", pw, path).CombinedOutput(); err != nil {
@@ -211,7 +212,7 @@ func check7zz(t testing.TB, path string, files []tfile, password string) {
 }
 
 // compareTree checks dir holds exactly files.
-func compareTree(t testing.TB, dir string, files []tfile) {
+func compareTree(t testutil.TB, dir string, files []tfile) {
 	t.Helper()
 	want := map[string]bool{}
 	for _, f := range files {
@@ -256,7 +257,7 @@ func compareTree(t testing.TB, dir string, files []tfile) {
 	})
 }
 
-func writeTemp(t testing.TB, b []byte) string {
+func writeTemp(t testutil.TB, b []byte) string {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), "out.7z")
 	if err := os.WriteFile(p, b, 0o644); err != nil {

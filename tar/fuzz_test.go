@@ -22,7 +22,7 @@ var fuzzLimits = arc.Limits{
 	RatioFloor:      1 << 20,
 }
 
-func addSeeds(f *testing.F, pattern string) {
+func addSeeds(f testutil.F, pattern string) {
 	files, _ := filepath.Glob(filepath.Join("..", "testdata", "tar", pattern))
 	for _, p := range files {
 		if b, err := os.ReadFile(p); err == nil && len(b) < 64<<10 && filepath.Ext(p) != ".sh" {

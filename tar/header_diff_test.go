@@ -36,7 +36,7 @@ import (
 // diffInputs are the tar streams the test compares on: Go's own
 // archive/tar test files, the repository's tars and the shared corpus's,
 // compressed ones decoded first.
-func diffInputs(t testing.TB) map[string][]byte {
+func diffInputs(t testutil.TB) map[string][]byte {
 	in := map[string][]byte{}
 	add := func(dir string, rec bool) {
 		filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
@@ -116,7 +116,7 @@ func paxRecord(k, v string) string {
 // signedChecksumTar is a GNU tar whose header has bytes above 0x7f (a
 // UTF-8 name) and the checksum old Sun tar wrote: the sum of the bytes
 // read as signed.
-func signedChecksumTar(t testing.TB) []byte {
+func signedChecksumTar(t testutil.TB) []byte {
 	var buf bytes.Buffer
 	w := tar.NewWriter(&buf)
 	if err := w.WriteHeader(&tar.Header{Name: "größe/naïve.txt", Size: 3, Mode: 0o644, Format: tar.FormatGNU}); err != nil {
@@ -138,7 +138,7 @@ func signedChecksumTar(t testing.TB) []byte {
 
 // tarStream is the tar stream in file p: as it is, base64-decoded (Go's
 // .tar.base64) or decompressed; nil when p is not a tar at all.
-func tarStream(t testing.TB, p string) []byte {
+func tarStream(t testutil.TB, p string) []byte {
 	low := strings.ToLower(p)
 	if !strings.Contains(low, ".tar") && !strings.HasSuffix(low, ".tgz") {
 		return nil
@@ -156,7 +156,7 @@ func tarStream(t testing.TB, p string) []byte {
 		// Go's bzip2 files hold huge sparse or header bombs: keep their
 		// first 16 MiB (1 MiB when short), enough for their headers.
 		keep := int64(16 << 20)
-		if testing.Short() {
+		if testutil.Short() {
 			keep = 1 << 20
 		}
 		data, _ = io.ReadAll(io.LimitReader(bzip2.NewReader(bytes.NewReader(data)), keep))
@@ -185,13 +185,13 @@ func TestHeaderReaderDiff(t *testing.T) {
 	}
 	headers, failing := 0, 0
 	max := 4 << 20 // content compared per entry
-	if testing.Short() {
+	if testutil.Short() {
 		max = 64 << 10
 	}
 	for name, data := range in {
 		t.Run(filepath.Base(name), func(t *testing.T) {
 			// Also cut short: inside the first header, and mid-stream.
-			if !testing.Short() || len(data) <= 64<<10 {
+			if !testutil.Short() || len(data) <= 64<<10 {
 				diffTar(t, data[:blockSize-1], max)
 				diffTar(t, data[:len(data)/2], max)
 				diffTar(t, data[:len(data)-1], max)

@@ -245,7 +245,7 @@ var indexFuzz struct {
 
 // indexFuzzRefs opens every indexFuzzFiles archive normally: entries,
 // contents and index, the reference a reopened one is held to.
-func indexFuzzRefs(t testing.TB) []fuzzRef {
+func indexFuzzRefs(t testutil.TB) []fuzzRef {
 	indexFuzz.once.Do(func() {
 		for _, name := range indexFuzzFiles {
 			data := readTestdata(t, name)

@@ -22,7 +22,7 @@ var cpFuzz struct {
 
 // cpFuzzArchives opens the cpFuzzFiles with the fuzz limits and takes
 // their checkpoints (every 4 KiB) by reading each stream once.
-func cpFuzzArchives(t testing.TB) ([]*Archive, [][]arc.Checkpoint) {
+func cpFuzzArchives(t testutil.TB) ([]*Archive, [][]arc.Checkpoint) {
 	cpFuzz.once.Do(func() {
 		for _, name := range cpFuzzFiles {
 			data := readTestdata(t, name)

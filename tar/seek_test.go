@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/go-unarc/unarc/internal/testutil"
 	"io"
 	"math/rand/v2"
 	"sync"
@@ -31,7 +32,7 @@ const seekEvery = 16 << 10
 // openSeek opens name with checkpoints every seekEvery bytes and reads
 // every entry in order through Open (klauspost's gzip, parallel bzip2):
 // the reference content.
-func openSeek(t testing.TB, name string) (*Archive, [][]byte) {
+func openSeek(t testutil.TB, name string) (*Archive, [][]byte) {
 	t.Helper()
 	var data []byte
 	if name == "big.gz" {

@@ -4,6 +4,7 @@ import (
 	"archive/tar"
 	"bytes"
 	"errors"
+	"github.com/go-unarc/unarc/internal/testutil"
 	"io"
 	"os"
 	"path/filepath"
@@ -18,7 +19,7 @@ import (
 	"github.com/go-unarc/unarc/internal/errs"
 )
 
-func readTestdata(t testing.TB, name string) []byte {
+func readTestdata(t testutil.TB, name string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("..", "testdata", "tar", name))
 	if err != nil {

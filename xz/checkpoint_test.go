@@ -24,7 +24,7 @@ type xzCP struct {
 
 // takeCheckpoints decodes b with small reads and takes a checkpoint
 // wherever one can be taken; it returns them and the output.
-func takeCheckpoints(tb testing.TB, b []byte) ([]xzCP, []byte) {
+func takeCheckpoints(tb testutil.TB, b []byte) ([]xzCP, []byte) {
 	tb.Helper()
 	z, err := NewReader(bytes.NewReader(b))
 	if err != nil {
@@ -165,7 +165,7 @@ func TestCheckpointFilters(t *testing.T) {
 		if len(cps) < 2 {
 			t.Fatalf("%s: %d checkpoints", name, len(cps))
 		}
-		if testing.Short() {
+		if testutil.Short() {
 			cps = cps[len(cps)-1:] // each resume decodes up to 3 MB
 		}
 		for _, cp := range cps {

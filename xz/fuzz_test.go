@@ -71,7 +71,7 @@ func (l *limitWriter) Write(p []byte) (int, error) {
 	return l.w.Write(p)
 }
 
-func checkClass(t *testing.T, err error) {
+func checkClass(t testutil.TB, err error) {
 	t.Helper()
 	if err == nil {
 		return

@@ -18,7 +18,7 @@ import (
 
 var testdir = filepath.Join("..", "testdata", "xz")
 
-func readTestFile(tb testing.TB, name string) []byte {
+func readTestFile(tb testutil.TB, name string) []byte {
 	tb.Helper()
 	b, err := os.ReadFile(filepath.Join(testdir, name))
 	if err != nil {
@@ -28,7 +28,7 @@ func readTestFile(tb testing.TB, name string) []byte {
 }
 
 // expected is what a committed file decodes to (see testdata/xz/make.sh).
-func expected(tb testing.TB, name string) []byte {
+func expected(tb testutil.TB, name string) []byte {
 	in := readTestFile(tb, "input.bin")
 	switch name {
 	case "empty.xz":

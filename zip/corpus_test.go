@@ -96,7 +96,7 @@ func corpusCases(t *testing.T) (string, []*testutil.Case) {
 
 // loadCorpus reads an archive; a 7-Zip split set (.001, .002, …) is
 // joined, as the root's volume joiner would.
-func loadCorpus(t testing.TB, dir, name string) []byte {
+func loadCorpus(t testutil.TB, dir, name string) []byte {
 	p := filepath.Join(dir, name)
 	if strings.HasSuffix(name, ".001") {
 		var all []byte

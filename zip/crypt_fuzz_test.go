@@ -31,7 +31,7 @@ var cryptFuzzCfg = func() *arc.Config {
 // one of kinds, and the corpus ones the manifest lists with a password
 // (re-encrypted with ours they would not be; they exercise the framing
 // with a wrong password, which must fail cleanly).
-func addCryptSeeds(f *testing.F, kinds ...string) {
+func addCryptSeeds(f testutil.F, kinds ...string) {
 	for _, p := range testutil.Glob(f, "../testdata/zip/crypt/*.zip") {
 		for _, k := range kinds {
 			if strings.Contains(strings.ToLower(filepath.Base(p)), k) {

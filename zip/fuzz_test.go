@@ -16,7 +16,7 @@ import (
 
 // addSeeds adds the testdata archives and, when present, the shared
 // corpus ZIPs (small ones) to f.
-func addSeeds(f *testing.F) {
+func addSeeds(f testutil.F) {
 	paths := testutil.Glob(f, "../testdata/zip/*.zip")
 	paths = append(paths, testutil.Glob(f, "../testdata/zip/crypt/*.zip")...)
 	corpus := os.Getenv("UNARC_CORPUS")

@@ -23,7 +23,7 @@ var cpFuzzEntries = []struct{ archive, entry string }{
 
 // openCPFuzz opens archive name of cpFuzzEntries with policy pol and
 // finds its entry.
-func openCPFuzz(t testing.TB, k int, pol arc.CheckpointPolicy) (*Archive, int) {
+func openCPFuzz(t testutil.TB, k int, pol arc.CheckpointPolicy) (*Archive, int) {
 	e := cpFuzzEntries[k]
 	if strings.HasPrefix(e.archive, "legacy-") {
 		b, err := os.ReadFile("../testdata/zip/" + e.archive)

@@ -43,7 +43,7 @@ func seekZipPath(name string) string {
 }
 
 // seekZipBytes is the checkpoint test archive name.
-func seekZipBytes(t testing.TB, name string) []byte {
+func seekZipBytes(t testutil.TB, name string) []byte {
 	t.Helper()
 	switch name {
 	case "zstd-frames.zip":
@@ -58,7 +58,7 @@ func seekZipBytes(t testing.TB, name string) []byte {
 	return b
 }
 
-func openSeekZip(t testing.TB, name string, pol arc.CheckpointPolicy) (*Archive, []byte) {
+func openSeekZip(t testutil.TB, name string, pol arc.CheckpointPolicy) (*Archive, []byte) {
 	t.Helper()
 	b := seekZipBytes(t, name)
 	a, err := Open(bytes.NewReader(b), int64(len(b)), &arc.Config{Password: func(*arc.Entry) (string, error) { return "seek", nil }})
@@ -71,7 +71,7 @@ func openSeekZip(t testing.TB, name string, pol arc.CheckpointPolicy) (*Archive,
 
 // readAllAt reads entry i with Open (verified) and then once through
 // OpenAt from 0, which takes the checkpoints.
-func readAllAt(t testing.TB, a *Archive, i int) []byte {
+func readAllAt(t testutil.TB, a *Archive, i int) []byte {
 	t.Helper()
 	rc, err := a.Open(i)
 	if err != nil {
@@ -164,7 +164,7 @@ func TestOpenAtCheckpointKinds(t *testing.T) {
 	}
 }
 
-func entryNamed(t testing.TB, a *Archive, name string) int {
+func entryNamed(t testutil.TB, a *Archive, name string) int {
 	t.Helper()
 	for i, e := range a.Entries() {
 		if e.Name == name {

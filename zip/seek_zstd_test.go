@@ -107,7 +107,7 @@ func (z *zcWriter) Write(p []byte) (int, error) {
 // in frames of `every` bytes of input (0: one frame); with pw, both are
 // ZipCrypto-encrypted (archive/zip writes a data descriptor, so the
 // header's check byte is the DOS time's high byte, 0 here).
-func zstdFramesZip(t testing.TB, every int, pw string) []byte {
+func zstdFramesZip(t testutil.TB, every int, pw string) []byte {
 	key := zstdZipKey{every, pw}
 	if b, ok := zstdZips.Load(key); ok {
 		return b.([]byte)

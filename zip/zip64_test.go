@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"github.com/go-unarc/unarc/internal/testutil"
 	"hash/crc32"
 	"io"
 	"sort"
@@ -13,7 +14,7 @@ import (
 
 // manyEntries builds, with archive/zip's writer, an archive of n empty
 // stored files; beyond 65,535 entries the writer emits Zip64 end records.
-func manyEntries(t testing.TB, n int) []byte {
+func manyEntries(t testutil.TB, n int) []byte {
 	var buf bytes.Buffer
 	w := zip.NewWriter(&buf)
 	for i := 0; i < n; i++ {

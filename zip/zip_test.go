@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"github.com/go-unarc/unarc/internal/testutil"
 	"io"
 	"os"
 	"path/filepath"
@@ -110,7 +111,7 @@ var testArchives = []struct {
 	{file: "sfx-unadjusted.zip", entries: files("hello.txt", "text.txt")},
 }
 
-func readTestdata(t testing.TB, name string) []byte {
+func readTestdata(t testutil.TB, name string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("..", "testdata", "zip", name))
 	if err != nil {

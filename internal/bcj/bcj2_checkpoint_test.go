@@ -13,7 +13,7 @@ import (
 // bcj2Split decodes cut bytes of the streams, takes the state there and
 // returns it, what was decoded, and the four streams from the points
 // the decoder had read them to (its held bytes are in the state).
-func bcj2Split(t testing.TB, ins [4][]byte, size int64, cut int) ([]byte, []byte, [4]io.Reader, bool) {
+func bcj2Split(t testutil.TB, ins [4][]byte, size int64, cut int) ([]byte, []byte, [4]io.Reader, bool) {
 	var rs [4]*bytes.Reader
 	var rd [4]io.Reader
 	for i := range ins {

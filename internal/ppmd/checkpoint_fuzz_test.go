@@ -16,7 +16,7 @@ type cpFuzzStream struct {
 	resume func(r io.Reader, st []byte, out, in int64) (io.Reader, func(), error)
 }
 
-func cpFuzzStreams(t testing.TB) []cpFuzzStream {
+func cpFuzzStreams(t testutil.TB) []cpFuzzStream {
 	var streams []cpFuzzStream
 	for _, fa := range loadFacts(t, "7z") {
 		if fa.Mem > 1<<20 {
@@ -60,7 +60,7 @@ func cpFuzzStreams(t testing.TB) []cpFuzzStream {
 
 // earlyState decodes s to at least at bytes and returns a checkpoint
 // there.
-func earlyState(t testing.TB, s cpFuzzStream, at int) ([]byte, int64, int64) {
+func earlyState(t testutil.TB, s cpFuzzStream, at int) ([]byte, int64, int64) {
 	t.Helper()
 	z, done, err := s.open(bytes.NewReader(s.packed))
 	if err != nil {

@@ -86,7 +86,7 @@ func FuzzPPMdRAR(f *testing.F) {
 	})
 }
 
-func checkClass(t *testing.T, err error) {
+func checkClass(t testutil.TB, err error) {
 	t.Helper()
 	if err == nil || errors.Is(err, errs.ErrCorrupt) || errors.Is(err, errs.ErrTruncated) ||
 		errors.Is(err, errs.ErrLimit) || errors.Is(err, errs.ErrUnsupported) {

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"github.com/go-unarc/unarc/internal/testutil"
 	"hash/crc32"
 	"io"
 	"os"
@@ -29,7 +30,7 @@ type rar4File struct {
 	solid  bool
 }
 
-func parseRAR4(t testing.TB, b []byte) rar4File {
+func parseRAR4(t testutil.TB, b []byte) rar4File {
 	t.Helper()
 	if !bytes.HasPrefix(b, []byte("Rar!\x1a\x07\x00")) {
 		t.Fatal("not a RAR 1.5-4.x archive")

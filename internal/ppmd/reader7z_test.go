@@ -30,7 +30,7 @@ type fact struct {
 
 func testdataDir() string { return filepath.Join(testutil.ModuleRoot(), "testdata", "ppmd") }
 
-func loadFacts(t testing.TB, kind string) []fact {
+func loadFacts(t testutil.TB, kind string) []fact {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(testdataDir(), "facts.json"))
 	if err != nil {
@@ -55,7 +55,7 @@ func loadFacts(t testing.TB, kind string) []fact {
 // packed7z returns the packed stream of a non-solid single-file 7z archive
 // with a plain header: bytes [32, 32+NextHeaderOffset) (7zFormat.txt,
 // SignatureHeader).
-func packed7z(t testing.TB, name string) []byte {
+func packed7z(t testutil.TB, name string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(testdataDir(), name))
 	if err != nil {

@@ -32,7 +32,7 @@ func zipTestdata(name string) string {
 	return filepath.Join(testutil.ModuleRoot(), "testdata", "zip", name)
 }
 
-func ppmdEntries(t testing.TB, path string) []zipEntry {
+func ppmdEntries(t testutil.TB, path string) []zipEntry {
 	t.Helper()
 	zr, err := zip.OpenReader(path)
 	if err != nil {
@@ -73,7 +73,7 @@ type zipStats struct {
 }
 
 // decodeZip decodes the stream in src with a fresh reader.
-func decodeZip(t testing.TB, e zipEntry, src io.Reader, size int64) ([]byte, zipStats, error) {
+func decodeZip(t testutil.TB, e zipEntry, src io.Reader, size int64) ([]byte, zipStats, error) {
 	z, err := NewReaderZip(src, size, 0)
 	if err != nil {
 		return nil, zipStats{}, err

@@ -24,7 +24,7 @@ func TestCheckpointResume(t *testing.T) {
 		}
 		var z Reader
 		for k, cp := range cps {
-			if testing.Short() && k%4 != 1 {
+			if testutil.Short() && k%4 != 1 {
 				continue // under -short (and -race) a quarter of them
 			}
 			if err := z.ResetAt(bytes.NewReader(comp), bytes.NewReader(comp[cp.In/8:]), n, factor, cp.State, cp.Out, cp.In); err != nil {

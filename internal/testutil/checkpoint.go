@@ -3,7 +3,6 @@ package testutil
 import (
 	"bytes"
 	"io"
-	"testing"
 )
 
 // CheckpointDecoder is a decoder that takes checkpoints where it can and
@@ -27,7 +26,7 @@ type Taken struct {
 // every every bytes of output and taking a checkpoint wherever one can
 // be taken (checking Total and CheckpointSize); it returns them and the
 // output.
-func TakeCheckpoints(tb testing.TB, z CheckpointDecoder, every int64) ([]Taken, []byte) {
+func TakeCheckpoints(tb TB, z CheckpointDecoder, every int64) ([]Taken, []byte) {
 	tb.Helper()
 	var out bytes.Buffer
 	var cps []Taken

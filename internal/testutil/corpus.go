@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"testing"
 )
 
 // ModuleRoot returns the directory holding unarc's go.mod, searching
@@ -47,7 +46,7 @@ func isUnarcModule(gomod []byte) bool {
 // CorpusDir returns ../shared/corpus beside the module root, or
 // $UNARC_CORPUS when set. It skips the test when the folder is missing:
 // a user's checkout has no shared corpus.
-func CorpusDir(tb testing.TB) string {
+func CorpusDir(tb TB) string {
 	tb.Helper()
 	dir := os.Getenv("UNARC_CORPUS")
 	if dir == "" {
@@ -83,7 +82,7 @@ type Case struct {
 }
 
 // Manifest reads MANIFEST.tsv from dir and groups it by archive, in file order.
-func Manifest(tb testing.TB, dir string) []*Case {
+func Manifest(tb TB, dir string) []*Case {
 	tb.Helper()
 	f, err := os.Open(filepath.Join(dir, "MANIFEST.tsv"))
 	if err != nil {
@@ -147,7 +146,7 @@ func Manifest(tb testing.TB, dir string) []*Case {
 // Glob returns the files matching pattern and fails tb when there are
 // none: a test or a fuzz target fed by a directory listing must not pass
 // by looping over nothing (a moved testdata folder, a renamed extension).
-func Glob(tb testing.TB, pattern string) []string {
+func Glob(tb TB, pattern string) []string {
 	tb.Helper()
 	m, err := filepath.Glob(pattern)
 	if err != nil {

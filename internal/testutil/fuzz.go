@@ -1,6 +1,7 @@
 package testutil
 
 import (
+	"flag"
 	"fmt"
 	"runtime"
 	"sync"
@@ -33,7 +34,7 @@ const stallFactor = 15
 // Under -race the time bound is ten times d. Under a coverage-guided
 // run each worker process runs one input at a time, so the allocation
 // delta belongs to this input.
-func FuzzBound(t testing.TB, d time.Duration, maxAlloc uint64) func() {
+func FuzzBound(t TB, d time.Duration, maxAlloc uint64) func() {
 	t.Helper()
 	var before runtime.MemStats
 	if maxAlloc > 0 {
@@ -76,4 +77,42 @@ func FuzzBound(t testing.TB, d time.Duration, maxAlloc uint64) func() {
 			t.Fatalf("fuzz input allocated %d bytes, above the %d-byte bound", n, maxAlloc)
 		}
 	}
+}
+
+// TB is what the test helpers need of a test, a benchmark or a fuzz
+// target. Unlike testing.TB it can be implemented outside the testing
+// package, so helpers written against it also serve fuzz targets built
+// for libFuzzer (OSS-Fuzz's go-118-fuzz-build swaps *testing.T and
+// *testing.F for its own types). Helpers that a fuzz target calls take
+// a TB, never a testing.TB or a *testing.T.
+type TB interface {
+	Helper()
+	Cleanup(func())
+	Error(args ...any)
+	Errorf(format string, args ...any)
+	Fatal(args ...any)
+	Fatalf(format string, args ...any)
+	Failed() bool
+	Log(args ...any)
+	Logf(format string, args ...any)
+	Name() string
+	Skip(args ...any)
+	Skipf(format string, args ...any)
+	TempDir() string
+}
+
+// F is what a fuzz target's seed helpers need of a *testing.F.
+type F interface {
+	TB
+	Add(args ...any)
+}
+
+// Short reports testing.Short, and false where the testing flags were
+// never registered (a fuzz target built as a libFuzzer binary), where
+// testing.Short would panic.
+func Short() bool {
+	if flag.Lookup("test.short") == nil {
+		return false
+	}
+	return testing.Short()
 }

@@ -7,7 +7,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sync"
-	"testing"
 )
 
 // The mixed-200 workload (DESIGN.md): four files of 800 chunks of 64 KiB,
@@ -68,7 +67,7 @@ func MixedName(i int) string { return fmt.Sprintf("mixed-%d.bin", i) }
 
 // CacheDir is where the workload and its archives are kept between runs:
 // $UNARC_BENCH_CACHE, else the user cache dir, outside the repository.
-func CacheDir(tb testing.TB) string {
+func CacheDir(tb TB) string {
 	tb.Helper()
 	dir := os.Getenv("UNARC_BENCH_CACHE")
 	if dir == "" {
@@ -88,7 +87,7 @@ var mixedOnce sync.Mutex
 
 // MixedDir writes the four workload files into the cache (once) and
 // returns the folder holding them.
-func MixedDir(tb testing.TB) string {
+func MixedDir(tb TB) string {
 	tb.Helper()
 	mixedOnce.Lock()
 	defer mixedOnce.Unlock()
@@ -117,7 +116,7 @@ func MixedDir(tb testing.TB) string {
 // after args. It skips the benchmark when tool is missing.
 //
 //	MixedArchive(b, "zip-deflate.zip", "7zz", "a", "-tzip", "-mx5", "-mmt1", "{out}")
-func MixedArchive(tb testing.TB, name, tool string, args ...string) string {
+func MixedArchive(tb TB, name, tool string, args ...string) string {
 	tb.Helper()
 	if _, err := exec.LookPath(tool); err != nil {
 		tb.Skipf("%s not installed (../shared/tools/install-reference-tools.sh installs it); skipping %s", tool, name)

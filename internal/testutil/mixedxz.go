@@ -5,7 +5,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"testing"
 )
 
 // MixedXZ returns the path of mixed-0.bin compressed by `xz -6 -T1` (50
@@ -13,7 +12,7 @@ import (
 // made once in the benchmark cache. The xz package's BenchmarkDecode and
 // bench/'s comparison with ulikunitz/xz decode the same file. It skips
 // when xz is missing.
-func MixedXZ(tb testing.TB) string {
+func MixedXZ(tb TB) string {
 	tb.Helper()
 	if _, err := exec.LookPath("xz"); err != nil {
 		tb.Skip("xz not installed (../shared/tools/install-reference-tools.sh installs it)")

@@ -5,7 +5,6 @@ import (
 	"io"
 	"math/rand/v2"
 	"slices"
-	"testing"
 )
 
 // Shared by the checkpoint kind tests of the format packages (sevenzip,
@@ -40,7 +39,7 @@ func ReadAt(a AtOpener, i int, off int64, n int) ([]byte, int64, error) {
 // through OpenAt, failing t where a read fails, starts after its
 // offset or gives other bytes than want. It returns how many reads
 // started after the entry's start (resumed from a checkpoint).
-func RandomReads(t testing.TB, a AtOpener, want map[int][]byte, seed uint64, count, n int) int {
+func RandomReads(t TB, a AtOpener, want map[int][]byte, seed uint64, count, n int) int {
 	t.Helper()
 	var idx []int
 	for i, w := range want {

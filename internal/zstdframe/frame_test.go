@@ -20,7 +20,7 @@ import (
 // (small-frames.tar.zst), one frame with and without a checksum.
 var realStreams = []string{"seek.tar.zst", "small-frames.tar.zst", "small.tar.zst", "text.txt.zst", "text-nocheck.txt.zst"}
 
-func readStream(t testing.TB, name string) []byte {
+func readStream(t testutil.TB, name string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join("..", "..", "testdata", "tar", name))
 	if err != nil {
@@ -29,7 +29,7 @@ func readStream(t testing.TB, name string) []byte {
 	return b
 }
 
-func newDecoder(t testing.TB) *zstd.Decoder {
+func newDecoder(t testutil.TB) *zstd.Decoder {
 	zd, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderMaxMemory(64<<20), zstd.WithDecoderMaxWindow(64<<20))
 	if err != nil {
 		t.Fatal(err)
@@ -148,7 +148,7 @@ func TestReaderTruncated(t *testing.T) {
 	zd := newDecoder(t)
 	defer zd.Close()
 	step := 1
-	if testing.Short() {
+	if testutil.Short() {
 		step = 7
 	}
 	ends := 0

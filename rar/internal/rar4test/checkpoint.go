@@ -6,7 +6,6 @@ import (
 	"errors"
 	"io"
 	"math"
-	"testing"
 
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/testutil"
@@ -37,7 +36,7 @@ type CP struct {
 // DecodeWithCheckpoints decodes ents with d as one stream (solid when
 // they say so), taking a checkpoint every `every` bytes of each entry's
 // output (math.MaxInt64: none).
-func DecodeWithCheckpoints[D CPDecoder[D]](t *testing.T, d D, ents []Entry, every int64) ([][]byte, []CP) {
+func DecodeWithCheckpoints[D CPDecoder[D]](t testutil.TB, d D, ents []Entry, every int64) ([][]byte, []CP) {
 	t.Helper()
 	var outs [][]byte
 	var cps []CP
@@ -82,7 +81,7 @@ func ResumeFrom[D CPDecoder[D]](d D, e Entry, cp CP, max int64) ([]byte, error) 
 // one match past the interval: RAR 1.5 and 2.0 have no filters to wait
 // for) and every 13 bytes of the first 4 KiB, and compares the rest of
 // the entry with the sequential decode.
-func CheckResume[D CPDecoder[D]](t *testing.T, newDecoder func() D, ents []Entry) {
+func CheckResume[D CPDecoder[D]](t testutil.TB, newDecoder func() D, ents []Entry) {
 	for _, every := range []int64{1000, 13} {
 		d := newDecoder()
 		outs, cps := DecodeWithCheckpoints(t, d, ents, every)
@@ -127,7 +126,7 @@ func Set64(at int, v uint64) func([]byte) []byte {
 // RAR 1.5/2.0 states start with (rarbits.CPHeader) and their length is
 // ErrCorrupt from ResetAt, never a panic, and that the untouched one
 // still resumes. fixed is the decoder's fixed part.
-func CheckTampered[D CPDecoder[D]](t *testing.T, newDecoder func() D, ents []Entry, fixed int, more map[string]func([]byte) []byte) {
+func CheckTampered[D CPDecoder[D]](t testutil.TB, newDecoder func() D, ents []Entry, fixed int, more map[string]func([]byte) []byte) {
 	d := newDecoder()
 	_, cps := DecodeWithCheckpoints(t, d, ents, 5000)
 	d.Close()
@@ -173,7 +172,7 @@ func CheckTampered[D CPDecoder[D]](t *testing.T, newDecoder func() D, ents []Ent
 // CheckCorpus resumes every stream of the shared corpus of the versions
 // ours keeps from checkpoints every 4 KiB and compares 64 KiB after
 // each; each checkpoint is also handed to seen.
-func CheckCorpus[D CPDecoder[D]](t *testing.T, newDecoder func() D, ours func(v byte) bool, seen func(CP)) {
+func CheckCorpus[D CPDecoder[D]](t testutil.TB, newDecoder func() D, ours func(v byte) bool, seen func(CP)) {
 	names, chains := CorpusChains(t, ours)
 	var n int
 	for k, ents := range chains {
@@ -199,8 +198,9 @@ func CheckCorpus[D CPDecoder[D]](t *testing.T, newDecoder func() D, ours func(v 
 // arbitrary packed data (seeded with real checkpoints of seeds and the
 // packed data after them): ResetAt refuses a state with ErrCorrupt or
 // the decoder runs, never panicking or hanging; a state it accepts
-// writes back as the same bytes.
-func FuzzCheckpoint[D CPDecoder[D]](f *testing.F, d D, seeds []Entry) {
+// writes back as the same bytes. It adds the seeds to f and returns the
+// body for the caller's f.Fuzz (see Fuzz).
+func FuzzCheckpoint[D CPDecoder[D]](f testutil.F, d D, seeds []Entry) func(t testutil.TB, state, packed []byte, sel byte) {
 	for _, e := range seeds {
 		if err := d.Reset(bytes.NewReader(e.Packed), e.Dict, e.Size, false); err != nil {
 			f.Fatal(err)
@@ -219,7 +219,7 @@ func FuzzCheckpoint[D CPDecoder[D]](f *testing.F, d D, seeds []Entry) {
 	}
 	sizes := []int64{1000, 70000, 1 << 20, 1 << 40}
 	dicts := []int64{64 << 10, 1 << 20, 4 << 20, 0}
-	f.Fuzz(func(t *testing.T, state, packed []byte, sel byte) {
+	return func(t testutil.TB, state, packed []byte, sel byte) {
 		// A window of at most 4 MiB and 1 MiB of output.
 		defer testutil.FuzzBound(t, testutil.FuzzTimeout, 32<<20)()
 		size, dict := sizes[sel&3], dicts[sel>>2&3]
@@ -236,5 +236,5 @@ func FuzzCheckpoint[D CPDecoder[D]](f *testing.F, d D, seeds []Entry) {
 		if err != nil && !errors.Is(err, errs.ErrCorrupt) && !errors.Is(err, errs.ErrTruncated) {
 			t.Fatalf("unexpected error class: %v", err)
 		}
-	})
+	}
 }

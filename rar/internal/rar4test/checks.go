@@ -28,7 +28,7 @@ func (o onlyReader) Read(p []byte) (int, error) { return o.r.Read(p) }
 // CorpusStreams returns the unencrypted, non-solid, single-part compressed
 // entries of the shared corpus that keep accepts (skipping the test when
 // the corpus is missing).
-func CorpusStreams(tb testing.TB, keep func(Entry) bool) []Entry {
+func CorpusStreams(tb testutil.TB, keep func(Entry) bool) []Entry {
 	dir := testutil.CorpusDir(tb)
 	var out []Entry
 	for _, c := range testutil.Manifest(tb, dir) {
@@ -50,7 +50,7 @@ func CorpusStreams(tb testing.TB, keep func(Entry) bool) []Entry {
 
 // ReadPaths decodes each stream through Read with odd buffer sizes and a
 // half reader under the decoder, and checks size and CRC.
-func ReadPaths(t *testing.T, d Decoder, ents []Entry) {
+func ReadPaths(t testutil.TB, d Decoder, ents []Entry) {
 	t.Helper()
 	if len(ents) == 0 {
 		t.Fatal("ReadPaths: no streams to check")
@@ -69,7 +69,7 @@ func ReadPaths(t *testing.T, d Decoder, ents []Entry) {
 
 // Truncated checks that every prefix of each stream fails as truncated or
 // corrupt, never silently short.
-func Truncated(t *testing.T, d Decoder, ents []Entry) {
+func Truncated(t testutil.TB, d Decoder, ents []Entry) {
 	t.Helper()
 	if len(ents) == 0 {
 		t.Fatal("Truncated: no streams to check")
@@ -103,8 +103,11 @@ func Truncated(t *testing.T, d Decoder, ents []Entry) {
 // Fuzz runs arbitrary packed data through two decoders, one by WriteTo and
 // one by small Reads, with a size, dictionary and solid second pass chosen
 // by the first byte: no panic or hang, only the package's error classes,
-// and both paths agree.
-func Fuzz(f *testing.F, newDecoder func() Decoder, seeds []Entry) {
+// and both paths agree. It adds the seeds to f and returns the body for
+// the caller's f.Fuzz(func(t *testing.T, in []byte) { body(t, in) }):
+// the f.Fuzz call stays in the test file, where a libFuzzer build
+// (go-118-fuzz-build) can rewrite its *testing.T.
+func Fuzz(f testutil.F, newDecoder func() Decoder, seeds []Entry) func(t testutil.TB, in []byte) {
 	for _, e := range seeds {
 		if len(e.Packed) < 64<<10 {
 			f.Add(append([]byte{2}, e.Packed...))
@@ -115,7 +118,7 @@ func Fuzz(f *testing.F, newDecoder func() Decoder, seeds []Entry) {
 	sizes := []int64{0, 100, 70000, 300000}
 	dicts := []int64{64 << 10, 4 << 20}
 	d1, d2 := newDecoder(), newDecoder()
-	f.Fuzz(func(t *testing.T, in []byte) {
+	return func(t testutil.TB, in []byte) {
 		// Windows of at most 4 MiB, two decoders, outputs of 600 KB.
 		defer testutil.FuzzBound(t, testutil.FuzzTimeout, 48<<20)()
 		if len(in) == 0 {
@@ -155,7 +158,7 @@ func Fuzz(f *testing.F, newDecoder func() Decoder, seeds []Entry) {
 		} else if int64(len(outs[0])) != size*int64(passes) {
 			t.Fatalf("no error but %d bytes", len(outs[0]))
 		}
-	})
+	}
 }
 
 // Bench decodes every stream of ents with d through WriteTo, once

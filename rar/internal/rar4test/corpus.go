@@ -6,7 +6,6 @@ import (
 	"hash/crc32"
 	"io"
 	"path/filepath"
-	"testing"
 
 	"github.com/go-unarc/unarc/internal/testutil"
 )
@@ -16,7 +15,7 @@ import (
 // solid chains, and checks size, CRC-32 and the manifest's sha256.
 // Archives the manifest calls corrupt must fail somewhere without a panic
 // or a hang. after, if set, sees each archive's decoder before Close.
-func Corpus(t *testing.T, label string, newDecoder func() Decoder, ours func(ver byte) bool, after func(archive string, d Decoder)) {
+func Corpus(t testutil.TB, label string, newDecoder func() Decoder, ours func(ver byte) bool, after func(archive string, d Decoder)) {
 	t.Helper()
 	dir := testutil.CorpusDir(t)
 	var ok, skipped, failedAsExpected int
@@ -90,7 +89,7 @@ func Corpus(t *testing.T, label string, newDecoder func() Decoder, ours func(ver
 // the manifest does not call corrupt), in runs that form one stream each:
 // a solid entry is kept only after its whole chain. It skips without the
 // corpus.
-func CorpusChains(t *testing.T, ours func(ver byte) bool) (names []string, chains [][]Entry) {
+func CorpusChains(t testutil.TB, ours func(ver byte) bool) (names []string, chains [][]Entry) {
 	t.Helper()
 	dir := testutil.CorpusDir(t)
 	for _, c := range testutil.Manifest(t, dir) {

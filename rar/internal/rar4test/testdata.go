@@ -10,7 +10,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"testing"
 
 	"github.com/go-unarc/unarc/internal/testutil"
 	"github.com/go-unarc/unarc/rar/internal/rarcrypto"
@@ -23,7 +22,7 @@ func TestdataDir(sub string) string {
 
 // Sums reads testdata/sub/SHA256SUMS: per archive, the sha256 of each
 // file entry (lines "sha256 TAB size TAB archive TAB entry").
-func Sums(tb testing.TB, sub string) map[string]map[[32]byte]int64 {
+func Sums(tb testutil.TB, sub string) map[string]map[[32]byte]int64 {
 	tb.Helper()
 	f, err := os.Open(filepath.Join(TestdataDir(sub), "SHA256SUMS"))
 	if err != nil {
@@ -59,7 +58,7 @@ func Sums(tb testing.TB, sub string) map[string]map[[32]byte]int64 {
 // TestdataStreams returns the unencrypted, non-solid, single-part
 // compressed entries of the committed archives in testdata/sub that keep
 // accepts; it fails the test when there are none.
-func TestdataStreams(tb testing.TB, sub string, keep func(Entry) bool) []Entry {
+func TestdataStreams(tb testutil.TB, sub string, keep func(Entry) bool) []Entry {
 	tb.Helper()
 	names, _ := filepath.Glob(filepath.Join(TestdataDir(sub), "*.rar"))
 	var out []Entry
@@ -84,7 +83,7 @@ func TestdataStreams(tb testing.TB, sub string, keep func(Entry) bool) []Entry {
 // testdata/sub whose version ours accepts — RAR 2.0-encrypted ones with
 // password — and checks size, CRC-32 and the sha256 in SHA256SUMS; every
 // listed file must be decoded.
-func CheckTestdata(t *testing.T, sub string, d Decoder, ours func(ver byte) bool, password string) {
+func CheckTestdata(t testutil.TB, sub string, d Decoder, ours func(ver byte) bool, password string) {
 	t.Helper()
 	sums := Sums(t, sub)
 	decoded := 0

@@ -55,4 +55,7 @@ func TestCheckpointCorpus(t *testing.T) {
 
 // FuzzCheckpoint20: rar4test.FuzzCheckpoint seeded with the testdata
 // streams.
-func FuzzCheckpoint20(f *testing.F) { rar4test.FuzzCheckpoint(f, NewDecoder(), streams(f)) }
+func FuzzCheckpoint20(f *testing.F) {
+	body := rar4test.FuzzCheckpoint(f, NewDecoder(), streams(f))
+	f.Fuzz(func(t *testing.T, state, packed []byte, sel byte) { body(t, state, packed, sel) })
+}

@@ -1,6 +1,7 @@
 package unpack20
 
 import (
+	"github.com/go-unarc/unarc/internal/testutil"
 	"testing"
 
 	"github.com/go-unarc/unarc/rar/internal/rar4test"
@@ -11,7 +12,7 @@ func ours(e rar4Entry) bool { return e.Ver == 20 || e.Ver == 26 }
 // streams are the v20 entries of the committed testdata/rar20 archives
 // (from other projects' test suites: testdata/SOURCES), which need
 // neither the corpus nor a tool that writes RAR 2.0.
-func streams(tb testing.TB) []rar4Entry {
+func streams(tb testutil.TB) []rar4Entry {
 	return rar4test.TestdataStreams(tb, "rar20", ours)
 }
 
@@ -34,7 +35,7 @@ func TestReadPaths(t *testing.T) {
 // TestTruncated: every prefix of a valid stream fails as truncated or
 // corrupt, never silently short.
 func TestTruncated(t *testing.T) {
-	if testing.Short() {
+	if testutil.Short() {
 		t.Skip("slow (tens of seconds under -race); the run without -short covers it")
 	}
 	d := NewDecoder()
@@ -45,5 +46,6 @@ func TestTruncated(t *testing.T) {
 // FuzzUnpack20: arbitrary packed data, a size and a dictionary from the
 // first byte; no panic or hang, known error classes, Read == WriteTo.
 func FuzzUnpack20(f *testing.F) {
-	rar4test.Fuzz(f, func() rar4test.Decoder { return NewDecoder() }, streams(f))
+	body := rar4test.Fuzz(f, func() rar4test.Decoder { return NewDecoder() }, streams(f))
+	f.Fuzz(func(t *testing.T, in []byte) { body(t, in) })
 }

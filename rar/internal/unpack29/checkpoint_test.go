@@ -24,7 +24,7 @@ type testCP struct {
 
 // cpEntries reads the v29 entries of testdata/rar29/NAME or
 // testdata/seek/NAME.
-func cpEntries(t testing.TB, name string) []rar4Entry {
+func cpEntries(t testutil.TB, name string) []rar4Entry {
 	t.Helper()
 	root := testutil.ModuleRoot()
 	data, err := os.ReadFile(filepath.Join(root, "testdata", "rar29", name))

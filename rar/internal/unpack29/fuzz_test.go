@@ -13,7 +13,7 @@ import (
 )
 
 // seedStreams adds the packed data of every test archive entry.
-func seedStreams(f *testing.F, add func(packed []byte, e rar4Entry)) {
+func seedStreams(f testutil.F, add func(packed []byte, e rar4Entry)) {
 	n := 0
 	defer func() {
 		if n == 0 {

@@ -19,7 +19,7 @@ import (
 // decodeArchive decodes every compressed, unencrypted, unsplit entry of a
 // RAR 5 archive with one decoder (solid entries continue the stream) and
 // calls check with each result.
-func decodeArchive(t testing.TB, data []byte, useRead bool, check func(e *testEntry, got []byte, err error)) (int, error) {
+func decodeArchive(t testutil.TB, data []byte, useRead bool, check func(e *testEntry, got []byte, err error)) (int, error) {
 	ents, err := parseRAR5(data)
 	if err != nil {
 		return 0, err

@@ -15,7 +15,7 @@ import (
 	"github.com/go-unarc/unarc/internal/testutil"
 )
 
-func testdata(t testing.TB, name string) []byte {
+func testdata(t testutil.TB, name string) []byte {
 	t.Helper()
 	b, err := os.ReadFile(filepath.Join(testutil.ModuleRoot(), "testdata", "rar5u", name))
 	if err != nil {
@@ -25,7 +25,7 @@ func testdata(t testing.TB, name string) []byte {
 }
 
 // verify checks got against the entry's stored CRC32 or BLAKE2sp.
-func verify(t testing.TB, e *testEntry, got []byte) {
+func verify(t testutil.TB, e *testEntry, got []byte) {
 	t.Helper()
 	if e.size >= 0 && int64(len(got)) != e.size {
 		t.Fatalf("%s: %d bytes, want %d", e.name, len(got), e.size)

@@ -15,7 +15,7 @@ import (
 // that expand a lot stay quick.
 const fuzzCap = 1 << 20
 
-func fuzzSeeds(f *testing.F) {
+func fuzzSeeds(f testutil.F) {
 	dir := filepath.Join(testutil.ModuleRoot(), "testdata", "rar5u")
 	seeds := 0
 	defer func() {
