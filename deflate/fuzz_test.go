@@ -118,7 +118,22 @@ func FuzzDecode(f *testing.F) {
 				hint = int64(len(data)) // usually too small: exercises growing
 			}
 			got, err := decodeCapped(data, false, readFn, hint)
-			if c := errClass(err); c != wantClass && len(want) < fuzzCap {
+			c := errClass(err)
+			// compress/flate reads as many bits as the end-of-block code
+			// has before it decodes any literal/length code (readHuffman
+			// raises the code's min to it, so it never reads past a
+			// stream's end). When the input ends fewer bits than that after
+			// a complete code that already makes the stream invalid (a
+			// match whose distance code is empty or whose distance bits
+			// match no code or lie before the start, all within the
+			// input), it reports
+			// io.ErrUnexpectedEOF where we report the corruption. Such a
+			// disagreement is settled by refClass, which reads only the
+			// bits each code needs (testdata 344f1fb6f29a3ee9).
+			if c == "corrupt" && wantClass == "truncated" && refClass(data) == "corrupt" {
+				c = wantClass
+			}
+			if c != wantClass && len(want) < fuzzCap {
 				t.Fatalf("readFn=%v: error %v (%s), compress/flate %v (%s)", readFn, err, c, werr, wantClass)
 			}
 			if wantClass == "ok" && !bytes.Equal(got, want) {
