@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/meta"
 )
@@ -55,6 +56,9 @@ func (a *Archive) Extract(ctx context.Context, dir string) error {
 	x, err := newExtractor(ctx, dir, a.opts)
 	if err != nil {
 		return err
+	}
+	if c, ok := a.a.(arc.EntryChecker); ok {
+		x.check = func(e *Entry) error { return c.CheckEntry(e.Index) }
 	}
 	ents := a.Entries()
 	last := len(ents) - 1
@@ -181,6 +185,10 @@ type extractor struct {
 	// streamed: regular files written from a stream, entry path -> where,
 	// for what a ZIP central directory says after them (stream_links.go).
 	streamed map[string]streamedFile
+	// check checks an entry of an Archive opened from an index against
+	// the archive before anything is made for it (arc.EntryChecker), or
+	// is nil.
+	check func(*Entry) error
 }
 
 func newExtractor(ctx context.Context, dir string, o *options) (*extractor, error) {
@@ -496,6 +504,12 @@ func (x *extractor) perm(e *Entry, dir bool) fs.FileMode {
 }
 
 func (x *extractor) entry(e *Entry, open func() (io.ReadCloser, error)) {
+	if x.check != nil {
+		if err := x.check(e); err != nil {
+			x.fail(e, err)
+			return
+		}
+	}
 	rel, err := localName(e.Name)
 	if err != nil {
 		x.fail(e, err)
