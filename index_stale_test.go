@@ -2,10 +2,13 @@ package unarc
 
 import (
 	"archive/tar"
+	"archive/zip"
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"testing"
@@ -126,6 +129,107 @@ func TestIndexStaleExtract(t *testing.T) {
 					}
 				})
 			}
+		}
+	}
+}
+
+// TestIndexStaleZipDirectory: a ZIP central directory past 2 MiB is
+// digested at open by its first and last MiB only; B differs from A in
+// the middle of it (a directory's mode in its external attributes, and
+// an entry turned from a file into a symlink). Extract must digest the
+// whole directory before it acts on an entry: every entry fails with
+// ErrStaleIndex, nothing is made. An index of the unchanged archive
+// extracts.
+func TestIndexStaleZipDirectory(t *testing.T) {
+	const n = 40000 // ~2.4 MiB of directory
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	for i := 0; i < n; i++ {
+		h := &zip.FileHeader{Name: fmt.Sprintf("d/e%05d", i), Method: zip.Store}
+		switch i {
+		case n / 2:
+			h.Name += "/"
+			h.SetMode(fs.ModeDir | 0o700)
+		default:
+			h.SetMode(0o644)
+		}
+		if _, err := zw.CreateHeader(h); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	a := buf.Bytes()
+	b := bytes.Clone(a)
+	// The central records of the two middle entries: external attributes
+	// at 38, the name at 46.
+	for _, c := range []struct {
+		name string
+		mode fs.FileMode
+	}{{fmt.Sprintf("d/e%05d/", n/2), fs.ModeDir | 0o777}, {fmt.Sprintf("d/e%05d", n/2+1), fs.ModeSymlink | 0o777}} {
+		at := bytes.LastIndex(b, []byte(c.name))
+		rec := at - 46
+		if at < 0 || string(b[rec:rec+4]) != "PK\x01\x02" {
+			t.Fatalf("no central record of %s", c.name)
+		}
+		attr := binary.LittleEndian.Uint32(b[rec+38:])
+		unix := uint32(0o040000) | uint32(c.mode.Perm())
+		if c.mode&fs.ModeSymlink != 0 {
+			unix = 0o120000 | uint32(c.mode.Perm())
+		}
+		binary.LittleEndian.PutUint32(b[rec+38:], attr&0xffff|unix<<16)
+	}
+	eocd := bytes.LastIndex(a, []byte("PK\x05\x06"))
+	cd := int(binary.LittleEndian.Uint32(a[eocd+16:]))
+	if len(a)-cd <= 2<<20 || !bytes.Equal(a[:cd+1<<20], b[:cd+1<<20]) || !bytes.Equal(a[len(a)-1<<20:], b[len(b)-1<<20:]) {
+		t.Fatal("the change is not in the middle of a directory past 2 MiB")
+	}
+	keep := WithFilter(func(e *Entry) bool { return e.Index >= n/2-1 && e.Index <= n/2+2 })
+	arcA, err := Open(bytes.NewReader(a), int64(len(a)), keep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx, err := arcA.Index()
+	arcA.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, _ := idx.MarshalBinary()
+	if idx, err = ParseIndex(m); err != nil {
+		t.Fatal(err)
+	}
+	for _, stale := range []bool{true, false} {
+		src := a
+		if stale {
+			src = b
+		}
+		arcB, err := OpenWithIndex(bytes.NewReader(src), int64(len(src)), idx, keep, WithPreservePermissions(true))
+		if err != nil {
+			t.Fatalf("stale=%v: %v", stale, err)
+		}
+		dir := t.TempDir()
+		failed := entryErrs(t, arcB.Extract(context.Background(), dir))
+		arcB.Close()
+		if !stale {
+			if len(failed) != 0 {
+				t.Errorf("the index of the same archive: %v", failed)
+			}
+			if st, err := os.Lstat(filepath.Join(dir, fmt.Sprintf("d/e%05d", n/2))); err != nil || st.Mode() != fs.ModeDir|0o700 {
+				t.Errorf("the directory: %v, %v", st, err)
+			}
+			continue
+		}
+		if len(failed) != 4 {
+			t.Errorf("%d entries failed, want 4: %v", len(failed), failed)
+		}
+		for name, err := range failed {
+			if !errors.Is(err, ErrStaleIndex) {
+				t.Errorf("%s: %v, want ErrStaleIndex", name, err)
+			}
+		}
+		if ents, _ := os.ReadDir(filepath.Join(dir, "d")); len(ents) != 0 {
+			t.Errorf("%d entries made from a stale index", len(ents))
 		}
 	}
 }

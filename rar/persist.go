@@ -21,7 +21,10 @@ import (
 // region past 2 MiB by its first and last MiB, and at most MaxRanges
 // regions per volume (evenly spread) — a volume with more headers is
 // checked on a sample of them, plus its size and, for the first, its
-// first and last 64 KiB (the root's check).
+// first and last 64 KiB (the root's check) — and, when that left bytes
+// out, the BLAKE3 of every byte of every region, checked before the
+// first entry is acted on (CheckEntry, which the root's Extract calls:
+// a RAR5 link target or a directory's attributes lie in headers).
 //
 // Volumes after the first are found again by the set's naming rules from
 // the name the archive is reopened under, so a moved set still opens.
@@ -33,16 +36,17 @@ import (
 // password check value matches an entry's. RAR 1.5-2.0 ciphers have no
 // derived key; they ask for the password again.
 //
-// Payload, version 1:
+// Payload, version 2:
 //
-//	byte    version (1)
+//	byte    version (2; 1 lacks the full digests)
 //	byte    RAR version (4 or 5); byte flags (solid, locked, new naming, encrypted headers)
 //	bytes   comment
-//	uvarint volumes; per volume: uvarint size, ranges and BLAKE3
+//	uvarint volumes; per volume: uvarint size, ranges and BLAKE3, and
+//	        32 bytes: the BLAKE3 of every byte of every region (DigestAll)
 //	uvarint files; per file: indexfmt Entry, then the reader's fields
 //	uvarint RAR5 keys: bytes salt, byte lg2, key, hash key, check
 //	uvarint RAR3 keys: bytes salt, key, IV
-const persistVersion = 1
+const persistVersion = 2
 
 // File flag bits in the payload.
 const (
@@ -58,8 +62,22 @@ const (
 )
 
 // volumeRanges returns the header regions of volume v: the bytes before,
-// between and after the data areas of every entry part in it.
+// between and after the data areas of every entry part in it, a sample of
+// at most MaxRanges of them.
 func (a *Archive) volumeRanges(v int) []indexfmt.Range {
+	rs := a.allRanges(v)
+	if len(rs) > indexfmt.MaxRanges {
+		sample := make([]indexfmt.Range, indexfmt.MaxRanges)
+		for i := range sample {
+			sample[i] = rs[i*(len(rs)-1)/(indexfmt.MaxRanges-1)]
+		}
+		rs = sample
+	}
+	return rs
+}
+
+// allRanges are all the header regions of volume v (volumeRanges).
+func (a *Archive) allRanges(v int) []indexfmt.Range {
 	var parts []part
 	for _, f := range a.files {
 		for _, p := range f.parts {
@@ -81,14 +99,13 @@ func (a *Archive) volumeRanges(v int) []indexfmt.Range {
 	if at < size {
 		rs = append(rs, indexfmt.Range{Off: at, Len: size - at})
 	}
-	if len(rs) > indexfmt.MaxRanges {
-		sample := make([]indexfmt.Range, indexfmt.MaxRanges)
-		for i := range sample {
-			sample[i] = rs[i*(len(rs)-1)/(indexfmt.MaxRanges-1)]
-		}
-		rs = sample
-	}
 	return rs
+}
+
+// partialRanges reports whether the open's digest of volume v's header
+// regions left bytes out (a sample, or a region hashed by its ends).
+func partialRanges(all []indexfmt.Range) bool {
+	return len(all) > indexfmt.MaxRanges || indexfmt.Partial(all)
 }
 
 // ExportIndex implements arc.Indexer.
@@ -122,6 +139,12 @@ func (a *Archive) ExportIndex(withKeys bool) ([]byte, error) {
 		}
 		e.Uvarint(uint64(a.vols[v].size))
 		indexfmt.PutRanges(e, rs, sum)
+		if all := a.allRanges(v); partialRanges(all) {
+			if sum, err = indexfmt.DigestAll(a.vols[v].ra, a.vols[v].size, all); err != nil {
+				return nil, err
+			}
+		}
+		e.Raw(sum[:])
 	}
 	e.Uvarint(uint64(len(a.files)))
 	for _, f := range a.files {
@@ -268,8 +291,9 @@ func OpenIndex(ra io.ReaderAt, size int64, payload []byte, cfg *arc.Config) (arc
 		return nil, err
 	}
 	d := &indexfmt.Decoder{B: payload}
-	if v := d.Byte("version"); d.Err == nil && v != persistVersion {
-		return nil, errs.Unsupported("RAR index version %d", v)
+	ver := d.Byte("version")
+	if d.Err == nil && ver != 1 && ver != persistVersion {
+		return nil, errs.Unsupported("RAR index version %d", ver)
 	}
 	p.version = int(d.Byte("RAR version"))
 	fl := d.Byte("flags")
@@ -282,6 +306,7 @@ func OpenIndex(ra io.ReaderAt, size int64, payload []byte, cfg *arc.Config) (arc
 	if d.Err != nil {
 		return nil, d.Err
 	}
+	fulls := make([][32]byte, 0, nv)
 	for v := 0; v < nv; v++ {
 		vs := d.Uvarint("volume size")
 		if d.Err != nil {
@@ -305,6 +330,11 @@ func OpenIndex(ra io.ReaderAt, size int64, payload []byte, cfg *arc.Config) (arc
 		if _, err := indexfmt.CheckRanges(d, vol.ra, vol.size); err != nil {
 			return nil, err
 		}
+		var all [32]byte
+		if ver > 1 {
+			copy(all[:], d.Raw(32, "full digest"))
+		}
+		fulls = append(fulls, all)
 	}
 	lim := c.Limits
 	n := d.Count(indexfmt.MinEntrySize+24, int(min(lim.MaxEntries, 1<<40)), "files")
@@ -406,6 +436,26 @@ func OpenIndex(ra io.ReaderAt, size int64, payload []byte, cfg *arc.Config) (arc
 		}
 		_ = i
 	}
+	// The regions the open's digests left out, checked before the first
+	// entry is acted on (they are computed from the parts the index
+	// gives, as ExportIndex computed them).
+	var later []*indexfmt.Later
+	for v := range a.vols {
+		all := a.allRanges(v)
+		if l := indexfmt.CheckLater(a.vols[v].ra, a.vols[v].size, all, fulls[v], partialRanges(all), "RAR volume "+strconv.Itoa(v+1)); l != nil {
+			later = append(later, l)
+		}
+	}
+	if len(later) > 0 {
+		a.ixCheck = indexfmt.NewLater(func() error {
+			for _, l := range later {
+				if err := l.Check(); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}
 	if a.versions > 0 {
 		a.vis = make([]int, 0, len(a.entries))
 		for i, f := range a.files {
@@ -440,3 +490,10 @@ func (p *parser) stored3Key(salt []byte) *rarcrypto.Keys3 {
 	}
 	return p.stored3[storedID(salt, 18)]
 }
+
+var _ arc.EntryChecker = (*Archive)(nil)
+
+// CheckEntry implements arc.EntryChecker: in an Archive opened from an
+// index whose digests sampled its header regions (or hashed a long one
+// by its ends), the first call digests all of them (once).
+func (a *Archive) CheckEntry(int) error { return a.ixCheck.Check() }
