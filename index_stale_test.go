@@ -4,6 +4,7 @@ import (
 	"archive/tar"
 	"archive/zip"
 	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/binary"
 	"errors"
@@ -231,5 +232,113 @@ func TestIndexStaleZipDirectory(t *testing.T) {
 		if ents, _ := os.ReadDir(filepath.Join(dir, "d")); len(ents) != 0 {
 			t.Errorf("%d entries made from a stale index", len(ents))
 		}
+	}
+}
+
+// windowTarGz is a tar.gz of two gzip members: the first holds p0
+// (119 KiB, random), m (16 KiB: mid), c (16 KiB, a copy of mid, which
+// Deflate codes as matches into the window) and p1 (80 KiB, random),
+// each flushed so that m's bytes (stored: random) take the same room
+// whatever they are; the second holds t (80 KiB, random).
+func windowTarGz(t *testing.T, mid []byte) []byte {
+	t.Helper()
+	var out bytes.Buffer
+	mod := time.Date(2024, 5, 6, 7, 8, 9, 0, time.UTC)
+	member := func(files []string, data [][]byte, end bool) {
+		zw := gzip.NewWriter(&out)
+		tw := tar.NewWriter(zw)
+		for k, name := range files {
+			if err := tw.WriteHeader(&tar.Header{Typeflag: tar.TypeReg, Name: name, Mode: 0o644, Size: int64(len(data[k])), ModTime: mod, Format: tar.FormatUSTAR}); err != nil {
+				t.Fatal(err)
+			}
+			tw.Flush()
+			zw.Flush()
+			tw.Write(data[k])
+			tw.Flush()
+			zw.Flush()
+		}
+		if end {
+			tw.Close()
+		}
+		if err := zw.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// m's data ends a Deflate block at 139,264: the first after 128 KiB,
+	// where a checkpoint is taken (at least every 64 KiB of output).
+	// p1 puts the first member's CRC-32 beyond the 64 KiB a checkpoint's
+	// Check covers.
+	member([]string{"p0", "m", "c", "p1"}, [][]byte{testutil.RandomBytes(119<<10, 1), mid, mid, testutil.RandomBytes(80<<10, 3)}, false)
+	member([]string{"t"}, [][]byte{testutil.RandomBytes(80<<10, 2)}, true)
+	return out.Bytes()
+}
+
+// TestIndexStaleWindow is issue 30's item 8: tar.gz A and B differ only
+// in entry m, whose bytes are the Deflate window of the checkpoints
+// taken in entry c (a copy of m, coded as matches into it). Their sizes
+// and first and last 64 KiB are the same, and every byte after m's is
+// the same, so a checkpoint of A inside or after m gives, in B, the
+// Check of the 64 KiB that follow it: reads of c through A's index and
+// its checkpoints must give B's bytes (or fail with ErrStaleIndex),
+// never A's.
+func TestIndexStaleWindow(t *testing.T) {
+	midA, midB := testutil.RandomBytes(16<<10, 10), testutil.RandomBytes(16<<10, 11)
+	a, b := windowTarGz(t, midA), windowTarGz(t, midB)
+	if len(a) != len(b) || !bytes.Equal(a[:edgeLen], b[:edgeLen]) || !bytes.Equal(a[len(a)-edgeLen:], b[len(b)-edgeLen:]) {
+		t.Fatal("the two tar.gz do not share their size and ends")
+	}
+	// After m's stored bytes, A and B differ only in the first member's
+	// CRC-32: c's coded bytes are the same.
+	last := 0
+	for k := range a {
+		if a[k] != b[k] {
+			last = k
+		}
+	}
+	if at := bytes.Index(a, midA); at < 0 || last >= at+len(midA)+4<<10 && !bytes.Equal(a[at+len(midA):last-8], b[at+len(midA):last-8]) {
+		t.Fatal("c and p1 are coded differently in the two")
+	}
+	opts := []Option{WithCheckpoints(4<<10, 64<<20)}
+	arcA, err := Open(bytes.NewReader(a), int64(len(a)), opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx := checkpointIndex(t, arcA, arcA.Entries()[4])
+	for _, cp := range sectionCheckpoints(t, idx) {
+		t.Logf("checkpoint at %d (in %d)", cp.Out, cp.In/8)
+	}
+	arcB, err := OpenWithIndex(bytes.NewReader(b), int64(len(b)), idx, opts...)
+	if err != nil {
+		t.Fatalf("same ends: %v", err)
+	}
+	defer arcB.Close()
+	c := arcB.Entries()[2]
+	if c.Name != "c" {
+		t.Fatalf("entry 2 is %q", c.Name)
+	}
+	s, err := arcB.OpenSeekable(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	stale := 0
+	for _, off := range []int64{12 << 10, 8 << 10, 4 << 10, 100, 16<<10 - 100} {
+		p := make([]byte, 64)
+		_, err := s.ReadAt(p, off)
+		switch {
+		case errors.Is(err, ErrStaleIndex):
+			stale++
+		case err != nil:
+			t.Fatalf("ReadAt %d: %v", off, err)
+		case bytes.Equal(p, midA[off:off+64]):
+			t.Errorf("ReadAt %d gave A's bytes", off)
+		case !bytes.Equal(p, midB[off:off+64]):
+			t.Errorf("ReadAt %d gave neither A's nor B's bytes", off)
+		}
+	}
+	st := arcB.CheckpointStats()
+	t.Logf("%d stale reads; checkpoints %+v", stale, st)
+	if st.Rejected == 0 {
+		t.Errorf("no restored checkpoint rejected: %+v", st)
 	}
 }

@@ -711,6 +711,9 @@ func (a *Archive) ExportCheckpoints() ([]arc.Checkpoint, error) {
 		}
 		out = append(out, cp)
 	}
+	if err := a.cps.SealInputs(out); err != nil {
+		return nil, err
+	}
 	return out, nil
 }
 
@@ -770,4 +773,11 @@ func (a *Archive) cpSum(cp arc.Checkpoint) (uint32, error) {
 	}
 	defer s.Close()
 	return cpcache.SumFrom(cp, s, "tar stream")
+}
+
+// cpInput is what checkpoint cp's state was decoded from: the archive
+// from its start through the byte the decoder resumes at (partly read
+// when the offset is in bits).
+func (a *Archive) cpInput(cp arc.Checkpoint) (cpcache.Input, error) {
+	return cpcache.Input{Spans: []cpcache.Span{{R: a.ra, Len: a.size}}, N: min(cpInByte(&cp)+1, a.size)}, nil
 }
