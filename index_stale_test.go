@@ -9,6 +9,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash/crc32"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -340,5 +341,87 @@ func TestIndexStaleWindow(t *testing.T) {
 	t.Logf("%d stale reads; checkpoints %+v", stale, st)
 	if st.Rejected == 0 {
 		t.Errorf("no restored checkpoint rejected: %+v", st)
+	}
+}
+
+// rar5PatchHeader replaces old with new (the same length) in b and
+// makes the CRC-32 of the RAR5 header holding it again.
+func rar5PatchHeader(t *testing.T, b []byte, old, new string) []byte {
+	t.Helper()
+	p := bytes.Index(b, []byte(old))
+	if p < 0 || len(old) != len(new) {
+		t.Fatalf("no %q", old)
+	}
+	b = bytes.Clone(b)
+	for s := p - 4; s >= max(p-1024, 0); s-- {
+		size, k := binary.Uvarint(b[s+4:])
+		end := s + 4 + k + int(size)
+		if k <= 0 || size > 1<<16 || end <= p || end > len(b) || crc32.ChecksumIEEE(b[s+4:end]) != binary.LittleEndian.Uint32(b[s:]) {
+			continue
+		}
+		copy(b[p:], new)
+		binary.LittleEndian.PutUint32(b[s:], crc32.ChecksumIEEE(b[s+4:end]))
+		return b
+	}
+	t.Fatalf("no RAR5 header around %q", old)
+	return nil
+}
+
+// TestIndexStaleRarLink: a RAR5 symlink's target lies in its file
+// header; with 1,000 entries an index's open digests a sample of the
+// header regions (and the archive's ends), and B, whose link target in
+// the middle was changed (its header's CRC made again), is not in it.
+// Extract must check the rest before it acts: the entries fail with
+// ErrStaleIndex and no link to A's target is made; the index of A
+// itself extracts A's link.
+func TestIndexStaleRarLink(t *testing.T) {
+	a, err := os.ReadFile(filepath.Join("testdata", "index", "stale-rar5.rar"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := rar5PatchHeader(t, a, "target-AAAA", "target-BBBB")
+	if at := bytes.Index(a, []byte("target-AAAA")); at < edgeLen || at > len(a)-edgeLen {
+		t.Fatal("the link's header lies in the archive's ends")
+	}
+	keep := WithFilter(func(e *Entry) bool { return e.Name == "d/f0500" || e.Name == "d/f0500l" || e.Name == "d/f0501" })
+	arcA, err := Open(bytes.NewReader(a), int64(len(a)), keep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	idx, err := arcA.Index()
+	arcA.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, stale := range []bool{true, false} {
+		src := a
+		if stale {
+			src = b
+		}
+		x, err := OpenWithIndex(bytes.NewReader(src), int64(len(src)), idx, keep)
+		if err != nil {
+			t.Fatalf("stale=%v: %v (the changed header is in the open's sample: make the archive again)", stale, err)
+		}
+		dir := t.TempDir()
+		failed := entryErrs(t, x.Extract(context.Background(), dir))
+		x.Close()
+		target, lerr := os.Readlink(filepath.Join(dir, "d/f0500l"))
+		if !stale {
+			if len(failed) != 0 || target != "target-AAAA" {
+				t.Errorf("A from its index: %v, link %q (%v)", failed, target, lerr)
+			}
+			continue
+		}
+		if len(failed) != 3 {
+			t.Errorf("%d entries failed, want 3: %v", len(failed), failed)
+		}
+		for name, err := range failed {
+			if !errors.Is(err, ErrStaleIndex) {
+				t.Errorf("%s: %v, want ErrStaleIndex", name, err)
+			}
+		}
+		if lerr == nil {
+			t.Errorf("link made, to %q", target)
+		}
 	}
 }

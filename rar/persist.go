@@ -437,25 +437,18 @@ func OpenIndex(ra io.ReaderAt, size int64, payload []byte, cfg *arc.Config) (arc
 		_ = i
 	}
 	// The regions the open's digests left out, checked before the first
-	// entry is acted on (they are computed from the parts the index
-	// gives, as ExportIndex computed them).
-	var later []*indexfmt.Later
-	for v := range a.vols {
-		all := a.allRanges(v)
-		if l := indexfmt.CheckLater(a.vols[v].ra, a.vols[v].size, all, fulls[v], partialRanges(all), "RAR volume "+strconv.Itoa(v+1)); l != nil {
-			later = append(later, l)
-		}
-	}
-	if len(later) > 0 {
-		a.ixCheck = indexfmt.NewLater(func() error {
-			for _, l := range later {
-				if err := l.Check(); err != nil {
-					return err
-				}
+	// entry is acted on (computed then from the parts the index gives,
+	// as ExportIndex computed them: reopening sorts nothing).
+	a.ixCheck = indexfmt.NewLater(func() error {
+		for v := range a.vols {
+			all := a.allRanges(v)
+			l := indexfmt.CheckLater(a.vols[v].ra, a.vols[v].size, all, fulls[v], partialRanges(all), "RAR volume "+strconv.Itoa(v+1))
+			if err := l.Check(); err != nil {
+				return err
 			}
-			return nil
-		})
-	}
+		}
+		return nil
+	})
 	if a.versions > 0 {
 		a.vis = make([]int, 0, len(a.entries))
 		for i, f := range a.files {
