@@ -136,29 +136,35 @@ func (c *Cache) checkInput(it *item) bool {
 	// The other unchecked items of this input before it (their inputs
 	// are asked for once).
 	c.mu.Lock()
-	var others []*item
+	var unset []*item
 	for _, o := range c.items {
-		if o != it && o.pending && !o.inChecked {
-			others = append(others, o)
+		if o != it && o.pending && !o.inChecked && !o.inSet {
+			unset = append(unset, o)
 		}
 	}
 	c.mu.Unlock()
-	var passed []*item
-	for _, o := range others {
-		if !o.inSet {
-			oin, err := input(o.cp)
-			c.mu.Lock()
-			o.inSet, o.inKey, o.inN, o.inBad = true, oin.Key, oin.N, err != nil
-			c.mu.Unlock()
-		}
-		if !o.inBad && o.inKey == in.Key && o.inN <= in.N && o.cp.Input != ([32]byte{}) {
-			passed = append(passed, o)
+	for _, o := range unset {
+		oin, err := input(o.cp)
+		c.mu.Lock()
+		o.inSet, o.inKey, o.inN, o.inBad = true, oin.Key, oin.N, err != nil
+		c.mu.Unlock()
+	}
+	type stop struct {
+		o *item
+		n int64
+	}
+	var passed []stop
+	c.mu.Lock()
+	for _, o := range c.items {
+		if o != it && o.pending && !o.inChecked && o.inSet && !o.inBad && o.inKey == in.Key && o.inN <= in.N && o.cp.Input != ([32]byte{}) {
+			passed = append(passed, stop{o, o.inN})
 		}
 	}
-	slices.SortFunc(passed, func(x, y *item) int { return int(max(min(x.inN-y.inN, 1), -1)) })
+	c.mu.Unlock()
+	slices.SortFunc(passed, func(x, y stop) int { return int(max(min(x.n-y.n, 1), -1)) })
 	stops := make([]int64, 0, len(passed)+1)
-	for _, o := range passed {
-		stops = append(stops, o.inN)
+	for _, p := range passed {
+		stops = append(stops, p.n)
 	}
 	stops = append(stops, in.N)
 	sums, err := c.walk(in, stops)
@@ -167,8 +173,8 @@ func (c *Cache) checkInput(it *item) bool {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for j, o := range passed {
-		if sums[j] == o.cp.Input {
+	for j, p := range passed {
+		if o := p.o; sums[j] == o.cp.Input {
 			o.inChecked = true
 		} else if k := slices.Index(c.items, o); k >= 0 && o.pending {
 			c.remove(k)
