@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"hash/crc32"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -423,5 +424,163 @@ func TestIndexStaleRarLink(t *testing.T) {
 		if lerr == nil {
 			t.Errorf("link made, to %q", target)
 		}
+	}
+}
+
+// forceCRC rewrites b[pos:pos+4] so that b's CRC-32 (IEEE) is want: the
+// CRC of equal-length messages is affine in their bits, so the four
+// bytes solve 32 linear equations over GF(2).
+func forceCRC(t *testing.T, b []byte, pos int, want uint32) {
+	t.Helper()
+	clear(b[pos : pos+4])
+	base := crc32.ChecksumIEEE(b)
+	var cols [32]uint32 // the CRC change of each bit of the four bytes
+	var idx [32]uint32  // which bits make up each reduced column
+	for i := range cols {
+		b[pos+i/8] ^= 1 << (i % 8)
+		cols[i], idx[i] = crc32.ChecksumIEEE(b)^base, 1<<i
+		b[pos+i/8] ^= 1 << (i % 8)
+	}
+	// Gaussian elimination, then the combination giving want^base.
+	for bit, row := 0, 0; bit < 32 && row < 32; bit++ {
+		p := -1
+		for k := row; k < 32; k++ {
+			if cols[k]>>bit&1 != 0 {
+				p = k
+				break
+			}
+		}
+		if p < 0 {
+			continue
+		}
+		cols[row], cols[p] = cols[p], cols[row]
+		idx[row], idx[p] = idx[p], idx[row]
+		for k := range cols {
+			if k != row && cols[k]>>bit&1 != 0 {
+				cols[k] ^= cols[row]
+				idx[k] ^= idx[row]
+			}
+		}
+		row++
+	}
+	need, x := want^base, uint32(0)
+	for k := range cols {
+		if cols[k] != 0 && need&(cols[k]&-cols[k]) != 0 {
+			need ^= cols[k]
+			x ^= idx[k]
+		}
+	}
+	if need != 0 {
+		t.Fatal("CRC-32 cannot be forced")
+	}
+	binary.LittleEndian.PutUint32(b[pos:], x)
+	if crc32.ChecksumIEEE(b) != want {
+		t.Fatal("forced CRC-32 differs")
+	}
+}
+
+// TestIndexStaleWindow7z is item 8 in a solid 7z (LZMA2): B is A with
+// other noise written over the first 25,000 bytes of b.bin, which 7zz
+// kept in an uncompressed LZMA2 chunk (so nothing moves), its CRC-32
+// made A's again (so the header and its CRCs are A's, and B has the
+// same size and ends). Every byte after them decodes differently in B
+// (c.bin copies b.bin; d.bin's literals are coded against bytes before
+// them: B's d.bin is corrupt after 146 bytes), yet a checkpoint of A
+// past b.bin gives its Check in B. Reads of c.bin and d.bin through A's
+// index and checkpoints must give what B decodes to from the start (or
+// fail where that fails), never A's bytes.
+func TestIndexStaleWindow7z(t *testing.T) {
+	a, err := os.ReadFile(filepath.Join("testdata", "index", "stale-lzma2.7z"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts := []Option{WithCheckpoints(64<<10, 64<<20)}
+	arcA, err := Open(bytes.NewReader(a), int64(len(a)), opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ents := arcA.Entries()
+	if len(ents) != 4 || ents[1].Name != "b.bin" || ents[2].Name != "c.bin" {
+		t.Fatalf("entries %v", ents)
+	}
+	var wantA [][]byte
+	for _, e := range ents {
+		wantA = append(wantA, readEntry(t, arcA, e))
+	}
+	const changed = 25000
+	midB := bytes.Clone(wantA[1])
+	copy(midB, testutil.RandomBytes(changed, 99))
+	forceCRC(t, midB, 1000, crc32.ChecksumIEEE(wantA[1]))
+	at := bytes.Index(a, wantA[1][:changed])
+	if at < 0 {
+		t.Fatal("b.bin's first bytes are not stored whole")
+	}
+	b := bytes.Clone(a)
+	copy(b[at:], midB[:changed])
+	if !bytes.Equal(a[:edgeLen], b[:edgeLen]) || !bytes.Equal(a[len(a)-edgeLen:], b[len(b)-edgeLen:]) {
+		t.Fatal("the two 7z do not share their ends")
+	}
+	// What B decodes to from the start (d.bin fails its CRC at its end:
+	// the bytes up to there).
+	arcB0, err := Open(bytes.NewReader(b), int64(len(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wantB [][]byte
+	for _, e := range arcB0.Entries() {
+		rc, err := arcB0.OpenEntry(e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, _ := io.ReadAll(rc)
+		rc.Close()
+		wantB = append(wantB, got)
+	}
+	arcB0.Close()
+	idx := checkpointIndex(t, arcA, ents[3])
+	arcB, err := OpenWithIndex(bytes.NewReader(b), int64(len(b)), idx, opts...)
+	if err != nil {
+		t.Fatalf("same header, ends and CRCs: %v", err)
+	}
+	defer arcB.Close()
+	differ := 0
+	for _, i := range []int{2, 3} {
+		s, err := arcB.OpenSeekable(arcB.Entries()[i])
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k := int64(1); k < 8; k++ {
+			off := int64(len(wantA[i])) * k / 8
+			p := make([]byte, 64)
+			_, err := s.ReadAt(p, off)
+			if off+64 > int64(len(wantB[i])) {
+				// B fails before there from the start: so must the read.
+				differ++
+				if err == nil {
+					t.Errorf("%s: ReadAt %d gave bytes (A's: %v) where B fails", ents[i].Name, off, bytes.Equal(p, wantA[i][off:off+64]))
+				}
+				continue
+			}
+			if bytes.Equal(wantA[i][off:off+64], wantB[i][off:off+64]) {
+				continue
+			}
+			differ++
+			switch {
+			case errors.Is(err, ErrStaleIndex):
+			case err != nil:
+				t.Fatalf("%s: ReadAt %d: %v", ents[i].Name, off, err)
+			case bytes.Equal(p, wantA[i][off:off+64]):
+				t.Errorf("%s: ReadAt %d gave A's bytes", ents[i].Name, off)
+			case !bytes.Equal(p, wantB[i][off:off+64]):
+				t.Errorf("%s: ReadAt %d gave neither A's nor B's bytes", ents[i].Name, off)
+			}
+		}
+		s.Close()
+	}
+	if differ == 0 {
+		t.Fatal("A and B read the same everywhere")
+	}
+	if st := arcB.CheckpointStats(); st.Rejected == 0 {
+		t.Errorf("no restored checkpoint rejected: %+v", st)
 	}
 }
