@@ -61,8 +61,14 @@ func init() {
 // when the entry is first opened, by reading or decoding it again (from
 // the nearest checkpoint before it, with IndexWithCheckpoints) and
 // comparing it with the index's, so a read through a stale index fails
-// with ErrStaleIndex rather than returning other bytes; the listing of
-// an entry never opened is not checked.
+// with ErrStaleIndex rather than returning other bytes. Extract checks
+// every entry it acts on the same way, opened or not (a directory, a
+// symlink, a hard link: their headers are decoded again too), and, for
+// 7z, ZIP and RAR, the header regions the open's digest covered only by
+// their ends or a sample are digested whole before the first entry is
+// acted on; so a stale index never makes a link, directory or mode the
+// archive no longer holds. The listing itself (Entries) of an entry
+// never opened or extracted is the index's, unchecked.
 //
 // Formats: 7z, ZIP, RAR and tar. Archive.Index of another format (or
 // of a tar cut short) fails with an error matching ErrUnsupported.

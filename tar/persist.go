@@ -55,7 +55,10 @@ import (
 // holds every field of each header, which is what is compared; bytes
 // that a tar.Header does not hold, such as a header's padding, are
 // not). Until an entry is opened its listing is the index's: a stale
-// index's metadata of an entry never opened goes unnoticed.
+// index's metadata of an entry never opened goes unnoticed, but the
+// root's Extract checks every entry before it acts on it (CheckEntry:
+// the header of a link or directory, which Extract does not open, is
+// decoded again as Open's would be).
 //
 // Payload, version 1:
 //
