@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/meta"
 )
@@ -73,6 +74,9 @@ func (a *Archive) Extract(ctx context.Context, dir string) (err error) {
 			err = incomplete(a.a) // a cut archive: its entries were extracted
 		}
 	}()
+	if c, ok := a.a.(arc.EntryChecker); ok {
+		x.check = func(e *Entry) error { return c.CheckEntry(e.Index) }
+	}
 	ents := a.Entries()
 	last := len(ents) - 1
 	if x.opts.filter != nil {
@@ -224,6 +228,10 @@ type extractor struct {
 	held      map[string]*heldFile
 	holding   []*heldFile
 	early     []*heldFile
+	// check checks an entry of an Archive opened from an index against
+	// the archive before anything is made for it (arc.EntryChecker), or
+	// is nil.
+	check func(*Entry) error
 }
 
 func newExtractor(ctx context.Context, dir string, o *options) (*extractor, error) {
@@ -554,6 +562,12 @@ func (x *extractor) perm(e *Entry, dir bool) fs.FileMode {
 }
 
 func (x *extractor) entry(e *Entry, open func() (io.ReadCloser, error)) {
+	if x.check != nil {
+		if err := x.check(e); err != nil {
+			x.fail(e, err)
+			return
+		}
+	}
 	rel, err := localName(e.Name)
 	if err != nil {
 		x.fail(e, err)

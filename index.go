@@ -61,8 +61,14 @@ func init() {
 // when the entry is first opened, by reading or decoding it again (from
 // the nearest checkpoint before it, with IndexWithCheckpoints) and
 // comparing it with the index's, so a read through a stale index fails
-// with ErrStaleIndex rather than returning other bytes; the listing of
-// an entry never opened is not checked.
+// with ErrStaleIndex rather than returning other bytes. Extract checks
+// every entry it acts on the same way, opened or not (a directory, a
+// symlink, a hard link: their headers are decoded again too), and, for
+// 7z, ZIP and RAR, the header regions the open's digest covered only by
+// their ends or a sample are digested whole before the first entry is
+// acted on; so a stale index never makes a link, directory or mode the
+// archive no longer holds. The listing itself (Entries) of an entry
+// never opened or extracted is the index's, unchecked.
 //
 // Formats: 7z, ZIP, RAR and tar. Archive.Index of another format (or
 // of a tar cut short) fails with an error matching ErrUnsupported.
@@ -124,11 +130,18 @@ type indexConfig struct{ keys, checkpoints bool }
 // Restored checkpoints are untrusted: their fields must fit the archive
 // (else the open fails with ErrStaleIndex), their decoder state is
 // validated when they are used, and before its first use a checkpoint
-// reproduce the 64 KiB of output that follow it (a CRC-32 of them and
-// of the checkpoint's own fields and state is stored with it): one that
-// does not is dropped and the read decodes from an earlier point. That
-// catches a checkpoint of another archive, of this archive before its
-// data changed, or altered in the index without its check; an index
+// must match the archive's bytes it was decoded from (a BLAKE3 of its
+// stream's packed input before it, and of a solid run's before the
+// stream, is stored with it: its window and model depend on all of
+// them) and reproduce the 64 KiB of output that follow it (a CRC-32 of
+// them and of the checkpoint's own fields and state is stored with it):
+// one that does not is dropped and the read decodes from an earlier
+// point. Checking the input reads the packed bytes before the
+// checkpoint once (decoding none of them); one pass over a stream
+// checks every restored checkpoint it passes. That catches a checkpoint
+// of another archive, of this archive before its data changed (before
+// the checkpoint, inside its window, or after it), or altered in the
+// index without its checks; an index
 // crafted with consistent checks can make offset reads return other
 // bytes than the archive's, as a crafted archive can (offset reads
 // verify no checksum), never read out of bounds or past the memory
@@ -175,29 +188,36 @@ func (a *Archive) Index(opts ...IndexOption) (*Index, error) {
 	return &Index{format: a.format, size: a.srcSize, edges: edges, keys: c.keys, payload: payload, sections: sections}, nil
 }
 
-// tagCheckpoints is the section of decoder checkpoints.
-const tagCheckpoints = 1
+// tagCheckpoints is the section of decoder checkpoints, of version
+// cpSectionVersion.
+const (
+	tagCheckpoints   = 1
+	cpSectionVersion = 2
+)
 
 // maxCheckpoints bounds the checkpoints one index section may hold.
 const maxCheckpoints = 1 << 16
 
 // encodeCheckpoints lays out section 1:
 //
-//	u8      version (1)
+//	u8      version (2)
 //	uvarint count, then each checkpoint:
 //	bytes   kind ("lzma2", "lzma", "deflate", "rar5", "rar29", "rar20", "rar15", "bzip2", "ppmd7", "ppmd8"; 7z adds "+bcj", "+arm64", "+delta"... for a filter)
 //	uvarint stream, output offset, input offset, check length
 //	u32     check (CRC-32 of the check length's output from the offset)
+//	32      input (BLAKE3 of the archive bytes the state was decoded from)
 //	bytes   the decoder's state
 //
 // The entry a checkpoint falls in is not stored: the format finds it.
+// Version 1 had no input digest: its checkpoints are dropped (the index
+// still opens; reads decode from the start).
 func encodeCheckpoints(cps []arc.Checkpoint) []byte {
 	n := 0
 	for _, cp := range cps {
 		n += len(cp.State) + 64
 	}
 	e := &indexfmt.Encoder{B: make([]byte, 0, n+16)}
-	e.Byte(1)
+	e.Byte(cpSectionVersion)
 	e.Uvarint(uint64(len(cps)))
 	for _, cp := range cps {
 		e.Bytes([]byte(cp.Kind))
@@ -206,6 +226,7 @@ func encodeCheckpoints(cps []arc.Checkpoint) []byte {
 		e.Uvarint(uint64(cp.In))
 		e.Uvarint(uint64(cp.CheckLen))
 		e.Raw([]byte{byte(cp.Check), byte(cp.Check >> 8), byte(cp.Check >> 16), byte(cp.Check >> 24)})
+		e.Raw(cp.Input[:])
 		e.Bytes(cp.State)
 	}
 	return e.B
@@ -214,15 +235,21 @@ func encodeCheckpoints(cps []arc.Checkpoint) []byte {
 // decodeCheckpoints reads section 1. States are sub-slices of b.
 func decodeCheckpoints(b []byte) ([]arc.Checkpoint, error) {
 	d := &indexfmt.Decoder{B: b}
-	if v := d.Byte("checkpoints version"); d.Err == nil && v != 1 {
+	switch v := d.Byte("checkpoints version"); {
+	case d.Err != nil:
+		return nil, d.Err
+	case v == 1:
+		return nil, nil // no input digests: none can be trusted
+	case v != cpSectionVersion:
 		return nil, errs.Unsupported("index checkpoints version %d", v)
 	}
-	n := d.Count(10, maxCheckpoints, "checkpoints")
+	n := d.Count(42, maxCheckpoints, "checkpoints")
 	cps := make([]arc.Checkpoint, 0, n)
 	for i := 0; i < n && d.Err == nil; i++ {
 		kind := d.Bytes("checkpoint kind")
 		stream, out, in, clen := d.Uvarint("checkpoint stream"), d.Uvarint("checkpoint offset"), d.Uvarint("checkpoint input"), d.Uvarint("checkpoint check length")
 		sum := d.Raw(4, "checkpoint check")
+		input := d.Raw(32, "checkpoint input")
 		state := d.Bytes("checkpoint state")
 		if d.Err != nil {
 			break
@@ -233,7 +260,7 @@ func decodeCheckpoints(b []byte) ([]arc.Checkpoint, error) {
 		}
 		cps = append(cps, arc.Checkpoint{Kind: string(kind), Stream: int(stream), Out: int64(out), In: int64(in),
 			Entry: -1, CheckLen: int64(clen), Check: uint32(sum[0]) | uint32(sum[1])<<8 | uint32(sum[2])<<16 | uint32(sum[3])<<24,
-			State: state})
+			Input: [32]byte(input), State: state})
 	}
 	if d.Err == nil && len(d.B) != 0 {
 		d.Fail("checkpoints: trailing bytes")
@@ -251,14 +278,16 @@ func decodeCheckpoints(b []byte) ([]arc.Checkpoint, error) {
 func restoreCheckpoints(a arc.Archive, idx *Index, pol arc.CheckpointPolicy) ([]indexSection, error) {
 	var rest []indexSection
 	var cps []arc.Checkpoint
+	seen := false
 	for _, s := range idx.sections {
 		if s.tag != tagCheckpoints {
 			rest = append(rest, s)
 			continue
 		}
-		if cps != nil {
+		if seen {
 			return nil, arc.Stale("damaged index: two checkpoint sections")
 		}
+		seen = true
 		var err error
 		if cps, err = decodeCheckpoints(s.data); err != nil {
 			return nil, err

@@ -47,3 +47,17 @@ type staleErr struct{ what string }
 
 func (e *staleErr) Error() string { return "index does not match the archive: " + e.what }
 func (e *staleErr) Unwrap() error { return ErrStaleIndex }
+
+// EntryChecker is implemented by a format Archive whose listing, opened
+// from an index, is not wholly checked against the archive when it
+// opens. CheckEntry checks what the index says of entry i (its header:
+// name, type, mode, link target) against the archive and fails with an
+// error matching ErrStaleIndex when they differ; it returns nil for an
+// Archive not opened from an index, and for an entry whose Open checks
+// it (the root's Extract opens every regular file it writes). The
+// root's Extract calls it before it acts on an entry, so that a stale
+// index never creates a directory, link or mode the archive no longer
+// holds.
+type EntryChecker interface {
+	CheckEntry(i int) error
+}

@@ -89,6 +89,11 @@ type Checkpoint struct {
 	State    []byte
 	Check    uint32
 	CheckLen int64
+	// Input is the BLAKE3 of the archive bytes the state was decoded
+	// from (its stream's packed input before In, and a solid run's
+	// before the stream), set with Check for an index: a restored
+	// checkpoint is used only once the archive's bytes give it again.
+	Input [32]byte
 }
 
 // CheckSpan is the output a persisted checkpoint's Check covers (less at
@@ -109,7 +114,8 @@ type CheckpointPersister interface {
 	// stream, kind, offsets, check span and state size must fit the
 	// archive, or the call fails with an error matching ErrStaleIndex;
 	// its State is validated by the decoder when it is used, and before
-	// its first use decoding CheckLen bytes from it must give Check, or
+	// its first use the archive's bytes it was decoded from must give
+	// its Input and decoding CheckLen bytes from it must give Check, or
 	// it is dropped (and the read decodes from an earlier point).
 	RestoreCheckpoints([]Checkpoint) error
 }

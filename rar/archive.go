@@ -14,6 +14,7 @@ import (
 	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/internal/cpcache"
 	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/internal/indexfmt"
 	"github.com/go-unarc/unarc/internal/meta"
 	"github.com/go-unarc/unarc/internal/srcsize"
 )
@@ -74,6 +75,9 @@ type Archive struct {
 	entries []*arc.Entry // the listed ones
 	vis     []int        // entries[i] is files[vis[i]]; nil: the same index
 	comment string
+	// ixCheck is what an open from an index left to check before an
+	// entry is acted on (persist.go), or nil.
+	ixCheck *indexfmt.Later
 	closers []io.Closer
 	warning error // a cut end of archive met after the entries
 

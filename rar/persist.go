@@ -22,7 +22,10 @@ import (
 // region past 2 MiB by its first and last MiB, and at most MaxRanges
 // regions per volume (evenly spread) — a volume with more headers is
 // checked on a sample of them, plus its size and, for the first, its
-// first and last 64 KiB (the root's check).
+// first and last 64 KiB (the root's check) — and, when that left bytes
+// out, the BLAKE3 of every byte of every region, checked before the
+// first entry is acted on (CheckEntry, which the root's Extract calls:
+// a RAR5 link target or a directory's attributes lie in headers).
 //
 // Volumes after the first are found again by the set's naming rules from
 // the name the archive is reopened under, so a moved set still opens.
@@ -34,16 +37,17 @@ import (
 // password check value matches an entry's. RAR 1.5-2.0 ciphers have no
 // derived key; they ask for the password again.
 //
-// Payload, version 1:
+// Payload, version 2:
 //
-//	byte    version (1)
+//	byte    version (2; 1 lacks the full digests)
 //	byte    RAR version (4 or 5); byte flags (solid, locked, new naming, encrypted headers)
 //	bytes   comment
-//	uvarint volumes; per volume: uvarint size, ranges and BLAKE3
+//	uvarint volumes; per volume: uvarint size, ranges and BLAKE3, and
+//	        32 bytes: the BLAKE3 of every byte of every region (DigestAll)
 //	uvarint files; per file: indexfmt Entry, then the reader's fields
 //	uvarint RAR5 keys: bytes salt, byte lg2, key, hash key, check
 //	uvarint RAR3 keys: bytes salt, key, IV
-const persistVersion = 1
+const persistVersion = 2
 
 // File flag bits in the payload.
 const (
@@ -59,8 +63,22 @@ const (
 )
 
 // volumeRanges returns the header regions of volume v: the bytes before,
-// between and after the data areas of every entry part in it.
+// between and after the data areas of every entry part in it, a sample of
+// at most MaxRanges of them.
 func (a *Archive) volumeRanges(v int) []indexfmt.Range {
+	rs := a.allRanges(v)
+	if len(rs) > indexfmt.MaxRanges {
+		sample := make([]indexfmt.Range, indexfmt.MaxRanges)
+		for i := range sample {
+			sample[i] = rs[i*(len(rs)-1)/(indexfmt.MaxRanges-1)]
+		}
+		rs = sample
+	}
+	return rs
+}
+
+// allRanges are all the header regions of volume v (volumeRanges).
+func (a *Archive) allRanges(v int) []indexfmt.Range {
 	var parts []part
 	for _, f := range a.files {
 		for _, p := range f.parts {
@@ -82,14 +100,13 @@ func (a *Archive) volumeRanges(v int) []indexfmt.Range {
 	if at < size {
 		rs = append(rs, indexfmt.Range{Off: at, Len: size - at})
 	}
-	if len(rs) > indexfmt.MaxRanges {
-		sample := make([]indexfmt.Range, indexfmt.MaxRanges)
-		for i := range sample {
-			sample[i] = rs[i*(len(rs)-1)/(indexfmt.MaxRanges-1)]
-		}
-		rs = sample
-	}
 	return rs
+}
+
+// partialRanges reports whether the open's digest of volume v's header
+// regions left bytes out (a sample, or a region hashed by its ends).
+func partialRanges(all []indexfmt.Range) bool {
+	return len(all) > indexfmt.MaxRanges || indexfmt.Partial(all)
 }
 
 // ExportIndex implements arc.Indexer.
@@ -123,6 +140,12 @@ func (a *Archive) ExportIndex(withKeys bool) ([]byte, error) {
 		}
 		e.Uvarint(uint64(a.vols[v].size))
 		indexfmt.PutRanges(e, rs, sum)
+		if all := a.allRanges(v); partialRanges(all) {
+			if sum, err = indexfmt.DigestAll(a.vols[v].ra, a.vols[v].size, all); err != nil {
+				return nil, err
+			}
+		}
+		e.Raw(sum[:])
 	}
 	e.Uvarint(uint64(len(a.files)))
 	for _, f := range a.files {
@@ -272,8 +295,9 @@ func OpenIndex(ra io.ReaderAt, size int64, payload []byte, cfg *arc.Config) (arc
 		return nil, err
 	}
 	d := &indexfmt.Decoder{B: payload}
-	if v := d.Byte("version"); d.Err == nil && v != persistVersion {
-		return nil, errs.Unsupported("RAR index version %d", v)
+	ver := d.Byte("version")
+	if d.Err == nil && ver != 1 && ver != persistVersion {
+		return nil, errs.Unsupported("RAR index version %d", ver)
 	}
 	p.version = int(d.Byte("RAR version"))
 	fl := d.Byte("flags")
@@ -286,6 +310,7 @@ func OpenIndex(ra io.ReaderAt, size int64, payload []byte, cfg *arc.Config) (arc
 	if d.Err != nil {
 		return nil, d.Err
 	}
+	fulls := make([][32]byte, 0, nv)
 	for v := 0; v < nv; v++ {
 		vs := d.Uvarint("volume size")
 		if d.Err != nil {
@@ -309,6 +334,11 @@ func OpenIndex(ra io.ReaderAt, size int64, payload []byte, cfg *arc.Config) (arc
 		if _, err := indexfmt.CheckRanges(d, vol.ra, vol.size); err != nil {
 			return nil, err
 		}
+		var all [32]byte
+		if ver > 1 {
+			copy(all[:], d.Raw(32, "full digest"))
+		}
+		fulls = append(fulls, all)
 	}
 	lim := c.Limits
 	n := d.Count(indexfmt.MinEntrySize+24, int(min(lim.MaxEntries, 1<<40)), "files")
@@ -403,6 +433,19 @@ func OpenIndex(ra io.ReaderAt, size int64, payload []byte, cfg *arc.Config) (arc
 			a.unpacked += min(f.e.Size, 1<<62)
 		}
 	}
+	// The regions the open's digests left out, checked before the first
+	// entry is acted on (computed then from the parts the index gives,
+	// as ExportIndex computed them: reopening sorts nothing).
+	a.ixCheck = indexfmt.NewLater(func() error {
+		for v := range a.vols {
+			all := a.allRanges(v)
+			l := indexfmt.CheckLater(a.vols[v].ra, a.vols[v].size, all, fulls[v], partialRanges(all), "RAR volume "+strconv.Itoa(v+1))
+			if err := l.Check(); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 	currentVersions(a.files) // as Open: an index made before the rule holds older flags
 	a.list()
 	ok = true
@@ -431,3 +474,10 @@ func (p *parser) stored3Key(salt []byte) *rarcrypto.Keys3 {
 	}
 	return p.stored3[storedID(salt, 18)]
 }
+
+var _ arc.EntryChecker = (*Archive)(nil)
+
+// CheckEntry implements arc.EntryChecker: in an Archive opened from an
+// index whose digests sampled its header regions (or hashed a long one
+// by its ends), the first call digests all of them (once).
+func (a *Archive) CheckEntry(int) error { return a.ixCheck.Check() }

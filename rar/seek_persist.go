@@ -3,6 +3,7 @@ package rar
 import (
 	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/internal/cpcache"
+	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/rar/internal/unpack15"
 	"github.com/go-unarc/unarc/rar/internal/unpack20"
 	"github.com/go-unarc/unarc/rar/internal/unpack29"
@@ -42,7 +43,14 @@ func (a *Archive) exportCheckpoints(withKeys15 bool) ([]arc.Checkpoint, error) {
 		}
 		return -1
 	}
-	return cpcache.Export(a.cps.Snapshot(), size, func(cp arc.Checkpoint) (uint32, error) { return a.cpSum(cp.Stream, cp) })
+	cps, err := cpcache.Export(a.cps.Snapshot(), size, func(cp arc.Checkpoint) (uint32, error) { return a.cpSum(cp.Stream, cp) })
+	if err == nil {
+		err = a.cps.SealInputs(cps)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return cps, nil
 }
 
 // RestoreCheckpoints implements arc.CheckpointPersister.
@@ -110,6 +118,32 @@ func (a *Archive) cpStateMax(fi int, out int64, state []byte) int64 {
 	// state declares, at most the model the decoder would allocate.
 	return unpack29.CheckpointOverhead + min(unpack29.WindowFor(dict), before+out) +
 		min(unpack29.PPMdLen(state), unpack29.PPMdMax(a.p.memMax))
+}
+
+// cpInput is what checkpoint cp's state was decoded from: the packed
+// data of the files of its solid run before its file, and its file's
+// up to the byte the decoder resumes at (a cipher block more). Files of
+// one run share the Key: their inputs agree where both reach.
+func (a *Archive) cpInput(cp arc.Checkpoint) (cpcache.Input, error) {
+	fi := cp.Stream
+	if fi < 0 || fi >= len(a.files) {
+		return cpcache.Input{}, errs.Corrupt("checkpoint of file %d", fi)
+	}
+	start := a.runStart(fi)
+	in := cpcache.Input{Key: start}
+	var packed int64
+	for j := start; j <= fi; j++ {
+		for _, p := range a.files[j].parts {
+			in.Spans = append(in.Spans, cpcache.Span{R: a.vols[p.vol].ra, Off: p.off, Len: p.size})
+			if j < fi {
+				in.N += p.size
+			} else {
+				packed += p.size
+			}
+		}
+	}
+	in.N += min(packed, max(cp.In>>3, 0)+17)
+	return in, nil
 }
 
 // checkCP reports whether decoding from restored checkpoint cp gives its

@@ -303,6 +303,9 @@ type Archive struct {
 	hdrPlain   []byte
 	hdrRanges  []indexfmt.Range
 	storedKeys map[storedKeyID][32]byte
+	// ixCheck is what an open from an index left to check before an
+	// entry is acted on (persist.go), or nil.
+	ixCheck *indexfmt.Later
 
 	cps cpcache.Cache // decoder checkpoints of seekable readers (seek.go)
 }

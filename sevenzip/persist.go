@@ -22,15 +22,20 @@ import (
 // is untrusted input too: its digest detects accidents and staleness,
 // not a forger who recomputes it).
 //
-// Payload, version 1:
+// A header region longer than the open's digest covers whole (2 MiB:
+// indexfmt.Digest hashes it by its ends) is digested whole before the
+// first entry is acted on (CheckEntry, which the root's Extract calls).
 //
-//	byte    version (1)
+// Payload, version 2:
+//
+//	byte    version (2; 1 lacks the full digest)
 //	varint  base (file offset of the end of the signature header)
 //	uvarint archive size (all volumes joined)
 //	byte    flags: 1 = start header recovered from the end of the file
 //	ranges  the header regions and their BLAKE3 (indexfmt.PutRanges):
 //	        the signature header, the next header, an encoded header's
 //	        pack streams
+//	32      the BLAKE3 of every byte of them (indexfmt.DigestAll)
 //	bytes   the plain header (starting with kHeader)
 //	uvarint keys, then per key: bytes salt, byte cycles, 32 bytes key
 //
@@ -38,7 +43,7 @@ import (
 // naming: OpenIndex joins the volumes again (opening files costs no
 // parsing) and checks the joined size and the ranges, which lie in the
 // joined byte space.
-const persistVersion = 1
+const persistVersion = 2
 
 // storedKeyID names a key an index brought: no password is stored.
 type storedKeyID struct {
@@ -80,6 +85,12 @@ func (a *Archive) ExportIndex(withKeys bool) ([]byte, error) {
 		return nil, err
 	}
 	indexfmt.PutRanges(e, a.hdrRanges, sum)
+	if indexfmt.Partial(a.hdrRanges) {
+		if sum, err = indexfmt.DigestAll(a.ra, a.size, a.hdrRanges); err != nil {
+			return nil, err
+		}
+	}
+	e.Raw(sum[:])
 	e.Bytes(a.hdrPlain)
 	type kv struct {
 		id  storedKeyID
@@ -159,7 +170,8 @@ func OpenIndex(ra io.ReaderAt, size int64, payload []byte, cfg *arc.Config) (arc
 	}
 	a.ra, a.size = ra, size
 	d := &indexfmt.Decoder{B: payload}
-	if v := d.Byte("version"); d.Err == nil && v != persistVersion {
+	v := d.Byte("version")
+	if d.Err == nil && v != 1 && v != persistVersion {
 		return nil, errs.Unsupported("7z index version %d", v)
 	}
 	a.base = d.Varint("base")
@@ -178,6 +190,11 @@ func OpenIndex(ra io.ReaderAt, size int64, payload []byte, cfg *arc.Config) (arc
 	if a.hdrRanges, err = indexfmt.CheckRanges(d, ra, size); err != nil {
 		return nil, err
 	}
+	var all [32]byte
+	if v > 1 {
+		copy(all[:], d.Raw(32, "full digest"))
+	}
+	a.ixCheck = indexfmt.CheckLater(ra, size, a.hdrRanges, all, indexfmt.Partial(a.hdrRanges), "7z header")
 	hdr := d.Bytes("header")
 	nk := d.Count(34, maxStoredKeys, "keys")
 	for i := 0; i < nk; i++ {
@@ -226,3 +243,10 @@ func (a *Archive) storedKey(p *aes7z.Props) ([32]byte, bool) {
 	k, ok := a.storedKeys[storedKeyID{string(p.Salt), p.Cycles}]
 	return k, ok
 }
+
+var _ arc.EntryChecker = (*Archive)(nil)
+
+// CheckEntry implements arc.EntryChecker: in an Archive opened from an
+// index whose header regions are longer than the open's digest covers
+// whole, the first call digests all of them (once).
+func (a *Archive) CheckEntry(int) error { return a.ixCheck.Check() }

@@ -174,7 +174,10 @@ func shapeOf(f *folder) chainShape {
 }
 
 // SetCheckpoints implements arc.Checkpointer.
-func (a *Archive) SetCheckpoints(p arc.CheckpointPolicy) { a.cps.SetPolicy(p) }
+func (a *Archive) SetCheckpoints(p arc.CheckpointPolicy) {
+	a.cps.SetPolicy(p)
+	a.cps.SetInput(a.cpInput) // restored ones must match the archive's bytes
+}
 
 // CheckpointStats implements arc.CheckpointReporter.
 func (a *Archive) CheckpointStats() arc.CheckpointStats { return a.cps.Stats() }

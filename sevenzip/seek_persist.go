@@ -49,7 +49,31 @@ func (a *Archive) ExportCheckpoints() ([]arc.Checkpoint, error) {
 		cp.Check = sum
 		out = append(out, cp)
 	}
+	if err := a.cps.SealInputs(out); err != nil {
+		return nil, err
+	}
 	return out, nil
+}
+
+// cpInput is what checkpoint cp's state was decoded from: folder
+// cp.Stream's pack streams, a single one up to the byte its coder
+// resumes at (two AES blocks more), several (BCJ2) whole.
+func (a *Archive) cpInput(cp arc.Checkpoint) (cpcache.Input, error) {
+	fi := cp.Stream
+	if a.si == nil || fi < 0 || fi >= len(a.si.folders) {
+		return cpcache.Input{}, errs.Corrupt("7z: checkpoint of folder %d", fi)
+	}
+	f := &a.si.folders[fi]
+	in := cpcache.Input{Key: fi}
+	for k := range f.packed {
+		off, size := a.packStream(f, k)
+		in.Spans = append(in.Spans, cpcache.Span{R: a.ra, Off: off, Len: size})
+		in.N += size
+	}
+	if len(f.packed) == 1 {
+		in.N = min(in.N, max(cpInByte(cp), 0)+33)
+	}
+	return in, nil
 }
 
 // RestoreCheckpoints implements arc.CheckpointPersister.

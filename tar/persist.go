@@ -56,7 +56,10 @@ import (
 // holds every field of each header, which is what is compared; bytes
 // that a tar.Header does not hold, such as a header's padding, are
 // not). Until an entry is opened its listing is the index's: a stale
-// index's metadata of an entry never opened goes unnoticed.
+// index's metadata of an entry never opened goes unnoticed, but the
+// root's Extract checks every entry before it acts on it (CheckEntry:
+// the header of a link or directory, which Extract does not open, is
+// decoded again as Open's would be).
 //
 // Payload, version 1:
 //
@@ -371,16 +374,42 @@ func (a *Archive) checkIndexed(i int, byOffset bool) error {
 	if x == nil || x.verified[i].Load() {
 		return nil
 	}
+	if a.kind != None && !a.bare && a.ents[i].Size > 0 {
+		if _, _, ok := a.cpRange(i); !byOffset || !ok {
+			return nil // Open decodes through the header: seek checks it
+		}
+	}
+	return a.checkHeader(i, byOffset)
+}
+
+var _ arc.EntryChecker = (*Archive)(nil)
+
+// CheckEntry implements arc.EntryChecker: before Extract acts on entry i
+// of an Archive opened from an index without opening it (a directory, a
+// symlink, a hard link, a device), its header is checked as Open checks
+// one (read again, or decoded again from the kept pass or the nearest
+// checkpoint), whatever its size. A regular file with data is left to
+// Open, which checks it in the pass that reads it.
+func (a *Archive) CheckEntry(i int) error {
+	if a.ix == nil {
+		return nil
+	}
+	if i < 0 || i >= len(a.ents) {
+		return fmt.Errorf("tar: no entry %d", i)
+	}
+	if e := a.ents[i]; a.ix.verified[i].Load() || e.Size > 0 && e.Link == arc.LinkNone && e.Mode.IsRegular() {
+		return nil
+	}
+	return a.checkHeader(i, false)
+}
+
+// checkHeader checks entry i's header now (see checkIndexed).
+func (a *Archive) checkHeader(i int, byOffset bool) error {
 	if a.bare {
 		return a.verify(i, a.checkBare())
 	}
 	if a.kind == None {
 		return a.verify(i, a.walkPlain(i))
-	}
-	if a.ents[i].Size > 0 {
-		if _, _, ok := a.cpRange(i); !byOffset || !ok {
-			return nil // Open decodes through the header: seek checks it
-		}
 	}
 	if a.hdrStart(i) >= 0 && cpKindOf(a.kind) != "" && a.cps.Interval() > 0 && (byOffset || !a.idleReaches(i)) {
 		return a.verify(i, a.checkStream(i))
@@ -689,6 +718,9 @@ func (a *Archive) ExportCheckpoints() ([]arc.Checkpoint, error) {
 		}
 		out = append(out, cp)
 	}
+	if err := a.cps.SealInputs(out); err != nil {
+		return nil, err
+	}
 	return out, nil
 }
 
@@ -748,4 +780,11 @@ func (a *Archive) cpSum(cp arc.Checkpoint) (uint32, error) {
 	}
 	defer s.Close()
 	return cpcache.SumFrom(cp, s, "tar stream")
+}
+
+// cpInput is what checkpoint cp's state was decoded from: the archive
+// from its start through the byte the decoder resumes at (partly read
+// when the offset is in bits).
+func (a *Archive) cpInput(cp arc.Checkpoint) (cpcache.Input, error) {
+	return cpcache.Input{Spans: []cpcache.Span{{R: a.ra, Len: a.size}}, N: min(cpInByte(&cp)+1, a.size)}, nil
 }

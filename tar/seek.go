@@ -100,7 +100,10 @@ func (a *Archive) StartAt(i int, off int64) int64 {
 }
 
 // SetCheckpoints implements arc.Checkpointer.
-func (a *Archive) SetCheckpoints(p arc.CheckpointPolicy) { a.cps.SetPolicy(p) }
+func (a *Archive) SetCheckpoints(p arc.CheckpointPolicy) {
+	a.cps.SetPolicy(p)
+	a.cps.SetInput(a.cpInput) // restored ones must match the archive's bytes
+}
 
 // CheckpointStats implements arc.CheckpointReporter.
 func (a *Archive) CheckpointStats() arc.CheckpointStats { return a.cps.Stats() }

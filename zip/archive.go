@@ -13,6 +13,7 @@ import (
 	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/internal/cpcache"
 	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/internal/indexfmt"
 	"github.com/go-unarc/unarc/internal/meta"
 	"github.com/go-unarc/unarc/internal/pool"
 	"github.com/go-unarc/unarc/internal/srcsize"
@@ -37,6 +38,9 @@ type Archive struct {
 	workers    entryWorkers  // SetEntryWorkers (units.go)
 	dirStart   int64         // where the central directory starts (persist.go)
 	cps        cpcache.Cache // Deflate checkpoints of seekable readers (seek.go)
+	// ixCheck is what an open from an index left to check before an
+	// entry is acted on (persist.go), or nil.
+	ixCheck *indexfmt.Later
 }
 
 // directory is what the end records say about the central directory.

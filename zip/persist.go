@@ -17,22 +17,26 @@ import (
 // of disks of a spanned set. Reopening reads no directory. It checks the
 // archive's (joined) size and the BLAKE3 of the bytes from the central
 // directory's start to the end (the directory, Zip64 records, end
-// record and comment; a region past 2 MiB by its first and last MiB).
-// Local headers are read on every Open, as without an index.
+// record and comment; a region past 2 MiB by its first and last MiB,
+// and then the whole of it before the first entry is acted on:
+// CheckEntry, which the root's Extract calls, so that no directory's
+// mode or entry's type comes from bytes no digest covered). Local
+// headers are read on every Open, as without an index.
 //
 // WinZip AES keys are not stored (each entry has its own salt; they are
 // derived again on first use); archive-level warnings are not kept.
 //
-// Payload, version 1:
+// Payload, version 2:
 //
-//	byte    version (1)
+//	byte    version (2; 1 lacks the full digest)
 //	uvarint archive size (all disks joined)
 //	uvarint disks before the last (0: not spanned)
 //	varint  base (prepended-data delta)
 //	bytes   comment (decoded)
 //	ranges  [central directory start, size) and its BLAKE3
+//	32      the BLAKE3 of every byte of that range (indexfmt.DigestAll)
 //	uvarint entries, then per entry: indexfmt Entry, then the reader's fields
-const persistVersion = 1
+const persistVersion = 2
 
 // minFileSize is the fewest payload bytes one entry takes: the entry and
 // fourteen one-byte fields.
@@ -57,6 +61,12 @@ func (a *Archive) ExportIndex(withKeys bool) ([]byte, error) {
 		return nil, err
 	}
 	indexfmt.PutRanges(e, ranges, sum)
+	if indexfmt.Partial(ranges) {
+		if sum, err = indexfmt.DigestAll(a.ra, a.size, ranges); err != nil {
+			return nil, err
+		}
+	}
+	e.Raw(sum[:])
 	e.Uvarint(uint64(len(a.files)))
 	for i := range a.files {
 		f := &a.files[i]
@@ -97,7 +107,8 @@ func OpenIndex(ra io.ReaderAt, size int64, payload []byte, cfg *arc.Config) (arc
 	a := &Archive{ra: ra, size: size, cfg: c}
 	a.keys.budget = a.cfg.Budget
 	d := &indexfmt.Decoder{B: payload}
-	if v := d.Byte("version"); d.Err == nil && v != persistVersion {
+	v := d.Byte("version")
+	if d.Err == nil && v != 1 && v != persistVersion {
 		return nil, errs.Unsupported("ZIP index version %d", v)
 	}
 	joined := d.Uvarint("size")
@@ -126,6 +137,11 @@ func OpenIndex(ra io.ReaderAt, size int64, payload []byte, cfg *arc.Config) (arc
 		return nil, arc.Stale("damaged index: ranges")
 	}
 	a.dirStart = ranges[0].Off
+	var all [32]byte
+	if v > 1 {
+		copy(all[:], d.Raw(32, "full digest"))
+	}
+	a.ixCheck = indexfmt.CheckLater(a.ra, a.size, ranges, all, indexfmt.Partial(ranges), "ZIP central directory")
 	lim := &a.cfg.Limits
 	n := d.Count(minFileSize, int(min(lim.MaxEntries, 1<<40)), "entries")
 	if d.Err != nil {
@@ -180,3 +196,10 @@ func OpenIndex(ra io.ReaderAt, size int64, payload []byte, cfg *arc.Config) (arc
 	}
 	return a, nil
 }
+
+var _ arc.EntryChecker = (*Archive)(nil)
+
+// CheckEntry implements arc.EntryChecker: in an Archive opened from an
+// index whose central directory is longer than the open's digest covers
+// whole, the first call digests all of it (once).
+func (a *Archive) CheckEntry(int) error { return a.ixCheck.Check() }

@@ -65,6 +65,11 @@ func FuzzCheckpointRestore(f *testing.F) {
 		n := int(k) % len(cpFuzzEntries)
 		a, i := openCPFuzz(t, n, pol)
 		cp := arc.Checkpoint{Kind: cpKindOf(&a.files[i]), Stream: i, Out: out, In: in, CheckLen: int64(checkLen), Check: check, State: st}
+		// The archive's own input digest, so the mutated state reaches
+		// the decoder (an unchanged archive passes the input check).
+		if sealed := []arc.Checkpoint{cp}; a.cps.SealInputs(sealed) == nil {
+			cp = sealed[0]
+		}
 		if err := a.RestoreCheckpoints([]arc.Checkpoint{cp}); err != nil {
 			if !errors.Is(err, arc.ErrStaleIndex) {
 				t.Fatalf("restore: %v", err)

@@ -4,6 +4,7 @@ import (
 	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/bzip2"
 	"github.com/go-unarc/unarc/internal/cpcache"
+	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/ppmd"
 	"github.com/go-unarc/unarc/internal/shrink"
 	"github.com/go-unarc/unarc/internal/zipcrypto"
@@ -34,7 +35,14 @@ func (a *Archive) ExportCheckpoints() ([]arc.Checkpoint, error) {
 		}
 		return -1
 	}
-	return cpcache.Export(a.cps.Snapshot(), size, func(cp arc.Checkpoint) (uint32, error) { return a.cpSum(cp.Stream, cp) })
+	cps, err := cpcache.Export(a.cps.Snapshot(), size, func(cp arc.Checkpoint) (uint32, error) { return a.cpSum(cp.Stream, cp) })
+	if err == nil {
+		err = a.cps.SealInputs(cps)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return cps, nil
 }
 
 // RestoreCheckpoints implements arc.CheckpointPersister.
@@ -104,6 +112,24 @@ func stateFits(f *file, st []byte) bool {
 		return int64(len(st)) <= window+2*(4096+0x300<<4)+128
 	}
 	return false
+}
+
+// cpInput is what checkpoint cp's state was decoded from: entry
+// cp.Stream's data up to the byte the decoder resumes at (its input
+// counts after the cipher's header, which cryptOverhead over-covers).
+func (a *Archive) cpInput(cp arc.Checkpoint) (cpcache.Input, error) {
+	i := cp.Stream
+	if i < 0 || i >= len(a.files) {
+		return cpcache.Input{}, errs.Corrupt("checkpoint of entry %d", i)
+	}
+	f := &a.files[i]
+	var hdr [localLen]byte
+	data, err := a.dataOffset(f, hdr[:])
+	if err != nil {
+		return cpcache.Input{}, err
+	}
+	size := int64(f.csize)
+	return cpcache.Input{Key: i, Spans: []cpcache.Span{{R: a.ra, Off: data, Len: size}}, N: min(size, cpInByte(cp)+cryptOverhead(f)+1)}, nil
 }
 
 // checkCP reports whether decoding from restored checkpoint cp gives its

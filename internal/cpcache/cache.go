@@ -4,8 +4,9 @@
 // recently used dropped first. It is safe for concurrent use.
 //
 // Checkpoints restored from an index (Restore) are untrusted until
-// FindChecked has verified them once: decoding from one must give its
-// Check, or it is dropped.
+// FindChecked has verified them once: the archive's bytes it was decoded
+// from must give its Input (input.go), and decoding from it must give
+// its Check, or it is dropped.
 package cpcache
 
 import (
@@ -31,12 +32,20 @@ type Cache struct {
 	evict int64
 
 	restored, verified, rejected int64
+
+	input func(arc.Checkpoint) (Input, error) // SetInput
+	marks []mark                              // InputSum's
 }
 
 type item struct {
 	cp      arc.Checkpoint
 	used    uint64
 	pending bool // restored, not verified yet
+	// A restored item's input (input.go): its Input matched the
+	// archive's bytes; the Key and N of its input, asked for once.
+	inChecked, inSet, inBad bool
+	inKey                   int
+	inN                     int64
 }
 
 // SetPolicy sets the interval and the memory bound.
@@ -102,14 +111,19 @@ func (c *Cache) FindChecked(stream int, out int64, check func(arc.Checkpoint) (b
 			c.mu.Unlock()
 			return arc.Checkpoint{}, false, nil
 		}
-		cp, pending := it.cp, it.pending
+		cp, pending, inChecked := it.cp, it.pending, it.inChecked
 		c.mu.Unlock()
 		if !pending {
 			return cp, true, nil
 		}
-		ok, err := check(cp)
-		if err != nil {
-			return arc.Checkpoint{}, false, err
+		// The bytes its state came from first (check may keep a
+		// decoder at cp for the caller), then those it gives.
+		ok := inChecked || c.checkInput(it)
+		if ok {
+			var err error
+			if ok, err = check(cp); err != nil {
+				return arc.Checkpoint{}, false, err
+			}
 		}
 		c.mu.Lock()
 		if j := slices.Index(c.items, it); j >= 0 && it.pending {
@@ -224,7 +238,7 @@ func (c *Cache) add(cp arc.Checkpoint, pending bool) bool {
 // Clear drops every checkpoint (the Archive is closed).
 func (c *Cache) Clear() {
 	c.mu.Lock()
-	c.items, c.bytes = nil, 0
+	c.items, c.bytes, c.marks = nil, 0, nil
 	c.mu.Unlock()
 }
 

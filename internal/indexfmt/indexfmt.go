@@ -11,6 +11,7 @@ package indexfmt
 import (
 	"encoding/binary"
 	"io"
+	"sync"
 
 	"github.com/zeebo/blake3"
 
@@ -134,6 +135,28 @@ const spanCap = 1 << 20
 // offset and length, then its bytes, capped as spanCap says). A range
 // outside [0, size) fails with arc.ErrStaleIndex.
 func Digest(ra io.ReaderAt, size int64, ranges []Range) ([32]byte, error) {
+	return digest(ra, size, ranges, true)
+}
+
+// DigestAll is Digest over every byte of the ranges, however long: what
+// an index stores beside Digest for the check Partial ranges leave for
+// later (Later).
+func DigestAll(ra io.ReaderAt, size int64, ranges []Range) ([32]byte, error) {
+	return digest(ra, size, ranges, false)
+}
+
+// Partial reports whether Digest hashes a range of ranges by its ends
+// only (so DigestAll is another digest).
+func Partial(ranges []Range) bool {
+	for _, r := range ranges {
+		if r.Len > 2*spanCap {
+			return true
+		}
+	}
+	return false
+}
+
+func digest(ra io.ReaderAt, size int64, ranges []Range, capped bool) ([32]byte, error) {
 	var sum [32]byte
 	h := blake3.New()
 	bufp := pool.Get(64 << 10)
@@ -148,7 +171,7 @@ func Digest(ra io.ReaderAt, size int64, ranges []Range) ([32]byte, error) {
 		binary.LittleEndian.PutUint64(hdr[8:], uint64(r.Len))
 		h.Write(hdr[:])
 		spans := []Range{r}
-		if r.Len > 2*spanCap {
+		if capped && r.Len > 2*spanCap {
 			spans = []Range{{r.Off, spanCap}, {r.Off + r.Len - spanCap, spanCap}}
 		}
 		for _, s := range spans {
@@ -204,4 +227,49 @@ func CheckRanges(d *Decoder, ra io.ReaderAt, size int64) ([]Range, error) {
 		return nil, arc.Stale("the archive's header regions changed")
 	}
 	return ranges, nil
+}
+
+// Later is a check of an archive opened from an index that the open
+// leaves to the first entry acted on (the bytes of header regions that
+// the open's digest does not cover): it runs once, and its result is
+// kept. A nil *Later checks nothing.
+type Later struct {
+	once sync.Once
+	fn   func() error
+	err  error
+}
+
+// NewLater returns the Later that runs fn.
+func NewLater(fn func() error) *Later { return &Later{fn: fn} }
+
+// Check runs the check the first time and returns its result.
+func (l *Later) Check() error {
+	if l == nil {
+		return nil
+	}
+	l.once.Do(func() { l.err = l.fn(); l.fn = nil })
+	return l.err
+}
+
+// CheckLater returns the Later that compares DigestAll of ranges with
+// want (what the format says, when it fails), or nil when the open's
+// digest of them already covered every byte (partial false). A zero
+// want (an index older than the full digest) fails the check.
+func CheckLater(ra io.ReaderAt, size int64, ranges []Range, want [32]byte, partial bool, what string) *Later {
+	if !partial {
+		return nil
+	}
+	return NewLater(func() error {
+		if want == ([32]byte{}) {
+			return arc.Stale(what + ": the index (version 1) holds no digest of all its header regions; make it again")
+		}
+		got, err := DigestAll(ra, size, ranges)
+		if err != nil {
+			return err
+		}
+		if got != want {
+			return arc.Stale(what + ": the archive's header regions changed")
+		}
+		return nil
+	})
 }

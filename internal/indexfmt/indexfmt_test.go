@@ -61,3 +61,42 @@ func TestCount(t *testing.T) {
 		t.Fatalf("short: count %d, err %v", n, d.Err)
 	}
 }
+
+// TestCheckLater: Digest hashes a range past 2 MiB by its ends, so a
+// byte changed in its middle passes it; the Later made with DigestAll
+// catches it (once, its result kept), a range Digest covers whole needs
+// no Later, and a zero digest (an index older than the full digest)
+// fails the check of a partial range.
+func TestCheckLater(t *testing.T) {
+	data := bytes.Repeat([]byte("0123456789abcdef"), 5<<16) // 5 MiB
+	rs := []Range{{Off: 100, Len: 3 << 20}, {Off: 4 << 20, Len: 1000}}
+	if !Partial(rs) || Partial(rs[1:]) {
+		t.Fatal("Partial")
+	}
+	sum, _ := Digest(bytes.NewReader(data), int64(len(data)), rs)
+	all, _ := DigestAll(bytes.NewReader(data), int64(len(data)), rs)
+	changed := bytes.Clone(data)
+	changed[100+(3<<20)/2] ^= 1
+	if got, _ := Digest(bytes.NewReader(changed), int64(len(changed)), rs); got != sum {
+		t.Fatal("Digest saw the middle of a long range")
+	}
+	if CheckLater(bytes.NewReader(changed), int64(len(changed)), rs[1:], all, false, "x") != nil {
+		t.Error("a Later for ranges Digest covers whole")
+	}
+	if err := CheckLater(bytes.NewReader(data), int64(len(data)), rs, all, true, "x").Check(); err != nil {
+		t.Errorf("the same bytes: %v", err)
+	}
+	l := CheckLater(bytes.NewReader(changed), int64(len(changed)), rs, all, true, "x")
+	for range 2 {
+		if err := l.Check(); !errors.Is(err, arc.ErrStaleIndex) {
+			t.Errorf("a changed middle: %v", err)
+		}
+	}
+	if err := CheckLater(bytes.NewReader(data), int64(len(data)), rs, [32]byte{}, true, "x").Check(); !errors.Is(err, arc.ErrStaleIndex) {
+		t.Errorf("no full digest: %v", err)
+	}
+	var none *Later
+	if none.Check() != nil {
+		t.Error("a nil Later fails")
+	}
+}
