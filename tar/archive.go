@@ -172,7 +172,7 @@ var (
 func (a *Archive) newCursor() (c *cursor, n int, err error) {
 	c = cursorPool.Get()
 	c.sec = sectionReader{ra: a.ra, end: a.size}
-	if n, err = c.start(&c.sec, a.kind, &a.lim, a.workers, c.hb[:]); err != nil {
+	if n, err = c.start(&c.sec, a.size, a.kind, &a.lim, a.workers, c.hb[:]); err != nil {
 		c.free()
 		return nil, 0, err
 	}
@@ -207,15 +207,16 @@ func (p *prefixReader) Read(b []byte) (int, error) {
 	return p.r.Read(b)
 }
 
-// start opens a decoding pass over src: the decompressor (kind != None),
-// the limit guard, and the first block decoded into head.
-func (c *cursor) start(src io.Reader, kind Kind, lim *arc.Limits, workers int, head []byte) (int, error) {
+// start opens a decoding pass over src (size bytes, -1: unknown): the
+// decompressor (kind != None), the limit guard, and the first block
+// decoded into head.
+func (c *cursor) start(src io.Reader, size int64, kind Kind, lim *arc.Limits, workers int, head []byte) (int, error) {
 	c.in.r = src
 	c.in.n.Store(0)
 	c.next = 0
 	var out io.Reader = &c.in
 	if kind != None {
-		if err := c.dec.open(kind, &c.in, lim, workers); err != nil {
+		if err := c.dec.open(kind, &c.in, size, lim, workers); err != nil {
 			return 0, err
 		}
 		out = &c.dec

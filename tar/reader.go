@@ -50,7 +50,7 @@ func NewReader(r io.Reader, cfg *arc.Config) (*Reader, error) {
 	if z.kind == None && !IsHeader(first) {
 		return nil, errs.ErrFormat
 	}
-	m, err := z.c.start(src, z.kind, &z.lim, cfg.Workers, z.c.hb[:])
+	m, err := z.c.start(src, -1, z.kind, &z.lim, cfg.Workers, z.c.hb[:])
 	if err != nil {
 		z.c.close()
 		return nil, err

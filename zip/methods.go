@@ -238,6 +238,7 @@ type zstdReader struct {
 	src     io.Reader
 	zd      *zstd.Decoder
 	fs      *zstdframe.Stream // frame by frame, taking checkpoints
+	zf      *zstdframe.Reader // else zd's source, holding each frame to bound
 	window  uint64            // the bound, also for the error message
 	maxMem  uint64
 	workers int
@@ -275,9 +276,22 @@ func (z *zstdReader) start() error {
 	}
 	z.zd = zd
 	if z.fs != nil {
+		z.fs.SetBound(z.bound())
 		return z.fs.Reset(zd, z.src, 0, 0, nil)
 	}
-	return zd.Reset(z.src)
+	z.zf = new(zstdframe.Reader)
+	z.zf.SetBound(z.bound())
+	z.zf.SetContinuous(true)
+	z.zf.Reset(z.src, false)
+	return zd.Reset(z.zf)
+}
+
+// bound holds each frame's window to z.window before the decoder
+// allocates it, and to what the entry's data can fill (its source ends
+// with the entry, which the frame reader finds by reading ahead; a
+// ratio is the root's to judge, over the whole archive).
+func (z *zstdReader) bound() zstdframe.Bound {
+	return zstdframe.Bound{MaxWindow: z.window, Size: -1}
 }
 
 // zstdWorkers is the decoder goroutines an entry may use: Config.Workers,
@@ -307,6 +321,9 @@ func (z *zstdReader) Read(p []byte) (int, error) {
 		n, err = z.fs.Read(p)
 	} else {
 		n, err = z.zd.Read(p)
+	}
+	if z.zf != nil && err != nil && z.zf.Err() != nil {
+		err = z.zf.Err() // the frame's bound or framing, not the decoder's view of it
 	}
 	if errors.Is(err, zstd.ErrWindowSizeExceeded) || errors.Is(err, zstd.ErrDecoderSizeExceeded) {
 		err = errs.Limit("zstd: window above %d bytes (bounded by MaxDictionary, MaxMemory and the entry's size)", z.window)

@@ -447,6 +447,7 @@ func (a *Archive) resume(i int, cp arc.Checkpoint) (*resumed, error) {
 			return nil, errs.Corrupt("zstd: %v", err)
 		}
 		z.zd, z.fs = zd, new(zstdframe.Stream)
+		z.fs.SetBound(z.bound())
 		if err := z.fs.Reset(zd, r, cp.In, cp.Out, cp.State); err != nil {
 			z.Close()
 			return nil, err

@@ -1,0 +1,102 @@
+package tar
+
+import (
+	"archive/tar"
+	"bytes"
+	"errors"
+	"runtime"
+	"testing"
+
+	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/errs"
+)
+
+// zstdWindowFrame is issue 30's hostile frame: a zstd frame whose window
+// descriptor wd declares a huge window (21<<3: 2 GiB; 255: 3.75 TiB),
+// no content size, a raw block of body and a last RLE block.
+func zstdWindowFrame(wd byte, body []byte) []byte {
+	b := []byte{0x28, 0xb5, 0x2f, 0xfd, 0, wd}
+	bh := uint32(len(body)) << 3 // raw, not last
+	b = append(b, byte(bh), byte(bh>>8), byte(bh>>16))
+	b = append(b, body...)
+	bh = 100<<3 | 1<<1 | 1 // RLE of 100 bytes, last
+	return append(b, byte(bh), byte(bh>>8), byte(bh>>16), 0)
+}
+
+// allocated runs fn and returns the bytes it allocated.
+func allocated(fn func()) uint64 {
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	before := ms.TotalAlloc
+	fn()
+	runtime.ReadMemStats(&ms)
+	return ms.TotalAlloc - before
+}
+
+// TestZstdWindowBomb: a tiny zstd stream declaring a window of GiBs is
+// ErrLimit under the CLI's limits (the window is more than its bytes may
+// produce at MaxRatio), as a single .zst and as a .tar.zst, through Open
+// and NewReader, without allocating the window; under the library's
+// defaults (no ratio) a window above MaxDictionary is ErrLimit, a
+// smaller one is lowered to what the bytes can fill.
+// Before, the decoder allocated the declared window up front, twice.
+func TestZstdWindowBomb(t *testing.T) {
+	var hdr bytes.Buffer
+	tw := tar.NewWriter(&hdr)
+	tw.WriteHeader(&tar.Header{Name: "a", Mode: 0o644, Typeflag: tar.TypeReg})
+	tw.Flush()
+	for _, wd := range []byte{21 << 3, 21<<3 | 7, 23<<3 | 7, 255} {
+		var above error // the window is above the default MaxDictionary
+		if base := uint64(1) << (10 + wd>>3); base+base/8*uint64(wd&7) > 4<<30 {
+			above = errs.ErrLimit
+		}
+		for _, c := range []struct {
+			name string
+			data []byte
+		}{
+			{"zst", zstdWindowFrame(wd, []byte("text"))},
+			{"tar.zst", zstdWindowFrame(wd, hdr.Bytes())},
+		} {
+			for _, lim := range []struct {
+				name string
+				lim  arc.Limits
+				want error
+			}{
+				{"safe", arc.SafeLimits, errs.ErrLimit},
+				{"default", arc.Limits{}, above},
+			} {
+				cfg := &arc.Config{Limits: lim.lim, Workers: 2}
+				var aerr, rerr error
+				n := allocated(func() { aerr, rerr = readAll(c.data, cfg) })
+				for _, err := range []error{aerr, rerr} {
+					if lim.want != nil && !errors.Is(err, lim.want) {
+						t.Errorf("window %d, %s, %s limits: %v, want %v", wd, c.name, lim.name, err, lim.want)
+					}
+					if lim.want == nil && errors.Is(err, errs.ErrLimit) {
+						t.Errorf("window %d, %s, %s limits: %v", wd, c.name, lim.name, err)
+					}
+				}
+				if n > 32<<20 {
+					t.Errorf("window %d, %s, %s limits: %d bytes allocated", wd, c.name, lim.name, n)
+				}
+			}
+		}
+	}
+}
+
+// TestZstdWindowBombDetect: detecting a .tar.zst decodes its first block
+// with the window lowered (IsCompressedTar), not the declared one.
+func TestZstdWindowBombDetect(t *testing.T) {
+	var hdr bytes.Buffer
+	tw := tar.NewWriter(&hdr)
+	tw.WriteHeader(&tar.Header{Name: "a", Mode: 0o644, Typeflag: tar.TypeReg})
+	tw.Flush()
+	data := zstdWindowFrame(255, hdr.Bytes())
+	var ok bool
+	if n := allocated(func() { ok = IsCompressedTar(data) }); n > 32<<20 {
+		t.Errorf("%d bytes allocated", n)
+	}
+	if !ok {
+		t.Error("not detected as a compressed tar")
+	}
+}
