@@ -362,6 +362,7 @@ type guard struct {
 	maxTotal int64
 	maxRatio float64
 	floor    int64
+	err      error // sticky once a limit is passed: a reader that drops the error with its bytes (io.ReadFull) meets it again
 }
 
 func (g *guard) reset(r io.Reader, in *countReader, lim *arc.Limits) {
@@ -369,14 +370,19 @@ func (g *guard) reset(r io.Reader, in *countReader, lim *arc.Limits) {
 }
 
 func (g *guard) Read(p []byte) (int, error) {
+	if g.err != nil {
+		return 0, g.err
+	}
 	n, err := g.r.Read(p)
 	g.out += int64(n)
 	if g.out > g.maxTotal || g.out < 0 {
-		return n, errs.Limit("decompressed stream passes MaxTotalSize (%d bytes)", g.maxTotal)
+		g.err = errs.Limit("decompressed stream passes MaxTotalSize (%d bytes)", g.maxTotal)
+		return n, g.err
 	}
 	if g.out > g.floor {
 		if in := g.in.n.Load(); float64(g.out) > g.maxRatio*float64(in) {
-			return n, errs.Limit("decompressed stream of %d bytes from %d bytes passes MaxRatio (%g)", g.out, in, g.maxRatio)
+			g.err = errs.Limit("decompressed stream of %d bytes from %d bytes passes MaxRatio (%g)", g.out, in, g.maxRatio)
+			return n, g.err
 		}
 	}
 	return n, err

@@ -253,10 +253,28 @@ func (t *headerReader) discard(n int64) error {
 }
 
 // readFull reads len(b) bytes of the stream: io.EOF when none came,
-// io.ErrUnexpectedEOF when some did.
+// io.ErrUnexpectedEOF when some did. Unlike io.ReadFull it keeps an
+// error that comes with the last bytes (a limit guard's): a header
+// block is charged like any other bytes.
 func (t *headerReader) readFull(b []byte) error {
-	_, err := io.ReadFull(t.r, b)
-	return err
+	n := 0
+	for n < len(b) {
+		m, err := t.r.Read(b[n:])
+		n += m
+		if err == io.EOF {
+			if n == len(b) {
+				return nil
+			}
+			if n == 0 {
+				return io.EOF
+			}
+			return io.ErrUnexpectedEOF
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // readHeader reads the next header block; io.EOF at the end of the

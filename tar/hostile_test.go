@@ -4,8 +4,11 @@ import (
 	"archive/tar"
 	"bytes"
 	"errors"
+	"fmt"
 	"runtime"
 	"testing"
+
+	"github.com/klauspost/compress/gzip"
 
 	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/internal/errs"
@@ -98,5 +101,68 @@ func TestZstdWindowBombDetect(t *testing.T) {
 	}
 	if !ok {
 		t.Error("not detected as a compressed tar")
+	}
+}
+
+// headerBomb is a tar.gz of n empty entries and nothing else: 512 bytes
+// of tar per entry that gzip squeezes about 1000:1 (issue 30 item 2).
+func headerBomb(t testing.TB, n int) []byte {
+	var hdr bytes.Buffer
+	tw := tar.NewWriter(&hdr)
+	if err := tw.WriteHeader(&tar.Header{Name: "empty", Mode: 0o644, Typeflag: tar.TypeReg}); err != nil {
+		t.Fatal(err)
+	}
+	tw.Flush()
+	var out bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&out, gzip.BestCompression)
+	for range n {
+		zw.Write(hdr.Bytes())
+	}
+	zw.Write(make([]byte, 1024))
+	zw.Close()
+	return out.Bytes()
+}
+
+// TestHeaderBombRatio: a tarball of headers only is held to MaxRatio and
+// MaxTotalSize as soon as it passes them, like one of data: the header
+// reader charged every header block, but io.ReadFull dropped the guard's
+// error that came with a full block, so reading went on to the stream's
+// end or MaxEntries (128 MiB of tar in the xz case).
+func TestHeaderBombRatio(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		data []byte
+		lim  arc.Limits
+		max  int // entries returned before the limit, at most
+	}{
+		// xz hands out whole blocks: every guard error came with a full
+		// header block (testdata/tar/make-hostile.sh: 262,144 entries).
+		{"xz ratio", readTestdata(t, "headers.tar.xz"), arc.SafeLimits, 16<<20/512 + 512},
+		{"xz total", readTestdata(t, "headers.tar.xz"), arc.Limits{MaxTotalSize: 10 << 20}, 10<<20/512 + 512},
+		{"gzip ratio", headerBomb(t, 200_000), arc.Limits{MaxRatio: 50, RatioFloor: 1 << 20}, 20_000},
+	} {
+		for _, workers := range []int{1, 2} { // 2: decoded ahead on another goroutine, handed out in whole blocks
+			t.Run(fmt.Sprintf("%s/workers=%d", c.name, workers), func(t *testing.T) {
+				cfg := &arc.Config{Limits: c.lim, Workers: workers}
+				aerr, rerr := readAll(c.data, cfg)
+				if !errors.Is(aerr, errs.ErrLimit) || !errors.Is(rerr, errs.ErrLimit) {
+					t.Errorf("Open: %v, NewReader: %v; want ErrLimit", aerr, rerr)
+				}
+				r, err := NewReader(bytes.NewReader(c.data), cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer r.Close()
+				n := 0
+				for ; ; n++ {
+					if _, err = r.Next(); err != nil {
+						break
+					}
+				}
+				if !errors.Is(err, errs.ErrLimit) || n > c.max {
+					t.Errorf("NewReader: %v after %d entries, want ErrLimit within %d", err, n, c.max)
+				}
+			})
+		}
 	}
 }
