@@ -19,4 +19,4 @@ while [ $i -lt 18 ]; do
 	i=$((i+1))
 done
 head -c 1024 /dev/zero >> "$work/h"
-xz -9e -c "$work/h" > "$out/headers.tar.xz"
+xz -6 -c "$work/h" > "$out/headers.tar.xz"
