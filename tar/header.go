@@ -177,6 +177,11 @@ func (t *headerReader) next() (*tar.Header, error) {
 	}
 }
 
+// typeGNUDumpDir is GNU tar's 'D': a directory of an incremental
+// archive, whose stored data lists the names it held (archive/tar has no
+// name for it).
+const typeGNUDumpDir = 'D'
+
 // headerOnly: the types whose size field does not count stored data.
 func headerOnly(flag byte) bool {
 	switch flag {
@@ -544,6 +549,13 @@ func fillEntry(e *arc.Entry, h *tar.Header, method string, packed int64, index i
 		e.Mode |= fs.ModeDevice
 	case tar.TypeFifo:
 		e.Mode |= fs.ModeNamedPipe
+	case typeGNUDumpDir:
+		// A directory of a GNU incremental archive (tar -g). Its data
+		// is the dump listing (the names the directory held, for
+		// restoring deletions), not content: Size says how much of it
+		// is stored, as GNU tar lists it; nothing reads it.
+		e.Mode |= fs.ModeDir
+		e.Size = h.Size
 	case tar.TypeReg, tar.TypeGNUSparse, tar.TypeCont: // archive/tar reads the old '\x00' as TypeReg
 		e.Size = h.Size
 	default:
