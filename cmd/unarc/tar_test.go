@@ -9,10 +9,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/klauspost/compress/zstd"
 
@@ -163,34 +161,3 @@ func TestCompressedTarUsesReader(t *testing.T) {
 	}
 }
 
-// TestTestKeepsNoResults: t streams Verify's results (VerifyFunc), so a
-// tarball of 262,144 empty entries tests in little memory and under a
-// header-memory limit that holds a few thousand (issue 30: the results
-// and their headers were all kept, 428-938 MiB).
-func TestTestKeepsNoResults(t *testing.T) {
-	p := testdata(t, "tar/headers.tar.xz")
-	stop := make(chan struct{})
-	peak := make(chan uint64)
-	go func() {
-		var ms runtime.MemStats
-		var top uint64
-		for {
-			runtime.ReadMemStats(&ms)
-			top = max(top, ms.HeapInuse)
-			select {
-			case <-stop:
-				peak <- top
-				return
-			case <-time.After(5 * time.Millisecond):
-			}
-		}
-	}()
-	code, _, errs := runCLI("t", "-max-ratio", "100000", "-max-header-memory", "4M", p)
-	close(stop)
-	if code != 0 {
-		t.Errorf("unarc t %s: exit %d: %s", p, code, errs)
-	}
-	if m := <-peak; m > 96<<20 {
-		t.Errorf("unarc t %s: heap in use up to %d MiB", p, m>>20)
-	}
-}
