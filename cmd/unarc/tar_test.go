@@ -160,4 +160,3 @@ func TestCompressedTarUsesReader(t *testing.T) {
 		t.Errorf("unarc t big.tar.zst: exit %d, %q", code, errs)
 	}
 }
-
