@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path"
+	"slices"
 	"strings"
 	"sync"
 
@@ -135,8 +136,9 @@ type Archive struct {
 	check   string // streamCheck
 	ents    []*arc.Entry
 	offs    []int64 // plain tar: data offset of entry i; header offset for sparse ones (-1: unknown); compressed: in the decoded stream
-	warns   []error
-	dmg     error // the damage to a compressed stream after entry dmgAt (see damaged)
+	warns   []error // damage: the archive cut short, the stream damaged
+	dots    []error // dotWarning's (the archive is whole)
+	dmg     error   // the damage to a compressed stream after entry dmgAt (see damaged)
 	dmgAt   int
 	cps     cpcache.Cache // seek.go
 	ix      *ixState      // opened from an index (persist.go)
@@ -427,6 +429,9 @@ func (a *Archive) list(tr *headerReader, sr *seekReader, c *cursor) error {
 		} else if c != nil && !sparse {
 			off = c.g.out - int64(len(c.head.buf))
 		}
+		if w := dotWarning(e); w != nil {
+			a.dots = append(a.dots, w)
+		}
 		a.ents = append(a.ents, e)
 		a.offs = append(a.offs, off)
 	}
@@ -494,8 +499,14 @@ func (a *Archive) Comment() string { return "" }
 
 // Warnings reports a tar cut short after complete headers, and damage
 // to a compressed stream after the entries listed (the last of them
-// fails with it when read).
-func (a *Archive) Warnings() []error { return a.warns }
+// fails with it when read); then entries that name the archive's root
+// but are no directory (Extract refuses them).
+func (a *Archive) Warnings() []error {
+	if len(a.dots) == 0 {
+		return a.warns
+	}
+	return append(slices.Clip(a.warns), a.dots...)
+}
 
 // Close releases the kept decoder; readers still open keep theirs until
 // they are closed.

@@ -3,8 +3,10 @@ package tar
 import (
 	"archive/tar"
 	"bytes"
+	"fmt"
 	"io"
 	"io/fs"
+	"path"
 	"strings"
 	"time"
 
@@ -566,6 +568,26 @@ func fillEntry(e *arc.Entry, h *tar.Header, method string, packed int64, index i
 	if e.Size == 0 && e.Link == arc.LinkNone && e.Mode&fs.ModeType == 0 {
 		e.PackedSize = 0
 	}
+}
+
+// dotWarning is the warning for an entry that names the archive's root
+// (".", "./") but is no directory: a file (with data or not), a link,
+// a device. Nothing can be written there, so Extract refuses it; the
+// warning says so when the archive is listed. nil for any other entry.
+func dotWarning(e *arc.Entry) error {
+	if path.Clean(e.Name) != "." || e.IsDir() && e.Link == arc.LinkNone {
+		return nil
+	}
+	what := "file"
+	switch {
+	case e.Link == arc.LinkSymlink:
+		what = "symlink"
+	case e.Link != arc.LinkNone:
+		what = "link"
+	case e.Mode&fs.ModeType != 0:
+		what = "special file"
+	}
+	return fmt.Errorf("%w: tar: entry %d, a %s of %d bytes, is named %q, the destination itself: it cannot be extracted", errs.ErrInsecurePath, e.Index, what, max(e.Size, 0), e.Name)
 }
 
 // headerCost is what an entry is charged against MaxHeaderMemory: its
