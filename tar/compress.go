@@ -160,7 +160,7 @@ type decomp struct {
 	lzip *lzipReader
 	zs   *zstd.Decoder
 	zs2  bool             // zs is from zstdPool2 (concurrent)
-	zf   zstdframe.Reader // zs's source: holds each frame's window to the limits
+	zf   zstdframe.Reader // zs's source: holds each frame's window to the limits (the decoder passes its errors on; with Workers > 1 it reads zf on its own goroutine)
 	bz   *bzip2.Reader
 	name string    // gzip FNAME
 	mod  time.Time // gzip MTIME (copied: the decoder may run on another goroutine)
@@ -254,9 +254,6 @@ func (d *decomp) Read(p []byte) (int, error) {
 	}
 	n, err := d.rd.Read(p)
 	if err != nil {
-		if fe := d.zf.Err(); fe != nil {
-			err = fe // the frame's bound or framing, not the decoder's view of it
-		}
 		d.err = mapErr(d.kind, err)
 		err = d.err
 	}

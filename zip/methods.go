@@ -238,7 +238,7 @@ type zstdReader struct {
 	src     io.Reader
 	zd      *zstd.Decoder
 	fs      *zstdframe.Stream // frame by frame, taking checkpoints
-	zf      *zstdframe.Reader // else zd's source, holding each frame to bound
+	zf      *zstdframe.Reader // else zd's source, holding each frame to bound (zd passes its errors on)
 	window  uint64            // the bound, also for the error message
 	maxMem  uint64
 	workers int
@@ -321,9 +321,6 @@ func (z *zstdReader) Read(p []byte) (int, error) {
 		n, err = z.fs.Read(p)
 	} else {
 		n, err = z.zd.Read(p)
-	}
-	if z.zf != nil && err != nil && z.zf.Err() != nil {
-		err = z.zf.Err() // the frame's bound or framing, not the decoder's view of it
 	}
 	if errors.Is(err, zstd.ErrWindowSizeExceeded) || errors.Is(err, zstd.ErrDecoderSizeExceeded) {
 		err = errs.Limit("zstd: window above %d bytes (bounded by MaxDictionary, MaxMemory and the entry's size)", z.window)
