@@ -200,8 +200,12 @@ func (d *decomp) openCap(kind Kind, src io.Reader, size int64, lim *arc.Limits, 
 		// Bound): the decoder allocates a frame's whole window when the
 		// frame starts.
 		b := zstdframe.BoundOf(lim, size, 0)
-		b.Cap = zcap
 		win := b.MaxWindow
+		if zcap > 0 {
+			// Detection: any window is lowered, none refused (the
+			// stream's own pass refuses it).
+			b.MaxWindow, b.Cap = 0, zcap
+		}
 		// A pooled decoder, Reset per stream (a new one costs its window
 		// ring, MiBs). With Workers > 1 it is klauspost's concurrent
 		// stream decoder: one goroutine reads the frames and decodes

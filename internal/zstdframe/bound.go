@@ -14,9 +14,10 @@ import (
 // so a 41-byte frame declaring 2 GiB would cost 2 GiB; a Reader refuses
 // or shrinks that window first:
 //
-//   - a window above MaxWindow is ErrLimit;
 //   - a frame that declares its content size needs no window beyond it:
 //     the window descriptor is lowered to fit the content;
+//   - a window above MaxWindow is then ErrLimit, and one above Cap is
+//     lowered to it;
 //   - a frame's blocks each produce at most Block_Maximum_Size (128 KiB)
 //     from at least 4 bytes (RFC 8878 3.1.1.2), so the input left after
 //     the header bounds the output: a window beyond it is lowered to it,
@@ -30,7 +31,8 @@ import (
 type Bound struct {
 	MaxWindow uint64 // 0: none
 	// Cap lowers any larger window to it (0: none), for a caller that
-	// reads only the first Cap bytes of output: they decode the same.
+	// takes no more than the first Cap bytes of output (MaxTotalSize
+	// stops the rest; detection reads one block): they decode the same.
 	Cap        uint64
 	MaxRatio   float64 // 0 or +Inf: none
 	RatioFloor int64
@@ -41,11 +43,16 @@ type Bound struct {
 }
 
 // BoundOf is the bound lim sets for a source of size bytes (-1:
-// unknown): the window is at most MaxDictionary, MaxTotalSize and what
-// MaxMemory leaves beside overhead (the decoder's other buffers).
+// unknown): a window above MaxDictionary or what MaxMemory leaves beside
+// overhead (the decoder's other buffers) is ErrLimit; one above
+// MaxTotalSize is lowered to it (the caller stops output there).
 func BoundOf(lim *arc.Limits, size, overhead int64) Bound {
-	w := min(lim.MaxDictionary, lim.MaxTotalSize, max(lim.MaxMemory-overhead, 0), 1<<41) // klauspost caps the window at 3.75 TB
-	return Bound{MaxWindow: uint64(max(w, 1)), MaxRatio: lim.MaxRatio, RatioFloor: lim.RatioFloor, Size: size}
+	w := min(lim.MaxDictionary, max(lim.MaxMemory-overhead, 0), 1<<41) // klauspost caps the window at 3.75 TB
+	b := Bound{MaxWindow: uint64(max(w, 1)), MaxRatio: lim.MaxRatio, RatioFloor: lim.RatioFloor, Size: size}
+	if lim.MaxTotalSize < w {
+		b.Cap = uint64(max(lim.MaxTotalSize, 1))
+	}
+	return b
 }
 
 // SetBound makes r hold every frame to b (see Bound); it is kept across
@@ -80,6 +87,10 @@ func (r *Reader) fit() {
 	if !single && h.ContentSize != Unknown && h.Window > max(h.ContentSize, minWindowSize) {
 		r.lower(max(h.ContentSize, min(h.Window, maxBlockSize)))
 	}
+	if b.MaxWindow > 0 && h.Window > b.MaxWindow {
+		r.err = errs.Limit("zstd: frame window of %d bytes, above %d (MaxDictionary, MaxMemory)", h.Window, b.MaxWindow)
+		return
+	}
 	if !single && b.Cap > 0 && h.Window > b.Cap {
 		r.lower(max(b.Cap, min(h.Window, maxBlockSize)))
 	}
@@ -88,10 +99,6 @@ func (r *Reader) fit() {
 		rem = b.Size - r.off
 	} else if h.Window > peekAbove {
 		rem = r.peek(int64(min(h.Window/maxBlockSize*4+8, peekMax)))
-	}
-	if b.MaxWindow > 0 && h.Window > b.MaxWindow {
-		r.err = errs.Limit("zstd: frame window of %d bytes, above %d (MaxDictionary, MaxMemory, MaxTotalSize)", h.Window, b.MaxWindow)
-		return
 	}
 	if rem < 0 {
 		return

@@ -11,6 +11,7 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
+	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/testutil"
 )
@@ -173,4 +174,28 @@ func FuzzBound(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestBoundTotal: a window above MaxTotalSize is lowered to it, not
+// refused (output past it is refused anyway): a frame declaring 2 GiB
+// with 200 KiB of raw blocks (enough bytes to fill 2 GiB, so the input
+// does not lower it) decodes under MaxTotalSize 1 MiB without the 2 GiB.
+func TestBoundTotal(t *testing.T) {
+	body := bytes.Repeat([]byte("0123456789abcdef"), 100<<10/16)
+	src := binary.LittleEndian.AppendUint32(nil, Magic)
+	src = append(src, 0, 21<<3)
+	for _, last := range []uint32{0, 1} {
+		bh := uint32(len(body))<<3 | blockRaw<<1 | last
+		src = append(src, byte(bh), byte(bh>>8), byte(bh>>16))
+		src = append(src, body...)
+	}
+	lim := arc.Limits{MaxTotalSize: 1 << 20}.WithDefaults()
+	b := BoundOf(&lim, int64(len(src)), 0)
+	out, err, alloc := decodeBounded(t, src, b)
+	if err != nil || !bytes.Equal(out, append(append([]byte{}, body...), body...)) {
+		t.Fatalf("err %v, %d bytes", err, len(out))
+	}
+	if alloc > 16<<20 {
+		t.Errorf("%d bytes allocated", alloc)
+	}
 }
