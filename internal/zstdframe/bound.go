@@ -37,8 +37,9 @@ type Bound struct {
 	MaxRatio   float64 // 0 or +Inf: none
 	RatioFloor int64
 	// Size is the source's bytes from Reset to its end, -1 when unknown:
-	// the Reader then reads up to 128 KiB ahead when a frame declares a
-	// window above 1 MiB, to learn whether the source ends that soon.
+	// the Reader then reads ahead when a frame declares a window above
+	// 1 MiB, to learn whether the source ends that soon (peekLen: at
+	// most 128 KiB, or 16 MiB with MaxRatio).
 	Size int64
 }
 
@@ -65,8 +66,23 @@ func (r *Reader) SetContinuous(on bool) { r.cont = on }
 
 const (
 	peekAbove = 1 << 20   // a window that makes an unknown-size source read ahead
-	peekMax   = 128 << 10 // the most it reads ahead
+	peekMax   = 128 << 10 // the most it reads ahead for what the input can fill
+	peekRatio = 16 << 20  // the most it reads ahead to judge MaxRatio
+	peekKeep  = 128 << 10 // a larger read-ahead buffer is not kept across Reset
 )
+
+// peekLen is how far ahead a frame with window w makes the Reader read
+// an unknown-size source: far enough that a source ending within it
+// could fill no more than w (the input bound), or produce no more than
+// w at MaxRatio, whichever is further, up to peekRatio. So a stream
+// read forward is judged as a file of known size is, unless it is long.
+func (b *Bound) peekLen(w uint64) int64 {
+	n := min(w/maxBlockSize*4+8, peekMax)
+	if b.MaxRatio > 0 && !math.IsInf(b.MaxRatio, 1) {
+		n = max(n, min(uint64(float64(w)/b.MaxRatio)+1, peekRatio))
+	}
+	return int64(n)
+}
 
 // maxOutput is the most a frame's blocks can produce from n bytes.
 func maxOutput(n int64) uint64 {
@@ -98,7 +114,7 @@ func (r *Reader) fit() {
 	if b.Size >= 0 {
 		rem = b.Size - r.off
 	} else if h.Window > peekAbove {
-		rem = r.peek(int64(min(h.Window/maxBlockSize*4+8, peekMax)))
+		rem = r.peek(b.peekLen(h.Window))
 	}
 	if rem < 0 {
 		return

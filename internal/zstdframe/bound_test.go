@@ -77,6 +77,7 @@ func TestBoundWindow(t *testing.T) {
 	withFCS := windowFrame(gib2, int64(len(want)), body, 1000)
 	lying := windowFrame(gib2, 3<<30, body, 1000)
 	cli := Bound{MaxWindow: 4 << 30, MaxRatio: 500, RatioFloor: 16 << 20}
+	long := rawFrame(gib2, 3, 100<<10)
 	for _, c := range []struct {
 		name    string
 		src     []byte
@@ -91,6 +92,10 @@ func TestBoundWindow(t *testing.T) {
 		{"ratio, read ahead", small, withSize(cli, -1), errs.ErrLimit},
 		{"content size above what the bytes hold", lying, Bound{Size: int64(len(lying))}, errs.ErrCorrupt},
 		{"lifted ratio", small, Bound{MaxWindow: 4 << 30, MaxRatio: math.Inf(1), Size: -1}, nil},
+		// 300 KiB: more than the input bound reads ahead, less than 2 GiB
+		// needs at MaxRatio 500; read forward, it is judged as a file.
+		{"ratio, long, known size", long, withSize(cli, len(long)), errs.ErrLimit},
+		{"ratio, long, read ahead", long, withSize(cli, -1), errs.ErrLimit},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			out, err, alloc := decodeBounded(t, c.src, c.b)
@@ -106,6 +111,23 @@ func TestBoundWindow(t *testing.T) {
 			}
 		})
 	}
+}
+
+// rawFrame is a frame with window descriptor wd and n raw blocks of
+// size bytes each.
+func rawFrame(wd byte, n, size int) []byte {
+	src := binary.LittleEndian.AppendUint32(nil, Magic)
+	src = append(src, 0, wd)
+	body := bytes.Repeat([]byte{'r'}, size)
+	for i := range n {
+		bh := uint32(size)<<3 | blockRaw<<1
+		if i == n-1 {
+			bh |= 1
+		}
+		src = append(src, byte(bh), byte(bh>>8), byte(bh>>16))
+		src = append(src, body...)
+	}
+	return src
 }
 
 func withSize(b Bound, n int) Bound {
@@ -181,18 +203,11 @@ func FuzzBound(f *testing.F) {
 // with 200 KiB of raw blocks (enough bytes to fill 2 GiB, so the input
 // does not lower it) decodes under MaxTotalSize 1 MiB without the 2 GiB.
 func TestBoundTotal(t *testing.T) {
-	body := bytes.Repeat([]byte("0123456789abcdef"), 100<<10/16)
-	src := binary.LittleEndian.AppendUint32(nil, Magic)
-	src = append(src, 0, 21<<3)
-	for _, last := range []uint32{0, 1} {
-		bh := uint32(len(body))<<3 | blockRaw<<1 | last
-		src = append(src, byte(bh), byte(bh>>8), byte(bh>>16))
-		src = append(src, body...)
-	}
+	src := rawFrame(21<<3, 2, 100<<10)
 	lim := arc.Limits{MaxTotalSize: 1 << 20}.WithDefaults()
 	b := BoundOf(&lim, int64(len(src)), 0)
 	out, err, alloc := decodeBounded(t, src, b)
-	if err != nil || !bytes.Equal(out, append(append([]byte{}, body...), body...)) {
+	if err != nil || !bytes.Equal(out, bytes.Repeat([]byte{'r'}, 200<<10)) {
 		t.Fatalf("err %v, %d bytes", err, len(out))
 	}
 	if alloc > 16<<20 {

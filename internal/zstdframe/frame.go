@@ -168,7 +168,11 @@ const (
 // thing there must be a Zstandard frame (not a skippable one, not the
 // end): a resumed stream is checked so.
 func (r *Reader) Reset(src io.Reader, strict bool) {
-	*r = Reader{r: src, strict: strict, bound: r.bound, cont: r.cont, ahead: prefix{all: r.ahead.all}}
+	keep := r.ahead.all
+	if cap(keep) > peekKeep {
+		keep = nil
+	}
+	*r = Reader{r: src, strict: strict, bound: r.bound, cont: r.cont, ahead: prefix{all: keep}}
 }
 
 // Offset is the bytes taken from the source so far.
