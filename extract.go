@@ -573,7 +573,10 @@ func (x *extractor) entry(e *Entry, open func() (io.ReadCloser, error)) {
 		x.fail(e, err)
 		return
 	}
-	if rel == "" { // the destination itself
+	if rel == "" { // the destination itself: only a directory may name it
+		if !e.IsDir() || e.Link != LinkNone {
+			x.fail(e, fmt.Errorf("%w: %q names the destination itself and is no directory", errs.ErrInsecurePath, e.Name))
+		}
 		return
 	}
 	if err := x.checkNameLimits(e, rel); err != nil {

@@ -1,6 +1,7 @@
 package unarc
 
 import (
+	"archive/tar"
 	"context"
 	"crypto/sha256"
 	"errors"
@@ -9,8 +10,11 @@ import (
 	"io"
 	"strings"
 	"sync"
+	"unsafe"
 
 	"github.com/zeebo/blake3"
+
+	"github.com/go-unarc/unarc/internal/errs"
 )
 
 // VerifyStatus is the outcome of verifying one entry.
@@ -178,21 +182,70 @@ func hasData(e *Entry) bool {
 // Extract; results, VerifyEach calls and the limits come in archive
 // order whatever the number of workers. VerifyProgress is called from
 // the decoding goroutines.
+//
+// The results it returns are kept in memory until it returns, and count
+// against MaxHeaderMemory (beside the entries the Archive holds): past
+// it Verify stops with ErrLimit and the results so far. VerifyFunc
+// keeps none, for archives of any number of entries.
 func (a *Archive) Verify(ctx context.Context, opts ...VerifyOption) ([]VerifyResult, error) {
-	c := newVerifyConfig(opts)
+	k := keeper{max: a.opts.limits.MaxHeaderMemory}
+	err := a.verify(ctx, newVerifyConfig(opts), k.keep)
+	return k.out, err
+}
+
+// VerifyFunc is Verify that keeps no results: fn gets each one as its
+// entry is done, in archive order (the result is reused once fn
+// returns; copy what you keep). An error from fn stops VerifyFunc, which
+// returns it; otherwise the error is Verify's.
+func (a *Archive) VerifyFunc(ctx context.Context, fn func(*VerifyResult) error, opts ...VerifyOption) error {
+	return a.verify(ctx, newVerifyConfig(opts), fn)
+}
+
+// keeper collects results for the slice form of Verify, counting them
+// against MaxHeaderMemory.
+type keeper struct {
+	out     []VerifyResult
+	mem     int64
+	max     int64
+	entries bool // the entries are kept only by the results (a Reader's)
+}
+
+func (k *keeper) keep(r *VerifyResult) error {
+	if k.mem += resultCost(r, k.entries); k.mem > k.max {
+		return errs.Limit("Verify's %d results need more than MaxHeaderMemory (%d bytes); VerifyFunc keeps none", len(k.out)+1, k.max)
+	}
+	k.out = append(k.out, *r)
+	return nil
+}
+
+// resultCost is what keeping r costs: the result and its digests, and
+// with entry the Entry it points to, its strings and its tar header
+// (nothing else keeps a Reader's entries).
+func resultCost(r *VerifyResult, entry bool) int64 {
+	n := int64(unsafe.Sizeof(*r)) + int64(len(r.Hash)+len(r.BLAKE3)+len(r.SHA256))
+	if e := r.Entry; entry && e != nil {
+		n += int64(unsafe.Sizeof(*e)) + int64(len(e.Name)+len(e.LinkTarget)+len(e.Hash))
+		if h, ok := e.Sys.(*tar.Header); ok {
+			n += int64(unsafe.Sizeof(*h)) + int64(len(h.Name)+len(h.Linkname)+len(h.Uname)+len(h.Gname))
+			for k, v := range h.PAXRecords {
+				n += int64(len(k)+len(v)) * 2 // and their copy in Xattrs
+			}
+		}
+	}
+	return n
+}
+
+// verify runs Verify, handing each result to keep (then to VerifyEach's
+// function); an error from either stops it.
+func (a *Archive) verify(ctx context.Context, c *verifyConfig, keep func(*VerifyResult) error) error {
 	c.stream = streamChecked(a.a)
 	ents := a.Entries()
 	res := make([]VerifyResult, len(ents))
 	var free verifiers
-	var out []VerifyResult
 	var stop error
 	emit := func(r *VerifyResult) bool {
-		out = append(out, *r)
-		if c.each != nil {
-			if err := c.each(&out[len(out)-1]); err != nil {
-				stop = err
-				return false
-			}
+		if stop = c.emit(keep, r); stop != nil {
+			return false
 		}
 		return true
 	}
@@ -240,12 +293,25 @@ func (a *Archive) Verify(ctx context.Context, opts ...VerifyOption) ([]VerifyRes
 		skipTo(len(ents))
 	}
 	if stop != nil {
-		return out, stop
+		return stop
 	}
 	if err == nil {
 		err = incomplete(a.a) // a cut archive: its entries were verified
 	}
-	return out, err
+	return err
+}
+
+// emit hands r to keep, then to VerifyEach's function.
+func (c *verifyConfig) emit(keep func(*VerifyResult) error, r *VerifyResult) error {
+	if keep != nil {
+		if err := keep(r); err != nil {
+			return err
+		}
+	}
+	if c.each != nil {
+		return c.each(r)
+	}
+	return nil
 }
 
 // verifiers keeps the hashers of a Verify run's workers for reuse.
@@ -277,22 +343,34 @@ func (l *verifiers) put(v *verifier) {
 
 // Verify is Archive.Verify for a stream: it reads the rest of the
 // archive, entry by entry. An error that ends the stream (not one
-// entry's) is returned after the results before it.
+// entry's) is returned after the results before it. The results and
+// their entries count against MaxHeaderMemory (ErrLimit past it);
+// VerifyFunc keeps none.
 func (r *Reader) Verify(ctx context.Context, opts ...VerifyOption) ([]VerifyResult, error) {
-	c := newVerifyConfig(opts)
+	k := keeper{max: r.opts.limits.MaxHeaderMemory, entries: true}
+	err := r.verify(ctx, newVerifyConfig(opts), k.keep)
+	return k.out, err
+}
+
+// VerifyFunc is Archive.VerifyFunc for a stream: Verify that keeps no
+// results (nor the entries they name).
+func (r *Reader) VerifyFunc(ctx context.Context, fn func(*VerifyResult) error, opts ...VerifyOption) error {
+	return r.verify(ctx, newVerifyConfig(opts), fn)
+}
+
+func (r *Reader) verify(ctx context.Context, c *verifyConfig, keep func(*VerifyResult) error) error {
 	c.stream = streamChecked(r.r)
 	v := newVerifier(ctx, c)
-	var out []VerifyResult
 	for {
 		if err := ctx.Err(); err != nil {
-			return out, err
+			return err
 		}
 		e, err := r.Next()
 		if err == io.EOF {
-			return out, nil
+			return nil
 		}
 		if err != nil {
-			return out, err
+			return err
 		}
 		if c.filter != nil && !c.filter(e) {
 			continue
@@ -304,13 +382,10 @@ func (r *Reader) Verify(ctx context.Context, opts ...VerifyOption) ([]VerifyResu
 			skippedResult(e, &res)
 		}
 		if res.Err != nil && ctx.Err() != nil {
-			return out, ctx.Err()
+			return ctx.Err()
 		}
-		out = append(out, res)
-		if c.each != nil {
-			if err := c.each(&out[len(out)-1]); err != nil {
-				return out, err
-			}
+		if err := c.emit(keep, &res); err != nil {
+			return err
 		}
 	}
 }

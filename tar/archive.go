@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"path"
+	"slices"
 	"strings"
 	"sync"
 
@@ -139,7 +140,10 @@ type Archive struct {
 	check   string // streamCheck
 	ents    []*arc.Entry
 	offs    []int64 // plain tar: data offset of entry i; header offset for sparse ones (-1: unknown); compressed: in the decoded stream
-	warns   []error
+	warns   []error // damage: the archive cut short, the stream damaged
+	dots    []error // dotWarning's (the archive is whole)
+	dmg     error   // the damage to a compressed stream after entry dmgAt (see damaged)
+	dmgAt   int
 	cps     cpcache.Cache // seek.go
 	ix      *ixState      // opened from an index (persist.go)
 
@@ -176,7 +180,7 @@ var (
 func (a *Archive) newCursor() (c *cursor, n int, err error) {
 	c = cursorPool.Get()
 	c.sec = sectionReader{ra: a.ra, end: a.size}
-	if n, err = c.start(&c.sec, a.kind, &a.lim, a.workers, c.hb[:]); err != nil {
+	if n, err = c.start(&c.sec, a.size, a.kind, &a.lim, a.workers, c.hb[:]); err != nil {
 		c.free()
 		return nil, 0, err
 	}
@@ -211,15 +215,16 @@ func (p *prefixReader) Read(b []byte) (int, error) {
 	return p.r.Read(b)
 }
 
-// start opens a decoding pass over src: the decompressor (kind != None),
-// the limit guard, and the first block decoded into head.
-func (c *cursor) start(src io.Reader, kind Kind, lim *arc.Limits, workers int, head []byte) (int, error) {
+// start opens a decoding pass over src (size bytes, -1: unknown): the
+// decompressor (kind != None), the limit guard, and the first block
+// decoded into head.
+func (c *cursor) start(src io.Reader, size int64, kind Kind, lim *arc.Limits, workers int, head []byte) (int, error) {
 	c.in.r = src
 	c.in.n.Store(0)
 	c.next = 0
 	var out io.Reader = &c.in
 	if kind != None {
-		if err := c.dec.open(kind, &c.in, lim, workers); err != nil {
+		if err := c.dec.open(kind, &c.in, size, lim, workers); err != nil {
 			return 0, err
 		}
 		out = &c.dec
@@ -327,14 +332,49 @@ func Open(ra io.ReaderAt, size int64, cfg *arc.Config) (*Archive, error) {
 	}
 	c.openTar()
 	if err := a.list(&c.tr, nil, c); err != nil {
-		return nil, err
-	}
-	if len(a.warns) == 0 {
-		if err := c.drain(a.kind); err != nil {
-			return nil, tarErr(err)
+		if !a.damaged(err) {
+			return nil, err
+		}
+	} else if len(a.warns) > 0 {
+		a.damaged(nil) // cut short: the stream's checks after the last entry never came
+	} else if err := c.drain(a.kind); err != nil {
+		if err = tarErr(err); !a.damaged(err) {
+			return nil, err
 		}
 	}
 	return a, nil
+}
+
+// damaged keeps the entries listed before damage to a compressed stream
+// (corrupt, cut short, or failing its checksum; err, or the warning list
+// already made for a cut) instead of failing Open, as the forward Reader
+// returns them before its error: the damage is a warning, and the error
+// of the last entry listed once its data is read (its bytes precede the
+// damage, but the stream's check that covers them failed or never came;
+// an entry the damage falls inside fails there anyway). It reports false
+// when nothing was listed or err is no such damage (a limit, say).
+func (a *Archive) damaged(err error) bool {
+	if len(a.ents) == 0 {
+		return false
+	}
+	if err == nil {
+		err = a.warns[len(a.warns)-1]
+	} else if errors.Is(err, errs.ErrCorrupt) || errors.Is(err, errs.ErrTruncated) || errors.Is(err, errs.ErrChecksum) {
+		err = fmt.Errorf("the compressed stream is damaged after %d entries: %w", len(a.ents), err)
+		a.warns = append(a.warns, err)
+	} else {
+		return false
+	}
+	a.dmg, a.dmgAt = err, len(a.ents)-1
+	return true
+}
+
+// damageOf is the damage entry i's reader reports at its end, or nil.
+func (a *Archive) damageOf(i int) error {
+	if a.dmg != nil && i == a.dmgAt {
+		return a.dmg
+	}
+	return nil
 }
 
 func bareEntry(kind Kind, d *decomp, input string, packed int64) *arc.Entry {
@@ -396,6 +436,9 @@ func (a *Archive) list(tr *headerReader, sr *seekReader, c *cursor) error {
 		} else if c != nil && !sparse {
 			off = c.g.out - int64(len(c.head.buf))
 		}
+		if w := dotWarning(e); w != nil {
+			a.dots = append(a.dots, w)
+		}
 		a.ents = append(a.ents, e)
 		a.offs = append(a.offs, off)
 	}
@@ -445,8 +488,15 @@ func (a *Archive) FormatName() string { return formatName(a.kind, a.bare) }
 // none (a plain tar, .lzma, xz check None, zstd without a checksum). Tar
 // entries have no checksum of their own (the header checksum covers the
 // header only). Open decodes the whole stream and verifies that checksum
-// before it returns; reading an entry decodes it again.
-func (a *Archive) StreamCheck() string { return a.check }
+// before it returns; reading an entry decodes it again. A damaged stream
+// (Open kept the entries before the damage, see Warnings) covers none:
+// "".
+func (a *Archive) StreamCheck() string {
+	if a.dmg != nil {
+		return ""
+	}
+	return a.check
+}
 
 // Entries lists the entries in stored order (PAX global headers are not entries).
 func (a *Archive) Entries() []*arc.Entry { return a.ents }
@@ -454,8 +504,16 @@ func (a *Archive) Entries() []*arc.Entry { return a.ents }
 // Comment is empty: tar has none.
 func (a *Archive) Comment() string { return "" }
 
-// Warnings reports a tar cut short after complete headers.
-func (a *Archive) Warnings() []error { return a.warns }
+// Warnings reports a tar cut short after complete headers, and damage
+// to a compressed stream after the entries listed (the last of them
+// fails with it when read); then entries that name the archive's root
+// but are no directory (Extract refuses them).
+func (a *Archive) Warnings() []error {
+	if len(a.dots) == 0 {
+		return a.warns
+	}
+	return append(slices.Clip(a.warns), a.dots...)
+}
 
 // Close releases the kept decoder; readers still open keep theirs until
 // they are closed.
@@ -495,13 +553,13 @@ func (a *Archive) Open(i int) (io.ReadCloser, error) {
 		return &entryReader{r: &c.head, c: c, a: a, bare: true}, nil
 	}
 	if e.Size == 0 {
-		return &entryReader{}, nil
+		return &entryReader{dmg: a.damageOf(i)}, nil
 	}
 	c, err := a.seek(i)
 	if err != nil {
 		return nil, err
 	}
-	return &entryReader{r: &c.tr, c: c, a: a}, nil
+	return &entryReader{r: &c.tr, c: c, a: a, dmg: a.damageOf(i)}, nil
 }
 
 // seek returns a pass positioned at entry i's data: the kept one when it
@@ -620,6 +678,7 @@ type entryReader struct {
 	a    *Archive
 	bare bool
 	done bool
+	dmg  error // Archive.damageOf: the error in place of io.EOF
 }
 
 func (r *entryReader) Read(p []byte) (int, error) {
@@ -627,13 +686,22 @@ func (r *entryReader) Read(p []byte) (int, error) {
 		return 0, errClosed
 	}
 	if r.r == nil {
-		return 0, io.EOF
+		return 0, r.eof()
 	}
 	n, err := r.r.Read(p)
-	if err != nil && err != io.EOF {
+	if err == io.EOF {
+		err = r.eof()
+	} else if err != nil {
 		err = tarErr(err)
 	}
 	return n, err
+}
+
+func (r *entryReader) eof() error {
+	if r.dmg != nil {
+		return r.dmg
+	}
+	return io.EOF
 }
 
 func (r *entryReader) Close() error {

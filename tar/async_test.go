@@ -349,7 +349,7 @@ func TestReadAheadCounted(t *testing.T) {
 		want bool
 	}{{def, true}, {tight, false}, {small, true}} {
 		var d decomp
-		if err := d.open(Zstd, bytes.NewReader(data), &c.lim, 4); err != nil {
+		if err := d.open(Zstd, bytes.NewReader(data), int64(len(data)), &c.lim, 4); err != nil {
 			t.Fatal(err)
 		}
 		if d.zs2 != c.want {

@@ -368,7 +368,13 @@ type zstdStream struct {
 }
 
 func (z *zstdStream) start(a *Archive, cp *arc.Checkpoint, in io.Reader) error {
-	win := uint64(min(a.lim.MaxDictionary, a.lim.MaxMemory, 1<<41)) // as decomp.open
+	at := int64(0)
+	if cp != nil {
+		at = cpInByte(cp)
+	}
+	b := zstdframe.BoundOf(&a.lim, a.size-at, 0) // as decomp.open; in starts at at
+	z.SetBound(b)
+	win := b.MaxWindow
 	opts := []zstd.DOption{zstd.WithDecoderMaxWindow(win), zstd.WithDecoderMaxMemory(win)}
 	if cp == nil {
 		return z.Reset(z.zd, in, 0, 0, nil, opts...)

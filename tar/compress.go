@@ -17,6 +17,7 @@ import (
 	"github.com/go-unarc/unarc/bzip2"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/pool"
+	"github.com/go-unarc/unarc/internal/zstdframe"
 	"github.com/go-unarc/unarc/lzma"
 	"github.com/go-unarc/unarc/xz"
 )
@@ -132,15 +133,16 @@ var (
 	zstdPool2 = pool.Of[zstd.Decoder]{New: func() *zstd.Decoder { return newZstd(2) }}
 )
 
-// newZstd is a stream decoder with n blocks in flight (1: it decodes on
-// the caller's goroutine).
 // zstdExtra bounds what the concurrent zstd decoder holds beyond the
 // window: a second block decoder (literals and sequences of a 128 KiB
 // block, about 0.5 MiB) and its queues.
 const zstdExtra = 1 << 20
 
+// newZstd is a stream decoder with n blocks in flight (1: it decodes on
+// the caller's goroutine). Low-memory mode sizes its block buffers to
+// the blocks met, not to the largest a frame may hold.
 func newZstd(n int) *zstd.Decoder {
-	d, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(n), zstd.WithDecoderLowmem(false))
+	d, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(n), zstd.WithDecoderLowmem(true))
 	if err != nil {
 		panic(err) // the options are constant
 	}
@@ -157,16 +159,24 @@ type decomp struct {
 	lz   *lzma.Reader
 	lzip *lzipReader
 	zs   *zstd.Decoder
-	zs2  bool // zs is from zstdPool2 (concurrent)
+	zs2  bool             // zs is from zstdPool2 (concurrent)
+	zf   zstdframe.Reader // zs's source: holds each frame's window to the limits (the decoder passes its errors on; with Workers > 1 it reads zf on its own goroutine)
 	bz   *bzip2.Reader
 	name string    // gzip FNAME
 	mod  time.Time // gzip MTIME (copied: the decoder may run on another goroutine)
 	err  error     // sticky, mapped to a sentinel
 }
 
-// open starts a decoder of kind over src with the limits in lim
-// (resolved with WithDefaults).
-func (d *decomp) open(kind Kind, src io.Reader, lim *arc.Limits, workers int) error {
+// open starts a decoder of kind over src, which holds size bytes (-1:
+// unknown), with the limits in lim (resolved with WithDefaults).
+func (d *decomp) open(kind Kind, src io.Reader, size int64, lim *arc.Limits, workers int) error {
+	return d.openCap(kind, src, size, lim, workers, 0)
+}
+
+// openCap is open for a caller that reads no more than the first
+// zcap bytes of output (0: all): a zstd frame's window is lowered to
+// that (zstdframe.Bound.Cap).
+func (d *decomp) openCap(kind Kind, src io.Reader, size int64, lim *arc.Limits, workers int, zcap uint64) error {
 	*d = decomp{kind: kind}
 	var err error
 	switch kind {
@@ -185,7 +195,17 @@ func (d *decomp) open(kind Kind, src io.Reader, lim *arc.Limits, workers int) er
 		err = d.xz.Reset(src, xz.MaxMemory(lim.MaxMemory), xz.MaxDict(lim.MaxDictionary))
 		d.rd = d.xz
 	case Zstd:
-		win := uint64(min(lim.MaxDictionary, lim.MaxMemory, 1<<41)) // klauspost caps the window at 3.75 TB
+		// Each frame's window is held to the limits and to what the
+		// input can fill before the decoder sees the frame (zstdframe's
+		// Bound): the decoder allocates a frame's whole window when the
+		// frame starts.
+		b := zstdframe.BoundOf(lim, size, 0)
+		win := b.MaxWindow
+		if zcap > 0 {
+			// Detection: any window is lowered, none refused (the
+			// stream's own pass refuses it).
+			b.MaxWindow, b.Cap = 0, zcap
+		}
 		// A pooled decoder, Reset per stream (a new one costs its window
 		// ring, MiBs). With Workers > 1 it is klauspost's concurrent
 		// stream decoder: one goroutine reads the frames and decodes
@@ -206,7 +226,10 @@ func (d *decomp) open(kind Kind, src io.Reader, lim *arc.Limits, workers int) er
 		} else {
 			d.zs = zstdPool.Get()
 		}
-		err = d.zs.ResetWithOptions(src, zstd.WithDecoderMaxWindow(win), zstd.WithDecoderMaxMemory(win))
+		d.zf.SetBound(b)
+		d.zf.SetContinuous(true)
+		d.zf.Reset(src, false)
+		err = d.zs.ResetWithOptions(&d.zf, zstd.WithDecoderMaxWindow(win), zstd.WithDecoderMaxMemory(win))
 		d.rd = d.zs
 	case Lzip:
 		d.lzip = lzipPool.Get()
@@ -340,6 +363,7 @@ type guard struct {
 	maxTotal int64
 	maxRatio float64
 	floor    int64
+	err      error // sticky once a limit is passed: a reader that drops the error with its bytes (io.ReadFull) meets it again
 }
 
 func (g *guard) reset(r io.Reader, in *countReader, lim *arc.Limits) {
@@ -347,25 +371,34 @@ func (g *guard) reset(r io.Reader, in *countReader, lim *arc.Limits) {
 }
 
 func (g *guard) Read(p []byte) (int, error) {
+	if g.err != nil {
+		return 0, g.err
+	}
 	n, err := g.r.Read(p)
 	g.out += int64(n)
 	if g.out > g.maxTotal || g.out < 0 {
-		return n, errs.Limit("decompressed stream passes MaxTotalSize (%d bytes)", g.maxTotal)
+		g.err = errs.Limit("decompressed stream passes MaxTotalSize (%d bytes)", g.maxTotal)
+		return n, g.err
 	}
 	if g.out > g.floor {
 		if in := g.in.n.Load(); float64(g.out) > g.maxRatio*float64(in) {
-			return n, errs.Limit("decompressed stream of %d bytes from %d bytes passes MaxRatio (%g)", g.out, in, g.maxRatio)
+			g.err = errs.Limit("decompressed stream of %d bytes from %d bytes passes MaxRatio (%g)", g.out, in, g.maxRatio)
+			return n, g.err
 		}
 	}
 	return n, err
 }
+
+// peekCap is the zstd window detection decodes with: the first block
+// (at most 128 KiB) needs no more.
+const peekCap = 1 << 20
 
 // peekDecoded decodes up to len(buf) bytes of the stream in head (a
 // prefix of it) for detection; it returns how many it got.
 func peekDecoded(kind Kind, head []byte, buf []byte) int {
 	var d decomp
 	lim := arc.Limits{}.WithDefaults()
-	if d.open(kind, bytes.NewReader(head), &lim, 1) != nil {
+	if d.openCap(kind, bytes.NewReader(head), -1, &lim, 1, peekCap) != nil {
 		d.Close()
 		return 0
 	}

@@ -3,8 +3,10 @@ package tar
 import (
 	"archive/tar"
 	"bytes"
+	"fmt"
 	"io"
 	"io/fs"
+	"path"
 	"strings"
 	"time"
 
@@ -177,6 +179,11 @@ func (t *headerReader) next() (*tar.Header, error) {
 	}
 }
 
+// typeGNUDumpDir is GNU tar's 'D': a directory of an incremental
+// archive, whose stored data lists the names it held (archive/tar has no
+// name for it).
+const typeGNUDumpDir = 'D'
+
 // headerOnly: the types whose size field does not count stored data.
 func headerOnly(flag byte) bool {
 	switch flag {
@@ -253,10 +260,28 @@ func (t *headerReader) discard(n int64) error {
 }
 
 // readFull reads len(b) bytes of the stream: io.EOF when none came,
-// io.ErrUnexpectedEOF when some did.
+// io.ErrUnexpectedEOF when some did. Unlike io.ReadFull it keeps an
+// error that comes with the last bytes (a limit guard's): a header
+// block is charged like any other bytes.
 func (t *headerReader) readFull(b []byte) error {
-	_, err := io.ReadFull(t.r, b)
-	return err
+	n := 0
+	for n < len(b) {
+		m, err := t.r.Read(b[n:])
+		n += m
+		if err == io.EOF {
+			if n == len(b) {
+				return nil
+			}
+			if n == 0 {
+				return io.EOF
+			}
+			return io.ErrUnexpectedEOF
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // readHeader reads the next header block; io.EOF at the end of the
@@ -526,6 +551,13 @@ func fillEntry(e *arc.Entry, h *tar.Header, method string, packed int64, index i
 		e.Mode |= fs.ModeDevice
 	case tar.TypeFifo:
 		e.Mode |= fs.ModeNamedPipe
+	case typeGNUDumpDir:
+		// A directory of a GNU incremental archive (tar -g). Its data
+		// is the dump listing (the names the directory held, for
+		// restoring deletions), not content: Size says how much of it
+		// is stored, as GNU tar lists it; nothing reads it.
+		e.Mode |= fs.ModeDir
+		e.Size = h.Size
 	case tar.TypeReg, tar.TypeGNUSparse, tar.TypeCont: // archive/tar reads the old '\x00' as TypeReg
 		e.Size = h.Size
 	default:
@@ -536,6 +568,26 @@ func fillEntry(e *arc.Entry, h *tar.Header, method string, packed int64, index i
 	if e.Size == 0 && e.Link == arc.LinkNone && e.Mode&fs.ModeType == 0 {
 		e.PackedSize = 0
 	}
+}
+
+// dotWarning is the warning for an entry that names the archive's root
+// (".", "./") but is no directory: a file (with data or not), a link,
+// a device. Nothing can be written there, so Extract refuses it; the
+// warning says so when the archive is listed. nil for any other entry.
+func dotWarning(e *arc.Entry) error {
+	if path.Clean(e.Name) != "." || e.IsDir() && e.Link == arc.LinkNone {
+		return nil
+	}
+	what := "file"
+	switch {
+	case e.Link == arc.LinkSymlink:
+		what = "symlink"
+	case e.Link != arc.LinkNone:
+		what = "link"
+	case e.Mode&fs.ModeType != 0:
+		what = "special file"
+	}
+	return fmt.Errorf("%w: tar: entry %d, a %s of %d bytes, is named %q, the destination itself: it cannot be extracted", errs.ErrInsecurePath, e.Index, what, max(e.Size, 0), e.Name)
 }
 
 // headerCost is what an entry is charged against MaxHeaderMemory: its

@@ -163,7 +163,7 @@ func tarStream(t testutil.TB, p string) []byte {
 	case DetectKind(data) != None:
 		var c cursor
 		lim := arc.Limits{}.WithDefaults()
-		if _, err := c.start(bytes.NewReader(data), DetectKind(data), &lim, 1, c.hb[:]); err != nil {
+		if _, err := c.start(bytes.NewReader(data), int64(len(data)), DetectKind(data), &lim, 1, c.hb[:]); err != nil {
 			return nil
 		}
 		data, err = io.ReadAll(&c.head)

@@ -20,6 +20,7 @@ type Reader struct {
 	lim   arc.Limits
 	n     int // entries returned
 	cur   *arc.Entry
+	warns []error // dotWarning's, as entries are returned
 	err   error
 	raw   [blockSize]byte // the input's first bytes, when r cannot peek
 	pre   prefixReader
@@ -50,7 +51,7 @@ func NewReader(r io.Reader, cfg *arc.Config) (*Reader, error) {
 	if z.kind == None && !IsHeader(first) {
 		return nil, errs.ErrFormat
 	}
-	m, err := z.c.start(src, z.kind, &z.lim, cfg.Workers, z.c.hb[:])
+	m, err := z.c.start(src, -1, z.kind, &z.lim, cfg.Workers, z.c.hb[:])
 	if err != nil {
 		z.c.close()
 		return nil, err
@@ -118,6 +119,9 @@ func (z *Reader) Next() (*arc.Entry, error) {
 			packed = h.Size
 		}
 		z.cur = entryOf(h, methodName(z.kind), packed, z.n)
+		if w := dotWarning(z.cur); w != nil {
+			z.warns = append(z.warns, w)
+		}
 		z.n++
 		return z.cur, nil
 	}
@@ -130,6 +134,10 @@ func (z *Reader) end() error {
 	}
 	return io.EOF
 }
+
+// Warnings reports the entries so far that name the archive's root but
+// are no directory (see Archive.Warnings).
+func (z *Reader) Warnings() []error { return z.warns }
 
 // Read reads the current entry's content.
 func (z *Reader) Read(p []byte) (int, error) {

@@ -238,7 +238,9 @@ type zstdReader struct {
 	src     io.Reader
 	zd      *zstd.Decoder
 	fs      *zstdframe.Stream // frame by frame, taking checkpoints
+	zf      *zstdframe.Reader // else zd's source, holding each frame to bound (zd passes its errors on)
 	window  uint64            // the bound, also for the error message
+	lim     *arc.Limits       // MaxRatio, RatioFloor for bound
 	maxMem  uint64
 	workers int
 	err     error
@@ -246,7 +248,7 @@ type zstdReader struct {
 
 func openZstd(r io.Reader, f *file, cfg *arc.Config) (io.ReadCloser, error) {
 	lim := &cfg.Limits
-	z := &zstdReader{src: r, window: zstdWindow(f, lim), maxMem: uint64(lim.MaxMemory)}
+	z := &zstdReader{src: r, window: zstdWindow(f, lim), maxMem: uint64(lim.MaxMemory), lim: lim}
 	z.workers = zstdWorkers(cfg, z.window)
 	return z, nil
 }
@@ -275,9 +277,28 @@ func (z *zstdReader) start() error {
 	}
 	z.zd = zd
 	if z.fs != nil {
+		z.fs.SetBound(z.bound())
 		return z.fs.Reset(zd, z.src, 0, 0, nil)
 	}
-	return zd.Reset(z.src)
+	z.zf = new(zstdframe.Reader)
+	z.zf.SetBound(z.bound())
+	z.zf.SetContinuous(true)
+	z.zf.Reset(z.src, false)
+	return zd.Reset(z.zf)
+}
+
+// bound holds each frame's window to z.window before the decoder
+// allocates it, and to what the entry's data can fill or, at MaxRatio,
+// produce: its source ends with the entry, which the frame reader finds
+// by reading ahead. (The root holds the archive's output to MaxRatio as
+// a whole; a window, though, serves one entry's output, so one beyond
+// what the entry's own bytes may produce is refused.)
+func (z *zstdReader) bound() zstdframe.Bound {
+	b := zstdframe.Bound{MaxWindow: z.window, Size: -1}
+	if z.lim != nil {
+		b.MaxRatio, b.RatioFloor = z.lim.MaxRatio, z.lim.RatioFloor
+	}
+	return b
 }
 
 // zstdWorkers is the decoder goroutines an entry may use: Config.Workers,

@@ -444,12 +444,13 @@ func (a *Archive) resume(i int, cp arc.Checkpoint) (*resumed, error) {
 	case "zstd":
 		// A fresh decoder at the frame the checkpoint is at (Reset
 		// checks its magic).
-		z := &zstdReader{window: zstdWindow(f, &a.cfg.Limits), maxMem: uint64(a.cfg.Limits.MaxMemory), workers: 1}
+		z := &zstdReader{window: zstdWindow(f, &a.cfg.Limits), maxMem: uint64(a.cfg.Limits.MaxMemory), workers: 1, lim: &a.cfg.Limits}
 		zd, err := zstd.NewReader(nil, append(z.options(), zstd.WithDecoderConcurrency(1))...)
 		if err != nil {
 			return nil, errs.Corrupt("zstd: %v", err)
 		}
 		z.zd, z.fs = zd, new(zstdframe.Stream)
+		z.fs.SetBound(z.bound())
 		if err := z.fs.Reset(zd, r, cp.In, cp.Out, cp.State); err != nil {
 			z.Close()
 			return nil, err

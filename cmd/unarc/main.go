@@ -739,7 +739,7 @@ func (c *cli) test(cmd *command, src *source, sel func(*unarc.Entry) bool, prog 
 		return printResult(out, enc, r, cmd)
 	}
 	opts := []unarc.VerifyOption{
-		unarc.VerifyFilter(sel), unarc.VerifyDigests(cmd.digest), unarc.VerifyEach(each),
+		unarc.VerifyFilter(sel), unarc.VerifyDigests(cmd.digest),
 	}
 	if prog != nil {
 		opts = append(opts, unarc.VerifyProgress(func(e *unarc.Entry, n int) {
@@ -750,9 +750,9 @@ func (c *cli) test(cmd *command, src *source, sel func(*unarc.Entry) bool, prog 
 	var fatal error
 	if src.a != nil {
 		// Units decode on -j workers; results come back in entry order.
-		_, fatal = src.a.Verify(c.ctx, opts...)
+		fatal = src.a.VerifyFunc(c.ctx, each, opts...)
 	} else {
-		_, fatal = src.r.Verify(c.ctx, opts...)
+		fatal = src.r.VerifyFunc(c.ctx, each, opts...) // keeps no results: any number of entries
 	}
 	var ee *unarc.EntryError
 	if fatal != nil && errors.As(fatal, &ee) {

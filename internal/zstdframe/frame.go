@@ -152,6 +152,9 @@ type Reader struct {
 	frames int  // frames begun since Reset or Resume
 	head   Header
 	err    error
+	bound  Bound  // SetBound, kept across Reset
+	cont   bool   // SetContinuous, kept across Reset
+	ahead  prefix // what fit read ahead of the source (r.r when it did)
 }
 
 const (
@@ -165,7 +168,11 @@ const (
 // thing there must be a Zstandard frame (not a skippable one, not the
 // end): a resumed stream is checked so.
 func (r *Reader) Reset(src io.Reader, strict bool) {
-	*r = Reader{r: src, strict: strict}
+	keep := r.ahead.all
+	if cap(keep) > peekKeep {
+		keep = nil
+	}
+	*r = Reader{r: src, strict: strict, bound: r.bound, cont: r.cont, ahead: prefix{all: keep}}
 }
 
 // Offset is the bytes taken from the source so far.
@@ -278,10 +285,13 @@ func (r *Reader) nextFrame() {
 		if r.head, r.err = ParseHeader(r.hdr[:hl]); r.err != nil {
 			return
 		}
+		if r.fit(); r.err != nil {
+			return
+		}
 		r.hp, r.hn = 0, hl
 		r.state = stBlock
 		r.frames++
-		if r.frames > 1 {
+		if r.frames > 1 && !r.cont {
 			r.state, r.at = stStop, at
 		}
 		return

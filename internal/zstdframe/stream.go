@@ -35,14 +35,16 @@ type Stream struct {
 // Reset starts s over src with zd (concurrency 1; opts are applied to
 // it), at input offset in and output offset out of the stream. state is
 // nil at the stream's start, else a checkpoint's state: src must start
-// with a Zstandard frame then (it is checked). A pause set before Reset
-// is kept.
+// with a Zstandard frame then (it is checked). A pause and a bound set
+// before Reset are kept.
 func (s *Stream) Reset(zd *zstd.Decoder, src io.Reader, in, out int64, state []byte, opts ...zstd.DOption) error {
 	pause := s.pause
 	if pause == 0 {
 		pause = math.MaxInt64
 	}
+	b := s.fr.bound
 	*s = Stream{zd: zd, in: in, out: out, pause: pause}
+	s.fr.bound = b
 	resumed := state != nil
 	if resumed && (len(state) != StateLen || state[0] != stateVersion || in <= 0 || out < 0) {
 		s.err = errs.Corrupt("zstd: checkpoint does not fit the stream")
@@ -89,6 +91,10 @@ func (s *Stream) Read(p []byte) (int, error) {
 		return n, err
 	}
 }
+
+// SetBound holds every frame's window to b (see Bound; b.Size counts
+// from where Reset starts the source); kept across Reset.
+func (s *Stream) SetBound(b Bound) { s.fr.SetBound(b) }
 
 // CanCheckpoint reports whether s is between two frames.
 func (s *Stream) CanCheckpoint() bool { return s.at && s.err == nil }

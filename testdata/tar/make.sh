@@ -83,3 +83,11 @@ head -c 5000 "$work/text.txt" | lzip -c > "$work/c.lz"
 tail -c +5001 "$work/text.txt" | lzip -c > "$work/d.lz"
 cat "$work/c.lz" "$work/d.lz" > "$out/text-members.txt.lz"
 cp "$work/text.txt" "$out/text.txt"
+
+# GNU incremental (tar -g, listed-incremental): every directory is a type
+# 'D' dump directory whose data lists the names it held (issue 29).
+inc=$work/inc
+mkdir -p "$inc/dir/sub"
+printf 'one\n' > "$inc/dir/one.txt"
+printf 'two\n' > "$inc/dir/sub/two.txt"
+(cd "$inc" && tar --format=gnu --owner=1000:1000 --group=1000:1000 --numeric-owner -g "$work/snap" -cf "$out/incremental.tar" dir)
