@@ -179,18 +179,9 @@ func (a *Archive) newFolderReader(si *streamsInfo, fi int, e *arc.Entry, workers
 	fr.env.a, fr.env.entry = a, e
 	fr.env.stored = a.storedKeys != nil
 	// Map stream indices to coders.
-	inBase := make([]int, len(f.coders))
-	outBase := make([]int, len(f.coders))
-	nIn, nOut := 0, 0
-	for i := range f.coders {
-		inBase[i], outBase[i] = nIn, nOut
-		nIn += f.coders[i].numIn
-		nOut += f.coders[i].numOut
-		if f.coders[i].method == mAES {
-			fr.encrypt = true
-		}
-	}
-	plans, err := a.planFolder(si, f, inBase, outBase)
+	inBase, outBase := streamBases(f)
+	fr.encrypt = f.encrypted()
+	plans, _, err := a.planFolder(si, f, inBase, outBase)
 	if err != nil {
 		fr.Close()
 		return nil, err
