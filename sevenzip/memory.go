@@ -107,6 +107,10 @@ func (a *Archive) folderMemory(fi int) int64 {
 	return total
 }
 
+// litCoderMem is the memory of one LZMA literal coder: 0x300
+// probabilities of two bytes and the decoder's stamp of its last reset.
+const litCoderMem = 0x300*2 + 4
+
 // lzmaShape returns an LZMA or LZMA2 coder's dictionary size and the
 // bytes of its literal probabilities.
 func lzmaShape(c *coder) (dict, lit int64, ok bool) {
@@ -118,13 +122,13 @@ func lzmaShape(c *coder) (dict, lit int64, ok bool) {
 		if err != nil {
 			return 0, 0, false
 		}
-		return d, 0x300 << 4 * 2, true
+		return d, litCoderMem << 4, true
 	}
 	p, err := lzma.DecodeProps(c.props)
 	if err != nil {
 		return 0, 0, false
 	}
-	return int64(p.DictSize), 0x300 << uint(p.LC+p.LP) * 2, true
+	return int64(p.DictSize), litCoderMem << uint(p.LC+p.LP), true
 }
 
 // inputBound returns an upper bound, known from the archive itself, of
