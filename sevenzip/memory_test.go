@@ -198,6 +198,21 @@ func TestBigFoldersTakeTurns(t *testing.T) {
 	if len(u) != 4 || u[0] != u[2] || u[1] == u[3] || u[1] == u[0] || u[3] == u[0] {
 		t.Fatalf("units %v: want the two big folders together, the small ones apart", u)
 	}
+
+	// With 8 workers a folder's share is 256 MiB: 300 MiB folders take
+	// turns too (one of 1.8 GiB and seven of 300 MiB at once would need
+	// 3.9 GiB).
+	mid := coderSpec{id: []byte{0x03, 0x04, 0x01}, props: ppmdProps(6, 300<<20)}
+	data = multiFolderArchive([]folderSpec{{big, make([]byte, 8), 10}, {mid, make([]byte, 8), 10}, {small, make([]byte, 8), 10}, {mid, make([]byte, 8), 10}})
+	a8, err := Open(bytes.NewReader(data), int64(len(data)), &arc.Config{Limits: arc.Limits{MaxMemory: limit}, Workers: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a8.Close()
+	u = a8.Units()
+	if u[0] != u[1] || u[1] != u[3] || u[2] == u[0] {
+		t.Fatalf("units %v with 8 workers: want every folder above 256 MiB together, the 16 MiB one apart", u)
+	}
 }
 
 // TestFolderEndNotParked: a decoder that has reached the end of its

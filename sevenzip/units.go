@@ -3,19 +3,22 @@ package sevenzip
 // Units implements arc.Units: a 7z folder is decoded as one stream, so
 // the entries of a folder are one unit; an entry without data (empty
 // file, directory) is a unit of its own. Folders whose decoders need
-// more than half of Limits.MaxMemory are one unit together: each is
-// within the limit alone, but two decoded at once are not (two 1.8 GiB
-// PPMd models under a 2 GiB limit), so they take turns.
+// more than Limits.MaxMemory / Config.Workers (at least 2) are one unit
+// together: each is within the limit alone, but two decoded at once are
+// not (two 1.8 GiB PPMd models under a 2 GiB limit), so they take turns;
+// beside one of them the other workers decode folders of less than
+// their share, so all at once stay under twice MaxMemory.
 func (a *Archive) Units() []int {
 	u := make([]int, len(a.entries))
 	big := make(map[int]bool)
 	firstBig := -1
+	share := a.cfg.Limits.MaxMemory / int64(max(a.cfg.Workers, 2))
 	for i := range u {
 		if k := a.stream[i]; k >= 0 {
 			fi := int(a.streamFolder[k])
 			b, seen := big[fi]
 			if !seen {
-				b = a.folderMemory(fi) > a.cfg.Limits.MaxMemory/2
+				b = a.folderMemory(fi) > share
 				big[fi] = b
 			}
 			if b && firstBig < 0 {
