@@ -176,6 +176,7 @@ func (m *model) fixedLen() int {
 // each calls f on every probability table, in a fixed order.
 func (m *model) each(f func([]uint16)) {
 	m.eachFixed(f)
+	m.freshAll() // a decoder's coders not used since its reset are stale
 	f(m.lit)
 }
 

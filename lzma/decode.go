@@ -39,7 +39,7 @@ type decoder struct {
 // resetState starts a new LZMA state over the current model (probabilities
 // to one half, state and distances to zero).
 func (d *decoder) resetState() {
-	d.m.reset(int(d.lc), int(d.lp))
+	d.m.resetLazy(int(d.lc), int(d.lp))
 	d.state = 0
 	d.rep0, d.rep1, d.rep2, d.rep3 = 0, 0, 0, 0
 	d.remLen = 0
@@ -380,6 +380,7 @@ func (d *decoder) decode(w *window, limit int, in []byte, ip, inLimit int) (int,
 	full := w.full
 	m := d.m
 	lit := m.lit
+	gens, gen := m.litGen, m.gen
 	rng, code := d.rng, d.code
 	state := d.state
 	rep0, rep1, rep2, rep3 := d.rep0, d.rep1, d.rep2, d.rep3
@@ -409,7 +410,11 @@ func (d *decoder) decode(w *window, limit int, in []byte, ip, inLimit int) (int,
 			} else if full {
 				prev = uint32(buf[len(buf)-1])
 			}
-			off := ((uint32(pos)&lpMask)<<lc + prev>>(8-lc)) * litSize
+			c := (uint32(pos)&lpMask)<<lc + prev>>(8-lc)
+			if gens[c] != gen {
+				m.freshLit(c)
+			}
+			off := c * litSize
 			probs := (*[litSize]uint16)(lit[off : off+litSize])
 			var sym uint32
 			if state >= numLitStates {

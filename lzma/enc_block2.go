@@ -91,13 +91,16 @@ func (c *chunker) open() {
 }
 
 func copyModel(dst, src *model) {
-	lit := dst.lit
+	lit, gens, gen := dst.lit, dst.litGen, dst.gen
 	*dst = *src
 	if cap(lit) < len(src.lit) {
 		lit = make([]uint16, len(src.lit))
 	}
 	dst.lit = lit[:len(src.lit)]
 	copy(dst.lit, src.lit)
+	// The stamps of a decoder's lazy reset stay dst's own: shared with
+	// src, one model's decoder would mark the other's coders filled.
+	dst.litGen, dst.gen = gens, gen
 }
 
 // full reports whether the open chunk must end before the next optimum run.

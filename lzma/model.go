@@ -40,6 +40,15 @@ type model struct {
 	matchLen   lenModel
 	repLen     lenModel
 	lit        []uint16 // litSize << (lc+lp); capacity kept across uses
+
+	// litGen stamps each literal coder (litSize probabilities of lit)
+	// with the gen of the decoder reset that last filled it. A decoder's
+	// reset (resetLazy) bumps gen and fills a coder only when a literal
+	// first uses it, so a reset costs what the data touches rather than
+	// litSize<<(lc+lp) probabilities: 6 MiB at lc=8, lp=4, once per 7z
+	// folder or LZMA2 state reset, for folders of a few bytes.
+	litGen []uint32
+	gen    uint32
 }
 
 var models = pool.Of[model]{New: func() *model { return new(model) }}
@@ -53,6 +62,12 @@ func (m *model) reset(lc, lp int) {
 	}
 	m.lit = m.lit[:n]
 	fill(m.lit)
+	m.resetFixed()
+}
+
+// resetFixed sets every probability outside the literal coders to one
+// half.
+func (m *model) resetFixed() {
 	fill(m.isMatch[:])
 	fill(m.isRep[:])
 	fill(m.isRepG0[:])
@@ -66,6 +81,43 @@ func (m *model) reset(lc, lp int) {
 	fill(m.align[:])
 	m.matchLen.reset()
 	m.repLen.reset()
+}
+
+// resetLazy is reset for a decoder: the fixed probabilities are set now,
+// the literal coders when first used (freshLit).
+func (m *model) resetLazy(lc, lp int) {
+	k := 1 << (lc + lp)
+	n := litSize * k
+	if cap(m.lit) < n {
+		m.lit = make([]uint16, n)
+	}
+	m.lit = m.lit[:n]
+	if cap(m.litGen) < k {
+		m.litGen = make([]uint32, k)
+	}
+	m.litGen = m.litGen[:k]
+	m.gen++
+	if m.gen == 0 { // wrapped: a stamp of an old use could match
+		clear(m.litGen)
+		m.gen = 1
+	}
+	m.resetFixed()
+}
+
+// freshLit fills literal coder c, stale since the last resetLazy.
+func (m *model) freshLit(c uint32) {
+	fill(m.lit[c*litSize : c*litSize+litSize])
+	m.litGen[c] = m.gen
+}
+
+// freshAll fills every stale literal coder: done before the whole table
+// is read or written (checkpoints), which must not see stale values.
+func (m *model) freshAll() {
+	for c := range m.litGen {
+		if m.litGen[c] != m.gen {
+			m.freshLit(uint32(c))
+		}
+	}
 }
 
 func (l *lenModel) reset() {

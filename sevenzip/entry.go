@@ -153,8 +153,14 @@ func (a *Archive) takeFolder(fi int, off int64, e *arc.Entry) (*folderReader, er
 	return fr, nil
 }
 
-// park keeps fr for a later Open of the same folder.
+// park keeps fr for a later Open of the same folder. A decoder at the
+// end of its folder has nothing left to give and is closed instead: its
+// window or model would stay allocated beside the next folder's.
 func (a *Archive) park(fr *folderReader) {
+	if fr.pos >= a.si.folders[fr.index].size() {
+		fr.Close()
+		return
+	}
 	a.mu.Lock()
 	if a.closed.Load() {
 		a.mu.Unlock()

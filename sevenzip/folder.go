@@ -1,6 +1,8 @@
 package sevenzip
 
 import (
+	"fmt"
+	"hash/crc32"
 	"io"
 	"math"
 	"slices"
@@ -54,6 +56,17 @@ type folderReader struct {
 	prBuf [4]packReader
 	npr   int
 	crc   crc32x.Reader // the encoded header's check (decodeHeaderFolder)
+
+	// The folder's own CRC (its UnpackDigest), checked when a folder of
+	// several files has one: sumOn while every byte of the main output
+	// from the folder's start has passed through Read (a reader started
+	// by newFolderReader; a resumed one never checks), compared when
+	// pos reaches end. A folder of one file passes its CRC on to the
+	// file, which the entry reader checks.
+	sumOn   bool
+	sum     uint32
+	sumWant uint32
+	end     int64
 }
 
 // folderReaders keep folder readers between folders (internal/pool's
@@ -166,18 +179,9 @@ func (a *Archive) newFolderReader(si *streamsInfo, fi int, e *arc.Entry, workers
 	fr.env.a, fr.env.entry = a, e
 	fr.env.stored = a.storedKeys != nil
 	// Map stream indices to coders.
-	inBase := make([]int, len(f.coders))
-	outBase := make([]int, len(f.coders))
-	nIn, nOut := 0, 0
-	for i := range f.coders {
-		inBase[i], outBase[i] = nIn, nOut
-		nIn += f.coders[i].numIn
-		nOut += f.coders[i].numOut
-		if f.coders[i].method == mAES {
-			fr.encrypt = true
-		}
-	}
-	plans, err := a.planFolder(si, f, inBase, outBase)
+	inBase, outBase := streamBases(f)
+	fr.encrypt = f.encrypted()
+	plans, _, err := a.planFolder(si, f, inBase, outBase)
 	if err != nil {
 		fr.Close()
 		return nil, err
@@ -278,6 +282,9 @@ func (a *Archive) newFolderReader(si *streamsInfo, fi int, e *arc.Entry, workers
 	}
 	fr.r = r
 	fr.cpz, fr.cpf = fr.env.cpz, fr.env.cpf
+	if f.hasCRC && f.numSub > 1 {
+		fr.sumOn, fr.sumWant, fr.end = true, f.crc, f.size()
+	}
 	return fr, nil
 }
 
@@ -291,6 +298,15 @@ func (fr *folderReader) Read(p []byte) (int, error) {
 	}
 	n, err := fr.r.Read(p)
 	fr.pos += int64(n)
+	if fr.sumOn {
+		fr.sum = crc32.Update(fr.sum, crc32.IEEETable, p[:n])
+		if fr.pos == fr.end && (err == nil || err == io.EOF) {
+			fr.sumOn = false
+			if fr.sum != fr.sumWant {
+				return n, fmt.Errorf("%w: 7z folder %d: CRC-32 is %08x, want %08x", errs.ErrChecksum, fr.index, fr.sum, fr.sumWant)
+			}
+		}
+	}
 	if fr.cpEvery > 0 && fr.pos >= fr.cpNext {
 		fr.checkpoint()
 	}

@@ -36,7 +36,7 @@ type coderPlan struct {
 // planFolder sums the decoder memory of folder fi and fails with
 // errs.ErrLimit when it passes MaxMemory; it also decides, per coder,
 // whether an LZMA window is allocated up front or grown with output.
-func (a *Archive) planFolder(si *streamsInfo, f *folder, inBase, outBase []int) ([]coderPlan, error) {
+func (a *Archive) planFolder(si *streamsInfo, f *folder, inBase, outBase []int) ([]coderPlan, int64, error) {
 	plans := make([]coderPlan, len(f.coders))
 	total := int64(len(f.packed)) * packReaderMem
 	for ci := range f.coders {
@@ -51,7 +51,7 @@ func (a *Archive) planFolder(si *streamsInfo, f *folder, inBase, outBase []int) 
 			}
 			w := min(max(dict, 4096), out)
 			if w > a.cfg.Limits.MaxDictionary {
-				return nil, errs.Limit("7z: LZMA window of %d bytes, above MaxDictionary (%d)", w, a.cfg.Limits.MaxDictionary)
+				return nil, 0, errs.Limit("7z: LZMA window of %d bytes, above MaxDictionary (%d)", w, a.cfg.Limits.MaxDictionary)
 			}
 			m = w + lit + lzmaFixedMem
 			in := a.inputBound(si, f, inBase, outBase, ci, 0)
@@ -75,11 +75,41 @@ func (a *Archive) planFolder(si *streamsInfo, f *folder, inBase, outBase []int) 
 		}
 		total += m
 		if total > a.cfg.Limits.MaxMemory || total < 0 {
-			return nil, errs.Limit("7z: the folder's decoders need %d bytes or more, above MaxMemory (%d)", total, a.cfg.Limits.MaxMemory)
+			return nil, 0, errs.Limit("7z: the folder's decoders need %d bytes or more, above MaxMemory (%d)", total, a.cfg.Limits.MaxMemory)
 		}
 	}
-	return plans, nil
+	return plans, total, nil
 }
+
+// streamBases returns, per coder of f, the index of its first input and
+// of its first output stream.
+func streamBases(f *folder) (inBase, outBase []int) {
+	inBase = make([]int, len(f.coders))
+	outBase = make([]int, len(f.coders))
+	nIn, nOut := 0, 0
+	for i := range f.coders {
+		inBase[i], outBase[i] = nIn, nOut
+		nIn += f.coders[i].numIn
+		nOut += f.coders[i].numOut
+	}
+	return inBase, outBase
+}
+
+// folderMemory returns the decoder memory of folder fi as planFolder
+// counts it, or MaxMemory when planFolder refuses the folder.
+func (a *Archive) folderMemory(fi int) int64 {
+	f := &a.si.folders[fi]
+	inBase, outBase := streamBases(f)
+	_, total, err := a.planFolder(a.si, f, inBase, outBase)
+	if err != nil {
+		return a.cfg.Limits.MaxMemory
+	}
+	return total
+}
+
+// litCoderMem is the memory of one LZMA literal coder: 0x300
+// probabilities of two bytes and the decoder's stamp of its last reset.
+const litCoderMem = 0x300*2 + 4
 
 // lzmaShape returns an LZMA or LZMA2 coder's dictionary size and the
 // bytes of its literal probabilities.
@@ -92,13 +122,13 @@ func lzmaShape(c *coder) (dict, lit int64, ok bool) {
 		if err != nil {
 			return 0, 0, false
 		}
-		return d, 0x300 << 4 * 2, true
+		return d, litCoderMem << 4, true
 	}
 	p, err := lzma.DecodeProps(c.props)
 	if err != nil {
 		return 0, 0, false
 	}
-	return int64(p.DictSize), 0x300 << uint(p.LC+p.LP) * 2, true
+	return int64(p.DictSize), litCoderMem << uint(p.LC+p.LP), true
 }
 
 // inputBound returns an upper bound, known from the archive itself, of

@@ -117,3 +117,124 @@ func TestWindowFollowsOutput(t *testing.T) {
 		t.Errorf("allocated %d bytes", n)
 	}
 }
+
+// folderSpec is one folder of multiFolderArchive: a single coder over
+// one pack stream, holding one file of size bytes.
+type folderSpec struct {
+	coder coderSpec
+	pack  []byte
+	size  uint64
+}
+
+// multiFolderArchive stores one unnamed file per folder.
+func multiFolderArchive(folders []folderSpec) []byte {
+	n := uint64(len(folders))
+	var pack, sizes, recs, unpack []byte
+	for _, f := range folders {
+		pack = append(pack, f.pack...)
+		sizes = append(sizes, num(uint64(len(f.pack)))...)
+		r, u := folderRecord([]coderSpec{f.coder}, []uint64{f.size})
+		recs, unpack = append(recs, r...), append(unpack, u...)
+	}
+	hdr := cat([]byte{idHeader, idMainStreamsInfo, idPackInfo}, num(0), num(n), []byte{idSize}, sizes, []byte{idEnd},
+		[]byte{idUnpackInfo, idFolder}, num(n), []byte{0}, recs, []byte{idCodersUnpackSize}, unpack, []byte{idEnd, idEnd},
+		[]byte{idFilesInfo}, num(n), []byte{idEnd, idEnd})
+	return build7z(pack, hdr)
+}
+
+// TestHostileModelMemory: under the CLI's MaxMemory (2 GiB) a PPMd coder
+// declaring a 4 GiB model, and a chain of three 1.5 GiB ones, are
+// refused before their arenas are allocated; so is an LZMA window of
+// 3 GiB (the output it declares) under a lifted MaxDictionary.
+func TestHostileModelMemory(t *testing.T) {
+	const limit = 2 << 30
+	p4 := coderSpec{id: []byte{0x03, 0x04, 0x01}, props: ppmdProps(6, ppmd.MaxMemory)}
+	p15 := coderSpec{id: []byte{0x03, 0x04, 0x01}, props: ppmdProps(6, 3<<29)}
+	lz := coderSpec{id: []byte{0x03, 0x01, 0x01}, props: []byte{0x5D, 0xFF, 0xFF, 0xFF, 0xFF}}
+	for _, tc := range []struct {
+		name   string
+		coders []coderSpec
+		size   uint64
+	}{
+		{"PPMd of 4 GiB", []coderSpec{p4}, 10 << 10},
+		{"three PPMd of 1.5 GiB", []coderSpec{p15, p15, p15}, 10 << 10},
+		{"LZMA window of 3 GiB", []coderSpec{lz}, 3 << 30},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			sizes := make([]uint64, len(tc.coders))
+			for i := range sizes {
+				sizes[i] = tc.size
+			}
+			data := oneFileArchive(make([]byte, 64), tc.coders, sizes, 0)
+			var err error
+			got := allocDuring(func() {
+				_, err = readEntry0(data, arc.Limits{MaxMemory: limit, MaxDictionary: -1})
+			})
+			if !errors.Is(err, errs.ErrLimit) {
+				t.Fatalf("got %v, want ErrLimit", err)
+			}
+			if got > 4<<20 {
+				t.Errorf("allocated %d bytes before refusing", got)
+			}
+		})
+	}
+}
+
+// TestBigFoldersTakeTurns: folders that each need more than half of
+// MaxMemory share one unit, so a parallel extraction decodes them one
+// after another (two at once would need more than the limit); small
+// folders keep units of their own.
+func TestBigFoldersTakeTurns(t *testing.T) {
+	const limit = 2 << 30
+	big := coderSpec{id: []byte{0x03, 0x04, 0x01}, props: ppmdProps(6, 1800<<20)}
+	small := coderSpec{id: []byte{0x03, 0x04, 0x01}, props: ppmdProps(6, 16<<20)}
+	data := multiFolderArchive([]folderSpec{{big, make([]byte, 8), 10}, {small, make([]byte, 8), 10}, {big, make([]byte, 8), 10}, {small, make([]byte, 8), 10}})
+	a, err := openWith(data, arc.Limits{MaxMemory: limit})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	u := a.Units()
+	if len(u) != 4 || u[0] != u[2] || u[1] == u[3] || u[1] == u[0] || u[3] == u[0] {
+		t.Fatalf("units %v: want the two big folders together, the small ones apart", u)
+	}
+
+	// With 8 workers a folder's share is 256 MiB: 300 MiB folders take
+	// turns too (one of 1.8 GiB and seven of 300 MiB at once would need
+	// 3.9 GiB).
+	mid := coderSpec{id: []byte{0x03, 0x04, 0x01}, props: ppmdProps(6, 300<<20)}
+	data = multiFolderArchive([]folderSpec{{big, make([]byte, 8), 10}, {mid, make([]byte, 8), 10}, {small, make([]byte, 8), 10}, {mid, make([]byte, 8), 10}})
+	a8, err := Open(bytes.NewReader(data), int64(len(data)), &arc.Config{Limits: arc.Limits{MaxMemory: limit}, Workers: 8})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a8.Close()
+	u = a8.Units()
+	if u[0] != u[1] || u[1] != u[3] || u[2] == u[0] {
+		t.Fatalf("units %v with 8 workers: want every folder above 256 MiB together, the 16 MiB one apart", u)
+	}
+}
+
+// TestFolderEndNotParked: a decoder that has reached the end of its
+// folder is closed, not kept for reuse: its window or model would stay
+// allocated beside the next folder's.
+func TestFolderEndNotParked(t *testing.T) {
+	content := []byte("the whole folder")
+	f := folderSpec{lzma2Coder(16), lzma2Stored(content), uint64(len(content))}
+	a, err := openWith(multiFolderArchive([]folderSpec{f, f}), arc.Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	for i := range 2 {
+		if b, err := readIndex(a, i); err != nil || !bytes.Equal(b, content) {
+			t.Fatalf("entry %d: %q, %v", i, b, err)
+		}
+		a.mu.Lock()
+		n := len(a.idle)
+		a.mu.Unlock()
+		if n != 0 {
+			t.Fatalf("after entry %d, the last of its folder: %d decoders parked", i, n)
+		}
+	}
+}

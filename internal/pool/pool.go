@@ -6,6 +6,7 @@ package pool
 import (
 	"io"
 	"math/bits"
+	"runtime"
 	"sync"
 )
 
@@ -101,6 +102,14 @@ func Get(n int) *[]byte {
 	}
 	c := class(n)
 	if c > maxShift {
+		// Nothing this large is kept, yet one dropped stays mapped until
+		// a collection finds it: collect first, so that a decoder of a
+		// second folder reuses the first one's pages instead of
+		// reserving as much again beside them (the previous window and
+		// this one would both count against an address-space limit,
+		// ulimit -v). One collection costs little next to a window this
+		// size.
+		runtime.GC()
 		b := make([]byte, n)
 		return &b
 	}
