@@ -169,8 +169,9 @@ func hasData(e *Entry) bool {
 // stored checksum, error or skipped, with the stored digests and, with
 // VerifyDigests, content digests computed while decoding. Entry failures
 // are results, not errors: the error is non-nil only when ctx is
-// cancelled (ctx.Err(), with the results so far) or a VerifyEach
-// callback fails.
+// cancelled (ctx.Err(), with the results so far), a VerifyEach
+// callback fails, or the selected entries declare more output than
+// Limits.MaxTotalSize allows (ErrLimit, before anything is decoded).
 //
 // Independent units (ZIP entries, non-solid RAR entries and solid runs,
 // 7z folders) are decoded on up to WithWorkers goroutines, as in
@@ -181,6 +182,11 @@ func (a *Archive) Verify(ctx context.Context, opts ...VerifyOption) ([]VerifyRes
 	c := newVerifyConfig(opts)
 	c.stream = streamChecked(a.a)
 	ents := a.Entries()
+	if total, _ := declaredTotal(ents, c.filter, hasData); total > 0 {
+		if err := a.checkDeclaredTotal(total); err != nil {
+			return nil, err
+		}
+	}
 	res := make([]VerifyResult, len(ents))
 	var free verifiers
 	var out []VerifyResult
@@ -292,6 +298,12 @@ func (r *Reader) Verify(ctx context.Context, opts ...VerifyOption) ([]VerifyResu
 		}
 		if c.filter != nil && !c.filter(e) {
 			continue
+		}
+		if e.Size >= 0 && hasData(e) {
+			// Judged before decoding, as Archive.Verify judges the total.
+			if err := r.checkDeclaredEntry(e); err != nil {
+				return out, &EntryError{Entry: e.Name, Err: err}
+			}
 		}
 		res := VerifyResult{}
 		if hasData(e) {
