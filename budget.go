@@ -105,6 +105,14 @@ func (a *account) charge64(n int64, declared bool) error {
 	return nil
 }
 
+// spent returns the bytes produced so far (0 for a nil account).
+func (a *account) spent() int64 {
+	if a == nil {
+		return 0
+	}
+	return a.produced.Load()
+}
+
 func (a *account) trip(err error) error {
 	a.tripped.CompareAndSwap(nil, &err)
 	return err

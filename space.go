@@ -75,7 +75,7 @@ func declaredTotal(ents []*Entry, keep func(*Entry) bool, data func(*Entry) bool
 // produce (what earlier operations on the same Archive produced counts).
 func (a *Archive) checkDeclaredTotal(total int64) error {
 	max := a.opts.limits.MaxTotalSize
-	done := a.acct.produced.Load()
+	done := a.acct.spent()
 	if total <= max-done {
 		return nil
 	}
@@ -89,7 +89,7 @@ func (a *Archive) checkDeclaredTotal(total int64) error {
 // declares more output than what MaxTotalSize leaves the Reader.
 func (r *Reader) checkDeclaredEntry(e *Entry) error {
 	max := r.opts.limits.MaxTotalSize
-	if done := r.acct.produced.Load(); e.Size > max-done {
+	if done := r.acct.spent(); e.Size > max-done {
 		return errs.Limit("entry declares %d bytes of output; with the %d produced before, more than MaxTotalSize (%d bytes)", e.Size, done, max)
 	}
 	return nil
