@@ -279,7 +279,9 @@ func (l *verifiers) put(v *verifier) {
 
 // Verify is Archive.Verify for a stream: it reads the rest of the
 // archive, entry by entry. An error that ends the stream (not one
-// entry's) is returned after the results before it.
+// entry's) is returned after the results before it; so is an entry
+// whose declared size would pass what MaxTotalSize leaves (ErrLimit,
+// before it is decoded).
 func (r *Reader) Verify(ctx context.Context, opts ...VerifyOption) ([]VerifyResult, error) {
 	c := newVerifyConfig(opts)
 	c.stream = streamChecked(r.r)
