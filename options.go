@@ -46,14 +46,17 @@ type options struct {
 	volOpen func(name string) (io.ReaderAt, int64, error)
 	index   *Index // reopen from this index (index.go)
 
-	overwrite    Overwrite                       // Extract: policy for existing paths (extract_options.go)
-	conflict     ConflictFunc                    // Extract: per-conflict decision, overrides overwrite
-	filter       func(*Entry) bool               // Extract: entries to write; nil = all
-	preserve     bool                            // Extract: keep permission bits exactly (no umask)
-	extractHook  func(stage, rel string)         // tests only: called between extraction steps
-	noSpaceCheck bool                            // Extract: WithSpaceCheck(false)
-	freeSpace    func(dir string) (int64, error) // tests only: replaces the file system's free space
-	workers      int                             // WithWorkers; resolved to >= 1 by buildOptions
+	overwrite   Overwrite               // Extract: policy for existing paths (extract_options.go)
+	conflict    ConflictFunc            // Extract: per-conflict decision, overrides overwrite
+	filter      func(*Entry) bool       // Extract: entries to write; nil = all
+	preserve    bool                    // Extract: keep permission bits exactly (no umask)
+	extractHook func(stage, rel string) // tests only: called between extraction steps
+	workers     int                     // WithWorkers; resolved to >= 1 by buildOptions
+
+	// Extract's free-space check (space.go): WithSpaceCheck(false) sets
+	// noSpaceCheck; tests replace the file system's answer with freeSpace.
+	noSpaceCheck bool
+	freeSpace    func(dir string) (int64, error)
 
 	checkpoints arc.CheckpointPolicy // OpenSeekable (seekable.go)
 }
