@@ -3,6 +3,7 @@ package unarc_test
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"errors"
 	"hash/crc32"
 	"io"
@@ -92,40 +93,52 @@ func zip64Zeros(declared, real int64) []byte {
 	return b.Bytes()
 }
 
-// TestZip64ZerosBomb: a Zip64 entry of zeros declaring 5 GiB stops at
-// the ratio once past the floor under the CLI profile, and with every
-// limit lifted it is decoded in bounded memory (ending truncated: the
-// data holds less than it declares).
+// TestZip64ZerosBomb: a Zip64 entry of zeros declaring 5 GiB. Its
+// declared size is judged before anything is decoded: past MaxTotalSize,
+// Verify and Extract refuse it at once. Within the limits it is held to
+// what it declares, and its data ending early is ErrTruncated (a size
+// that lies is caught by the data, not by a ratio); with every limit
+// lifted it is decoded in bounded memory.
 func TestZip64ZerosBomb(t *testing.T) {
 	big := zip64Zeros(5<<30, 256<<20)
-	a, err := openLimited(t, big, bombLimits())
+	l := bombLimits()
+	l.MaxTotalSize = 4 << 30
+	a, err := openLimited(t, big, l)
 	if err != nil {
 		t.Fatal(err)
 	}
-	n, err := drain(t, a)
-	if !errors.Is(err, unarc.ErrLimit) || !strings.Contains(err.Error(), "MaxRatio") {
-		t.Fatalf("SafeLimits: %v after %d bytes, want ErrLimit naming MaxRatio", err, n)
+	start := testutil.CPUTime()
+	res, err := a.Verify(t.Context())
+	if !errors.Is(err, unarc.ErrLimit) || unarc.LimitName(err) != "MaxTotalSize" || len(res) != 0 {
+		t.Errorf("Verify past MaxTotalSize: %v with %d results, want ErrLimit naming MaxTotalSize", err, len(res))
 	}
-	// Stopped near 500 x what was read (the packed data and the 64 KiB
-	// the end-record scan reads), well before the 256 MiB it holds.
-	if max := int64(500 * (len(big) + 70<<10)); n > max {
-		t.Errorf("SafeLimits: %d bytes produced before the ratio stopped it, want at most %d", n, max)
+	dest := t.TempDir()
+	if err := a.Extract(t.Context(), dest); !errors.Is(err, unarc.ErrLimit) || unarc.LimitName(err) != "MaxTotalSize" {
+		t.Errorf("Extract past MaxTotalSize: %v, want ErrLimit naming MaxTotalSize", err)
+	}
+	if d := testutil.CPUSince(start); d > time.Second {
+		t.Errorf("refusing took %v: something was decoded", d)
+	}
+	if got := tree(t, dest); len(got) != 0 {
+		t.Errorf("refused Extract wrote %v", got)
 	}
 	data := zip64Zeros(5<<30, 64<<20)
-	a, err = openLimited(t, data, lifted)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	n, err = drain(t, a)
-	runtime.ReadMemStats(&after)
-	if !errors.Is(err, unarc.ErrTruncated) || n != 64<<20 {
-		t.Errorf("lifted: %v after %d bytes, want ErrTruncated after %d", err, n, 64<<20)
-	}
-	if d := after.TotalAlloc - before.TotalAlloc; d > 4<<20 {
-		t.Errorf("lifted: decoding 64 MiB allocated %d bytes", d)
+	for name, l := range map[string]unarc.Limits{"SafeLimits": unarc.SafeLimits, "lifted": lifted} {
+		a, err = openLimited(t, data, l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		n, err := drain(t, a)
+		runtime.ReadMemStats(&after)
+		if !errors.Is(err, unarc.ErrTruncated) || n != 64<<20 {
+			t.Errorf("%s: %v after %d bytes, want ErrTruncated after %d", name, err, n, 64<<20)
+		}
+		if d := after.TotalAlloc - before.TotalAlloc; d > 4<<20 {
+			t.Errorf("%s: decoding 64 MiB allocated %d bytes", name, d)
+		}
 	}
 	// The default limits do not cap total output or ratio: a true 64 MiB
 	// of zeros declared as such is fine.
@@ -216,9 +229,11 @@ func toolBomb(t *testing.T, name string) []byte {
 }
 
 // TestToolBombs: 7z and RAR5 archives of zeros, a solid 7z folder
-// (PackedSize -1) and RAR5 file references (packed size 0) are all
-// stopped by the progressive ratio under the CLI profile, and by
-// MaxTotalSize; with the limits lifted they decode in bounded memory.
+// (PackedSize -1) and RAR5 file references (packed size 0) declare their
+// sizes: the CLI profile reads them (a file of zeros is honest, whatever
+// its ratio), a MaxTotalSize below what they declare refuses them before
+// anything is decoded (Verify) and stops them as they are read
+// (OpenEntry), and with the limits lifted they decode in bounded memory.
 func TestToolBombs(t *testing.T) {
 	for _, tc := range []struct {
 		file     string
@@ -244,19 +259,21 @@ func TestToolBombs(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			n, err := drain(t, a)
-			if !errors.Is(err, unarc.ErrLimit) || !strings.Contains(err.Error(), "MaxRatio") {
-				t.Errorf("ratio: %v after %d bytes, want ErrLimit naming MaxRatio", err, n)
-			}
-			// Stopped past the 4 MiB floor near 500 x what was read (the
-			// whole archive, some of it twice), far before the end.
-			if max := 4<<20 + 1000*int64(len(data)) + 1<<20; n > max || n >= tc.total {
-				t.Errorf("ratio: %d bytes produced before it stopped, want at most %d", n, max)
+			if n, err := drain(t, a); err != nil || n != tc.total {
+				t.Errorf("CLI profile: %v after %d bytes, want %d", err, n, tc.total)
 			}
 			l := lifted
 			l.MaxTotalSize = 20 << 20
 			a, _ = openLimited(t, data, l)
-			n, err = drain(t, a)
+			start := testutil.CPUTime()
+			if res, err := a.Verify(t.Context()); !errors.Is(err, unarc.ErrLimit) || unarc.LimitName(err) != "MaxTotalSize" || len(res) != 0 {
+				t.Errorf("Verify: %v with %d results, want ErrLimit naming MaxTotalSize before decoding", err, len(res))
+			}
+			if d := testutil.CPUSince(start); d > time.Second {
+				t.Errorf("Verify took %v to refuse: it decoded", d)
+			}
+			a, _ = openLimited(t, data, l)
+			n, err := drain(t, a)
 			if !errors.Is(err, unarc.ErrLimit) || !strings.Contains(err.Error(), "MaxTotalSize") || n > 20<<20 {
 				t.Errorf("total: %v after %d bytes, want ErrLimit naming MaxTotalSize", err, n)
 			}
@@ -331,13 +348,22 @@ func TestReaderAccount(t *testing.T) {
 			}
 		}
 	}
-	data := zip64Zeros(256<<20, 256<<20)
-	n, err := read(data, bombLimits())
-	if !errors.Is(err, unarc.ErrLimit) || !strings.Contains(err.Error(), "MaxRatio") {
+	// Deflate tops out near 1032:1, so a ratio of 100 stands in for the
+	// CLI's 1000 (testdata/bombs/dd-zeros.zip, BZip2, is the CLI's case).
+	l := bombLimits()
+	l.MaxRatio = 100
+	data := ddZip("zeros", testutil.DeflateZeros(256<<20), testutil.ZerosCRC(256<<20), 256<<20)
+	n, err := read(data, l)
+	if !errors.Is(err, unarc.ErrLimit) || unarc.LimitName(err) != "MaxRatio" {
 		t.Errorf("ratio: %v after %d bytes", err, n)
 	}
-	if max := int64(500 * (len(data) + 64<<10)); n > max {
+	if max := int64(4<<20 + 100*(len(data)+64<<10)); n > max {
 		t.Errorf("ratio: %d bytes before it stopped, want at most %d", n, max)
+	}
+	// The same zeros with their size in the local header are held to it,
+	// not to the ratio.
+	if n, err := read(zip64Zeros(256<<20, 256<<20), l); err != nil || n != 256<<20 {
+		t.Errorf("declared: %v after %d bytes", err, n)
 	}
 	var b testutil.ZipBuilder
 	for _, name := range []string{"a", "b", "c"} {
@@ -368,6 +394,52 @@ func TestReaderAccount(t *testing.T) {
 	if n, err := drain(t, a); err != nil || n != int64(len(raw)) {
 		t.Errorf("stored via Archive: %v after %d bytes", err, n)
 	}
+}
+
+// ddZip is a ZIP of one Deflate entry whose local header leaves the CRC
+// and sizes to a data descriptor (APPNOTE 4.4.4 bit 3), as a writer
+// streaming to a pipe makes it: a forward reader does not know its size.
+func ddZip(name string, packed []byte, crc uint32, size uint32) []byte {
+	le := binary.LittleEndian
+	var b []byte
+	b = le.AppendUint32(b, 0x04034b50)
+	b = le.AppendUint16(b, 20)          // version needed
+	b = le.AppendUint16(b, 0x0008)      // flags: data descriptor
+	b = le.AppendUint16(b, 8)           // Deflate
+	b = le.AppendUint32(b, 0x0021_0000) // 1980-01-01 00:00
+	b = le.AppendUint32(b, 0)           // CRC, sizes: in the descriptor
+	b = le.AppendUint32(b, 0)
+	b = le.AppendUint32(b, 0)
+	b = le.AppendUint16(b, uint16(len(name)))
+	b = le.AppendUint16(b, 0)
+	b = append(b, name...)
+	b = append(b, packed...)
+	b = le.AppendUint32(b, 0x08074b50)
+	b = le.AppendUint32(b, crc)
+	b = le.AppendUint32(b, uint32(len(packed)))
+	b = le.AppendUint32(b, size)
+	cd := len(b)
+	b = le.AppendUint32(b, 0x02014b50)
+	b = le.AppendUint16(b, 20) // made by
+	b = le.AppendUint16(b, 20)
+	b = le.AppendUint16(b, 0x0008)
+	b = le.AppendUint16(b, 8)
+	b = le.AppendUint32(b, 0x0021_0000)
+	b = le.AppendUint32(b, crc)
+	b = le.AppendUint32(b, uint32(len(packed)))
+	b = le.AppendUint32(b, size)
+	b = le.AppendUint16(b, uint16(len(name)))
+	b = append(b, make([]byte, 12)...) // extra, comment, disk, attributes
+	b = le.AppendUint32(b, 0)          // local header offset
+	b = append(b, name...)
+	cdSize := len(b) - cd
+	b = le.AppendUint32(b, 0x06054b50)
+	b = le.AppendUint32(b, 0)
+	b = le.AppendUint16(b, 1)
+	b = le.AppendUint16(b, 1)
+	b = le.AppendUint32(b, uint32(cdSize))
+	b = le.AppendUint32(b, uint32(cd))
+	return le.AppendUint16(b, 0)
 }
 
 // TestStreamCopiesCharged: extracting RAR5 file copies from a stream
@@ -401,24 +473,34 @@ func TestStreamCopiesCharged(t *testing.T) {
 	}
 }
 
-// TestBudgetSpentStops: once an archive-wide limit trips, Extract stops
-// there (one error, not one per remaining entry) and a later OpenEntry
-// fails at once instead of skip-decoding a solid prefix to reach it.
+// TestBudgetSpentStops: once an archive-wide limit trips, the Archive is
+// spent: Extract stops at once (one error at most, not one per
+// remaining entry) and a later OpenEntry fails at once instead of
+// skip-decoding a solid prefix to reach it.
 func TestBudgetSpentStops(t *testing.T) {
 	data := toolBomb(t, "solid.7z")
-	a, err := openLimited(t, data, bombLimits())
+	l := lifted
+	l.MaxTotalSize = 20 << 20
+	a, err := openLimited(t, data, l)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer a.Close()
+	if _, err := drain(t, a); !errors.Is(err, unarc.ErrLimit) {
+		t.Fatalf("drain: %v; want ErrLimit", err)
+	}
+	start := testutil.CPUTime()
 	err = a.Extract(t.Context(), t.TempDir())
 	var xe *unarc.ExtractError
-	if !errors.As(err, &xe) || len(xe.Errors) != 1 || !errors.Is(err, unarc.ErrLimit) {
+	if !errors.Is(err, unarc.ErrLimit) || errors.As(err, &xe) && len(xe.Errors) != 1 {
 		t.Fatalf("Extract: %v; want one ErrLimit", err)
+	}
+	if d := testutil.CPUSince(start); d > time.Second {
+		t.Errorf("Extract of a spent archive took %v", d)
 	}
 	ents := a.Entries()
 	last := ents[len(ents)-1]
-	start := testutil.CPUTime()
+	start = testutil.CPUTime()
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
 	_, err = a.OpenEntry(last)

@@ -15,10 +15,18 @@ import (
 // the source (counted by countingReaderAt / countingReader below), so a
 // small packed size, a solid folder without one, or a copy that reads
 // nothing are all measured the same way. Safe for concurrent use: two
-// atomic operations per charge.
+// or three atomic operations per charge.
+//
+// All output counts toward MaxTotalSize; only undeclared output (an
+// entry whose size no header gives) counts toward MaxRatio. An entry of
+// declared size is held to that size by its limitReader, and the
+// declared total was judged before decoding (checkDeclared), so its
+// ratio says nothing about a bomb: a 4 GB file of zeros packed into
+// 600 KB is honest.
 type account struct {
-	produced atomic.Int64
-	consumed atomic.Int64
+	produced   atomic.Int64
+	undeclared atomic.Int64 // the part of produced no header declared
+	consumed   atomic.Int64
 	// tripped holds the first limit error: the archive is over its
 	// budget for good, and later entries fail before decoding anything
 	// (a solid prefix skipped to reach them would cost unbounded time).
@@ -36,6 +44,7 @@ type account struct {
 // resetChild makes a an empty account of one entry under parent.
 func (a *account) resetChild(parent *account) {
 	a.produced.Store(0)
+	a.undeclared.Store(0)
 	a.tripped.Store(nil)
 	a.maxTotal, a.maxRatio, a.floor, a.parent = parent.maxTotal, parent.maxRatio, parent.floor, parent
 }
@@ -45,23 +54,29 @@ func (a *account) resetChild(parent *account) {
 // later entry is written, as when decoding in order.
 func (a *account) commit() error {
 	p := a.parent
+	und := a.undeclared.Load()
 	if t := a.tripped.Load(); t != nil {
 		p.produced.Add(a.produced.Load())
+		p.undeclared.Add(und)
 		return p.trip(*t)
 	}
-	return p.charge64(a.produced.Load())
+	if err := p.charge64(und, false); err != nil {
+		return err
+	}
+	return p.charge64(a.produced.Load()-und, true)
 }
 
 func newAccount(l *Limits) *account {
 	return &account{maxTotal: l.MaxTotalSize, maxRatio: l.MaxRatio, floor: l.RatioFloor}
 }
 
-// charge records n bytes produced. It fails with ErrLimit when the
-// archive's output passes MaxTotalSize, or, once past RatioFloor, when
-// output / consumed input passes MaxRatio. A nil account charges nothing.
-func (a *account) charge(n int) error { return a.charge64(int64(n)) }
+// charge records n bytes produced, declared or not (see account). It
+// fails with ErrLimit when the archive's output passes MaxTotalSize, or,
+// once its undeclared output passes RatioFloor, when that output /
+// consumed input passes MaxRatio. A nil account charges nothing.
+func (a *account) charge(n int, declared bool) error { return a.charge64(int64(n), declared) }
 
-func (a *account) charge64(n int64) error {
+func (a *account) charge64(n int64, declared bool) error {
 	if a == nil || n <= 0 {
 		return nil
 	}
@@ -74,13 +89,28 @@ func (a *account) charge64(n int64) error {
 	if p > a.maxTotal || p < 0 {
 		return a.trip(errs.Limit("archive output passes MaxTotalSize (%d bytes)", a.maxTotal))
 	}
-	if p > a.floor {
+	if declared {
+		return nil
+	}
+	u := a.undeclared.Add(n)
+	if a.parent != nil {
+		u += src.undeclared.Load()
+	}
+	if u > a.floor {
 		// With a lifted ratio, Inf*0 is NaN and the test is false.
-		if c := src.consumed.Load(); float64(p) > a.maxRatio*float64(c) {
-			return a.trip(errs.Limit("archive output of %d bytes from %d bytes of input passes MaxRatio (%g)", p, c, a.maxRatio))
+		if c := src.consumed.Load(); float64(u) > a.maxRatio*float64(c) {
+			return a.trip(errs.Limit("archive output of undeclared size, %d bytes from %d bytes of input, passes MaxRatio (%g)", u, c, a.maxRatio))
 		}
 	}
 	return nil
+}
+
+// spent returns the bytes produced so far (0 for a nil account).
+func (a *account) spent() int64 {
+	if a == nil {
+		return 0
+	}
+	return a.produced.Load()
 }
 
 func (a *account) trip(err error) error {

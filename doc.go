@@ -23,7 +23,11 @@
 // WithLimits) bound the dictionary, the decoder memory of an entry, the
 // index, the number and size of entries, the total output, the
 // compression ratio, name length and depth, and key-derivation work; a
-// crossed limit fails with ErrLimit. Zero fields take DefaultLimits,
+// crossed limit fails with ErrLimit (LimitName says which). Sizes that
+// headers declare bound each entry, and Extract and Verify judge the
+// declared total (against MaxTotalSize, and for Extract the free space of
+// the destination, WithSpaceCheck) before decoding; the ratio applies to
+// output no header declares. Zero fields take DefaultLimits,
 // which read anything the reference tools write; SafeLimits is the
 // stricter profile the unarc command uses against decompression bombs.
 //

@@ -64,9 +64,9 @@ const (
 //		MaxHeaderMemory int64   // memory spent on the index: the 7z header, the RAR or ZIP directory, the Entry values
 //		MaxEntries      int64   // most entries an archive may declare, checked before anything is allocated per entry
 //		MaxEntrySize    int64   // largest uncompressed entry
-//		MaxTotalSize    int64   // bytes produced over an Archive's or Reader's whole life
-//		MaxRatio        float64 // produced / consumed bytes, measured as data flows
-//		RatioFloor      int64   // output below which MaxRatio is not applied
+//		MaxTotalSize    int64   // bytes produced over an Archive's or Reader's whole life; declared totals are judged before decoding
+//		MaxRatio        float64 // undeclared output (entries of unknown size, a tar stream) / consumed bytes, measured as data flows
+//		RatioFloor      int64   // undeclared output below which MaxRatio is not applied
 //		MaxNameLength   int64   // longest entry name (bytes) Extract will create
 //		MaxPathDepth    int64   // most path components Extract will create
 //		MaxKDFRounds    int64   // key-derivation work of one archive: the sum of the rounds of every distinct key
@@ -82,7 +82,9 @@ type Limits = arc.Limits
 var DefaultLimits = arc.DefaultLimits
 
 // SafeLimits is the profile the unarc command applies by default: bombs
-// stop with ErrLimit, real archives still extract.
+// stop with ErrLimit, real archives still extract. See arc.SafeLimits
+// for the rule (declared sizes judged before decoding, the ratio only
+// for undeclared output).
 var SafeLimits = arc.SafeLimits
 
 // Unlimited, set in a Limits field, lifts that limit.

@@ -35,6 +35,19 @@ var ErrInvalidOption = errs.ErrInvalidOption
 // concerns the caller's input, not an archive.
 var ErrInvalidName = errs.ErrInvalidName
 
+// LimitName returns the name of the Limits field whose limit err
+// crossed ("MaxRatio", "MaxTotalSize", …), so a program can tell its
+// user which setting lifts it; FreeSpace for Extract's free-space check;
+// "" when err matches no ErrLimit or the limit is none of those. For an *ExtractError it is the
+// first limit among the entries' errors.
+func LimitName(err error) string {
+	var le *errs.LimitError
+	if errors.As(err, &le) {
+		return le.Field
+	}
+	return ""
+}
+
 // EntryError is an error that concerns one entry of an archive. Every
 // error about an entry — from OpenEntry, from reading the reader it
 // returns (Read, WriteTo, Close), from Reader.Next/Read/WriteTo and from

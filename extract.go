@@ -37,6 +37,9 @@ import (
 //     refused likewise;
 //   - nothing is ever written through a symlink (an earlier entry's or a
 //     pre-existing one): an entry under a symlink is refused;
+//   - before anything is written, the sizes the chosen entries declare
+//     are judged: more than Limits.MaxTotalSize, or more than the free
+//     space of dir's file system (WithSpaceCheck), fails with ErrLimit;
 //   - names longer than Limits.MaxNameLength or deeper than
 //     Limits.MaxPathDepth fail with ErrLimit before anything is created;
 //   - paths that already exist are handled by the Overwrite policy
@@ -65,6 +68,25 @@ import (
 // every format and path), not an ExtractError: entries that failed before
 // are not listed.
 func (a *Archive) Extract(ctx context.Context, dir string) (err error) {
+	ents := a.Entries()
+	last := len(ents) - 1
+	if a.opts.filter != nil {
+		// Stop after the last chosen entry: in a solid archive nothing
+		// after it is decoded.
+		for last >= 0 && !a.opts.filter(ents[last]) {
+			last--
+		}
+	}
+	// Judge what the chosen entries declare before writing anything.
+	total, files := declaredTotal(ents[:last+1], a.opts.filter, writesData)
+	if err := a.checkDeclaredTotal(total); err != nil {
+		return err
+	}
+	if free, ok := a.opts.spaceOf(dir); ok {
+		if err := checkSpace(dir, total, declaredNeed(total, files), free); err != nil {
+			return err
+		}
+	}
 	x, err := newExtractor(ctx, dir, a.opts)
 	if err != nil {
 		return err
@@ -76,15 +98,6 @@ func (a *Archive) Extract(ctx context.Context, dir string) (err error) {
 	}()
 	if c, ok := a.a.(arc.EntryChecker); ok {
 		x.check = func(e *Entry) error { return c.CheckEntry(e.Index) }
-	}
-	ents := a.Entries()
-	last := len(ents) - 1
-	if x.opts.filter != nil {
-		// Stop after the last chosen entry: in a solid archive nothing
-		// after it is decoded.
-		for last >= 0 && !x.opts.filter(ents[last]) {
-			last--
-		}
 	}
 	if x.opts.filter != nil {
 		x.unselected = func(name string, before int) func() (io.ReadCloser, error) {
@@ -142,6 +155,8 @@ func (r *Reader) Extract(ctx context.Context, dir string) error {
 	x.stream = true
 	x.acct = r.acct
 	x.holdFiles = streamChecked(r.r)
+	free, checkFree := r.opts.spaceOf(dir)
+	var decl, need int64 // declared bytes of the entries so far, and declaredNeed of them
 	for {
 		if err := ctx.Err(); err != nil {
 			return x.finish(err)
@@ -158,6 +173,22 @@ func (r *Reader) Extract(ctx context.Context, dir string) error {
 		}
 		if x.opts.filter != nil && !x.opts.filter(e) {
 			continue
+		}
+		// A stream declares its sizes one entry at a time: judge each
+		// before decoding it. A refusal ends the extraction, as a spent
+		// budget does (going on would decode the entry to skip it).
+		if e.Size >= 0 && writesData(e) {
+			if err := r.checkDeclaredEntry(e); err != nil {
+				x.fail(e, err)
+				return x.finish(nil)
+			}
+			decl, need = satAdd(decl, e.Size), satAdd(need, declaredNeed(e.Size, 1))
+			if checkFree {
+				if err := checkSpace(dir, decl, need, free); err != nil {
+					x.fail(e, err)
+					return x.finish(nil)
+				}
+			}
 		}
 		x.entry(e, func() (io.ReadCloser, error) { return io.NopCloser(r), nil })
 		if x.aborted {
@@ -1014,19 +1045,20 @@ func (x *extractor) openExtracted(e *Entry, open func() (io.ReadCloser, error)) 
 	if err != nil {
 		return nil, err
 	}
-	return &chargedFile{f: f, acct: x.acct}, nil
+	return &chargedFile{f: f, acct: x.acct, declared: e.Size >= 0}, nil
 }
 
 // chargedFile reads a copy's source file, charging the Reader's account:
 // a copy produces output without consuming input.
 type chargedFile struct {
-	f    *os.File
-	acct *account
+	f        *os.File
+	acct     *account
+	declared bool // the copy's size is declared (it counts toward MaxTotalSize only)
 }
 
 func (c *chargedFile) Read(p []byte) (int, error) {
 	n, err := c.f.Read(p)
-	if cerr := c.acct.charge(n); cerr != nil {
+	if cerr := c.acct.charge(n, c.declared); cerr != nil {
 		return n, cerr
 	}
 	return n, err

@@ -32,8 +32,10 @@ func FuzzExtract(f *testing.F) {
 		base := t.TempDir()
 		dest := filepath.Join(base, "dest")
 		check := func(how string) {
+			// An Extract refused before writing (declared sizes past
+			// the limits) does not even create the destination.
 			ents, _ := os.ReadDir(base)
-			if len(ents) != 1 {
+			if len(ents) > 1 || len(ents) == 1 && ents[0].Name() != "dest" {
 				t.Fatalf("%s: written beside the destination: %v", how, ents)
 			}
 			filepath.WalkDir(dest, func(p string, d fs.DirEntry, err error) error {

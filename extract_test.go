@@ -190,16 +190,24 @@ func TestLimits(t *testing.T) {
 		}
 	})
 	t.Run("ratio", func(t *testing.T) {
-		bomb := file("bomb.bin", strings.Repeat("z", 3<<20))
-		bomb.e.PackedSize = 1 << 20
-		a := newFakeOpts([]Option{WithLimits(Limits{MaxRatio: 2, RatioFloor: 1 << 20})}, bomb)
-		rc, err := a.OpenEntry(a.Entries()[0])
-		if err != nil {
-			t.Fatal(err)
-		}
-		_, err = io.Copy(io.Discard, rc)
-		if !errors.Is(err, ErrLimit) {
-			t.Fatalf("read: %v, want ErrLimit", err)
+		// The ratio measures output of unknown size only: a declared
+		// size bounds the entry itself.
+		for _, size := range []int64{-1, 3 << 20} {
+			bomb := file("bomb.bin", strings.Repeat("z", 3<<20))
+			bomb.e.PackedSize = 1 << 20
+			a := newFakeOpts([]Option{WithLimits(Limits{MaxRatio: 2, RatioFloor: 1 << 20})}, bomb)
+			a.Entries()[0].Size = size
+			rc, err := a.OpenEntry(a.Entries()[0])
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = io.Copy(io.Discard, rc)
+			if size < 0 && (!errors.Is(err, ErrLimit) || LimitName(err) != "MaxRatio") {
+				t.Errorf("undeclared size: read: %v, want ErrLimit naming MaxRatio", err)
+			}
+			if size >= 0 && err != nil {
+				t.Errorf("declared size: read: %v", err)
+			}
 		}
 	})
 	t.Run("progress", func(t *testing.T) {

@@ -13,7 +13,7 @@ import (
 // size (a decoder producing more is corrupt data and stops one byte
 // past it, so nothing downstream grows beyond the declared size), by
 // Limits.MaxEntrySize, and through the Archive's or Reader's account by
-// MaxTotalSize and MaxRatio. WriteTo passes through, so the decoder's
+// MaxTotalSize and, for an entry of unknown size only, MaxRatio. WriteTo passes through, so the decoder's
 // window still goes straight to the destination. Resetting it allocates
 // nothing.
 type limitReader struct {
@@ -58,7 +58,7 @@ func (l *limitReader) Read(p []byte) (int, error) {
 		// Hand on nothing past the limit.
 		return n - int(l.n-l.stop), l.over()
 	}
-	if cerr := l.acct.charge(n); cerr != nil {
+	if cerr := l.acct.charge(n, l.size >= 0); cerr != nil {
 		return n, cerr
 	}
 	return n, err
@@ -79,7 +79,7 @@ func (lw *limitWriter) Write(p []byte) (int, error) {
 			return 0, over
 		}
 	}
-	if err := l.acct.charge(len(p)); err != nil {
+	if err := l.acct.charge(len(p), l.size >= 0); err != nil {
 		return 0, err
 	}
 	n, err := lw.w.Write(p)

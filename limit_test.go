@@ -220,30 +220,43 @@ func TestLimitReaderAllocs(t *testing.T) {
 	}
 }
 
-// TestAccountErrors: each limit names itself and wraps only ErrLimit.
+// TestAccountErrors: each limit names itself and wraps only ErrLimit;
+// declared output counts toward MaxTotalSize but not toward MaxRatio.
 func TestAccountErrors(t *testing.T) {
 	lim := Limits{MaxTotalSize: 100, MaxRatio: 2, RatioFloor: 10}.WithDefaults()
 	a := newAccount(&lim)
 	a.consumed.Add(1000)
-	if err := a.charge(50); err != nil {
+	if err := a.charge(50, false); err != nil {
 		t.Fatal(err)
 	}
-	err := a.charge(51)
-	if !errors.Is(err, errs.ErrLimit) || !bytes.Contains([]byte(err.Error()), []byte("MaxTotalSize (100")) {
+	err := a.charge(51, true)
+	if !errors.Is(err, errs.ErrLimit) || LimitName(err) != "MaxTotalSize" || !bytes.Contains([]byte(err.Error()), []byte("MaxTotalSize (100")) {
 		t.Errorf("total: %v", err)
 	}
 	lim = Limits{MaxRatio: 2, RatioFloor: 10}.WithDefaults()
 	a = newAccount(&lim)
 	a.consumed.Add(10)
-	if err := a.charge(20); err != nil {
+	if err := a.charge(20, false); err != nil {
 		t.Errorf("ratio 2 at most 2: %v", err)
 	}
-	err = a.charge(1)
-	if !errors.Is(err, errs.ErrLimit) || !bytes.Contains([]byte(err.Error()), []byte("MaxRatio (2)")) {
+	err = a.charge(1, false)
+	if !errors.Is(err, errs.ErrLimit) || LimitName(err) != "MaxRatio" || !bytes.Contains([]byte(err.Error()), []byte("MaxRatio (2)")) {
 		t.Errorf("ratio: %v", err)
 	}
+	// Declared output, however far past the ratio, is not measured by it.
+	a = newAccount(&lim)
+	a.consumed.Add(10)
+	if err := a.charge(1<<20, true); err != nil {
+		t.Errorf("declared output at ratio 100000: %v", err)
+	}
+	if err := a.charge(20, false); err != nil {
+		t.Errorf("undeclared output at ratio 2 after declared output: %v", err)
+	}
+	if err := a.charge(1, false); LimitName(err) != "MaxRatio" {
+		t.Errorf("undeclared output past the ratio after declared output: %v", err)
+	}
 	var nilAcct *account
-	if err := nilAcct.charge(math.MaxInt); err != nil {
+	if err := nilAcct.charge(math.MaxInt, false); err != nil {
 		t.Errorf("nil account: %v", err)
 	}
 }

@@ -53,6 +53,11 @@ type options struct {
 	extractHook func(stage, rel string) // tests only: called between extraction steps
 	workers     int                     // WithWorkers; resolved to >= 1 by buildOptions
 
+	// Extract's free-space check (space.go): WithSpaceCheck(false) sets
+	// noSpaceCheck; tests replace the file system's answer with freeSpace.
+	noSpaceCheck bool
+	freeSpace    func(dir string) (int64, error)
+
 	checkpoints arc.CheckpointPolicy // OpenSeekable (seekable.go)
 }
 

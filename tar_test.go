@@ -267,6 +267,10 @@ func memberBomb(t *testing.T, zstdFrames bool, size int64) []byte {
 // TestTarBombs: a tar.gz of 10 GiB of zeros in gzip members, and a
 // tar.zst in zstd frames, stop at MaxRatio and at MaxTotalSize through
 // both APIs (the Archive already while listing), long before the end.
+// Gzip tops out near 1030:1 and these members reach about 1000:1, the
+// CLI's ratio, so the gzip case is held to 500:1 here (under the CLI a
+// gzip stream is bounded by MaxTotalSize and, for x, by the free space
+// its tar headers must fit); zstd frames pass 1000:1 by far.
 func TestTarBombs(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds 10 MiB bombs")
@@ -275,7 +279,11 @@ func TestTarBombs(t *testing.T) {
 		data := memberBomb(t, zf, 10<<30)
 		total := lifted
 		total.MaxTotalSize = 20 << 20
-		for _, l := range []unarc.Limits{bombLimits(), total} {
+		ratio := bombLimits()
+		if !zf {
+			ratio.MaxRatio = 500
+		}
+		for _, l := range []unarc.Limits{ratio, total} {
 			start := time.Now()
 			_, err := openLimited(t, data, l)
 			if !errors.Is(err, unarc.ErrLimit) {

@@ -174,8 +174,9 @@ func hasData(e *Entry) bool {
 // stored checksum, error or skipped, with the stored digests and, with
 // VerifyDigests, content digests computed while decoding. Entry failures
 // are results, not errors: the error is non-nil only when ctx is
-// cancelled (ctx.Err(), with the results so far) or a VerifyEach
-// callback fails.
+// cancelled (ctx.Err(), with the results so far), a VerifyEach
+// callback fails, or the selected entries declare more output than
+// Limits.MaxTotalSize allows (ErrLimit, before anything is decoded).
 //
 // Independent units (ZIP entries, non-solid RAR entries and solid runs,
 // 7z folders) are decoded on up to WithWorkers goroutines, as in
@@ -240,6 +241,11 @@ func resultCost(r *VerifyResult, entry bool) int64 {
 func (a *Archive) verify(ctx context.Context, c *verifyConfig, keep func(*VerifyResult) error) error {
 	c.stream = streamChecked(a.a)
 	ents := a.Entries()
+	if total, _ := declaredTotal(ents, c.filter, hasData); total > 0 {
+		if err := a.checkDeclaredTotal(total); err != nil {
+			return err
+		}
+	}
 	res := make([]VerifyResult, len(ents))
 	var free verifiers
 	var stop error
@@ -343,9 +349,10 @@ func (l *verifiers) put(v *verifier) {
 
 // Verify is Archive.Verify for a stream: it reads the rest of the
 // archive, entry by entry. An error that ends the stream (not one
-// entry's) is returned after the results before it. The results and
-// their entries count against MaxHeaderMemory (ErrLimit past it);
-// VerifyFunc keeps none.
+// entry's) is returned after the results before it; so is an entry
+// whose declared size would pass what MaxTotalSize leaves (ErrLimit,
+// before it is decoded). The results and their entries count against
+// MaxHeaderMemory (ErrLimit past it); VerifyFunc keeps none.
 func (r *Reader) Verify(ctx context.Context, opts ...VerifyOption) ([]VerifyResult, error) {
 	k := keeper{max: r.opts.limits.MaxHeaderMemory, entries: true}
 	err := r.verify(ctx, newVerifyConfig(opts), k.keep)
@@ -374,6 +381,12 @@ func (r *Reader) verify(ctx context.Context, c *verifyConfig, keep func(*VerifyR
 		}
 		if c.filter != nil && !c.filter(e) {
 			continue
+		}
+		if e.Size >= 0 && hasData(e) {
+			// Judged before decoding, as Archive.Verify judges the total.
+			if err := r.checkDeclaredEntry(e); err != nil {
+				return &EntryError{Entry: e.Name, Err: err}
+			}
 		}
 		res := VerifyResult{}
 		if hasData(e) {

@@ -112,11 +112,18 @@ type Limits struct {
 	MaxEntrySize int64
 	// MaxTotalSize bounds the bytes produced over an Archive's or
 	// Reader's whole life (every entry, solid run, file copy and link).
+	// Archive.Extract and Archive.Verify also judge the sizes the chosen
+	// entries declare against it before decoding anything.
 	MaxTotalSize int64
-	// MaxRatio bounds produced / consumed bytes, measured as data flows
-	// once more than RatioFloor bytes have been produced.
+	// MaxRatio bounds output that no header declares (entries of unknown
+	// size, a decompressed tar stream, an inner 7z coder's output beyond
+	// its folder's size) against the input consumed, measured as data
+	// flows once more than RatioFloor such bytes have been produced.
+	// Output of an entry whose size is declared is held to that size
+	// instead (more is corrupt data) and is not measured by the ratio.
 	MaxRatio float64
-	// RatioFloor is the output below which MaxRatio is not applied.
+	// RatioFloor is the undeclared output below which MaxRatio is not
+	// applied.
 	RatioFloor int64
 	// MaxNameLength is the longest entry name (bytes) Extract will create.
 	MaxNameLength int64
@@ -148,18 +155,25 @@ var DefaultLimits = Limits{
 	MaxKDFRounds:    1 << 27,
 }
 
-// SafeLimits is the profile the unarc command applies by default: it
-// stops decompression bombs (ratio, total output) while still reading
-// every archive the reference tools write at their largest presets.
+// SafeLimits is the profile the unarc command applies by default. A
+// bomb is output that lies about its size, output larger than the disk
+// or than MaxTotalSize, or output no header declares; so declared sizes
+// bound each entry (a liar is corrupt), the declared total is judged
+// before decoding (MaxTotalSize; Extract also checks free space), and
+// the ratio applies only to undeclared output, past a floor that real
+// tarballs of a few hundred MiB of zeros or logs stay under. Decoder
+// memory stops at 2 GiB (windows are first clamped to the data they
+// can hold), so a model or a chain of coders declaring more is refused
+// before it is allocated.
 var SafeLimits = Limits{
-	MaxDictionary:   4 << 30,
-	MaxMemory:       5 << 30,
+	MaxDictionary:   2 << 30,
+	MaxMemory:       2 << 30,
 	MaxHeaderMemory: 128 << 20,
 	MaxEntries:      1 << 20,
 	MaxEntrySize:    1 << 40,
 	MaxTotalSize:    1 << 40,
-	MaxRatio:        500,
-	RatioFloor:      16 << 20,
+	MaxRatio:        1000,
+	RatioFloor:      1 << 30,
 	MaxNameLength:   4096,
 	MaxPathDepth:    256,
 	MaxKDFRounds:    1 << 25,

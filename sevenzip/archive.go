@@ -27,9 +27,10 @@
 // 7-Zip does; each distinct key is derived once per Archive and charged
 // to the KDF budget (Limits.MaxKDFRounds) first.
 //
-// Every coder's output in a chain is held to Limits.MaxRatio against the
-// folder's packed input consumed (past RatioFloor), so inner coders of a
-// chain cannot expand unmeasured.
+// Every inner coder's output in a chain is held to its declared size and,
+// past RatioFloor and the folder's declared size, to Limits.MaxRatio
+// against the folder's packed input consumed, so inner coders of a chain
+// cannot expand unmeasured.
 //
 // # Damaged starts and SFX stubs
 //

@@ -33,8 +33,8 @@ type folderReader struct {
 	packs   []*packReader
 	encrypt bool
 
-	maxRatio   float64 // Limits.MaxRatio, applied per coder output
-	ratioFloor int64
+	maxRatio   float64 // Limits.MaxRatio, applied per inner coder output
+	ratioFloor int64   // max(Limits.RatioFloor, the folder's declared size)
 
 	// Checkpoints (seek.go): cpz is the folder's LZMA2 or LZMA decoder
 	// when its chain can resume from one; cpEvery > 0 takes them, the
@@ -124,11 +124,15 @@ func (fr *folderReader) consumed() int64 {
 // a coder that runs out of input reports ErrTruncated itself.
 //
 // It also holds each inner coder's output (one that feeds another coder)
-// to Limits.MaxRatio against the
-// folder's packed input consumed so far (once past RatioFloor): the
+// to Limits.MaxRatio against the folder's packed input consumed so far,
+// once past RatioFloor and past the folder's declared (final) size: the
 // root measures only a folder's final output, so a chain whose inner
 // coders expand (PPMd into PPMd into PPMd) would otherwise burn CPU on
-// output nobody counts. With the ratio lifted (+Inf) nothing is checked.
+// output nobody counts. An honest chain's inner outputs are about its
+// final output (BCJ/BCJ2 streams) or smaller (7zAES feeding LZMA), which
+// its header declares and the root's account bounds; only expansion
+// beyond that is undeclared. With the ratio lifted (+Inf) nothing is
+// checked.
 type limitedReader struct {
 	r io.Reader
 	n int64
@@ -175,7 +179,7 @@ func (a *Archive) newFolderReader(si *streamsInfo, fi int, e *arc.Entry, workers
 	a.mu.Unlock()
 	fr.env.limits = a.cfg.Limits
 	fr.env.workers = workers
-	fr.maxRatio, fr.ratioFloor = a.cfg.Limits.MaxRatio, a.cfg.Limits.RatioFloor
+	fr.maxRatio, fr.ratioFloor = a.cfg.Limits.MaxRatio, max(a.cfg.Limits.RatioFloor, f.unpackSizes[f.mainOut])
 	fr.env.a, fr.env.entry = a, e
 	fr.env.stored = a.storedKeys != nil
 	// Map stream indices to coders.

@@ -25,7 +25,7 @@ import (
 	"github.com/go-unarc/unarc/tar"
 )
 
-const usage = `usage:
+var usage = `usage:
   unarc l [flags] ARCHIVE [NAME|PATTERN…]   list entries
   unarc t [flags] ARCHIVE [NAME|PATTERN…]   test: decode, verify every checksum
   unarc x [flags] ARCHIVE [NAME|PATTERN…]   extract (default into the current directory)
@@ -54,20 +54,7 @@ test (t):
   -digest D          also compute content digests while decoding: blake3,
                      sha256 or blake3,sha256; printed as b3sum/sha256sum
                      print them ("digest  name"), or in the -json objects
-limits (default: a safe profile that stops decompression bombs):
-  -max-ratio R       compression ratio (output / input), default 500
-  -max-total SIZE    total bytes produced, default 1T
-  -max-entry-size SIZE  largest entry, default 1T
-  -max-memory SIZE   decoder memory per entry or solid block, default 5G
-  -max-dict SIZE     decoder window, default 4G
-  -max-header-memory SIZE  archive index, default 256M
-  -max-entries N     entries, default 1M (1048576)
-  -max-name N        longest entry name in bytes, default 4096
-  -max-depth N       deepest path in components, default 256
-  -max-kdf N         key-derivation rounds per archive, default 64M
-  -no-limits         lift every limit (overrides the -max flags)
-  SIZE: 1234, 64K, 512M, 4G, 1T or unlimited.
-extract (x):
+` + limitUsage() + `extract (x):
   -o DIR             destination directory (or -oDIR, as in 7zz and unrar)
   -overwrite MODE    for paths that exist in DIR: ask (default on a terminal),
                      error (default otherwise: refuse, report, exit 8),
@@ -170,6 +157,7 @@ type command struct {
 	workers   int
 	limits    unarc.Limits
 	noLimits  bool
+	noSpace   bool // -no-space-check
 	archive   string
 	patterns  []string
 	sum       summary // t and x: what the line printed on success says
@@ -240,7 +228,7 @@ func (cmd *command) flagSet() *flag.FlagSet {
 	fl.SetOutput(io.Discard)
 	fl.StringVar(&cmd.password, "p", "", "")
 	fl.BoolVar(&cmd.quiet, "q", false, "")
-	limitFlags(fl, &cmd.limits, &cmd.noLimits)
+	limitFlags(fl, &cmd.limits, &cmd.noLimits, &cmd.noSpace)
 	if cmd.name != "l" {
 		fl.IntVar(&cmd.workers, "j", 0, "")
 	}
@@ -349,15 +337,15 @@ func report(stderr io.Writer, name string, err error) int {
 	switch {
 	case errors.As(err, &xe):
 		for _, e := range xe.Errors {
-			fmt.Fprintf(stderr, "unarc: %s: %s: %s\n", name, e.Entry, msg(e.Message()))
+			fmt.Fprintf(stderr, "unarc: %s: %s: %s%s\n", name, e.Entry, msg(e.Message()), liftHint(e))
 		}
 		if xe.Omitted > 0 {
 			fmt.Fprintf(stderr, "unarc: %s: and %d more entries failed\n", name, xe.Omitted)
 		}
 	case errors.As(err, &ee):
-		fmt.Fprintf(stderr, "unarc: %s: %s: %s\n", name, ee.Entry, msg(ee.Message()))
+		fmt.Fprintf(stderr, "unarc: %s: %s: %s%s\n", name, ee.Entry, msg(ee.Message()), liftHint(ee))
 	default:
-		fmt.Fprintf(stderr, "unarc: %s: %s\n", name, archiveMsg(name, err))
+		fmt.Fprintf(stderr, "unarc: %s: %s%s\n", name, archiveMsg(name, err), liftHint(err))
 	}
 	if refusedFile(err) {
 		// Only existing files can be resolved by a flag; directories,
@@ -548,6 +536,9 @@ func (c *cli) exec(cmd *command, m *matcher) int {
 			base = append(base, unarc.WithOverwrite(unarc.OverwriteRename))
 		}
 		base = append(base, unarc.WithConflictFunc(conf.decide), unarc.WithPreservePermissions(cmd.preserve))
+		if cmd.noSpace || cmd.noLimits {
+			base = append(base, unarc.WithSpaceCheck(false))
+		}
 	}
 	retry := map[string]bool(nil) // entries to redo after a wrong password
 	var err error

@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 )
 
 var (
@@ -66,9 +67,65 @@ func Unsupported(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", ErrUnsupported, fmt.Sprintf(format, args...))
 }
 
-// Limit wraps ErrLimit with a formatted detail.
+// LimitError is a crossed limit: it matches ErrLimit, and Field names
+// the arc.Limits field that set it ("MaxRatio"), so a front end can say
+// how to lift it. Field is "" when the detail names no Limits field.
+type LimitError struct {
+	Field  string
+	detail string
+}
+
+func (e *LimitError) Error() string        { return ErrLimit.Error() + ": " + e.detail }
+func (e *LimitError) Is(target error) bool { return target == ErrLimit }
+
+// limitFields are the arc.Limits fields a limit error may name (matched
+// as whole words, so MaxMemory is not found in MaxHeaderMemory).
+var limitFields = [...]string{
+	"MaxDictionary", "MaxMemory", "MaxHeaderMemory", "MaxEntries", "MaxEntrySize",
+	"MaxTotalSize", "MaxRatio", "RatioFloor", "MaxNameLength", "MaxPathDepth", "MaxKDFRounds",
+}
+
+// Limit returns a *LimitError with a formatted detail. The detail names
+// the Limits field that was crossed ("passes MaxRatio (1000)"), and
+// Field is the first one it names: every limit error says which limit it
+// is anyway, and the callers in the format packages need no second
+// argument to keep in step with the text.
 func Limit(format string, args ...any) error {
-	return fmt.Errorf("%w: %s", ErrLimit, fmt.Sprintf(format, args...))
+	d := fmt.Sprintf(format, args...)
+	return &LimitError{Field: fieldIn(d), detail: d}
+}
+
+// LimitOf returns a *LimitError for the Limits field named by field,
+// whatever the detail says.
+func LimitOf(field, format string, args ...any) error {
+	return &LimitError{Field: field, detail: fmt.Sprintf(format, args...)}
+}
+
+// fieldIn returns the first Limits field named as a whole word in s.
+func fieldIn(s string) string {
+	best, at := "", len(s)
+	for _, f := range limitFields {
+		for off := 0; ; {
+			i := strings.Index(s[off:], f)
+			if i < 0 {
+				break
+			}
+			i += off
+			end := i + len(f)
+			if (i == 0 || !isWordByte(s[i-1])) && (end == len(s) || !isWordByte(s[end])) {
+				if i < at {
+					best, at = f, i
+				}
+				break
+			}
+			off = end
+		}
+	}
+	return best
+}
+
+func isWordByte(c byte) bool {
+	return c == '_' || '0' <= c && c <= '9' || 'a' <= c|0x20 && c|0x20 <= 'z'
 }
 
 // EOF maps an io.EOF or io.ErrUnexpectedEOF met in the middle of a
