@@ -111,12 +111,14 @@ func TestTotalSize(t *testing.T) {
 }
 
 // TestProgressiveRatio: the ratio is measured from what is produced and
-// what was really read, so entries without a packed size (solid folders,
-// file copies) and with a small one are bounded too, and only once the
-// output passes RatioFloor.
+// what was really read, so output no header declares (a streamed entry
+// of unknown size) is bounded even without a packed size, and only once
+// it passes RatioFloor; the same output from an entry that declares its
+// size is held to that size instead and passes the ratio.
 func TestProgressiveRatio(t *testing.T) {
 	bomb := file("solid.bin", "")
 	bomb.content = make([]byte, 3<<20)
+	bomb.e.Size = -1       // no header declares it
 	bomb.e.PackedSize = -1 // consumes nothing the fake counts
 	lim := Limits{MaxRatio: 100, RatioFloor: 2 << 20}
 	a := newFakeOpts([]Option{WithLimits(lim)}, bomb)
@@ -129,9 +131,19 @@ func TestProgressiveRatio(t *testing.T) {
 	if w.n > lim.RatioFloor+64<<10 {
 		t.Errorf("%d bytes written before the ratio stopped it", w.n)
 	}
+	// Declared, the same bytes are not measured by the ratio.
+	declared := file("solid.bin", "")
+	declared.content = make([]byte, 3<<20)
+	declared.e.PackedSize = -1
+	a = newFakeOpts([]Option{WithLimits(lim)}, declared)
+	rc, _ = a.OpenEntry(a.Entries()[0])
+	if _, err := io.Copy(io.Discard, rc); err != nil {
+		t.Errorf("declared output: %v", err)
+	}
 	// Under the floor nothing is checked.
 	small := file("small.bin", "")
 	small.content = make([]byte, 1<<20)
+	small.e.Size = -1
 	small.e.PackedSize = -1
 	a = newFakeOpts([]Option{WithLimits(lim)}, small)
 	rc, _ = a.OpenEntry(a.Entries()[0])
