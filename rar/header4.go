@@ -326,7 +326,7 @@ func (p *parser) next4() (*file, error) {
 			// are complete, so this is a warning, not an error.
 			p.done = true
 			if p.endBlock4 || !p.sawBlock4 {
-				p.warn.add(warnTruncated, errs.Truncated("RAR volume ends without its end-of-archive block"))
+				p.warn.add(warnTruncated, p.noEnd(errs.Truncated("RAR volume ends without its end-of-archive block")))
 			}
 			return nil, io.EOF
 		}

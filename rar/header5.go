@@ -255,6 +255,18 @@ func (p *parser) crypt5(hd *header5) error {
 	return nil
 }
 
+// noEnd marks the warning of a volume that ends at a header boundary
+// without its end-of-archive record as one a writer may leave out (rar
+// -en; unrar says "All OK"), unless the headers are encrypted: there
+// unrar reports "Unexpected end of archive", and so do we (the warning
+// stays a plain truncation).
+func (p *parser) noEnd(err error) error {
+	if p.encHeaders {
+		return err
+	}
+	return errs.NoEnd(err)
+}
+
 // next5 is next4's loop over RAR5 headers: the loops look alike, the
 // headers and the end-of-volume rules they apply do not.
 func (p *parser) next5() (*file, error) {
@@ -269,7 +281,7 @@ func (p *parser) next5() (*file, error) {
 			// a writer left it out. What precedes is whole, and unrar
 			// takes it without a word: a warning, not an error, as RAR4.
 			p.done = true
-			p.warn.add(warnTruncated, errs.Truncated("RAR5 volume ends without its end-of-archive header"))
+			p.warn.add(warnTruncated, p.noEnd(errs.Truncated("RAR5 volume ends without its end-of-archive header")))
 			return nil, io.EOF
 		}
 		if err != nil {

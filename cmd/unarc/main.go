@@ -10,6 +10,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/go-unarc/unarc/internal/errs"
 	"io"
 	"io/fs"
 	"os"
@@ -674,6 +675,9 @@ func (c *cli) warnings(name string, src *source, code int, done error) int {
 			continue
 		}
 		fmt.Fprintf(c.stderr, "unarc: %s: warning: %s\n", name, msg(err.Error()))
+		if errs.IsNoEnd(err) {
+			continue // a missing end-of-archive record: unrar exits 0
+		}
 		if wc := exitCode(err); code == 0 && wc != 1 {
 			code = wc
 		}

@@ -155,3 +155,21 @@ func IsIncomplete(err error) bool {
 	var ie *incompleteError
 	return errors.As(err, &ie)
 }
+
+// noEndError marks the warning of an archive whose volume ends at a
+// block boundary without the end-of-archive record a writer may leave
+// out (rar -en): it still matches ErrTruncated, since a file cut at that
+// boundary looks the same, but the command line exits 0 on it, as unrar
+// does, printing the warning.
+type noEndError struct{ error }
+
+func (e *noEndError) Unwrap() error { return e.error }
+
+// NoEnd marks err as the warning of a missing end-of-archive record.
+func NoEnd(err error) error { return &noEndError{err} }
+
+// IsNoEnd reports whether err was marked by NoEnd.
+func IsNoEnd(err error) bool {
+	var ne *noEndError
+	return errors.As(err, &ne)
+}
