@@ -3,6 +3,7 @@ package sevenzip
 import (
 	"bytes"
 	"errors"
+	"github.com/go-unarc/unarc/internal/testutil"
 	"io/fs"
 	"os/exec"
 	"strings"
@@ -10,7 +11,7 @@ import (
 )
 
 // entryNames reads back the names of the archive in b.
-func entryNames(t *testing.T, b []byte) []string {
+func entryNames(t testutil.TB, b []byte) []string {
 	t.Helper()
 	a, err := Open(bytes.NewReader(b), int64(len(b)))
 	if err != nil {
