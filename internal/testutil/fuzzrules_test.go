@@ -98,9 +98,48 @@ func TestFuzzTargetsBuildForLibFuzzer(t *testing.T) {
 			})
 		}
 	}
+	// The other way round: a helper declared in a target's file (whose
+	// testing types the build rewrites) and called from another file
+	// (whose types it does not) breaks the build just the same.
+	for _, files := range pkgs {
+		inTarget := map[string]*ast.File{}
+		for _, f := range files {
+			if !holdsTarget(f) {
+				continue
+			}
+			for _, d := range f.Decls {
+				if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv == nil && !isTarget(fd) {
+					for _, fld := range fd.Type.Params.List {
+						if namesTesting(fld.Type) {
+							inTarget[fd.Name.Name] = f
+						}
+					}
+				}
+			}
+		}
+		for _, f := range files {
+			ast.Inspect(f, func(n ast.Node) bool {
+				if c, ok := n.(*ast.CallExpr); ok {
+					if id, ok := c.Fun.(*ast.Ident); ok && inTarget[id.Name] != nil && inTarget[id.Name] != f {
+						t.Errorf("%s: calls %s, declared with the testing package's types in a file that holds a fuzz target (take a testutil.TB or move it)", fset.Position(c.Pos()), id.Name)
+					}
+				}
+				return true
+			})
+		}
+	}
 	if targets < 50 {
 		t.Errorf("found %d fuzz targets; the walk missed some", targets)
 	}
+}
+
+func holdsTarget(f *ast.File) bool {
+	for _, d := range f.Decls {
+		if fd, ok := d.(*ast.FuncDecl); ok && isTarget(fd) {
+			return true
+		}
+	}
+	return false
 }
 
 func isTarget(fd *ast.FuncDecl) bool {
