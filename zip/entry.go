@@ -248,17 +248,22 @@ func (f *file) setMode(h *header) {
 		f.dirAttr = m.IsDir()
 	}
 	if strings.HasSuffix(f.Name, "/") || (f.dirAttr && f.usize == 0) {
-		m = m&^(fs.ModeType) | fs.ModeDir
-		if m&0o777 == 0o644 {
-			m |= 0o111
+		// A directory's mode as the archive states it (a Unix mode of
+		// type directory, or DOS attributes with the directory bit) is
+		// kept, 0000 included: Extract makes directories usable while
+		// it fills them and applies their mode at the end. Only when
+		// the name alone makes the directory are bits meant for a file
+		// (0644, or none) given the search bits.
+		if !m.IsDir() {
+			m = m&^fs.ModeType | fs.ModeDir
+			if p := m.Perm(); p == 0o644 || p == 0 {
+				m = m&^fs.ModePerm | 0o755
+			}
 		}
 	} else if f.dirAttr {
 		// A DOS directory bit on an entry with data: 7-Zip treats it as
 		// a file; so do we.
 		m = m&^fs.ModeDir | 0o644
-	}
-	if m.IsDir() && m&0o777 == 0 {
-		m |= 0o755
 	}
 	f.Mode = m
 	if m&fs.ModeSymlink != 0 {
