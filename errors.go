@@ -105,6 +105,14 @@ func (e *ExtractError) Unwrap() []error {
 	return out
 }
 
+// sameFailure reports whether archive, an error that ended the whole
+// archive, is entry's error again: a sticky error (a limit tripped, a
+// stream cut) that failed an entry is what the next Next or read
+// returns too. It must be that error (errors.Is) and say the same.
+func sameFailure(entry, archive error) bool {
+	return errors.Is(entry, archive) && strings.HasSuffix(entry.Error(), archive.Error())
+}
+
 func entryErr(name string, err error) error {
 	if err == nil {
 		return nil
