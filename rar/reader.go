@@ -134,6 +134,12 @@ func (r *Reader) Next() (*arc.Entry, error) {
 			return nil, io.EOF
 		}
 		if err != nil {
+			if r.cur != nil && errors.Is(err, errs.ErrTruncated) && !errors.Is(err, errs.ErrPassword) {
+				// Cut in a header after an entry whose data was all
+				// there (finishEntry passed): the archive is not whole,
+				// the entry before is fine, as for the Archive.
+				err = errs.Incomplete(err)
+			}
 			r.err = err
 			return nil, err
 		}
