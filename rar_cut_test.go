@@ -187,3 +187,29 @@ func TestRARCutEndReaderNext(t *testing.T) {
 		}
 	}
 }
+
+// TestRARCutInDataReaderNext: a RAR cut inside an entry's data is still
+// that entry's error when Next skips it unread (only a cut after whole
+// data is the archive's).
+func TestRARCutInDataReaderNext(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "rar", "rar5_m3.rar"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := NewReader(bytes.NewReader(data[:2000]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	for {
+		_, err := r.Next()
+		if err == nil {
+			continue
+		}
+		var ee *EntryError
+		if !errors.Is(err, ErrTruncated) || !errors.As(err, &ee) || ee.Entry != "rand.bin" {
+			t.Errorf("Next: %v, want rand.bin's ErrTruncated", err)
+		}
+		return
+	}
+}

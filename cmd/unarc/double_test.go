@@ -2,6 +2,7 @@ package main
 
 import (
 	"archive/tar"
+	"archive/zip"
 	"bytes"
 	"compress/gzip"
 	"math/rand/v2"
@@ -120,6 +121,34 @@ func TestOneCutOneLine(t *testing.T) {
 						cmd, c.name, stream, code, len(lines), c.entry, errs)
 				}
 			}
+		}
+	}
+}
+
+// TestSameNameFailuresKept: two entries of one name that fail each
+// get their line: only an archive-level repeat of a failure is dropped.
+func TestSameNameFailuresKept(t *testing.T) {
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	for _, body := range []string{"first", "second"} {
+		h := &zip.FileHeader{Name: "same.txt", Method: zip.Store, CRC32: 1, CompressedSize64: uint64(len(body)), UncompressedSize64: uint64(len(body))}
+		w, err := zw.CreateRaw(h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Write([]byte(body))
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(t.TempDir(), "same.zip")
+	if err := os.WriteFile(p, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"t", p}, {"x", "-aoa", "-o", t.TempDir(), p}, {"t", "-j", "1", p}} {
+		code, _, errs := runCLI(args...)
+		if n := strings.Count(errs, "same.txt: checksum mismatch"); code != 3 || n != 2 {
+			t.Errorf("%v: exit %d, %d lines, want 3 and 2:\n%s", args, code, n, errs)
 		}
 	}
 }

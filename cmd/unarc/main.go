@@ -344,9 +344,7 @@ func report(stderr io.Writer, name string, err error) int {
 				}
 				continue
 			}
-			if !repeats(xe.Errors[:i], e) {
-				fmt.Fprintf(stderr, "unarc: %s: %s: %s%s\n", name, e.Entry, msg(e.Message()), liftHint(e))
-			}
+			fmt.Fprintf(stderr, "unarc: %s: %s: %s%s\n", name, e.Entry, msg(e.Message()), liftHint(e))
 		}
 		if xe.Omitted > 0 {
 			fmt.Fprintf(stderr, "unarc: %s: and %d more entries failed\n", name, xe.Omitted)
@@ -780,23 +778,22 @@ func (c *cli) test(cmd *command, src *source, sel func(*unarc.Entry) bool, prog 
 	return fatal
 }
 
-// repeats reports whether err, an error reported after the entry
-// errors in failed, is one of them again: for an entry already failed,
-// an error of the same class (the Reader's Next after a cut entry
-// blames it again); for the archive, the error that failed an entry
-// (errors.Is, saying the same: a sticky limit or stream error), or a
-// truncation after an entry's truncation (the input ended once).
+// repeats reports whether err, the error that ended the archive after
+// the entry errors in failed, is one of them again: for an entry, the
+// last entry that failed blamed again with an error of the same class
+// (the Reader's Next after a cut entry; only the last, as two entries
+// may share a name); for the archive, an entry's error (errors.Is,
+// saying the same: a sticky limit or stream error), or a truncation
+// after an entry's truncation (the input ended once).
 func repeats(failed []*unarc.EntryError, err error) bool {
 	var ee *unarc.EntryError
-	isEntry := errors.As(err, &ee)
+	if errors.As(err, &ee) {
+		last := len(failed) - 1
+		return last >= 0 && ee.Entry == failed[last].Entry && exitCode(ee) == exitCode(failed[last])
+	}
 	for _, f := range failed {
-		switch {
-		case isEntry:
-			if ee.Entry == f.Entry && exitCode(ee) == exitCode(f) {
-				return true
-			}
-		case errors.Is(f.Err, err) && strings.HasSuffix(f.Err.Error(), err.Error()),
-			errors.Is(err, unarc.ErrTruncated) && errors.Is(f.Err, unarc.ErrTruncated):
+		if errors.Is(f.Err, err) && strings.HasSuffix(f.Err.Error(), err.Error()) ||
+			errors.Is(err, unarc.ErrTruncated) && errors.Is(f.Err, unarc.ErrTruncated) {
 			return true
 		}
 	}
