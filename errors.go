@@ -105,6 +105,30 @@ func (e *ExtractError) Unwrap() []error {
 	return out
 }
 
+// sameFailure reports whether archive, an error that ended the whole
+// archive, is entry's error again: a sticky error (a limit tripped, a
+// stream cut) that failed an entry is what the next Next or read
+// returns too. It must be that error (errors.Is) and say the same.
+func sameFailure(entry, archive error) bool {
+	return errors.Is(entry, archive) && strings.HasSuffix(entry.Error(), archive.Error())
+}
+
+// sameClass reports whether next, the error that ended the archive,
+// blames last, the entry that failed last, again for the same kind of
+// failure: a stream's Next after an entry cut short blames that entry
+// with another text ("entry data runs past the end", then "data area").
+func sameClass(last, next *EntryError) bool {
+	if last.Entry != next.Entry {
+		return false
+	}
+	for _, s := range sentinels {
+		if errors.Is(last.Err, s) != errors.Is(next.Err, s) {
+			return false
+		}
+	}
+	return true
+}
+
 func entryErr(name string, err error) error {
 	if err == nil {
 		return nil

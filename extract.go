@@ -388,10 +388,13 @@ func (x *extractor) finish(fatal error) error {
 		}
 		var ee *EntryError
 		if errors.As(fatal, &ee) {
-			if !slices.ContainsFunc(x.errs, func(f *EntryError) bool { return f.Entry == ee.Entry && errors.Is(f.Err, ee.Err) }) {
+			if !slices.ContainsFunc(x.errs, func(f *EntryError) bool { return f.Entry == ee.Entry && errors.Is(f.Err, ee.Err) }) &&
+				!sameClass(x.errs[len(x.errs)-1], ee) {
 				x.errs = append(x.errs, ee) // not an entry's failure twice
 			}
-		} else {
+		} else if !slices.ContainsFunc(x.errs, func(f *EntryError) bool { return sameFailure(f.Err, fatal) }) {
+			// A sticky error (a limit tripped in an entry, a stream
+			// cut in one) also ends the archive: it is that entry's.
 			x.errs = append(x.errs, &EntryError{Entry: "(archive)", Err: fatal})
 		}
 	}

@@ -2,6 +2,7 @@ package unarc
 
 import (
 	"archive/tar"
+	"archive/zip"
 	"bytes"
 	"context"
 	"io/fs"
@@ -132,6 +133,68 @@ func TestExtractModesNeverWidened(t *testing.T) {
 		for name, want := range map[string]fs.FileMode{"z.txt": 0, "d": fs.ModeDir} {
 			if st, err := os.Lstat(filepath.Join(dest, name)); err != nil || st.Mode() != want {
 				t.Errorf("workers %d: %s: %v, want %v (%v)", workers, name, st.Mode(), want, err)
+			}
+		}
+	}
+}
+
+// TestExtractZipDirModeKept: a ZIP directory whose Unix mode is 040000
+// (or 040600) is extracted with the file under it and ends 0000 (0600
+// less the umask); the zip reader turned 040000 into 0755 and 040644
+// into 0755 before Extract saw them.
+func TestExtractZipDirModeKept(t *testing.T) {
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	for _, e := range []struct {
+		name string
+		mode uint32
+		body string
+	}{
+		{"locked/", 0o040000, ""},
+		{"locked/in.txt", 0o100644, "in"},
+		{"rw/", 0o040600, ""},
+		{"rw/f.txt", 0o100644, "f"},
+		{"r/", 0o040644, ""},
+	} {
+		h := &zip.FileHeader{Name: e.name, Method: zip.Store, CreatorVersion: 3<<8 | 20, ExternalAttrs: e.mode << 16}
+		w, err := zw.CreateHeader(h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		w.Write([]byte(e.body))
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	data := buf.Bytes()
+	um := processUmask()
+	for _, preserve := range []bool{false, true} {
+		a, err := Open(bytes.NewReader(data), int64(len(data)), WithPreservePermissions(preserve))
+		if err != nil {
+			t.Fatal(err)
+		}
+		dest := t.TempDir()
+		t.Cleanup(func() { unlock(dest) })
+		if err := a.Extract(context.Background(), dest); err != nil {
+			t.Fatalf("preserve=%v: %v", preserve, err)
+		}
+		mask := um
+		if preserve {
+			mask = 0
+		}
+		for name, want := range map[string]fs.FileMode{
+			"locked": fs.ModeDir,
+			"rw":     fs.ModeDir | 0o600&^mask,
+			"r":      fs.ModeDir | 0o644&^mask,
+		} {
+			if st, err := os.Lstat(filepath.Join(dest, name)); err != nil || st.Mode() != want {
+				t.Errorf("preserve=%v: %s: %v, want %v (%v)", preserve, name, st.Mode(), want, err)
+			}
+		}
+		unlock(dest)
+		for name, want := range map[string]string{"locked/in.txt": "in", "rw/f.txt": "f"} {
+			if b, err := os.ReadFile(filepath.Join(dest, name)); err != nil || string(b) != want {
+				t.Errorf("preserve=%v: %s = %q, %v", preserve, name, b, err)
 			}
 		}
 	}

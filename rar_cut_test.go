@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 )
 
@@ -117,4 +119,97 @@ func readTree(dir string) map[string][]byte {
 		return nil
 	})
 	return files
+}
+
+// TestRARCutEndReaderNext: read through NewReader, a RAR cut inside its
+// end header gives every entry whole, then a Next error that is the
+// archive's: ErrTruncated and no EntryError (it was the last entry's,
+// "sub: truncated input", though that entry was fine); Reader.Extract
+// and Reader.Verify return it as the archive's too, as Archive.Extract
+// and Archive.Verify do.
+func TestRARCutEndReaderNext(t *testing.T) {
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name string
+		end  int
+	}{
+		{"rar5_m3.rar", 8},
+		{"rar4_m3.rar", 7},
+		{"rar5_solid.rar", 8},
+		{"rar4_solid.rar", 7},
+	} {
+		data, err := os.ReadFile(filepath.Join("testdata", "rar", tc.name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, cut := range []int{1, 3, tc.end - 1} {
+			d := data[:len(data)-cut]
+			what := func(s string) string { return tc.name + " cut by " + strconv.Itoa(cut) + ": " + s }
+			isArchiveCut := func(s string, err error) {
+				t.Helper()
+				var ee *EntryError
+				if !errors.Is(err, ErrTruncated) || errors.As(err, &ee) {
+					t.Errorf("%s: %v (entry error %v), want the archive's ErrTruncated", what(s), err, ee != nil)
+				}
+			}
+			r, err := NewReader(bytes.NewReader(d))
+			if err != nil {
+				t.Fatal(err)
+			}
+			n := 0
+			for {
+				e, err := r.Next()
+				if err != nil {
+					isArchiveCut("Next", err)
+					break
+				}
+				if _, err := io.Copy(io.Discard, r); err != nil {
+					t.Errorf("%s: %v", what(e.Name), err)
+				}
+				n++
+			}
+			if n < 3 {
+				t.Errorf("%s: %d entries read", what("Next"), n)
+			}
+			r.Close()
+			r, _ = NewReader(bytes.NewReader(d))
+			isArchiveCut("Reader.Extract", r.Extract(ctx, t.TempDir()))
+			r.Close()
+			r, _ = NewReader(bytes.NewReader(d))
+			res, err := r.Verify(ctx)
+			isArchiveCut("Reader.Verify", err)
+			for _, v := range res {
+				if v.Err != nil {
+					t.Errorf("%s: %v", what("Reader.Verify "+v.Entry.Name), v.Err)
+				}
+			}
+			r.Close()
+		}
+	}
+}
+
+// TestRARCutInDataReaderNext: a RAR cut inside an entry's data is still
+// that entry's error when Next skips it unread (only a cut after whole
+// data is the archive's).
+func TestRARCutInDataReaderNext(t *testing.T) {
+	data, err := os.ReadFile(filepath.Join("testdata", "rar", "rar5_m3.rar"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := NewReader(bytes.NewReader(data[:2000]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	for {
+		_, err := r.Next()
+		if err == nil {
+			continue
+		}
+		var ee *EntryError
+		if !errors.Is(err, ErrTruncated) || !errors.As(err, &ee) || ee.Entry != "rand.bin" {
+			t.Errorf("Next: %v, want rand.bin's ErrTruncated", err)
+		}
+		return
+	}
 }

@@ -97,7 +97,11 @@ func (r *Reader) Next() (*Entry, error) {
 	e, err := r.r.Next()
 	if err != nil {
 		if err != io.EOF {
-			if r.cur != nil {
+			if errs.IsIncomplete(err) {
+				// A cut after the entry (in the end header): the
+				// archive's, as Archive.Extract and Verify report it.
+				err = archiveErr(err)
+			} else if r.cur != nil {
 				err = entryErr(r.cur.Name, err)
 			}
 			r.err = err

@@ -468,19 +468,25 @@ func (p *parser) file4(hd *header4, service bool) (*file, error) {
 	dir := fl&lhdWindowMask == lhdDirectory
 	if host == 3 || host == 5 {
 		e.Mode = meta.UnixEntryMode(attr)
-		dir = dir || e.Mode.IsDir()
 		if e.Mode&fs.ModeSymlink != 0 {
 			e.Link = arc.LinkSymlink
 		}
 	} else {
 		e.Mode = meta.WinMode(attr)
-		dir = dir || e.Mode.IsDir()
 	}
-	if dir {
-		e.Mode = e.Mode&^fs.ModeType | fs.ModeDir
-		if e.Mode.Perm()&0o700 == 0o600 || e.Mode.Perm() == 0o444 {
-			e.Mode |= 0o111
+	if dir || e.Mode.IsDir() {
+		// A mode that states a directory (a Unix st_mode of that type,
+		// or Windows attributes with the directory bit) is kept as the
+		// archive says, 0000 included, as unrar applies it; only bits
+		// meant for a file on an entry the flags alone make a
+		// directory get the search bits.
+		if !e.Mode.IsDir() {
+			e.Mode = e.Mode&^fs.ModeType | fs.ModeDir
+			if e.Mode.Perm()&0o700 == 0o600 || e.Mode.Perm() == 0o444 {
+				e.Mode |= 0o111
+			}
 		}
+		dir = true
 		e.Link = arc.LinkNone
 		f.dict = 0
 		e.Size = 0

@@ -394,16 +394,22 @@ func (p *parser) file5(hd *header5, service bool) (*file, error) {
 	switch host {
 	case 1: // Unix: attr is st_mode
 		e.Mode = meta.UnixEntryMode(uint32(attr))
-		dir = dir || e.Mode.IsDir()
 	default: // Windows attributes
 		e.Mode = meta.WinMode(uint32(attr))
-		dir = dir || e.Mode.IsDir()
 	}
-	if dir {
-		e.Mode = e.Mode&^fs.ModeType | fs.ModeDir
-		if e.Mode.Perm() == 0o644 || e.Mode.Perm() == 0o444 {
-			e.Mode |= 0o111
+	if dir || e.Mode.IsDir() {
+		// A mode that states a directory (a Unix st_mode of that type,
+		// or Windows attributes with the directory bit) is kept as the
+		// archive says, 0000 included, as unrar applies it; only bits
+		// meant for a file on an entry the flag alone makes a directory
+		// get the search bits.
+		if !e.Mode.IsDir() {
+			e.Mode = e.Mode&^fs.ModeType | fs.ModeDir
+			if e.Mode.Perm() == 0o644 || e.Mode.Perm() == 0o444 {
+				e.Mode |= 0o111
+			}
 		}
+		dir = true
 		e.Size = 0
 	}
 	if err := p.extra5(f, hd.extra); err != nil {

@@ -118,6 +118,11 @@ func (r *Reader) Next() (*arc.Entry, error) {
 			r.err = err
 			return nil, err
 		}
+		// What is left of its data: a cut there is the entry's.
+		if err := r.p.skipData(); err != nil {
+			r.err = err
+			return nil, err
+		}
 	}
 	for {
 		f, err := r.p.next()
@@ -134,6 +139,12 @@ func (r *Reader) Next() (*arc.Entry, error) {
 			return nil, io.EOF
 		}
 		if err != nil {
+			if r.cur != nil && errors.Is(err, errs.ErrTruncated) && !errors.Is(err, errs.ErrPassword) {
+				// Cut in a header after an entry whose data was all
+				// there (skipped above): the archive is not whole, the
+				// entry before is fine, as for the Archive.
+				err = errs.Incomplete(err)
+			}
 			r.err = err
 			return nil, err
 		}

@@ -3,7 +3,6 @@ package sevenzip
 import (
 	"io/fs"
 	"math/bits"
-	"os"
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -365,38 +364,9 @@ func le32(b []byte) uint32 {
 	return uint32(b[0]) | uint32(b[1])<<8 | uint32(b[2])<<16 | uint32(b[3])<<24
 }
 
-// emptyNameAlias is 7-Zip's name for an unnamed entry when the archive
-// has no name either (kEmptyFileAlias in its extraction code).
-const emptyNameAlias = "[Content]"
-
 // unnamedEntry is the name 7-Zip gives an entry stored without one (a
-// file added from standard input with -si): the archive's file name
-// without its directory and its extension (GetDefaultName2 in 7-Zip's
-// OpenArchive.cpp): "backup.7z" gives "backup", "data.tar.7z" gives
-// "data.tar", and a name without a dot gets a "~" ("backup" gives
-// "backup~"), so the entry never takes the archive's own name. A split
-// set's volume number goes first ("backup.7z.001" gives "backup", as
-// 7zz lists it). Without an archive name the entry is "[Content]". Only
-// an empty stored name is replaced; a name that only becomes empty
-// once cleaned ("./") is left for Extract to refuse.
-func unnamedEntry(archive string) string {
-	base := archive[strings.LastIndexAny(archive, "/"+string(os.PathSeparator))+1:]
-	if prefix, _, n, ok := volume.SplitPart(base); ok && n == 1 {
-		base = prefix[:len(prefix)-1]
-	}
-	if base == "" {
-		return emptyNameAlias
-	}
-	switch dot := strings.LastIndexByte(base, '.'); {
-	case len(base) > 3 && strings.EqualFold(base[len(base)-3:], ".7z"):
-		base = base[:len(base)-3]
-	case dot > 0:
-		base = base[:dot]
-	default:
-		base += "~"
-	}
-	if base = strings.TrimRight(base, " \t\n"); base == "" {
-		return emptyNameAlias
-	}
-	return base
-}
+// file added from standard input with -si): "backup.7z" gives "backup"
+// (volume.UnnamedEntry). Only an empty stored name is replaced; a name
+// that only becomes empty once cleaned ("./") is left for Extract to
+// refuse.
+func unnamedEntry(archive string) string { return volume.UnnamedEntry(archive, ".7z") }

@@ -585,7 +585,7 @@ func (a *Archive) readDirectory(d *directory) error {
 		a.files = append(a.files, file{})
 		f := &a.files[len(a.files)-1]
 		f.Index = len(a.files) - 1
-		f.fill(&h, b[:nl], b[nl:nl+el], b[nl+el:], a.cfg.DecodeName)
+		f.fill(&h, b[:nl], b[nl:nl+el], b[nl+el:], a.cfg.DecodeName, a.cfg.Name)
 		if f.badZip64 {
 			// 7zz: "Headers Error" (a warning); two readers taking the
 			// header's or the extra field's sizes see different data.

@@ -115,7 +115,7 @@ func (f *file) agrees(l *localInfo) error {
 // rawNameIs reports whether name is f's name as the central directory
 // stores it.
 func (f *file) rawNameIs(name []byte) bool {
-	if f.rawName != "" {
+	if f.rawName != "" || f.unnamed {
 		return string(name) == f.rawName
 	}
 	return string(name) == f.Name

@@ -10,6 +10,7 @@ import (
 
 	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/internal/meta"
+	"github.com/go-unarc/unarc/internal/volume"
 	"github.com/go-unarc/unarc/internal/zipcrypto"
 )
 
@@ -36,6 +37,7 @@ type file struct {
 	dirAttr     bool   // MS-DOS directory attribute
 	badZip64    bool   // a Zip64 extra field repeats the sizes with other values (zip64Disagrees)
 	rawName     string // the name as stored, when Name differs from it (decoded, converted)
+	unnamed     bool   // the name is stored empty (rawName ""): Name is the archive's
 }
 
 // header holds the fixed fields shared by local and central headers,
@@ -57,7 +59,7 @@ type header struct {
 
 // fill sets f from h and the variable parts; name, extra and comment are
 // the raw bytes (they are copied). decode is Config.DecodeName.
-func (f *file) fill(h *header, name, extra, comment []byte, decode func([]byte) string) {
+func (f *file) fill(h *header, name, extra, comment []byte, decode func([]byte) string, archive string) {
 	f.flags = h.flags
 	f.method = h.method
 	f.dosTime = h.dosTime
@@ -87,6 +89,15 @@ func (f *file) fill(h *header, name, extra, comment []byte, decode func([]byte) 
 		if strings.IndexByte(f.Name, '\\') >= 0 && backslashSeparates(h, f.Name, extra) {
 			f.Name = strings.ReplaceAll(f.Name, "\\", "/")
 		}
+	}
+	f.unnamed = false
+	if f.Name == "" {
+		// Stored empty, or a C string that ends at once ("\x00abc"):
+		// named after the archive, as 7-Zip names it (and an unnamed
+		// 7z entry): "data.zip" gives "data". Extract judges it as any
+		// name.
+		f.Name = volume.UnnamedEntry(archive, ".zip")
+		f.unnamed = len(name) == 0
 	}
 	if len(comment) > 0 {
 		f.Comment = entryText(comment, h.flags, decode)
@@ -248,17 +259,22 @@ func (f *file) setMode(h *header) {
 		f.dirAttr = m.IsDir()
 	}
 	if strings.HasSuffix(f.Name, "/") || (f.dirAttr && f.usize == 0) {
-		m = m&^(fs.ModeType) | fs.ModeDir
-		if m&0o777 == 0o644 {
-			m |= 0o111
+		// A directory's mode as the archive states it (a Unix mode of
+		// type directory, or DOS attributes with the directory bit) is
+		// kept, 0000 included: Extract makes directories usable while
+		// it fills them and applies their mode at the end. Only when
+		// the name alone makes the directory are bits meant for a file
+		// (0644, or none) given the search bits.
+		if !m.IsDir() {
+			m = m&^fs.ModeType | fs.ModeDir
+			if p := m.Perm(); p == 0o644 || p == 0 {
+				m = m&^fs.ModePerm | 0o755
+			}
 		}
 	} else if f.dirAttr {
 		// A DOS directory bit on an entry with data: 7-Zip treats it as
 		// a file; so do we.
 		m = m&^fs.ModeDir | 0o644
-	}
-	if m.IsDir() && m&0o777 == 0 {
-		m |= 0o755
 	}
 	f.Mode = m
 	if m&fs.ModeSymlink != 0 {

@@ -79,7 +79,7 @@ func (a *Archive) ExportIndex(withKeys bool) ([]byte, error) {
 		e.Uvarint(uint64(f.strongFlags))
 		e.Uvarint(uint64(f.dosTime))
 		var b byte
-		for k, v := range []bool{f.aes, f.zip64, f.dirAttr, f.badZip64} {
+		for k, v := range []bool{f.aes, f.zip64, f.dirAttr, f.badZip64, f.unnamed} {
 			if v {
 				b |= 1 << k
 			}
@@ -164,7 +164,7 @@ func OpenIndex(ra io.ReaderAt, size int64, payload []byte, cfg *arc.Config) (arc
 		f.strongFlags = uint16(d.Uvarint("strong flags"))
 		f.dosTime = uint16(d.Uvarint("DOS time"))
 		b := d.Byte("file flags")
-		f.aes, f.zip64, f.dirAttr, f.badZip64 = b&1 != 0, b&2 != 0, b&4 != 0, b&8 != 0
+		f.aes, f.zip64, f.dirAttr, f.badZip64, f.unnamed = b&1 != 0, b&2 != 0, b&4 != 0, b&8 != 0, b&16 != 0
 		f.crc = uint32(d.Uvarint("CRC"))
 		f.csize = d.Uvarint("packed size")
 		f.usize = d.Uvarint("size")

@@ -285,7 +285,7 @@ func (z *Reader) readHeader() (*file, error) {
 		return nil, errs.EOF(err, "local header")
 	}
 	f := new(file)
-	f.fill(&h, b[:nl], b[nl:], nil, z.cfg.DecodeName)
+	f.fill(&h, b[:nl], b[nl:], nil, z.cfg.DecodeName, z.cfg.Name)
 	localUnixMode(f, b[nl:])
 	if err := z.noteLocal(f, &h, b[:nl]); err != nil {
 		return nil, err

@@ -105,7 +105,7 @@ func (z *Reader) Directory() ([]*arc.Entry, error) {
 			return nil, errs.EOF(err, "central directory header")
 		}
 		f := new(file)
-		f.fill(&h, b[:nl], b[nl:nl+el], b[nl+el:], z.cfg.DecodeName)
+		f.fill(&h, b[:nl], b[nl:nl+el], b[nl+el:], z.cfg.DecodeName, z.cfg.Name)
 		f.Index = len(ents)
 		if f.badZip64 {
 			return nil, errs.Corrupt("central directory header %d: Zip64 extra field sizes disagree with the header's", f.Index)

@@ -31,6 +31,9 @@
 // MS-DOS and Windows hosts and a literal byte for Unix ones. A name ends
 // at its first NUL byte, as 7-Zip and Python's zipfile read it (the
 // bytes after it are kept for comparing local and central names only).
+// A name that is empty then (it starts with NUL, or is stored empty) is
+// the archive's file name without its extension, as 7-Zip names it:
+// "data.zip" gives "data", and with no archive name "[Content]".
 // A Zip64 locator is one only where the layout holds: 20 bytes before
 // the end record, outside the central directory the 32-bit record
 // describes, pointing at a Zip64 end record; the signature's bytes in the

@@ -337,7 +337,14 @@ func report(stderr io.Writer, name string, err error) int {
 	var ee *unarc.EntryError
 	switch {
 	case errors.As(err, &xe):
-		for _, e := range xe.Errors {
+		for i, e := range xe.Errors {
+			if e.Entry == "(archive)" {
+				// Extract's archive-level error after entry errors.
+				if !repeats(xe.Errors[:i], e.Err) {
+					fmt.Fprintf(stderr, "unarc: %s: %s%s\n", name, archiveMsg(name, e.Err), liftHint(e.Err))
+				}
+				continue
+			}
 			fmt.Fprintf(stderr, "unarc: %s: %s: %s%s\n", name, e.Entry, msg(e.Message()), liftHint(e))
 		}
 		if xe.Omitted > 0 {
@@ -671,7 +678,7 @@ func (c *cli) warnings(name string, src *source, code int, done error) int {
 		return code
 	}
 	for _, err := range wr.Warnings() {
-		if done != nil && strings.Contains(done.Error(), err.Error()) {
+		if done != nil && (strings.Contains(done.Error(), err.Error()) || repeats(entryErrors(done), err)) {
 			continue
 		}
 		fmt.Fprintf(c.stderr, "unarc: %s: warning: %s\n", name, msg(err.Error()))
@@ -750,7 +757,13 @@ func (c *cli) test(cmd *command, src *source, sel func(*unarc.Entry) bool, prog 
 		fatal = src.r.VerifyFunc(c.ctx, each, opts...) // keeps no results: any number of entries
 	}
 	var ee *unarc.EntryError
-	if fatal != nil && errors.As(fatal, &ee) {
+	switch {
+	case fatal == nil:
+	case repeats(failed, fatal):
+		// The error that failed an entry ended the archive too (a
+		// limit tripped, a stream cut): it was reported with the entry.
+		fatal = nil
+	case errors.As(fatal, &ee):
 		failed = append(failed, ee)
 		fatal = nil
 	}
@@ -767,4 +780,43 @@ func (c *cli) test(cmd *command, src *source, sel func(*unarc.Entry) bool, prog 
 	// An error of no entry (an interruption) is the archive's:
 	// "unarc: ARCHIVE: message", as x prints it.
 	return fatal
+}
+
+// repeats reports whether err, the error that ended the archive after
+// the entry errors in failed, is one of them again: for an entry, the
+// last entry that failed blamed again with an error of the same class
+// (the Reader's Next after a cut entry; only the last, as two entries
+// may share a name); for the archive, an entry's error (errors.Is,
+// saying the same: a sticky limit or stream error), or a truncation
+// after an entry's truncation (the input ended once).
+func repeats(failed []*unarc.EntryError, err error) bool {
+	var ee *unarc.EntryError
+	if errors.As(err, &ee) {
+		last := len(failed) - 1
+		return last >= 0 && ee.Entry == failed[last].Entry && exitCode(ee) == exitCode(failed[last])
+	}
+	for _, f := range failed {
+		if errors.Is(f.Err, err) && strings.HasSuffix(f.Err.Error(), err.Error()) ||
+			errors.Is(err, unarc.ErrTruncated) && errors.Is(f.Err, unarc.ErrTruncated) {
+			return true
+		}
+	}
+	return false
+}
+
+// entryErrors lists the entry errors err reports (an ExtractError's, a
+// testFailure's, or err itself).
+func entryErrors(err error) []*unarc.EntryError {
+	if tf, ok := err.(*testFailure); ok {
+		return entryErrors(tf.entries)
+	}
+	var xe *unarc.ExtractError
+	var ee *unarc.EntryError
+	switch {
+	case errors.As(err, &xe):
+		return xe.Errors
+	case errors.As(err, &ee):
+		return []*unarc.EntryError{ee}
+	}
+	return nil
 }

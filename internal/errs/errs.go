@@ -148,6 +148,9 @@ func (e *incompleteError) Unwrap() error { return e.error }
 // but the root's Extract and Verify return err once they are done, so a
 // cut archive does not pass as whole. Warnings of what an archive may
 // legitimately lack (a missing end-of-archive record) are not marked.
+// A format Reader marks the same cut when its Next meets it after an
+// entry whose data was whole, so the root reports it as the archive's,
+// not as that entry's.
 func Incomplete(err error) error { return &incompleteError{err} }
 
 // IsIncomplete reports whether err was marked by Incomplete.

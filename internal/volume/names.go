@@ -1,10 +1,47 @@
 package volume
 
 import (
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 )
+
+// EmptyNameAlias is 7-Zip's name for an unnamed entry when the archive
+// has no name either (kEmptyFileAlias in its extraction code).
+const EmptyNameAlias = "[Content]"
+
+// UnnamedEntry is the name 7-Zip gives an entry whose name is empty, in
+// an archive whose file name is archive and whose format's extension is
+// ext (".7z", ".zip"): the archive's file name without its directory and
+// its extension (GetDefaultName2 in 7-Zip's OpenArchive.cpp):
+// "backup.7z" gives "backup", "data.tar.7z" gives "data.tar", and a name
+// without a dot gets a "~" ("backup" gives "backup~"), so the entry
+// never takes the archive's own name. A split set's volume number goes
+// first ("backup.7z.001" gives "backup", as 7zz lists it). Without an
+// archive name the entry is EmptyNameAlias. The result holds no path
+// separator; Extract still judges it as any name (".." from "...7z").
+func UnnamedEntry(archive, ext string) string {
+	base := archive[strings.LastIndexAny(archive, "/"+string(os.PathSeparator))+1:]
+	if prefix, _, n, ok := SplitPart(base); ok && n == 1 {
+		base = prefix[:len(prefix)-1]
+	}
+	if base == "" {
+		return EmptyNameAlias
+	}
+	switch dot := strings.LastIndexByte(base, '.'); {
+	case len(base) > len(ext) && strings.EqualFold(base[len(base)-len(ext):], ext):
+		base = base[:len(base)-len(ext)]
+	case dot > 0:
+		base = base[:dot]
+	default:
+		base += "~"
+	}
+	if base = strings.TrimRight(base, " \t\n"); base == "" {
+		return EmptyNameAlias
+	}
+	return base
+}
 
 // SplitPart parses the name of a byte-split part, "prefix.NNN" with three
 // or more digits after the last dot (7-Zip's -v, split -d -a 3): prefix
