@@ -80,10 +80,10 @@ while IFS=$'\t' read -r dir name; do
   echo "== $dir $name ($fam) for $fuzztime ($(date -u +%T))"
   start=$(date +%s)
   if [ "$dir" = bench ]; then
-    (cd bench && go test -run '^$' -fuzz "^$name\$" -fuzztime "$fuzztime" \
+    (cd bench && go test -timeout 0 -run '^$' -fuzz "^$name\$" -fuzztime "$fuzztime" \
       -fuzzminimizetime "$minimize" -parallel "$workers" . >"$root/$log" 2>&1)
   else
-    go test -run '^$' -fuzz "^$name\$" -fuzztime "$fuzztime" \
+    go test -timeout 0 -run '^$' -fuzz "^$name\$" -fuzztime "$fuzztime" \
       -fuzzminimizetime "$minimize" -parallel "$workers" "./$dir" >"$log" 2>&1
   fi
   rc=$?
