@@ -247,8 +247,12 @@ func TestToolBombs(t *testing.T) {
 		{"zeros.7z", 64 << 20, 136 << 20},
 		{"zeros.rar", 64 << 20, 48 << 20},
 		// sevenzip allocates a second window while reading the folder's
-		// entries one by one (noted for its owner); still bounded.
-		{"solid.7z", 128 << 20, 256 << 20},
+		// entries one by one (noted for its owner); still bounded. What
+		// the pool still holds from earlier tests decides how much of it
+		// is new: under 256 MiB alone, 276-290 MiB after the package's
+		// other tests since a decoder at its folder's end is closed
+		// rather than parked (its window goes back to the pool).
+		{"solid.7z", 128 << 20, 320 << 20},
 		// The copy source's bytes are kept (grown by doubling) beside
 		// the 32 MiB window.
 		{"copies.rar", 128 << 20, 64 << 20},

@@ -374,6 +374,15 @@ func (r *Reader) verify(ctx context.Context, c *verifyConfig, keep func(*VerifyR
 		}
 		e, err := r.Next()
 		if err == io.EOF {
+			// A stream format with a trailing index (ZIP's central
+			// directory): read it, so that a directory that disagrees
+			// with the entries, or a stream cut inside its end records,
+			// fails Verify as it fails Extract.
+			if dr, ok := r.r.(directoryReader); ok {
+				if _, err := dr.Directory(); err != nil {
+					return archiveErr(err)
+				}
+			}
 			return nil
 		}
 		if err != nil {

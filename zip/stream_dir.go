@@ -127,6 +127,10 @@ func (z *Reader) Directory() ([]*arc.Entry, error) {
 	if sig != sigEnd && sig != sigEnd64 {
 		// 7zz: "Headers Error" (the end record is damaged or missing).
 		z.warns = append(z.warns, errs.Corrupt("central directory followed by %08x, not an end record", sig))
+	} else if err := z.endRecord(sig); err != nil {
+		// 7zz: "Unexpected end of archive". The entries were whole, but
+		// the archive was cut: say so, as the Archive does.
+		return ents, err
 	}
 	if n := len(ents); n < len(z.locals) {
 		return nil, errs.Corrupt("%d entries of the stream are not in its central directory", len(z.locals)-n)
@@ -136,6 +140,39 @@ func (z *Reader) Directory() ([]*arc.Entry, error) {
 		z.warns[z.junkWarn] = fmt.Errorf("%d bytes of unknown data before the central directory", z.junk)
 	}
 	return ents, nil
+}
+
+// endRecord reads the end records that follow the central directory
+// (sig, already read: the Zip64 end record, its locator and the end
+// record, or the end record alone) and fails with ErrTruncated when the
+// stream ends inside them or inside the archive comment.
+func (z *Reader) endRecord(sig uint32) error {
+	br := z.s.br
+	if sig == sigEnd64 {
+		// Zip64 end record: its size (8 bytes) counts what follows it;
+		// then the locator (20 bytes) and the end record proper.
+		var n [8]byte
+		if _, err := io.ReadFull(br, n[:]); err != nil {
+			return errs.EOF(err, "Zip64 end of central directory record")
+		}
+		rest := le.Uint64(n[:])
+		if rest > 1<<20 {
+			rest = 1 << 20 // an extensible data sector past 1 MiB is not ours to read
+		}
+		if m, err := io.CopyN(io.Discard, br, int64(rest)+20+4); err != nil {
+			return errs.Truncated(fmt.Sprintf("the stream ends %d bytes into the Zip64 end records", m))
+		}
+	}
+	var end [18]byte // the end record after its signature
+	if _, err := io.ReadFull(br, end[:]); err != nil {
+		return errs.EOF(err, "end of central directory record")
+	}
+	if c := int64(le.Uint16(end[16:])); c > 0 {
+		if m, err := io.CopyN(io.Discard, br, c); err != nil {
+			return errs.Truncated(fmt.Sprintf("the archive comment is cut after %d of %d bytes", m, c))
+		}
+	}
+	return nil
 }
 
 // countReader counts what the stream buffer reads from the source, so the

@@ -66,3 +66,62 @@ func TestReaderDirectory(t *testing.T) {
 		t.Errorf("MaxHeaderMemory 300: %v, want ErrLimit", err)
 	}
 }
+
+// TestReaderDirectoryCutEnd: a stream cut inside its end records (the
+// end of central directory record, its comment, or the Zip64 records)
+// fails Directory with ErrTruncated, as the Archive fails to open it;
+// before, Directory stopped at the end record's signature and a cut
+// stream passed.
+func TestReaderDirectoryCutEnd(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		comment string
+		zip64   bool
+	}{{"plain", "", false}, {"comment", "an archive comment", false}, {"zip64", "", true}} {
+		var buf bytes.Buffer
+		zw := zip.NewWriter(&buf)
+		zw.SetComment(c.comment)
+		h := &zip.FileHeader{Name: "a.txt", Method: zip.Deflate}
+		if c.zip64 {
+			h.UncompressedSize64 = 1 << 32 // archive/zip writes Zip64 records for it
+		}
+		w, _ := zw.CreateHeader(h)
+		io.WriteString(w, "content")
+		zw.Close()
+		data := buf.Bytes()
+		endLen := 22 + len(c.comment)
+		if c.zip64 {
+			endLen += 56 + 20
+		}
+		for cut := 1; cut < endLen-4; cut++ {
+			z, err := NewReader(bytes.NewReader(data[:len(data)-cut]), nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for err == nil {
+				if _, err = z.Next(); err == nil {
+					_, err = io.Copy(io.Discard, z)
+				}
+			}
+			if err != io.EOF {
+				z.Close()
+				continue // the cut was seen before the directory (Zip64 sizes)
+			}
+			if _, err := z.Directory(); !errors.Is(err, errs.ErrTruncated) {
+				t.Errorf("%s cut by %d: Directory: %v, want ErrTruncated", c.name, cut, err)
+			}
+			z.Close()
+		}
+		z, _ := NewReader(bytes.NewReader(data), nil)
+		for {
+			if _, err := z.Next(); err != nil {
+				break
+			}
+			io.Copy(io.Discard, z)
+		}
+		if _, err := z.Directory(); err != nil {
+			t.Errorf("%s whole: Directory: %v", c.name, err)
+		}
+		z.Close()
+	}
+}
