@@ -155,7 +155,7 @@ func TestExtractOverOtherLinks(t *testing.T) {
 // Reader and for a real tarball extracted twice.
 func TestExtractSkipHardLinkTarget(t *testing.T) {
 	list := []fakeEntry{file("d/t.txt", "archive"), hardlink("h.txt", "d/t.txt")}
-	run := func(dest string, stream bool, workers int) (error, []string) {
+	run := func(dest string, stream bool, workers int) ([]string, error) {
 		var skipped []string
 		opts := []Option{WithOverwrite(OverwriteSkip), WithWorkers(workers), WithProgress(func(p Progress) {
 			if p.Skipped != "" {
@@ -165,9 +165,11 @@ func TestExtractSkipHardLinkTarget(t *testing.T) {
 		a := newFakeOpts(opts, list...)
 		if stream {
 			r := &Reader{r: &fakeStream{a: a.a.(*fakeArchive)}, opts: a.opts, acct: a.acct}
-			return r.Extract(context.Background(), dest), skipped
+			err := r.Extract(context.Background(), dest)
+			return skipped, err
 		}
-		return a.Extract(context.Background(), dest), skipped
+		err := a.Extract(context.Background(), dest)
+		return skipped, err
 	}
 	for _, c := range []struct {
 		stream  bool
@@ -177,7 +179,7 @@ func TestExtractSkipHardLinkTarget(t *testing.T) {
 		dest := filepath.Join(base, "dest")
 		os.MkdirAll(filepath.Join(dest, "d"), 0o755)
 		os.WriteFile(filepath.Join(dest, "d/t.txt"), []byte("user"), 0o644)
-		if err, _ := run(dest, c.stream, c.workers); err != nil {
+		if _, err := run(dest, c.stream, c.workers); err != nil {
 			t.Fatalf("%+v: %v", c, err)
 		}
 		s1, _ := os.Stat(filepath.Join(dest, "d/t.txt"))
@@ -191,7 +193,7 @@ func TestExtractSkipHardLinkTarget(t *testing.T) {
 		os.MkdirAll(filepath.Join(dest, "d"), 0o755)
 		os.WriteFile(filepath.Join(base, "outside"), []byte("outside"), 0o644)
 		os.Symlink(filepath.Join(base, "outside"), filepath.Join(dest, "d/t.txt"))
-		err, skipped := run(dest, c.stream, c.workers)
+		skipped, err := run(dest, c.stream, c.workers)
 		if err != nil {
 			t.Fatalf("%+v: over a symlink: %v", c, err)
 		}

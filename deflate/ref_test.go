@@ -305,7 +305,7 @@ func TestRefClass(t *testing.T) {
 	w.bits(1, 1)
 	w.bits(2, 2)
 	w.bits(258-257, 5)
-	w.bits(1-1, 5)
+	w.bits(0, 5) // HDIST: one distance code, less one
 	w.bits(18-4, 4)
 	for _, s := range codeOrder[:18] {
 		l := uint64(0)

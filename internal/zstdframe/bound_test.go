@@ -40,7 +40,7 @@ func windowFrame(wd byte, fcs int64, body []byte, rle int) []byte {
 // decodeBounded decodes src through a continuous Reader held to b, with
 // a decoder that allows any window, and reports the output, the error
 // and the bytes allocated meanwhile.
-func decodeBounded(t *testing.T, src []byte, b Bound) ([]byte, error, uint64) {
+func decodeBounded(t *testing.T, src []byte, b Bound) ([]byte, uint64, error) {
 	t.Helper()
 	zd, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true),
 		zstd.WithDecoderMaxWindow(1<<41), zstd.WithDecoderMaxMemory(1<<41))
@@ -63,7 +63,7 @@ func decodeBounded(t *testing.T, src []byte, b Bound) ([]byte, error, uint64) {
 		err = fe
 	}
 	runtime.ReadMemStats(&ms)
-	return out, err, ms.TotalAlloc - before
+	return out, ms.TotalAlloc - before, err
 }
 
 // TestBoundWindow: a frame's window is refused or lowered before the
@@ -98,7 +98,7 @@ func TestBoundWindow(t *testing.T) {
 		{"ratio, long, read ahead", long, withSize(cli, -1), errs.ErrLimit},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			out, err, alloc := decodeBounded(t, c.src, c.b)
+			out, alloc, err := decodeBounded(t, c.src, c.b)
 			if c.wantErr != nil {
 				if !errors.Is(err, c.wantErr) {
 					t.Fatalf("err %v, want %v", err, c.wantErr)
@@ -148,7 +148,7 @@ func TestBoundRealStreams(t *testing.T) {
 			t.Fatal(name, err)
 		}
 		for _, size := range []int64{int64(len(src)), -1} {
-			out, err, _ := decodeBounded(t, src, Bound{MaxWindow: 64 << 20, MaxRatio: 500, RatioFloor: 1 << 10, Size: size})
+			out, _, err := decodeBounded(t, src, Bound{MaxWindow: 64 << 20, MaxRatio: 500, RatioFloor: 1 << 10, Size: size})
 			if err != nil || !bytes.Equal(out, want) {
 				t.Errorf("%s, size %d: err %v, %d bytes, want %d", name, size, err, len(out), len(want))
 			}
@@ -190,7 +190,7 @@ func FuzzBound(f *testing.F) {
 		want, werr := zd.DecodeAll(b, nil)
 		zd.Close()
 		for _, size := range []int64{int64(len(b)), -1} {
-			got, err, _ := decodeBounded(t, b, Bound{MaxWindow: 64 << 20, Size: size})
+			got, _, err := decodeBounded(t, b, Bound{MaxWindow: 64 << 20, Size: size})
 			if werr == nil && (err != nil || !bytes.Equal(got, want)) {
 				t.Fatalf("size %d: %d bytes, %v; DecodeAll %d bytes", size, len(got), err, len(want))
 			}
@@ -206,7 +206,7 @@ func TestBoundTotal(t *testing.T) {
 	src := rawFrame(21<<3, 2, 100<<10)
 	lim := arc.Limits{MaxTotalSize: 1 << 20}.WithDefaults()
 	b := BoundOf(&lim, int64(len(src)), 0)
-	out, err, alloc := decodeBounded(t, src, b)
+	out, alloc, err := decodeBounded(t, src, b)
 	if err != nil || !bytes.Equal(out, bytes.Repeat([]byte{'r'}, 200<<10)) {
 		t.Fatalf("err %v, %d bytes", err, len(out))
 	}
