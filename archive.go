@@ -10,6 +10,7 @@ import (
 	"sync"
 
 	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/engine"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/srcsize"
 )
@@ -89,7 +90,7 @@ func openArchive(r io.ReaderAt, size int64, o *options, cfg *arc.Config, pw *pas
 			a.Close()
 			return nil, archiveErr(err)
 		}
-		if c, ok := a.(arc.Checkpointer); ok {
+		if c, ok := a.(engine.Checkpointer); ok {
 			c.SetCheckpoints(o.checkpoints)
 		}
 		sections, err := restoreCheckpoints(a, o.index, o.checkpoints)
@@ -112,7 +113,7 @@ func openArchive(r io.ReaderAt, size int64, o *options, cfg *arc.Config, pw *pas
 		a.Close()
 		return nil, archiveErr(err)
 	}
-	if c, ok := a.(arc.Checkpointer); ok {
+	if c, ok := a.(engine.Checkpointer); ok {
 		c.SetCheckpoints(o.checkpoints)
 	}
 	return &Archive{a: a, format: formatName(a, f), opts: o, pw: pw, acct: acct, src: src, srcSize: size}, nil
@@ -434,10 +435,10 @@ func (a *Archive) Info() Info {
 func (a *Archive) Warnings() []error { return formatWarnings(a.a) }
 
 // formatWarnings asks a format Archive or Reader for its warnings: the
-// arc.Warner interface, or a single Warning() error.
+// engine.Warner interface, or a single Warning() error.
 func formatWarnings(v any) []error {
 	switch w := v.(type) {
-	case arc.Warner:
+	case engine.Warner:
 		return w.Warnings()
 	case interface{ Warning() error }:
 		if err := w.Warning(); err != nil {

@@ -4,12 +4,12 @@ import (
 	"context"
 	"io"
 
-	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/engine"
 	"github.com/go-unarc/unarc/internal/parallel"
 )
 
 // decodeEntries decodes the entries that have data and that keep selects
-// (nil: all), as Extract would but writing nothing: units (arc.Units) run
+// (nil: all), as Extract would but writing nothing: units (engine.Units) run
 // on up to WithWorkers goroutines, and each entry's reader goes to decode
 // on a worker goroutine. done(k, err) is then called on the calling
 // goroutine for entry k, in entry order whatever the number of workers;
@@ -22,7 +22,7 @@ func (a *Archive) decodeEntries(ctx context.Context, keep func(*Entry) bool, dec
 	ents := a.Entries()
 	var p parallel.Plan
 	var units []int
-	if us, ok := a.a.(arc.Units); ok && a.opts.workers > 1 {
+	if us, ok := a.a.(engine.Units); ok && a.opts.workers > 1 {
 		if u := us.Units(); len(u) == len(ents) {
 			units = u
 		}

@@ -8,7 +8,6 @@ import (
 	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/pool"
-	"github.com/go-unarc/unarc/tar"
 )
 
 // maxStubScan bounds how far into a stream NewReader looks for an archive
@@ -63,8 +62,9 @@ func detectStream(br *bufio.Reader) (*arc.Format, error) {
 			return nil, err
 		}
 		if scanned == 0 {
-			// Anchored at offset 0 only: a signature there, then a tar
-			// header or a compressor's magic (never searched for).
+			// Anchored at offset 0 only: a signature there, then what a
+			// format's SniffHead knows (a tar header or a compressor's
+			// magic, never searched for).
 			for i := range formats {
 				for _, m := range formats[i].Magic {
 					if bytes.HasPrefix(buf, m) {
@@ -72,8 +72,10 @@ func detectStream(br *bufio.Reader) (*arc.Format, error) {
 					}
 				}
 			}
-			if tar.SniffBytes(buf) {
-				return &tar.Format, nil
+			for i := range formats {
+				if formats[i].SniffHead != nil && formats[i].SniffHead(buf) {
+					return &formats[i], nil
+				}
 			}
 		}
 		best, bestF := -1, (*arc.Format)(nil)
@@ -105,4 +107,14 @@ func detectStream(br *bufio.Reader) (*arc.Format, error) {
 			return nil, errs.ErrFormat
 		}
 	}
+}
+
+// PreferReader reports whether the archive in ra (size bytes) is read at
+// less cost forward-only, by NewReader over io.NewSectionReader(ra, 0,
+// size), than by Open: true for a compressed tarball, which an Archive
+// decodes once to list it and again to read it, where a Reader decodes
+// it once. It reads the start of ra (up to about 1 MiB) and nothing else.
+func PreferReader(ra io.ReaderAt, size int64) bool {
+	f, err := detectAt(ra, size)
+	return err == nil && f.PreferReader != nil && f.PreferReader(ra, size)
 }

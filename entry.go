@@ -2,9 +2,9 @@ package unarc
 
 import "github.com/go-unarc/unarc/arc"
 
-// Entry describes one archive member. It is defined in an internal
-// package that the format packages share (they cannot import this one),
-// so its fields are listed here:
+// Entry describes one archive member. It is arc.Entry, defined in
+// package arc, the contract every format package implements (they cannot
+// import this one); its fields are listed here:
 //
 //	type Entry struct {
 //		Name       string      // path as stored, '/'-separated; never trust it for writing (Extract checks it)
@@ -56,7 +56,7 @@ const (
 // compute. For every field, zero takes the value from DefaultLimits and
 // Unlimited (any negative value) lifts the limit. A crossed limit fails
 // with an error matching ErrLimit that names the limit and the value.
-// The fields (defined in an internal package, as Entry is):
+// It is arc.Limits, defined in package arc as Entry is; its fields:
 //
 //	type Limits struct {
 //		MaxDictionary   int64   // largest window one decoder may allocate (declared sizes are clamped to the data first)

@@ -15,7 +15,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/engine"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/meta"
 )
@@ -96,7 +96,7 @@ func (a *Archive) Extract(ctx context.Context, dir string) (err error) {
 			err = incomplete(a.a) // a cut archive: its entries were extracted
 		}
 	}()
-	if c, ok := a.a.(arc.EntryChecker); ok {
+	if c, ok := a.a.(engine.EntryChecker); ok {
 		x.check = func(e *Entry) error { return c.CheckEntry(e.Index) }
 	}
 	if x.opts.filter != nil {
@@ -260,7 +260,7 @@ type extractor struct {
 	holding   []*heldFile
 	early     []*heldFile
 	// check checks an entry of an Archive opened from an index against
-	// the archive before anything is made for it (arc.EntryChecker), or
+	// the archive before anything is made for it (engine.EntryChecker), or
 	// is nil.
 	check func(*Entry) error
 }

@@ -7,7 +7,7 @@ import (
 	"os"
 	"syscall"
 
-	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/engine"
 	"github.com/go-unarc/unarc/internal/parallel"
 )
 
@@ -41,7 +41,7 @@ type staged struct {
 // come in entry order).
 func (a *Archive) parallelPlan(ents []*Entry, keep func(*Entry) bool) (parallel.Plan, bool) {
 	var p parallel.Plan
-	us, ok := a.a.(arc.Units)
+	us, ok := a.a.(engine.Units)
 	if !ok || a.opts.workers <= 1 {
 		return p, false
 	}
@@ -66,19 +66,19 @@ func (a *Archive) parallelPlan(ents []*Entry, keep func(*Entry) bool) (parallel.
 // withEntryWorkers tells the format how many goroutines one entry may
 // use while the units of p run on the Archive's workers, and returns the
 // function that gives it back its default. A format that can share a
-// worker budget (arc.SharedWorkers) gets one: its decoders borrow the
+// worker budget (engine.SharedWorkers) gets one: its decoders borrow the
 // goroutines that p's run leaves idle (p.Idle gives them to the pool),
 // so the units still running use every worker to the end. Others get a
 // fixed share, workers/units.
 func (a *Archive) withEntryWorkers(p *parallel.Plan, units int) func() {
 	n := a.opts.workers
-	sw, shared := a.a.(arc.SharedWorkers)
+	sw, shared := a.a.(engine.SharedWorkers)
 	if shared {
-		wp := arc.NewWorkerPool(0)
+		wp := engine.NewWorkerPool(0)
 		p.Idle = wp.Release
 		sw.SetWorkerPool(wp)
 	}
-	ew, ok := a.a.(arc.EntryWorkers)
+	ew, ok := a.a.(engine.EntryWorkers)
 	if ok {
 		ew.SetEntryWorkers(max(1, n/max(units, 1)))
 	}

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/engine"
 )
 
 // The 20-entry archives of testdata/parallel (make.sh), with how many
@@ -39,7 +39,7 @@ func TestUnitsOfFormats(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		u := a.a.(arc.Units).Units()
+		u := a.a.(engine.Units).Units()
 		ents := a.Entries()
 		if len(u) != len(ents) {
 			t.Fatalf("%s: %d units for %d entries", c.name, len(u), len(ents))

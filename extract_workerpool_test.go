@@ -12,21 +12,21 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/engine"
 	"github.com/go-unarc/unarc/internal/testutil"
 )
 
-// poolFake is a fake archive that shares a worker budget (arc.SharedWorkers)
+// poolFake is a fake archive that shares a worker budget (engine.SharedWorkers)
 // and records the pools it is given.
 type poolFake struct {
 	*fakeArchive
 	mu    sync.Mutex
-	set   []*arc.WorkerPool
-	inUse *arc.WorkerPool
+	set   []*engine.WorkerPool
+	inUse *engine.WorkerPool
 	opens int // entries opened while a pool was set
 }
 
-func (f *poolFake) SetWorkerPool(p *arc.WorkerPool) {
+func (f *poolFake) SetWorkerPool(p *engine.WorkerPool) {
 	f.mu.Lock()
 	f.set = append(f.set, p)
 	f.inUse = p

@@ -7,9 +7,10 @@ import (
 	"io/fs"
 	"time"
 
+	"hash/crc32"
+
 	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/crc32x"
-	"hash/crc32"
 )
 
 // fakeEntry is one member of an in-memory test archive: content is

@@ -2,16 +2,14 @@ package unarc
 
 import (
 	"io"
+	"slices"
 
 	"github.com/zeebo/blake3"
 
 	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/engine"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/indexfmt"
-	"github.com/go-unarc/unarc/rar"
-	"github.com/go-unarc/unarc/sevenzip"
-	"github.com/go-unarc/unarc/tar"
-	"github.com/go-unarc/unarc/zip"
 )
 
 // ErrStaleIndex is matched by the error of OpenWithIndex (or WithIndex)
@@ -22,18 +20,17 @@ import (
 // A stale index is never used.
 var ErrStaleIndex = arc.ErrStaleIndex
 
-// indexOpeners are the formats whose listing can be persisted (tar's
-// under each name FormatName gives: "tar.gz", "xz" …).
-var indexOpeners = map[string]arc.IndexOpener{
-	"7z":  sevenzip.OpenIndex,
-	"zip": zip.OpenIndex,
-	"rar": rar.OpenIndex,
-}
-
-func init() {
-	for _, name := range tar.IndexFormats() {
-		indexOpeners[name] = tar.OpenIndex
+// indexOpener is the OpenIndex of the format whose index is recorded
+// under name (a Format's Name or one of its IndexNames: tar's "tar.gz",
+// "xz" …), nil if none.
+func indexOpener(name string) func(io.ReaderAt, int64, []byte, *arc.Config) (arc.Archive, error) {
+	for i := range formats {
+		f := &formats[i]
+		if f.OpenIndex != nil && (name == f.Name || slices.Contains(f.IndexNames, name)) {
+			return f.OpenIndex
+		}
 	}
+	return nil
 }
 
 // Index is a persistable description of an opened archive: its entries
@@ -77,7 +74,7 @@ type Index struct {
 	size     int64
 	edges    [32]byte // BLAKE3 of the first and last edgeLen bytes
 	keys     bool
-	payload  []byte // the format's (arc.Indexer)
+	payload  []byte // the format's (engine.Indexer)
 	sections []indexSection
 }
 
@@ -163,8 +160,8 @@ func (a *Archive) Index(opts ...IndexOption) (*Index, error) {
 			o(&c)
 		}
 	}
-	ix, ok := a.a.(arc.Indexer)
-	if !ok || indexOpeners[a.format] == nil {
+	ix, ok := a.a.(engine.Indexer)
+	if !ok || indexOpener(a.format) == nil {
 		return nil, archiveErr(errs.Unsupported("%s: no persistable index", a.format))
 	}
 	payload, err := ix.ExportIndex(c.keys)
@@ -176,7 +173,7 @@ func (a *Archive) Index(opts ...IndexOption) (*Index, error) {
 		return nil, archiveErr(err)
 	}
 	sections := a.sections
-	if p, ok := a.a.(arc.CheckpointPersister); ok && c.checkpoints {
+	if p, ok := a.a.(engine.CheckpointPersister); ok && c.checkpoints {
 		cps, err := p.ExportCheckpoints()
 		if err != nil {
 			return nil, archiveErr(err)
@@ -211,7 +208,7 @@ const maxCheckpoints = 1 << 16
 // The entry a checkpoint falls in is not stored: the format finds it.
 // Version 1 had no input digest: its checkpoints are dropped (the index
 // still opens; reads decode from the start).
-func encodeCheckpoints(cps []arc.Checkpoint) []byte {
+func encodeCheckpoints(cps []engine.Checkpoint) []byte {
 	n := 0
 	for _, cp := range cps {
 		n += len(cp.State) + 64
@@ -233,7 +230,7 @@ func encodeCheckpoints(cps []arc.Checkpoint) []byte {
 }
 
 // decodeCheckpoints reads section 1. States are sub-slices of b.
-func decodeCheckpoints(b []byte) ([]arc.Checkpoint, error) {
+func decodeCheckpoints(b []byte) ([]engine.Checkpoint, error) {
 	d := &indexfmt.Decoder{B: b}
 	switch v := d.Byte("checkpoints version"); {
 	case d.Err != nil:
@@ -244,7 +241,7 @@ func decodeCheckpoints(b []byte) ([]arc.Checkpoint, error) {
 		return nil, errs.Unsupported("index checkpoints version %d", v)
 	}
 	n := d.Count(42, maxCheckpoints, "checkpoints")
-	cps := make([]arc.Checkpoint, 0, n)
+	cps := make([]engine.Checkpoint, 0, n)
 	for i := 0; i < n && d.Err == nil; i++ {
 		kind := d.Bytes("checkpoint kind")
 		stream, out, in, clen := d.Uvarint("checkpoint stream"), d.Uvarint("checkpoint offset"), d.Uvarint("checkpoint input"), d.Uvarint("checkpoint check length")
@@ -254,11 +251,11 @@ func decodeCheckpoints(b []byte) ([]arc.Checkpoint, error) {
 		if d.Err != nil {
 			break
 		}
-		if len(kind) > 16 || stream > 1<<31 || out > 1<<62 || in > 1<<62 || clen > arc.CheckSpan {
+		if len(kind) > 16 || stream > 1<<31 || out > 1<<62 || in > 1<<62 || clen > engine.CheckSpan {
 			d.Fail("checkpoint")
 			break
 		}
-		cps = append(cps, arc.Checkpoint{Kind: string(kind), Stream: int(stream), Out: int64(out), In: int64(in),
+		cps = append(cps, engine.Checkpoint{Kind: string(kind), Stream: int(stream), Out: int64(out), In: int64(in),
 			Entry: -1, CheckLen: int64(clen), Check: uint32(sum[0]) | uint32(sum[1])<<8 | uint32(sum[2])<<16 | uint32(sum[3])<<24,
 			Input: [32]byte(input), State: state})
 	}
@@ -275,9 +272,9 @@ func decodeCheckpoints(b []byte) ([]arc.Checkpoint, error) {
 // checkpoints), as many as fit the checkpoint memory, each State copied
 // so that the cache's bound is the memory they hold. It returns the
 // other sections, kept for the next Index.
-func restoreCheckpoints(a arc.Archive, idx *Index, pol arc.CheckpointPolicy) ([]indexSection, error) {
+func restoreCheckpoints(a arc.Archive, idx *Index, pol engine.CheckpointPolicy) ([]indexSection, error) {
 	var rest []indexSection
-	var cps []arc.Checkpoint
+	var cps []engine.Checkpoint
 	seen := false
 	for _, s := range idx.sections {
 		if s.tag != tagCheckpoints {
@@ -285,7 +282,7 @@ func restoreCheckpoints(a arc.Archive, idx *Index, pol arc.CheckpointPolicy) ([]
 			continue
 		}
 		if seen {
-			return nil, arc.Stale("damaged index: two checkpoint sections")
+			return nil, engine.Stale("damaged index: two checkpoint sections")
 		}
 		seen = true
 		var err error
@@ -293,7 +290,7 @@ func restoreCheckpoints(a arc.Archive, idx *Index, pol arc.CheckpointPolicy) ([]
 			return nil, err
 		}
 	}
-	p, ok := a.(arc.CheckpointPersister)
+	p, ok := a.(engine.CheckpointPersister)
 	if !ok || len(cps) == 0 || pol.Interval <= 0 {
 		return rest, nil
 	}
@@ -367,11 +364,11 @@ func (x *Index) UnmarshalBinary(b []byte) error {
 // ParseIndex decodes an index MarshalBinary wrote (see UnmarshalBinary).
 func ParseIndex(b []byte) (*Index, error) {
 	if len(b) < len(indexMagic)+4+32 || string(b[:len(indexMagic)]) != indexMagic {
-		return nil, archiveErr(arc.Stale("not an unarc index"))
+		return nil, archiveErr(engine.Stale("not an unarc index"))
 	}
 	body, sum := b[:len(b)-32], b[len(b)-32:]
 	if want := blake3.Sum256(body); string(want[:]) != string(sum) {
-		return nil, archiveErr(arc.Stale("index checksum mismatch"))
+		return nil, archiveErr(engine.Stale("index checksum mismatch"))
 	}
 	ver := body[len(indexMagic)]
 	if ver != indexVersion || body[len(indexMagic)+1] != 0 {
@@ -389,7 +386,7 @@ func ParseIndex(b []byte) (*Index, error) {
 		return nil, archiveErr(d.Err)
 	}
 	if size > 1<<62 || len(format) > 16 || flags&^1 != 0 {
-		return nil, archiveErr(arc.Stale("damaged index: header"))
+		return nil, archiveErr(engine.Stale("damaged index: header"))
 	}
 	x.format, x.size = string(format), int64(size)
 	copy(x.edges[:], edges)
@@ -402,7 +399,7 @@ func ParseIndex(b []byte) (*Index, error) {
 		}
 	}
 	if d.Err == nil && len(d.B) != 0 {
-		d.Err = arc.Stale("damaged index: trailing bytes")
+		d.Err = engine.Stale("damaged index: trailing bytes")
 	}
 	if d.Err != nil {
 		return nil, archiveErr(d.Err)
@@ -436,19 +433,19 @@ func OpenWithIndex(r io.ReaderAt, size int64, idx *Index, opts ...Option) (*Arch
 // checking the archive's size and ends (read from src, r without the
 // input accounting: the check is not input the entries consume).
 func openIndexed(r, src io.ReaderAt, size int64, idx *Index, cfg *arc.Config) (arc.Archive, error) {
-	open := indexOpeners[idx.format]
+	open := indexOpener(idx.format)
 	if open == nil {
 		return nil, errs.Unsupported("%q index", idx.format)
 	}
 	if size != idx.size {
-		return nil, arc.Stale("the archive's size changed")
+		return nil, engine.Stale("the archive's size changed")
 	}
 	edges, err := edgeDigest(src, size)
 	if err != nil {
 		return nil, err
 	}
 	if edges != idx.edges {
-		return nil, arc.Stale("the archive's first or last bytes changed")
+		return nil, engine.Stale("the archive's first or last bytes changed")
 	}
 	a, err := open(r, size, idx.payload, cfg)
 	if err != nil {
@@ -458,7 +455,7 @@ func openIndexed(r, src io.ReaderAt, size int64, idx *Index, cfg *arc.Config) (a
 	// be what the index is named.
 	if n, ok := a.(interface{ FormatName() string }); ok && n.FormatName() != idx.format {
 		a.Close()
-		return nil, arc.Stale("the index's format is not the archive's")
+		return nil, engine.Stale("the index's format is not the archive's")
 	}
 	return a, nil
 }

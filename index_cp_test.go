@@ -11,8 +11,8 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/internal/cpcache"
+	"github.com/go-unarc/unarc/internal/engine"
 )
 
 // cpCountingReaderAt counts the bytes read through it.
@@ -102,7 +102,7 @@ func checkpointedIndex(t *testing.T, name string) ([]byte, map[int][]byte, *Inde
 	return b, want, idx
 }
 
-func sectionCheckpoints(t *testing.T, idx *Index) []arc.Checkpoint {
+func sectionCheckpoints(t *testing.T, idx *Index) []engine.Checkpoint {
 	t.Helper()
 	for _, s := range idx.sections {
 		if s.tag == tagCheckpoints {
@@ -251,7 +251,7 @@ func randomReads(t *testing.T, s *SeekableEntry, want []byte, seed uint64, n int
 }
 
 // withCheckpoints returns idx with its checkpoint section replaced by cps.
-func withCheckpoints(idx *Index, cps []arc.Checkpoint) *Index {
+func withCheckpoints(idx *Index, cps []engine.Checkpoint) *Index {
 	x := *idx
 	x.sections = []indexSection{{tagCheckpoints, encodeCheckpoints(cps)}}
 	return &x
@@ -279,8 +279,8 @@ func TestIndexCheckpointsTampered(t *testing.T) {
 				}
 				return OpenWithIndex(bytes.NewReader(b), int64(len(b)), y, WithPassword("seek"), WithCheckpoints(cpTestInterval, 64<<20))
 			}
-			edit := func(f func(cp *arc.Checkpoint)) []arc.Checkpoint {
-				cps := make([]arc.Checkpoint, len(orig))
+			edit := func(f func(cp *engine.Checkpoint)) []engine.Checkpoint {
+				cps := make([]engine.Checkpoint, len(orig))
 				for i, cp := range orig {
 					cp.State = append([]byte(nil), cp.State...)
 					f(&cp)
@@ -288,13 +288,13 @@ func TestIndexCheckpointsTampered(t *testing.T) {
 				}
 				return cps
 			}
-			stale := map[string]func(cp *arc.Checkpoint){
-				"stream":   func(cp *arc.Checkpoint) { cp.Stream += 5 },
-				"out":      func(cp *arc.Checkpoint) { cp.Out = 1 << 40 },
-				"in":       func(cp *arc.Checkpoint) { cp.In = 1 << 40 },
-				"kind":     func(cp *arc.Checkpoint) { cp.Kind = map[string]string{"lzma": "lzma2", "lzma2": "lzma"}[cp.Kind] },
-				"checkLen": func(cp *arc.Checkpoint) { cp.CheckLen-- },
-				"huge":     func(cp *arc.Checkpoint) { cp.State = append(cp.State, make([]byte, 1<<20)...) },
+			stale := map[string]func(cp *engine.Checkpoint){
+				"stream":   func(cp *engine.Checkpoint) { cp.Stream += 5 },
+				"out":      func(cp *engine.Checkpoint) { cp.Out = 1 << 40 },
+				"in":       func(cp *engine.Checkpoint) { cp.In = 1 << 40 },
+				"kind":     func(cp *engine.Checkpoint) { cp.Kind = map[string]string{"lzma": "lzma2", "lzma2": "lzma"}[cp.Kind] },
+				"checkLen": func(cp *engine.Checkpoint) { cp.CheckLen-- },
+				"huge":     func(cp *engine.Checkpoint) { cp.State = append(cp.State, make([]byte, 1<<20)...) },
 			}
 			for what, f := range stale {
 				a, err := open(withCheckpoints(idx, edit(f)))
@@ -305,18 +305,18 @@ func TestIndexCheckpointsTampered(t *testing.T) {
 					t.Errorf("%s: %v, want ErrStaleIndex", what, err)
 				}
 			}
-			dropped := map[string]func(cp *arc.Checkpoint){
-				"check": func(cp *arc.Checkpoint) { cp.Check ^= 1 },
+			dropped := map[string]func(cp *engine.Checkpoint){
+				"check": func(cp *engine.Checkpoint) { cp.Check ^= 1 },
 				// The digest of the archive bytes the state came from: an
 				// archive changed before the checkpoint (issue 30 item 8).
-				"input":  func(cp *arc.Checkpoint) { cp.Input[5] ^= 1 },
-				"window": func(cp *arc.Checkpoint) { flipWindow(cp.State) },
-				"state":  func(cp *arc.Checkpoint) { cp.State[len(cp.State)/3] ^= 0x40 },
-				"prob":   func(cp *arc.Checkpoint) { cp.State[min(200, len(cp.State)-1)] ^= 1 },
-				"cut":    func(cp *arc.Checkpoint) { cp.State = cp.State[:len(cp.State)-1] },
-				"shift": func(cp *arc.Checkpoint) {
+				"input":  func(cp *engine.Checkpoint) { cp.Input[5] ^= 1 },
+				"window": func(cp *engine.Checkpoint) { flipWindow(cp.State) },
+				"state":  func(cp *engine.Checkpoint) { cp.State[len(cp.State)/3] ^= 0x40 },
+				"prob":   func(cp *engine.Checkpoint) { cp.State[min(200, len(cp.State)-1)] ^= 1 },
+				"cut":    func(cp *engine.Checkpoint) { cp.State = cp.State[:len(cp.State)-1] },
+				"shift": func(cp *engine.Checkpoint) {
 					cp.Out += 16 // still in the folder, but not where the state is
-					if cp.CheckLen < arc.CheckSpan {
+					if cp.CheckLen < engine.CheckSpan {
 						cp.CheckLen -= 16
 					}
 				},

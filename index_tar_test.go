@@ -14,7 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/internal/cpcache"
 	"github.com/go-unarc/unarc/internal/testutil"
 )
@@ -438,7 +437,7 @@ func TestIndexTarCheckpoints(t *testing.T) {
 			last := ents[len(ents)-1]
 			want := readEntry(t, a, last)
 			idx := checkpointIndex(t, a, last)
-			readEnd := func(idx *Index) (int64, arc.CheckpointStats) {
+			readEnd := func(idx *Index) (int64, CheckpointStats) {
 				cr := &cpCountingReaderAt{r: bytes.NewReader(b)}
 				a, err := OpenWithIndex(cr, int64(len(b)), idx, cps)
 				if err != nil {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/go-unarc/unarc"
 	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/engine"
 	"github.com/go-unarc/unarc/internal/testutil"
 	"github.com/go-unarc/unarc/rar"
 	"github.com/go-unarc/unarc/sevenzip"
@@ -53,16 +54,16 @@ var sizeArchives = []struct {
 var (
 	rarOpener = sizeOpener{"rar",
 		func(ra io.ReaderAt, size int64) (arc.Archive, error) { return archiveOf(rar.Open(ra, size)) },
-		rar.OpenIndex, rar.Sniff}
+		rar.Format.OpenIndex, rar.Format.Sniff}
 	zipOpener = sizeOpener{"zip",
 		func(ra io.ReaderAt, size int64) (arc.Archive, error) { return archiveOf(zip.Open(ra, size)) },
-		zip.OpenIndex, zip.Sniff}
+		zip.Format.OpenIndex, zip.Format.Sniff}
 	sevenzipOpener = sizeOpener{"sevenzip",
 		func(ra io.ReaderAt, size int64) (arc.Archive, error) { return archiveOf(sevenzip.Open(ra, size)) },
-		sevenzip.OpenIndex, sevenzip.Sniff}
+		sevenzip.Format.OpenIndex, sevenzip.Format.Sniff}
 	tarOpener = sizeOpener{"tar",
 		func(ra io.ReaderAt, size int64) (arc.Archive, error) { return archiveOf(tar.Open(ra, size, nil)) },
-		tar.OpenIndex, tar.Sniff}
+		tar.Format.OpenIndex, tar.Format.Sniff}
 )
 
 // TestOpenSize: a negative size is ErrInvalidOption and a size past the
@@ -94,7 +95,7 @@ func TestOpenSize(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s.Open: %v", tc.fmt.name, err)
 			}
-			payload, err := fa.(arc.Indexer).ExportIndex(false)
+			payload, err := fa.(engine.Indexer).ExportIndex(false)
 			fa.Close()
 			if err != nil {
 				t.Fatal(err)

@@ -7,6 +7,7 @@ import (
 	"runtime"
 
 	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/engine"
 	"github.com/go-unarc/unarc/internal/errs"
 )
 
@@ -58,7 +59,7 @@ type options struct {
 	noSpaceCheck bool
 	freeSpace    func(dir string) (int64, error)
 
-	checkpoints arc.CheckpointPolicy // OpenSeekable (seekable.go)
+	checkpoints engine.CheckpointPolicy // OpenSeekable (seekable.go)
 }
 
 // WithPassword sets the password used for every encrypted entry and for
@@ -229,7 +230,9 @@ func buildOptions(opts []Option) (*options, error) {
 // password state and key-derivation budget.
 func (o *options) config() (*arc.Config, *passwords) {
 	pw := newPasswords(o)
-	cfg := &arc.Config{Limits: o.limits, Budget: arc.NewBudget(o.limits), DecodeName: o.decodeName, Workers: o.workers}
+	cfg := &arc.Config{Limits: o.limits, DecodeName: o.decodeName} // o.limits are resolved (buildOptions)
+	cfg.Budget = engine.NewBudget(o.limits.MaxKDFRounds)
+	cfg.Workers = o.workers
 	if pw != nil {
 		cfg.Password = pw.get
 	}

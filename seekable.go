@@ -7,7 +7,7 @@ import (
 	"io/fs"
 	"sync"
 
-	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/engine"
 	"github.com/go-unarc/unarc/internal/errs"
 )
 
@@ -21,7 +21,7 @@ const (
 	checkpointIntervalCeilling = 1 << 40
 )
 
-var defaultCheckpoints = arc.CheckpointPolicy{Interval: DefaultCheckpointInterval, MaxMemory: DefaultCheckpointMemory}
+var defaultCheckpoints = engine.CheckpointPolicy{Interval: DefaultCheckpointInterval, MaxMemory: DefaultCheckpointMemory}
 
 // WithCheckpoints sets how often a decoder started by OpenSeekable (or
 // by the fs.FS files) snapshots its state, every interval bytes of
@@ -115,18 +115,33 @@ func WithCheckpoints(interval, maxMemory int64) Option {
 		if maxMemory < 0 {
 			maxMemory = 1<<63 - 1
 		}
-		o.checkpoints = arc.CheckpointPolicy{Interval: max(interval, 0), MaxMemory: maxMemory}
+		o.checkpoints = engine.CheckpointPolicy{Interval: max(interval, 0), MaxMemory: maxMemory}
 		return nil
 	}
 }
 
+// CheckpointStats reports what an Archive's decoder checkpoints hold
+// (Archive.CheckpointStats).
+type CheckpointStats struct {
+	Count   int   // checkpoints held
+	Bytes   int64 // memory they hold
+	Taken   int64 // checkpoints taken over the Archive's life
+	Evicted int64 // checkpoints dropped to stay under the memory bound
+
+	// Checkpoints restored from an index (IndexWithCheckpoints): kept
+	// (Restored), found consistent with the archive on first use
+	// (Verified), dropped on first use because decoding from them did
+	// not give what the index recorded (Rejected).
+	Restored, Verified, Rejected int64
+}
+
 // CheckpointStats reports the checkpoints the Archive holds; zero for a
 // format that takes none.
-func (a *Archive) CheckpointStats() arc.CheckpointStats {
-	if r, ok := a.a.(arc.CheckpointReporter); ok {
-		return r.CheckpointStats()
+func (a *Archive) CheckpointStats() CheckpointStats {
+	if r, ok := a.a.(engine.CheckpointReporter); ok {
+		return CheckpointStats(r.CheckpointStats())
 	}
-	return arc.CheckpointStats{}
+	return CheckpointStats{}
 }
 
 // SeekableEntry is an entry opened for random access by
@@ -206,7 +221,7 @@ func (a *Archive) checkEntry(e *Entry) error {
 // openAt opens e at the nearest point at or before off that the format
 // reaches cheaply, returning that point; from 0 it is OpenEntry.
 func (a *Archive) openAt(e *Entry, off int64) (io.ReadCloser, int64, error) {
-	sk, ok := a.a.(arc.EntrySeeker)
+	sk, ok := a.a.(engine.EntrySeeker)
 	if !ok || off == 0 {
 		if ok {
 			// The format may still start a decoder that takes
@@ -219,7 +234,7 @@ func (a *Archive) openAt(e *Entry, off int64) (io.ReadCloser, int64, error) {
 	return a.openEntryAt(sk, e, off)
 }
 
-func (a *Archive) openEntryAt(sk arc.EntrySeeker, e *Entry, off int64) (io.ReadCloser, int64, error) {
+func (a *Archive) openEntryAt(sk engine.EntrySeeker, e *Entry, off int64) (io.ReadCloser, int64, error) {
 	if err := a.acct.exhausted(); err != nil {
 		return nil, 0, entryErr(e.Name, err)
 	}
@@ -261,13 +276,13 @@ func (s *SeekableEntry) position(off int64) error {
 	if s.rc != nil && off >= s.rpos && off-s.rpos <= seekAhead {
 		return nil
 	}
-	if _, ok := s.a.a.(arc.EntrySeeker); !ok {
+	if _, ok := s.a.a.(engine.EntrySeeker); !ok {
 		if s.rc != nil && off >= s.rpos {
 			return nil // nothing better than decoding ahead
 		}
 		return s.reopen(nil, 0)
 	}
-	if s.rc != nil && off >= s.rpos && s.a.a.(arc.EntrySeeker).StartAt(s.e.Index, off) <= s.rpos {
+	if s.rc != nil && off >= s.rpos && s.a.a.(engine.EntrySeeker).StartAt(s.e.Index, off) <= s.rpos {
 		return nil // the current decoder is at least as close
 	}
 	rc, start, err := s.a.openAt(s.e, off)

@@ -5,7 +5,7 @@ import (
 	"io"
 	"testing"
 
-	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/engine"
 )
 
 type warnReader struct{ w []error }
@@ -15,9 +15,9 @@ func (warnReader) Read([]byte) (int, error) { return 0, io.EOF }
 func (warnReader) Close() error             { return nil }
 func (r warnReader) Warnings() []error      { return r.w }
 
-var _ arc.Warner = warnReader{}
+var _ engine.Warner = warnReader{}
 
-// TestReaderWarnings: Reader.Warnings passes a format's arc.Warner on.
+// TestReaderWarnings: Reader.Warnings passes a format's engine.Warner on.
 func TestReaderWarnings(t *testing.T) {
 	w := []error{errors.New("recovery record present")}
 	r := &Reader{r: warnReader{w}}

@@ -1,31 +1,30 @@
-// Package arc holds the types shared by the root package and the format
-// packages (zip, rar, sevenzip): the entry description, the limits, the
-// Config a format package is opened with, and the small interfaces a
-// format implements. The root re-exports them with type aliases, so
-// format packages never import the root.
+// Package arc is the contract a format implements and the options every
+// format takes: the Entry an archive lists, the Archive (random access)
+// and Reader (forward-only) views a format returns, the Limits that bound
+// what an archive may make the library allocate, the Options of a
+// format's Open and NewReader, and Format, the record by which a format
+// is known (its name, signatures, Open, NewReader and index opener).
 //
-// Most programs use the root package. To use a format package on its
-// own, pass it a *Config (nil means no password, default limits, no
-// volumes):
+// Most programs use the root package unarc, which detects the format
+// and re-exports Entry and Limits. A program that knows its format can
+// use that format package alone, with the same options:
 //
-//	a, err := rar.Open(f, size, &arc.Config{
-//		Password: func(*arc.Entry) (string, error) { return "secret", nil },
-//		Limits:   arc.SafeLimits,
-//	})
+//	a, err := rar.Open(f, size,
+//		arc.WithPassword("secret"),
+//		arc.WithLimits(arc.SafeLimits))
 //
 // Every format package has the same shape: Open(io.ReaderAt, size,
-// *Config) for random access, NewReader(io.Reader, *Config) where the
-// format can be read forward-only (not 7z), Sniff, and Format.
+// ...Option) for random access, NewReader(io.Reader, ...Option) where the
+// format can be read forward-only (not 7z), and a Format value.
 package arc
 
 import (
 	"io"
 	"io/fs"
 	"math"
-	"sync/atomic"
 	"time"
 
-	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/internal/engine"
 )
 
 // LinkKind says what kind of link an entry is.
@@ -92,7 +91,7 @@ func (e *Entry) IsDir() bool { return e.Mode.IsDir() }
 // Limits bounds what an archive may make the library allocate, write or
 // compute. For every field, zero takes the value from DefaultLimits and a
 // negative value lifts the limit. Each limit that is crossed fails with an
-// error matching errs.ErrLimit that names the limit and the value.
+// error matching the root's ErrLimit that names the limit and the value.
 type Limits struct {
 	// MaxDictionary is the largest window one decoder may allocate. A
 	// dictionary declared larger than the data it can hold is clamped to
@@ -211,80 +210,51 @@ func (l Limits) WithDefaults() Limits {
 	return l
 }
 
-// Budget is the per-archive account of work that an attacker can
-// multiply across entries: key derivation. One Budget belongs to one
-// Open (Archive or Reader) and is safe for concurrent use.
-type Budget struct {
-	kdf atomic.Int64
-	max int64
-}
-
-// NewBudget starts an account under l.
-func NewBudget(l Limits) *Budget { return &Budget{max: l.WithDefaults().MaxKDFRounds} }
-
-// ChargeKDF records rounds of key derivation about to be run (call it
-// before deriving, once per distinct key, not for cache hits). It fails
-// with errs.ErrLimit when the archive's total would pass MaxKDFRounds.
-// A nil Budget charges nothing.
-func (b *Budget) ChargeKDF(rounds int64) error {
-	if b == nil {
-		return nil
-	}
-	if n := b.kdf.Add(rounds); n > b.max || n < 0 {
-		b.kdf.Add(-rounds)
-		return errs.Limit("key derivation: %d more rounds would pass MaxKDFRounds (%d)", rounds, b.max)
-	}
-	return nil
-}
-
 // VolumeOpener opens another volume of a multi-volume set by its path
 // (the format computes the name from Config.Name with its naming rules).
 // It returns fs.ErrNotExist (wrapped) when the volume is missing.
 type VolumeOpener func(name string) (io.ReaderAt, int64, error)
 
-// Config is what the root hands a format package when opening an archive.
+// Config is the resolved settings a Format's Open, NewReader and
+// OpenIndex receive: the Options of one Open applied in order, and
+// Limits resolved (Limits.WithDefaults: no zero field, lifted fields at
+// their maximum), so a format applies them as they are. A format
+// package's own Open and NewReader take Options and resolve them into a
+// Config; a Config is not made by hand.
 type Config struct {
 	// Password returns the password for the archive (entry == nil: encrypted
 	// headers) or for one entry. Nil means no password is known: encrypted
-	// data fails with errs.ErrPasswordRequired.
+	// data fails with an error matching the root's ErrPasswordRequired.
 	Password func(entry *Entry) (string, error)
-	Limits   Limits
+	// Limits are the limits in force, resolved.
+	Limits Limits
 	// Name is the path of the first volume ("" when not opened from a file);
 	// OpenVolume opens the others. Both may be empty: then a multi-volume
 	// archive fails with a clear error naming the volume it needs.
 	Name       string
 	OpenVolume VolumeOpener
-	// Budget accounts key-derivation work across the archive; nil charges
-	// nothing (format packages used alone).
-	Budget *Budget
 	// FileVersions lists older file versions (RAR "name;N") as entries of
 	// their own; by default they are skipped, as unrar does without -ver.
 	FileVersions bool
 	// DecodeName decodes an entry name stored in a legacy code page (a ZIP
 	// name without the UTF-8 flag). Nil means CP437, as APPNOTE says.
 	DecodeName func(raw []byte) string
-	// Workers is how many goroutines a format may use to decode one entry
-	// where the stream allows it (BZip2 blocks, LZMA2 chunks that reset
-	// the dictionary, zstd frames). 0 or 1 decodes on the calling
-	// goroutine only. The extra workers' memory counts against
-	// Limits.MaxMemory like the first's; output is byte-identical.
-	Workers int
+
+	// settings are what the library's own packages set (the
+	// key-derivation budget, the workers per entry); its fields read as
+	// cfg.Budget and cfg.Workers inside the module.
+	settings
 }
 
-// Warner is implemented by a format Archive or Reader that can report
-// archive-level conditions that are not errors of any entry: a missing
-// end-of-archive record, a locked archive, recovery data, skipped file
-// versions. The root exposes them as Archive.Warnings.
-type Warner interface {
-	Warnings() []error
-}
+// settings names engine.Settings so that Config embeds it unexported.
+type settings = engine.Settings
 
 // Archive is a format package's random-access view of an archive.
 type Archive interface {
 	Entries() []*Entry
 	// Open returns a reader of entry i's content. Reading it to io.EOF
 	// verifies the stored checksum: a mismatch is returned in place of
-	// io.EOF as an error matching errs.ErrChecksum.
+	// io.EOF as an error matching the root's ErrChecksum.
 	Open(i int) (io.ReadCloser, error)
 	Comment() string
 	Close() error
@@ -300,18 +270,46 @@ type Reader interface {
 	Close() error
 }
 
-// Format is what a format package registers with the root.
+// Format is how a format is known: the root's registry holds one per
+// format package and asks it, never the package, to detect, open and
+// reopen an archive.
 type Format struct {
+	// Name is the format's name ("zip", "rar", "7z", "tar").
 	Name string
+	// Extensions are the file name extensions of the format, with their
+	// dot (".zip", ".tar.gz"), most common first. Detection never uses
+	// them (it reads content).
+	Extensions []string
 	// Magic prefixes that start an archive of this format; the stream
 	// reader scans for them (SFX stubs and other prepended data).
 	Magic [][]byte
 	// Sniff reports whether ra holds this format. It may scan for a
 	// signature behind prepended data.
 	Sniff func(ra io.ReaderAt, size int64) bool
+	// SniffHead reports whether head, the first bytes of a stream, starts
+	// this format where it has no Magic to search for (tar: a header
+	// checksum, or a compressor's signature). Nil if Magic says it all.
+	SniffHead func(head []byte) bool
 	// Open opens ra (size bytes) for random access.
 	Open func(ra io.ReaderAt, size int64, cfg *Config) (Archive, error)
 	// NewReader reads an archive from r, which is positioned at one of
-	// Magic. Nil if the format cannot be read forward-only.
+	// Magic (or at what SniffHead accepted). Nil if the format cannot be
+	// read forward-only.
 	NewReader func(r io.Reader, cfg *Config) (Reader, error)
+	// PreferReader reports whether ra (size bytes), which this format
+	// opens, is read at less cost forward-only, by NewReader, than by
+	// Open: a compressed tarball, which an Archive decodes once to list
+	// and again to read. Nil means never.
+	PreferReader func(ra io.ReaderAt, size int64) bool
+	// OpenIndex rebuilds an Archive from a payload the Archive's
+	// ExportIndex returned, over the same archive. It reads only the
+	// header regions the payload names (to check them), never the data,
+	// and derives no key the payload holds. A payload that does not
+	// describe ra (another archive, a changed one, a damaged payload)
+	// fails with an error matching ErrStaleIndex. Nil if the format has
+	// no index.
+	OpenIndex func(ra io.ReaderAt, size int64, payload []byte, cfg *Config) (Archive, error)
+	// IndexNames are the names an index of this format is recorded under
+	// (the name its Archive reports: "tar.gz", "xz" …); empty means Name.
+	IndexNames []string
 }

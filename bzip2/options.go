@@ -34,7 +34,7 @@ func MaxMemory(n int64) Option { return Option{kind: optMaxMemory, v: n} }
 func Workers(n int) Option { return Option{kind: optWorkers, v: int64(n)} }
 
 // Tokens is a budget of goroutines shared with other decoders (the
-// arc.WorkerPool of a parallel extraction implements it).
+// engine.WorkerPool of a parallel extraction implements it).
 type Tokens interface {
 	TryAcquire() bool
 	Release()

@@ -4,13 +4,14 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"github.com/go-unarc/unarc/internal/testutil"
 	"io"
 	"sync"
 	"sync/atomic"
 	"testing"
 
-	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/testutil"
+
+	"github.com/go-unarc/unarc/internal/engine"
 	sched "github.com/go-unarc/unarc/internal/parallel"
 )
 
@@ -137,7 +138,7 @@ func TestSharedTokensReturned(t *testing.T) {
 
 // TestSharedBudgetUnits runs streams as units of a parallel run on n
 // goroutines, as the root's Extract does, every reader taking its extra
-// goroutines from one arc.WorkerPool that the run's idle goroutines fill:
+// goroutines from one engine.WorkerPool that the run's idle goroutines fill:
 // never more than n blocks are decoded at once, every token is back at
 // the end (the pool then holds the n idle goroutines), the bytes are right.
 func TestSharedBudgetUnits(t *testing.T) {
@@ -149,7 +150,7 @@ func TestSharedBudgetUnits(t *testing.T) {
 	}
 	for _, n := range []int{2, 3, 8} {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
-			wp := arc.NewWorkerPool(0)
+			wp := engine.NewWorkerPool(0)
 			var p sched.Plan
 			for k := range encs {
 				p.Items = append(p.Items, k)

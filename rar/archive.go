@@ -13,6 +13,7 @@ import (
 
 	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/internal/cpcache"
+	"github.com/go-unarc/unarc/internal/engine/conf"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/indexfmt"
 	"github.com/go-unarc/unarc/internal/meta"
@@ -101,11 +102,11 @@ type Archive struct {
 
 // open parses every header of every volume (Format.Open).
 func open(ra io.ReaderAt, size int64, cfg *arc.Config) (arc.Archive, error) {
-	return Open(ra, size, cfg)
+	return Open(ra, size, conf.From(cfg))
 }
 
 // Open reads the headers of the archive held in ra (size bytes) and of
-// the volumes that follow it, found through the opener of arc.WithVolumes.
+// the volumes that follow it, found through the opener of arc.WithVolumeOpener.
 //
 // Given a later volume of a set, Open opens the set from its first volume
 // (named by the RAR naming rules, through the volume opener), or fails with
@@ -125,7 +126,7 @@ func Open(ra io.ReaderAt, size int64, opts ...arc.Option) (*Archive, error) {
 		return nil, err
 	}
 	cfg := new(arc.Config) // kept by the parser: one allocation, not NewConfig's two
-	if err := arc.Configure(cfg, opts...); err != nil {
+	if err := conf.Apply(cfg, opts...); err != nil {
 		return nil, err
 	}
 	return openArchive(ra, size, cfg, false)

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/engine/conf"
 	"github.com/go-unarc/unarc/internal/testutil"
 )
 
@@ -25,7 +26,7 @@ func BenchmarkRAR5(b *testing.B) {
 		b.SetBytes(testutil.MixedTotalSize)
 		b.ReportAllocs()
 		for b.Loop() {
-			a, err := Open(f, st.Size(), &arc.Config{})
+			a, err := Open(f, st.Size(), conf.From(&arc.Config{}))
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -46,7 +47,7 @@ func BenchmarkRAR5(b *testing.B) {
 		b.SetBytes(testutil.MixedTotalSize)
 		b.ReportAllocs()
 		for b.Loop() {
-			r, err := NewReader(io.NewSectionReader(f, 0, st.Size()), &arc.Config{})
+			r, err := NewReader(io.NewSectionReader(f, 0, st.Size()), conf.From(&arc.Config{}))
 			if err != nil {
 				b.Fatal(err)
 			}

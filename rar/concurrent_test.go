@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"sync"
 	"testing"
+
+	"github.com/go-unarc/unarc/internal/engine/conf"
 )
 
 // concurrentArchives are solid and non-solid archives of every decoder
@@ -38,7 +40,7 @@ func openSums(t *testing.T, rel string) *sums {
 	if err != nil {
 		t.Fatal(err) // committed testdata: missing is a failure
 	}
-	a, err := Open(bytes.NewReader(data), int64(len(data)), config(t, path, testPassword(path)))
+	a, err := Open(bytes.NewReader(data), int64(len(data)), conf.From(config(t, path, testPassword(path))))
 	if err != nil {
 		t.Fatalf("%s: %v", rel, err)
 	}
@@ -193,7 +195,7 @@ func TestSolidRoundRobin(t *testing.T) {
 					cfg.Limits.MaxMemory = 1 // one slot; every switch re-decodes
 				}
 				data, _ := os.ReadFile(path)
-				a, err := Open(bytes.NewReader(data), int64(len(data)), cfg)
+				a, err := Open(bytes.NewReader(data), int64(len(data)), conf.From(cfg))
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/engine/conf"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/testutil"
 )
@@ -100,7 +101,7 @@ func (w *rar5Writer) bytes() []byte {
 
 func openBytes(t *testing.T, b []byte, cfg *arc.Config) *Archive {
 	t.Helper()
-	a, err := Open(bytes.NewReader(b), int64(len(b)), cfg)
+	a, err := Open(bytes.NewReader(b), int64(len(b)), conf.From(cfg))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +113,7 @@ func openBytes(t *testing.T, b []byte, cfg *arc.Config) *Archive {
 // map name to content or error.
 func streamAll(t *testing.T, b []byte, cfg *arc.Config) (names []string, data map[string][]byte, errs map[string]error) {
 	t.Helper()
-	r, err := NewReader(bytes.NewReader(b), cfg)
+	r, err := NewReader(bytes.NewReader(b), conf.From(cfg))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -258,7 +259,7 @@ func TestFileCopies100(t *testing.T) {
 	defer f.Close()
 	st, _ := f.Stat()
 	small := &arc.Config{Limits: arc.Limits{MaxMemory: 1 << 20}}
-	b, err := Open(f, st.Size(), small)
+	b, err := Open(f, st.Size(), conf.From(small))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -448,7 +449,7 @@ func TestVolumeMiddle(t *testing.T) {
 			a.Close()
 			// The Reader restarts from the first volume too.
 			f, _ := os.Open(path)
-			r, err := NewReader(f, config(t, path, ""))
+			r, err := NewReader(f, conf.From(config(t, path, "")))
 			if err != nil {
 				t.Fatalf("Reader %s: %v", path, err)
 			}
@@ -477,18 +478,18 @@ func TestVolumeMiddle(t *testing.T) {
 			}
 			// Without a way to open the first volume: fail, naming it.
 			data, _ := os.ReadFile(path)
-			_, err = Open(bytes.NewReader(data), int64(len(data)), &arc.Config{Name: path})
+			_, err = Open(bytes.NewReader(data), int64(len(data)), conf.From(&arc.Config{Name: path}))
 			if !errors.Is(err, errs.ErrTruncated) || !strings.Contains(err.Error(), "first volume") {
 				t.Errorf("%s alone: %v", path, err)
 			}
 			dir := t.TempDir()
 			lone := filepath.Join(dir, filepath.Base(path))
 			os.WriteFile(lone, data, 0o644)
-			_, err = Open(bytes.NewReader(data), int64(len(data)), config(t, lone, ""))
+			_, err = Open(bytes.NewReader(data), int64(len(data)), conf.From(config(t, lone, "")))
 			if !errors.Is(err, errs.ErrTruncated) || !errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), set+".part1.rar") {
 				t.Errorf("%s without part1: %v", path, err)
 			}
-			_, err = NewReader(bytes.NewReader(data), config(t, lone, ""))
+			_, err = NewReader(bytes.NewReader(data), conf.From(config(t, lone, "")))
 			if !errors.Is(err, errs.ErrTruncated) || !strings.Contains(err.Error(), set+".part1.rar") {
 				t.Errorf("Reader %s without part1: %v", path, err)
 			}
@@ -543,7 +544,7 @@ func TestJoinSplitError(t *testing.T) {
 		}
 		return nil, 0, fs.ErrNotExist
 	}}
-	_, err := Open(bytes.NewReader(data), int64(len(data)), cfg)
+	_, err := Open(bytes.NewReader(data), int64(len(data)), conf.From(cfg))
 	if !errors.Is(err, errs.ErrLimit) {
 		t.Fatalf("got %v, want the joiner's ErrLimit", err)
 	}
@@ -649,7 +650,7 @@ func TestPartNamesWithoutFlag(t *testing.T) {
 	}
 	f, _ := os.Open(path)
 	defer f.Close()
-	r, err := NewReader(f, config(t, path, ""))
+	r, err := NewReader(f, conf.From(config(t, path, "")))
 	if err != nil {
 		t.Fatal(err)
 	}

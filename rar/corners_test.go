@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/engine/conf"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/testutil"
 	"github.com/go-unarc/unarc/rar/internal/rar4test"
@@ -49,7 +50,7 @@ func readEveryEntry(t *testing.T, path, pw string) (map[string][]byte, error) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	r, err := NewReader(f, config(t, path, pw))
+	r, err := NewReader(f, conf.From(config(t, path, pw)))
 	if err != nil {
 		return nil, err
 	}
@@ -452,7 +453,7 @@ func TestRAR4SolidSymlinkLazy(t *testing.T) {
 	for try := 0; try < 3; try++ {
 		cr := &countingReaderAt{ra: bytes.NewReader(data)}
 		start := testutil.CPUTime()
-		a, err := Open(cr, int64(len(data)), &arc.Config{})
+		a, err := Open(cr, int64(len(data)), conf.From(&arc.Config{}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -489,7 +490,7 @@ func TestRAR4SolidSymlinkLazy(t *testing.T) {
 	}
 	// The forward Reader decodes the stream anyway: it gives the target
 	// at Next.
-	r, err := NewReader(bytes.NewReader(data), &arc.Config{})
+	r, err := NewReader(bytes.NewReader(data), conf.From(&arc.Config{}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/engine/conf"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/testutil"
 )
@@ -123,7 +124,7 @@ func corpusCase(t *testing.T, dir string, c *testutil.Case) (kind string, err er
 			kind = "RAR5"
 		}
 	}
-	a, oerr := Open(f, st.Size(), cfg)
+	a, oerr := Open(f, st.Size(), conf.From(cfg))
 	check := func(err error) error {
 		if c.Error == "" {
 			return err
@@ -238,7 +239,7 @@ func corpusReader(t *testing.T, f *os.File, cfg *arc.Config, c *testutil.Case) e
 	if err != nil {
 		return err
 	}
-	r, err := NewReader(io.NewSectionReader(f, off, st.Size()-off), cfg)
+	r, err := NewReader(io.NewSectionReader(f, off, st.Size()-off), conf.From(cfg))
 	if err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/engine/conf"
 )
 
 // TestEncryptedDigests: an entry of rar -p (data encrypted, headers not)
@@ -58,7 +59,7 @@ func TestEncryptedDigests(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer f.Close()
-			r, err := NewReader(f, config(t, path, "test"))
+			r, err := NewReader(f, conf.From(config(t, path, "test")))
 			if err != nil {
 				t.Fatal(err)
 			}

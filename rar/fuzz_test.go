@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/engine/conf"
 	"github.com/go-unarc/unarc/internal/testutil"
 )
 
@@ -50,7 +51,7 @@ func FuzzArchive(f *testing.F) {
 		// Decoding is bounded per input so each run stays short: what
 		// matters here is the parser and the chain, not decoder speed.
 		budget := int64(4 << 20)
-		a, err := Open(bytes.NewReader(data), int64(len(data)), cfg)
+		a, err := Open(bytes.NewReader(data), int64(len(data)), conf.From(cfg))
 		if err == nil {
 			for i, e := range a.Entries() {
 				if e.Size > 1<<20 || budget <= 0 {
@@ -73,7 +74,7 @@ func FuzzArchive(f *testing.F) {
 		if err != nil {
 			return
 		}
-		r, err := NewReader(bytes.NewReader(data[off:]), cfg)
+		r, err := NewReader(bytes.NewReader(data[off:]), conf.From(cfg))
 		if err != nil {
 			return
 		}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/engine/conf"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/rar/internal/rarcrypto"
 )
@@ -67,9 +68,9 @@ func rar4Encrypted(n int, salt func(i int) byte) []byte {
 }
 
 // readEach opens and reads every entry, returning each one's error.
-func readEach(t *testing.T, data []byte, cfg *arc.Config) []error {
+func readEach(t *testing.T, data []byte, cfg *arc.Config, more ...arc.Option) []error {
 	t.Helper()
-	a, err := Open(bytes.NewReader(data), int64(len(data)), cfg)
+	a, err := Open(bytes.NewReader(data), int64(len(data)), append([]arc.Option{conf.From(cfg)}, more...)...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,9 +126,9 @@ func TestKDFBudget(t *testing.T) {
 		}
 		// One salt for all: one derivation, well under the limit, and
 		// reading it again (even every entry twice) costs nothing more.
-		b := arc.NewBudget(lim)
+		b := conf.NewBudget(lim)
 		for pass := 0; pass < 2; pass++ {
-			for i, err := range readEach(t, tc.data(false), &arc.Config{Password: pw, Limits: lim, Budget: b}) {
+			for i, err := range readEach(t, tc.data(false), &arc.Config{Password: pw, Limits: lim}, conf.Budget(b)) {
 				only(t, fmt.Sprintf("%s shared salt, entry %d", tc.name, i), err, errs.ErrPassword)
 			}
 		}
@@ -180,7 +181,7 @@ func TestKDFHeaderKeys(t *testing.T) {
 			t.Fatal(err)
 		}
 		pw := func(*arc.Entry) (string, error) { return "test", nil }
-		_, err = Open(bytes.NewReader(data), int64(len(data)), &arc.Config{Password: pw, Limits: arc.Limits{MaxKDFRounds: tc.rounds - 1}})
+		_, err = Open(bytes.NewReader(data), int64(len(data)), conf.From(&arc.Config{Password: pw, Limits: arc.Limits{MaxKDFRounds: tc.rounds - 1}}))
 		only(t, tc.name+" under one derivation", err, errs.ErrLimit)
 		for _, e := range readEach(t, data, &arc.Config{Password: pw, Limits: arc.Limits{MaxKDFRounds: tc.rounds}}) {
 			if e != nil {

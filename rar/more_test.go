@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/engine/conf"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/testutil"
 )
@@ -37,7 +38,7 @@ func TestChecksumMismatch(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			path := filepath.Join(testdata, tc.name)
 			data, _ := os.ReadFile(path)
-			a, err := Open(bytes.NewReader(data), int64(len(data)), config(t, "", testPassword(tc.name)))
+			a, err := Open(bytes.NewReader(data), int64(len(data)), conf.From(config(t, "", testPassword(tc.name))))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -54,7 +55,7 @@ func TestChecksumMismatch(t *testing.T) {
 			}
 			bad := bytes.Clone(data)
 			bad[f.parts[0].off+f.parts[0].size/2] ^= 1
-			a, err = Open(bytes.NewReader(bad), int64(len(bad)), config(t, "", testPassword(tc.name)))
+			a, err = Open(bytes.NewReader(bad), int64(len(bad)), conf.From(config(t, "", testPassword(tc.name))))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -125,7 +126,7 @@ func TestSolidOrder(t *testing.T) {
 func TestAllocs(t *testing.T) {
 	for _, name := range []string{"rar5_m3.rar", "rar4_m3.rar", "rar5_solid.rar"} {
 		data, _ := os.ReadFile(filepath.Join(testdata, name))
-		a, err := Open(bytes.NewReader(data), int64(len(data)), &arc.Config{})
+		a, err := Open(bytes.NewReader(data), int64(len(data)), conf.From(&arc.Config{}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -158,14 +159,14 @@ func TestDictionaryLimit(t *testing.T) {
 	path := filepath.Join(testutil.CorpusDir(t), "own/rar/rar5_md64m.rar")
 	data, _ := os.ReadFile(path)
 	cfg := &arc.Config{Limits: arc.Limits{MaxDictionary: 32 << 20}}
-	a, err := Open(bytes.NewReader(data), int64(len(data)), cfg)
+	a, err := Open(bytes.NewReader(data), int64(len(data)), conf.From(cfg))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := a.Open(0); !errors.Is(err, errs.ErrLimit) {
 		t.Fatalf("64 MiB dictionary under a 32 MiB limit: got %v", err)
 	}
-	r, err := NewReader(bytes.NewReader(data), cfg)
+	r, err := NewReader(bytes.NewReader(data), conf.From(cfg))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -185,7 +186,7 @@ func TestRAR4SymlinkReader(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	r, err := NewReader(f, &arc.Config{})
+	r, err := NewReader(f, conf.From(&arc.Config{}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -229,7 +230,7 @@ func TestReaderShortReads(t *testing.T) {
 		}
 		step := 1 + len(data)/50
 		for n := 8; n < len(data); n += step {
-			r, err := NewReader(bytes.NewReader(data[:n]), cfg)
+			r, err := NewReader(bytes.NewReader(data[:n]), conf.From(cfg))
 			if err != nil {
 				continue
 			}
@@ -253,7 +254,7 @@ func TestReaderShortReads(t *testing.T) {
 }
 
 func readStream(t *testing.T, src io.Reader, cfg *arc.Config) []byte {
-	r, err := NewReader(src, cfg)
+	r, err := NewReader(src, conf.From(cfg))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -308,7 +309,7 @@ func TestMetadata(t *testing.T) {
 
 func TestEntrySizeLimit(t *testing.T) {
 	data, _ := os.ReadFile(filepath.Join(testdata, "rar5_m0.rar"))
-	a, err := Open(bytes.NewReader(data), int64(len(data)), &arc.Config{Limits: arc.Limits{MaxEntrySize: 1000}})
+	a, err := Open(bytes.NewReader(data), int64(len(data)), conf.From(&arc.Config{Limits: arc.Limits{MaxEntrySize: 1000}}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -431,7 +432,7 @@ func TestAllocsEncrypted(t *testing.T) {
 			}
 		}
 		cfg := &arc.Config{Password: func(*arc.Entry) (string, error) { return "test", nil }}
-		if a, err = Open(bytes.NewReader(data), int64(len(data)), cfg); err != nil {
+		if a, err = Open(bytes.NewReader(data), int64(len(data)), conf.From(cfg)); err != nil {
 			t.Fatal(err)
 		}
 		read()
@@ -463,7 +464,7 @@ func TestAllocsEncrypted(t *testing.T) {
 		// Headers: a whole Open of a -hp archive under a cached key.
 		if strings.Contains(name, "_hp") {
 			open := func() {
-				b, err := Open(bytes.NewReader(data), int64(len(data)), cfg)
+				b, err := Open(bytes.NewReader(data), int64(len(data)), conf.From(cfg))
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/engine"
+	"github.com/go-unarc/unarc/internal/engine/conf"
 	"github.com/go-unarc/unarc/internal/errs"
 )
 
@@ -55,7 +57,7 @@ func archiveVerdict(data []byte, pw string) (error, []error) {
 	if pw != "" {
 		cfg.Password = func(*arc.Entry) (string, error) { return pw, nil }
 	}
-	a, err := Open(bytes.NewReader(data), int64(len(data)), cfg)
+	a, err := Open(bytes.NewReader(data), int64(len(data)), conf.From(cfg))
 	if err != nil {
 		return err, nil
 	}
@@ -76,7 +78,7 @@ func readerVerdict(data []byte, pw string) (error, []error) {
 	if pw != "" {
 		cfg.Password = func(*arc.Entry) (string, error) { return pw, nil }
 	}
-	r, err := NewReader(bytes.NewReader(data), cfg)
+	r, err := NewReader(bytes.NewReader(data), conf.From(cfg))
 	if err != nil {
 		return err, nil
 	}
@@ -150,11 +152,11 @@ func TestHeaderCRCIsCorrupt(t *testing.T) {
 }
 
 // TestWarnings: locked archives, recovery records and a missing
-// end-of-archive record are reported through Warnings (arc.Warner) of
+// end-of-archive record are reported through Warnings (engine.Warner) of
 // both the Archive and the Reader; plain archives report nothing.
 func TestWarnings(t *testing.T) {
-	var _ arc.Warner = (*Archive)(nil)
-	var _ arc.Warner = (*Reader)(nil)
+	var _ engine.Warner = (*Archive)(nil)
+	var _ engine.Warner = (*Reader)(nil)
 	cases := []struct {
 		name string
 		cut  int // bytes cut from the end
@@ -218,7 +220,7 @@ func TestMessagesWithoutName(t *testing.T) {
 			t.Fatal(err)
 		}
 		cfg := &arc.Config{Limits: tc.lim, Password: func(*arc.Entry) (string, error) { return tc.pw, nil }}
-		a, err := Open(bytes.NewReader(data), int64(len(data)), cfg)
+		a, err := Open(bytes.NewReader(data), int64(len(data)), conf.From(cfg))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -8,6 +8,8 @@ import (
 	"unsafe"
 
 	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/engine"
+	"github.com/go-unarc/unarc/internal/engine/conf"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/pool"
 	"github.com/go-unarc/unarc/rar/internal/rarcrypto"
@@ -52,7 +54,7 @@ type parser struct {
 	comment string
 	haveCmt bool
 	pwCache *string
-	budget  *arc.Budget                 // key-derivation account of this archive
+	budget  *engine.Budget              // key-derivation account of this archive
 	keys5   map[string]*rarcrypto.Keys5 // earlier RAR5 keys (last5 holds the latest)
 	last5   lastKey5
 	keys3   map[string]*rarcrypto.Keys3
@@ -86,7 +88,7 @@ func newParser(cfg *arc.Config) *parser {
 	b := cfg.Budget
 	if b == nil {
 		// Used without the root: the archive still gets its own account.
-		b = arc.NewBudget(cfg.Limits)
+		b = conf.NewBudget(cfg.Limits)
 	}
 	return &parser{cfg: cfg, s: newSource(), dictMax: lim.MaxDictionary, memMax: lim.MaxMemory, sizeMax: lim.MaxEntrySize,
 		entriesMax: lim.MaxEntries, headMemMax: lim.MaxHeaderMemory, budget: b}

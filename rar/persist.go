@@ -6,13 +6,15 @@ import (
 	"strconv"
 
 	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/engine"
+	"github.com/go-unarc/unarc/internal/engine/conf"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/indexfmt"
 	"github.com/go-unarc/unarc/internal/srcsize"
 	"github.com/go-unarc/unarc/rar/internal/rarcrypto"
 )
 
-// The persistable index of a RAR archive (arc.Indexer; the root's
+// The persistable index of a RAR archive (engine.Indexer; the root's
 // Archive.Index and OpenWithIndex): every entry with what the reader
 // needs (packed parts by volume and offset, algorithm, dictionary,
 // solid flags, encryption salt/IV/rounds/check value, stored CRC32 or
@@ -109,7 +111,7 @@ func partialRanges(all []indexfmt.Range) bool {
 	return len(all) > indexfmt.MaxRanges || indexfmt.Partial(all)
 }
 
-// ExportIndex implements arc.Indexer.
+// ExportIndex implements engine.Indexer.
 func (a *Archive) ExportIndex(withKeys bool) ([]byte, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -270,12 +272,12 @@ func (a *Archive) provenKeys(withKeys bool) ([]key5, []key3) {
 	return k5, k3
 }
 
-// OpenIndex implements arc.IndexOpener for RAR.
-func OpenIndex(ra io.ReaderAt, size int64, payload []byte, cfg *arc.Config) (arc.Archive, error) {
+// openIndex is Format.OpenIndex for RAR.
+func openIndex(ra io.ReaderAt, size int64, payload []byte, cfg *arc.Config) (arc.Archive, error) {
 	if err := srcsize.Negative(size); err != nil {
 		return nil, err
 	}
-	c, err := arc.NewConfig(cfg)
+	c, err := conf.New(conf.From(cfg))
 	if err != nil {
 		return nil, err
 	}
@@ -320,7 +322,7 @@ func OpenIndex(ra io.ReaderAt, size int64, payload []byte, cfg *arc.Config) (arc
 		if v > 0 {
 			vra, vsize, name, err := p.openVolumeAfter(a.vols[v-1].name, v)
 			if err != nil {
-				return nil, arc.Stale("volume " + strconv.Itoa(v+1) + " cannot be opened: " + err.Error())
+				return nil, engine.Stale("volume " + strconv.Itoa(v+1) + " cannot be opened: " + err.Error())
 			}
 			if cl, ok := vra.(io.Closer); ok {
 				a.closers = append(a.closers, cl)
@@ -328,7 +330,7 @@ func OpenIndex(ra io.ReaderAt, size int64, payload []byte, cfg *arc.Config) (arc
 			vol = volume{ra: vra, size: vsize, name: name}
 		}
 		if vs != uint64(vol.size) {
-			return nil, arc.Stale("the size of volume " + strconv.Itoa(v+1) + " changed")
+			return nil, engine.Stale("the size of volume " + strconv.Itoa(v+1) + " changed")
 		}
 		a.vols = append(a.vols, vol)
 		if _, err := indexfmt.CheckRanges(d, vol.ra, vol.size); err != nil {
@@ -475,9 +477,9 @@ func (p *parser) stored3Key(salt []byte) *rarcrypto.Keys3 {
 	return p.stored3[storedID(salt, 18)]
 }
 
-var _ arc.EntryChecker = (*Archive)(nil)
+var _ engine.EntryChecker = (*Archive)(nil)
 
-// CheckEntry implements arc.EntryChecker: in an Archive opened from an
+// CheckEntry implements engine.EntryChecker: in an Archive opened from an
 // index whose digests sampled its header regions (or hashed a long one
 // by its ends), the first call digests all of them (once).
 func (a *Archive) CheckEntry(int) error { return a.ixCheck.Check() }

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/engine/conf"
 	"github.com/go-unarc/unarc/internal/errs"
 )
 
@@ -43,7 +44,7 @@ func TestPersistVolumeHeaders(t *testing.T) {
 		return &arc.Config{Name: "rar5_vol.part1.rar", OpenVolume: memVolumes(fs)}
 	}
 	first := files["rar5_vol.part1.rar"]
-	a, err := Open(bytes.NewReader(first), int64(len(first)), open(files))
+	a, err := Open(bytes.NewReader(first), int64(len(first)), conf.From(open(files)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -65,7 +66,7 @@ func TestPersistVolumeHeaders(t *testing.T) {
 				c[name] = bytes.Clone(files[name])
 				c[name][off] ^= 1
 				fr := c["rar5_vol.part1.rar"]
-				if _, err := OpenIndex(bytes.NewReader(fr), int64(len(fr)), p, open(c)); !errors.Is(err, arc.ErrStaleIndex) {
+				if _, err := openIndex(bytes.NewReader(fr), int64(len(fr)), p, open(c)); !errors.Is(err, arc.ErrStaleIndex) {
 					t.Errorf("%s byte %d (range %v) changed: %v", name, off, r, err)
 				}
 			}
@@ -73,10 +74,10 @@ func TestPersistVolumeHeaders(t *testing.T) {
 	}
 	// A missing second volume is stale too.
 	only := map[string][]byte{"rar5_vol.part1.rar": first}
-	if _, err := OpenIndex(bytes.NewReader(first), int64(len(first)), p, open(only)); !errors.Is(err, arc.ErrStaleIndex) {
+	if _, err := openIndex(bytes.NewReader(first), int64(len(first)), p, open(only)); !errors.Is(err, arc.ErrStaleIndex) {
 		t.Errorf("second volume missing: %v", err)
 	}
-	b, err := OpenIndex(bytes.NewReader(first), int64(len(first)), p, open(files))
+	b, err := openIndex(bytes.NewReader(first), int64(len(first)), p, open(files))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +96,7 @@ func TestPersistVolumeHeaders(t *testing.T) {
 		}
 	}
 	for n := range p {
-		if _, err := OpenIndex(bytes.NewReader(first), int64(len(first)), p[:n], open(files)); err == nil || !errors.Is(err, errs.ErrCorrupt) {
+		if _, err := openIndex(bytes.NewReader(first), int64(len(first)), p[:n], open(files)); err == nil || !errors.Is(err, errs.ErrCorrupt) {
 			t.Fatalf("payload cut at %d: %v", n, err)
 		}
 	}

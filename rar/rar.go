@@ -38,19 +38,21 @@ var (
 
 // maxSFX bounds how far into a file the marker is searched for: SFX
 // modules are a few hundred KiB; unrar searches the first 4 MiB
-// (MAXSFXSIZE), and so does Sniff, which runs on every input.
+// (MAXSFXSIZE), and so does sniff, which runs on every input.
 const maxSFX = 4 << 20
 
 // Format registers RAR with the root package.
 var Format = arc.Format{
-	Name:      "rar",
-	Magic:     [][]byte{sig5, sig4},
-	Sniff:     Sniff,
-	Open:      open,
-	NewReader: newReader,
+	Name:       "rar",
+	Extensions: []string{".rar", ".part1.rar", ".r00", ".exe"},
+	Magic:      [][]byte{sig5, sig4},
+	Sniff:      sniff,
+	Open:       open,
+	NewReader:  newReader,
+	OpenIndex:  openIndex,
 }
 
-func Sniff(ra io.ReaderAt, size int64) bool {
+func sniff(ra io.ReaderAt, size int64) bool {
 	if size < 0 {
 		return false
 	}

@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/engine/conf"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/testutil"
 	volset "github.com/go-unarc/unarc/internal/volume"
@@ -52,7 +53,7 @@ func openPath(tb testutil.TB, name, pw string) (*Archive, error) {
 	}
 	tb.Cleanup(func() { f.Close() })
 	st, _ := f.Stat()
-	return Open(f, st.Size(), config(tb, name, pw))
+	return Open(f, st.Size(), conf.From(config(tb, name, pw)))
 }
 
 var laterVolume = regexp.MustCompile(`(\.part0*[2-9][0-9]*\.rar|\.part0*1[0-9]+\.rar|\.r[0-9][0-9])$`)
@@ -153,7 +154,7 @@ func TestTestdata(t *testing.T) {
 			// The forward-only Reader must agree.
 			f, _ := os.Open(name)
 			defer f.Close()
-			r, err := NewReader(f, config(t, name, pw))
+			r, err := NewReader(f, conf.From(config(t, name, pw)))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -229,7 +230,7 @@ func TestComment(t *testing.T) {
 			t.Errorf("%s: comment %q", name, got)
 		}
 		f, _ := os.Open(filepath.Join(testdata, name))
-		r, err := NewReader(f, &arc.Config{})
+		r, err := NewReader(f, conf.From(&arc.Config{}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -248,7 +249,7 @@ func TestMissingVolume(t *testing.T) {
 		path := filepath.Join(testdata, name)
 		data, _ := os.ReadFile(path)
 		cfg := &arc.Config{Name: filepath.Join(t.TempDir(), name), OpenVolume: fileOpener(t)}
-		a, err := Open(bytes.NewReader(data), int64(len(data)), cfg)
+		a, err := Open(bytes.NewReader(data), int64(len(data)), conf.From(cfg))
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
@@ -269,10 +270,10 @@ func TestSFX(t *testing.T) {
 		data, _ := os.ReadFile(filepath.Join(testdata, name))
 		stub := bytes.Repeat([]byte("MZ stub Rar!\x1a\x07\x02 "), 20000)
 		sfx := append(stub, data...)
-		if !Sniff(bytes.NewReader(sfx), int64(len(sfx))) {
+		if !sniff(bytes.NewReader(sfx), int64(len(sfx))) {
 			t.Fatalf("%s: SFX not recognised", name)
 		}
-		a, err := Open(bytes.NewReader(sfx), int64(len(sfx)), &arc.Config{})
+		a, err := Open(bytes.NewReader(sfx), int64(len(sfx)), conf.From(&arc.Config{}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -314,7 +315,7 @@ func exercise(data []byte, pw string) error {
 	if pw != "" {
 		cfg.Password = func(*arc.Entry) (string, error) { return pw, nil }
 	}
-	a, err := Open(bytes.NewReader(data), int64(len(data)), cfg)
+	a, err := Open(bytes.NewReader(data), int64(len(data)), conf.From(cfg))
 	if err != nil {
 		if !isSentinel(err) {
 			panic("not a sentinel error: " + err.Error())

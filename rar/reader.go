@@ -12,6 +12,7 @@ import (
 
 	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/crc32x"
+	"github.com/go-unarc/unarc/internal/engine/conf"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/meta"
 	"github.com/go-unarc/unarc/internal/pool"
@@ -50,7 +51,7 @@ type Reader struct {
 	err      error
 }
 
-func newReader(r io.Reader, cfg *arc.Config) (arc.Reader, error) { return NewReader(r, cfg) }
+func newReader(r io.Reader, cfg *arc.Config) (arc.Reader, error) { return NewReader(r, conf.From(cfg)) }
 
 // NewReader reads the marker and main header from r, which must be
 // positioned at the RAR marker. Without arc.WithFileVersions the Reader
@@ -58,7 +59,7 @@ func newReader(r io.Reader, cfg *arc.Config) (arc.Reader, error) { return NewRea
 // file after it, which Archive lists: a stream cannot look ahead.
 func NewReader(r io.Reader, opts ...arc.Option) (*Reader, error) {
 	cfg := new(arc.Config) // kept by the parser: one allocation, not NewConfig's two
-	if err := arc.Configure(cfg, opts...); err != nil {
+	if err := conf.Apply(cfg, opts...); err != nil {
 		return nil, err
 	}
 	p := newParser(cfg)

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/engine/conf"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/rar/internal/rarcrypto"
 )
@@ -75,7 +76,7 @@ func TestReaderCloseReturnsDecryptor(t *testing.T) {
 	}
 	idx := 0
 	open := func() *Reader {
-		r, err := NewReader(bytes.NewReader(data), config(t, path, testPassword(path)))
+		r, err := NewReader(bytes.NewReader(data), conf.From(config(t, path, testPassword(path))))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/engine/conf"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/testutil"
 )
@@ -122,7 +123,7 @@ func measure(f func()) (time.Duration, uint64) {
 }
 
 func openLimited(data []byte, lim arc.Limits) (*Archive, error) {
-	return Open(bytes.NewReader(data), int64(len(data)), &arc.Config{Limits: lim, FileVersions: true})
+	return Open(bytes.NewReader(data), int64(len(data)), conf.From(&arc.Config{Limits: lim, FileVersions: true}))
 }
 
 // TestHeaderParsingLinear: header parsing is linear in header size. A
@@ -200,7 +201,7 @@ func TestEntryLimits(t *testing.T) {
 		}
 	}
 	// The Reader keeps no index: the limits apply to Archive only.
-	r, err := NewReader(bytes.NewReader(rar5), &arc.Config{Limits: arc.Limits{MaxEntries: 10, MaxHeaderMemory: 1 << 10}})
+	r, err := NewReader(bytes.NewReader(rar5), conf.From(&arc.Config{Limits: arc.Limits{MaxEntries: 10, MaxHeaderMemory: 1 << 10}}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -222,7 +223,7 @@ func TestFileVersionsCrafted(t *testing.T) {
 	// with no current file is the current one: TestVersionsWithoutCurrent).
 	data := rar5Versioned([]string{"d/f0", "d/f0", "d/f1", "d/f1", "d/f2", "d/f2"}, []uint64{1, 0, 1, 0, 1, 0})
 	for _, fv := range []bool{false, true} {
-		a, err := Open(bytes.NewReader(data), int64(len(data)), &arc.Config{FileVersions: fv})
+		a, err := Open(bytes.NewReader(data), int64(len(data)), conf.From(&arc.Config{FileVersions: fv}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -248,7 +249,7 @@ func TestFileVersionsCrafted(t *testing.T) {
 		for _, fv := range []bool{false, true} {
 			for api, list := range map[string]func() []string{
 				"Archive": func() []string {
-					a, err := Open(bytes.NewReader(b), int64(len(b)), &arc.Config{FileVersions: fv})
+					a, err := Open(bytes.NewReader(b), int64(len(b)), conf.From(&arc.Config{FileVersions: fv}))
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -259,7 +260,7 @@ func TestFileVersionsCrafted(t *testing.T) {
 					return out
 				},
 				"Reader": func() []string {
-					r, err := NewReader(bytes.NewReader(b), &arc.Config{FileVersions: fv})
+					r, err := NewReader(bytes.NewReader(b), conf.From(&arc.Config{FileVersions: fv}))
 					if err != nil {
 						t.Fatal(err)
 					}

@@ -8,7 +8,7 @@ import (
 	"github.com/go-unarc/unarc/rar/internal/rarcrypto"
 )
 
-// OpenAt implements arc.EntrySeeker. A stored entry (-m0) is read from
+// OpenAt implements engine.EntrySeeker. A stored entry (-m0) is read from
 // off directly, across volumes; encrypted with AES-CBC (RAR5, RAR 3.x)
 // it is deciphered from the block of off, whose IV is the ciphertext
 // block before it (the entry's IV for block 0). The CRC or BLAKE2sp
@@ -98,7 +98,7 @@ func (a *Archive) OpenAt(i int, off int64) (io.ReadCloser, int64, error) {
 	return r, off, nil
 }
 
-// StartAt implements arc.EntrySeeker: where OpenAt(i, off) would start.
+// StartAt implements engine.EntrySeeker: where OpenAt(i, off) would start.
 func (a *Archive) StartAt(i int, off int64) int64 {
 	a.mu.Lock()
 	defer a.mu.Unlock()

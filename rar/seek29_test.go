@@ -3,13 +3,15 @@ package rar
 import (
 	"bytes"
 	"errors"
-	"github.com/go-unarc/unarc/internal/testutil"
 	"math/rand/v2"
 	"strings"
 	"sync"
 	"testing"
 
+	"github.com/go-unarc/unarc/internal/testutil"
+
 	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/engine"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/rar/internal/unpack29"
 )
@@ -157,7 +159,7 @@ func TestSeekRAR29PPMd(t *testing.T) {
 	for _, name := range names {
 		a := openCP4(t, name, 64<<20)
 		if testing.Short() {
-			a.SetCheckpoints(arc.CheckpointPolicy{Interval: 24 << 10, MaxMemory: 64 << 20})
+			a.SetCheckpoints(engine.CheckpointPolicy{Interval: 24 << 10, MaxMemory: 64 << 20})
 		}
 		want := contents(t, a)
 		big := 0
@@ -256,7 +258,7 @@ func TestSeekRAR29Persist(t *testing.T) {
 		}
 		for _, alter := range []string{"", "state", "check"} {
 			b := openCP4(t, name, 64<<20)
-			in := make([]arc.Checkpoint, len(cps))
+			in := make([]engine.Checkpoint, len(cps))
 			for k, cp := range cps {
 				cp.State = bytes.Clone(cp.State)
 				switch alter {
@@ -276,18 +278,18 @@ func TestSeekRAR29Persist(t *testing.T) {
 				t.Fatalf("%s %q: %+v", name, alter, st)
 			}
 		}
-		for what, f := range map[string]func(*arc.Checkpoint){
-			"kind":  func(cp *arc.Checkpoint) { cp.Kind = "rar5" },
-			"out":   func(cp *arc.Checkpoint) { cp.Out = 1 << 40 },
-			"in":    func(cp *arc.Checkpoint) { cp.In = 1 << 40 },
-			"span":  func(cp *arc.Checkpoint) { cp.CheckLen++ },
-			"huge":  func(cp *arc.Checkpoint) { cp.State = append(cp.State, make([]byte, 5<<20)...) },
-			"entry": func(cp *arc.Checkpoint) { cp.Stream = 1 << 20 },
+		for what, f := range map[string]func(*engine.Checkpoint){
+			"kind":  func(cp *engine.Checkpoint) { cp.Kind = "rar5" },
+			"out":   func(cp *engine.Checkpoint) { cp.Out = 1 << 40 },
+			"in":    func(cp *engine.Checkpoint) { cp.In = 1 << 40 },
+			"span":  func(cp *engine.Checkpoint) { cp.CheckLen++ },
+			"huge":  func(cp *engine.Checkpoint) { cp.State = append(cp.State, make([]byte, 5<<20)...) },
+			"entry": func(cp *engine.Checkpoint) { cp.Stream = 1 << 20 },
 		} {
 			b := openCP4(t, name, 64<<20)
 			cp := cps[len(cps)-1]
 			f(&cp)
-			if err := b.RestoreCheckpoints([]arc.Checkpoint{cp}); !errors.Is(err, arc.ErrStaleIndex) {
+			if err := b.RestoreCheckpoints([]engine.Checkpoint{cp}); !errors.Is(err, arc.ErrStaleIndex) {
 				t.Fatalf("%s %s: %v", name, what, err)
 			}
 		}

@@ -1,15 +1,15 @@
 package rar
 
 import (
-	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/internal/cpcache"
+	"github.com/go-unarc/unarc/internal/engine"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/rar/internal/unpack15"
 	"github.com/go-unarc/unarc/rar/internal/unpack20"
 	"github.com/go-unarc/unarc/rar/internal/unpack29"
 )
 
-// RAR5 and RAR 2.9 checkpoints kept in an index (arc.CheckpointPersister).
+// RAR5 and RAR 2.9 checkpoints kept in an index (engine.CheckpointPersister).
 // A restored one is checked against its entry when it is restored (kind,
 // an entry that takes checkpoints, offsets inside its output and packed
 // data, a state no larger than its dictionary's window and tables), by
@@ -18,32 +18,32 @@ import (
 // Check: one that fails is dropped and the read starts from an earlier
 // point.
 
-var _ arc.CheckpointPersister = (*Archive)(nil)
+var _ engine.CheckpointPersister = (*Archive)(nil)
 
-// ExportCheckpoints implements arc.CheckpointPersister.
+// ExportCheckpoints implements engine.CheckpointPersister.
 //
 // A RAR 1.5-encrypted entry's checkpoints start with the cipher's keys,
 // which decrypt the rest of the entry without the password, so they stay
 // out (derived keys never go into an index unasked; RAR 2.0's cipher
 // state is a key difference the ciphertext gives, and may go).
-func (a *Archive) ExportCheckpoints() ([]arc.Checkpoint, error) { return a.exportCheckpoints(false) }
+func (a *Archive) ExportCheckpoints() ([]engine.Checkpoint, error) { return a.exportCheckpoints(false) }
 
 // exportCheckpoints is ExportCheckpoints, with RAR 1.5 cipher keys too
 // when withKeys15 (the tests restore those).
-func (a *Archive) exportCheckpoints(withKeys15 bool) ([]arc.Checkpoint, error) {
+func (a *Archive) exportCheckpoints(withKeys15 bool) ([]engine.Checkpoint, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.closed.Load() {
 		return nil, errArchiveClosed
 	}
-	size := func(cp arc.Checkpoint) int64 {
+	size := func(cp engine.Checkpoint) int64 {
 		if fi := cp.Stream; fi >= 0 && fi < len(a.files) && a.cpEntry(a.files[fi]) && cp.Kind == cpKind(a.files[fi]) &&
 			(withKeys15 || a.files[fi].crypt != cryptRAR15) {
 			return a.files[fi].e.Size
 		}
 		return -1
 	}
-	cps, err := cpcache.Export(a.cps.Snapshot(), size, func(cp arc.Checkpoint) (uint32, error) { return a.cpSum(cp.Stream, cp) })
+	cps, err := cpcache.Export(a.cps.Snapshot(), size, func(cp engine.Checkpoint) (uint32, error) { return a.cpSum(cp.Stream, cp) })
 	if err == nil {
 		err = a.cps.SealInputs(cps)
 	}
@@ -53,15 +53,15 @@ func (a *Archive) exportCheckpoints(withKeys15 bool) ([]arc.Checkpoint, error) {
 	return cps, nil
 }
 
-// RestoreCheckpoints implements arc.CheckpointPersister.
-func (a *Archive) RestoreCheckpoints(cps []arc.Checkpoint) error {
+// RestoreCheckpoints implements engine.CheckpointPersister.
+func (a *Archive) RestoreCheckpoints(cps []engine.Checkpoint) error {
 	if a.cps.Interval() <= 0 {
 		return nil
 	}
 	for _, cp := range cps {
 		fi := cp.Stream
 		if fi < 0 || fi >= len(a.files) || !a.cpEntry(a.files[fi]) {
-			return arc.Stale("checkpoint of an entry that takes none")
+			return engine.Stale("checkpoint of an entry that takes none")
 		}
 		f := a.files[fi]
 		var packed int64
@@ -69,8 +69,8 @@ func (a *Archive) RestoreCheckpoints(cps []arc.Checkpoint) error {
 			packed += p.size
 		}
 		if cp.Kind != cpKind(f) || cp.Out < 0 || cp.Out >= f.e.Size || cp.In < 0 || cp.In>>3 > packed ||
-			cp.CheckLen != min(arc.CheckSpan, f.e.Size-cp.Out) || int64(len(cp.State)) > a.cpStateMax(fi, cp.Out, cp.State) {
-			return arc.Stale("checkpoint does not fit its entry")
+			cp.CheckLen != min(engine.CheckSpan, f.e.Size-cp.Out) || int64(len(cp.State)) > a.cpStateMax(fi, cp.Out, cp.State) {
+			return engine.Stale("checkpoint does not fit its entry")
 		}
 		cp.Entry, cp.EntryOff = fi, cp.Out
 		if a.vis != nil {
@@ -124,7 +124,7 @@ func (a *Archive) cpStateMax(fi int, out int64, state []byte) int64 {
 // data of the files of its solid run before its file, and its file's
 // up to the byte the decoder resumes at (a cipher block more). Files of
 // one run share the Key: their inputs agree where both reach.
-func (a *Archive) cpInput(cp arc.Checkpoint) (cpcache.Input, error) {
+func (a *Archive) cpInput(cp engine.Checkpoint) (cpcache.Input, error) {
 	fi := cp.Stream
 	if fi < 0 || fi >= len(a.files) {
 		return cpcache.Input{}, errs.Corrupt("checkpoint of file %d", fi)
@@ -148,13 +148,13 @@ func (a *Archive) cpInput(cp arc.Checkpoint) (cpcache.Input, error) {
 
 // checkCP reports whether decoding from restored checkpoint cp gives its
 // Check (a.mu held; cpcache.Verify).
-func (a *Archive) checkCP(fi int, cp arc.Checkpoint) (bool, error) {
-	return cpcache.Verify(cp, func(cp arc.Checkpoint) (uint32, error) { return a.cpSum(fi, cp) })
+func (a *Archive) checkCP(fi int, cp engine.Checkpoint) (bool, error) {
+	return cpcache.Verify(cp, func(cp engine.Checkpoint) (uint32, error) { return a.cpSum(fi, cp) })
 }
 
 // cpSum is cp's Check as decoding cp.CheckLen bytes from it gives it
 // (a.mu held).
-func (a *Archive) cpSum(fi int, cp arc.Checkpoint) (uint32, error) {
+func (a *Archive) cpSum(fi int, cp engine.Checkpoint) (uint32, error) {
 	rc, err := a.resume(fi, a.files[fi], cp, false)
 	if err != nil {
 		return 0, err

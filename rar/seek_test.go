@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/engine/conf"
 )
 
 // TestOpenAtStored: stored entries, plain and AES-CBC (RAR5 and RAR4),
@@ -22,7 +23,7 @@ func TestOpenAtStored(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			a, err := Open(bytes.NewReader(b), int64(len(b)), &arc.Config{Password: func(*arc.Entry) (string, error) { return "seek", nil }})
+			a, err := Open(bytes.NewReader(b), int64(len(b)), conf.From(&arc.Config{Password: func(*arc.Entry) (string, error) { return "seek", nil }}))
 			if err != nil {
 				t.Fatal(err)
 			}

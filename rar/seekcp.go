@@ -5,7 +5,7 @@ import (
 	"math"
 	"sync/atomic"
 
-	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/engine"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/rar/internal/rarcrypto"
 	"github.com/go-unarc/unarc/rar/internal/unpack15"
@@ -14,7 +14,7 @@ import (
 	"github.com/go-unarc/unarc/rar/internal/unpack50"
 )
 
-// Decoder checkpoints (arc.Checkpointer) of RAR5, RAR 2.9 (RAR 3.x/4.x),
+// Decoder checkpoints (engine.Checkpointer) of RAR5, RAR 2.9 (RAR 3.x/4.x),
 // RAR 2.0 and RAR 1.5 entries. With a policy set, every such compressed entry decoded for an
 // OpenAt reader (solid or not; Open takes none) takes a checkpoint of its
 // decoder at the first point after each Interval of the entry's output
@@ -57,14 +57,14 @@ import (
 // resumes there instead of decoding the run before it (offset 0 still
 // decodes the run: that reader verifies the checksum).
 
-// SetCheckpoints implements arc.Checkpointer.
-func (a *Archive) SetCheckpoints(p arc.CheckpointPolicy) {
+// SetCheckpoints implements engine.Checkpointer.
+func (a *Archive) SetCheckpoints(p engine.CheckpointPolicy) {
 	a.cps.SetPolicy(p)
 	a.cps.SetInput(a.cpInput) // restored ones must match the archive's bytes
 }
 
-// CheckpointStats implements arc.CheckpointReporter.
-func (a *Archive) CheckpointStats() arc.CheckpointStats { return a.cps.Stats() }
+// CheckpointStats implements engine.CheckpointReporter.
+func (a *Archive) CheckpointStats() engine.CheckpointStats { return a.cps.Stats() }
 
 // resumed counts OpenAt calls that restarted from a checkpoint (tests).
 var resumed atomic.Int64
@@ -222,7 +222,7 @@ func (a *Archive) watch(d unpacker, fi int, f *file, solid bool, marks cipherMar
 		if !a.cps.Fits(n) {
 			return next
 		}
-		a.cps.Add(arc.Checkpoint{Kind: kind, Stream: fi, Out: off, In: dd.InputBits(),
+		a.cps.Add(engine.Checkpoint{Kind: kind, Stream: fi, Out: off, In: dd.InputBits(),
 			Entry: fi, EntryOff: off, State: dd.Checkpoint(append(make([]byte, 0, n), pre...))})
 		return next
 	})
@@ -230,29 +230,29 @@ func (a *Archive) watch(d unpacker, fi int, f *file, solid bool, marks cipherMar
 
 // peekCP returns the checkpoint of file fi nearest at or before off,
 // verified or not, without decoding (StartAt).
-func (a *Archive) peekCP(fi int, f *file, off int64) (arc.Checkpoint, bool) {
+func (a *Archive) peekCP(fi int, f *file, off int64) (engine.Checkpoint, bool) {
 	if off <= 0 || !a.cpEntry(f) || a.cps.Interval() <= 0 {
-		return arc.Checkpoint{}, false
+		return engine.Checkpoint{}, false
 	}
 	cp, ok := a.cps.Find(fi, off)
 	if !ok || cp.Kind != cpKind(f) || cp.Out < 0 {
-		return arc.Checkpoint{}, false
+		return engine.Checkpoint{}, false
 	}
 	return cp, true
 }
 
 // findCP returns the checkpoint of file fi to resume at for off (a.mu
 // held): one restored from an index is verified first (checkCP).
-func (a *Archive) findCP(fi int, f *file, off int64) (arc.Checkpoint, bool, error) {
+func (a *Archive) findCP(fi int, f *file, off int64) (engine.Checkpoint, bool, error) {
 	if off <= 0 || !a.cpEntry(f) || a.cps.Interval() <= 0 {
-		return arc.Checkpoint{}, false, nil
+		return engine.Checkpoint{}, false, nil
 	}
-	cp, ok, err := a.cps.FindChecked(fi, off, func(cp arc.Checkpoint) (bool, error) { return a.checkCP(fi, cp) })
+	cp, ok, err := a.cps.FindChecked(fi, off, func(cp engine.Checkpoint) (bool, error) { return a.checkCP(fi, cp) })
 	if err != nil {
-		return arc.Checkpoint{}, false, err
+		return engine.Checkpoint{}, false, err
 	}
 	if !ok || cp.Kind != cpKind(f) || cp.Out < 0 {
-		return arc.Checkpoint{}, false, nil
+		return engine.Checkpoint{}, false, nil
 	}
 	return cp, true, nil
 }
@@ -260,7 +260,7 @@ func (a *Archive) findCP(fi int, f *file, off int64) (arc.Checkpoint, bool, erro
 // resume opens file fi from checkpoint cp (a.mu held); with watch, its
 // decoder takes checkpoints as it goes (not while a restored checkpoint
 // is being verified: none may come from a state not verified).
-func (a *Archive) resume(fi int, f *file, cp arc.Checkpoint, watch bool) (io.ReadCloser, error) {
+func (a *Archive) resume(fi int, f *file, cp engine.Checkpoint, watch bool) (io.ReadCloser, error) {
 	if err := a.p.checkSize(f); err != nil {
 		return nil, err
 	}

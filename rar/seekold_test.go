@@ -7,7 +7,9 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/engine/conf"
+
+	"github.com/go-unarc/unarc/internal/engine"
 	"github.com/go-unarc/unarc/internal/testutil"
 )
 
@@ -21,11 +23,11 @@ func openOldEncrypted(t *testing.T, name string, ver byte) *Archive {
 		t.Fatal(err)
 	}
 	b := encryptOld(t, raw, ver, "seek")
-	a, err := Open(bytes.NewReader(b), int64(len(b)), config(t, name, "seek"))
+	a, err := Open(bytes.NewReader(b), int64(len(b)), conf.From(config(t, name, "seek")))
 	if err != nil {
 		t.Fatal(err)
 	}
-	a.SetCheckpoints(arc.CheckpointPolicy{Interval: 4096, MaxMemory: 64 << 20})
+	a.SetCheckpoints(engine.CheckpointPolicy{Interval: 4096, MaxMemory: 64 << 20})
 	t.Cleanup(func() { a.Close() })
 	return a
 }
@@ -70,7 +72,7 @@ func TestSeekOldEncrypted(t *testing.T) {
 			closeWhileReading(t, openOldEncrypted(t, c.name, c.ver), want)
 			for _, alter := range []bool{false, true} {
 				b := openOldEncrypted(t, c.name, c.ver)
-				in := make([]arc.Checkpoint, len(cps))
+				in := make([]engine.Checkpoint, len(cps))
 				for k, cp := range cps {
 					cp.State = bytes.Clone(cp.State)
 					if alter {
@@ -110,11 +112,11 @@ func FuzzCheckpointOld(f *testing.F) {
 		}
 		b := encryptOld(f, raw, c.ver, "seek")
 		archives[c.ver] = b
-		a, err := Open(bytes.NewReader(b), int64(len(b)), config(f, c.name, "seek"))
+		a, err := Open(bytes.NewReader(b), int64(len(b)), conf.From(config(f, c.name, "seek")))
 		if err != nil {
 			f.Fatal(err)
 		}
-		a.SetCheckpoints(arc.CheckpointPolicy{Interval: 16 << 10, MaxMemory: 64 << 20})
+		a.SetCheckpoints(engine.CheckpointPolicy{Interval: 16 << 10, MaxMemory: 64 << 20})
 		for i := range a.Entries() {
 			rc, _, err := a.OpenAt(i, 0)
 			if err != nil {
@@ -141,26 +143,26 @@ func FuzzCheckpointOld(f *testing.F) {
 		defer testutil.FuzzBound(t, testutil.FuzzTimeout, 64<<20)()
 		ver = []byte{15, 20}[ver&1]
 		b := archives[ver]
-		a, err := Open(bytes.NewReader(b), int64(len(b)), config(t, "old", "seek"))
+		a, err := Open(bytes.NewReader(b), int64(len(b)), conf.From(config(t, "old", "seek")))
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer a.Close()
-		a.SetCheckpoints(arc.CheckpointPolicy{Interval: 16 << 10, MaxMemory: 64 << 20})
+		a.SetCheckpoints(engine.CheckpointPolicy{Interval: 16 << 10, MaxMemory: 64 << 20})
 		if stream < 0 || stream >= int64(len(a.files)) {
 			return
 		}
-		cp := arc.Checkpoint{Kind: cpKind(a.files[stream]), Stream: int(stream), Out: out, In: in,
+		cp := engine.Checkpoint{Kind: cpKind(a.files[stream]), Stream: int(stream), Out: out, In: in,
 			State: state, Check: check}
 		if f := a.files[stream]; f.e.Size > 0 {
-			cp.CheckLen = min(arc.CheckSpan, f.e.Size-out)
+			cp.CheckLen = min(engine.CheckSpan, f.e.Size-out)
 		}
 		// The archive's own input digest, so the mutated state reaches
 		// the decoder (an unchanged archive passes the input check).
-		if sealed := []arc.Checkpoint{cp}; a.cps.SealInputs(sealed) == nil {
+		if sealed := []engine.Checkpoint{cp}; a.cps.SealInputs(sealed) == nil {
 			cp = sealed[0]
 		}
-		if err := a.RestoreCheckpoints([]arc.Checkpoint{cp}); err != nil {
+		if err := a.RestoreCheckpoints([]engine.Checkpoint{cp}); err != nil {
 			return
 		}
 		i := cp.Entry

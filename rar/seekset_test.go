@@ -7,7 +7,9 @@ import (
 	"os"
 	"testing"
 
-	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/engine/conf"
+
+	"github.com/go-unarc/unarc/internal/engine"
 	"github.com/go-unarc/unarc/internal/errs"
 )
 
@@ -23,11 +25,11 @@ func openCPIn(t *testing.T, dir, name string, mem int64) *Archive {
 	}
 	t.Cleanup(func() { f.Close() })
 	st, _ := f.Stat()
-	a, err := Open(f, st.Size(), config(t, dir+name, "seek"))
+	a, err := Open(f, st.Size(), conf.From(config(t, dir+name, "seek")))
 	if err != nil {
 		t.Fatal(err)
 	}
-	a.SetCheckpoints(arc.CheckpointPolicy{Interval: 4096, MaxMemory: mem})
+	a.SetCheckpoints(engine.CheckpointPolicy{Interval: 4096, MaxMemory: mem})
 	t.Cleanup(func() { a.Close() })
 	return a
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/engine/conf"
 	"github.com/go-unarc/unarc/internal/testutil"
 )
 
@@ -22,7 +23,7 @@ func openS5(t *testing.T, cfg *arc.Config) (*Archive, map[int][]byte) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ref, err := Open(bytes.NewReader(data), int64(len(data)), &arc.Config{})
+	ref, err := Open(bytes.NewReader(data), int64(len(data)), conf.From(&arc.Config{}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,7 +44,7 @@ func openS5(t *testing.T, cfg *arc.Config) (*Archive, map[int][]byte) {
 		want[i] = b
 	}
 	ref.Close()
-	a, err := Open(bytes.NewReader(data), int64(len(data)), cfg)
+	a, err := Open(bytes.NewReader(data), int64(len(data)), conf.From(cfg))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +153,7 @@ func TestSolidRunsParallelContent(t *testing.T) {
 	}{
 		{"default", arc.Config{}},
 		{"one-slot", arc.Config{Limits: arc.Limits{MaxMemory: 1}}},
-		{"workers", arc.Config{Workers: 4}},
+		{"workers", func() (c arc.Config) { c.Workers = 4; return c }()},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			a, want := openS5(t, &tc.cfg)

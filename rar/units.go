@@ -2,7 +2,7 @@ package rar
 
 import "github.com/go-unarc/unarc/rar/internal/unpack50"
 
-// SetEntryWorkers implements arc.EntryWorkers: how many goroutines one
+// SetEntryWorkers implements engine.EntryWorkers: how many goroutines one
 // entry's decoder may use (a RAR5 decoder pipelines with two or more,
 // unpack50.Decoder.SetWorkers); a solid run is one unit, so it gets what
 // the units running beside it leave.
@@ -30,7 +30,7 @@ func setWorkers(d unpacker, n int, dict, memMax int64) {
 	d5.SetWorkers(n)
 }
 
-// Units implements arc.Units. A non-solid entry is a unit of its own. A
+// Units implements engine.Units. A non-solid entry is a unit of its own. A
 // solid entry belongs to the run that starts at the nearest earlier
 // entry whose solid flag is clear: RAR (4 and 5) marks every file that
 // continues the previous file's dictionary, and starts the stream afresh

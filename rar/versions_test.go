@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/engine/conf"
 )
 
 // rar5Versioned builds a RAR5 archive of empty stored files: one per
@@ -100,7 +101,7 @@ func TestVersionsWithoutCurrent(t *testing.T) {
 				t.Errorf("opening took %v of CPU", d)
 			}
 			// With FileVersions every file is listed.
-			all, err := Open(bytes.NewReader(tc.data), int64(len(tc.data)), &arc.Config{FileVersions: true})
+			all, err := Open(bytes.NewReader(tc.data), int64(len(tc.data)), conf.From(&arc.Config{FileVersions: true}))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -137,7 +138,7 @@ func TestVersionsOnlyReal(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			x, err := OpenIndex(bytes.NewReader(data), int64(len(data)), p, nil)
+			x, err := openIndex(bytes.NewReader(data), int64(len(data)), p, nil)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/engine/conf"
 	"github.com/go-unarc/unarc/internal/errs"
 )
 
@@ -37,9 +38,9 @@ func TestNextVolumeError(t *testing.T) {
 		}
 		asked = nil
 	}
-	_, err = Open(bytes.NewReader(data), int64(len(data)), cfg)
+	_, err = Open(bytes.NewReader(data), int64(len(data)), conf.From(cfg))
 	check("Archive", err)
-	r, err := NewReader(bytes.NewReader(data), cfg)
+	r, err := NewReader(bytes.NewReader(data), conf.From(cfg))
 	if err != nil {
 		t.Fatal(err)
 	}

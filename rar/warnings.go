@@ -8,7 +8,7 @@ import (
 )
 
 // warnings collects archive-level conditions the parser meets that are
-// not errors of any entry (arc.Warner): a missing or cut end-of-archive
+// not errors of any entry (engine.Warner): a missing or cut end-of-archive
 // record, a locked archive, recovery data, a listing ended early. Each
 // condition is recorded once.
 type warnings struct {
@@ -37,7 +37,7 @@ func (w *warnings) add(kind warnKind, err error) {
 }
 
 // Warnings reports the archive-level conditions met while reading the
-// headers (arc.Warner): a missing end-of-archive record matches
+// headers (engine.Warner): a missing end-of-archive record matches
 // errs.ErrTruncated, as does a listing cut short by a truncated header.
 // Locked archives and recovery records are reported as plain notes.
 func (a *Archive) Warnings() []error {
@@ -54,7 +54,7 @@ func (a *Archive) Warnings() []error {
 	return w
 }
 
-// Warnings reports the conditions met so far (arc.Warner); it is complete
+// Warnings reports the conditions met so far (engine.Warner); it is complete
 // once Next has returned io.EOF.
 func (r *Reader) Warnings() []error {
 	w := r.p.warn.list

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/engine/conf"
 )
 
 // contents reads every entry of a in index order with fresh Opens.
@@ -146,7 +147,7 @@ func TestSolidLateCloseOneWindow(t *testing.T) {
 	archive := build7z(pack, hdr)
 	lifted := arc.Limits{MaxDictionary: arc.Unlimited, MaxMemory: arc.Unlimited, MaxRatio: arc.Unlimited}
 	run := func() (starts int) {
-		a, err := Open(bytes.NewReader(archive), int64(len(archive)), &arc.Config{Limits: lifted})
+		a, err := Open(bytes.NewReader(archive), int64(len(archive)), conf.From(&arc.Config{Limits: lifted}))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -75,6 +75,7 @@ import (
 	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/internal/aes7z"
 	"github.com/go-unarc/unarc/internal/cpcache"
+	"github.com/go-unarc/unarc/internal/engine/conf"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/indexfmt"
 	"github.com/go-unarc/unarc/internal/meta"
@@ -84,15 +85,17 @@ import (
 
 // Format registers 7z with the root package.
 var Format = arc.Format{
-	Name:  "7z",
-	Magic: [][]byte{signature[:]},
-	Sniff: Sniff,
-	Open:  openArchive,
+	Name:       "7z",
+	Extensions: []string{".7z", ".7z.001", ".exe"},
+	Magic:      [][]byte{signature[:]},
+	Sniff:      sniff,
+	Open:       openArchive,
+	OpenIndex:  openIndex,
 	// No NewReader: the index is at the end (the root says to use Open).
 }
 
 func openArchive(ra io.ReaderAt, size int64, cfg *arc.Config) (arc.Archive, error) {
-	a, err := Open(ra, size, cfg)
+	a, err := Open(ra, size, conf.From(cfg))
 	if err != nil {
 		return nil, err // not a typed nil inside the interface
 	}
@@ -116,11 +119,11 @@ const sigHeaderSize = 32
 // behind an SFX stub or other prepended data.
 const sfxScanLimit = 64 << 20
 
-// sniffScanLimit is the same bound for Sniff, which runs on every input.
+// sniffScanLimit is the same bound for sniff, which runs on every input.
 const sniffScanLimit = 4 << 20
 
-// Sniff reports whether ra holds a 7z archive, possibly behind an SFX stub.
-func Sniff(ra io.ReaderAt, size int64) bool {
+// sniff reports whether ra holds a 7z archive, possibly behind an SFX stub.
+func sniff(ra io.ReaderAt, size int64) bool {
 	if size < 0 {
 		return false
 	}
@@ -320,11 +323,11 @@ func Open(ra io.ReaderAt, size int64, opts ...arc.Option) (*Archive, error) {
 		return nil, err
 	}
 	a := &Archive{}
-	if err := arc.Configure(&a.cfg, opts...); err != nil {
+	if err := conf.Apply(&a.cfg, opts...); err != nil {
 		return nil, err
 	}
 	if a.cfg.Budget == nil { // used without the root: the limits still hold
-		a.cfg.Budget = arc.NewBudget(a.cfg.Limits)
+		a.cfg.Budget = conf.NewBudget(a.cfg.Limits)
 	}
 	ra, size, err := joinVolumes(ra, size, &a.cfg)
 	if err != nil {
@@ -378,7 +381,7 @@ func Open(ra io.ReaderAt, size int64, opts ...arc.Option) (*Archive, error) {
 // exits 0.
 var ErrStartHeaderRecovered = errors.New("7z: start header is zeroed or damaged; the header was found at the end of the file")
 
-// Warnings reports archive-level conditions (arc.Warner): a start header
+// Warnings reports archive-level conditions (engine.Warner): a start header
 // recovered from the end of the file (ErrStartHeaderRecovered).
 func (a *Archive) Warnings() []error {
 	if a.recovered {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/engine/conf"
 	"github.com/go-unarc/unarc/internal/testutil"
 )
 
@@ -53,7 +54,7 @@ func BenchmarkArchive(b *testing.B) {
 				cfg.Password = func(*arc.Entry) (string, error) { return pw, nil }
 			}
 			extract := func() {
-				a, err := Open(f, size, cfg)
+				a, err := Open(f, size, conf.From(cfg))
 				if err != nil {
 					b.Fatal(err)
 				}

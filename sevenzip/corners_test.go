@@ -249,7 +249,7 @@ func forgedStart(off, n uint64, crc uint32) []byte {
 // TestSFXBoundary (issue 14 item 11): a 7z signature inside an
 // executable that does not lead to a valid start header and next header
 // (start CRC mismatch, next header out of range, next header CRC
-// mismatch) is not an archive: Sniff says no and Open fails with
+// mismatch) is not an archive: sniff says no and Open fails with
 // ErrFormat, so nothing is extracted. A real archive behind a stub, even
 // after such a forged signature, still opens.
 func TestSFXBoundary(t *testing.T) {
@@ -269,8 +269,8 @@ func TestSFXBoundary(t *testing.T) {
 		"many forged headers":       cat(exe[:5000], bytes.Repeat(forgedStart(100, 200, 0x12345678), 1000), exe[5000:]),
 	}
 	for name, data := range bogus {
-		if Sniff(bytes.NewReader(data), int64(len(data))) {
-			t.Errorf("%s: Sniff says 7z", name)
+		if sniff(bytes.NewReader(data), int64(len(data))) {
+			t.Errorf("%s: sniff says 7z", name)
 		}
 		_, err := openBytes(data)
 		checkOneSentinel(t, name, err, errs.ErrFormat)
@@ -279,8 +279,8 @@ func TestSFXBoundary(t *testing.T) {
 		"SFX":                    cat(exe, real),
 		"SFX after a forged one": cat(exe[:5000], forgedStart(1<<40, 100, 0), exe[5000:], real),
 	} {
-		if !Sniff(bytes.NewReader(data), int64(len(data))) {
-			t.Errorf("%s: Sniff says no", name)
+		if !sniff(bytes.NewReader(data), int64(len(data))) {
+			t.Errorf("%s: sniff says no", name)
 		}
 		a, err := openBytes(data)
 		if err != nil {

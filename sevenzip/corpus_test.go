@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/engine/conf"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/testutil"
 )
@@ -40,7 +41,7 @@ func openFile(tb testutil.TB, path, password string) (*Archive, error) {
 	if password != "" {
 		cfg.Password = func(*arc.Entry) (string, error) { return password, nil }
 	}
-	return Open(f, st.Size(), cfg)
+	return Open(f, st.Size(), conf.From(cfg))
 }
 
 func errClass(err error) string {

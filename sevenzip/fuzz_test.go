@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/engine/conf"
 	"github.com/go-unarc/unarc/internal/testutil"
 )
 
@@ -42,7 +43,7 @@ func FuzzOpen(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		defer testutil.FuzzBound(t, testutil.FuzzTimeout, 256<<20)()
 		fixCRCs(data)
-		a, err := Open(bytes.NewReader(data), int64(len(data)), &arc.Config{Limits: fuzzLimits})
+		a, err := Open(bytes.NewReader(data), int64(len(data)), conf.From(&arc.Config{Limits: fuzzLimits}))
 		if err != nil {
 			return
 		}

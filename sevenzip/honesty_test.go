@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/engine/conf"
 	"github.com/go-unarc/unarc/internal/errs"
 )
 
@@ -45,8 +46,8 @@ func TestTruncationEverywhere(t *testing.T) {
 		}
 		step := max(1, len(data)/97)
 		for cut := 6; cut < len(data); cut += step {
-			_, err := Open(bytes.NewReader(data[:cut]), int64(cut), &arc.Config{
-				Password: func(*arc.Entry) (string, error) { return testPassword, nil }})
+			_, err := Open(bytes.NewReader(data[:cut]), int64(cut), conf.From(&arc.Config{
+				Password: func(*arc.Entry) (string, error) { return testPassword, nil }}))
 			checkOneSentinel(t, name+" cut", err, errs.ErrTruncated)
 		}
 	}

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/engine/conf"
 	"github.com/go-unarc/unarc/internal/errs"
 )
 
@@ -129,7 +130,7 @@ func emptyFilesHeader(n int) []byte {
 }
 
 func openWith(data []byte, l arc.Limits) (*Archive, error) {
-	return Open(bytes.NewReader(data), int64(len(data)), &arc.Config{Limits: l})
+	return Open(bytes.NewReader(data), int64(len(data)), conf.From(&arc.Config{Limits: l}))
 }
 
 // heapDuring reports the heap growth (bytes allocated) while f runs.

@@ -11,6 +11,7 @@ import (
 
 	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/internal/aes7z"
+	"github.com/go-unarc/unarc/internal/engine/conf"
 	"github.com/go-unarc/unarc/internal/errs"
 )
 
@@ -108,5 +109,5 @@ func TestKDFBudget(t *testing.T) {
 }
 
 func openWithCfg(data []byte, cfg *arc.Config) (*Archive, error) {
-	return Open(bytes.NewReader(data), int64(len(data)), cfg)
+	return Open(bytes.NewReader(data), int64(len(data)), conf.From(cfg))
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/internal/aes7z"
+	"github.com/go-unarc/unarc/internal/engine/conf"
 	"github.com/go-unarc/unarc/internal/errs"
 )
 
@@ -15,7 +16,8 @@ func TestKeyCache(t *testing.T) {
 	mk := func(salt string) *aes7z.Props { return &aes7z.Props{Cycles: 4, Salt: []byte(salt)} }
 	pa, pb, pc := mk("salt-a"), mk("salt-b"), mk("salt-c")
 	per := aes7z.Rounds(pa)
-	a := &Archive{cfg: arc.Config{Budget: arc.NewBudget(arc.Limits{MaxKDFRounds: 2 * per})}}
+	a := &Archive{}
+	a.cfg.Budget = conf.NewBudget(arc.Limits{MaxKDFRounds: 2 * per})
 	for i, p := range []*aes7z.Props{pa, pb, pa, pa, pb, pa, pb} {
 		k, err := a.key("pw", p)
 		if err != nil {

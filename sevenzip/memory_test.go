@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/engine/conf"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/ppmd"
 )
@@ -204,7 +205,7 @@ func TestBigFoldersTakeTurns(t *testing.T) {
 	// 3.9 GiB).
 	mid := coderSpec{id: []byte{0x03, 0x04, 0x01}, props: ppmdProps(6, 300<<20)}
 	data = multiFolderArchive([]folderSpec{{big, make([]byte, 8), 10}, {mid, make([]byte, 8), 10}, {small, make([]byte, 8), 10}, {mid, make([]byte, 8), 10}})
-	a8, err := Open(bytes.NewReader(data), int64(len(data)), &arc.Config{Limits: arc.Limits{MaxMemory: limit}, Workers: 8})
+	a8, err := Open(bytes.NewReader(data), int64(len(data)), arc.WithLimits(arc.Limits{MaxMemory: limit}), conf.Workers(8))
 	if err != nil {
 		t.Fatal(err)
 	}

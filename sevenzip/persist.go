@@ -7,12 +7,14 @@ import (
 
 	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/internal/aes7z"
+	"github.com/go-unarc/unarc/internal/engine"
+	"github.com/go-unarc/unarc/internal/engine/conf"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/indexfmt"
 	"github.com/go-unarc/unarc/internal/srcsize"
 )
 
-// The persistable index of a 7z archive (arc.Indexer; the root's
+// The persistable index of a 7z archive (engine.Indexer; the root's
 // Archive.Index and OpenWithIndex). 7z's plain header is exactly the
 // locator: every entry, its folder and substream, the folders' coder
 // chains and properties, the pack streams' offsets and sizes. The index
@@ -40,7 +42,7 @@ import (
 //	uvarint keys, then per key: bytes salt, byte cycles, 32 bytes key
 //
 // The volume mapping of a split set (name.7z.001, …) is the set's own
-// naming: OpenIndex joins the volumes again (opening files costs no
+// naming: openIndex joins the volumes again (opening files costs no
 // parsing) and checks the joined size and the ranges, which lie in the
 // joined byte space.
 const persistVersion = 2
@@ -61,7 +63,7 @@ func (a *Archive) addPackRanges(si *streamsInfo) {
 	}
 }
 
-// ExportIndex implements arc.Indexer. withKeys stores the keys derived
+// ExportIndex implements engine.Indexer. withKeys stores the keys derived
 // from the password that opened the encrypted headers (the only one the
 // archive has proved right); an archive with plain headers stores none.
 func (a *Archive) ExportIndex(withKeys bool) ([]byte, error) {
@@ -149,20 +151,20 @@ func (a *Archive) ExportIndex(withKeys bool) ([]byte, error) {
 // maxStoredKeys bounds the keys one index may bring.
 const maxStoredKeys = 1024
 
-// OpenIndex implements arc.IndexOpener: it rebuilds the Archive from a
+// openIndex is Format.OpenIndex for 7z: it rebuilds the Archive from a
 // payload ExportIndex made, after checking the archive's size and the
 // digest of its header regions.
-func OpenIndex(ra io.ReaderAt, size int64, payload []byte, cfg *arc.Config) (arc.Archive, error) {
+func openIndex(ra io.ReaderAt, size int64, payload []byte, cfg *arc.Config) (arc.Archive, error) {
 	if err := srcsize.Negative(size); err != nil {
 		return nil, err
 	}
-	c, err := arc.NewConfig(cfg)
+	c, err := conf.New(conf.From(cfg))
 	if err != nil {
 		return nil, err
 	}
 	a := &Archive{cfg: c}
 	if a.cfg.Budget == nil {
-		a.cfg.Budget = arc.NewBudget(a.cfg.Limits)
+		a.cfg.Budget = conf.NewBudget(a.cfg.Limits)
 	}
 	ra, size, err = joinVolumes(ra, size, &a.cfg)
 	if err != nil {
@@ -181,10 +183,10 @@ func OpenIndex(ra io.ReaderAt, size int64, payload []byte, cfg *arc.Config) (arc
 		return nil, d.Err
 	}
 	if joined != uint64(size) {
-		return nil, arc.Stale("the archive's size changed")
+		return nil, engine.Stale("the archive's size changed")
 	}
 	if a.base < sigHeaderSize || a.base > size {
-		return nil, arc.Stale("damaged index: base")
+		return nil, engine.Stale("damaged index: base")
 	}
 	a.recovered = flags&1 != 0
 	if a.hdrRanges, err = indexfmt.CheckRanges(d, ra, size); err != nil {
@@ -210,7 +212,7 @@ func OpenIndex(ra io.ReaderAt, size int64, payload []byte, cfg *arc.Config) (arc
 		a.storedKeys[storedKeyID{string(salt), cycles}] = [32]byte(k)
 	}
 	if d.Err == nil && len(d.B) != 0 {
-		d.Err = arc.Stale("damaged index: trailing bytes")
+		d.Err = engine.Stale("damaged index: trailing bytes")
 	}
 	if d.Err != nil {
 		return nil, d.Err
@@ -227,7 +229,7 @@ func OpenIndex(ra io.ReaderAt, size int64, payload []byte, cfg *arc.Config) (arc
 	hdr = append([]byte(nil), hdr...)
 	r := &hreader{b: hdr, mem: a.mem, maxEntries: a.cfg.Limits.MaxEntries}
 	if id := r.number(); id != idHeader {
-		return nil, arc.Stale("damaged index: not a plain 7z header")
+		return nil, engine.Stale("damaged index: not a plain 7z header")
 	}
 	a.hdrPlain = hdr
 	if err := a.parsePlain(r); err != nil {
@@ -244,9 +246,9 @@ func (a *Archive) storedKey(p *aes7z.Props) ([32]byte, bool) {
 	return k, ok
 }
 
-var _ arc.EntryChecker = (*Archive)(nil)
+var _ engine.EntryChecker = (*Archive)(nil)
 
-// CheckEntry implements arc.EntryChecker: in an Archive opened from an
+// CheckEntry implements engine.EntryChecker: in an Archive opened from an
 // index whose header regions are longer than the open's digest covers
 // whole, the first call digests all of them (once).
 func (a *Archive) CheckEntry(int) error { return a.ixCheck.Check() }

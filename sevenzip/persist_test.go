@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/engine/conf"
 	"github.com/go-unarc/unarc/internal/errs"
 )
 
@@ -22,7 +23,7 @@ func TestPersistHeaderRegions(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := &arc.Config{Password: func(*arc.Entry) (string, error) { return "secret", nil }}
-	a, err := Open(bytes.NewReader(b), int64(len(b)), cfg)
+	a, err := Open(bytes.NewReader(b), int64(len(b)), conf.From(cfg))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -38,12 +39,12 @@ func TestPersistHeaderRegions(t *testing.T) {
 		for _, off := range []int64{r.Off, r.Off + r.Len - 1} {
 			c := bytes.Clone(b)
 			c[off] ^= 1
-			if _, err := OpenIndex(bytes.NewReader(c), int64(len(c)), p, nil); !errors.Is(err, arc.ErrStaleIndex) {
+			if _, err := openIndex(bytes.NewReader(c), int64(len(c)), p, nil); !errors.Is(err, arc.ErrStaleIndex) {
 				t.Errorf("byte %d of range %v changed: %v", off, r, err)
 			}
 		}
 	}
-	b2, err := OpenIndex(bytes.NewReader(b), int64(len(b)), p, nil)
+	b2, err := openIndex(bytes.NewReader(b), int64(len(b)), p, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +54,7 @@ func TestPersistHeaderRegions(t *testing.T) {
 		}
 	}
 	for n := range p {
-		if _, err := OpenIndex(bytes.NewReader(b), int64(len(b)), p[:n], nil); err == nil {
+		if _, err := openIndex(bytes.NewReader(b), int64(len(b)), p[:n], nil); err == nil {
 			t.Fatalf("payload cut at %d opened", n)
 		} else if !errors.Is(err, arc.ErrStaleIndex) && !errors.Is(err, errs.ErrCorrupt) {
 			t.Fatalf("payload cut at %d: %v", n, err)

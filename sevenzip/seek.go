@@ -11,12 +11,13 @@ import (
 	"github.com/go-unarc/unarc/deflate"
 	"github.com/go-unarc/unarc/internal/aes7z"
 	"github.com/go-unarc/unarc/internal/bcj"
+	"github.com/go-unarc/unarc/internal/engine"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/ppmd"
 	"github.com/go-unarc/unarc/lzma"
 )
 
-// Random access (arc.EntrySeeker). A folder whose coders form one chain
+// Random access (engine.EntrySeeker). A folder whose coders form one chain
 // from its pack stream to its output can be entered in the middle:
 //
 //   - Copy and at most one 7zAES coder: output offset x is pack offset x.
@@ -173,16 +174,16 @@ func shapeOf(f *folder) chainShape {
 	return sh
 }
 
-// SetCheckpoints implements arc.Checkpointer.
-func (a *Archive) SetCheckpoints(p arc.CheckpointPolicy) {
+// SetCheckpoints implements engine.Checkpointer.
+func (a *Archive) SetCheckpoints(p engine.CheckpointPolicy) {
 	a.cps.SetPolicy(p)
 	a.cps.SetInput(a.cpInput) // restored ones must match the archive's bytes
 }
 
-// CheckpointStats implements arc.CheckpointReporter.
-func (a *Archive) CheckpointStats() arc.CheckpointStats { return a.cps.Stats() }
+// CheckpointStats implements engine.CheckpointReporter.
+func (a *Archive) CheckpointStats() engine.CheckpointStats { return a.cps.Stats() }
 
-// OpenAt implements arc.EntrySeeker: a reader of entry i from a point
+// OpenAt implements engine.EntrySeeker: a reader of entry i from a point
 // at or before off (see the comment at the top of this file: Copy/AES
 // directly; LZMA2, LZMA, BZip2, PPMd, Deflate and Deflate64 chains, with
 // one BCJ-family or Delta filter after the coder or none, such a filter
@@ -219,7 +220,7 @@ func (a *Archive) OpenAt(i int, off int64) (io.ReadCloser, int64, error) {
 	return a.entryFrom(i, fr, start), start, nil
 }
 
-// StartAt implements arc.EntrySeeker: where OpenAt(i, off) would start.
+// StartAt implements engine.EntrySeeker: where OpenAt(i, off) would start.
 func (a *Archive) StartAt(i int, off int64) int64 {
 	if i < 0 || i >= len(a.entries) || a.stream[i] < 0 || off <= 0 {
 		return 0
@@ -268,7 +269,7 @@ func (a *Archive) entryFrom(i int, fr *folderReader, start int64) io.ReadCloser 
 // before it.
 func (a *Archive) seekFolder(fi int, sh chainShape, base, target int64, e *arc.Entry) (*folderReader, error) {
 	interval := a.cps.Interval()
-	var cp arc.Checkpoint
+	var cp engine.Checkpoint
 	haveCP := false
 	// checked is the reader that verified a restored checkpoint, when
 	// there was one to verify: past it by the check span, or, when
@@ -276,7 +277,7 @@ func (a *Archive) seekFolder(fi int, sh chainShape, base, target int64, e *arc.E
 	var checked *folderReader
 	if sh.ok && sh.lz >= 0 && interval > 0 {
 		var err error
-		cp, haveCP, err = a.cps.FindChecked(fi, target, func(cp arc.Checkpoint) (bool, error) {
+		cp, haveCP, err = a.cps.FindChecked(fi, target, func(cp engine.Checkpoint) (bool, error) {
 			ok, fr, err := a.checkCP(fi, sh, cp, e, target)
 			if checked != nil {
 				checked.Close()
@@ -447,7 +448,7 @@ func (a *Archive) directFolder(fi int, sh chainShape, x int64, e *arc.Entry) (*f
 
 // resumeFolder restarts an LZMA2, LZMA, BZip2 or PPMd folder from
 // checkpoint cp.
-func (a *Archive) resumeFolder(fi int, sh chainShape, cp arc.Checkpoint, e *arc.Entry) (*folderReader, error) {
+func (a *Archive) resumeFolder(fi int, sh chainShape, cp engine.Checkpoint, e *arc.Entry) (*folderReader, error) {
 	if sh.bcj2 {
 		return a.resumeBCJ2(fi, sh, cp, e)
 	}
@@ -677,7 +678,7 @@ func cpKind(method uint64) string {
 // cpInByte is the byte of the coder's input a checkpoint resumes at:
 // BZip2 and Deflate count their input in bits (their blocks need not
 // start on a byte).
-func cpInByte(cp arc.Checkpoint) int64 {
+func cpInByte(cp engine.Checkpoint) int64 {
 	if strings.HasPrefix(cp.Kind, "bzip2") || strings.HasPrefix(cp.Kind, "deflate") {
 		return cp.In / 8
 	}
@@ -748,7 +749,7 @@ func (fr *folderReader) checkpoint() {
 	}
 	state, out, in := z.Checkpoint(state)
 	out -= held
-	cp := arc.Checkpoint{Kind: cpKindOf(f, sh), Stream: fr.index, Out: out, In: in, State: state}
+	cp := engine.Checkpoint{Kind: cpKindOf(f, sh), Stream: fr.index, Out: out, In: in, State: state}
 	cp.Entry, cp.EntryOff = a.entryAtOut(fr.index, out)
 	a.cps.Add(cp)
 }

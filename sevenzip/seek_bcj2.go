@@ -7,6 +7,7 @@ import (
 
 	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/internal/bcj"
+	"github.com/go-unarc/unarc/internal/engine"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/lzma"
 )
@@ -231,7 +232,7 @@ func (a *Archive) packStream(f *folder, k int) (int64, int64) {
 
 // resumeBCJ2 restarts a BCJ2 folder from checkpoint cp: each input's
 // coder from its record, the BCJ2 decoder from its state.
-func (a *Archive) resumeBCJ2(fi int, sh chainShape, cp arc.Checkpoint, e *arc.Entry) (*folderReader, error) {
+func (a *Archive) resumeBCJ2(fi int, sh chainShape, cp engine.Checkpoint, e *arc.Entry) (*folderReader, error) {
 	f := &a.si.folders[fi]
 	size := f.unpackSizes[sh.lz]
 	b2, ins, ok := splitBCJ2(cp.State)
@@ -309,20 +310,20 @@ func bcj2InLen(f *folder, sh chainShape, j int, psize int64) int64 {
 
 // fitBCJ2 checks a restored BCJ2 checkpoint's state size against folder
 // f (shape sh): at most the BCJ2 state and each input coder's.
-func fitBCJ2(f *folder, sh chainShape, cp *arc.Checkpoint) error {
+func fitBCJ2(f *folder, sh chainShape, cp *engine.Checkpoint) error {
 	bound := int64(4 + bcj.MaxBCJ2StateSize)
 	for j := range 4 {
 		bound += 20
 		if c := sh.sub[j]; c >= 0 && f.coders[c].method != mCopy {
 			n, ok := lzmaStateBound(&f.coders[c], f.unpackSizes[c])
 			if !ok {
-				return arc.Stale("checkpoint of a damaged coder")
+				return engine.Stale("checkpoint of a damaged coder")
 			}
 			bound += n
 		}
 	}
 	if int64(len(cp.State)) > bound {
-		return arc.Stale("checkpoint state larger than its folder's windows")
+		return engine.Stale("checkpoint state larger than its folder's windows")
 	}
 	return nil
 }

@@ -8,7 +8,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/engine"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/testutil"
 )
@@ -28,12 +28,12 @@ func FuzzCheckpointResume7z(f *testing.F) {
 	type orig struct {
 		a    *Archive
 		data []byte // folder 0's output
-		cps  []arc.Checkpoint
+		cps  []engine.Checkpoint
 	}
 	var arcs []orig
 	for k, name := range resumeFuzzArchives {
 		a := openSeekArchive(f, name)
-		a.SetCheckpoints(arc.CheckpointPolicy{Interval: 64 << 10, MaxMemory: 1 << 30})
+		a.SetCheckpoints(engine.CheckpointPolicy{Interval: 64 << 10, MaxMemory: 1 << 30})
 		var data []byte
 		for i := range a.Entries() {
 			r, _, err := a.OpenAt(i, 0)
@@ -136,7 +136,7 @@ func TestBCJ2CheckpointTampered(t *testing.T) {
 	for name, mod := range plausible {
 		b := openSeekArchive(t, "bcj2-lzma.7z")
 		b.SetCheckpoints(pol)
-		var mcps []arc.Checkpoint
+		var mcps []engine.Checkpoint
 		for _, cp := range cps {
 			cp.State = bytes.Clone(cp.State)
 			if binary.LittleEndian.Uint16(cp.State[held(cp.State)-2:]) == 0 && name == "held byte" {
@@ -175,7 +175,7 @@ func TestCheckpointEveryOffset7z(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			skipSlowKind(t, name)
 			a := openSeekArchive(t, name)
-			a.SetCheckpoints(arc.CheckpointPolicy{Interval: 16 << 10, MaxMemory: 1 << 30})
+			a.SetCheckpoints(engine.CheckpointPolicy{Interval: 16 << 10, MaxMemory: 1 << 30})
 			want := firstPass(t, a)
 			for _, cp := range a.cps.Snapshot() {
 				if cp.Entry < 0 {
@@ -223,8 +223,8 @@ func wrapsSentinel(t *testing.T, err error) {
 }
 
 // sparse returns about n of cps, spread over them.
-func sparse(cps []arc.Checkpoint, n int) []arc.Checkpoint {
-	var out []arc.Checkpoint
+func sparse(cps []engine.Checkpoint, n int) []engine.Checkpoint {
+	var out []engine.Checkpoint
 	for i := 0; i < len(cps); i += max(1, len(cps)/n) {
 		out = append(out, cps[i])
 	}

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/engine"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/testutil"
 )
@@ -58,12 +58,12 @@ func firstPass(t testutil.TB, a *Archive) [][]byte {
 }
 
 // cpPolicy is the checkpoint policy of the 7z checkpoint tests.
-var cpPolicy = arc.CheckpointPolicy{Interval: 16 << 10, MaxMemory: 1 << 30}
+var cpPolicy = engine.CheckpointPolicy{Interval: 16 << 10, MaxMemory: 1 << 30}
 
 // exportedCPs opens testdata/seek/name with cpPolicy, reads it through
 // (taking checkpoints) and returns it, the entries' contents and its
 // exported checkpoints, at least least of them.
-func exportedCPs(t testutil.TB, name string, least int) (*Archive, [][]byte, []arc.Checkpoint) {
+func exportedCPs(t testutil.TB, name string, least int) (*Archive, [][]byte, []engine.Checkpoint) {
 	t.Helper()
 	a := openSeekArchive(t, name)
 	a.SetCheckpoints(cpPolicy)
@@ -86,13 +86,13 @@ func TestOpenAtCheckpointKinds(t *testing.T) {
 			t.Run(tc.name, func(t *testing.T) {
 				skipSlowKind(t, tc.name)
 				a := openSeekArchive(t, tc.name)
-				a.SetCheckpoints(arc.CheckpointPolicy{Interval: 16 << 10, MaxMemory: 1 << 30})
+				a.SetCheckpoints(engine.CheckpointPolicy{Interval: 16 << 10, MaxMemory: 1 << 30})
 				want := firstPass(t, a)
 				cps := a.cps.Snapshot()
 				limit := int64(len(cps[len(cps)-1].State)) // room for one of the largest
 				if small {
 					a = openSeekArchive(t, tc.name)
-					a.SetCheckpoints(arc.CheckpointPolicy{Interval: 16 << 10, MaxMemory: limit})
+					a.SetCheckpoints(engine.CheckpointPolicy{Interval: 16 << 10, MaxMemory: limit})
 					firstPass(t, a)
 				}
 				st := a.CheckpointStats()
@@ -127,7 +127,7 @@ func TestCheckpointKindsPersist(t *testing.T) {
 	for _, tc := range cpFolders {
 		t.Run(tc.name, func(t *testing.T) {
 			skipSlowKind(t, tc.name)
-			pol := arc.CheckpointPolicy{Interval: 16 << 10, MaxMemory: 1 << 30}
+			pol := engine.CheckpointPolicy{Interval: 16 << 10, MaxMemory: 1 << 30}
 			a := openSeekArchive(t, tc.name)
 			a.SetCheckpoints(pol)
 			want := firstPass(t, a)
@@ -138,7 +138,7 @@ func TestCheckpointKindsPersist(t *testing.T) {
 			for _, tamper := range []string{"none", "state", "in"} {
 				b := openSeekArchive(t, tc.name)
 				b.SetCheckpoints(pol)
-				var mod []arc.Checkpoint
+				var mod []engine.Checkpoint
 				for _, cp := range cps {
 					cp.State = bytes.Clone(cp.State)
 					switch tamper {
@@ -179,11 +179,11 @@ func TestCheckpointKindsPersist(t *testing.T) {
 			}
 			b := openSeekArchive(t, tc.name)
 			b.SetCheckpoints(pol)
-			for _, bad := range []func(*arc.Checkpoint){
-				func(cp *arc.Checkpoint) { cp.Kind = "lzma2" },
-				func(cp *arc.Checkpoint) { cp.Out = 1 << 40 },
-				func(cp *arc.Checkpoint) { cp.In = 1 << 40 },
-				func(cp *arc.Checkpoint) {
+			for _, bad := range []func(*engine.Checkpoint){
+				func(cp *engine.Checkpoint) { cp.Kind = "lzma2" },
+				func(cp *engine.Checkpoint) { cp.Out = 1 << 40 },
+				func(cp *engine.Checkpoint) { cp.In = 1 << 40 },
+				func(cp *engine.Checkpoint) {
 					if cp.Kind == "bzip2" {
 						cp.State = append(cp.State, 0) // (a PPMd state's size is checked by the decoder)
 					} else {
@@ -193,7 +193,7 @@ func TestCheckpointKindsPersist(t *testing.T) {
 			} {
 				cp := cps[0]
 				bad(&cp)
-				if err := b.RestoreCheckpoints([]arc.Checkpoint{cp}); err == nil {
+				if err := b.RestoreCheckpoints([]engine.Checkpoint{cp}); err == nil {
 					t.Fatalf("bad checkpoint restored: %s at %d (in %d)", cp.Kind, cp.Out, cp.In)
 				}
 			}
@@ -211,7 +211,7 @@ func TestCheckpointKindsConcurrent(t *testing.T) {
 			continue
 		}
 		a := openSeekArchive(t, tc.name)
-		a.SetCheckpoints(arc.CheckpointPolicy{Interval: 16 << 10, MaxMemory: 1 << 30})
+		a.SetCheckpoints(engine.CheckpointPolicy{Interval: 16 << 10, MaxMemory: 1 << 30})
 		want := firstPass(t, a)
 		var wg sync.WaitGroup
 		errc := make(chan error, 16)
@@ -294,7 +294,7 @@ func cpReads() int {
 func TestFilterCheckpointTampered(t *testing.T) {
 	for _, name := range []string{"bcj-lzma2.7z", "delta-lzma-aes.7z"} {
 		t.Run(name, func(t *testing.T) {
-			pol := arc.CheckpointPolicy{Interval: 16 << 10, MaxMemory: 1 << 30}
+			pol := engine.CheckpointPolicy{Interval: 16 << 10, MaxMemory: 1 << 30}
 			a := openSeekArchive(t, name)
 			a.SetCheckpoints(pol)
 			want := firstPass(t, a)
@@ -318,14 +318,14 @@ func TestFilterCheckpointTampered(t *testing.T) {
 				t.Fatal(len(cps), err)
 			}
 			sh := shapeOf(&a.si.folders[cps[0].Stream])
-			var held *arc.Checkpoint
+			var held *engine.Checkpoint
 			for i := range cps {
 				if _, fs, _ := splitState(sh, cps[i].State); len(fs) > 7 {
 					held = &cps[i]
 				}
 			}
 			for _, tamper := range []string{"ip", "mask", "length", "held"} {
-				var mod []arc.Checkpoint
+				var mod []engine.Checkpoint
 				for _, cp := range cps {
 					if tamper == "held" && (held == nil || cp.Out != held.Out) {
 						continue

@@ -6,12 +6,13 @@ import (
 	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/bzip2"
 	"github.com/go-unarc/unarc/internal/cpcache"
+	"github.com/go-unarc/unarc/internal/engine"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/ppmd"
 	"github.com/go-unarc/unarc/lzma"
 )
 
-// Checkpoints kept in an index (arc.CheckpointPersister). A restored
+// Checkpoints kept in an index (engine.CheckpointPersister). A restored
 // checkpoint is checked field by field against the folder it names
 // (kind, offsets, state size) when it is restored, by the decoder
 // (lzma.Reader2.ResetAt, lzma.Reader.ResetAt: every state field in
@@ -20,10 +21,10 @@ import (
 // checkpoint of another archive, or of this one before its data
 // changed, is dropped there and the read decodes from an earlier point.
 
-var _ arc.CheckpointPersister = (*Archive)(nil)
+var _ engine.CheckpointPersister = (*Archive)(nil)
 
-// ExportCheckpoints implements arc.CheckpointPersister.
-func (a *Archive) ExportCheckpoints() ([]arc.Checkpoint, error) {
+// ExportCheckpoints implements engine.CheckpointPersister.
+func (a *Archive) ExportCheckpoints() ([]engine.Checkpoint, error) {
 	if a.closed.Load() {
 		return nil, errClosed
 	}
@@ -38,7 +39,7 @@ func (a *Archive) ExportCheckpoints() ([]arc.Checkpoint, error) {
 		if !sh.ok || sh.lz < 0 {
 			continue
 		}
-		cp.CheckLen = min(arc.CheckSpan, a.si.folders[fi].unpackSizes[sh.lz]-cp.Out)
+		cp.CheckLen = min(engine.CheckSpan, a.si.folders[fi].unpackSizes[sh.lz]-cp.Out)
 		if cp.CheckLen <= 0 {
 			continue // at the end: nothing to resume
 		}
@@ -58,7 +59,7 @@ func (a *Archive) ExportCheckpoints() ([]arc.Checkpoint, error) {
 // cpInput is what checkpoint cp's state was decoded from: folder
 // cp.Stream's pack streams, a single one up to the byte its coder
 // resumes at (two AES blocks more), several (BCJ2) whole.
-func (a *Archive) cpInput(cp arc.Checkpoint) (cpcache.Input, error) {
+func (a *Archive) cpInput(cp engine.Checkpoint) (cpcache.Input, error) {
 	fi := cp.Stream
 	if a.si == nil || fi < 0 || fi >= len(a.si.folders) {
 		return cpcache.Input{}, errs.Corrupt("7z: checkpoint of folder %d", fi)
@@ -76,8 +77,8 @@ func (a *Archive) cpInput(cp arc.Checkpoint) (cpcache.Input, error) {
 	return in, nil
 }
 
-// RestoreCheckpoints implements arc.CheckpointPersister.
-func (a *Archive) RestoreCheckpoints(cps []arc.Checkpoint) error {
+// RestoreCheckpoints implements engine.CheckpointPersister.
+func (a *Archive) RestoreCheckpoints(cps []engine.Checkpoint) error {
 	if a.cps.Interval() <= 0 {
 		return nil // takes none, uses none
 	}
@@ -92,15 +93,15 @@ func (a *Archive) RestoreCheckpoints(cps []arc.Checkpoint) error {
 
 // fitCP checks a restored checkpoint's fields against its folder and
 // sets Entry and EntryOff from its offset.
-func (a *Archive) fitCP(cp *arc.Checkpoint) error {
+func (a *Archive) fitCP(cp *engine.Checkpoint) error {
 	fi := cp.Stream
 	if fi < 0 || fi >= len(a.si.folders) {
-		return arc.Stale("checkpoint of a folder the archive does not have")
+		return engine.Stale("checkpoint of a folder the archive does not have")
 	}
 	f := &a.si.folders[fi]
 	sh := shapeOf(f)
 	if !sh.ok || sh.lz < 0 {
-		return arc.Stale("checkpoint of a folder that takes none")
+		return engine.Stale("checkpoint of a folder that takes none")
 	}
 	c := &f.coders[sh.lz]
 	size := f.unpackSizes[sh.lz]
@@ -108,8 +109,8 @@ func (a *Archive) fitCP(cp *arc.Checkpoint) error {
 		_, psize := a.packStream(f, sh.pack[0])
 		inLen := bcj2InLen(f, sh, 0, psize)
 		if cp.Kind != "bcj2" || cp.Out <= 0 || cp.Out >= size || cp.In < 0 || cp.In > inLen ||
-			cp.CheckLen != min(arc.CheckSpan, size-cp.Out) {
-			return arc.Stale("checkpoint does not fit its folder")
+			cp.CheckLen != min(engine.CheckSpan, size-cp.Out) {
+			return engine.Stale("checkpoint does not fit its folder")
 		}
 		if err := fitBCJ2(f, sh, cp); err != nil {
 			return err
@@ -123,28 +124,28 @@ func (a *Archive) fitCP(cp *arc.Checkpoint) error {
 	}
 	lzState, _, ok := splitState(sh, cp.State)
 	if !ok {
-		return arc.Stale("checkpoint state does not fit its folder")
+		return engine.Stale("checkpoint state does not fit its folder")
 	}
 	if cp.Kind != cpKindOf(f, sh) || cp.Out <= 0 || cp.Out >= size || cp.In <= 0 || cpInByte(*cp) > inLen ||
-		cp.CheckLen != min(arc.CheckSpan, size-cp.Out) {
-		return arc.Stale("checkpoint does not fit its folder")
+		cp.CheckLen != min(engine.CheckSpan, size-cp.Out) {
+		return engine.Stale("checkpoint does not fit its folder")
 	}
 	switch c.method {
 	case mCopy:
 		if len(lzState) != 0 {
-			return arc.Stale("checkpoint state does not fit its folder")
+			return engine.Stale("checkpoint state does not fit its folder")
 		}
 		cp.Entry, cp.EntryOff = a.entryAtOut(fi, cp.Out)
 		return nil
 	case mBZip2:
 		if len(lzState) != bzip2.CheckpointStateSize {
-			return arc.Stale("checkpoint state does not fit its folder")
+			return engine.Stale("checkpoint state does not fit its folder")
 		}
 		cp.Entry, cp.EntryOff = a.entryAtOut(fi, cp.Out)
 		return nil
 	case mDeflate, mDeflate64:
 		if len(lzState) < 2 || len(lzState) > 2+64<<10 {
-			return arc.Stale("checkpoint state does not fit its folder")
+			return engine.Stale("checkpoint state does not fit its folder")
 		}
 		cp.Entry, cp.EntryOff = a.entryAtOut(fi, cp.Out)
 		return nil
@@ -152,20 +153,20 @@ func (a *Archive) fitCP(cp *arc.Checkpoint) error {
 		// At most the model's arena and its tables.
 		_, mem, err := ppmd.ParseProps7z(c.props)
 		if err != nil {
-			return arc.Stale("checkpoint of a damaged coder")
+			return engine.Stale("checkpoint of a damaged coder")
 		}
 		if int64(len(lzState)) > int64(mem)+ppmd.CheckpointOverhead {
-			return arc.Stale("checkpoint state larger than its folder's model")
+			return engine.Stale("checkpoint state larger than its folder's model")
 		}
 		cp.Entry, cp.EntryOff = a.entryAtOut(fi, cp.Out)
 		return nil
 	}
 	bound, ok := lzmaStateBound(c, size)
 	if !ok {
-		return arc.Stale("checkpoint of a damaged coder")
+		return engine.Stale("checkpoint of a damaged coder")
 	}
 	if int64(len(lzState)) > bound {
-		return arc.Stale("checkpoint state larger than its folder's window")
+		return engine.Stale("checkpoint state larger than its folder's window")
 	}
 	cp.Entry, cp.EntryOff = a.entryAtOut(fi, cp.Out)
 	return nil
@@ -214,7 +215,7 @@ func (a *Archive) folderEntry(fi int) *arc.Entry {
 // reader that checked it is returned too (the caller may go on from
 // there or close it): cp.CheckLen bytes after it, or, when target lies
 // inside them, at cp with the bytes it decoded to hand out first.
-func (a *Archive) checkCP(fi int, sh chainShape, cp arc.Checkpoint, e *arc.Entry, target int64) (bool, *folderReader, error) {
+func (a *Archive) checkCP(fi int, sh chainShape, cp engine.Checkpoint, e *arc.Entry, target int64) (bool, *folderReader, error) {
 	if cp.CheckLen <= 0 {
 		return false, nil, nil
 	}
@@ -237,7 +238,7 @@ func (a *Archive) checkCP(fi int, sh chainShape, cp arc.Checkpoint, e *arc.Entry
 // with keep, the folder reader that decoded them is returned (else it
 // is closed), and with rewind it is put back at cp with the decoded
 // bytes to hand out before it decodes more.
-func (a *Archive) cpSum(fi int, sh chainShape, cp arc.Checkpoint, e *arc.Entry, keep, rewind bool) (uint32, *folderReader, error) {
+func (a *Archive) cpSum(fi int, sh chainShape, cp engine.Checkpoint, e *arc.Entry, keep, rewind bool) (uint32, *folderReader, error) {
 	fr, err := a.resumeFolder(fi, sh, cp, e)
 	if err != nil {
 		return 0, nil, err

@@ -2,13 +2,16 @@ package sevenzip
 
 import (
 	"bytes"
-	"github.com/go-unarc/unarc/internal/testutil"
 	"io"
 	"os"
 	"sync/atomic"
 	"testing"
 
+	"github.com/go-unarc/unarc/internal/testutil"
+
 	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/engine"
+	"github.com/go-unarc/unarc/internal/engine/conf"
 )
 
 func openSeekArchive(t testutil.TB, name string) *Archive {
@@ -42,7 +45,7 @@ func openWithPassword(t testutil.TB, name, pw string) (*Archive, *countingReader
 		t.Fatal(err)
 	}
 	c := &countingReaderAt{r: bytes.NewReader(b)}
-	a, err := Open(c, int64(len(b)), &arc.Config{Password: func(*arc.Entry) (string, error) { return pw, nil }})
+	a, err := Open(c, int64(len(b)), conf.From(&arc.Config{Password: func(*arc.Entry) (string, error) { return pw, nil }}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +110,7 @@ func TestOpenAtCheckpoint(t *testing.T) {
 	for _, name := range []string{"lzma2.7z", "lzma2-aes.7z"} {
 		for _, interval := range []int64{64 << 10, 0} {
 			a := openSeekArchive(t, name)
-			a.SetCheckpoints(arc.CheckpointPolicy{Interval: interval, MaxMemory: 1 << 30})
+			a.SetCheckpoints(engine.CheckpointPolicy{Interval: interval, MaxMemory: 1 << 30})
 			big := -1
 			for i, e := range a.Entries() {
 				if big < 0 || e.Size > a.entries[big].Size {

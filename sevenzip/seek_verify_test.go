@@ -4,7 +4,7 @@ import (
 	"bytes"
 	"testing"
 
-	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/engine"
 )
 
 // TestRestoredCheckpointShiftedInput: restored LZMA checkpoints whose
@@ -33,7 +33,7 @@ func TestRestoredCheckpointShiftedInput(t *testing.T) {
 			for _, d := range []int64{1, -1} {
 				b, c := openCounted(t, name)
 				b.SetCheckpoints(pol)
-				var mod []arc.Checkpoint
+				var mod []engine.Checkpoint
 				for _, cp := range cps {
 					cp.In += d
 					mod = append(mod, cp)
@@ -50,7 +50,7 @@ func TestRestoredCheckpointShiftedInput(t *testing.T) {
 				st := b.CheckpointStats()
 				// A check reads at most its span's packed bytes (at most
 				// the span, plus the pack reader's buffer).
-				bound := fromStart + int64(st.Rejected)*(arc.CheckSpan+2*packBufSize)
+				bound := fromStart + int64(st.Rejected)*(engine.CheckSpan+2*packBufSize)
 				t.Logf("shift %d: read %d bytes (from the start: %d), %d rejected", d, cost, fromStart, st.Rejected)
 				if st.Rejected == 0 || st.Verified != 0 || cost > bound {
 					t.Fatalf("shift %d: read %d bytes of the archive, bound %d; %+v", d, cost, bound, st)
@@ -83,13 +83,13 @@ func TestRestoredCheckpointCheckedOnce(t *testing.T) {
 			tried := 0
 			for _, cp := range cps {
 				e := cp.Entry
-				if e < 0 || cp.CheckLen < arc.CheckSpan || cp.EntryOff+cp.CheckLen+10 >= int64(len(want[e])) {
+				if e < 0 || cp.CheckLen < engine.CheckSpan || cp.EntryOff+cp.CheckLen+10 >= int64(len(want[e])) {
 					continue
 				}
 				costAt := func(off int64) int64 {
 					b, c := openCounted(t, name)
 					b.SetCheckpoints(pol)
-					if err := b.RestoreCheckpoints([]arc.Checkpoint{cp}); err != nil {
+					if err := b.RestoreCheckpoints([]engine.Checkpoint{cp}); err != nil {
 						t.Fatal(err)
 					}
 					n0 := c.n.Load()

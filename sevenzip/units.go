@@ -1,6 +1,6 @@
 package sevenzip
 
-// Units implements arc.Units: a 7z folder is decoded as one stream, so
+// Units implements engine.Units: a 7z folder is decoded as one stream, so
 // the entries of a folder are one unit; an entry without data (empty
 // file, directory) is a unit of its own. Folders whose decoders need
 // more than Limits.MaxMemory / Config.Workers (at least 2) are one unit
@@ -35,7 +35,7 @@ func (a *Archive) Units() []int {
 	return u
 }
 
-// SetEntryWorkers implements arc.EntryWorkers: how many goroutines a
+// SetEntryWorkers implements engine.EntryWorkers: how many goroutines a
 // folder opened from now on may decode on (LZMA2 blocks, lzma.Reader2MT).
 func (a *Archive) SetEntryWorkers(n int) { a.workers.Store(int32(max(n, 1))) }
 

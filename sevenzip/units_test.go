@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/engine/conf"
 	"github.com/go-unarc/unarc/lzma"
 )
 
@@ -31,7 +32,7 @@ func TestLZMA2BlocksWorkers(t *testing.T) {
 		{1, 3, 0, true},
 		{3, 0, 3 << 20, false}, // two 1 MiB blocks need 2 × (2 MiB + 64 KiB + 64 KiB)
 	} {
-		a, err := Open(bytes.NewReader(data), int64(len(data)), &arc.Config{Workers: c.workers, Limits: arc.Limits{MaxMemory: c.mem}})
+		a, err := Open(bytes.NewReader(data), int64(len(data)), conf.Workers(c.workers), arc.WithLimits(arc.Limits{MaxMemory: c.mem}))
 		if err != nil {
 			t.Fatal(err)
 		}

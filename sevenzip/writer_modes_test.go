@@ -294,7 +294,7 @@ func TestWriterVolumes(t *testing.T) {
 	f, _ := os.Open(created[0])
 	defer f.Close()
 	st, _ := f.Stat()
-	a, err := Open(f, st.Size(), arc.WithVolumes(created[0], func(name string) (io.ReaderAt, int64, error) {
+	a, err := Open(f, st.Size(), arc.WithVolumeOpener(created[0], func(name string) (io.ReaderAt, int64, error) {
 		v, err := os.Open(name)
 		if err != nil {
 			return nil, 0, err

@@ -12,6 +12,7 @@ import (
 
 	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/internal/cpcache"
+	"github.com/go-unarc/unarc/internal/engine/conf"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/pool"
 	"github.com/go-unarc/unarc/internal/srcsize"
@@ -20,30 +21,40 @@ import (
 // Format registers tar (plain, or inside gzip, bzip2, xz, zstd, lzip or
 // .lzma) and the bare compressed single files with the root. It has no
 // Magic: a tar header is recognised by its checksum at offset 0 and the
-// compressors by their magic at offset 0 (Sniff, SniffBytes), never by a
+// compressors by their magic at offset 0 (sniff, sniffBytes), never by a
 // scan, so a stray 1f 8b in an SFX stub is not taken for gzip.
 var Format = arc.Format{
-	Name:      "tar",
-	Sniff:     Sniff,
-	Open:      func(ra io.ReaderAt, size int64, cfg *arc.Config) (arc.Archive, error) { return Open(ra, size, cfg) },
-	NewReader: func(r io.Reader, cfg *arc.Config) (arc.Reader, error) { return NewReader(r, cfg) },
+	Name: "tar",
+	Extensions: []string{".tar", ".tar.gz", ".tgz", ".tar.bz2", ".tbz2", ".tar.xz", ".txz",
+		".tar.zst", ".tzst", ".tar.lz", ".tar.lzma", ".gz", ".bz2", ".xz", ".zst", ".lz", ".lzma"},
+	Sniff:        sniff,
+	SniffHead:    sniffBytes,
+	PreferReader: preferReader,
+	Open: func(ra io.ReaderAt, size int64, cfg *arc.Config) (arc.Archive, error) {
+		return Open(ra, size, conf.From(cfg))
+	},
+	NewReader: func(r io.Reader, cfg *arc.Config) (arc.Reader, error) {
+		return NewReader(r, conf.From(cfg))
+	},
+	OpenIndex:  openIndex,
+	IndexNames: indexFormats(),
 }
 
-// SniffBytes reports whether head, the first bytes of an input, starts a
+// sniffBytes reports whether head, the first bytes of an input, starts a
 // tar archive or a stream of one of the compressors (whose content is a
 // tar archive or a single file).
-func SniffBytes(head []byte) bool {
-	return IsHeader(head) || DetectKind(head) != None
+func sniffBytes(head []byte) bool {
+	return isHeader(head) || detectKind(head) != None
 }
 
-// Sniff is SniffBytes on the first bytes of ra.
-func Sniff(ra io.ReaderAt, size int64) bool {
+// sniff is sniffBytes on the first bytes of ra.
+func sniff(ra io.ReaderAt, size int64) bool {
 	if size < 0 {
 		return false
 	}
 	hp := readHead(ra, size)
 	defer pool.Put(hp)
-	return SniffBytes(*hp)
+	return sniffBytes(*hp)
 }
 
 // readHead reads the first block of ra into a pooled buffer (an array
@@ -290,20 +301,22 @@ func (c *cursor) drain(kind Kind) error {
 	}
 }
 
-// Open lists the archive in ra (size bytes); cfg may be nil.
-func Open(ra io.ReaderAt, size int64, cfg *arc.Config) (*Archive, error) {
+// Open lists the archive in ra (size bytes), with the options applied in
+// order (none: default limits, no name).
+func Open(ra io.ReaderAt, size int64, opts ...arc.Option) (*Archive, error) {
 	if err := srcsize.Check(ra, size); err != nil {
 		return nil, err
 	}
-	if cfg == nil {
-		cfg = &arc.Config{}
+	cfg, err := conf.New(opts...)
+	if err != nil {
+		return nil, err
 	}
-	a := &Archive{ra: ra, size: size, lim: cfg.Limits.WithDefaults(), workers: cfg.Workers}
+	a := &Archive{ra: ra, size: size, lim: cfg.Limits, workers: cfg.Workers}
 	hp := readHead(ra, size)
 	head := *hp
-	a.kind = DetectKind(head)
+	a.kind = detectKind(head)
 	a.check = streamCheck(a.kind, head)
-	plain := a.kind == None && IsHeader(head)
+	plain := a.kind == None && isHeader(head)
 	pool.Put(hp)
 	if a.kind == None {
 		if !plain {
@@ -325,7 +338,7 @@ func Open(ra io.ReaderAt, size int64, cfg *arc.Config) (*Archive, error) {
 		return nil, err
 	}
 	defer c.free()
-	if !IsHeader(c.hb[:m]) {
+	if !isHeader(c.hb[:m]) {
 		a.bare = true
 		a.ents = []*arc.Entry{bareEntry(a.kind, &c.dec, cfg.Name, size)}
 		return a, nil
@@ -732,7 +745,37 @@ func (r *entryReader) Close() error {
 	return nil
 }
 
-// IsCompressedTar reports whether head, the first bytes of an input, is a
+// preferReader is Format.PreferReader: ra is a compressed tarball, which
+// the forward Reader decodes once where the Archive decodes it twice (to
+// list it, then to read it). That is seen by decoding the stream's start,
+// and a zstd block (up to 128 KiB) or a bzip2 block (up to 900 KiB) may
+// not fit in the first 64 KiB (mixed-200's tar.zst opens with a 128 KiB
+// raw block of random data): for those the start is read again, long
+// enough for a whole first block. A single compressed file stays an
+// Archive (named from the file, its packed size known).
+func preferReader(ra io.ReaderAt, size int64) bool {
+	head := make([]byte, min(max(size, 0), 64<<10))
+	n, _ := ra.ReadAt(head, 0)
+	head = head[:n]
+	if isCompressedTar(head) {
+		return true
+	}
+	need := 0
+	switch detectKind(head) {
+	case Zstd:
+		need = 256 << 10
+	case Bzip2:
+		need = 1088 << 10 // a 900 kB block of random data grows a little
+	}
+	if size <= int64(len(head)) || need == 0 {
+		return false // all of the input was in head, or it decodes as it reads
+	}
+	more := make([]byte, min(size, int64(need)))
+	n, _ = ra.ReadAt(more, 0)
+	return isCompressedTar(more[:n])
+}
+
+// isCompressedTar reports whether head, the first bytes of an input, is a
 // compressed stream whose content starts with a tar header. It decodes
 // head, so the stream's first block must be whole in it: a few KiB for
 // gzip, xz, lzip and .lzma, which decode as they read, but up to 128 KiB
@@ -740,11 +783,11 @@ func (r *entryReader) Close() error {
 // when head holds less). A caller holding a file may then prefer the forward Reader,
 // which decodes such a stream once, to the Archive, which decodes it to
 // list it and again to read entries.
-func IsCompressedTar(head []byte) bool {
-	kind := DetectKind(head)
+func isCompressedTar(head []byte) bool {
+	kind := detectKind(head)
 	if kind == None {
 		return false
 	}
 	var b [blockSize]byte
-	return IsHeader(b[:peekDecoded(kind, head, b[:])])
+	return isHeader(b[:peekDecoded(kind, head, b[:])])
 }

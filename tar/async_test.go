@@ -15,6 +15,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/engine/conf"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/testutil"
 )
@@ -23,7 +24,7 @@ import (
 // content in order, and the first error (nil at a clean end).
 func streamOf(data []byte, workers int) ([]byte, error) {
 	var out bytes.Buffer
-	r, err := NewReader(bytes.NewReader(data), &arc.Config{Workers: workers})
+	r, err := NewReader(bytes.NewReader(data), conf.Workers(workers))
 	if err != nil {
 		return nil, err
 	}
@@ -78,7 +79,7 @@ func TestAheadSame(t *testing.T) {
 			if v == "whole" && werr != nil {
 				t.Errorf("%s: %v", name, werr)
 			}
-			ae, re := readAll(d, &arc.Config{Workers: 4})
+			ae, re := readAll(d, conf.Workers(4))
 			ae1, re1 := readAll(d, nil)
 			if sentinel(ae) != sentinel(ae1) || sentinel(re) != sentinel(re1) {
 				t.Errorf("%s %s: Archive %v, Reader %v with 4 workers; %v, %v with 1", name, v, ae, re, ae1, re1)
@@ -130,7 +131,7 @@ func goroutinesBack(n int) bool {
 func TestAheadGoroutine(t *testing.T) {
 	data := bigTarGz(t, 8<<20)
 	base := runtime.NumGoroutine()
-	r, err := NewReader(bytes.NewReader(data), &arc.Config{Workers: 4})
+	r, err := NewReader(bytes.NewReader(data), conf.Workers(4))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +154,7 @@ func TestAheadGoroutine(t *testing.T) {
 		t.Error("read after Close")
 	}
 
-	a, err := Open(bytes.NewReader(data), int64(len(data)), &arc.Config{Workers: 4})
+	a, err := Open(bytes.NewReader(data), int64(len(data)), conf.Workers(4))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -207,7 +208,7 @@ func TestAheadAllocs(t *testing.T) {
 }
 
 func streamOfDiscard(data []byte, workers int) (int64, error) {
-	r, err := NewReader(bytes.NewReader(data), &arc.Config{Workers: workers})
+	r, err := NewReader(bytes.NewReader(data), conf.Workers(workers))
 	if err != nil {
 		return 0, err
 	}
@@ -257,7 +258,7 @@ func TestZstdPooled(t *testing.T) {
 	// Mid-stream: the concurrent decoder's goroutines run (the stream
 	// decoder and its sequence decoding and executing stages; one
 	// read-ahead goroutine would be one); Close ends them all.
-	r, err := NewReader(bytes.NewReader(data), &arc.Config{Workers: 2})
+	r, err := NewReader(bytes.NewReader(data), conf.Workers(2))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -359,7 +360,7 @@ func TestReadAheadCounted(t *testing.T) {
 	}
 	for _, name := range []string{"small.tar.zst", "small.tar.xz", "small.tar.gz"} {
 		data := readTestdata(t, name)
-		if ae, re := readAll(data, &arc.Config{Workers: 4, Limits: arc.Limits{MaxMemory: 8 << 20}}); ae != nil || re != nil {
+		if ae, re := readAll(data, conf.Workers(4), arc.WithLimits(arc.Limits{MaxMemory: 8 << 20})); ae != nil || re != nil {
 			t.Errorf("%s, MaxMemory 8 MiB, 4 workers: Archive %v, Reader %v", name, ae, re)
 		}
 	}

@@ -6,8 +6,8 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
-	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/bzip2"
+	"github.com/go-unarc/unarc/internal/engine"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/zstdframe"
 	"github.com/go-unarc/unarc/lzma"
@@ -94,7 +94,7 @@ type cpStream interface {
 }
 
 // cpInByte is the input byte where a checkpoint's decoder resumes.
-func cpInByte(cp *arc.Checkpoint) int64 {
+func cpInByte(cp *engine.Checkpoint) int64 {
 	if cp.Kind == cpGzip || cp.Kind == cpBzip2 {
 		return cp.In / 8
 	}
@@ -104,7 +104,7 @@ func cpInByte(cp *arc.Checkpoint) int64 {
 // openStream starts a decoder of the archive's stream from its start
 // (cp nil) or from checkpoint cp, reading through in, whose source it
 // sets. A state that does not fit the stream is ErrCorrupt.
-func (a *Archive) openStream(cp *arc.Checkpoint, in *countReader) (cpStream, error) {
+func (a *Archive) openStream(cp *engine.Checkpoint, in *countReader) (cpStream, error) {
 	at := int64(0)
 	if cp != nil {
 		if cp.Kind != cpKindOf(a.kind) || cp.Out < 0 || cp.In < 0 || cpInByte(cp) > a.size {
@@ -149,7 +149,7 @@ func (a *Archive) openStream(cp *arc.Checkpoint, in *countReader) (cpStream, err
 
 // restore resumes the stream from checkpoint cp; br holds the input
 // from byte cp.In/8.
-func (g *gzipStream) restore(cp *arc.Checkpoint) error {
+func (g *gzipStream) restore(cp *engine.Checkpoint) error {
 	st := cp.State
 	if len(st) < gzipCPHead || st[0] != cpVersion {
 		return errs.Corrupt("gzip: checkpoint does not fit the stream")
@@ -187,7 +187,7 @@ func (g *gzipStream) PauseAt(out int64) {
 // the stream's start.
 type bzip2Stream struct{ z *bzip2.Reader }
 
-func (b *bzip2Stream) start(cp *arc.Checkpoint, in io.Reader, maxMem int64) error {
+func (b *bzip2Stream) start(cp *engine.Checkpoint, in io.Reader, maxMem int64) error {
 	if cp == nil {
 		if err := b.z.Reset(in, bzip2.MaxMemory(maxMem)); err != nil {
 			return err
@@ -220,7 +220,7 @@ func (b *bzip2Stream) Close() {
 // still checked.
 type lzipStream struct{ z *lzipReader }
 
-func (l *lzipStream) start(a *Archive, cp *arc.Checkpoint, in io.Reader) error {
+func (l *lzipStream) start(a *Archive, cp *engine.Checkpoint, in io.Reader) error {
 	z, maxDict := l.z, a.lim.MaxDictionary
 	if cp == nil {
 		return z.reset(in, maxDict)
@@ -289,7 +289,7 @@ func (l *lzipStream) Close() {
 // lzmaStream is a .lzma stream (LZMA1 behind its 13-byte header).
 type lzmaStream struct{ z *lzma.Reader }
 
-func (l *lzmaStream) start(a *Archive, cp *arc.Checkpoint, in io.Reader) error {
+func (l *lzmaStream) start(a *Archive, cp *engine.Checkpoint, in io.Reader) error {
 	opt := lzma.MaxDict(min(a.lim.MaxDictionary, a.lim.MaxMemory))
 	if cp == nil {
 		return l.z.ResetLZMAHeader(in, opt)
@@ -335,7 +335,7 @@ func (l *lzmaStream) Close() {
 // streams too); its checkpoints count from the file's start.
 type xzStream struct{ z *xz.Reader }
 
-func (x *xzStream) start(a *Archive, cp *arc.Checkpoint, in io.Reader) error {
+func (x *xzStream) start(a *Archive, cp *engine.Checkpoint, in io.Reader) error {
 	opts := []xz.Option{xz.MaxMemory(a.lim.MaxMemory), xz.MaxDict(a.lim.MaxDictionary)}
 	if cp == nil {
 		return x.z.Reset(in, opts...)
@@ -367,7 +367,7 @@ type zstdStream struct {
 	zd *zstd.Decoder
 }
 
-func (z *zstdStream) start(a *Archive, cp *arc.Checkpoint, in io.Reader) error {
+func (z *zstdStream) start(a *Archive, cp *engine.Checkpoint, in io.Reader) error {
 	at := int64(0)
 	if cp != nil {
 		at = cpInByte(cp)

@@ -45,12 +45,12 @@ func (k Kind) String() string {
 	return "none"
 }
 
-// DetectKind names the compressor whose magic starts b (None when b starts
+// detectKind names the compressor whose magic starts b (None when b starts
 // with none of them). .lzma has no magic: its 13-byte header is
 // recognised by a properties byte in range, a dictionary size of the form
 // 2^n or 3*2^n that LZMA tools write, a plausible uncompressed size, and
 // the zero byte every LZMA range-coded stream starts with.
-func DetectKind(b []byte) Kind {
+func detectKind(b []byte) Kind {
 	switch {
 	case len(b) >= 3 && b[0] == 0x1f && b[1] == 0x8b && b[2] == 8:
 		return Gzip

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/engine/conf"
 	"github.com/go-unarc/unarc/internal/testutil"
 )
 
@@ -46,9 +47,10 @@ func FuzzTar(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		defer testutil.FuzzBound(t, testutil.FuzzTimeout, 512<<20)()
-		cfg := &arc.Config{Limits: fuzzLimits, Name: "in.tar.gz", Workers: 1 + len(data)&1}
-		SniffBytes(data)
-		if a, err := Open(bytes.NewReader(data), int64(len(data)), cfg); err == nil {
+		cfg := &arc.Config{Limits: fuzzLimits, Name: "in.tar.gz"}
+		cfg.Workers = 1 + len(data)&1
+		sniffBytes(data)
+		if a, err := Open(bytes.NewReader(data), int64(len(data)), conf.From(cfg)); err == nil {
 			ents := a.Entries()
 			for i := len(ents) - 1; i >= 0 && i >= len(ents)-8; i-- { // backwards: re-decodes
 				if rc, err := a.Open(i); err == nil {
@@ -58,7 +60,7 @@ func FuzzTar(f *testing.F) {
 			}
 			a.Close()
 		}
-		r, err := NewReader(bytes.NewReader(data), cfg)
+		r, err := NewReader(bytes.NewReader(data), conf.From(cfg))
 		if err != nil {
 			return
 		}

@@ -7,8 +7,8 @@ import (
 	"io"
 	"time"
 
-	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/deflate"
+	"github.com/go-unarc/unarc/internal/engine"
 	"github.com/go-unarc/unarc/internal/errs"
 )
 
@@ -59,7 +59,7 @@ func (g *gzipStream) reset(src io.Reader) error { return g.resetAt(src, 0, nil) 
 
 // resetAt starts reading src, which holds the stream from input offset
 // at: from its start (cp nil, at 0) or from checkpoint cp.
-func (g *gzipStream) resetAt(src io.Reader, at int64, cp *arc.Checkpoint) error {
+func (g *gzipStream) resetAt(src io.Reader, at int64, cp *engine.Checkpoint) error {
 	br := g.br
 	*g = gzipStream{at: at, br: br, z: g.z}
 	g.src.r = src

@@ -480,13 +480,13 @@ func (p *numParser) octal(f []byte) int64 {
 	return int64(x)
 }
 
-// IsHeader reports whether b starts with a tar header block: its checksum
+// isHeader reports whether b starts with a tar header block: its checksum
 // (the unsigned sum of the block with the checksum field read as spaces,
 // or the signed sum some old tars wrote) matches the octal value stored,
 // and the magic is POSIX ustar ("ustar\x00"), GNU ("ustar  \x00") or
 // absent, as in V7 tar, whose magic bytes are zero. An all-zero block (the
 // end of an archive) is not a header.
-func IsHeader(b []byte) bool {
+func isHeader(b []byte) bool {
 	if len(b) < blockSize {
 		return false
 	}

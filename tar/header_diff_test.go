@@ -160,10 +160,10 @@ func tarStream(t testutil.TB, p string) []byte {
 			keep = 1 << 20
 		}
 		data, _ = io.ReadAll(io.LimitReader(bzip2.NewReader(bytes.NewReader(data)), keep))
-	case DetectKind(data) != None:
+	case detectKind(data) != None:
 		var c cursor
 		lim := arc.Limits{}.WithDefaults()
-		if _, err := c.start(bytes.NewReader(data), int64(len(data)), DetectKind(data), &lim, 1, c.hb[:]); err != nil {
+		if _, err := c.start(bytes.NewReader(data), int64(len(data)), detectKind(data), &lim, 1, c.hb[:]); err != nil {
 			return nil
 		}
 		data, err = io.ReadAll(&c.head)
@@ -172,7 +172,7 @@ func tarStream(t testutil.TB, p string) []byte {
 			return nil
 		}
 	}
-	if len(data) < blockSize || (!IsHeader(data) && blockFormat((*[blockSize]byte)(data)) == 0) {
+	if len(data) < blockSize || (!isHeader(data) && blockFormat((*[blockSize]byte)(data)) == 0) {
 		return nil
 	}
 	return data

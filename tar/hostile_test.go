@@ -12,6 +12,7 @@ import (
 	"github.com/klauspost/compress/gzip"
 
 	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/engine/conf"
 	"github.com/go-unarc/unarc/internal/errs"
 )
 
@@ -69,9 +70,10 @@ func TestZstdWindowBomb(t *testing.T) {
 				{"safe", arc.SafeLimits, errs.ErrLimit},
 				{"default", arc.Limits{}, above},
 			} {
-				cfg := &arc.Config{Limits: lim.lim, Workers: 2}
+				cfg := &arc.Config{Limits: lim.lim}
+				cfg.Workers = 2
 				var aerr, rerr error
-				n := allocated(func() { aerr, rerr = readAll(c.data, cfg) })
+				n := allocated(func() { aerr, rerr = readAll(c.data, conf.From(cfg)) })
 				for _, err := range []error{aerr, rerr} {
 					if lim.want != nil && !errors.Is(err, lim.want) {
 						t.Errorf("window %d, %s, %s limits: %v, want %v", wd, c.name, lim.name, err, lim.want)
@@ -89,7 +91,7 @@ func TestZstdWindowBomb(t *testing.T) {
 }
 
 // TestZstdWindowBombDetect: detecting a .tar.zst decodes its first block
-// with the window lowered (IsCompressedTar), not the declared one.
+// with the window lowered (isCompressedTar), not the declared one.
 func TestZstdWindowBombDetect(t *testing.T) {
 	var hdr bytes.Buffer
 	tw := tar.NewWriter(&hdr)
@@ -97,7 +99,7 @@ func TestZstdWindowBombDetect(t *testing.T) {
 	tw.Flush()
 	data := zstdWindowFrame(255, hdr.Bytes())
 	var ok bool
-	if n := allocated(func() { ok = IsCompressedTar(data) }); n > 32<<20 {
+	if n := allocated(func() { ok = isCompressedTar(data) }); n > 32<<20 {
 		t.Errorf("%d bytes allocated", n)
 	}
 	if !ok {
@@ -144,12 +146,13 @@ func TestHeaderBombRatio(t *testing.T) {
 	} {
 		for _, workers := range []int{1, 2} { // 2: decoded ahead on another goroutine, handed out in whole blocks
 			t.Run(fmt.Sprintf("%s/workers=%d", c.name, workers), func(t *testing.T) {
-				cfg := &arc.Config{Limits: c.lim, Workers: workers}
-				aerr, rerr := readAll(c.data, cfg)
+				cfg := &arc.Config{Limits: c.lim}
+				cfg.Workers = workers
+				aerr, rerr := readAll(c.data, conf.From(cfg))
 				if !errors.Is(aerr, errs.ErrLimit) || !errors.Is(rerr, errs.ErrLimit) {
 					t.Errorf("Open: %v, NewReader: %v; want ErrLimit", aerr, rerr)
 				}
-				r, err := NewReader(bytes.NewReader(c.data), cfg)
+				r, err := NewReader(bytes.NewReader(c.data), conf.From(cfg))
 				if err != nil {
 					t.Fatal(err)
 				}

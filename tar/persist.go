@@ -16,6 +16,8 @@ import (
 	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/bzip2"
 	"github.com/go-unarc/unarc/internal/cpcache"
+	"github.com/go-unarc/unarc/internal/engine"
+	"github.com/go-unarc/unarc/internal/engine/conf"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/indexfmt"
 	"github.com/go-unarc/unarc/internal/pool"
@@ -24,7 +26,7 @@ import (
 	"github.com/go-unarc/unarc/xz"
 )
 
-// The persistable index of a tarball (arc.Indexer; the root's
+// The persistable index of a tarball (engine.Indexer; the root's
 // Archive.Index and OpenWithIndex): the compressor, every entry's
 // header as the header reader read it (the Entry is made from it again, as
 // Open makes it) and its data offset in the decoded tar stream. Reopening
@@ -85,9 +87,9 @@ type ixState struct {
 	verified []atomic.Bool // entry i's header was decoded and matched
 }
 
-// IndexFormats are the format names (Archive.FormatName) whose index
-// OpenIndex reopens.
-func IndexFormats() []string {
+// indexFormats are the format names (Archive.FormatName) whose index
+// openIndex reopens.
+func indexFormats() []string {
 	var names []string
 	for k := None; k <= LZMA; k++ {
 		names = append(names, formatName(k, false))
@@ -98,9 +100,9 @@ func IndexFormats() []string {
 	return names
 }
 
-var _ arc.Indexer = (*Archive)(nil)
+var _ engine.Indexer = (*Archive)(nil)
 
-// ExportIndex implements arc.Indexer (no key: tar has none). An archive
+// ExportIndex implements engine.Indexer (no key: tar has none). An archive
 // cut short (Warnings) has no index.
 func (a *Archive) ExportIndex(bool) ([]byte, error) {
 	a.mu.Lock()
@@ -140,20 +142,21 @@ func (a *Archive) ExportIndex(bool) ([]byte, error) {
 	return e.B, nil
 }
 
-// OpenIndex implements arc.IndexOpener for tar: it rebuilds the Archive
-// from a payload ExportIndex made (see above for what it checks).
-func OpenIndex(ra io.ReaderAt, size int64, payload []byte, cfg *arc.Config) (arc.Archive, error) {
+// openIndex is Format.OpenIndex for tar: it rebuilds the Archive from a
+// payload ExportIndex made (see above for what it checks).
+func openIndex(ra io.ReaderAt, size int64, payload []byte, cfg *arc.Config) (arc.Archive, error) {
 	if err := srcsize.Negative(size); err != nil {
 		return nil, err
 	}
-	if cfg == nil {
-		cfg = &arc.Config{}
+	c, err := conf.New(conf.From(cfg))
+	if err != nil {
+		return nil, err
 	}
-	a := &Archive{ra: ra, size: size, lim: cfg.Limits.WithDefaults(), workers: cfg.Workers}
+	a := &Archive{ra: ra, size: size, lim: c.Limits, workers: c.Workers}
 	hp := readHead(ra, size)
-	a.kind = DetectKind(*hp)
+	a.kind = detectKind(*hp)
 	a.check = streamCheck(a.kind, *hp)
-	plain := a.kind == None && IsHeader(*hp)
+	plain := a.kind == None && isHeader(*hp)
 	pool.Put(hp)
 	d := &indexfmt.Decoder{B: payload}
 	if v := d.Byte("version"); d.Err == nil && v != persistVersion {
@@ -166,11 +169,11 @@ func OpenIndex(ra io.ReaderAt, size int64, payload []byte, cfg *arc.Config) (arc
 	}
 	switch {
 	case sz != uint64(size):
-		return nil, arc.Stale("the archive's size changed")
+		return nil, engine.Stale("the archive's size changed")
 	case Kind(kind) != a.kind || (a.kind == None && !plain):
-		return nil, arc.Stale("the archive's compressor changed")
+		return nil, engine.Stale("the archive's compressor changed")
 	case flags&^1 != 0 || (flags == 1 && a.kind == None):
-		return nil, arc.Stale("damaged index: flags")
+		return nil, engine.Stale("damaged index: flags")
 	}
 	if a.bare = flags == 1; a.bare {
 		e := bareEntry(a.kind, &decomp{}, "", size)
@@ -228,11 +231,11 @@ func OpenIndex(ra io.ReaderAt, size int64, payload []byte, cfg *arc.Config) (arc
 			return nil, err
 		}
 		if !slices.Equal(got, a.headerRanges()) {
-			return nil, arc.Stale("damaged index: header ranges")
+			return nil, engine.Stale("damaged index: header ranges")
 		}
 	}
 	if len(d.B) != 0 {
-		return nil, arc.Stale("damaged index: trailing bytes")
+		return nil, engine.Stale("damaged index: trailing bytes")
 	}
 	a.ix = &ixState{verified: make([]atomic.Bool, len(a.ents))}
 	return a, nil
@@ -245,7 +248,7 @@ func OpenIndex(ra io.ReaderAt, size int64, payload []byte, cfg *arc.Config) (arc
 // length is not known without decoding it: a read past its end fails.)
 func (a *Archive) fitOffset(i int) error {
 	off, h := a.offs[i], a.ents[i].Sys.(*tar.Header)
-	bad := func() error { return arc.Stale(fmt.Sprintf("damaged index: entry %d's offset", i)) }
+	bad := func() error { return engine.Stale(fmt.Sprintf("damaged index: entry %d's offset", i)) }
 	if off < 0 {
 		// Unknown: a sparse entry of a compressed tarball only.
 		if a.kind == None || !isSparse(h) {
@@ -382,9 +385,9 @@ func (a *Archive) checkIndexed(i int, byOffset bool) error {
 	return a.checkHeader(i, byOffset)
 }
 
-var _ arc.EntryChecker = (*Archive)(nil)
+var _ engine.EntryChecker = (*Archive)(nil)
 
-// CheckEntry implements arc.EntryChecker: before Extract acts on entry i
+// CheckEntry implements engine.EntryChecker: before Extract acts on entry i
 // of an Archive opened from an index without opening it (a directory, a
 // symlink, a hard link, a device), its header is checked as Open checks
 // one (read again, or decoded again from the kept pass or the nearest
@@ -430,8 +433,8 @@ func (a *Archive) checkBare() error {
 		return err
 	}
 	defer c.free()
-	if IsHeader(c.hb[:n]) {
-		return arc.Stale("a tarball indexed as a single compressed file")
+	if isHeader(c.hb[:n]) {
+		return engine.Stale("a tarball indexed as a single compressed file")
 	}
 	return nil
 }
@@ -530,10 +533,10 @@ func (a *Archive) checkSeek(i int, h *tar.Header, data int64) error {
 func (a *Archive) matchHeader(i int, h *tar.Header, data int64) error {
 	want := a.ents[i].Sys.(*tar.Header)
 	if !sameHeader(h, want) {
-		return arc.Stale(fmt.Sprintf("entry %d's header changed", i))
+		return engine.Stale(fmt.Sprintf("entry %d's header changed", i))
 	}
 	if a.offs[i] >= 0 && !isSparse(want) && data != a.offs[i] {
-		return arc.Stale(fmt.Sprintf("entry %d's data is not where the index says", i))
+		return engine.Stale(fmt.Sprintf("entry %d's data is not where the index says", i))
 	}
 	return nil
 }
@@ -549,7 +552,7 @@ func staleHeader(i int, err error) error {
 		!strings.HasPrefix(err.Error(), "archive/tar:") {
 		return err // the reader's own error
 	}
-	return arc.Stale(fmt.Sprintf("no header of entry %d where the index says (%v)", i, err))
+	return engine.Stale(fmt.Sprintf("no header of entry %d where the index says (%v)", i, err))
 }
 
 // sameHeader reports whether two headers say the same (Xattrs are the
@@ -684,17 +687,17 @@ func (hd *headerDecoder) header(h *tar.Header) {
 	h.Uid, h.Gid, h.Format = int(uid), int(gid), tar.Format(format)
 }
 
-var _ arc.CheckpointPersister = (*Archive)(nil)
+var _ engine.CheckpointPersister = (*Archive)(nil)
 
-// ExportCheckpoints implements arc.CheckpointPersister: each checkpoint
+// ExportCheckpoints implements engine.CheckpointPersister: each checkpoint
 // of the stream with the Check of the up to CheckSpan bytes that follow
 // it (fewer at the stream's end).
-func (a *Archive) ExportCheckpoints() ([]arc.Checkpoint, error) {
+func (a *Archive) ExportCheckpoints() ([]engine.Checkpoint, error) {
 	cps := a.cps.Snapshot()
 	out := cps[:0]
-	bufp := pool.Get(arc.CheckSpan)
+	bufp := pool.Get(engine.CheckSpan)
 	defer pool.Put(bufp)
-	buf := (*bufp)[:arc.CheckSpan]
+	buf := (*bufp)[:engine.CheckSpan]
 	for _, cp := range cps {
 		if cp.Stream != 0 || cp.Kind != cpKindOf(a.kind) {
 			continue
@@ -724,20 +727,20 @@ func (a *Archive) ExportCheckpoints() ([]arc.Checkpoint, error) {
 	return out, nil
 }
 
-// RestoreCheckpoints implements arc.CheckpointPersister. The fields of
+// RestoreCheckpoints implements engine.CheckpointPersister. The fields of
 // each must fit the stream (kind, offsets inside the archive and the
 // limits, a state no larger than the decoder's); the decoder checks the
 // state when it resumes, and findCP its Check before its first use.
-func (a *Archive) RestoreCheckpoints(cps []arc.Checkpoint) error {
+func (a *Archive) RestoreCheckpoints(cps []engine.Checkpoint) error {
 	if a.cps.Interval() <= 0 {
 		return nil
 	}
 	kind := cpKindOf(a.kind)
 	for _, cp := range cps {
 		if kind == "" || cp.Kind != kind || cp.Stream != 0 || cp.Out <= 0 || cp.Out > 1<<62 ||
-			cp.In <= 0 || cpInByte(&cp) >= a.size || cp.CheckLen <= 0 || cp.CheckLen > arc.CheckSpan ||
+			cp.In <= 0 || cpInByte(&cp) >= a.size || cp.CheckLen <= 0 || cp.CheckLen > engine.CheckSpan ||
 			int64(len(cp.State)) > a.cpStateMax() {
-			return arc.Stale("checkpoint does not fit the stream")
+			return engine.Stale("checkpoint does not fit the stream")
 		}
 		cp.Entry, cp.EntryOff = -1, 0
 		a.cps.Restore(cp)
@@ -764,15 +767,15 @@ func (a *Archive) cpStateMax() int64 {
 // findCP is the latest checkpoint at or before stream offset out; one
 // restored from an index is used only once decoding from it gave its
 // Check (else it is dropped and an earlier one tried).
-func (a *Archive) findCP(out int64) (arc.Checkpoint, bool) {
-	cp, ok, _ := a.cps.FindChecked(0, out, func(cp arc.Checkpoint) (bool, error) {
+func (a *Archive) findCP(out int64) (engine.Checkpoint, bool) {
+	cp, ok, _ := a.cps.FindChecked(0, out, func(cp engine.Checkpoint) (bool, error) {
 		return cpcache.Verify(cp, a.cpSum)
 	})
 	return cp, ok
 }
 
 // cpSum is cp's Check as decoding cp.CheckLen bytes from it gives it.
-func (a *Archive) cpSum(cp arc.Checkpoint) (uint32, error) {
+func (a *Archive) cpSum(cp engine.Checkpoint) (uint32, error) {
 	var in countReader
 	s, err := a.openStream(&cp, &in)
 	if err != nil {
@@ -785,6 +788,6 @@ func (a *Archive) cpSum(cp arc.Checkpoint) (uint32, error) {
 // cpInput is what checkpoint cp's state was decoded from: the archive
 // from its start through the byte the decoder resumes at (partly read
 // when the offset is in bits).
-func (a *Archive) cpInput(cp arc.Checkpoint) (cpcache.Input, error) {
+func (a *Archive) cpInput(cp engine.Checkpoint) (cpcache.Input, error) {
 	return cpcache.Input{Spans: []cpcache.Span{{R: a.ra, Len: a.size}}, N: min(cpInByte(&cp)+1, a.size)}, nil
 }

@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/engine"
+	"github.com/go-unarc/unarc/internal/engine/conf"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/testutil"
 )
@@ -17,12 +19,12 @@ import (
 // reopen opens data from index payload p, with checkpoints every cp
 // bytes of the stream (0: none).
 func reopen(p, data []byte, cp int64) (*Archive, error) {
-	x, err := OpenIndex(bytes.NewReader(data), int64(len(data)), p, nil)
+	x, err := openIndex(bytes.NewReader(data), int64(len(data)), p, nil)
 	if err != nil {
 		return nil, err
 	}
 	b := x.(*Archive)
-	b.SetCheckpoints(arc.CheckpointPolicy{Interval: cp, MaxMemory: 64 << 20})
+	b.SetCheckpoints(engine.CheckpointPolicy{Interval: cp, MaxMemory: 64 << 20})
 	return b, nil
 }
 
@@ -119,7 +121,7 @@ func TestIndexVerifiedOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	cr := &countingReaderAt{r: bytes.NewReader(data)}
-	x, err := OpenIndex(cr, int64(len(data)), p, nil)
+	x, err := openIndex(cr, int64(len(data)), p, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -202,7 +204,7 @@ func TestHeaderRangesBounded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := OpenIndex(bytes.NewReader(data), int64(len(data)), p, nil); err != nil {
+	if _, err := openIndex(bytes.NewReader(data), int64(len(data)), p, nil); err != nil {
 		t.Fatal(err)
 	}
 	// Entry 300's name changed (checksum made again): the digest fails.
@@ -210,7 +212,7 @@ func TestHeaderRangesBounded(t *testing.T) {
 	h := c[a.hdrStart(300):]
 	h[0] ^= 'f' ^ 'g'
 	fixChecksum(h[:blockSize])
-	if _, err := OpenIndex(bytes.NewReader(c), int64(len(c)), p, nil); !errors.Is(err, arc.ErrStaleIndex) {
+	if _, err := openIndex(bytes.NewReader(c), int64(len(c)), p, nil); !errors.Is(err, arc.ErrStaleIndex) {
 		t.Fatalf("a changed header inside a merged range: %v", err)
 	}
 }
@@ -249,7 +251,7 @@ func indexFuzzRefs(t testutil.TB) []fuzzRef {
 	indexFuzz.once.Do(func() {
 		for _, name := range indexFuzzFiles {
 			data := readTestdata(t, name)
-			a, err := Open(bytes.NewReader(data), int64(len(data)), &arc.Config{Limits: fuzzLimits})
+			a, err := Open(bytes.NewReader(data), int64(len(data)), conf.From(&arc.Config{Limits: fuzzLimits}))
 			if err != nil {
 				panic(err)
 			}
@@ -294,7 +296,7 @@ func FuzzIndexImport(f *testing.F) {
 		defer testutil.FuzzBound(t, testutil.FuzzTimeout, 256<<20)()
 		refs := indexFuzzRefs(t)
 		ref := &refs[int(k)%len(refs)]
-		x, err := OpenIndex(bytes.NewReader(ref.data), int64(len(ref.data)), payload, &arc.Config{Limits: fuzzLimits})
+		x, err := openIndex(bytes.NewReader(ref.data), int64(len(ref.data)), payload, &arc.Config{Limits: fuzzLimits})
 		if err != nil {
 			if !errors.Is(err, arc.ErrStaleIndex) && !errors.Is(err, errs.ErrUnsupported) && !errors.Is(err, errs.ErrLimit) {
 				t.Fatalf("import: %v", err)
@@ -303,7 +305,7 @@ func FuzzIndexImport(f *testing.F) {
 		}
 		a := x.(*Archive)
 		defer a.Close()
-		a.SetCheckpoints(arc.CheckpointPolicy{Interval: 16 << 10, MaxMemory: 16 << 20})
+		a.SetCheckpoints(engine.CheckpointPolicy{Interval: 16 << 10, MaxMemory: 16 << 20})
 		for i, e := range a.ents {
 			if i >= 64 {
 				break

@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/engine/conf"
 	"github.com/go-unarc/unarc/internal/errs"
 )
 
@@ -26,13 +27,14 @@ type Reader struct {
 	pre   prefixReader
 }
 
-// NewReader starts reading r (positioned at the archive's first byte);
-// cfg may be nil.
-func NewReader(r io.Reader, cfg *arc.Config) (*Reader, error) {
-	if cfg == nil {
-		cfg = &arc.Config{}
+// NewReader starts reading r (positioned at the archive's first byte),
+// with the options applied in order (none: default limits, no name).
+func NewReader(r io.Reader, opts ...arc.Option) (*Reader, error) {
+	cfg, err := conf.New(opts...)
+	if err != nil {
+		return nil, err
 	}
-	z := &Reader{lim: cfg.Limits.WithDefaults(), input: cfg.Name}
+	z := &Reader{lim: cfg.Limits, input: cfg.Name}
 	var first []byte
 	src := r
 	if pk, ok := r.(interface{ Peek(int) ([]byte, error) }); ok {
@@ -46,9 +48,9 @@ func NewReader(r io.Reader, cfg *arc.Config) (*Reader, error) {
 		z.pre = prefixReader{buf: first, r: r}
 		src = &z.pre
 	}
-	z.kind = DetectKind(first)
+	z.kind = detectKind(first)
 	z.check = streamCheck(z.kind, first)
-	if z.kind == None && !IsHeader(first) {
+	if z.kind == None && !isHeader(first) {
 		return nil, errs.ErrFormat
 	}
 	m, err := z.c.start(src, -1, z.kind, &z.lim, cfg.Workers, z.c.hb[:])
@@ -56,7 +58,7 @@ func NewReader(r io.Reader, cfg *arc.Config) (*Reader, error) {
 		z.c.close()
 		return nil, err
 	}
-	if z.kind != None && !IsHeader(z.c.hb[:m]) {
+	if z.kind != None && !isHeader(z.c.hb[:m]) {
 		z.bare = true
 		return z, nil
 	}

@@ -5,12 +5,12 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/engine"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/pool"
 )
 
-// Seekable entries (arc.EntrySeeker, arc.Checkpointer).
+// Seekable entries (engine.EntrySeeker, engine.Checkpointer).
 //
 // A plain tar entry (not sparse) is read from any offset directly.
 //
@@ -33,7 +33,7 @@ import (
 // keeps. A GNU sparse entry is read through the header reader from its
 // header as Open does (start 0): its data offsets are not the content's.
 
-// OpenAt implements arc.EntrySeeker.
+// OpenAt implements engine.EntrySeeker.
 func (a *Archive) OpenAt(i int, off int64) (io.ReadCloser, int64, error) {
 	if i < 0 || i >= len(a.ents) {
 		return nil, 0, fmt.Errorf("tar: no entry %d", i)
@@ -69,7 +69,7 @@ func (a *Archive) OpenAt(i int, off int64) (io.ReadCloser, int64, error) {
 	return r, max(p.pos-data, 0), nil
 }
 
-// StartAt implements arc.EntrySeeker: where OpenAt(i, off) would start.
+// StartAt implements engine.EntrySeeker: where OpenAt(i, off) would start.
 func (a *Archive) StartAt(i int, off int64) int64 {
 	if i < 0 || i >= len(a.ents) || off <= 0 {
 		return 0
@@ -99,14 +99,14 @@ func (a *Archive) StartAt(i int, off int64) int64 {
 	return max(at-data, 0)
 }
 
-// SetCheckpoints implements arc.Checkpointer.
-func (a *Archive) SetCheckpoints(p arc.CheckpointPolicy) {
+// SetCheckpoints implements engine.Checkpointer.
+func (a *Archive) SetCheckpoints(p engine.CheckpointPolicy) {
 	a.cps.SetPolicy(p)
 	a.cps.SetInput(a.cpInput) // restored ones must match the archive's bytes
 }
 
-// CheckpointStats implements arc.CheckpointReporter.
-func (a *Archive) CheckpointStats() arc.CheckpointStats { return a.cps.Stats() }
+// CheckpointStats implements engine.CheckpointReporter.
+func (a *Archive) CheckpointStats() engine.CheckpointStats { return a.cps.Stats() }
 
 // cpRange is where entry i's content lies in the decoded stream (end -1:
 // at the stream's end), when it is read through checkpoints.
@@ -160,7 +160,7 @@ func (a *Archive) pass(target int64) (*spass, error) {
 		a.park(idle)
 	}
 	p := new(spass)
-	var from *arc.Checkpoint
+	var from *engine.Checkpoint
 	if ok {
 		from = &cp
 	}
@@ -279,7 +279,7 @@ func (r *cpReader) take() {
 		return
 	}
 	state, out, in := d.Checkpoint(make([]byte, 0, d.CheckpointSize()))
-	cp := arc.Checkpoint{Kind: cpKindOf(r.a.kind), Out: out, In: in, Entry: -1, State: state}
+	cp := engine.Checkpoint{Kind: cpKindOf(r.a.kind), Out: out, In: in, Entry: -1, State: state}
 	if out >= r.data && (r.end < 0 || out < r.end) {
 		cp.Entry, cp.EntryOff = r.i, out-r.data
 	}

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/engine"
+	"github.com/go-unarc/unarc/internal/engine/conf"
 	"github.com/go-unarc/unarc/internal/testutil"
 )
 
@@ -17,20 +19,20 @@ var cpFuzzFiles = append(seekTarballs[:len(seekTarballs):len(seekTarballs)], "se
 var cpFuzz struct {
 	once sync.Once
 	as   []*Archive
-	cps  [][]arc.Checkpoint
+	cps  [][]engine.Checkpoint
 }
 
 // cpFuzzArchives opens the cpFuzzFiles with the fuzz limits and takes
 // their checkpoints (every 4 KiB) by reading each stream once.
-func cpFuzzArchives(t testutil.TB) ([]*Archive, [][]arc.Checkpoint) {
+func cpFuzzArchives(t testutil.TB) ([]*Archive, [][]engine.Checkpoint) {
 	cpFuzz.once.Do(func() {
 		for _, name := range cpFuzzFiles {
 			data := readTestdata(t, name)
-			a, err := Open(bytes.NewReader(data), int64(len(data)), &arc.Config{Limits: fuzzLimits, Name: name})
+			a, err := Open(bytes.NewReader(data), int64(len(data)), conf.From(&arc.Config{Limits: fuzzLimits, Name: name}))
 			if err != nil {
 				panic(err)
 			}
-			a.SetCheckpoints(arc.CheckpointPolicy{Interval: 4 << 10, MaxMemory: 64 << 20})
+			a.SetCheckpoints(engine.CheckpointPolicy{Interval: 4 << 10, MaxMemory: 64 << 20})
 			if _, _, err := readFrom(a, len(a.ents)-1, 0, 1<<30); err != nil {
 				panic(err)
 			}
@@ -57,7 +59,7 @@ func FuzzCheckpointRestore(f *testing.F) {
 		defer testutil.FuzzBound(t, testutil.FuzzTimeout, 256<<20)()
 		as, _ := cpFuzzArchives(t)
 		a := as[int(k)%len(as)]
-		cp := arc.Checkpoint{Kind: cpKindOf(a.kind), Out: out, In: in, State: state}
+		cp := engine.Checkpoint{Kind: cpKindOf(a.kind), Out: out, In: in, State: state}
 		var cin countReader
 		d, err := a.openStream(&cp, &cin)
 		if err != nil {

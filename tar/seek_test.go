@@ -5,15 +5,18 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"github.com/go-unarc/unarc/internal/testutil"
 	"io"
 	"math/rand/v2"
 	"sync"
 	"testing"
 
+	"github.com/go-unarc/unarc/internal/testutil"
+
 	"github.com/klauspost/compress/gzip"
 
 	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/engine"
+	"github.com/go-unarc/unarc/internal/engine/conf"
 	"github.com/go-unarc/unarc/internal/errs"
 )
 
@@ -40,11 +43,11 @@ func openSeek(t testutil.TB, name string) (*Archive, [][]byte) {
 	} else {
 		data = readTestdata(t, name)
 	}
-	a, err := Open(bytes.NewReader(data), int64(len(data)), &arc.Config{Name: name, Workers: 2})
+	a, err := Open(bytes.NewReader(data), int64(len(data)), arc.WithName(name), conf.Workers(2))
 	if err != nil {
 		t.Fatal(err)
 	}
-	a.SetCheckpoints(arc.CheckpointPolicy{Interval: seekEvery, MaxMemory: 64 << 20})
+	a.SetCheckpoints(engine.CheckpointPolicy{Interval: seekEvery, MaxMemory: 64 << 20})
 	want := make([][]byte, len(a.Entries()))
 	for i := range want {
 		rc, err := a.Open(i)
@@ -205,7 +208,7 @@ func dropPass(a *Archive) {
 func TestSeekSequentialKeepsPass(t *testing.T) {
 	a, want := openSeek(t, "seek.tar.gz")
 	defer a.Close()
-	a.SetCheckpoints(arc.CheckpointPolicy{Interval: 1 << 40, MaxMemory: 64 << 20}) // none due
+	a.SetCheckpoints(engine.CheckpointPolicy{Interval: 1 << 40, MaxMemory: 64 << 20}) // none due
 	var prev int64
 	for i := range want {
 		rc, start, err := a.OpenAt(i, 0)
@@ -273,7 +276,7 @@ func TestSeekDamaged(t *testing.T) {
 }
 
 // resumeSome decodes up to 1 MiB from cp: an error must be a sentinel.
-func resumeSome(t *testing.T, a *Archive, cp arc.Checkpoint) {
+func resumeSome(t *testing.T, a *Archive, cp engine.Checkpoint) {
 	t.Helper()
 	var in countReader
 	d, err := a.openStream(&cp, &in)
@@ -305,17 +308,17 @@ func TestSeekTrailerChecked(t *testing.T) {
 			data = readTestdata(t, name)
 		}
 		for _, bad := range [][]byte{data, flipTrailer(data, name)} {
-			a, err := Open(bytes.NewReader(bad), int64(len(bad)), &arc.Config{Name: name})
+			a, err := Open(bytes.NewReader(bad), int64(len(bad)), conf.From(&arc.Config{Name: name}))
 			if !bytes.Equal(bad, data) && err != nil {
 				// Open checks a tarball's: list the damaged stream with
 				// the good one's listing, as a changed file would be read.
-				a, err = Open(bytes.NewReader(data), int64(len(data)), &arc.Config{Name: name})
+				a, err = Open(bytes.NewReader(data), int64(len(data)), conf.From(&arc.Config{Name: name}))
 				a.ra = bytes.NewReader(bad)
 			}
 			if err != nil {
 				t.Fatal(err)
 			}
-			a.SetCheckpoints(arc.CheckpointPolicy{Interval: 1 << 10, MaxMemory: 64 << 20})
+			a.SetCheckpoints(engine.CheckpointPolicy{Interval: 1 << 10, MaxMemory: 64 << 20})
 			last := len(a.ents) - 1
 			var n int64
 			if !a.bare {

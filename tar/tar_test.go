@@ -4,7 +4,6 @@ import (
 	"archive/tar"
 	"bytes"
 	"errors"
-	"github.com/go-unarc/unarc/internal/testutil"
 	"io"
 	"os"
 	"path/filepath"
@@ -12,10 +11,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-unarc/unarc/internal/testutil"
+
 	"github.com/klauspost/compress/gzip"
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/engine/conf"
 	"github.com/go-unarc/unarc/internal/errs"
 )
 
@@ -30,8 +32,8 @@ func readTestdata(t testutil.TB, name string) []byte {
 
 // readAll lists data with Open and reads every entry, then does the same
 // with NewReader; it returns the first error of each.
-func readAll(data []byte, cfg *arc.Config) (archiveErr, readerErr error) {
-	a, err := Open(bytes.NewReader(data), int64(len(data)), cfg)
+func readAll(data []byte, opts ...arc.Option) (archiveErr, readerErr error) {
+	a, err := Open(bytes.NewReader(data), int64(len(data)), opts...)
 	if err == nil {
 		for i := range a.Entries() {
 			rc, err := a.Open(i)
@@ -50,7 +52,7 @@ func readAll(data []byte, cfg *arc.Config) (archiveErr, readerErr error) {
 	} else {
 		archiveErr = err
 	}
-	r, err := NewReader(bytes.NewReader(data), cfg)
+	r, err := NewReader(bytes.NewReader(data), opts...)
 	if err != nil {
 		return archiveErr, err
 	}
@@ -233,7 +235,7 @@ func TestLzipTrailingData(t *testing.T) {
 		t.Errorf("bad dictionary: %v, want ErrCorrupt", re)
 	}
 	data = readTestdata(t, "text.txt.lz")
-	if _, re := readAll(data, &arc.Config{Limits: arc.Limits{MaxDictionary: 4 << 10}}); !errors.Is(re, errs.ErrLimit) {
+	if _, re := readAll(data, conf.From(&arc.Config{Limits: arc.Limits{MaxDictionary: 4 << 10}})); !errors.Is(re, errs.ErrLimit) {
 		t.Errorf("dictionary over MaxDictionary: %v, want ErrLimit", re)
 	}
 }
@@ -242,7 +244,7 @@ func TestLzipTrailingData(t *testing.T) {
 func TestEntryLimits(t *testing.T) {
 	data := readTestdata(t, "gnu.tar")
 	for _, lim := range []arc.Limits{{MaxEntries: 3}, {MaxHeaderMemory: 2000}} {
-		ae, re := readAll(data, &arc.Config{Limits: lim})
+		ae, re := readAll(data, conf.From(&arc.Config{Limits: lim}))
 		if !errors.Is(ae, errs.ErrLimit) {
 			t.Errorf("%+v: Archive %v, want ErrLimit", lim, ae)
 		}
@@ -295,7 +297,7 @@ func TestBombStops(t *testing.T) {
 		} {
 			for _, workers := range []int{1, 4} { // 4: gzip decodes ahead on its own goroutine
 				start := time.Now()
-				ae, re := readAll(data, &arc.Config{Limits: lim, Workers: workers})
+				ae, re := readAll(data, arc.WithLimits(lim), conf.Workers(workers))
 				if !errors.Is(ae, errs.ErrLimit) || !errors.Is(re, errs.ErrLimit) {
 					t.Errorf("%v %+v workers %d: Archive %v, Reader %v; want ErrLimit", kind, lim, workers, ae, re)
 				}
@@ -335,7 +337,7 @@ func TestGzipTrailing(t *testing.T) {
 			}
 			d := append(append([]byte{}, data...), tail...)
 			for _, w := range []int{1, 4} {
-				ae, re := readAll(d, &arc.Config{Workers: w})
+				ae, re := readAll(d, conf.Workers(w))
 				if !errors.Is(ae, c.want) || !errors.Is(re, c.want) || (c.want == nil && (ae != nil || re != nil)) {
 					t.Errorf("%s + %s, %d workers: Archive %v, Reader %v; want %v", file, c.name, w, ae, re, c.want)
 				}

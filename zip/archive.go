@@ -12,6 +12,7 @@ import (
 
 	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/internal/cpcache"
+	"github.com/go-unarc/unarc/internal/engine/conf"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/indexfmt"
 	"github.com/go-unarc/unarc/internal/meta"
@@ -80,7 +81,7 @@ func Open(ra io.ReaderAt, size int64, opts ...arc.Option) (*Archive, error) {
 		return nil, err
 	}
 	a := &Archive{ra: ra, size: size}
-	if err := arc.Configure(&a.cfg, opts...); err != nil {
+	if err := conf.Apply(&a.cfg, opts...); err != nil {
 		return nil, err
 	}
 	d, err := findDirectory(ra, size)
@@ -142,7 +143,7 @@ func noEnd(ra io.ReaderAt) error {
 }
 
 // Warnings reports what the directory's bookkeeping got wrong and was
-// recovered from (arc.Warner): end records that disagree with the
+// recovered from (engine.Warner): end records that disagree with the
 // directory (its offset, size, entry count, a Zip64 record missing or
 // not at its locator), data before or after the archive that its offsets
 // do not account for, a cut comment, a missing end record (matching

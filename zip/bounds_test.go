@@ -12,12 +12,13 @@ import (
 	"time"
 
 	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/engine/conf"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/testutil"
 )
 
 func openCfg(data []byte, l arc.Limits) (*Archive, error) {
-	return Open(bytes.NewReader(data), int64(len(data)), &arc.Config{Limits: l})
+	return Open(bytes.NewReader(data), int64(len(data)), conf.From(&arc.Config{Limits: l}))
 }
 
 // emptyFiles is an archive of n empty stored entries with names of

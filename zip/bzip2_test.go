@@ -11,6 +11,8 @@ import (
 	"testing"
 
 	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/engine"
+	"github.com/go-unarc/unarc/internal/engine/conf"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/testutil"
 )
@@ -32,7 +34,7 @@ func TestBZip2Workers(t *testing.T) {
 	b.Add(f)
 	data := b.Bytes()
 	for _, w := range []int{0, 1, 4} {
-		a, err := Open(bytes.NewReader(data), int64(len(data)), &arc.Config{Workers: w})
+		a, err := Open(bytes.NewReader(data), int64(len(data)), conf.Workers(w))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -54,7 +56,7 @@ func TestBZip2Workers(t *testing.T) {
 	f.Packed = l9
 	b9.Add(f)
 	data = b9.Bytes()
-	a, err := Open(bytes.NewReader(data), int64(len(data)), &arc.Config{Limits: arc.Limits{MaxMemory: memBZip2}})
+	a, err := Open(bytes.NewReader(data), int64(len(data)), conf.From(&arc.Config{Limits: arc.Limits{MaxMemory: memBZip2}}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -75,7 +77,7 @@ func bzip2Workers() int {
 	return bytes.Count(buf, []byte("bzip2.(*parallel).worker("))
 }
 
-// TestBZip2WorkerPool: with a worker pool set (arc.SharedWorkers, as the
+// TestBZip2WorkerPool: with a worker pool set (engine.SharedWorkers, as the
 // root's parallel Extract does), a BZip2 entry takes its extra goroutines
 // from the pool, up to Config.Workers, whatever SetEntryWorkers said: none
 // when the pool is empty, some when it has tokens, all given back.
@@ -91,13 +93,13 @@ func TestBZip2WorkerPool(t *testing.T) {
 	var b testutil.ZipBuilder
 	b.Add(testutil.ZipFile{Name: "text.txt", Method: 12, Packed: packed, CRC: crc32.ChecksumIEEE(want), Size: uint64(len(want))})
 	data := b.Bytes()
-	a, err := Open(bytes.NewReader(data), int64(len(data)), &arc.Config{Workers: 4})
+	a, err := Open(bytes.NewReader(data), int64(len(data)), conf.Workers(4))
 	if err != nil {
 		t.Fatal(err)
 	}
 	a.SetEntryWorkers(1) // four units on four workers
 	for _, free := range []int{0, 3} {
-		wp := arc.NewWorkerPool(free)
+		wp := engine.NewWorkerPool(free)
 		a.SetWorkerPool(wp)
 		rc, err := a.Open(0)
 		if err != nil {

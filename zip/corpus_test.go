@@ -15,6 +15,7 @@ import (
 	"testing/iotest"
 
 	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/engine/conf"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/testutil"
 	"github.com/go-unarc/unarc/internal/volume"
@@ -45,7 +46,7 @@ func cleanName(n string) string {
 // readArchive opens data with the Archive API and reads every entry.
 func readArchive(data []byte, cfg *arc.Config) *got {
 	g := &got{files: map[string][]byte{}, sizes: map[string]int64{}, links: map[string]string{}, dirs: map[string]bool{}}
-	a, err := Open(bytes.NewReader(data), int64(len(data)), cfg)
+	a, err := Open(bytes.NewReader(data), int64(len(data)), conf.From(cfg))
 	if err != nil {
 		g.openErr = err
 		return g
@@ -354,7 +355,7 @@ func readStreamCopy(data []byte, cfg *arc.Config, wrap func(io.Reader) io.Reader
 	if i := bytes.Index(data, []byte("PK\x03\x04")); i > 0 {
 		data = data[i:]
 	}
-	z, err := NewReader(wrap(bytes.NewReader(data)), cfg)
+	z, err := NewReader(wrap(bytes.NewReader(data)), conf.From(cfg))
 	if err != nil {
 		g.openErr = err
 		return g
@@ -435,7 +436,7 @@ func TestSpannedMissing(t *testing.T) {
 	}
 	cfg := volumeConfig(dir, name)
 	cfg.Name = filepath.Join(t.TempDir(), "elsewhere.zip")
-	_, err = Open(bytes.NewReader(data), int64(len(data)), cfg)
+	_, err = Open(bytes.NewReader(data), int64(len(data)), conf.From(cfg))
 	if !errors.Is(err, errs.ErrTruncated) || !errors.Is(err, fs.ErrNotExist) {
 		t.Errorf("missing volume: %v", err)
 	}

@@ -9,6 +9,8 @@ import (
 	"sync"
 
 	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/engine"
+	"github.com/go-unarc/unarc/internal/engine/conf"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/hmacx"
 	"github.com/go-unarc/unarc/internal/pool"
@@ -91,7 +93,7 @@ func cryptOverhead(f *file) int64 {
 // but retries).
 type keyCache struct {
 	mu     sync.Mutex
-	budget *arc.Budget
+	budget *engine.Budget
 	ents   [8]keyEnt
 	next   int
 }
@@ -119,7 +121,7 @@ func (c *keyCache) derive(cfg *arc.Config, pw string, salt []byte, keyLen int, h
 		c.budget = cfg.Budget
 		if c.budget == nil {
 			// Used without the root: the archive still gets its own account.
-			c.budget = arc.NewBudget(cfg.Limits)
+			c.budget = conf.NewBudget(cfg.Limits)
 		}
 	}
 	b := c.budget

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/engine/conf"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/testutil"
 	"github.com/go-unarc/unarc/internal/zipcrypto"
@@ -55,7 +56,7 @@ const cryptFuzzBudget = 1 << 20
 func fuzzCrypt(t *testing.T, data []byte) {
 	defer testutil.FuzzBound(t, testutil.FuzzTimeout, 256<<20)()
 	ok := func(err error) bool { return classified(err) || errors.Is(err, errs.ErrPassword) }
-	if a, err := Open(bytes.NewReader(data), int64(len(data)), cryptFuzzCfg); err != nil {
+	if a, err := Open(bytes.NewReader(data), int64(len(data)), conf.From(cryptFuzzCfg)); err != nil {
 		if !ok(err) {
 			t.Fatalf("Open: unclassified error %v", err)
 		}
@@ -83,7 +84,7 @@ func fuzzCrypt(t *testing.T, data []byte) {
 			}
 		}
 	}
-	z, err := NewReader(onlyReader{bytes.NewReader(data)}, cryptFuzzCfg)
+	z, err := NewReader(onlyReader{bytes.NewReader(data)}, conf.From(cryptFuzzCfg))
 	if err != nil {
 		if !ok(err) {
 			t.Fatalf("NewReader: unclassified error %v", err)

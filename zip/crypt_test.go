@@ -13,6 +13,7 @@ import (
 	"testing/iotest"
 
 	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/engine/conf"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/testutil"
 	"github.com/go-unarc/unarc/internal/zipcrypto"
@@ -122,7 +123,7 @@ func TestCryptMethodNames(t *testing.T) {
 // ErrPassword when it is opened, before any data is decoded, in both APIs.
 func TestCryptWrongPassword(t *testing.T) {
 	for name, data := range cryptArchives(t) {
-		a, err := Open(bytes.NewReader(data), int64(len(data)), pwConfig("wrong"))
+		a, err := Open(bytes.NewReader(data), int64(len(data)), conf.From(pwConfig("wrong")))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -134,7 +135,7 @@ func TestCryptWrongPassword(t *testing.T) {
 				t.Errorf("%s: %s: Open with a wrong password: %v, want ErrPassword", name, e.Name, err)
 			}
 		}
-		z, err := NewReader(bytes.NewReader(data), pwConfig("wrong"))
+		z, err := NewReader(bytes.NewReader(data), conf.From(pwConfig("wrong")))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -187,7 +188,7 @@ func TestZipCryptoCollision(t *testing.T) {
 			var err error
 			for i := 0; i < 5000; i++ {
 				pw = fmt.Sprintf("guess%d", i)
-				a, _ := Open(bytes.NewReader(data), int64(len(data)), pwConfig(pw))
+				a, _ := Open(bytes.NewReader(data), int64(len(data)), conf.From(pwConfig(pw)))
 				idx := -1
 				for j, e := range a.Entries() {
 					if e.Name == entry {
@@ -241,7 +242,7 @@ func entryData(t *testing.T, data []byte, name string) (off, csize int) {
 }
 
 func readEntry(data []byte, name string, cfg *arc.Config) error {
-	a, err := Open(bytes.NewReader(data), int64(len(data)), cfg)
+	a, err := Open(bytes.NewReader(data), int64(len(data)), conf.From(cfg))
 	if err != nil {
 		return err
 	}
@@ -260,7 +261,7 @@ func readEntry(data []byte, name string, cfg *arc.Config) error {
 }
 
 func readEntryStream(data []byte, name string, cfg *arc.Config) error {
-	z, err := NewReader(bytes.NewReader(data), cfg)
+	z, err := NewReader(bytes.NewReader(data), conf.From(cfg))
 	if err != nil {
 		return err
 	}
@@ -316,7 +317,7 @@ func TestWinZipAESTruncatedMAC(t *testing.T) {
 			off, csize = entryData(t, data, "dir/nested.txt")
 		}
 		cut := data[:off+csize-4]
-		z, err := NewReader(bytes.NewReader(cut), pwConfig(cryptPassword))
+		z, err := NewReader(bytes.NewReader(cut), conf.From(pwConfig(cryptPassword)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -403,8 +404,8 @@ func TestWinZipKDFBudget(t *testing.T) {
 	lim := arc.Limits{MaxKDFRounds: 2 * zipcrypto.Rounds}
 	cfg := pwConfig(cryptPassword)
 	cfg.Limits = lim
-	cfg.Budget = arc.NewBudget(lim)
-	a, err := Open(bytes.NewReader(data), int64(len(data)), cfg)
+	cfg.Budget = conf.NewBudget(lim)
+	a, err := Open(bytes.NewReader(data), int64(len(data)), conf.From(cfg))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -428,7 +429,7 @@ func TestWinZipKDFBudget(t *testing.T) {
 	}
 	// Without a Budget in the config the archive keeps its own.
 	cfg.Budget = nil
-	a, _ = Open(bytes.NewReader(data), int64(len(data)), cfg)
+	a, _ = Open(bytes.NewReader(data), int64(len(data)), conf.From(cfg))
 	var last error
 	for _, i := range files {
 		if _, err := a.Open(i); err != nil {
@@ -439,8 +440,8 @@ func TestWinZipKDFBudget(t *testing.T) {
 		t.Errorf("own budget: %v, want ErrLimit", last)
 	}
 	// The Reader charges the same way.
-	cfg.Budget = arc.NewBudget(lim)
-	z, _ := NewReader(bytes.NewReader(data), cfg)
+	cfg.Budget = conf.NewBudget(lim)
+	z, _ := NewReader(bytes.NewReader(data), conf.From(cfg))
 	defer z.Close()
 	last = nil
 	for n := 0; ; n++ {
@@ -547,7 +548,7 @@ func TestCryptAllocs(t *testing.T) {
 		{"bsdtar-aes256.zip", "text.txt"},
 	} {
 		data := all[c.archive]
-		a, err := Open(bytes.NewReader(data), int64(len(data)), pwConfig(cryptPassword))
+		a, err := Open(bytes.NewReader(data), int64(len(data)), conf.From(pwConfig(cryptPassword)))
 		if err != nil {
 			t.Fatal(err)
 		}

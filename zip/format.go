@@ -4,22 +4,25 @@ import (
 	"io"
 
 	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/engine/conf"
 )
 
 // Format registers ZIP with the root package.
 var Format = arc.Format{
-	Name:  "zip",
-	Magic: [][]byte{{'P', 'K', 3, 4}, {'P', 'K', 5, 6}, {'P', 'K', '0', '0', 'P', 'K', 3, 4}},
-	Sniff: Sniff,
+	Name:       "zip",
+	Extensions: []string{".zip", ".zipx", ".jar", ".z01", ".exe"},
+	Magic:      [][]byte{{'P', 'K', 3, 4}, {'P', 'K', 5, 6}, {'P', 'K', '0', '0', 'P', 'K', 3, 4}},
+	Sniff:      sniff,
+	OpenIndex:  openIndex,
 	Open: func(ra io.ReaderAt, size int64, cfg *arc.Config) (arc.Archive, error) {
-		a, err := Open(ra, size, cfg)
+		a, err := Open(ra, size, conf.From(cfg))
 		if err != nil {
 			return nil, err
 		}
 		return a, nil
 	},
 	NewReader: func(r io.Reader, cfg *arc.Config) (arc.Reader, error) {
-		z, err := NewReader(r, cfg)
+		z, err := NewReader(r, conf.From(cfg))
 		if err != nil {
 			return nil, err
 		}
@@ -27,10 +30,10 @@ var Format = arc.Format{
 	},
 }
 
-// Sniff reports whether ra holds a ZIP archive: a local header at the
+// sniff reports whether ra holds a ZIP archive: a local header at the
 // start, or an end of central directory record in the last 64 KiB that
 // points at a central directory (SFX stubs and other prepended data).
-func Sniff(ra io.ReaderAt, size int64) bool {
+func sniff(ra io.ReaderAt, size int64) bool {
 	if size < 0 {
 		return false
 	}

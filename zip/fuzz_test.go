@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/engine/conf"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/testutil"
 )
@@ -60,7 +61,7 @@ func FuzzArchive(f *testing.F) {
 	addSeeds(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		defer testutil.FuzzBound(t, testutil.FuzzTimeout, 256<<20)()
-		a, err := Open(bytes.NewReader(data), int64(len(data)), fuzzCfg)
+		a, err := Open(bytes.NewReader(data), int64(len(data)), conf.From(fuzzCfg))
 		if err != nil {
 			if !classified(err) {
 				t.Fatalf("NewArchive: unclassified error %v", err)
@@ -99,7 +100,7 @@ func FuzzReader(f *testing.F) {
 	addSeeds(f)
 	f.Fuzz(func(t *testing.T, data []byte) {
 		defer testutil.FuzzBound(t, testutil.FuzzTimeout, 256<<20)()
-		z, err := NewReader(onlyReader{bytes.NewReader(data)}, fuzzCfg)
+		z, err := NewReader(onlyReader{bytes.NewReader(data)}, conf.From(fuzzCfg))
 		if err != nil {
 			if !classified(err) {
 				t.Fatalf("NewReader: unclassified error %v", err)

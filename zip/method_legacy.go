@@ -4,6 +4,7 @@ import (
 	"io"
 
 	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/engine"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/implode"
 	"github.com/go-unarc/unarc/internal/pool"
@@ -100,7 +101,7 @@ func init() {
 // resumeLegacy is a Shrink, Implode or Reduce entry resumed from a
 // checkpoint: hdr reads its data from the start (the trees, the
 // follower sets), r from the checkpoint's byte.
-func resumeLegacy(hdr, r io.Reader, f *file, cp arc.Checkpoint) (io.ReadCloser, cpDecoder, error) {
+func resumeLegacy(hdr, r io.Reader, f *file, cp engine.Checkpoint) (io.ReadCloser, cpDecoder, error) {
 	switch f.method {
 	case methodShrink:
 		z := shrinkPool.Get()

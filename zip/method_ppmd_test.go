@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/engine/conf"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/ppmd"
 	"github.com/go-unarc/unarc/internal/testutil"
@@ -45,7 +46,7 @@ func TestPPMdBothAPIs(t *testing.T) {
 			}
 			fromArchive = append(fromArchive, b)
 		}
-		z, err := NewReader(bytes.NewReader(data), &arc.Config{})
+		z, err := NewReader(bytes.NewReader(data), conf.From(&arc.Config{}))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -5,6 +5,7 @@ import (
 	"sync"
 
 	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/engine"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/xz"
 )
@@ -60,7 +61,7 @@ func xzOptions(f *file, cfg *arc.Config) [3]xz.Option {
 
 // resumeXZ is an xz entry resumed from a checkpoint (xz.Reader.ResetAt)
 // with r reading its data from the checkpoint's input offset.
-func resumeXZ(r io.Reader, f *file, cfg *arc.Config, cp arc.Checkpoint) (*xzEntry, error) {
+func resumeXZ(r io.Reader, f *file, cfg *arc.Config, cp engine.Checkpoint) (*xzEntry, error) {
 	opts := xzOptions(f, cfg)
 	z, _ := xzReaders.Get().(*xz.Reader)
 	if z == nil {

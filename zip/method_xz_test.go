@@ -12,6 +12,7 @@ import (
 	"testing/iotest"
 
 	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/engine/conf"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/testutil"
 )
@@ -33,7 +34,7 @@ func readXZZip(t *testing.T, data []byte, cfg *arc.Config) (outs [3][]byte, errs
 		cfg = &arc.Config{}
 	}
 	for i := range 2 {
-		a, err := Open(bytes.NewReader(data), int64(len(data)), cfg)
+		a, err := Open(bytes.NewReader(data), int64(len(data)), conf.From(cfg))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -56,7 +57,7 @@ func readXZZip(t *testing.T, data []byte, cfg *arc.Config) (outs [3][]byte, errs
 		rc.Close()
 		a.Close()
 	}
-	z, err := NewReader(iotest.HalfReader(bytes.NewReader(data)), cfg)
+	z, err := NewReader(iotest.HalfReader(bytes.NewReader(data)), conf.From(cfg))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/bzip2"
+	"github.com/go-unarc/unarc/internal/engine"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/pool"
 	"github.com/go-unarc/unarc/internal/zstdframe"
@@ -36,8 +37,8 @@ type methodSpec struct {
 	open func(r io.Reader, f *file, cfg *arc.Config) (io.ReadCloser, error)
 	// openShared, when set, is open for a decoder that takes its extra
 	// goroutines (up to cfg.Workers) from wp, the pool of a parallel
-	// extraction (arc.SharedWorkers).
-	openShared func(r io.Reader, f *file, cfg *arc.Config, wp *arc.WorkerPool) (io.ReadCloser, error)
+	// extraction (engine.SharedWorkers).
+	openShared func(r io.Reader, f *file, cfg *arc.Config, wp *engine.WorkerPool) (io.ReadCloser, error)
 }
 
 var methods = map[uint16]*methodSpec{}
@@ -59,7 +60,7 @@ type methodReader struct {
 
 // openMethod opens m's decoder; wp (may be nil) is the worker pool of
 // a parallel extraction, for a method that can use it.
-func openMethod(m *methodSpec, r io.Reader, f *file, cfg *arc.Config, wp *arc.WorkerPool) (*methodReader, error) {
+func openMethod(m *methodSpec, r io.Reader, f *file, cfg *arc.Config, wp *engine.WorkerPool) (*methodReader, error) {
 	var rc io.ReadCloser
 	var err error
 	if wp != nil && m.openShared != nil {
@@ -173,7 +174,7 @@ func openBZip2(r io.Reader, f *file, cfg *arc.Config) (io.ReadCloser, error) {
 
 // openBZip2Shared decodes up to cfg.Workers blocks at once, the extra
 // goroutines each holding a token of wp (nil: the reader's own).
-func openBZip2Shared(r io.Reader, f *file, cfg *arc.Config, wp *arc.WorkerPool) (io.ReadCloser, error) {
+func openBZip2Shared(r io.Reader, f *file, cfg *arc.Config, wp *engine.WorkerPool) (io.ReadCloser, error) {
 	z := bzip2Readers.Get()
 	opts := [3]bzip2.Option{bzip2.MaxMemory(cfg.Limits.MaxMemory), bzip2.Workers(cfg.Workers), bzip2.Shared(nil)}
 	if wp != nil {

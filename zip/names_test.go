@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/engine/conf"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/testutil"
 )
@@ -92,8 +93,8 @@ func TestEncrypted(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		withPw, _ := Open(bytes.NewReader(data), int64(len(data)), &arc.Config{
-			Password: func(*arc.Entry) (string, error) { return "not the password", nil }})
+		withPw, _ := Open(bytes.NewReader(data), int64(len(data)), conf.From(&arc.Config{
+			Password: func(*arc.Entry) (string, error) { return "not the password", nil }}))
 		for i, e := range a.Entries() {
 			if e.IsDir() {
 				continue
@@ -228,7 +229,7 @@ func TestLegacyNames(t *testing.T) {
 	}
 	data := buf.Bytes()
 	names := func(cfg *arc.Config) ([]string, string, string) {
-		a, err := Open(bytes.NewReader(data), int64(len(data)), cfg)
+		a, err := Open(bytes.NewReader(data), int64(len(data)), conf.From(cfg))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -259,7 +260,7 @@ func TestLegacyNames(t *testing.T) {
 	if !slices.Equal(got, want) || ecmt != "あ" {
 		t.Errorf("DecodeName: %q %q, want %q", got, ecmt, want)
 	}
-	z, err := NewReader(bytes.NewReader(data), &arc.Config{DecodeName: fake})
+	z, err := NewReader(bytes.NewReader(data), conf.From(&arc.Config{DecodeName: fake}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,12 +4,14 @@ import (
 	"io"
 
 	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/engine"
+	"github.com/go-unarc/unarc/internal/engine/conf"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/indexfmt"
 	"github.com/go-unarc/unarc/internal/srcsize"
 )
 
-// The persistable index of a ZIP archive (arc.Indexer; the root's
+// The persistable index of a ZIP archive (engine.Indexer; the root's
 // Archive.Index and OpenWithIndex): every entry as the central
 // directory described it (all Entry fields, and the method, flags,
 // encryption parameters, sizes, CRC and local header offset the reader
@@ -42,7 +44,7 @@ const persistVersion = 2
 // fourteen one-byte fields.
 const minFileSize = indexfmt.MinEntrySize + 14
 
-// ExportIndex implements arc.Indexer (withKeys is ignored: no key is
+// ExportIndex implements engine.Indexer (withKeys is ignored: no key is
 // stored for ZIP).
 func (a *Archive) ExportIndex(withKeys bool) ([]byte, error) {
 	e := &indexfmt.Encoder{B: make([]byte, 0, 64*len(a.files)+256)}
@@ -95,12 +97,12 @@ func (a *Archive) ExportIndex(withKeys bool) ([]byte, error) {
 	return e.B, nil
 }
 
-// OpenIndex implements arc.IndexOpener for ZIP.
-func OpenIndex(ra io.ReaderAt, size int64, payload []byte, cfg *arc.Config) (arc.Archive, error) {
+// openIndex is Format.OpenIndex for ZIP.
+func openIndex(ra io.ReaderAt, size int64, payload []byte, cfg *arc.Config) (arc.Archive, error) {
 	if err := srcsize.Negative(size); err != nil {
 		return nil, err
 	}
-	c, err := arc.NewConfig(cfg)
+	c, err := conf.New(conf.From(cfg))
 	if err != nil {
 		return nil, err
 	}
@@ -120,21 +122,21 @@ func OpenIndex(ra io.ReaderAt, size int64, payload []byte, cfg *arc.Config) (arc
 	}
 	if disks > 0 {
 		if disks > 1<<16 {
-			return nil, arc.Stale("damaged index: disks")
+			return nil, engine.Stale("damaged index: disks")
 		}
 		if err := a.joinVolumes(uint32(disks)); err != nil {
 			return nil, err
 		}
 	}
 	if joined != uint64(a.size) {
-		return nil, arc.Stale("the archive's size changed")
+		return nil, engine.Stale("the archive's size changed")
 	}
 	ranges, err := indexfmt.CheckRanges(d, a.ra, a.size)
 	if err != nil {
 		return nil, err
 	}
 	if len(ranges) != 1 {
-		return nil, arc.Stale("damaged index: ranges")
+		return nil, engine.Stale("damaged index: ranges")
 	}
 	a.dirStart = ranges[0].Off
 	var all [32]byte
@@ -180,7 +182,7 @@ func OpenIndex(ra io.ReaderAt, size int64, payload []byte, cfg *arc.Config) (arc
 		}
 	}
 	if d.Err == nil && len(d.B) != 0 {
-		return nil, arc.Stale("damaged index: trailing bytes")
+		return nil, engine.Stale("damaged index: trailing bytes")
 	}
 	if d.Err != nil {
 		return nil, d.Err
@@ -197,9 +199,9 @@ func OpenIndex(ra io.ReaderAt, size int64, payload []byte, cfg *arc.Config) (arc
 	return a, nil
 }
 
-var _ arc.EntryChecker = (*Archive)(nil)
+var _ engine.EntryChecker = (*Archive)(nil)
 
-// CheckEntry implements arc.EntryChecker: in an Archive opened from an
+// CheckEntry implements engine.EntryChecker: in an Archive opened from an
 // index whose central directory is longer than the open's digest covers
 // whole, the first call digests all of it (once).
 func (a *Archive) CheckEntry(int) error { return a.ixCheck.Check() }

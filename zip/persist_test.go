@@ -34,11 +34,11 @@ func TestPersistDirectoryRegion(t *testing.T) {
 	for off := a.dirStart; off < int64(len(b)); off++ {
 		c := bytes.Clone(b)
 		c[off] ^= 1
-		if _, err := OpenIndex(bytes.NewReader(c), int64(len(c)), p, nil); !errors.Is(err, arc.ErrStaleIndex) {
+		if _, err := openIndex(bytes.NewReader(c), int64(len(c)), p, nil); !errors.Is(err, arc.ErrStaleIndex) {
 			t.Fatalf("byte %d changed: %v", off, err)
 		}
 	}
-	b2, err := OpenIndex(bytes.NewReader(b), int64(len(b)), p, nil)
+	b2, err := openIndex(bytes.NewReader(b), int64(len(b)), p, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +51,7 @@ func TestPersistDirectoryRegion(t *testing.T) {
 		}
 	}
 	for n := range p {
-		if _, err := OpenIndex(bytes.NewReader(b), int64(len(b)), p[:n], nil); err == nil || !errors.Is(err, errs.ErrCorrupt) {
+		if _, err := openIndex(bytes.NewReader(b), int64(len(b)), p[:n], nil); err == nil || !errors.Is(err, errs.ErrCorrupt) {
 			t.Fatalf("payload cut at %d: %v", n, err)
 		}
 	}
@@ -77,7 +77,7 @@ func TestPersistOverlap(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := OpenIndex(bytes.NewReader(b), int64(len(b)), p, nil); !errors.Is(err, errs.ErrCorrupt) {
+	if _, err := openIndex(bytes.NewReader(b), int64(len(b)), p, nil); !errors.Is(err, errs.ErrCorrupt) {
 		t.Fatalf("overlapping entries: %v", err)
 	}
 }

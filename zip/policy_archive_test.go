@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/engine/conf"
 	"github.com/go-unarc/unarc/internal/errs"
 )
 
@@ -374,7 +375,7 @@ func TestMultiDisk(t *testing.T) {
 		}
 		return bytes.NewReader(z01), int64(len(z01)), nil
 	}
-	a, err := Open(bytes.NewReader(last), int64(len(last)), &arc.Config{Name: "x.zip", OpenVolume: vols})
+	a, err := Open(bytes.NewReader(last), int64(len(last)), conf.From(&arc.Config{Name: "x.zip", OpenVolume: vols}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -394,7 +395,7 @@ func TestMultiDisk(t *testing.T) {
 	}
 	// Without its first disk.
 	none := func(string) (io.ReaderAt, int64, error) { return nil, 0, fs.ErrNotExist }
-	if _, err := Open(bytes.NewReader(last), int64(len(last)), &arc.Config{Name: "x.zip", OpenVolume: none}); !errors.Is(err, errs.ErrTruncated) {
+	if _, err := Open(bytes.NewReader(last), int64(len(last)), conf.From(&arc.Config{Name: "x.zip", OpenVolume: none})); !errors.Is(err, errs.ErrTruncated) {
 		t.Errorf("missing volume: %v, want ErrTruncated", err)
 	}
 	if _, err := Open(bytes.NewReader(last), int64(len(last)), nil); !errors.Is(err, errs.ErrUnsupported) {

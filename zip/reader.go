@@ -10,6 +10,7 @@ import (
 
 	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/deflate"
+	"github.com/go-unarc/unarc/internal/engine/conf"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/pool"
 )
@@ -162,7 +163,7 @@ func (in *input) skip() error {
 // local header (or at the end record of an empty archive).
 func NewReader(r io.Reader, opts ...arc.Option) (*Reader, error) {
 	z := &Reader{first: true}
-	if err := arc.Configure(&z.cfg, opts...); err != nil {
+	if err := conf.Apply(&z.cfg, opts...); err != nil {
 		return nil, err
 	}
 	z.s = streamPool.Get()

@@ -6,9 +6,9 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
-	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/bzip2"
 	"github.com/go-unarc/unarc/deflate"
+	"github.com/go-unarc/unarc/internal/engine"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/hmacx"
 	"github.com/go-unarc/unarc/internal/zipcrypto"
@@ -16,7 +16,7 @@ import (
 	"github.com/go-unarc/unarc/lzma"
 )
 
-// OpenAt implements arc.EntrySeeker. A stored entry, plain or WinZip
+// OpenAt implements engine.EntrySeeker. A stored entry, plain or WinZip
 // AES, is read from off directly: AES-CTR's key stream for block k is
 // the counter k+1 enciphered. Nothing but the bytes read is decrypted;
 // neither the CRC nor the AES authentication code can be checked then.
@@ -148,7 +148,7 @@ func (r *storedAt) Read(p []byte) (int, error) {
 
 func (r *storedAt) Close() error { return nil }
 
-// StartAt implements arc.EntrySeeker: where OpenAt(i, off) would start.
+// StartAt implements engine.EntrySeeker: where OpenAt(i, off) would start.
 func (a *Archive) StartAt(i int, off int64) int64 {
 	if i < 0 || i >= len(a.files) || off <= 0 {
 		return 0
@@ -168,14 +168,14 @@ func (a *Archive) StartAt(i int, off int64) int64 {
 	return 0
 }
 
-// SetCheckpoints implements arc.Checkpointer.
-func (a *Archive) SetCheckpoints(p arc.CheckpointPolicy) {
+// SetCheckpoints implements engine.Checkpointer.
+func (a *Archive) SetCheckpoints(p engine.CheckpointPolicy) {
 	a.cps.SetPolicy(p)
 	a.cps.SetInput(a.cpInput) // restored ones must match the archive's bytes
 }
 
-// CheckpointStats implements arc.CheckpointReporter.
-func (a *Archive) CheckpointStats() arc.CheckpointStats { return a.cps.Stats() }
+// CheckpointStats implements engine.CheckpointReporter.
+func (a *Archive) CheckpointStats() engine.CheckpointStats { return a.cps.Stats() }
 
 // cpKindOf is the checkpoint kind of entry f ("": it takes none): a
 // Deflate, Deflate64, BZip2, PPMd, LZMA, XZ, Zstandard or legacy entry
@@ -224,7 +224,7 @@ func cpKindOf(f *file) string {
 // Deflate and BZip2 count their input in bits, PPMd and stored
 // ZipCrypto in bytes, LZMA in bytes of the raw stream after its 9-byte
 // header.
-func cpInByte(cp arc.Checkpoint) int64 {
+func cpInByte(cp engine.Checkpoint) int64 {
 	switch baseKind(cp.Kind) {
 	case "ppmd8", "xz", "zstd", "":
 		return cp.In
@@ -258,11 +258,11 @@ type pauser interface{ PauseAt(out int64) }
 func (a *Archive) openCheckpointed(i int, off int64, every int64) (io.ReadCloser, int64, error) {
 	f := &a.files[i]
 	t := &cpTaker{a: a, i: i, every: every, kind: cpKindOf(f)}
-	var cp arc.Checkpoint
+	var cp engine.Checkpoint
 	ok := false
 	if off > 0 {
 		var err error
-		cp, ok, err = a.cps.FindChecked(i, off, func(cp arc.Checkpoint) (bool, error) { return a.checkCP(i, cp) })
+		cp, ok, err = a.cps.FindChecked(i, off, func(cp engine.Checkpoint) (bool, error) { return a.checkCP(i, cp) })
 		if err != nil {
 			return nil, 0, err
 		}
@@ -343,7 +343,7 @@ func firstPassDecoder(rc io.ReadCloser, f *file) cpDecoder {
 // resume restarts entry i from checkpoint cp: a reader of its data from
 // the checkpoint's byte (the AES key stream positioned there) into a
 // decoder restored from cp's state.
-func (a *Archive) resume(i int, cp arc.Checkpoint) (*resumed, error) {
+func (a *Archive) resume(i int, cp engine.Checkpoint) (*resumed, error) {
 	f := &a.files[i]
 	if err := checkOpen(f, &a.cfg); err != nil {
 		return nil, err
@@ -586,7 +586,7 @@ func (t *cpTaker) take() {
 	if state == nil {
 		return // zcCP could not find the keys
 	}
-	t.a.cps.Add(arc.Checkpoint{Kind: t.kind, Stream: t.i, Out: out, In: in, Entry: t.i, EntryOff: out, State: state})
+	t.a.cps.Add(engine.Checkpoint{Kind: t.kind, Stream: t.i, Out: out, In: in, Entry: t.i, EntryOff: out, State: state})
 }
 
 func (t *cpTaker) Close() error {

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/engine"
+	"github.com/go-unarc/unarc/internal/engine/conf"
 	"github.com/go-unarc/unarc/internal/testutil"
 )
 
@@ -23,14 +25,14 @@ var cpFuzzEntries = []struct{ archive, entry string }{
 
 // openCPFuzz opens archive name of cpFuzzEntries with policy pol and
 // finds its entry.
-func openCPFuzz(t testutil.TB, k int, pol arc.CheckpointPolicy) (*Archive, int) {
+func openCPFuzz(t testutil.TB, k int, pol engine.CheckpointPolicy) (*Archive, int) {
 	e := cpFuzzEntries[k]
 	if strings.HasPrefix(e.archive, "legacy-") {
 		b, err := os.ReadFile("../testdata/zip/" + e.archive)
 		if err != nil {
 			t.Fatal(err)
 		}
-		a, err := Open(bytes.NewReader(b), int64(len(b)), &arc.Config{})
+		a, err := Open(bytes.NewReader(b), int64(len(b)), conf.From(&arc.Config{}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -47,7 +49,7 @@ func openCPFuzz(t testutil.TB, k int, pol arc.CheckpointPolicy) (*Archive, int) 
 // allocate past its bound; what restores either reads the archive's
 // bytes (the check caught a bad one) or fails with a sentinel.
 func FuzzCheckpointRestore(f *testing.F) {
-	pol := arc.CheckpointPolicy{Interval: 4 << 10, MaxMemory: 16 << 20}
+	pol := engine.CheckpointPolicy{Interval: 4 << 10, MaxMemory: 16 << 20}
 	var wants [][]byte
 	for k := range cpFuzzEntries {
 		a, i := openCPFuzz(f, k, pol)
@@ -64,13 +66,13 @@ func FuzzCheckpointRestore(f *testing.F) {
 		defer testutil.FuzzBound(t, testutil.FuzzTimeout, 128<<20)()
 		n := int(k) % len(cpFuzzEntries)
 		a, i := openCPFuzz(t, n, pol)
-		cp := arc.Checkpoint{Kind: cpKindOf(&a.files[i]), Stream: i, Out: out, In: in, CheckLen: int64(checkLen), Check: check, State: st}
+		cp := engine.Checkpoint{Kind: cpKindOf(&a.files[i]), Stream: i, Out: out, In: in, CheckLen: int64(checkLen), Check: check, State: st}
 		// The archive's own input digest, so the mutated state reaches
 		// the decoder (an unchanged archive passes the input check).
-		if sealed := []arc.Checkpoint{cp}; a.cps.SealInputs(sealed) == nil {
+		if sealed := []engine.Checkpoint{cp}; a.cps.SealInputs(sealed) == nil {
 			cp = sealed[0]
 		}
-		if err := a.RestoreCheckpoints([]arc.Checkpoint{cp}); err != nil {
+		if err := a.RestoreCheckpoints([]engine.Checkpoint{cp}); err != nil {
 			if !errors.Is(err, arc.ErrStaleIndex) {
 				t.Fatalf("restore: %v", err)
 			}

@@ -3,7 +3,6 @@ package zip
 import (
 	"bytes"
 	"errors"
-	"github.com/go-unarc/unarc/internal/testutil"
 	"io"
 	"math/rand/v2"
 	"os"
@@ -11,7 +10,11 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/go-unarc/unarc/internal/testutil"
+
 	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/engine"
+	"github.com/go-unarc/unarc/internal/engine/conf"
 	"github.com/go-unarc/unarc/internal/errs"
 )
 
@@ -58,10 +61,10 @@ func seekZipBytes(t testutil.TB, name string) []byte {
 	return b
 }
 
-func openSeekZip(t testutil.TB, name string, pol arc.CheckpointPolicy) (*Archive, []byte) {
+func openSeekZip(t testutil.TB, name string, pol engine.CheckpointPolicy) (*Archive, []byte) {
 	t.Helper()
 	b := seekZipBytes(t, name)
-	a, err := Open(bytes.NewReader(b), int64(len(b)), &arc.Config{Password: func(*arc.Entry) (string, error) { return "seek", nil }})
+	a, err := Open(bytes.NewReader(b), int64(len(b)), conf.From(&arc.Config{Password: func(*arc.Entry) (string, error) { return "seek", nil }}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +107,7 @@ func TestOpenAtCheckpointKinds(t *testing.T) {
 		for _, mem := range []int64{1 << 30, -1} {
 			t.Run(tc.name, func(t *testing.T) {
 				skipSlowKind(t, tc.name)
-				a, _ := openSeekZip(t, tc.name, arc.CheckpointPolicy{Interval: 16 << 10, MaxMemory: 1 << 30})
+				a, _ := openSeekZip(t, tc.name, engine.CheckpointPolicy{Interval: 16 << 10, MaxMemory: 1 << 30})
 				i := entryNamed(t, a, "words.txt")
 				want := readAllAt(t, a, i)
 				small := mem < 0
@@ -113,7 +116,7 @@ func TestOpenAtCheckpointKinds(t *testing.T) {
 				all := a.cps.Snapshot()
 				limit := int64(len(all[len(all)-1].State))
 				if small {
-					a, _ = openSeekZip(t, tc.name, arc.CheckpointPolicy{Interval: 16 << 10, MaxMemory: limit})
+					a, _ = openSeekZip(t, tc.name, engine.CheckpointPolicy{Interval: 16 << 10, MaxMemory: limit})
 					readAllAt(t, a, i)
 				}
 				st := a.CheckpointStats()
@@ -182,7 +185,7 @@ func TestCheckpointKindsPersist(t *testing.T) {
 	for _, tc := range cpArchives {
 		t.Run(tc.name, func(t *testing.T) {
 			skipSlowKind(t, tc.name)
-			pol := arc.CheckpointPolicy{Interval: 16 << 10, MaxMemory: 1 << 30}
+			pol := engine.CheckpointPolicy{Interval: 16 << 10, MaxMemory: 1 << 30}
 			a, _ := openSeekZip(t, tc.name, pol)
 			i := entryNamed(t, a, "words.txt")
 			want := readAllAt(t, a, i)
@@ -192,7 +195,7 @@ func TestCheckpointKindsPersist(t *testing.T) {
 			}
 			for _, tamper := range []string{"none", "state", "in"} {
 				b, _ := openSeekZip(t, tc.name, pol)
-				mod := make([]arc.Checkpoint, len(cps))
+				mod := make([]engine.Checkpoint, len(cps))
 				for k, cp := range cps {
 					cp.State = bytes.Clone(cp.State)
 					switch tamper {
@@ -226,10 +229,10 @@ func TestCheckpointKindsPersist(t *testing.T) {
 			// A checkpoint of another kind or at an offset outside the
 			// entry is a stale index.
 			b, _ := openSeekZip(t, tc.name, pol)
-			for _, bad := range []func(*arc.Checkpoint){
-				func(cp *arc.Checkpoint) { cp.Kind = "deflate" },
-				func(cp *arc.Checkpoint) { cp.Out = int64(len(want)) },
-				func(cp *arc.Checkpoint) {
+			for _, bad := range []func(*engine.Checkpoint){
+				func(cp *engine.Checkpoint) { cp.Kind = "deflate" },
+				func(cp *engine.Checkpoint) { cp.Out = int64(len(want)) },
+				func(cp *engine.Checkpoint) {
 					if cp.Kind == "bzip2" {
 						cp.State = append(cp.State, 0) // (a PPMd state's size is checked by the decoder)
 					} else {
@@ -239,7 +242,7 @@ func TestCheckpointKindsPersist(t *testing.T) {
 			} {
 				cp := cps[0]
 				bad(&cp)
-				if err := b.RestoreCheckpoints([]arc.Checkpoint{cp}); err == nil {
+				if err := b.RestoreCheckpoints([]engine.Checkpoint{cp}); err == nil {
 					t.Fatalf("bad checkpoint restored: %s at %d (in %d)", cp.Kind, cp.Out, cp.In)
 				}
 			}
@@ -255,7 +258,7 @@ func TestCheckpointKindsConcurrent(t *testing.T) {
 		if slowKind(tc.name) {
 			continue
 		}
-		a, _ := openSeekZip(t, tc.name, arc.CheckpointPolicy{Interval: 16 << 10, MaxMemory: 1 << 30})
+		a, _ := openSeekZip(t, tc.name, engine.CheckpointPolicy{Interval: 16 << 10, MaxMemory: 1 << 30})
 		i := entryNamed(t, a, "words.txt")
 		want := readAllAt(t, a, i)
 		var wg sync.WaitGroup
@@ -320,7 +323,7 @@ func cpReads() int {
 // are sealed with the password's, so it is rejected and the read from
 // the start fails on the password.
 func TestZipCryptoCheckpointPassword(t *testing.T) {
-	pol := arc.CheckpointPolicy{Interval: 16 << 10, MaxMemory: 1 << 30}
+	pol := engine.CheckpointPolicy{Interval: 16 << 10, MaxMemory: 1 << 30}
 	a, b := openSeekZip(t, "zc-deflate.zip", pol)
 	i := entryNamed(t, a, "words.txt")
 	readAllAt(t, a, i)
@@ -329,7 +332,7 @@ func TestZipCryptoCheckpointPassword(t *testing.T) {
 		t.Fatal(len(cps), err)
 	}
 	for _, pw := range []string{"seel", "x"} {
-		w, err := Open(bytes.NewReader(b), int64(len(b)), &arc.Config{Password: func(*arc.Entry) (string, error) { return pw, nil }})
+		w, err := Open(bytes.NewReader(b), int64(len(b)), conf.From(&arc.Config{Password: func(*arc.Entry) (string, error) { return pw, nil }}))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/engine"
+	"github.com/go-unarc/unarc/internal/engine/conf"
 	"github.com/go-unarc/unarc/internal/testutil"
 )
 
@@ -44,7 +46,7 @@ func legacyCPArchives(t *testing.T) map[string][]byte {
 // are used, and tampered ones are rejected with the reads still right;
 // readers closed in the middle of a read, in parallel, fail cleanly.
 func TestLegacyCheckpoints(t *testing.T) {
-	pol := arc.CheckpointPolicy{Interval: 1 << 10, MaxMemory: 1 << 30}
+	pol := engine.CheckpointPolicy{Interval: 1 << 10, MaxMemory: 1 << 30}
 	tested := 0
 	defer func() {
 		if tested < 10 {
@@ -53,7 +55,7 @@ func TestLegacyCheckpoints(t *testing.T) {
 	}()
 	for name, b := range legacyCPArchives(t) {
 		open := func() *Archive {
-			a, err := Open(bytes.NewReader(b), int64(len(b)), &arc.Config{})
+			a, err := Open(bytes.NewReader(b), int64(len(b)), conf.From(&arc.Config{}))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -87,7 +89,7 @@ func TestLegacyCheckpoints(t *testing.T) {
 			if resumed < 5 {
 				t.Fatalf("%s/%s: %d reads resumed", name, f.Name, resumed)
 			}
-			var cps []arc.Checkpoint
+			var cps []engine.Checkpoint
 			all, err := a.ExportCheckpoints()
 			if err != nil {
 				t.Fatal(err)
@@ -99,7 +101,7 @@ func TestLegacyCheckpoints(t *testing.T) {
 			}
 			for _, tamper := range []bool{false, true} {
 				r := open()
-				mod := make([]arc.Checkpoint, len(cps))
+				mod := make([]engine.Checkpoint, len(cps))
 				for k, cp := range cps {
 					cp.State = bytes.Clone(cp.State)
 					if tamper {

@@ -1,9 +1,9 @@
 package zip
 
 import (
-	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/bzip2"
 	"github.com/go-unarc/unarc/internal/cpcache"
+	"github.com/go-unarc/unarc/internal/engine"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/ppmd"
 	"github.com/go-unarc/unarc/internal/shrink"
@@ -12,7 +12,7 @@ import (
 	"github.com/go-unarc/unarc/xz"
 )
 
-// Checkpoints kept in an index (arc.CheckpointPersister). A restored one
+// Checkpoints kept in an index (engine.CheckpointPersister). A restored one
 // is checked against its entry when it is restored (kind as the entry's
 // method and encryption, Deflate or Deflate64, offsets, state size), by
 // the decoder's ResetAt when it is resumed from (deflate, bzip2: a block
@@ -25,17 +25,17 @@ import (
 // holds no key state in the clear, and one restored under another
 // password is rejected.
 
-var _ arc.CheckpointPersister = (*Archive)(nil)
+var _ engine.CheckpointPersister = (*Archive)(nil)
 
-// ExportCheckpoints implements arc.CheckpointPersister.
-func (a *Archive) ExportCheckpoints() ([]arc.Checkpoint, error) {
-	size := func(cp arc.Checkpoint) int64 {
+// ExportCheckpoints implements engine.CheckpointPersister.
+func (a *Archive) ExportCheckpoints() ([]engine.Checkpoint, error) {
+	size := func(cp engine.Checkpoint) int64 {
 		if i := cp.Stream; i >= 0 && i < len(a.files) && cp.Kind == cpKindOf(&a.files[i]) {
 			return int64(a.files[i].usize)
 		}
 		return -1
 	}
-	cps, err := cpcache.Export(a.cps.Snapshot(), size, func(cp arc.Checkpoint) (uint32, error) { return a.cpSum(cp.Stream, cp) })
+	cps, err := cpcache.Export(a.cps.Snapshot(), size, func(cp engine.Checkpoint) (uint32, error) { return a.cpSum(cp.Stream, cp) })
 	if err == nil {
 		err = a.cps.SealInputs(cps)
 	}
@@ -45,21 +45,21 @@ func (a *Archive) ExportCheckpoints() ([]arc.Checkpoint, error) {
 	return cps, nil
 }
 
-// RestoreCheckpoints implements arc.CheckpointPersister.
-func (a *Archive) RestoreCheckpoints(cps []arc.Checkpoint) error {
+// RestoreCheckpoints implements engine.CheckpointPersister.
+func (a *Archive) RestoreCheckpoints(cps []engine.Checkpoint) error {
 	if a.cps.Interval() <= 0 {
 		return nil
 	}
 	for _, cp := range cps {
 		i := cp.Stream
 		if i < 0 || i >= len(a.files) {
-			return arc.Stale("checkpoint of an entry the archive does not have")
+			return engine.Stale("checkpoint of an entry the archive does not have")
 		}
 		f := &a.files[i]
 		usize := int64(f.usize)
 		if kind := cpKindOf(f); kind == "" || cp.Kind != kind || cp.Out <= 0 || cp.Out >= usize || cp.In <= 0 || cpInByte(cp) > int64(f.csize) ||
-			cp.CheckLen != min(arc.CheckSpan, usize-cp.Out) || !stateFits(f, cp.State) {
-			return arc.Stale("checkpoint does not fit its entry")
+			cp.CheckLen != min(engine.CheckSpan, usize-cp.Out) || !stateFits(f, cp.State) {
+			return engine.Stale("checkpoint does not fit its entry")
 		}
 		cp.Entry, cp.EntryOff = i, cp.Out
 		a.cps.Restore(cp)
@@ -117,7 +117,7 @@ func stateFits(f *file, st []byte) bool {
 // cpInput is what checkpoint cp's state was decoded from: entry
 // cp.Stream's data up to the byte the decoder resumes at (its input
 // counts after the cipher's header, which cryptOverhead over-covers).
-func (a *Archive) cpInput(cp arc.Checkpoint) (cpcache.Input, error) {
+func (a *Archive) cpInput(cp engine.Checkpoint) (cpcache.Input, error) {
 	i := cp.Stream
 	if i < 0 || i >= len(a.files) {
 		return cpcache.Input{}, errs.Corrupt("checkpoint of entry %d", i)
@@ -134,12 +134,12 @@ func (a *Archive) cpInput(cp arc.Checkpoint) (cpcache.Input, error) {
 
 // checkCP reports whether decoding from restored checkpoint cp gives its
 // Check (cpcache.Verify).
-func (a *Archive) checkCP(i int, cp arc.Checkpoint) (bool, error) {
-	return cpcache.Verify(cp, func(cp arc.Checkpoint) (uint32, error) { return a.cpSum(i, cp) })
+func (a *Archive) checkCP(i int, cp engine.Checkpoint) (bool, error) {
+	return cpcache.Verify(cp, func(cp engine.Checkpoint) (uint32, error) { return a.cpSum(i, cp) })
 }
 
 // cpSum is cp's Check as decoding cp.CheckLen bytes from it gives it.
-func (a *Archive) cpSum(i int, cp arc.Checkpoint) (uint32, error) {
+func (a *Archive) cpSum(i int, cp engine.Checkpoint) (uint32, error) {
 	rs, err := a.resume(i, cp)
 	if err != nil {
 		return 0, err

@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/engine"
+	"github.com/go-unarc/unarc/internal/engine/conf"
 )
 
 // TestOpenAtStored: stored entries, plain and WinZip AES, open at the
@@ -23,7 +25,7 @@ func TestOpenAtStored(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			a, err := Open(bytes.NewReader(b), int64(len(b)), &arc.Config{Password: func(*arc.Entry) (string, error) { return "seek", nil }})
+			a, err := Open(bytes.NewReader(b), int64(len(b)), conf.From(&arc.Config{Password: func(*arc.Entry) (string, error) { return "seek", nil }}))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -75,11 +77,11 @@ func TestOpenAtDeflateCheckpoint(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			a, err := Open(bytes.NewReader(b), int64(len(b)), &arc.Config{Password: func(*arc.Entry) (string, error) { return "seek", nil }})
+			a, err := Open(bytes.NewReader(b), int64(len(b)), conf.From(&arc.Config{Password: func(*arc.Entry) (string, error) { return "seek", nil }}))
 			if err != nil {
 				t.Fatal(err)
 			}
-			a.SetCheckpoints(arc.CheckpointPolicy{Interval: 16 << 10, MaxMemory: mem})
+			a.SetCheckpoints(engine.CheckpointPolicy{Interval: 16 << 10, MaxMemory: mem})
 			rc, err := a.Open(0)
 			if err != nil {
 				t.Fatal(err)

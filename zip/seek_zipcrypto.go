@@ -4,7 +4,7 @@ import (
 	"io"
 	"strings"
 
-	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/engine"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/pool"
 	"github.com/go-unarc/unarc/internal/zipcrypto"
@@ -95,7 +95,7 @@ func (c *zcCP) Checkpoint(dst []byte) ([]byte, int64, int64) {
 		in = out
 	}
 	k, p := c.cur()
-	at := cpInByte(arc.Checkpoint{Kind: c.base, In: in})
+	at := cpInByte(engine.Checkpoint{Kind: c.base, In: in})
 	if at < 0 || at > p || p-at > maxRewind {
 		return nil, out, in
 	}
@@ -147,7 +147,7 @@ func (a *Archive) dataAt(f *file, dataOff, at int64, zc *zipcrypto.Keys) (*store
 // openZC splits a ZipCrypto checkpoint's state: the decoder's, and the
 // keys at the checkpoint's input byte at, opened with the data's keys
 // (which it also returns).
-func (a *Archive) openZC(f *file, dataOff int64, cp arc.Checkpoint, at int64) (st []byte, data, keys zipcrypto.Keys, err error) {
+func (a *Archive) openZC(f *file, dataOff int64, cp engine.Checkpoint, at int64) (st []byte, data, keys zipcrypto.Keys, err error) {
 	if len(cp.State) < zipcrypto.StateLen {
 		return nil, data, keys, errs.Corrupt("%s checkpoint without its keys", cp.Kind)
 	}

@@ -12,6 +12,8 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/engine"
+	"github.com/go-unarc/unarc/internal/engine/conf"
 	"github.com/go-unarc/unarc/internal/testutil"
 	"github.com/go-unarc/unarc/internal/zipcrypto"
 )
@@ -151,10 +153,10 @@ func zstdFramesZip(t testutil.TB, every int, pw string) []byte {
 // that frame (counted: the bytes read from the resumed reader), while a
 // single-frame entry has no checkpoint and restarts from its start.
 func TestZstdCheckpointDecodesLess(t *testing.T) {
-	pol := arc.CheckpointPolicy{Interval: 64 << 10, MaxMemory: 1 << 20}
+	pol := engine.CheckpointPolicy{Interval: 64 << 10, MaxMemory: 1 << 20}
 	for _, every := range []int{40 << 10, 0} {
 		b := zstdFramesZip(t, every, "")
-		a, err := Open(bytes.NewReader(b), int64(len(b)), &arc.Config{})
+		a, err := Open(bytes.NewReader(b), int64(len(b)), conf.From(&arc.Config{}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -207,11 +209,11 @@ func TestZstdCheckpointRandom(t *testing.T) {
 	}
 	for _, every := range everys {
 		b := zstdFramesZip(t, every, "")
-		a, err := Open(bytes.NewReader(b), int64(len(b)), &arc.Config{})
+		a, err := Open(bytes.NewReader(b), int64(len(b)), conf.From(&arc.Config{}))
 		if err != nil {
 			t.Fatal(err)
 		}
-		a.SetCheckpoints(arc.CheckpointPolicy{Interval: 16 << 10, MaxMemory: 1 << 20})
+		a.SetCheckpoints(engine.CheckpointPolicy{Interval: 16 << 10, MaxMemory: 1 << 20})
 		i := entryNamed(t, a, "words.txt")
 		want := readAllAt(t, a, i)
 		for k := 0; k < cpReads(); k++ {

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/engine/conf"
 	"github.com/go-unarc/unarc/internal/errs"
 )
 
@@ -26,7 +27,7 @@ func TestReaderDirectory(t *testing.T) {
 	}
 	zw.Close()
 	read := func(cfg *arc.Config) ([]*arc.Entry, error) {
-		z, err := NewReader(bytes.NewReader(buf.Bytes()), cfg)
+		z, err := NewReader(bytes.NewReader(buf.Bytes()), conf.From(cfg))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -3,10 +3,10 @@ package zip
 import (
 	"sync/atomic"
 
-	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/engine"
 )
 
-// Units implements arc.Units: every ZIP entry is compressed on its own,
+// Units implements engine.Units: every ZIP entry is compressed on its own,
 // so each is a unit of its own.
 func (a *Archive) Units() []int {
 	u := make([]int, len(a.entries))
@@ -21,15 +21,15 @@ func (a *Archive) Units() []int {
 // from it instead (up to Config.Workers).
 type entryWorkers struct {
 	n    atomic.Int32
-	pool atomic.Pointer[arc.WorkerPool]
+	pool atomic.Pointer[engine.WorkerPool]
 }
 
-// SetEntryWorkers implements arc.EntryWorkers.
+// SetEntryWorkers implements engine.EntryWorkers.
 func (a *Archive) SetEntryWorkers(n int) { a.workers.n.Store(int32(max(n, 1))) }
 
-// SetWorkerPool implements arc.SharedWorkers: BZip2 entries opened while
+// SetWorkerPool implements engine.SharedWorkers: BZip2 entries opened while
 // p is set borrow their extra goroutines from it.
-func (a *Archive) SetWorkerPool(p *arc.WorkerPool) { a.workers.pool.Store(p) }
+func (a *Archive) SetWorkerPool(p *engine.WorkerPool) { a.workers.pool.Store(p) }
 
 // entryWorkerCount is what an entry opened now may use.
 func (a *Archive) entryWorkerCount() int {

@@ -10,6 +10,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/engine/conf"
 	"github.com/go-unarc/unarc/internal/testutil"
 )
 
@@ -27,7 +28,8 @@ func TestZstdWorkers(t *testing.T) {
 		{4, w + zstdOverhead/2, 1}, // not even one: still one (checkZstd refuses earlier)
 	}
 	for _, c := range cases {
-		cfg := &arc.Config{Workers: c.workers, Limits: arc.Limits{MaxMemory: c.mem}}
+		cfg := &arc.Config{Limits: arc.Limits{MaxMemory: c.mem}}
+		cfg.Workers = c.workers
 		if got := zstdWorkers(cfg, w); got != c.want {
 			t.Errorf("workers %d, MaxMemory %d: %d, want %d", c.workers, c.mem, got, c.want)
 		}
@@ -54,7 +56,7 @@ func TestZstdConcurrentSame(t *testing.T) {
 	data := b.Bytes()
 	for _, workers := range []int{1, 4} {
 		for _, set := range []int{0, 1, 3} {
-			a, err := Open(bytes.NewReader(data), int64(len(data)), &arc.Config{Workers: workers})
+			a, err := Open(bytes.NewReader(data), int64(len(data)), conf.Workers(workers))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/engine/conf"
 )
 
 // nulNames is a ZIP (archive/zip) whose first entry's name starts with
@@ -40,7 +41,7 @@ func TestUnnamedEntry(t *testing.T) {
 		{"noext", "noext~"},
 		{"", "[Content]"},
 	} {
-		a, err := Open(bytes.NewReader(data), int64(len(data)), &arc.Config{Name: c.archive})
+		a, err := Open(bytes.NewReader(data), int64(len(data)), conf.From(&arc.Config{Name: c.archive}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -68,7 +69,7 @@ func TestUnnamedEntry(t *testing.T) {
 		}
 		a.Close()
 
-		r, err := NewReader(bytes.NewReader(data), &arc.Config{Name: c.archive})
+		r, err := NewReader(bytes.NewReader(data), conf.From(&arc.Config{Name: c.archive}))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -97,7 +98,7 @@ func TestUnnamedEntry(t *testing.T) {
 func TestUnnamedEntryIndex(t *testing.T) {
 	data := nulNames(t)
 	cfg := &arc.Config{Name: "data.zip"}
-	a, err := Open(bytes.NewReader(data), int64(len(data)), cfg)
+	a, err := Open(bytes.NewReader(data), int64(len(data)), conf.From(cfg))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +106,7 @@ func TestUnnamedEntryIndex(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := OpenIndex(bytes.NewReader(data), int64(len(data)), p, cfg)
+	b, err := openIndex(bytes.NewReader(data), int64(len(data)), p, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

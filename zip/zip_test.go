@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
-	"github.com/go-unarc/unarc/internal/testutil"
 	"io"
 	"os"
 	"path/filepath"
@@ -14,6 +13,8 @@ import (
 	"testing"
 	"testing/iotest"
 	"time"
+
+	"github.com/go-unarc/unarc/internal/testutil"
 
 	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/internal/errs"
@@ -247,7 +248,7 @@ func TestSniffAndFormat(t *testing.T) {
 	for _, tc := range testArchives {
 		data := readTestdata(t, tc.file)
 		if !Format.Sniff(bytes.NewReader(data), int64(len(data))) {
-			t.Errorf("%s: Sniff false", tc.file)
+			t.Errorf("%s: sniff false", tc.file)
 		}
 		a, err := Format.Open(bytes.NewReader(data), int64(len(data)), nil)
 		if err != nil || len(a.Entries()) != len(tc.entries) {
@@ -263,7 +264,7 @@ func TestSniffAndFormat(t *testing.T) {
 	}
 	for _, junk := range [][]byte{nil, []byte("PK"), bytes.Repeat([]byte("not a zip "), 100)} {
 		if Format.Sniff(bytes.NewReader(junk), int64(len(junk))) {
-			t.Errorf("Sniff true on %q", junk[:min(len(junk), 12)])
+			t.Errorf("sniff true on %q", junk[:min(len(junk), 12)])
 		}
 		if _, err := Open(bytes.NewReader(junk), int64(len(junk)), nil); !errors.Is(err, errs.ErrFormat) {
 			t.Errorf("NewArchive on junk: %v", err)

@@ -23,7 +23,6 @@ import (
 	"golang.org/x/term"
 
 	"github.com/go-unarc/unarc"
-	"github.com/go-unarc/unarc/tar"
 )
 
 var usage = `usage:
@@ -432,33 +431,6 @@ func (s *source) streamCheck() string {
 
 var sevenZipMagic = []byte{'7', 'z', 0xBC, 0xAF, 0x27, 0x1C}
 
-// isCompressedTar reports whether f, whose first bytes are head, is a
-// compressed tarball: the forward Reader decodes it once, where the
-// Archive decodes it twice (to list it, then to read it). That is seen by
-// decoding the stream's start, and a zstd block (up to 128 KiB) or a bzip2
-// block (up to 900 KiB) may not fit in head (mixed-200's tar.zst opens
-// with a 128 KiB raw block of random data): for those the start is read
-// again, long enough for a whole first block. A single compressed file
-// stays an Archive (named from the file, its packed size known).
-func isCompressedTar(f *os.File, head []byte) bool {
-	if tar.IsCompressedTar(head) {
-		return true
-	}
-	need := 0
-	switch tar.DetectKind(head) {
-	case tar.Zstd:
-		need = 256 << 10
-	case tar.Bzip2:
-		need = 1088 << 10 // a 900 kB block of random data grows a little
-	}
-	if len(head) < cap(head) || need == 0 {
-		return false // all of the input was in head, or it decodes as it reads
-	}
-	more := make([]byte, need)
-	n, _ := f.ReadAt(more, 0)
-	return tar.IsCompressedTar(more[:n])
-}
-
 func (c *cli) open(name string, opts []unarc.Option) (*source, error) {
 	var in io.Reader
 	var f *os.File
@@ -477,10 +449,8 @@ func (c *cli) open(name string, opts []unarc.Option) (*source, error) {
 		if err != nil {
 			return nil, err
 		}
-		var head [64 << 10]byte
-		n, _ := f.ReadAt(head[:], 0)
 		switch {
-		case st.Mode().IsRegular() && isCompressedTar(f, head[:n]):
+		case st.Mode().IsRegular() && unarc.PreferReader(f, st.Size()):
 			// A compressed tar has no index: the Archive would decode it
 			// once to list it and again to read it, the forward Reader
 			// once. (Falls through to the stream path below.)

@@ -1,5 +1,5 @@
 // Package cpcache is the bounded cache of decoder checkpoints an Archive
-// keeps for its seekable readers (arc.Checkpoint): found by stream and
+// keeps for its seekable readers (engine.Checkpoint): found by stream and
 // output offset, bounded in bytes by the policy's MaxMemory, the least
 // recently used dropped first. It is safe for concurrent use.
 //
@@ -17,14 +17,14 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/engine"
 	"github.com/go-unarc/unarc/internal/errs"
 )
 
 // Cache holds checkpoints. The zero value takes none (Interval 0).
 type Cache struct {
 	mu    sync.Mutex
-	pol   arc.CheckpointPolicy
+	pol   engine.CheckpointPolicy
 	items []*item
 	bytes int64
 	tick  uint64
@@ -33,12 +33,12 @@ type Cache struct {
 
 	restored, verified, rejected int64
 
-	input func(arc.Checkpoint) (Input, error) // SetInput
-	marks []mark                              // InputSum's
+	input func(engine.Checkpoint) (Input, error) // SetInput
+	marks []mark                                 // InputSum's
 }
 
 type item struct {
-	cp      arc.Checkpoint
+	cp      engine.Checkpoint
 	used    uint64
 	pending bool // restored, not verified yet
 	// A restored item's input (input.go): its Input matched the
@@ -49,7 +49,7 @@ type item struct {
 }
 
 // SetPolicy sets the interval and the memory bound.
-func (c *Cache) SetPolicy(p arc.CheckpointPolicy) {
+func (c *Cache) SetPolicy(p engine.CheckpointPolicy) {
 	c.mu.Lock()
 	c.pol = p
 	c.mu.Unlock()
@@ -63,22 +63,22 @@ func (c *Cache) Interval() int64 {
 }
 
 // Stats reports what the cache holds.
-func (c *Cache) Stats() arc.CheckpointStats {
+func (c *Cache) Stats() engine.CheckpointStats {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return arc.CheckpointStats{Count: len(c.items), Bytes: c.bytes, Taken: c.taken, Evicted: c.evict,
+	return engine.CheckpointStats{Count: len(c.items), Bytes: c.bytes, Taken: c.taken, Evicted: c.evict,
 		Restored: c.restored, Verified: c.verified, Rejected: c.rejected}
 }
 
 // Find returns the latest checkpoint of stream at or before out, and
 // marks it used. Its State must not be modified. It may be one restored
 // and not verified yet: use FindChecked to resume from it.
-func (c *Cache) Find(stream int, out int64) (arc.Checkpoint, bool) {
+func (c *Cache) Find(stream int, out int64) (engine.Checkpoint, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	best := c.find(stream, out)
 	if best == nil {
-		return arc.Checkpoint{}, false
+		return engine.Checkpoint{}, false
 	}
 	return best.cp, true
 }
@@ -103,13 +103,13 @@ func (c *Cache) find(stream int, out int64) *item {
 // from it gives its Check. One that does not is dropped and the next
 // latest tried; an error from check (a password that is needed, say)
 // is returned and the checkpoint kept unverified.
-func (c *Cache) FindChecked(stream int, out int64, check func(arc.Checkpoint) (bool, error)) (arc.Checkpoint, bool, error) {
+func (c *Cache) FindChecked(stream int, out int64, check func(engine.Checkpoint) (bool, error)) (engine.Checkpoint, bool, error) {
 	for {
 		c.mu.Lock()
 		it := c.find(stream, out)
 		if it == nil {
 			c.mu.Unlock()
-			return arc.Checkpoint{}, false, nil
+			return engine.Checkpoint{}, false, nil
 		}
 		cp, pending, inChecked := it.cp, it.pending, it.inChecked
 		c.mu.Unlock()
@@ -122,7 +122,7 @@ func (c *Cache) FindChecked(stream int, out int64, check func(arc.Checkpoint) (b
 		if ok {
 			var err error
 			if ok, err = check(cp); err != nil {
-				return arc.Checkpoint{}, false, err
+				return engine.Checkpoint{}, false, err
 			}
 		}
 		c.mu.Lock()
@@ -151,16 +151,16 @@ func (c *Cache) remove(j int) {
 // Snapshot returns the checkpoints held that were taken or verified (not
 // those restored and unchecked), by stream and offset. Their States are
 // shared and must not be modified.
-func (c *Cache) Snapshot() []arc.Checkpoint {
+func (c *Cache) Snapshot() []engine.Checkpoint {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	var out []arc.Checkpoint
+	var out []engine.Checkpoint
 	for _, it := range c.items {
 		if !it.pending {
 			out = append(out, it.cp)
 		}
 	}
-	slices.SortFunc(out, func(a, b arc.Checkpoint) int {
+	slices.SortFunc(out, func(a, b engine.Checkpoint) int {
 		if a.Stream != b.Stream {
 			return a.Stream - b.Stream
 		}
@@ -190,7 +190,7 @@ func (c *Cache) Fits(n int) bool {
 
 // Add keeps cp, dropping the least recently used checkpoints until the
 // total fits MaxMemory; one larger than MaxMemory is not kept.
-func (c *Cache) Add(cp arc.Checkpoint) {
+func (c *Cache) Add(cp engine.Checkpoint) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.add(cp, false) {
@@ -201,7 +201,7 @@ func (c *Cache) Add(cp arc.Checkpoint) {
 // Restore keeps cp, read from an index, as Add does, but unverified:
 // FindChecked checks it before it is resumed from. A checkpoint of the
 // same stream and offset already held is kept instead.
-func (c *Cache) Restore(cp arc.Checkpoint) {
+func (c *Cache) Restore(cp engine.Checkpoint) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	for _, it := range c.items {
@@ -214,7 +214,7 @@ func (c *Cache) Restore(cp arc.Checkpoint) {
 	}
 }
 
-func (c *Cache) add(cp arc.Checkpoint, pending bool) bool {
+func (c *Cache) add(cp engine.Checkpoint, pending bool) bool {
 	n := int64(len(cp.State))
 	if n > c.pol.MaxMemory {
 		return false
@@ -247,7 +247,7 @@ func (c *Cache) Clear() {
 // continue (crc32.Update). A checkpoint moved to another offset or
 // stream, or with its state altered, no longer matches its Check even
 // where the bytes decoded from it would.
-func SumHead(cp arc.Checkpoint) uint32 {
+func SumHead(cp engine.Checkpoint) uint32 {
 	var h [3*8 + 16]byte
 	binary.LittleEndian.PutUint64(h[0:], uint64(cp.Stream))
 	binary.LittleEndian.PutUint64(h[8:], uint64(cp.Out))
@@ -261,15 +261,15 @@ func SumHead(cp arc.Checkpoint) uint32 {
 // first cp.CheckLen bytes r yields (r resumes the stream at cp). A short
 // stream is ErrTruncated naming what; a reader that stops making
 // progress is ErrCorrupt.
-func SumFrom(cp arc.Checkpoint, r io.Reader, what string) (uint32, error) {
+func SumFrom(cp engine.Checkpoint, r io.Reader, what string) (uint32, error) {
 	var buf [16 << 10]byte
 	return sumFrom(cp, r, what, buf[:])
 }
 
 // SumKeep is SumFrom that also returns the cp.CheckLen bytes it
 // decoded, so that a read inside them need not decode them again.
-func SumKeep(cp arc.Checkpoint, r io.Reader, what string) (uint32, []byte, error) {
-	if cp.CheckLen < 0 || cp.CheckLen > arc.CheckSpan {
+func SumKeep(cp engine.Checkpoint, r io.Reader, what string) (uint32, []byte, error) {
+	if cp.CheckLen < 0 || cp.CheckLen > engine.CheckSpan {
 		return 0, nil, errs.Corrupt("%s: check span of %d bytes", what, cp.CheckLen)
 	}
 	buf := make([]byte, cp.CheckLen)
@@ -279,7 +279,7 @@ func SumKeep(cp arc.Checkpoint, r io.Reader, what string) (uint32, []byte, error
 
 // sumFrom is SumFrom decoding into buf in pieces (wrapping around when
 // buf is shorter than the span).
-func sumFrom(cp arc.Checkpoint, r io.Reader, what string, buf []byte) (uint32, error) {
+func sumFrom(cp engine.Checkpoint, r io.Reader, what string, buf []byte) (uint32, error) {
 	sum := SumHead(cp)
 	at := 0
 	for n := cp.CheckLen; n > 0; {
@@ -304,14 +304,14 @@ func sumFrom(cp arc.Checkpoint, r io.Reader, what string, buf []byte) (uint32, e
 // entry size says it belongs to a live entry (size < 0: drop it) gets
 // the CheckLen up to CheckSpan bytes that follow it in its entry (none:
 // drop it) and the Check that sum, decoding them, gives. cps is reused.
-func Export(cps []arc.Checkpoint, size func(arc.Checkpoint) int64, sum func(arc.Checkpoint) (uint32, error)) ([]arc.Checkpoint, error) {
+func Export(cps []engine.Checkpoint, size func(engine.Checkpoint) int64, sum func(engine.Checkpoint) (uint32, error)) ([]engine.Checkpoint, error) {
 	out := cps[:0]
 	for _, cp := range cps {
 		n := size(cp)
 		if n < 0 {
 			continue
 		}
-		cp.CheckLen = min(arc.CheckSpan, n-cp.Out)
+		cp.CheckLen = min(engine.CheckSpan, n-cp.Out)
 		if cp.CheckLen <= 0 {
 			continue
 		}
@@ -328,7 +328,7 @@ func Export(cps []arc.Checkpoint, size func(arc.Checkpoint) int64, sum func(arc.
 // Verify reports whether decoding from restored checkpoint cp gives its
 // Check (sum decodes, as for Export): the check FindChecked runs. A
 // missing password is returned; any other failure means no.
-func Verify(cp arc.Checkpoint, sum func(arc.Checkpoint) (uint32, error)) (bool, error) {
+func Verify(cp engine.Checkpoint, sum func(engine.Checkpoint) (uint32, error)) (bool, error) {
 	if cp.CheckLen <= 0 {
 		return false, nil
 	}

@@ -4,11 +4,11 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/engine"
 )
 
-func cp(stream int, out int64, n int) arc.Checkpoint {
-	return arc.Checkpoint{Kind: "t", Stream: stream, Out: out, State: make([]byte, n)}
+func cp(stream int, out int64, n int) engine.Checkpoint {
+	return engine.Checkpoint{Kind: "t", Stream: stream, Out: out, State: make([]byte, n)}
 }
 
 // TestFindChecked: a restored checkpoint is checked once before it is
@@ -17,7 +17,7 @@ func cp(stream int, out int64, n int) arc.Checkpoint {
 // checked; Snapshot leaves the unchecked out.
 func TestFindChecked(t *testing.T) {
 	var c Cache
-	c.SetPolicy(arc.CheckpointPolicy{Interval: 1, MaxMemory: 1000})
+	c.SetPolicy(engine.CheckpointPolicy{Interval: 1, MaxMemory: 1000})
 	c.Add(cp(1, 100, 10))
 	c.Restore(cp(1, 200, 10))
 	c.Restore(cp(1, 300, 10))
@@ -30,12 +30,12 @@ func TestFindChecked(t *testing.T) {
 	}
 	var checked []int64
 	bad := map[int64]bool{300: true}
-	check := func(cp arc.Checkpoint) (bool, error) {
+	check := func(cp engine.Checkpoint) (bool, error) {
 		checked = append(checked, cp.Out)
 		return !bad[cp.Out], nil
 	}
 	boom := errors.New("password")
-	if _, ok, err := c.FindChecked(1, 350, func(arc.Checkpoint) (bool, error) { return false, boom }); ok || err != boom {
+	if _, ok, err := c.FindChecked(1, 350, func(engine.Checkpoint) (bool, error) { return false, boom }); ok || err != boom {
 		t.Fatalf("check error: %v %v", ok, err)
 	}
 	got, ok, err := c.FindChecked(1, 350, check)
@@ -66,12 +66,12 @@ func TestFindChecked(t *testing.T) {
 func TestSumHead(t *testing.T) {
 	a := cp(1, 100, 10)
 	base := SumHead(a)
-	for name, f := range map[string]func(*arc.Checkpoint){
-		"stream": func(c *arc.Checkpoint) { c.Stream++ },
-		"out":    func(c *arc.Checkpoint) { c.Out++ },
-		"in":     func(c *arc.Checkpoint) { c.In++ },
-		"kind":   func(c *arc.Checkpoint) { c.Kind = "u" },
-		"state":  func(c *arc.Checkpoint) { c.State = append([]byte{1}, c.State[1:]...) },
+	for name, f := range map[string]func(*engine.Checkpoint){
+		"stream": func(c *engine.Checkpoint) { c.Stream++ },
+		"out":    func(c *engine.Checkpoint) { c.Out++ },
+		"in":     func(c *engine.Checkpoint) { c.In++ },
+		"kind":   func(c *engine.Checkpoint) { c.Kind = "u" },
+		"state":  func(c *engine.Checkpoint) { c.State = append([]byte{1}, c.State[1:]...) },
 	} {
 		b := a
 		f(&b)

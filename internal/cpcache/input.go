@@ -7,7 +7,7 @@ import (
 
 	"github.com/zeebo/blake3"
 
-	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/engine"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/pool"
 )
@@ -62,7 +62,7 @@ const maxMarks = 64
 // it decodes from it: the archive bytes its state was decoded from,
 // whose digest must be its Input. Without it (nil) a restored
 // checkpoint is checked by its Check only.
-func (c *Cache) SetInput(input func(arc.Checkpoint) (Input, error)) {
+func (c *Cache) SetInput(input func(engine.Checkpoint) (Input, error)) {
 	c.mu.Lock()
 	c.input = input
 	c.mu.Unlock()
@@ -71,7 +71,7 @@ func (c *Cache) SetInput(input func(arc.Checkpoint) (Input, error)) {
 // SealInputs sets the Input of each of cps (for an index) from the
 // archive's bytes, as SetInput's function describes them: one pass per
 // input.
-func (c *Cache) SealInputs(cps []arc.Checkpoint) error {
+func (c *Cache) SealInputs(cps []engine.Checkpoint) error {
 	c.mu.Lock()
 	input := c.input
 	c.mu.Unlock()

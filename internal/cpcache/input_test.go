@@ -6,7 +6,7 @@ import (
 
 	"github.com/zeebo/blake3"
 
-	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/engine"
 	"github.com/go-unarc/unarc/internal/testutil"
 )
 
@@ -26,14 +26,14 @@ func TestInputCheck(t *testing.T) {
 	setup := func(src []byte) *Cache {
 		r := bytes.NewReader(src)
 		c := &Cache{}
-		c.SetPolicy(arc.CheckpointPolicy{Interval: 1, MaxMemory: 1 << 30})
-		c.SetInput(func(cp arc.Checkpoint) (Input, error) { return Input{Key: 3, Spans: spans(r), N: cp.In}, nil })
+		c.SetPolicy(engine.CheckpointPolicy{Interval: 1, MaxMemory: 1 << 30})
+		c.SetInput(func(cp engine.Checkpoint) (Input, error) { return Input{Key: 3, Spans: spans(r), N: cp.In}, nil })
 		return c
 	}
 	// Sealed over the original bytes: checkpoints at every 1 MiB of input.
-	var cps []arc.Checkpoint
+	var cps []engine.Checkpoint
 	for k := int64(1); k < 38; k++ {
-		cps = append(cps, arc.Checkpoint{Kind: "t", Stream: 3, Out: k << 20, In: k<<20 + 5, State: []byte{1}})
+		cps = append(cps, engine.Checkpoint{Kind: "t", Stream: 3, Out: k << 20, In: k<<20 + 5, State: []byte{1}})
 	}
 	if err := setup(data).SealInputs(cps); err != nil {
 		t.Fatal(err)
@@ -43,14 +43,14 @@ func TestInputCheck(t *testing.T) {
 	}
 	// Each checkpoint looked for, latest first: it, or when it is
 	// dropped the latest kept before it.
-	verify := func(src []byte, want func(arc.Checkpoint) bool) (int64, *Cache) {
+	verify := func(src []byte, want func(engine.Checkpoint) bool) (int64, *Cache) {
 		c := setup(src)
 		for _, cp := range cps {
 			c.Restore(cp)
 		}
 		before := InputRead.Load()
 		for k := len(cps) - 1; k >= 0; k-- {
-			got, ok, err := c.FindChecked(3, cps[k].Out, func(arc.Checkpoint) (bool, error) { return true, nil })
+			got, ok, err := c.FindChecked(3, cps[k].Out, func(engine.Checkpoint) (bool, error) { return true, nil })
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -60,7 +60,7 @@ func TestInputCheck(t *testing.T) {
 		}
 		return InputRead.Load() - before, c
 	}
-	read, c := verify(data, func(arc.Checkpoint) bool { return true })
+	read, c := verify(data, func(engine.Checkpoint) bool { return true })
 	if last := cps[len(cps)-1].In; read != last {
 		t.Errorf("verifying %d checkpoints, latest first, read %d bytes of an input of %d", len(cps), read, last)
 	}
@@ -72,7 +72,7 @@ func TestInputCheck(t *testing.T) {
 	// before it are used.
 	changed := bytes.Clone(data)
 	changed[22<<20+(30<<20-20<<20)] ^= 1
-	read, c = verify(changed, func(cp arc.Checkpoint) bool { return cp.In <= 30<<20 })
+	read, c = verify(changed, func(cp engine.Checkpoint) bool { return cp.In <= 30<<20 })
 	if last := cps[len(cps)-1].In; read != last {
 		t.Errorf("with a changed byte, read %d bytes of an input of %d", read, last)
 	}
@@ -81,8 +81,8 @@ func TestInputCheck(t *testing.T) {
 	}
 	// A zero Input (an index without one) is never trusted.
 	c = setup(data)
-	c.Restore(arc.Checkpoint{Kind: "t", Stream: 3, Out: 1, In: 1, State: []byte{1}})
-	if _, ok, _ := c.FindChecked(3, 10, func(arc.Checkpoint) (bool, error) { return true, nil }); ok {
+	c.Restore(engine.Checkpoint{Kind: "t", Stream: 3, Out: 1, In: 1, State: []byte{1}})
+	if _, ok, _ := c.FindChecked(3, 10, func(engine.Checkpoint) (bool, error) { return true, nil }); ok {
 		t.Error("a checkpoint without its input digest used")
 	}
 }

@@ -143,7 +143,7 @@ type incompleteError struct{ error }
 
 func (e *incompleteError) Unwrap() error { return e.error }
 
-// Incomplete marks err, a warning of a format Archive (arc.Warner), as
+// Incomplete marks err, a warning of a format Archive (engine.Warner), as
 // one that makes the archive incomplete: its entries are listed and read,
 // but the root's Extract and Verify return err once they are done, so a
 // cut archive does not pass as whole. Warnings of what an archive may

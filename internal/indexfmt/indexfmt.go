@@ -15,7 +15,7 @@ import (
 
 	"github.com/zeebo/blake3"
 
-	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/engine"
 	"github.com/go-unarc/unarc/internal/pool"
 )
 
@@ -45,7 +45,7 @@ func (d *Decoder) Fail(what string) { d.fail(what) }
 
 func (d *Decoder) fail(what string) {
 	if d.Err == nil {
-		d.Err = arc.Stale("damaged index: " + what)
+		d.Err = engine.Stale("damaged index: " + what)
 	}
 	d.B = nil
 }
@@ -165,7 +165,7 @@ func digest(ra io.ReaderAt, size int64, ranges []Range, capped bool) ([32]byte, 
 	var hdr [16]byte
 	for _, r := range ranges {
 		if r.Off < 0 || r.Len < 0 || r.Off > size || r.Len > size-r.Off {
-			return sum, arc.Stale("a header region lies outside the archive")
+			return sum, engine.Stale("a header region lies outside the archive")
 		}
 		binary.LittleEndian.PutUint64(hdr[:], uint64(r.Off))
 		binary.LittleEndian.PutUint64(hdr[8:], uint64(r.Len))
@@ -180,7 +180,7 @@ func digest(ra io.ReaderAt, size int64, ranges []Range, capped bool) ([32]byte, 
 				n, err := ra.ReadAt(buf[:m], off)
 				if n < m {
 					if err == nil || err == io.EOF {
-						return sum, arc.Stale("the archive is shorter than its index says")
+						return sum, engine.Stale("the archive is shorter than its index says")
 					}
 					return sum, err
 				}
@@ -224,7 +224,7 @@ func CheckRanges(d *Decoder, ra io.ReaderAt, size int64) ([]Range, error) {
 		return nil, err
 	}
 	if string(got[:]) != string(want) {
-		return nil, arc.Stale("the archive's header regions changed")
+		return nil, engine.Stale("the archive's header regions changed")
 	}
 	return ranges, nil
 }
@@ -261,14 +261,14 @@ func CheckLater(ra io.ReaderAt, size int64, ranges []Range, want [32]byte, parti
 	}
 	return NewLater(func() error {
 		if want == ([32]byte{}) {
-			return arc.Stale(what + ": the index (version 1) holds no digest of all its header regions; make it again")
+			return engine.Stale(what + ": the index (version 1) holds no digest of all its header regions; make it again")
 		}
 		got, err := DigestAll(ra, size, ranges)
 		if err != nil {
 			return err
 		}
 		if got != want {
-			return arc.Stale(what + ": the archive's header regions changed")
+			return engine.Stale(what + ": the archive's header regions changed")
 		}
 		return nil
 	})

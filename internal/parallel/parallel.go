@@ -27,7 +27,7 @@ type Plan struct {
 	// Run may use as soon as it has no unit left to take: at the start
 	// for those beyond the number of units, and by each goroutine that
 	// finds no more units (before it exits). A shared worker budget
-	// (arc.WorkerPool) gets its tokens back through it, so that the
+	// (engine.WorkerPool) gets its tokens back through it, so that the
 	// units still running can use the idle cores.
 	Idle func()
 }

@@ -8,9 +8,9 @@ import (
 )
 
 // Shared by the checkpoint kind tests of the format packages (sevenzip,
-// zip): reads through an arc.EntrySeeker's OpenAt.
+// zip): reads through an engine.EntrySeeker's OpenAt.
 
-// AtOpener opens entry i at a point at or before off (arc.EntrySeeker).
+// AtOpener opens entry i at a point at or before off (engine.EntrySeeker).
 type AtOpener interface {
 	OpenAt(i int, off int64) (io.ReadCloser, int64, error)
 }

@@ -1,14 +1,11 @@
-package arc
+package engine
 
-import (
-	"io"
-
-	"github.com/go-unarc/unarc/internal/errs"
-)
+import "github.com/go-unarc/unarc/internal/errs"
 
 // Indexer is implemented by a format Archive whose listing can be
-// exported and reopened later without reading its headers again (the
-// root's Archive.Index and OpenWithIndex).
+// exported and reopened later (by its Format's OpenIndex) without
+// reading its headers again (the root's Archive.Index and
+// OpenWithIndex).
 type Indexer interface {
 	// ExportIndex returns the format's index payload: what OpenIndex
 	// needs to rebuild the Archive (entries, data offsets, coder chains,
@@ -18,18 +15,11 @@ type Indexer interface {
 	ExportIndex(withKeys bool) ([]byte, error)
 }
 
-// IndexOpener rebuilds a format Archive from a payload its ExportIndex
-// returned, over the same archive. It reads only the header regions the
-// payload names (to check them), never the data, and derives no key
-// the payload holds. A payload that does not describe ra (another
-// archive, a changed one, a damaged payload) fails with an error
-// matching ErrStaleIndex.
-type IndexOpener func(ra io.ReaderAt, size int64, payload []byte, cfg *Config) (Archive, error)
-
 // ErrStaleIndex is matched by the error of reopening an archive with an
 // index that does not describe it: the archive changed since the index
 // was made, it is another archive, or the index is damaged or was
-// altered. It also matches errs.ErrCorrupt (its only sentinel).
+// altered. It also matches errs.ErrCorrupt (its only sentinel). arc and
+// the root re-export it.
 var ErrStaleIndex error = staleIndex{}
 
 type staleIndex struct{}

@@ -1,4 +1,4 @@
-package arc
+package engine
 
 // Units is implemented by a format Archive whose entries fall into
 // independently decodable units: ZIP entries, non-solid RAR entries and

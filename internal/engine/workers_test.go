@@ -1,4 +1,4 @@
-package arc
+package engine
 
 import (
 	"sync"
