@@ -44,7 +44,7 @@ var Format = arc.Format{
 // tar archive or a stream of one of the compressors (whose content is a
 // tar archive or a single file).
 func sniffBytes(head []byte) bool {
-	return isHeader(head) || detectKind(head) != None
+	return isHeader(head) || detectKind(head) != kindNone
 }
 
 // sniff is sniffBytes on the first bytes of ra.
@@ -71,9 +71,9 @@ func readHead(ra io.ReaderAt, size int64) *[]byte {
 // "tar", "tar.gz", "tar.bz2", "tar.xz", "tar.zst", "tar.lz", "tar.lzma"
 // for tarballs; "gzip", "bzip2", "xz", "zstd", "lzip", "lzma" for a
 // single compressed file.
-func formatName(kind Kind, bare bool) string {
+func formatName(kind compKind, bare bool) string {
 	switch {
-	case kind == None:
+	case kind == kindNone:
 		return "tar"
 	case bare:
 		return kind.String()
@@ -81,8 +81,8 @@ func formatName(kind Kind, bare bool) string {
 	return "tar." + kindSuffixes[kind]
 }
 
-func methodName(kind Kind) string {
-	if kind == None {
+func methodName(kind compKind) string {
+	if kind == kindNone {
 		return "stored"
 	}
 	return kind.String()
@@ -93,7 +93,7 @@ func methodName(kind Kind) string {
 // compressor's suffix (name.gz → name, name.tgz → name.tar), else the
 // name with ".out" added; "stdin" when the input has no name ("" or "-",
 // as for a pipe).
-func bareName(kind Kind, fname, input string) string {
+func bareName(kind compKind, fname, input string) string {
 	if fname != "" {
 		if b := path.Base(strings.ReplaceAll(fname, "\\", "/")); b != "." && b != "/" && b != ".." {
 			return b
@@ -113,12 +113,12 @@ func bareName(kind Kind, fname, input string) string {
 }
 
 var suffixes = [...][][2]string{
-	Gzip:  {{".tgz", ".tar"}, {".taz", ".tar"}, {".gz", ""}, {".z", ""}, {"-gz", ""}},
-	Bzip2: {{".tbz2", ".tar"}, {".tbz", ".tar"}, {".bz2", ""}, {".bz", ""}},
-	XZ:    {{".txz", ".tar"}, {".xz", ""}},
-	Zstd:  {{".tzst", ".tar"}, {".zst", ""}, {".zstd", ""}},
-	Lzip:  {{".tlz", ".tar"}, {".lz", ""}},
-	LZMA:  {{".lzma", ""}},
+	kindGzip:  {{".tgz", ".tar"}, {".taz", ".tar"}, {".gz", ""}, {".z", ""}, {"-gz", ""}},
+	kindBzip2: {{".tbz2", ".tar"}, {".tbz", ".tar"}, {".bz2", ""}, {".bz", ""}},
+	kindXZ:    {{".txz", ".tar"}, {".xz", ""}},
+	kindZstd:  {{".tzst", ".tar"}, {".zst", ""}, {".zstd", ""}},
+	kindLzip:  {{".tlz", ".tar"}, {".lz", ""}},
+	kindLZMA:  {{".lzma", ""}},
 }
 
 // Archive is random access over a tar archive or a compressed single
@@ -144,7 +144,7 @@ var suffixes = [...][][2]string{
 type Archive struct {
 	ra      io.ReaderAt
 	size    int64
-	kind    Kind
+	kind    compKind
 	bare    bool
 	lim     arc.Limits
 	workers int
@@ -229,12 +229,12 @@ func (p *prefixReader) Read(b []byte) (int, error) {
 // start opens a decoding pass over src (size bytes, -1: unknown): the
 // decompressor (kind != None), the limit guard, and the first block
 // decoded into head.
-func (c *cursor) start(src io.Reader, size int64, kind Kind, lim *arc.Limits, workers int, head []byte) (int, error) {
+func (c *cursor) start(src io.Reader, size int64, kind compKind, lim *arc.Limits, workers int, head []byte) (int, error) {
 	c.in.r = src
 	c.in.n.Store(0)
 	c.next = 0
 	var out io.Reader = &c.in
-	if kind != None {
+	if kind != kindNone {
 		if err := c.dec.open(kind, &c.in, size, lim, workers); err != nil {
 			return 0, err
 		}
@@ -256,8 +256,8 @@ func (c *cursor) start(src io.Reader, size int64, kind Kind, lim *arc.Limits, wo
 // readsAhead: the decoders that run on one goroutine, so decoding ahead
 // on another overlaps them with the caller's work. bzip2 and zstd use
 // Workers themselves (their own decoders run concurrently).
-func readsAhead(k Kind) bool {
-	return k != None && k != Bzip2 && k != Zstd
+func readsAhead(k compKind) bool {
+	return k != kindNone && k != kindBzip2 && k != kindZstd
 }
 
 // aheadFits: the read-ahead ring counts against MaxMemory on top of the
@@ -266,9 +266,9 @@ func readsAhead(k Kind) bool {
 // only block by block); without room for both the stream is decoded on
 // the caller's goroutine, so a worker count never changes what the
 // limits admit.
-func aheadFits(k Kind, lim *arc.Limits) bool {
+func aheadFits(k compKind, lim *arc.Limits) bool {
 	need := int64(64 << 10)
-	if k != Gzip {
+	if k != kindGzip {
 		need = min(lim.MaxDictionary, lim.MaxMemory)
 	}
 	return need <= lim.MaxMemory-aheadCost
@@ -286,8 +286,8 @@ func (c *cursor) close() {
 // drain reads the compressed stream to its end after the tar archive
 // ended, so the compressor's trailing checks (gzip CRC32 and ISIZE, the
 // xz index, zstd checksums, lzip trailers) are verified.
-func (c *cursor) drain(kind Kind) error {
-	if kind == None {
+func (c *cursor) drain(kind compKind) error {
+	if kind == kindNone {
 		return nil
 	}
 	buf := c.tr.buffer()
@@ -316,9 +316,9 @@ func Open(ra io.ReaderAt, size int64, opts ...arc.Option) (*Archive, error) {
 	head := *hp
 	a.kind = detectKind(head)
 	a.check = streamCheck(a.kind, head)
-	plain := a.kind == None && isHeader(head)
+	plain := a.kind == kindNone && isHeader(head)
 	pool.Put(hp)
-	if a.kind == None {
+	if a.kind == kindNone {
 		if !plain {
 			return nil, errs.ErrFormat
 		}
@@ -390,7 +390,7 @@ func (a *Archive) damageOf(i int) error {
 	return nil
 }
 
-func bareEntry(kind Kind, d *decomp, input string, packed int64) *arc.Entry {
+func bareEntry(kind compKind, d *decomp, input string, packed int64) *arc.Entry {
 	e := &arc.Entry{Name: bareName(kind, d.name, input), Size: -1, PackedSize: packed,
 		Mode: 0o644, Method: methodName(kind)}
 	if d.gz != nil {
@@ -555,7 +555,7 @@ func (a *Archive) Open(i int) (io.ReadCloser, error) {
 	if err := a.checkIndexed(i, false); err != nil {
 		return nil, err
 	}
-	if a.kind == None {
+	if a.kind == kindNone {
 		return a.openPlain(i, e)
 	}
 	if a.bare {
@@ -762,9 +762,9 @@ func preferReader(ra io.ReaderAt, size int64) bool {
 	}
 	need := 0
 	switch detectKind(head) {
-	case Zstd:
+	case kindZstd:
 		need = 256 << 10
-	case Bzip2:
+	case kindBzip2:
 		need = 1088 << 10 // a 900 kB block of random data grows a little
 	}
 	if size <= int64(len(head)) || need == 0 {
@@ -785,7 +785,7 @@ func preferReader(ra io.ReaderAt, size int64) bool {
 // list it and again to read entries.
 func isCompressedTar(head []byte) bool {
 	kind := detectKind(head)
-	if kind == None {
+	if kind == kindNone {
 		return false
 	}
 	var b [blockSize]byte

@@ -332,13 +332,13 @@ func TestReadAheadCounted(t *testing.T) {
 	tight := arc.Limits{MaxMemory: 8 << 20}.WithDefaults() // dictionary limit 4 GiB > MaxMemory
 	small := arc.Limits{MaxMemory: 8 << 20, MaxDictionary: 1 << 20}.WithDefaults()
 	for _, c := range []struct {
-		kind Kind
+		kind compKind
 		lim  arc.Limits
 		want bool
 	}{
-		{Gzip, def, true}, {Gzip, tight, true},
-		{XZ, def, true}, {XZ, tight, false}, {XZ, small, true},
-		{Lzip, tight, false}, {LZMA, small, true},
+		{kindGzip, def, true}, {kindGzip, tight, true},
+		{kindXZ, def, true}, {kindXZ, tight, false}, {kindXZ, small, true},
+		{kindLzip, tight, false}, {kindLZMA, small, true},
 	} {
 		if got := aheadFits(c.kind, &c.lim); got != c.want {
 			t.Errorf("aheadFits(%v, MaxMemory %d, MaxDictionary %d) = %v, want %v", c.kind, c.lim.MaxMemory, c.lim.MaxDictionary, got, c.want)
@@ -350,7 +350,7 @@ func TestReadAheadCounted(t *testing.T) {
 		want bool
 	}{{def, true}, {tight, false}, {small, true}} {
 		var d decomp
-		if err := d.open(Zstd, bytes.NewReader(data), int64(len(data)), &c.lim, 4); err != nil {
+		if err := d.open(kindZstd, bytes.NewReader(data), int64(len(data)), &c.lim, 4); err != nil {
 			t.Fatal(err)
 		}
 		if d.zs2 != c.want {

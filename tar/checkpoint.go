@@ -59,19 +59,19 @@ const (
 )
 
 // cpKindOf is the checkpoint kind of a stream of k ("": it takes none).
-func cpKindOf(k Kind) string {
+func cpKindOf(k compKind) string {
 	switch k {
-	case Gzip:
+	case kindGzip:
 		return cpGzip
-	case Bzip2:
+	case kindBzip2:
 		return cpBzip2
-	case Lzip:
+	case kindLzip:
 		return cpLzip
-	case LZMA:
+	case kindLZMA:
 		return cpLZMA
-	case XZ:
+	case kindXZ:
 		return cpXZ
-	case Zstd:
+	case kindZstd:
 		return cpZstd
 	}
 	return ""
@@ -119,22 +119,22 @@ func (a *Archive) openStream(cp *engine.Checkpoint, in *countReader) (cpStream, 
 		err error
 	)
 	switch a.kind {
-	case Gzip:
+	case kindGzip:
 		g := new(gzipStream)
 		s, err = g, g.resetAt(in, at, cp)
-	case Bzip2:
+	case kindBzip2:
 		b := &bzip2Stream{z: bzip2Pool.Get()}
 		s, err = b, b.start(cp, in, a.lim.MaxMemory)
-	case Lzip:
+	case kindLzip:
 		l := &lzipStream{z: lzipPool.Get()}
 		s, err = l, l.start(a, cp, in)
-	case LZMA:
+	case kindLZMA:
 		l := &lzmaStream{z: lzmaPool.Get()}
 		s, err = l, l.start(a, cp, in)
-	case XZ:
+	case kindXZ:
 		x := &xzStream{z: xzPool.Get()}
 		s, err = x, x.start(a, cp, in)
-	case Zstd:
+	case kindZstd:
 		z := &zstdStream{zd: zstdPool.Get()}
 		s, err = z, z.start(a, cp, in)
 	default:

@@ -22,24 +22,24 @@ import (
 	"github.com/go-unarc/unarc/xz"
 )
 
-// Kind is the stream compressor around a tar archive or a single file.
-type Kind uint8
+// compKind is the stream compressor around a tar archive or a single file.
+type compKind uint8
 
 const (
-	None Kind = iota
-	Gzip
-	Bzip2
-	XZ
-	Zstd
-	Lzip
-	LZMA
+	kindNone compKind = iota
+	kindGzip
+	kindBzip2
+	kindXZ
+	kindZstd
+	kindLzip
+	kindLZMA
 )
 
 var kindNames = [...]string{"", "gzip", "bzip2", "xz", "zstd", "lzip", "lzma"}
 var kindSuffixes = [...]string{"", "gz", "bz2", "xz", "zst", "lz", "lzma"}
 
-func (k Kind) String() string {
-	if int(k) < len(kindNames) && k != None {
+func (k compKind) String() string {
+	if int(k) < len(kindNames) && k != kindNone {
 		return kindNames[k]
 	}
 	return "none"
@@ -50,24 +50,24 @@ func (k Kind) String() string {
 // recognised by a properties byte in range, a dictionary size of the form
 // 2^n or 3*2^n that LZMA tools write, a plausible uncompressed size, and
 // the zero byte every LZMA range-coded stream starts with.
-func detectKind(b []byte) Kind {
+func detectKind(b []byte) compKind {
 	switch {
 	case len(b) >= 3 && b[0] == 0x1f && b[1] == 0x8b && b[2] == 8:
-		return Gzip
+		return kindGzip
 	case len(b) >= 4 && b[0] == 'B' && b[1] == 'Z' && b[2] == 'h' && b[3] >= '1' && b[3] <= '9':
-		return Bzip2
+		return kindBzip2
 	case len(b) >= 6 && string(b[:6]) == "\xfd7zXZ\x00":
-		return XZ
+		return kindXZ
 	case len(b) >= 4 && string(b[:4]) == "\x28\xb5\x2f\xfd":
-		return Zstd
+		return kindZstd
 	case len(b) >= 4 && b[0]&0xf0 == 0x50 && string(b[1:4]) == "\x2a\x4d\x18":
-		return Zstd // a skippable frame (magic 0x184D2A5?) first
+		return kindZstd // a skippable frame (magic 0x184D2A5?) first
 	case len(b) >= 5 && string(b[:4]) == "LZIP":
-		return Lzip
+		return kindLzip
 	case isLZMAHeader(b):
-		return LZMA
+		return kindLZMA
 	}
-	return None
+	return kindNone
 }
 
 // streamCheck names the checksum that covers the whole decompressed
@@ -76,15 +76,15 @@ func detectKind(b []byte) Kind {
 // (plain tar, .lzma, an xz stream with check None, a zstd frame without
 // its content checksum). For xz and zstd the first stream's or frame's
 // flags decide (the tools write every stream or frame alike).
-func streamCheck(kind Kind, head []byte) string {
+func streamCheck(kind compKind, head []byte) string {
 	switch kind {
-	case Gzip:
+	case kindGzip:
 		return "gzip CRC32"
-	case Bzip2:
+	case kindBzip2:
 		return "bzip2 CRC32"
-	case Lzip:
+	case kindLzip:
 		return "lzip CRC32"
-	case XZ:
+	case kindXZ:
 		if len(head) >= 8 {
 			switch head[7] & 0x0f {
 			case 0x01:
@@ -95,7 +95,7 @@ func streamCheck(kind Kind, head []byte) string {
 				return "xz SHA-256"
 			}
 		}
-	case Zstd:
+	case kindZstd:
 		// The frame header descriptor's Content_Checksum_flag (a stream
 		// opening with a skippable frame says nothing).
 		if len(head) >= 5 && string(head[:4]) == "\x28\xb5\x2f\xfd" && head[4]&0x04 != 0 {
@@ -152,7 +152,7 @@ func newZstd(n int) *zstd.Decoder {
 // decomp is one decompressor taken from its pool, reading src; Close
 // puts it back. Output is counted against the limits in guard.
 type decomp struct {
-	kind Kind
+	kind compKind
 	rd   io.Reader // the decoder
 	gz   *gzipStream
 	xz   *xz.Reader
@@ -169,32 +169,32 @@ type decomp struct {
 
 // open starts a decoder of kind over src, which holds size bytes (-1:
 // unknown), with the limits in lim (resolved with WithDefaults).
-func (d *decomp) open(kind Kind, src io.Reader, size int64, lim *arc.Limits, workers int) error {
+func (d *decomp) open(kind compKind, src io.Reader, size int64, lim *arc.Limits, workers int) error {
 	return d.openCap(kind, src, size, lim, workers, 0)
 }
 
 // openCap is open for a caller that reads no more than the first
 // zcap bytes of output (0: all): a zstd frame's window is lowered to
 // that (zstdframe.Bound.Cap).
-func (d *decomp) openCap(kind Kind, src io.Reader, size int64, lim *arc.Limits, workers int, zcap uint64) error {
+func (d *decomp) openCap(kind compKind, src io.Reader, size int64, lim *arc.Limits, workers int, zcap uint64) error {
 	*d = decomp{kind: kind}
 	var err error
 	switch kind {
-	case Gzip:
+	case kindGzip:
 		d.gz = gzipPool.Get()
 		if err = d.gz.reset(src); err == nil {
 			d.name, d.mod = d.gz.name, d.gz.mod
 		}
 		d.rd = d.gz
-	case Bzip2:
+	case kindBzip2:
 		d.bz = bzip2Pool.Get()
 		err = d.bz.Reset(src, bzip2.MaxMemory(lim.MaxMemory), bzip2.Workers(workers))
 		d.rd = d.bz
-	case XZ:
+	case kindXZ:
 		d.xz = xzPool.Get()
 		err = d.xz.Reset(src, xz.MaxMemory(lim.MaxMemory), xz.MaxDict(lim.MaxDictionary))
 		d.rd = d.xz
-	case Zstd:
+	case kindZstd:
 		// Each frame's window is held to the limits and to what the
 		// input can fill before the decoder sees the frame (zstdframe's
 		// Bound): the decoder allocates a frame's whole window when the
@@ -231,11 +231,11 @@ func (d *decomp) openCap(kind Kind, src io.Reader, size int64, lim *arc.Limits, 
 		d.zf.Reset(src, false)
 		err = d.zs.ResetWithOptions(&d.zf, zstd.WithDecoderMaxWindow(win), zstd.WithDecoderMaxMemory(win))
 		d.rd = d.zs
-	case Lzip:
+	case kindLzip:
 		d.lzip = lzipPool.Get()
 		err = d.lzip.reset(src, lim.MaxDictionary)
 		d.rd = d.lzip
-	case LZMA:
+	case kindLZMA:
 		d.lz = lzmaPool.Get()
 		err = d.lz.ResetLZMAHeader(src, lzma.MaxDict(min(lim.MaxDictionary, lim.MaxMemory)))
 		d.rd = d.lz
@@ -297,7 +297,7 @@ func (d *decomp) Close() error {
 var errClosed = errors.New("tar: reader closed")
 
 // mapErr turns a decoder's own errors into exactly one sentinel.
-func mapErr(kind Kind, err error) error {
+func mapErr(kind compKind, err error) error {
 	if err == nil || err == io.EOF || isOurs(err) {
 		return err
 	}
@@ -316,7 +316,7 @@ func mapErr(kind Kind, err error) error {
 
 // detail is err's message behind the codec's name, once: klauspost's
 // errors already start with it ("zstd: ...").
-func detail(kind Kind, err error) string {
+func detail(kind compKind, err error) string {
 	name, msg := kind.String(), err.Error()
 	if strings.HasPrefix(msg, name+": ") {
 		return msg
@@ -395,7 +395,7 @@ const peekCap = 1 << 20
 
 // peekDecoded decodes up to len(buf) bytes of the stream in head (a
 // prefix of it) for detection; it returns how many it got.
-func peekDecoded(kind Kind, head []byte, buf []byte) int {
+func peekDecoded(kind compKind, head []byte, buf []byte) int {
 	var d decomp
 	lim := arc.Limits{}.WithDefaults()
 	if d.openCap(kind, bytes.NewReader(head), -1, &lim, 1, peekCap) != nil {

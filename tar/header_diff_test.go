@@ -160,7 +160,7 @@ func tarStream(t testutil.TB, p string) []byte {
 			keep = 1 << 20
 		}
 		data, _ = io.ReadAll(io.LimitReader(bzip2.NewReader(bytes.NewReader(data)), keep))
-	case detectKind(data) != None:
+	case detectKind(data) != kindNone:
 		var c cursor
 		lim := arc.Limits{}.WithDefaults()
 		if _, err := c.start(bytes.NewReader(data), int64(len(data)), detectKind(data), &lim, 1, c.hb[:]); err != nil {

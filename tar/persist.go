@@ -91,9 +91,9 @@ type ixState struct {
 // openIndex reopens.
 func indexFormats() []string {
 	var names []string
-	for k := None; k <= LZMA; k++ {
+	for k := kindNone; k <= kindLZMA; k++ {
 		names = append(names, formatName(k, false))
-		if k != None {
+		if k != kindNone {
 			names = append(names, formatName(k, true))
 		}
 	}
@@ -131,7 +131,7 @@ func (a *Archive) ExportIndex(bool) ([]byte, error) {
 		putHeader(e, ent.Sys.(*tar.Header))
 		e.Uvarint(uint64(a.offs[i] + 1))
 	}
-	if a.kind == None {
+	if a.kind == kindNone {
 		ranges := a.headerRanges()
 		sum, err := indexfmt.Digest(a.ra, a.size, ranges)
 		if err != nil {
@@ -156,7 +156,7 @@ func openIndex(ra io.ReaderAt, size int64, payload []byte, cfg *arc.Config) (arc
 	hp := readHead(ra, size)
 	a.kind = detectKind(*hp)
 	a.check = streamCheck(a.kind, *hp)
-	plain := a.kind == None && isHeader(*hp)
+	plain := a.kind == kindNone && isHeader(*hp)
 	pool.Put(hp)
 	d := &indexfmt.Decoder{B: payload}
 	if v := d.Byte("version"); d.Err == nil && v != persistVersion {
@@ -170,9 +170,9 @@ func openIndex(ra io.ReaderAt, size int64, payload []byte, cfg *arc.Config) (arc
 	switch {
 	case sz != uint64(size):
 		return nil, engine.Stale("the archive's size changed")
-	case Kind(kind) != a.kind || (a.kind == None && !plain):
+	case compKind(kind) != a.kind || (a.kind == kindNone && !plain):
 		return nil, engine.Stale("the archive's compressor changed")
-	case flags&^1 != 0 || (flags == 1 && a.kind == None):
+	case flags&^1 != 0 || (flags == 1 && a.kind == kindNone):
 		return nil, engine.Stale("damaged index: flags")
 	}
 	if a.bare = flags == 1; a.bare {
@@ -213,7 +213,7 @@ func openIndex(ra io.ReaderAt, size int64, payload []byte, cfg *arc.Config) (arc
 		}
 		e := &es[i]
 		fillEntry(e, h, method, -1, i)
-		if a.kind == None && !isSparse(h) {
+		if a.kind == kindNone && !isSparse(h) {
 			e.PackedSize = e.Size
 		}
 		a.ents = append(a.ents, e)
@@ -225,7 +225,7 @@ func openIndex(ra io.ReaderAt, size int64, payload []byte, cfg *arc.Config) (arc
 	if d.Err != nil {
 		return nil, d.Err
 	}
-	if a.kind == None {
+	if a.kind == kindNone {
 		got, err := indexfmt.CheckRanges(d, ra, size)
 		if err != nil {
 			return nil, err
@@ -251,12 +251,12 @@ func (a *Archive) fitOffset(i int) error {
 	bad := func() error { return engine.Stale(fmt.Sprintf("damaged index: entry %d's offset", i)) }
 	if off < 0 {
 		// Unknown: a sparse entry of a compressed tarball only.
-		if a.kind == None || !isSparse(h) {
+		if a.kind == kindNone || !isSparse(h) {
 			return bad()
 		}
 		return nil
 	}
-	if off%blockSize != 0 || off > 1<<62 || (a.kind != None && isSparse(h)) {
+	if off%blockSize != 0 || off > 1<<62 || (a.kind != kindNone && isSparse(h)) {
 		return bad()
 	}
 	// The entries before: this entry's headers start after the data of
@@ -276,7 +276,7 @@ func (a *Archive) fitOffset(i int) error {
 			break
 		}
 	}
-	if a.kind == None {
+	if a.kind == kindNone {
 		// A sparse entry's offset is its header's.
 		end := off + blockSize
 		if !isSparse(h) {
@@ -377,7 +377,7 @@ func (a *Archive) checkIndexed(i int, byOffset bool) error {
 	if x == nil || x.verified[i].Load() {
 		return nil
 	}
-	if a.kind != None && !a.bare && a.ents[i].Size > 0 {
+	if a.kind != kindNone && !a.bare && a.ents[i].Size > 0 {
 		if _, _, ok := a.cpRange(i); !byOffset || !ok {
 			return nil // Open decodes through the header: seek checks it
 		}
@@ -411,7 +411,7 @@ func (a *Archive) checkHeader(i int, byOffset bool) error {
 	if a.bare {
 		return a.verify(i, a.checkBare())
 	}
-	if a.kind == None {
+	if a.kind == kindNone {
 		return a.verify(i, a.walkPlain(i))
 	}
 	if a.hdrStart(i) >= 0 && cpKindOf(a.kind) != "" && a.cps.Interval() > 0 && (byOffset || !a.idleReaches(i)) {
@@ -754,11 +754,11 @@ func (a *Archive) RestoreCheckpoints(cps []engine.Checkpoint) error {
 // probabilities and the container's fields.
 func (a *Archive) cpStateMax() int64 {
 	switch a.kind {
-	case Gzip:
+	case kindGzip:
 		return gzipCPHead + 2 + 64<<10
-	case Bzip2:
+	case kindBzip2:
 		return bzip2.CheckpointStateSize
-	case Zstd:
+	case kindZstd:
 		return zstdframe.StateLen
 	}
 	return min(a.lim.MaxDictionary, a.lim.MaxMemory) + 2*(4096+0x300<<4) + 128 + lzipCPHead + xz.CheckpointOverhead

@@ -14,7 +14,7 @@ import (
 // its magic, then the first decoded block tells a tar from a single file.
 type Reader struct {
 	c     cursor
-	kind  Kind
+	kind  compKind
 	check string // streamCheck
 	bare  bool
 	input string // cfg.Name, for a single file's name
@@ -50,7 +50,7 @@ func NewReader(r io.Reader, opts ...arc.Option) (*Reader, error) {
 	}
 	z.kind = detectKind(first)
 	z.check = streamCheck(z.kind, first)
-	if z.kind == None && !isHeader(first) {
+	if z.kind == kindNone && !isHeader(first) {
 		return nil, errs.ErrFormat
 	}
 	m, err := z.c.start(src, -1, z.kind, &z.lim, cfg.Workers, z.c.hb[:])
@@ -58,7 +58,7 @@ func NewReader(r io.Reader, opts ...arc.Option) (*Reader, error) {
 		z.c.close()
 		return nil, err
 	}
-	if z.kind != None && !isHeader(z.c.hb[:m]) {
+	if z.kind != kindNone && !isHeader(z.c.hb[:m]) {
 		z.bare = true
 		return z, nil
 	}
@@ -117,7 +117,7 @@ func (z *Reader) Next() (*arc.Entry, error) {
 			return nil, z.err
 		}
 		packed := int64(-1)
-		if z.kind == None && !isSparse(h) {
+		if z.kind == kindNone && !isSparse(h) {
 			packed = h.Size
 		}
 		z.cur = entryOf(h, methodName(z.kind), packed, z.n)

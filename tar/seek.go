@@ -42,7 +42,7 @@ func (a *Archive) OpenAt(i int, off int64) (io.ReadCloser, int64, error) {
 	if err := a.checkIndexed(i, true); err != nil {
 		return nil, 0, err
 	}
-	if a.kind == None {
+	if a.kind == kindNone {
 		e := a.ents[i]
 		if isSparse(e.Sys.(*tar.Header)) || e.Size <= 0 || off == 0 {
 			rc, err := a.Open(i)
@@ -74,7 +74,7 @@ func (a *Archive) StartAt(i int, off int64) int64 {
 	if i < 0 || i >= len(a.ents) || off <= 0 {
 		return 0
 	}
-	if a.kind == None {
+	if a.kind == kindNone {
 		if e := a.ents[i]; !isSparse(e.Sys.(*tar.Header)) && e.Size > 0 {
 			return min(off, e.Size)
 		}

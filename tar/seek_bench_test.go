@@ -37,7 +37,7 @@ func BenchmarkGzipDecoders(b *testing.B) {
 		{"deflate", func(in *countReader) (io.Reader, func(), error) {
 			in.r = bytes.NewReader(data)
 			d := new(decomp)
-			err := d.open(Gzip, in, int64(len(data)), &lim, 1)
+			err := d.open(kindGzip, in, int64(len(data)), &lim, 1)
 			return d, func() { d.Close() }, err
 		}},
 	} {

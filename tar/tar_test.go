@@ -257,7 +257,7 @@ func TestEntryLimits(t *testing.T) {
 // bombTar is a tar of one file of size zero bytes as compressed members
 // of 1 MiB of zeros each (gzip members or zstd frames), the same member
 // repeated: 10 GiB declared costs about 10 MiB of input.
-func bombTar(t *testing.T, kind Kind, size int64) []byte {
+func bombTar(t *testing.T, kind compKind, size int64) []byte {
 	var hdr bytes.Buffer
 	tw := tar.NewWriter(&hdr)
 	tw.WriteHeader(&tar.Header{Name: "zeros", Size: size, Mode: 0o644, Typeflag: tar.TypeReg, ModTime: time.Unix(0, 0)})
@@ -265,11 +265,11 @@ func bombTar(t *testing.T, kind Kind, size int64) []byte {
 	comp := func(b []byte) []byte {
 		var out bytes.Buffer
 		switch kind {
-		case Gzip:
+		case kindGzip:
 			w, _ := gzip.NewWriterLevel(&out, gzip.BestCompression)
 			w.Write(b)
 			w.Close()
-		case Zstd:
+		case kindZstd:
 			w, _ := zstd.NewWriter(&out, zstd.WithEncoderLevel(zstd.SpeedBestCompression))
 			w.Write(b)
 			w.Close()
@@ -289,7 +289,7 @@ func TestBombStops(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds 10 MiB bombs")
 	}
-	for _, kind := range []Kind{Gzip, Zstd} {
+	for _, kind := range []compKind{kindGzip, kindZstd} {
 		data := bombTar(t, kind, 10<<30)
 		for _, lim := range []arc.Limits{
 			{MaxRatio: 500, RatioFloor: 16 << 20},

@@ -49,10 +49,11 @@ done
 # (before a // comment), and never a field (cp.Kind, Kind:) or a string.
 for f in $(git ls-files 'tar/*.go'); do
 	perl -pi -e '
-		my ($code, $rest) = m{^(.*?)((?<![:"])//.*)?$}s ? ($1, $2 // "") : ($_, "");
+		my $nl = chomp;
+		my ($code, $rest) = m{^(.*?)((?<![:"])//.*)?$} ? ($1, $2 // "") : ($_, "");
 		$code =~ s/(?<![\w."])Kind\b(?![:"])/compKind/g;
 		$code =~ s/(?<![\w."])(None|Gzip|Bzip2|XZ|Zstd|Lzip|LZMA)\b(?!")/kind$1/g;
-		$_ = $code . $rest;
+		$_ = $code . $rest . ($nl ? "\n" : "");
 	' "$f"
 done
 for f in $(git ls-files '*.go' | grep -v -E '^(rar|zip|sevenzip|tar|arc|internal/engine)/'); do
