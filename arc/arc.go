@@ -218,9 +218,10 @@ type VolumeOpener func(name string) (io.ReaderAt, int64, error)
 // Config is the resolved settings a Format's Open, NewReader and
 // OpenIndex receive: the Options of one Open applied in order, and
 // Limits resolved (Limits.WithDefaults: no zero field, lifted fields at
-// their maximum), so a format applies them as they are. A format
-// package's own Open and NewReader take Options and resolve them into a
-// Config; a Config is not made by hand.
+// their maximum), so a format applies them as they are. The root makes
+// one per Open; a format package's own Open and NewReader take Options
+// and resolve them into one. A Format resolves the Config it is handed
+// again, so a Config literal passed to it works too.
 type Config struct {
 	// Password returns the password for the archive (entry == nil: encrypted
 	// headers) or for one entry. Nil means no password is known: encrypted

@@ -9,7 +9,6 @@ import (
 
 	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/internal/engine"
-	"github.com/go-unarc/unarc/internal/engine/conf"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/pool"
 	"github.com/go-unarc/unarc/rar/internal/rarcrypto"
@@ -80,15 +79,13 @@ type parser struct {
 	stored3 map[string]*rarcrypto.Keys3
 }
 
+// newParser reads with cfg, resolved by conf (its Limits are in force).
 func newParser(cfg *arc.Config) *parser {
-	if cfg == nil {
-		cfg = &arc.Config{}
-	}
-	lim := cfg.Limits.WithDefaults()
+	lim := cfg.Limits
 	b := cfg.Budget
 	if b == nil {
 		// Used without the root: the archive still gets its own account.
-		b = conf.NewBudget(cfg.Limits)
+		b = engine.NewBudget(lim.MaxKDFRounds)
 	}
 	return &parser{cfg: cfg, s: newSource(), dictMax: lim.MaxDictionary, memMax: lim.MaxMemory, sizeMax: lim.MaxEntrySize,
 		entriesMax: lim.MaxEntries, headMemMax: lim.MaxHeaderMemory, budget: b}
