@@ -29,6 +29,13 @@ var (
 // caller's code, not the archive.
 var ErrInvalidOption = errs.ErrInvalidOption
 
+// ErrNoEnd is matched by a warning (Archive.Warnings, Reader.Warnings)
+// that an archive ends without the end-of-archive record a writer may
+// leave out (rar -en). The warning also matches ErrTruncated, since a
+// file cut at that boundary looks the same; unrar accepts such an
+// archive, and so the unarc command exits 0 on it, printing the warning.
+var ErrNoEnd = errs.ErrNoEnd
+
 // ErrInvalidName is matched by the error of a writer (sevenzip.Writer)
 // given an entry name it refuses: absolute, with a drive letter, a "..",
 // "." or empty element, or already written. Like ErrInvalidOption it

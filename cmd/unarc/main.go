@@ -10,7 +10,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/go-unarc/unarc/internal/errs"
 	"io"
 	"io/fs"
 	"os"
@@ -652,7 +651,7 @@ func (c *cli) warnings(name string, src *source, code int, done error) int {
 			continue
 		}
 		fmt.Fprintf(c.stderr, "unarc: %s: warning: %s\n", name, msg(err.Error()))
-		if errs.IsNoEnd(err) {
+		if errors.Is(err, unarc.ErrNoEnd) {
 			continue // a missing end-of-archive record: unrar exits 0
 		}
 		if wc := exitCode(err); code == 0 && wc != 1 {

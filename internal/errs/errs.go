@@ -168,6 +168,12 @@ type noEndError struct{ error }
 
 func (e *noEndError) Unwrap() error { return e.error }
 
+// Is makes a NoEnd warning match ErrNoEnd, besides what it wraps.
+func (e *noEndError) Is(target error) bool { return target == ErrNoEnd }
+
+// ErrNoEnd is matched by a warning marked by NoEnd.
+var ErrNoEnd = errors.New("end-of-archive record missing")
+
 // NoEnd marks err as the warning of a missing end-of-archive record.
 func NoEnd(err error) error { return &noEndError{err} }
 

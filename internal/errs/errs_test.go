@@ -2,6 +2,7 @@ package errs
 
 import (
 	"errors"
+	"fmt"
 	"testing"
 )
 
@@ -36,5 +37,17 @@ func TestLimitField(t *testing.T) {
 	}
 	if got := Limit("x %d", 1).Error(); got != "limit exceeded: x 1" {
 		t.Errorf("text %q", got)
+	}
+}
+
+// TestNoEnd: a NoEnd warning matches ErrNoEnd and what it wraps, and
+// nothing else matches ErrNoEnd.
+func TestNoEnd(t *testing.T) {
+	w := NoEnd(Truncated("end-of-archive record missing"))
+	if !errors.Is(w, ErrNoEnd) || !errors.Is(w, ErrTruncated) || !IsNoEnd(w) {
+		t.Errorf("NoEnd warning %v: ErrNoEnd %v, ErrTruncated %v", w, errors.Is(w, ErrNoEnd), errors.Is(w, ErrTruncated))
+	}
+	if errors.Is(Truncated("cut"), ErrNoEnd) || errors.Is(fmt.Errorf("x: %w", ErrTruncated), ErrNoEnd) {
+		t.Error("a plain truncation matches ErrNoEnd")
 	}
 }
