@@ -233,6 +233,6 @@ EOF
 dirs=$(git ls-files '*.go' | grep -v -E '^(arc|internal/engine)/' | xargs -n1 dirname | sort -u | sed 's|^|./|')
 wrapped=$(cd "$tool" && go build -o arcwrap . && cd - >/dev/null && "$tool/arcwrap" $dirs)
 echo "$wrapped"
-files=$(grep -v '^wrapped' <<<"$wrapped" | awk '{print $1}')
+files=$(grep -v '^wrapped' <<<"$wrapped" | awk '{print $1}' || true)
 [ -n "$files" ] && "$GOIMPORTS" -local github.com/go-unarc/unarc -w $files
 exit 0
