@@ -37,7 +37,7 @@ func (w *warnings) add(kind warnKind, err error) {
 }
 
 // Warnings reports the archive-level conditions met while reading the
-// headers (engine.Warner): a missing end-of-archive record matches
+// headers (the root's Archive.Warnings): a missing end-of-archive record matches
 // errs.ErrTruncated, as does a listing cut short by a truncated header.
 // Locked archives and recovery records are reported as plain notes.
 func (a *Archive) Warnings() []error {
@@ -54,7 +54,7 @@ func (a *Archive) Warnings() []error {
 	return w
 }
 
-// Warnings reports the conditions met so far (engine.Warner); it is complete
+// Warnings reports the conditions met so far (the root's Reader.Warnings); it is complete
 // once Next has returned io.EOF.
 func (r *Reader) Warnings() []error {
 	w := r.p.warn.list

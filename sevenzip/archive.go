@@ -381,7 +381,7 @@ func Open(ra io.ReaderAt, size int64, opts ...arc.Option) (*Archive, error) {
 // exits 0.
 var ErrStartHeaderRecovered = errors.New("7z: start header is zeroed or damaged; the header was found at the end of the file")
 
-// Warnings reports archive-level conditions (engine.Warner): a start header
+// Warnings reports archive-level conditions (the root's Archive.Warnings): a start header
 // recovered from the end of the file (ErrStartHeaderRecovered).
 func (a *Archive) Warnings() []error {
 	if a.recovered {

@@ -143,7 +143,7 @@ func noEnd(ra io.ReaderAt) error {
 }
 
 // Warnings reports what the directory's bookkeeping got wrong and was
-// recovered from (engine.Warner): end records that disagree with the
+// recovered from (the root's Archive.Warnings): end records that disagree with the
 // directory (its offset, size, entry count, a Zip64 record missing or
 // not at its locator), data before or after the archive that its offsets
 // do not account for, a cut comment, a missing end record (matching

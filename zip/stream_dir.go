@@ -262,7 +262,7 @@ func (z *Reader) skipJunk() bool {
 	}
 }
 
-// Warnings reports data the stream skipped (engine.Warner).
+// Warnings reports data the stream skipped (the root's Reader.Warnings).
 func (z *Reader) Warnings() []error { return z.warns }
 
 // checkCentral compares central directory header f (its raw name) with
