@@ -45,14 +45,16 @@ for f in $(git ls-files 'tar/*.go'); do
 	perl -pi -e 's/(?<![\w.])(IsHeader|SniffBytes|IsCompressedTar|DetectKind|IndexFormats)\b/\l$1/g' "$f"
 done
 # tar's compressor kind (Kind, None, Gzip …) is tar's own business:
-# compKind, kindNone, kindGzip … Only the code part of a line is renamed
-# (before a // comment), and never a field (cp.Kind, Kind:) or a string.
+# compKind, kindNone, kindGzip … The constants are renamed in the code
+# part of a line only (before a // comment: "None" is a word too), the
+# type in comments as well; never a field (cp.Kind, Kind:) or a string.
 for f in $(git ls-files 'tar/*.go'); do
 	perl -pi -e '
 		my $nl = chomp;
 		my ($code, $rest) = m{^(.*?)((?<![:"])//.*)?$} ? ($1, $2 // "") : ($_, "");
 		$code =~ s/(?<![\w."])Kind\b(?![:"])/compKind/g;
 		$code =~ s/(?<![\w."])(None|Gzip|Bzip2|XZ|Zstd|Lzip|LZMA)\b(?!")/kind$1/g;
+		$rest =~ s/(?<![\w.])Kind\b(?![:"])/compKind/g; # the type in prose, not Checkpoint.Kind
 		$_ = $code . $rest . ($nl ? "\n" : "");
 	' "$f"
 done
