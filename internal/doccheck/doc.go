@@ -19,4 +19,8 @@
 // go vet, which type-checks them; //line directives make every error
 // point at the Markdown file and line. The test needs the go command and
 // skips under -short.
+//
+// TestDocLinks checks the relative links of the same files and of
+// CHANGELOG.md: each names a file inside the repository (a clone has
+// nothing beside it) and, after a #, a heading of that file.
 package doccheck

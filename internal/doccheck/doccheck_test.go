@@ -9,9 +9,11 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
+	"unicode"
 )
 
 // knownImports maps the package names a fragment may use to their import
@@ -249,5 +251,79 @@ func TestBrokenBlockFails(t *testing.T) {
 	}
 	if len(errs) != 1 || !strings.Contains(errs[0].Error(), "BROKEN.md:30") {
 		t.Errorf("unmarked block: errors %v, want one naming BROKEN.md:30", errs)
+	}
+}
+
+// mdLink matches an inline Markdown link's target: [text](target).
+var mdLink = regexp.MustCompile(`\]\(([^)\s]+)\)`)
+
+// anchors returns the GitHub anchors of md's headings (fenced code
+// skipped): lower case, punctuation dropped, spaces as hyphens, a repeated
+// heading numbered -1, -2, ….
+func anchors(md string) map[string]bool {
+	out := map[string]bool{}
+	fenced := false
+	for l := range strings.Lines(md) {
+		l = strings.TrimRight(l, "\n")
+		if strings.HasPrefix(strings.TrimSpace(l), "```") {
+			fenced = !fenced
+			continue
+		}
+		if fenced || !strings.HasPrefix(l, "#") {
+			continue
+		}
+		title := strings.TrimSpace(strings.TrimLeft(l, "#"))
+		var b strings.Builder
+		for _, r := range strings.ToLower(title) {
+			switch {
+			case r == ' ':
+				b.WriteRune('-')
+			case r == '-' || r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r):
+				b.WriteRune(r)
+			}
+		}
+		a := b.String()
+		for i := 1; out[a]; i++ {
+			a = fmt.Sprintf("%s-%d", b.String(), i)
+		}
+		out[a] = true
+	}
+	return out
+}
+
+// TestDocLinks checks every relative link of the README, the changelog
+// and docs/*.md: the file exists in the repository (a clone has nothing
+// beside it) and the #anchor names a heading of it.
+func TestDocLinks(t *testing.T) {
+	root := moduleRoot(t)
+	files := append(docFiles(t, root), filepath.Join(root, "CHANGELOG.md"))
+	for _, f := range files {
+		md, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range mdLink.FindAllStringSubmatch(string(md), -1) {
+			target := m[1]
+			if strings.Contains(target, "://") || strings.HasPrefix(target, "mailto:") {
+				continue
+			}
+			path, anchor, _ := strings.Cut(target, "#")
+			dest := f
+			if path != "" {
+				dest = filepath.Join(filepath.Dir(f), filepath.FromSlash(path))
+				if rel, err := filepath.Rel(root, dest); err != nil || strings.HasPrefix(rel, "..") {
+					t.Errorf("%s: link %q leaves the repository", f, target)
+					continue
+				}
+			}
+			b, err := os.ReadFile(dest)
+			if err != nil {
+				t.Errorf("%s: link %q: %v", f, target, err)
+				continue
+			}
+			if anchor != "" && !anchors(string(b))[anchor] {
+				t.Errorf("%s: link %q: no heading with anchor #%s in %s", f, target, anchor, dest)
+			}
+		}
 	}
 }
