@@ -106,14 +106,10 @@ const (
 	flagMasked     = 1 << 13 // central directory encrypted (local header values masked)
 )
 
-// Compression methods (APPNOTE 4.4.5).
-const (
-	methodStore     = 0
-	methodDeflate   = 8
-	methodDeflate64 = 9
-	methodLZMA      = 14 // APPNOTE 5.8; flag bit 1 says an end marker is present
-	methodAES       = 99 // WinZip AES; the real method is in extra 0x9901
-)
+// methodAES is WinZip AES (APPNOTE 4.4.5's method 99): the real method
+// is in extra 0x9901. The compression methods are rows of the method
+// table (methods.go), each in its method_<name>.go.
+const methodAES = 99
 
 // Extra field header IDs (APPNOTE 4.5, 4.6).
 const (
@@ -134,49 +130,6 @@ const (
 	hostVFAT        = 14
 	hostOSX         = 19
 )
-
-// methodName names a compression method as 7-Zip lists it.
-func methodName(m uint16) string {
-	switch m {
-	case 0:
-		return "Store"
-	case 1:
-		return "Shrink"
-	case 2, 3, 4, 5:
-		return "Reduce" + string(rune('0'+m-1))
-	case 6:
-		return "Implode"
-	case 7:
-		return "Tokenize"
-	case 8:
-		return "Deflate"
-	case 9:
-		return "Deflate64"
-	case 10:
-		return "PKImploding"
-	case 12:
-		return "BZip2"
-	case 14:
-		return "LZMA"
-	case 18:
-		return "Terse"
-	case 19:
-		return "LZ77"
-	case 20, 93:
-		return "Zstd"
-	case 95:
-		return "XZ"
-	case 96:
-		return "Jpeg"
-	case 97:
-		return "WavPack"
-	case 98:
-		return "PPMd"
-	case 99:
-		return "AES"
-	}
-	return "Method" + itoa(int(m))
-}
 
 func itoa(n int) string {
 	if n == 0 {
