@@ -1,21 +1,30 @@
 // Package zip reads ZIP archives (PKWARE APPNOTE 6.3.10): random access
-// through the central directory (Archive) and forward-only reading of a
-// stream through the local headers (Reader).
+// through the central directory (Open, Archive) and forward-only reading
+// of a stream through the local headers (NewReader, Reader).
 //
-// Supported: Stored, Deflate, Deflate64, LZMA, BZip2, Zstandard, PPMd
+// Methods: Store, Deflate, Deflate64, LZMA, BZip2, Zstandard, PPMd
 // (var.I rev.1, both restoration methods), XZ (method 95, through
-// package xz: concatenated streams and padding, as 7-Zip reads them) and the legacy PKZIP methods Shrink, Reduce (1 to 4)
-// and Implode; Zip64 sizes, offsets and entry counts; data descriptors
-// with or without signature; prepended data (SFX stubs) with or without
-// adjusted offsets; UTF-8 names, the Info-ZIP Unicode path field, and
-// CP437 (or Config.DecodeName) for names without the UTF-8 flag; DOS,
+// package xz: concatenated streams and padding, as 7-Zip reads them) and
+// the legacy PKZIP methods Shrink, Reduce (1 to 4) and Implode. Zip64
+// sizes, offsets and entry counts; data descriptors with or without
+// signature; prepended data (SFX stubs) with or without adjusted
+// offsets; UTF-8 names, the Info-ZIP Unicode path field, and CP437 (or
+// Config.DecodeName) for names without the UTF-8 flag; DOS,
 // extended-timestamp and NTFS times; Unix modes and symlinks; archive and
 // entry comments. Encrypted entries (ZipCrypto, WinZip AES AE-1/AE-2
 // with 128-, 192- and 256-bit keys, PKWARE strong encryption with AES and
-// a password) are decrypted with Config.Password, per entry; see crypt.go.
-// Other methods and ciphers are listed, and opening them fails with an
-// error matching unarc.ErrUnsupported (or unarc.ErrPasswordRequired
-// without a password). Overlapping entry data is refused as corrupt.
+// a password) are decrypted with the password, per entry. Other methods
+// and ciphers are listed, and opening them fails with an error matching
+// unarc.ErrUnsupported (or unarc.ErrPasswordRequired without a
+// password). Overlapping entry data is refused as corrupt.
+//
+// Archive.OpenAt reads an entry from an offset: a stored entry (plain or
+// WinZip AES) directly, a compressed one from the nearest checkpoint its
+// decoder took on an earlier pass (every method above but Store, plain,
+// WinZip AES or ZipCrypto). ExportIndex and OpenIndex save and reopen the
+// listing without reading the central directory again (its bytes are
+// digested and checked). Each entry's decoder is bounded by
+// Limits.MaxMemory and MaxDictionary before it allocates.
 //
 // Consistency: an entry whose local header disagrees with the central
 // directory in method, name, or (without a data descriptor) CRC-32 or
