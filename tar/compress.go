@@ -10,8 +10,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/klauspost/compress/zstd"
-
 	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/internal/errs"
 )
@@ -128,10 +126,11 @@ func mapErr(kind Kind, err error) error {
 		return errs.Truncated(kind.String() + " stream")
 	case errors.Is(err, fs.ErrClosed): // the archive's file, closed under a reader
 		return fmt.Errorf("%s: %w", kind, err)
-	case errors.Is(err, zstd.ErrCRCMismatch):
-		return checksumErr("%s", detail(kind, err))
-	case errors.Is(err, zstd.ErrWindowSizeExceeded), errors.Is(err, zstd.ErrDecoderSizeExceeded):
-		return errs.Limit("%s (MaxDictionary/MaxMemory)", detail(kind, err))
+	}
+	if c := compressorOf(kind); c != nil && c.mapErr != nil {
+		if m := c.mapErr(kind, err); m != nil {
+			return m
+		}
 	}
 	return errs.Corrupt("%s", detail(kind, err))
 }

@@ -64,6 +64,10 @@ type compressor struct {
 
 	// cpStateMax bounds a restored checkpoint's state under lim.
 	cpStateMax func(lim *arc.Limits) int64
+
+	// mapErr, if set, maps the decoder's own errors that are not the
+	// package's sentinels (a checksum, a limit) to one; nil: ErrCorrupt.
+	mapErr func(kind Kind, err error) error
 }
 
 // decoder is an open decompressor; release gives it back to its pool.

@@ -1,9 +1,11 @@
 package tar
 
 import (
+	"errors"
 	"io"
 
 	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/pool"
 	"github.com/go-unarc/unarc/internal/zstdframe"
 	"github.com/klauspost/compress/zstd"
@@ -43,6 +45,15 @@ func init() {
 			return z, z.start(a, cp, in)
 		},
 		cpStateMax: func(*arc.Limits) int64 { return zstdframe.StateLen },
+		mapErr: func(kind Kind, err error) error {
+			switch {
+			case errors.Is(err, zstd.ErrCRCMismatch):
+				return checksumErr("%s", detail(kind, err))
+			case errors.Is(err, zstd.ErrWindowSizeExceeded), errors.Is(err, zstd.ErrDecoderSizeExceeded):
+				return errs.Limit("%s (MaxDictionary/MaxMemory)", detail(kind, err))
+			}
+			return nil
+		},
 	})
 }
 
