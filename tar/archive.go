@@ -67,7 +67,7 @@ func formatName(kind Kind, bare bool) string {
 	case bare:
 		return kind.String()
 	}
-	return "tar." + kindSuffixes[kind]
+	return "tar." + compressorOf(kind).ext
 }
 
 func methodName(kind Kind) string {
@@ -93,21 +93,16 @@ func bareName(kind Kind, fname, input string) string {
 	}
 	base := path.Base(strings.ReplaceAll(input, "\\", "/"))
 	low := strings.ToLower(base)
-	for _, s := range suffixes[kind] {
+	var sfx [][2]string
+	if c := compressorOf(kind); c != nil {
+		sfx = c.suffixes
+	}
+	for _, s := range sfx {
 		if strings.HasSuffix(low, s[0]) && len(base) > len(s[0]) {
 			return base[:len(base)-len(s[0])] + s[1]
 		}
 	}
 	return base + ".out"
-}
-
-var suffixes = [...][][2]string{
-	Gzip:  {{".tgz", ".tar"}, {".taz", ".tar"}, {".gz", ""}, {".z", ""}, {"-gz", ""}},
-	Bzip2: {{".tbz2", ".tar"}, {".tbz", ".tar"}, {".bz2", ""}, {".bz", ""}},
-	XZ:    {{".txz", ".tar"}, {".xz", ""}},
-	Zstd:  {{".tzst", ".tar"}, {".zst", ""}, {".zstd", ""}},
-	Lzip:  {{".tlz", ".tar"}, {".lz", ""}},
-	LZMA:  {{".lzma", ""}},
 }
 
 // Archive is random access over a tar archive or a compressed single
@@ -246,19 +241,20 @@ func (c *cursor) start(src io.Reader, size int64, kind Kind, lim *arc.Limits, wo
 // on another overlaps them with the caller's work. bzip2 and zstd use
 // Workers themselves (their own decoders run concurrently).
 func readsAhead(k Kind) bool {
-	return k != None && k != Bzip2 && k != Zstd
+	c := compressorOf(k)
+	return c != nil && c.aheadWindow != nil
 }
 
 // aheadFits: the read-ahead ring counts against MaxMemory on top of the
-// most the decoder may hold (its window: 32 KiB for gzip, up to the
+// most the decoder may hold (its row's aheadWindow: 32 KiB for gzip, up to the
 // dictionary limit for the LZMA family, whose streams announce theirs
 // only block by block); without room for both the stream is decoded on
 // the caller's goroutine, so a worker count never changes what the
 // limits admit.
 func aheadFits(k Kind, lim *arc.Limits) bool {
-	need := int64(64 << 10)
-	if k != Gzip {
-		need = min(lim.MaxDictionary, lim.MaxMemory)
+	need := lzmaWindow(lim)
+	if c := compressorOf(k); c != nil && c.aheadWindow != nil {
+		need = c.aheadWindow(lim)
 	}
 	return need <= lim.MaxMemory-aheadCost
 }
@@ -380,9 +376,7 @@ func (a *Archive) damageOf(i int) error {
 func bareEntry(kind Kind, d *decomp, input string, packed int64) *arc.Entry {
 	e := &arc.Entry{Name: bareName(kind, d.name, input), Size: -1, PackedSize: packed,
 		Mode: 0o644, Method: methodName(kind)}
-	if d.gz != nil {
-		e.Modified = d.mod
-	}
+	e.Modified = d.mod // gzip's MTIME, else zero
 	return e
 }
 

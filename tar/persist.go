@@ -14,14 +14,11 @@ import (
 	"time"
 
 	"github.com/go-unarc/unarc/arc"
-	"github.com/go-unarc/unarc/bzip2"
 	"github.com/go-unarc/unarc/internal/cpcache"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/indexfmt"
 	"github.com/go-unarc/unarc/internal/pool"
 	"github.com/go-unarc/unarc/internal/srcsize"
-	"github.com/go-unarc/unarc/internal/zstdframe"
-	"github.com/go-unarc/unarc/xz"
 )
 
 // The persistable index of a tarball (arc.Indexer; the root's
@@ -89,11 +86,9 @@ type ixState struct {
 // OpenIndex reopens.
 func IndexFormats() []string {
 	var names []string
-	for k := None; k <= LZMA; k++ {
-		names = append(names, formatName(k, false))
-		if k != None {
-			names = append(names, formatName(k, true))
-		}
+	names = append(names, formatName(None, false))
+	for _, k := range kinds() {
+		names = append(names, formatName(k, false), formatName(k, true))
 	}
 	return names
 }
@@ -745,20 +740,14 @@ func (a *Archive) RestoreCheckpoints(cps []arc.Checkpoint) error {
 	return nil
 }
 
-// cpStateMax bounds a checkpoint state of the stream: a deflate window
-// and its header, bzip2's six bytes, zstd's version byte (a frame
-// boundary has no state), else an LZMA window (the dictionary limit), its
-// probabilities and the container's fields.
+// cpStateMax bounds a checkpoint state of the stream, as its
+// compressor's row says (a deflate window and its header, bzip2's six
+// bytes, zstd's version byte, an LZMA window and its fields).
 func (a *Archive) cpStateMax() int64 {
-	switch a.kind {
-	case Gzip:
-		return gzipCPHead + 2 + 64<<10
-	case Bzip2:
-		return bzip2.CheckpointStateSize
-	case Zstd:
-		return zstdframe.StateLen
+	if c := compressorOf(a.kind); c != nil && c.cpStateMax != nil {
+		return c.cpStateMax(&a.lim)
 	}
-	return min(a.lim.MaxDictionary, a.lim.MaxMemory) + 2*(4096+0x300<<4) + 128 + lzipCPHead + xz.CheckpointOverhead
+	return lzmaStateMax(&a.lim)
 }
 
 // findCP is the latest checkpoint at or before stream offset out; one
