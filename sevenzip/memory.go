@@ -4,8 +4,8 @@ import (
 	"encoding/binary"
 
 	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/internal/lzma"
 	"github.com/go-unarc/unarc/internal/ppmd"
-	"github.com/go-unarc/unarc/lzma"
 )
 
 // Decoder memory of one folder. Limits.MaxMemory bounds the whole chain

@@ -7,13 +7,13 @@ import (
 	"strings"
 
 	"github.com/go-unarc/unarc/arc"
-	"github.com/go-unarc/unarc/bzip2"
-	"github.com/go-unarc/unarc/deflate"
 	"github.com/go-unarc/unarc/internal/aes7z"
 	"github.com/go-unarc/unarc/internal/bcj"
+	"github.com/go-unarc/unarc/internal/bzip2"
+	"github.com/go-unarc/unarc/internal/deflate"
 	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/internal/lzma"
 	"github.com/go-unarc/unarc/internal/ppmd"
-	"github.com/go-unarc/unarc/lzma"
 )
 
 // Random access (arc.EntrySeeker). A folder whose coders form one chain

@@ -4,11 +4,11 @@ import (
 	"errors"
 
 	"github.com/go-unarc/unarc/arc"
-	"github.com/go-unarc/unarc/bzip2"
+	"github.com/go-unarc/unarc/internal/bzip2"
 	"github.com/go-unarc/unarc/internal/cpcache"
 	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/internal/lzma"
 	"github.com/go-unarc/unarc/internal/ppmd"
-	"github.com/go-unarc/unarc/lzma"
 )
 
 // Checkpoints kept in an index (arc.CheckpointPersister). A restored

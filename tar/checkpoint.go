@@ -7,11 +7,11 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/go-unarc/unarc/arc"
-	"github.com/go-unarc/unarc/bzip2"
+	"github.com/go-unarc/unarc/internal/bzip2"
 	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/internal/lzma"
+	"github.com/go-unarc/unarc/internal/xz"
 	"github.com/go-unarc/unarc/internal/zstdframe"
-	"github.com/go-unarc/unarc/lzma"
-	"github.com/go-unarc/unarc/xz"
 )
 
 // Checkpoints of a compressed tar stream (or a compressed single file),

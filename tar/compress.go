@@ -14,12 +14,12 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/go-unarc/unarc/arc"
-	"github.com/go-unarc/unarc/bzip2"
+	"github.com/go-unarc/unarc/internal/bzip2"
 	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/internal/lzma"
 	"github.com/go-unarc/unarc/internal/pool"
+	"github.com/go-unarc/unarc/internal/xz"
 	"github.com/go-unarc/unarc/internal/zstdframe"
-	"github.com/go-unarc/unarc/lzma"
-	"github.com/go-unarc/unarc/xz"
 )
 
 // Kind is the stream compressor around a tar archive or a single file.

@@ -14,14 +14,14 @@ import (
 	"time"
 
 	"github.com/go-unarc/unarc/arc"
-	"github.com/go-unarc/unarc/bzip2"
+	"github.com/go-unarc/unarc/internal/bzip2"
 	"github.com/go-unarc/unarc/internal/cpcache"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/indexfmt"
 	"github.com/go-unarc/unarc/internal/pool"
 	"github.com/go-unarc/unarc/internal/srcsize"
+	"github.com/go-unarc/unarc/internal/xz"
 	"github.com/go-unarc/unarc/internal/zstdframe"
-	"github.com/go-unarc/unarc/xz"
 )
 
 // The persistable index of a tarball (arc.Indexer; the root's

@@ -7,7 +7,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/go-unarc/unarc/arc"
-	"github.com/go-unarc/unarc/bzip2"
+	"github.com/go-unarc/unarc/internal/bzip2"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/pool"
 	"github.com/go-unarc/unarc/internal/zstdframe"

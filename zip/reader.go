@@ -9,7 +9,7 @@ import (
 	"io"
 
 	"github.com/go-unarc/unarc/arc"
-	"github.com/go-unarc/unarc/deflate"
+	"github.com/go-unarc/unarc/internal/deflate"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/pool"
 )

@@ -7,13 +7,13 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/go-unarc/unarc/arc"
-	"github.com/go-unarc/unarc/bzip2"
-	"github.com/go-unarc/unarc/deflate"
+	"github.com/go-unarc/unarc/internal/bzip2"
+	"github.com/go-unarc/unarc/internal/deflate"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/hmacx"
+	"github.com/go-unarc/unarc/internal/lzma"
 	"github.com/go-unarc/unarc/internal/zipcrypto"
 	"github.com/go-unarc/unarc/internal/zstdframe"
-	"github.com/go-unarc/unarc/lzma"
 )
 
 // OpenAt implements arc.EntrySeeker. A stored entry, plain or WinZip

@@ -2,14 +2,14 @@ package zip
 
 import (
 	"github.com/go-unarc/unarc/arc"
-	"github.com/go-unarc/unarc/bzip2"
+	"github.com/go-unarc/unarc/internal/bzip2"
 	"github.com/go-unarc/unarc/internal/cpcache"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/ppmd"
 	"github.com/go-unarc/unarc/internal/shrink"
+	"github.com/go-unarc/unarc/internal/xz"
 	"github.com/go-unarc/unarc/internal/zipcrypto"
 	"github.com/go-unarc/unarc/internal/zstdframe"
-	"github.com/go-unarc/unarc/xz"
 )
 
 // Checkpoints kept in an index (arc.CheckpointPersister). A restored one

@@ -13,8 +13,8 @@ import (
 
 	"github.com/go-unarc/unarc/internal/bcj"
 	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/internal/lzma"
 	"github.com/go-unarc/unarc/internal/pool"
-	"github.com/go-unarc/unarc/lzma"
 )
 
 // Format constants ("The .xz File Format" 1.2.0, sections 2 and 3).
