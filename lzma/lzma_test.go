@@ -16,7 +16,7 @@ func TestOptionErrors(t *testing.T) {
 	var buf bytes.Buffer
 	for name, o := range map[string]lzma.WriterOption{
 		"level":      lzma.WithLevel(10),
-		"dict":       lzma.WithDictSize(lzma.MinDictSize - 1),
+		"dict":       lzma.WithDictSize(4<<10 - 1),
 		"lits":       lzma.WithLiteralBits(9, 0, 0),
 		"fastbytes":  lzma.WithFastBytes(4),
 		"mf":         lzma.WithMatchFinder("bt9"),

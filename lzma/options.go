@@ -8,12 +8,6 @@ import (
 	core "github.com/go-unarc/unarc/internal/lzma"
 )
 
-// Dictionary size bounds of WithDictSize.
-const (
-	MinDictSize = core.MinDictSize // 4 KiB
-	MaxDictSize = core.MaxDictSize // 1.5 GiB
-)
-
 // invalid is the error of an option value that cannot be meant.
 func invalid(name string, v any) error {
 	return fmt.Errorf("lzma: %w: %s(%v)", errs.ErrInvalidOption, name, v)
@@ -158,10 +152,9 @@ func add(name string, v, lo, hi int64, o core.WriterOption) WriterOption {
 // never costs the level's full memory.
 func WithLevel(n int) WriterOption { return add("WithLevel", int64(n), 0, 9, core.Level(n)) }
 
-// WithDictSize overrides the level's dictionary size
-// (MinDictSize..MaxDictSize bytes).
+// WithDictSize overrides the level's dictionary size (4 KiB to 1.5 GiB).
 func WithDictSize(n int64) WriterOption {
-	return add("WithDictSize", n, MinDictSize, MaxDictSize, core.DictSize(n))
+	return add("WithDictSize", n, core.MinDictSize, core.MaxDictSize, core.DictSize(n))
 }
 
 // WithLiteralBits sets the literal context bits lc (0..8), the literal
