@@ -66,4 +66,10 @@
 // waiting). A stream whose blocks are each a stream of their own (as
 // pbzip2 writes them) is decoded correctly but gains little, since every
 // stream end hands over to the sequential decoder.
+//
+// This is the implementation behind the public bzip2 package, which wraps
+// it with functional options and a small surface; the format packages
+// (sevenzip, tar, zip, rar) use this package directly for what only they
+// need (checkpoints, Serial, the shared worker tokens and the memory
+// figures).
 package bzip2

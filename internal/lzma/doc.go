@@ -33,4 +33,10 @@
 // may read past the end of the compressed stream; give the decoder a reader
 // bounded to the stream (io.SectionReader, io.LimitReader) when more data
 // follows it.
+//
+// This is the implementation behind the public lzma package
+// (github.com/go-unarc/unarc/lzma), which wraps it with functional options
+// and a small surface; the format packages (sevenzip, tar, zip, rar) use
+// this package directly for what only they need (checkpoints, StepSize, the
+// multi-thread sizing and the 7z/xz property helpers).
 package lzma

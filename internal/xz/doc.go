@@ -40,4 +40,9 @@
 // LZMA2 window and tables and the filter buffers come from internal/pool
 // and go back on Close; Reset keeps them, so a warm reader allocates
 // nothing per stream.
+//
+// This is the implementation behind the public xz package, which wraps it
+// with functional options and a small surface; the format packages
+// (sevenzip, tar, zip, rar) use this package directly for what only they
+// need (checkpoints and their size bound).
 package xz
