@@ -35,6 +35,11 @@ func TestOptions(t *testing.T) {
 	if _, err := r.Read(make([]byte, 1)); !errors.Is(err, bzip2.ErrClosed) {
 		t.Errorf("Read after Close: %v", err)
 	}
+	r.Reset(bytes.NewReader(data))
+	if n, err := io.Copy(io.Discard, r); n != 1000 || err != nil {
+		t.Errorf("after Close and Reset: %d, %v", n, err)
+	}
+	r.Close()
 	r, _ = bzip2.NewReader(bytes.NewReader(data), bzip2.WithMaxMemory(1<<20))
 	if _, err := io.Copy(io.Discard, r); !errors.Is(err, errs.ErrLimit) {
 		t.Errorf("WithMaxMemory(1 MiB) on BZh9: %v", err)

@@ -97,5 +97,13 @@ func TestReset(t *testing.T) {
 		if _, err := r.Read(make([]byte, 1)); !errors.Is(err, lzma.ErrClosed) {
 			t.Errorf("%s: Read after Close: %v", name, err)
 		}
+		// Reset after Close takes buffers from the pools again.
+		if err := r.Reset(bytes.NewReader(src)); err != nil {
+			t.Fatalf("%s: Reset after Close: %v", name, err)
+		}
+		if got, err := io.ReadAll(r); err != nil || !bytes.Equal(got, data) {
+			t.Errorf("%s: after Close and Reset: %d bytes, %v", name, len(got), err)
+		}
+		r.Close()
 	}
 }

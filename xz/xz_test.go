@@ -35,6 +35,11 @@ func TestOptions(t *testing.T) {
 	if _, err := r.Read(make([]byte, 1)); !errors.Is(err, xz.ErrClosed) {
 		t.Errorf("Read after Close: %v", err)
 	}
+	r.Reset(bytes.NewReader(data))
+	if n, err := io.Copy(io.Discard, r); n != 1150 || err != nil {
+		t.Errorf("after Close and Reset: %d, %v", n, err)
+	}
+	r.Close()
 	r, _ = xz.NewReader(bytes.NewReader(data), xz.WithMaxDict(4096))
 	if _, err := io.Copy(io.Discard, r); !errors.Is(err, errs.ErrLimit) {
 		t.Errorf("WithMaxDict(4096): %v", err)
