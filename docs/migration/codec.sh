@@ -34,5 +34,12 @@ for f in $files; do
 done
 [ -z "$files" ] || gofmt -l $files | xargs -r gofmt -w
 
-# 3. OSS-Fuzz seeds: the xz targets live in internal/xz now.
+# 3. Tests elsewhere that read a codec's testdata ("bzip2/testdata",
+#    "../bzip2/testdata") follow it under internal/.
+tfiles=$(grep -rlE --include='*_test.go' '"(\.\./)?(lzma|xz|bzip2|deflate|crc32x)/testdata' . || true)
+for f in $tfiles; do
+  sed -i -E 's#"((\.\./)?)(lzma|xz|bzip2|deflate|crc32x)/testdata#"\1internal/\3/testdata#g' "$f"
+done
+
+# 4. OSS-Fuzz seeds: the xz targets live in internal/xz now.
 sed -i 's|^  xz) echo testdata/xz ;;|  internal/xz) echo testdata/xz ;;|' oss-fuzz/build.sh
