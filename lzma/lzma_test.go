@@ -107,3 +107,24 @@ func TestReset(t *testing.T) {
 		r.Close()
 	}
 }
+
+// TestWriterClosed: Write and Flush after Close are ErrWriterClosed.
+func TestWriterClosed(t *testing.T) {
+	var buf bytes.Buffer
+	w, err := lzma.NewRawWriter(&buf, lzma.WithLevel(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.Close()
+	if _, err := w.Write([]byte("x")); !errors.Is(err, lzma.ErrWriterClosed) {
+		t.Errorf("Writer.Write after Close: %v", err)
+	}
+	w2, err := lzma.NewWriter2(&buf, lzma.WithLevel(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w2.Close()
+	if err := w2.Flush(); !errors.Is(err, lzma.ErrWriterClosed) {
+		t.Errorf("Writer2.Flush after Close: %v", err)
+	}
+}

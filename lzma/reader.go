@@ -1,6 +1,7 @@
 package lzma
 
 import (
+	"errors"
 	"io"
 
 	core "github.com/go-unarc/unarc/internal/lzma"
@@ -10,10 +11,23 @@ import (
 // unarc.ErrTruncated, unarc.ErrLimit, unarc.ErrInvalidOption).
 var (
 	// ErrClosed: Read after Close without a Reset.
-	ErrClosed = core.ErrClosed
+	ErrClosed = errors.New("lzma: reader closed")
 	// ErrWriterClosed: Write or Flush after Close without a Reset.
-	ErrWriterClosed = core.ErrWriterClosed
+	ErrWriterClosed = errors.New("lzma: writer closed")
 )
+
+// pub returns err with the implementation's closed errors replaced by
+// this package's.
+func pub(err error) error {
+	switch {
+	case err == nil || err == io.EOF:
+	case errors.Is(err, core.ErrClosed):
+		return ErrClosed
+	case errors.Is(err, core.ErrWriterClosed):
+		return ErrWriterClosed
+	}
+	return err
+}
 
 // Props are the LZMA model properties: literal context bits (LC), literal
 // position bits (LP), position bits (PB) and the dictionary size, as the
@@ -145,7 +159,8 @@ func (z *Reader) Read(p []byte) (int, error) {
 	if z.d == nil {
 		return 0, ErrClosed
 	}
-	return z.d.Read(p)
+	n, err := z.d.Read(p)
+	return n, pub(err)
 }
 
 // WriteTo writes the rest of the stream to w straight from the window.
@@ -153,7 +168,8 @@ func (z *Reader) WriteTo(w io.Writer) (int64, error) {
 	if z.d == nil {
 		return 0, ErrClosed
 	}
-	return z.d.WriteTo(w)
+	n, err := z.d.WriteTo(w)
+	return n, pub(err)
 }
 
 // Close returns the window, tables and input buffer to the pools. Reads

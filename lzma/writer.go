@@ -47,16 +47,22 @@ func newWriter(w io.Writer, mk func(io.Writer, ...core.WriterOption) (*core.Writ
 func (z *Writer) Props() Props { return Props(z.w.Props()) }
 
 // Write compresses p.
-func (z *Writer) Write(p []byte) (int, error) { return z.w.Write(p) }
+func (z *Writer) Write(p []byte) (int, error) {
+	n, err := z.w.Write(p)
+	return n, pub(err)
+}
 
 // ReadFrom compresses r until io.EOF, reading straight into the window.
-func (z *Writer) ReadFrom(r io.Reader) (int64, error) { return z.w.ReadFrom(r) }
+func (z *Writer) ReadFrom(r io.Reader) (int64, error) {
+	n, err := z.w.ReadFrom(r)
+	return n, pub(err)
+}
 
 // Close encodes the rest, writes the end marker if any and flushes to the
 // underlying writer, which it does not close; the buffers go back to the
 // pools. With WithKnownSize, a different number of bytes written is an
 // error matching unarc.ErrInvalidOption.
-func (z *Writer) Close() error { return z.w.Close() }
+func (z *Writer) Close() error { return pub(z.w.Close()) }
 
 // Reset discards z's state and starts a new stream to w with the same
 // options, keeping its buffers.
@@ -95,18 +101,24 @@ func (z *Writer2) DictSize() int64 {
 }
 
 // Write compresses p.
-func (z *Writer2) Write(p []byte) (int, error) { return z.w.Write(p) }
+func (z *Writer2) Write(p []byte) (int, error) {
+	n, err := z.w.Write(p)
+	return n, pub(err)
+}
 
 // ReadFrom compresses r until io.EOF, reading straight into the window.
-func (z *Writer2) ReadFrom(r io.Reader) (int64, error) { return z.w.ReadFrom(r) }
+func (z *Writer2) ReadFrom(r io.Reader) (int64, error) {
+	n, err := z.w.ReadFrom(r)
+	return n, pub(err)
+}
 
 // Flush encodes everything written so far and ends the current chunk, so
 // a reader of what was written so far can decode all of it.
-func (z *Writer2) Flush() error { return z.w.Flush() }
+func (z *Writer2) Flush() error { return pub(z.w.Flush()) }
 
 // Close encodes the rest, writes the end byte 0x00 and returns the
 // buffers to the pools; it does not close the underlying writer.
-func (z *Writer2) Close() error { return z.w.Close() }
+func (z *Writer2) Close() error { return pub(z.w.Close()) }
 
 // Reset discards z's state and starts a new stream to w with the same
 // options, keeping its buffers.

@@ -1,6 +1,7 @@
 package xz
 
 import (
+	"errors"
 	"fmt"
 	"io"
 
@@ -9,7 +10,16 @@ import (
 )
 
 // ErrClosed: Read after Close without a Reset.
-var ErrClosed = core.ErrClosed
+var ErrClosed = errors.New("xz: reader closed")
+
+// pub returns err with the implementation's ErrClosed replaced by this
+// package's.
+func pub(err error) error {
+	if err != nil && err != io.EOF && errors.Is(err, core.ErrClosed) {
+		return ErrClosed
+	}
+	return err
+}
 
 // ReaderOption configures NewReader. Options apply in order; a value that
 // cannot be meant makes NewReader fail with an error matching
@@ -98,10 +108,16 @@ func NewReader(r io.Reader, opts ...ReaderOption) (*Reader, error) {
 func (z *Reader) Reset(r io.Reader) error { return z.z.Reset(r, z.opts...) }
 
 // Read decodes into p.
-func (z *Reader) Read(p []byte) (int, error) { return z.z.Read(p) }
+func (z *Reader) Read(p []byte) (int, error) {
+	n, err := z.z.Read(p)
+	return n, pub(err)
+}
 
 // WriteTo writes the rest of the data to w.
-func (z *Reader) WriteTo(w io.Writer) (int64, error) { return z.z.WriteTo(w) }
+func (z *Reader) WriteTo(w io.Writer) (int64, error) {
+	n, err := z.z.WriteTo(w)
+	return n, pub(err)
+}
 
 // Close returns the buffers to the pools. Reads fail afterwards, with
 // ErrClosed, until Reset.
