@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/go-unarc/unarc/arc"
-	"github.com/go-unarc/unarc/crc32x"
+	"github.com/go-unarc/unarc/internal/crc32x"
 	"hash/crc32"
 )
 

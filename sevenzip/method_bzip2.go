@@ -4,7 +4,7 @@ import (
 	"io"
 
 	"github.com/go-unarc/unarc/arc"
-	"github.com/go-unarc/unarc/bzip2"
+	"github.com/go-unarc/unarc/internal/bzip2"
 )
 
 // BZip2 (package bzip2), its blocks decoded on env.workers goroutines.

@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/go-unarc/unarc/arc"
-	"github.com/go-unarc/unarc/lzma"
+	"github.com/go-unarc/unarc/internal/lzma"
 )
 
 // TestLZMA2BlocksWorkers reads the entry 7zz -mmt4 wrote in independent

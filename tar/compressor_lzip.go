@@ -6,8 +6,8 @@ import (
 
 	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/internal/lzma"
 	"github.com/go-unarc/unarc/internal/pool"
-	"github.com/go-unarc/unarc/lzma"
 )
 
 // lzip (LZMA1 members with CRC trailers, lzip.go); checkpoints inside

@@ -6,9 +6,9 @@ import (
 
 	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/internal/lzma"
 	"github.com/go-unarc/unarc/internal/pool"
-	"github.com/go-unarc/unarc/lzma"
-	"github.com/go-unarc/unarc/xz"
+	"github.com/go-unarc/unarc/internal/xz"
 )
 
 // .lzma (LZMA1 behind a 13-byte header, package lzma); checkpoints

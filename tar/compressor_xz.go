@@ -5,7 +5,7 @@ import (
 
 	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/internal/pool"
-	"github.com/go-unarc/unarc/xz"
+	"github.com/go-unarc/unarc/internal/xz"
 )
 
 // xz (package xz), streams concatenated and padded; checkpoints between

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/go-unarc/unarc/arc"
-	"github.com/go-unarc/unarc/deflate"
+	"github.com/go-unarc/unarc/internal/deflate"
 	"github.com/go-unarc/unarc/internal/errs"
 )
 

@@ -4,7 +4,7 @@ import (
 	"io"
 
 	"github.com/go-unarc/unarc/arc"
-	"github.com/go-unarc/unarc/deflate"
+	"github.com/go-unarc/unarc/internal/deflate"
 )
 
 // Deflate and Deflate64 (APPNOTE 4.4.5: methods 8 and 9) over package

@@ -5,7 +5,7 @@ import (
 
 	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/internal/errs"
-	"github.com/go-unarc/unarc/lzma"
+	"github.com/go-unarc/unarc/internal/lzma"
 )
 
 // LZMA (APPNOTE 5.8, method 14): a 9-byte header (version, size of the

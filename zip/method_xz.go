@@ -6,7 +6,7 @@ import (
 
 	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/internal/errs"
-	"github.com/go-unarc/unarc/xz"
+	"github.com/go-unarc/unarc/internal/xz"
 )
 
 // methodXZ is APPNOTE 4.4.5's method 95: the entry's data is an .xz

@@ -7,11 +7,11 @@ import (
 	"io"
 
 	"github.com/go-unarc/unarc/arc"
-	"github.com/go-unarc/unarc/crc32x"
-	"github.com/go-unarc/unarc/deflate"
+	"github.com/go-unarc/unarc/internal/crc32x"
+	"github.com/go-unarc/unarc/internal/deflate"
 	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/internal/lzma"
 	"github.com/go-unarc/unarc/internal/pool"
-	"github.com/go-unarc/unarc/lzma"
 )
 
 // errClosed is returned by reads after Close.

@@ -36,14 +36,14 @@ var knownImports = map[string]string{
 
 	"unarc":    "github.com/go-unarc/unarc",
 	"arc":      "github.com/go-unarc/unarc/arc",
-	"bzip2":    "github.com/go-unarc/unarc/bzip2",
-	"crc32x":   "github.com/go-unarc/unarc/crc32x",
-	"deflate":  "github.com/go-unarc/unarc/deflate",
-	"lzma":     "github.com/go-unarc/unarc/lzma",
+	"bzip2":    "github.com/go-unarc/unarc/internal/bzip2",
+	"crc32x":   "github.com/go-unarc/unarc/internal/crc32x",
+	"deflate":  "github.com/go-unarc/unarc/internal/deflate",
+	"lzma":     "github.com/go-unarc/unarc/internal/lzma",
 	"rar":      "github.com/go-unarc/unarc/rar",
 	"sevenzip": "github.com/go-unarc/unarc/sevenzip",
 	"tar":      "github.com/go-unarc/unarc/tar",
-	"xz":       "github.com/go-unarc/unarc/xz",
+	"xz":       "github.com/go-unarc/unarc/internal/xz",
 	"zip":      "github.com/go-unarc/unarc/zip",
 }
 

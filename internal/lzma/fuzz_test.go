@@ -19,7 +19,7 @@ const fuzzMaxOut = 256 << 10
 
 // seedFiles adds the committed streams whose names end in ext.
 func seedFiles(f testutil.F, ext string) {
-	for _, name := range testutil.Glob(f, filepath.Join("..", "testdata", "lzma", "*"+ext)) {
+	for _, name := range testutil.Glob(f, filepath.Join("..", "..", "testdata", "lzma", "*"+ext)) {
 		b, err := os.ReadFile(name)
 		if err != nil {
 			f.Fatal(err)

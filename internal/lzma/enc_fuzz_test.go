@@ -15,7 +15,7 @@ import (
 // form, how the input is split into writes and flushes) and checks that
 // our decoders give the input back.
 func FuzzEncode(f *testing.F) {
-	for _, name := range testutil.Glob(f, filepath.Join("..", "testdata", "lzma", "*")) {
+	for _, name := range testutil.Glob(f, filepath.Join("..", "..", "testdata", "lzma", "*")) {
 		b, err := os.ReadFile(name)
 		if err != nil {
 			f.Fatal(err)

@@ -95,7 +95,7 @@ func zipEntries(tb testutil.TB, b []byte) []zipEntry {
 
 func readZip(tb testutil.TB, name string) []zipEntry {
 	tb.Helper()
-	b, err := os.ReadFile(filepath.Join("..", "testdata", "deflate", name))
+	b, err := os.ReadFile(filepath.Join("..", "..", "testdata", "deflate", name))
 	if err != nil {
 		tb.Fatal(err)
 	}

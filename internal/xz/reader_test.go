@@ -16,7 +16,7 @@ import (
 	"github.com/go-unarc/unarc/internal/testutil"
 )
 
-var testdir = filepath.Join("..", "testdata", "xz")
+var testdir = filepath.Join("..", "..", "testdata", "xz")
 
 func readTestFile(tb testutil.TB, name string) []byte {
 	tb.Helper()

@@ -30,4 +30,9 @@
 // per stream once the pools are warm. ResetSize lets a container pass the
 // entry's declared size, so a small entry gets a buffer of about its size;
 // the size is only a hint and a longer stream still decodes.
+//
+// This is the implementation behind the public deflate package, which wraps
+// it with a small surface; the format packages (sevenzip, tar, zip, rar)
+// use this package directly for what only they need (checkpoints, PauseAt
+// and ResetSize).
 package deflate

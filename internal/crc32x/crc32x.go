@@ -5,6 +5,11 @@
 //
 // CRC-32 (IEEE) has a dedicated path with no interface call per Read; any
 // other hash (BLAKE2sp for RAR5, keyed variants) plugs in as a hash.Hash.
+//
+// It is internal: only the library's packages use it. Users verify
+// entries through the unarc package (Open, Extract and Verify check every
+// checksum).
+
 package crc32x
 
 import (

@@ -31,7 +31,7 @@ type stream struct {
 
 func loadStreams(t testutil.TB) []*stream {
 	t.Helper()
-	dir := filepath.Join("..", "testdata", "lzma")
+	dir := filepath.Join("..", "..", "testdata", "lzma")
 	f, err := os.Open(filepath.Join(dir, "streams.tsv"))
 	if err != nil {
 		t.Fatal(err)

@@ -43,7 +43,7 @@ func FuzzEncodeMT(f *testing.F) {
 	f.Add(bytes.Repeat([]byte("abcabcabd"), 3000), uint8(2), uint8(1), uint8(9), uint16(1))
 	f.Add(make([]byte, 50000), uint8(3), uint8(0), uint8(0), uint16(4095))
 	f.Add([]byte{}, uint8(0), uint8(0), uint8(0), uint16(0))
-	for _, name := range testutil.Glob(f, filepath.Join("..", "testdata", "lzma", "*")) {
+	for _, name := range testutil.Glob(f, filepath.Join("..", "..", "testdata", "lzma", "*")) {
 		if b, err := os.ReadFile(name); err == nil && len(b) < 200<<10 {
 			f.Add(b, uint8(len(b)), uint8(len(b)>>3), uint8(len(b)>>5), uint16(len(b)))
 		}

@@ -238,7 +238,7 @@ func decodeLimited(open func() (io.Reader, func(), error)) ([]byte, string) {
 // TestReader2MT7zz decodes the LZMA2 stream 7zz -mmt4 wrote in 1 MiB
 // blocks (testdata/parallel/make.sh) on several blocks at once.
 func TestReader2MT7zz(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join("..", "testdata", "parallel", "lzma2-blocks.7z"))
+	b, err := os.ReadFile(filepath.Join("..", "..", "testdata", "parallel", "lzma2-blocks.7z"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,7 @@ import (
 
 	"github.com/go-unarc/unarc/internal/bcj"
 	"github.com/go-unarc/unarc/internal/errs"
-	"github.com/go-unarc/unarc/lzma"
+	"github.com/go-unarc/unarc/internal/lzma"
 )
 
 // Decoder checkpoints. Inside a block, between two LZMA2 chunks, with
