@@ -75,10 +75,16 @@ func Open(r io.ReaderAt, size int64, opts ...Option) (*Archive, error) {
 	return openArchive(r, size, o, cfg, pw)
 }
 
-func openArchive(r io.ReaderAt, size int64, o *options, cfg *arc.Config, pw *passwords) (*Archive, error) {
+func openArchive(r io.ReaderAt, size int64, o *options, cfg *arc.Config, pw *passwords) (_ *Archive, err error) {
+	gate := newOpenGate(o.ctx)
+	if err := gate.err(); err != nil {
+		return nil, err
+	}
+	defer func() { err = gate.close(err) }()
 	acct := newAccount(&o.limits)
 	src := r
-	r = countReaderAt(r, &acct.consumed)
+	r = countReaderAt(gate.readerAt(r), &acct.consumed)
+	gate.volumes(cfg)
 	countVolumes(cfg, &acct.consumed)
 	if o.index != nil {
 		a, err := openIndexed(r, src, size, o.index, cfg)

@@ -1,6 +1,7 @@
 package unarc
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -184,8 +185,8 @@ func archiveErr(err error) error {
 // it, or a volume's own error) keeps that name; every other error, an
 // entry's included, is wrapped as an archiveError of name.
 func namedErr(name string, err error) error {
-	if err == nil {
-		return nil
+	if err == nil || err == context.Canceled || err == context.DeadlineExceeded {
+		return err // a cancelled open (WithContext) is ctx.Err() itself
 	}
 	var pe *fs.PathError
 	if errors.As(err, &pe) && pe.Path == name {

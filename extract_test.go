@@ -213,8 +213,8 @@ func TestLimits(t *testing.T) {
 	t.Run("progress", func(t *testing.T) {
 		var last Progress
 		calls := 0
-		a := newFakeOpts([]Option{WithProgress(func(p Progress) { last = p; calls++ })}, small, file("b", "bb"))
-		if err := a.Extract(context.Background(), t.TempDir()); err != nil {
+		a := newFake(small, file("b", "bb"))
+		if err := a.Extract(context.Background(), t.TempDir(), WithProgress(func(p Progress) { last = p; calls++ })); err != nil {
 			t.Fatal(err)
 		}
 		if calls < 2 || !last.Done || last.TotalWritten != 6 || last.Entry.Name != "b" {

@@ -111,8 +111,10 @@ func (x *Index) Size() int64 { return x.size }
 // HasKeys reports whether the index holds derived keys (IndexWithKeys).
 func (x *Index) HasKeys() bool { return x.keys }
 
-// IndexOption configures Archive.Index.
-type IndexOption func(*indexConfig)
+// IndexOption configures Archive.Index: what the index holds beside the
+// listing. Like every option of this package it returns an error for a
+// value that cannot be meant (ErrInvalidOption); those here take none.
+type IndexOption func(*indexConfig) error
 
 type indexConfig struct{ keys, checkpoints bool }
 
@@ -147,20 +149,27 @@ type indexConfig struct{ keys, checkpoints bool }
 // verify no checksum), never read out of bounds or past the memory
 // limits. They count against the Archive's
 // checkpoint memory (WithCheckpoints): those beyond it are not kept.
-func IndexWithCheckpoints() IndexOption { return func(c *indexConfig) { c.checkpoints = true } }
+func IndexWithCheckpoints() IndexOption {
+	return func(c *indexConfig) error { c.checkpoints = true; return nil }
+}
 
 // IndexWithKeys stores the derived keys in the index, so that the
 // archive it reopens needs no password and no key derivation. Without
 // it (the default) no key and no password is written: the password is
 // asked for and the key derived again on first use.
-func IndexWithKeys() IndexOption { return func(c *indexConfig) { c.keys = true } }
+func IndexWithKeys() IndexOption {
+	return func(c *indexConfig) error { c.keys = true; return nil }
+}
 
 // Index returns the archive's persistable index (see Index).
 func (a *Archive) Index(opts ...IndexOption) (*Index, error) {
 	var c indexConfig
 	for _, o := range opts {
-		if o != nil {
-			o(&c)
+		if o == nil {
+			continue
+		}
+		if err := o(&c); err != nil {
+			return nil, err
 		}
 	}
 	ix, ok := a.a.(arc.Indexer)

@@ -38,16 +38,21 @@ const readerBufSize = 64 << 10
 
 // NewReader detects the format of the stream r from its content (skipping
 // an SFX stub or other prepended data) and returns a forward-only Reader.
-func NewReader(r io.Reader, opts ...Option) (*Reader, error) {
+func NewReader(r io.Reader, opts ...Option) (_ *Reader, err error) {
 	o, err := buildOptions(opts)
 	if err != nil {
 		return nil, err
 	}
+	gate := newOpenGate(o.ctx)
+	if err := gate.err(); err != nil {
+		return nil, err
+	}
+	defer func() { err = gate.close(err) }()
 	// The input is counted under the buffer (for MaxRatio), so even a
 	// caller's own bufio.Reader is read through a pooled one.
 	acct := newAccount(&o.limits)
 	pooled := bufPool.Get()
-	pooled.Reset(&countingReader{r: r, n: &acct.consumed})
+	pooled.Reset(&countingReader{r: gate.reader(r), n: &acct.consumed})
 	br := pooled
 	release := func() {
 		if pooled != nil {
@@ -70,6 +75,7 @@ func NewReader(r io.Reader, opts ...Option) (*Reader, error) {
 		// volumes (and the first, given a later one) by name, and its
 		// Reader closes them.
 		cfg.Name, cfg.OpenVolume = o.volName, o.volOpen
+		gate.volumes(cfg)
 	}
 	fr, err := f.NewReader(br, cfg)
 	if err != nil {

@@ -106,14 +106,17 @@ type VerifyResult struct {
 	HashKind string
 	Hash     []byte
 	// Content digests computed while decoding, when asked for
-	// (VerifyDigests) and the entry decoded to its end (Status OK or
+	// (WithDigests) and the entry decoded to its end (Status OK or
 	// NoChecksum); nil otherwise.
 	BLAKE3 []byte
 	SHA256 []byte
 }
 
-// VerifyOption configures Verify.
-type VerifyOption func(*verifyConfig)
+// VerifyOption configures one Verify or VerifyFunc call (of an Archive
+// or a Reader). An option given a value that cannot be meant (a nil
+// callback, an unknown Digest) makes the call fail with an error
+// matching ErrInvalidOption before anything is decoded.
+type VerifyOption func(*verifyConfig) error
 
 type verifyConfig struct {
 	digests Digest
@@ -131,36 +134,68 @@ func streamChecked(f any) bool {
 	return ok && sc.StreamCheck() != ""
 }
 
-// VerifyDigests makes Verify compute content digests of every decoded
-// entry in the same pass as the decoding (no second read).
-func VerifyDigests(d Digest) VerifyOption { return func(c *verifyConfig) { c.digests |= d } }
+// WithDigests makes Verify compute content digests of every decoded
+// entry in the same pass as the decoding (no second read): the
+// VerifyResult's BLAKE3 and SHA256. d = 0 computes none.
+func WithDigests(d Digest) VerifyOption {
+	return func(c *verifyConfig) error {
+		if d&^(DigestBLAKE3|DigestSHA256) != 0 {
+			return invalid("WithDigests(%#x): no such digest", uint8(d))
+		}
+		c.digests |= d
+		return nil
+	}
+}
 
 // VerifyFilter restricts Verify to the entries fn accepts; the others
 // are neither decoded nor reported (in a solid block, the entries before
 // a selected one are still decoded, unreported, to reach it).
-func VerifyFilter(fn func(*Entry) bool) VerifyOption { return func(c *verifyConfig) { c.filter = fn } }
+func VerifyFilter(fn func(*Entry) bool) VerifyOption {
+	return func(c *verifyConfig) error {
+		if fn == nil {
+			return invalid("VerifyFilter(nil)")
+		}
+		c.filter = fn
+		return nil
+	}
+}
 
 // VerifyEach calls fn with each result as soon as its entry is done, in
 // archive order (to print or store results of a long run as they come).
 // An error from fn stops Verify, which returns it.
 func VerifyEach(fn func(*VerifyResult) error) VerifyOption {
-	return func(c *verifyConfig) { c.each = fn }
+	return func(c *verifyConfig) error {
+		if fn == nil {
+			return invalid("VerifyEach(nil)")
+		}
+		c.each = fn
+		return nil
+	}
 }
 
 // VerifyProgress calls fn as content is decoded: n more bytes of entry
 // e (from the decoding goroutine; keep it cheap).
 func VerifyProgress(fn func(e *Entry, n int)) VerifyOption {
-	return func(c *verifyConfig) { c.prog = fn }
+	return func(c *verifyConfig) error {
+		if fn == nil {
+			return invalid("VerifyProgress(nil)")
+		}
+		c.prog = fn
+		return nil
+	}
 }
 
-func newVerifyConfig(opts []VerifyOption) *verifyConfig {
+func newVerifyConfig(opts []VerifyOption) (*verifyConfig, error) {
 	c := &verifyConfig{}
 	for _, o := range opts {
-		if o != nil {
-			o(c)
+		if o == nil {
+			continue
+		}
+		if err := o(c); err != nil {
+			return nil, err
 		}
 	}
-	return c
+	return c, nil
 }
 
 // hasData reports whether verifying e reads data of its own.
@@ -172,7 +207,7 @@ func hasData(e *Entry) bool {
 // Verify decodes every entry (or those VerifyFilter selects) and reports
 // one VerifyResult per entry in archive order: OK, checksum mismatch, no
 // stored checksum, error or skipped, with the stored digests and, with
-// VerifyDigests, content digests computed while decoding. Entry failures
+// WithDigests, content digests computed while decoding. Entry failures
 // are results, not errors: the error is non-nil only when ctx is
 // cancelled (ctx.Err(), with the results so far), a VerifyEach
 // callback fails, or the selected entries declare more output than
@@ -189,8 +224,12 @@ func hasData(e *Entry) bool {
 // it Verify stops with ErrLimit and the results so far. VerifyFunc
 // keeps none, for archives of any number of entries.
 func (a *Archive) Verify(ctx context.Context, opts ...VerifyOption) ([]VerifyResult, error) {
+	c, err := newVerifyConfig(opts)
+	if err != nil {
+		return nil, err
+	}
 	k := keeper{max: a.opts.limits.MaxHeaderMemory}
-	err := a.verify(ctx, newVerifyConfig(opts), k.keep)
+	err = a.verify(ctx, c, k.keep)
 	return k.out, err
 }
 
@@ -199,7 +238,11 @@ func (a *Archive) Verify(ctx context.Context, opts ...VerifyOption) ([]VerifyRes
 // returns; copy what you keep). An error from fn stops VerifyFunc, which
 // returns it; otherwise the error is Verify's.
 func (a *Archive) VerifyFunc(ctx context.Context, fn func(*VerifyResult) error, opts ...VerifyOption) error {
-	return a.verify(ctx, newVerifyConfig(opts), fn)
+	c, err := newVerifyConfig(opts)
+	if err != nil {
+		return err
+	}
+	return a.verify(ctx, c, fn)
 }
 
 // keeper collects results for the slice form of Verify, counting them
@@ -354,15 +397,23 @@ func (l *verifiers) put(v *verifier) {
 // before it is decoded). The results and their entries count against
 // MaxHeaderMemory (ErrLimit past it); VerifyFunc keeps none.
 func (r *Reader) Verify(ctx context.Context, opts ...VerifyOption) ([]VerifyResult, error) {
+	c, err := newVerifyConfig(opts)
+	if err != nil {
+		return nil, err
+	}
 	k := keeper{max: r.opts.limits.MaxHeaderMemory, entries: true}
-	err := r.verify(ctx, newVerifyConfig(opts), k.keep)
+	err = r.verify(ctx, c, k.keep)
 	return k.out, err
 }
 
 // VerifyFunc is Archive.VerifyFunc for a stream: Verify that keeps no
 // results (nor the entries they name).
 func (r *Reader) VerifyFunc(ctx context.Context, fn func(*VerifyResult) error, opts ...VerifyOption) error {
-	return r.verify(ctx, newVerifyConfig(opts), fn)
+	c, err := newVerifyConfig(opts)
+	if err != nil {
+		return err
+	}
+	return r.verify(ctx, c, fn)
 }
 
 func (r *Reader) verify(ctx context.Context, c *verifyConfig, keep func(*VerifyResult) error) error {

@@ -59,7 +59,7 @@ func TestVerifyDigests(t *testing.T) {
 	for _, name := range []string{"verify.zip", "verify-rar5.rar", "verify-rar4.rar", "verify.7z"} {
 		t.Run(name, func(t *testing.T) {
 			a := openTestdata(t, name)
-			res, err := a.Verify(context.Background(), VerifyDigests(DigestBLAKE3|DigestSHA256))
+			res, err := a.Verify(context.Background(), WithDigests(DigestBLAKE3|DigestSHA256))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -168,13 +168,13 @@ func TestVerifyMismatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer a.Close()
-	check(a.Verify(context.Background(), VerifyDigests(DigestBLAKE3|DigestSHA256)))
+	check(a.Verify(context.Background(), WithDigests(DigestBLAKE3|DigestSHA256)))
 	r, err := NewReader(bytes.NewReader(b))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	check(r.Verify(context.Background(), VerifyDigests(DigestBLAKE3)))
+	check(r.Verify(context.Background(), WithDigests(DigestBLAKE3)))
 }
 
 // utf16z is a 7z name: UTF-16LE with a terminating zero.
@@ -223,7 +223,7 @@ func TestVerifyNoChecksum(t *testing.T) {
 	if a.Entries()[0].Verifiable() {
 		t.Fatal("test archive has a checksum")
 	}
-	res, err := a.Verify(context.Background(), VerifyDigests(DigestBLAKE3))
+	res, err := a.Verify(context.Background(), WithDigests(DigestBLAKE3))
 	if err != nil {
 		t.Fatal(err)
 	}
