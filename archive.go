@@ -75,12 +75,18 @@ func Open(r io.ReaderAt, size int64, opts ...Option) (*Archive, error) {
 	return openArchive(r, size, o, cfg, pw)
 }
 
-func openArchive(r io.ReaderAt, size int64, o *options, cfg *arc.Config, pw *passwords) (_ *Archive, err error) {
+func openArchive(r io.ReaderAt, size int64, o *options, cfg *arc.Config, pw *passwords) (res *Archive, err error) {
 	gate := newOpenGate(o.ctx)
 	if err := gate.err(); err != nil {
 		return nil, err
 	}
-	defer func() { err = gate.close(err) }()
+	defer func() {
+		var cancelled bool
+		if cancelled, err = gate.close(err); cancelled && res != nil {
+			res.Close()
+			res = nil
+		}
+	}()
 	acct := newAccount(&o.limits)
 	src := r
 	r = countReaderAt(gate.readerAt(r), &acct.consumed)

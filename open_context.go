@@ -14,8 +14,9 @@ import (
 // its next read; the gate opens for good when the open returns, since
 // the Archive keeps reading through the same wrappers.
 type openGate struct {
-	ctx  context.Context
-	done atomic.Bool
+	ctx     context.Context
+	done    atomic.Bool
+	refused atomic.Bool // a read was refused: what the format made of it is moot
 }
 
 func newOpenGate(ctx context.Context) *openGate {
@@ -29,23 +30,26 @@ func (g *openGate) err() error {
 	if g == nil || g.done.Load() {
 		return nil
 	}
-	return g.ctx.Err()
-}
-
-// close ends the gate's watch and turns err into ctx.Err() itself when
-// the context ended the open (the format may have wrapped the read
-// error or reported it as damage).
-func (g *openGate) close(err error) error {
-	if g == nil {
-		return err
-	}
-	g.done.Store(true)
+	err := g.ctx.Err()
 	if err != nil {
-		if cerr := g.ctx.Err(); cerr != nil {
-			return cerr
-		}
+		g.refused.Store(true)
 	}
 	return err
+}
+
+// close ends the gate's watch and reports whether the context ended the
+// open: then the open's error is ctx.Err() itself, whatever the format
+// made of the refused read (it may wrap it, call it damage, or even
+// take it for the end of a tarball cut short and succeed).
+func (g *openGate) close(err error) (cancelled bool, _ error) {
+	if g == nil {
+		return false, err
+	}
+	g.done.Store(true)
+	if g.refused.Load() || err != nil && g.ctx.Err() != nil {
+		return true, g.ctx.Err()
+	}
+	return false, err
 }
 
 // readerAt wraps ra (keeping its Close) so its reads pass the gate.

@@ -38,7 +38,7 @@ const readerBufSize = 64 << 10
 
 // NewReader detects the format of the stream r from its content (skipping
 // an SFX stub or other prepended data) and returns a forward-only Reader.
-func NewReader(r io.Reader, opts ...Option) (_ *Reader, err error) {
+func NewReader(r io.Reader, opts ...Option) (res *Reader, err error) {
 	o, err := buildOptions(opts)
 	if err != nil {
 		return nil, err
@@ -47,7 +47,13 @@ func NewReader(r io.Reader, opts ...Option) (_ *Reader, err error) {
 	if err := gate.err(); err != nil {
 		return nil, err
 	}
-	defer func() { err = gate.close(err) }()
+	defer func() {
+		var cancelled bool
+		if cancelled, err = gate.close(err); cancelled && res != nil {
+			res.Close()
+			res = nil
+		}
+	}()
 	// The input is counted under the buffer (for MaxRatio), so even a
 	// caller's own bufio.Reader is read through a pooled one.
 	acct := newAccount(&o.limits)
