@@ -47,7 +47,7 @@
 //
 // WithPassword gives one password; WithPasswordFunc and
 // WithPasswordPrompt ask when one is needed. The answer is cached for the
-// Archive's life, a wrong one is asked again (MaxPasswordTries), and
+// Archive's life, a wrong one is asked again (three answers for one need), and
 // Entry.Encrypted and the listing are available without any password
 // unless the headers themselves are encrypted.
 //

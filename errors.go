@@ -70,15 +70,16 @@ func (e *EntryError) Unwrap() error { return e.Err }
 
 // ExtractError lists the entries that failed during Extract; the others
 // were extracted. errors.Is matches any of the wrapped errors. It keeps
-// the first MaxExtractErrors of them and counts the rest in Omitted, so
+// the first 1000 of them and counts the rest in Omitted, so
 // an archive of a million bad entries costs no million errors.
 type ExtractError struct {
 	Errors  []*EntryError
-	Omitted int // failures past MaxExtractErrors, not listed
+	Omitted int // failures past the first 1000, not listed
 }
 
-// MaxExtractErrors is how many entry errors an ExtractError lists.
-const MaxExtractErrors = 1000
+// maxExtractErrors is how many entry errors an ExtractError lists: a
+// policy of this package, not a setting.
+const maxExtractErrors = 1000
 
 // Failed is the number of entries that failed.
 func (e *ExtractError) Failed() int { return len(e.Errors) + e.Omitted }

@@ -233,7 +233,7 @@ type extractor struct {
 	aborted bool // a password callback returned an error: stop after this entry
 	// cancelled: an entry failed because ctx was cancelled.
 	cancelled bool
-	omitted   int // failures past MaxExtractErrors
+	omitted   int // failures past maxExtractErrors
 	dirs      []dirMeta
 	mine      map[string]made   // what this call created, by '/'-path inside root
 	placed    map[string]string // entry path -> path it was written to, when renamed
@@ -351,7 +351,7 @@ func (x *extractor) fail(e *Entry, err error) {
 	if !errors.As(err, &ee) || ee.Entry != e.Name {
 		ee = &EntryError{Entry: e.Name, Err: err}
 	}
-	if len(x.errs) < MaxExtractErrors {
+	if len(x.errs) < maxExtractErrors {
 		x.errs = append(x.errs, ee)
 	} else {
 		x.omitted++

@@ -274,10 +274,10 @@ func TestEntryErrorMessage(t *testing.T) {
 }
 
 // TestExtractErrorsCapped: an archive of many bad entries yields an
-// ExtractError listing the first MaxExtractErrors and counting the rest.
+// ExtractError listing the first maxExtractErrors and counting the rest.
 func TestExtractErrorsCapped(t *testing.T) {
 	var list []fakeEntry
-	for i := range MaxExtractErrors + 500 {
+	for i := range maxExtractErrors + 500 {
 		list = append(list, file(fmt.Sprintf("../escape%d", i), "x"))
 	}
 	list = append(list, file("ok.txt", "fine"))
@@ -286,8 +286,8 @@ func TestExtractErrorsCapped(t *testing.T) {
 	if !errors.As(err, &xe) {
 		t.Fatalf("Extract: %v", err)
 	}
-	if len(xe.Errors) != MaxExtractErrors || xe.Omitted != 500 || xe.Failed() != MaxExtractErrors+500 {
-		t.Errorf("%d listed, %d omitted; want %d and 500", len(xe.Errors), xe.Omitted, MaxExtractErrors)
+	if len(xe.Errors) != maxExtractErrors || xe.Omitted != 500 || xe.Failed() != maxExtractErrors+500 {
+		t.Errorf("%d listed, %d omitted; want %d and 500", len(xe.Errors), xe.Omitted, maxExtractErrors)
 	}
 	if !errors.Is(err, ErrInsecurePath) {
 		t.Errorf("%v does not match ErrInsecurePath", err)

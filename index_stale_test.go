@@ -100,7 +100,7 @@ func TestIndexStaleExtract(t *testing.T) {
 						t.Fatal(err)
 					}
 					idx := checkpointIndex(t, arcA, arcA.Entries()[n+3])
-					arcB, err := OpenWithIndex(bytes.NewReader(b), int64(len(b)), idx, opts...)
+					arcB, err := Open(bytes.NewReader(b), int64(len(b)), append(opts, WithIndex(idx))...)
 					if err != nil {
 						t.Fatalf("same ends, stale middle: %v", err)
 					}
@@ -207,7 +207,7 @@ func TestIndexStaleZipDirectory(t *testing.T) {
 		if stale {
 			src = b
 		}
-		arcB, err := OpenWithIndex(bytes.NewReader(src), int64(len(src)), idx)
+		arcB, err := Open(bytes.NewReader(src), int64(len(src)), WithIndex(idx))
 		if err != nil {
 			t.Fatalf("stale=%v: %v", stale, err)
 		}
@@ -309,7 +309,7 @@ func TestIndexStaleWindow(t *testing.T) {
 	for _, cp := range sectionCheckpoints(t, idx) {
 		t.Logf("checkpoint at %d (in %d)", cp.Out, cp.In/8)
 	}
-	arcB, err := OpenWithIndex(bytes.NewReader(b), int64(len(b)), idx, opts...)
+	arcB, err := Open(bytes.NewReader(b), int64(len(b)), append(opts, WithIndex(idx))...)
 	if err != nil {
 		t.Fatalf("same ends: %v", err)
 	}
@@ -399,7 +399,7 @@ func TestIndexStaleRarLink(t *testing.T) {
 		if stale {
 			src = b
 		}
-		x, err := OpenWithIndex(bytes.NewReader(src), int64(len(src)), idx)
+		x, err := Open(bytes.NewReader(src), int64(len(src)), WithIndex(idx))
 		if err != nil {
 			t.Fatalf("stale=%v: %v (the changed header is in the open's sample: make the archive again)", stale, err)
 		}
@@ -538,7 +538,7 @@ func TestIndexStaleWindow7z(t *testing.T) {
 	}
 	arcB0.Close()
 	idx := checkpointIndex(t, arcA, ents[3])
-	arcB, err := OpenWithIndex(bytes.NewReader(b), int64(len(b)), idx, opts...)
+	arcB, err := Open(bytes.NewReader(b), int64(len(b)), append(opts, WithIndex(idx))...)
 	if err != nil {
 		t.Fatalf("same header, ends and CRCs: %v", err)
 	}

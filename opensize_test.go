@@ -102,8 +102,8 @@ func TestOpenSize(t *testing.T) {
 			if !tc.fmt.sniff(ra, n) {
 				t.Fatalf("%s.Sniff: false for the honest size", tc.fmt.name)
 			}
-			if a, err := unarc.OpenWithIndex(ra, n, idx); err != nil {
-				t.Fatalf("OpenWithIndex: %v", err)
+			if a, err := unarc.Open(ra, n, unarc.WithIndex(idx)); err != nil {
+				t.Fatalf("Open with WithIndex: %v", err)
 			} else {
 				a.Close()
 			}
@@ -124,11 +124,11 @@ func TestOpenSize(t *testing.T) {
 				}
 				ua, err := unarc.Open(ra, size)
 				try("unarc.Open", ua, err)
-				ua, err = unarc.OpenWithIndex(ra, size, idx)
+				ua, err = unarc.Open(ra, size, unarc.WithIndex(idx))
 				if size > 0 && errors.Is(err, arc.ErrStaleIndex) {
 					err = unarc.ErrTruncated
 				}
-				try("unarc.OpenWithIndex", ua, err)
+				try("unarc.Open with WithIndex", ua, err)
 				fa, err := tc.fmt.open(ra, size)
 				try(tc.fmt.name+".Open", fa, err)
 				// A format's OpenIndex compares the size with the one its

@@ -76,7 +76,7 @@ func WithPasswordFunc(fn func(e *Entry) (string, error)) Option {
 //   - When an answer is rejected with ErrPassword (by Open for encrypted
 //     headers, or by OpenEntry — formats that store a password check),
 //     the callback is asked again for that need with Wrong set, up to
-//     MaxPasswordTries answers; then the ErrPassword error is returned.
+//     three answers in all; then the ErrPassword error is returned.
 //     A wrong password that a format only finds at the end of the data
 //     (RAR 2.9 has no check value: ErrPassword after the data check)
 //     cannot be retried: it fails that read, the cached answer is
@@ -179,7 +179,7 @@ func WithWorkers(n int) Option {
 	}
 }
 
-// WithContext makes Open, OpenFile, OpenFS, OpenWithIndex and NewReader
+// WithContext makes Open, OpenFile, OpenFS and NewReader
 // stop when ctx is done: the call then fails with ctx.Err() itself
 // (context.Canceled or context.DeadlineExceeded). Opening a compressed
 // tarball decodes the whole stream to list it, and a large one takes

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"hash"
 	"io"
-	"strings"
 	"sync"
 	"unsafe"
 
@@ -70,25 +69,11 @@ const (
 	DigestSHA256                    // SHA-256, as sha256sum prints it
 )
 
-// ParseDigest parses a comma-separated list of digest names: "blake3",
-// "sha256" (or "" for none).
-func ParseDigest(s string) (Digest, error) {
-	var d Digest
-	for _, f := range strings.Split(s, ",") {
-		switch strings.ToLower(strings.TrimSpace(f)) {
-		case "":
-		case "blake3", "b3":
-			d |= DigestBLAKE3
-		case "sha256", "sha-256":
-			d |= DigestSHA256
-		default:
-			return 0, invalid("unknown digest %q (want blake3 or sha256)", f)
-		}
-	}
-	return d, nil
-}
-
-// VerifyResult is what Verify reports for one entry.
+// VerifyResult is what Verify reports for one entry. The digests the
+// archive stores for it are its Entry's: the full CRC32 (ZIP, RAR, 7z),
+// and HashKind/Hash for another (RAR5 "BLAKE2sp", all 32 bytes; RAR5 -p
+// "CRC32-MAC" and "BLAKE2sp-MAC", the stored MACs; WinZip AES
+// "HMAC-SHA1-80").
 type VerifyResult struct {
 	Entry  *Entry
 	Status VerifyStatus
@@ -97,14 +82,6 @@ type VerifyResult struct {
 	Err error
 	// Size is the number of content bytes decoded.
 	Size int64
-	// The digests the archive stores for the entry, as Entry holds them:
-	// the full CRC32 (ZIP, RAR, 7z), and HashKind/Hash for another
-	// (RAR5 "BLAKE2sp", all 32 bytes; RAR5 -p "CRC32-MAC" and
-	// "BLAKE2sp-MAC", the stored MACs; WinZip AES "HMAC-SHA1-80").
-	HasCRC32 bool
-	CRC32    uint32
-	HashKind string
-	Hash     []byte
 	// Content digests computed while decoding, when asked for
 	// (WithDigests) and the entry decoded to its end (Status OK or
 	// NoChecksum); nil otherwise.
@@ -266,7 +243,7 @@ func (k *keeper) keep(r *VerifyResult) error {
 // with entry the Entry it points to, its strings and its tar header
 // (nothing else keeps a Reader's entries).
 func resultCost(r *VerifyResult, entry bool) int64 {
-	n := int64(unsafe.Sizeof(*r)) + int64(len(r.Hash)+len(r.BLAKE3)+len(r.SHA256))
+	n := int64(unsafe.Sizeof(*r)) + int64(len(r.BLAKE3)+len(r.SHA256))
 	if e := r.Entry; entry && e != nil {
 		n += int64(unsafe.Sizeof(*e)) + int64(len(e.Name)+len(e.LinkTarget)+len(e.Hash))
 		if h, ok := e.Sys.(*tar.Header); ok {
@@ -487,8 +464,6 @@ func newVerifier(ctx context.Context, c *verifyConfig) *verifier {
 
 func stored(e *Entry, res *VerifyResult) {
 	res.Entry = e
-	res.HasCRC32, res.CRC32 = e.HasCRC32, e.CRC32
-	res.HashKind, res.Hash = e.HashKind, e.Hash
 }
 
 func skippedResult(e *Entry, res *VerifyResult) {

@@ -101,12 +101,12 @@ func TestVerifyDigests(t *testing.T) {
 				switch {
 				case strings.HasSuffix(name, "rar5.rar"):
 					want := blake2sp.Sum256(content)
-					if r.HashKind != "BLAKE2sp" || !bytes.Equal(r.Hash, want[:]) {
-						t.Errorf("%s: stored %s %x, want BLAKE2sp %x", e.Name, r.HashKind, r.Hash, want)
+					if r.Entry.HashKind != "BLAKE2sp" || !bytes.Equal(r.Entry.Hash, want[:]) {
+						t.Errorf("%s: stored %s %x, want BLAKE2sp %x", e.Name, r.Entry.HashKind, r.Entry.Hash, want)
 					}
 				default:
-					if !r.HasCRC32 || r.CRC32 != crc32.ChecksumIEEE(content) {
-						t.Errorf("%s: stored CRC32 %v %08x, content %08x", e.Name, r.HasCRC32, r.CRC32, crc32.ChecksumIEEE(content))
+					if !r.Entry.HasCRC32 || r.Entry.CRC32 != crc32.ChecksumIEEE(content) {
+						t.Errorf("%s: stored CRC32 %v %08x, content %08x", e.Name, r.Entry.HasCRC32, r.Entry.CRC32, crc32.ChecksumIEEE(content))
 					}
 				}
 			}
@@ -159,7 +159,7 @@ func TestVerifyMismatch(t *testing.T) {
 		if r.BLAKE3 != nil || r.SHA256 != nil {
 			t.Errorf("digests reported for a mismatching entry")
 		}
-		if !r.HasCRC32 {
+		if !r.Entry.HasCRC32 {
 			t.Errorf("stored CRC32 not reported")
 		}
 	}

@@ -206,7 +206,7 @@ func (c *cli) run(args []string) int {
 	if cmd.noLimits {
 		cmd.limits = noLimits()
 	}
-	if cmd.digest, err = unarc.ParseDigest(cmd.digestArg); err != nil {
+	if cmd.digest, err = parseDigest(cmd.digestArg); err != nil {
 		fmt.Fprintf(c.stderr, "unarc %s: -digest=%s: want blake3, sha256 or blake3,sha256\n", cmd.name, cmd.digestArg)
 		return 1
 	}
@@ -825,4 +825,22 @@ func entryErrors(err error) []*unarc.EntryError {
 		return []*unarc.EntryError{ee}
 	}
 	return nil
+}
+
+// parseDigest parses -digest: a comma-separated list of digest names,
+// "blake3" (b3) and "sha256" (sha-256), or "" for none.
+func parseDigest(s string) (unarc.Digest, error) {
+	var d unarc.Digest
+	for _, f := range strings.Split(s, ",") {
+		switch strings.ToLower(strings.TrimSpace(f)) {
+		case "":
+		case "blake3", "b3":
+			d |= unarc.DigestBLAKE3
+		case "sha256", "sha-256":
+			d |= unarc.DigestSHA256
+		default:
+			return 0, fmt.Errorf("unknown digest %q (want blake3 or sha256)", f)
+		}
+	}
+	return d, nil
 }

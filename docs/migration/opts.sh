@@ -5,3 +5,15 @@ set -e
 files=$(grep -rl --include='*.go' -e 'VerifyDigests' . || true)
 [ -z "$files" ] || sed -i 's/\bVerifyDigests\b/WithDigests/g' $files
 gofmt -l . >/dev/null
+
+# OpenWithIndex(r, size, idx, opts...) is Open(r, size, WithIndex(idx), …)
+# (call sites only: the declaration itself is deleted by hand).
+files=$(grep -rl --include='*.go' -e 'OpenWithIndex(' . || true)
+if [ -n "$files" ]; then
+	sed -i -E \
+		-e '/^func /!s/unarc\.OpenWithIndex\(([^,]+), ([^,]+), ([A-Za-z0-9_]+), ([A-Za-z0-9_]+)\.\.\.\)/unarc.Open(\1, \2, append(\4, unarc.WithIndex(\3))...)/g' \
+		-e '/^func /!s/unarc\.OpenWithIndex\(([^,]+), ([^,]+), ([A-Za-z0-9_]+)/unarc.Open(\1, \2, unarc.WithIndex(\3)/g' \
+		-e '/^func /!s/\bOpenWithIndex\(([^,]+), ([^,]+), ([A-Za-z0-9_]+), ([A-Za-z0-9_]+)\.\.\.\)/Open(\1, \2, append(\4, WithIndex(\3))...)/g' \
+		-e '/^func /!s/\bOpenWithIndex\(([^,]+), ([^,]+), ([A-Za-z0-9_]+)/Open(\1, \2, WithIndex(\3)/g' \
+		$files
+fi
