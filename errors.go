@@ -24,10 +24,11 @@ var (
 	ErrLimit            = errs.ErrLimit            // a configured limit would be exceeded
 )
 
-// ErrInvalidOption is matched by the error of Open, OpenFile, OpenFS or
-// NewReader given an option value that cannot be meant: a nil callback,
-// an unknown Overwrite policy, a NaN or sub-1 MaxRatio. It concerns the
-// caller's code, not the archive.
+// ErrInvalidOption is matched by the error of a call given an option
+// value that cannot be meant — Open, OpenFile, OpenFS or NewReader (a nil
+// callback, a NaN or sub-1 MaxRatio), Extract (an unknown Overwrite
+// policy), Verify (an unknown Digest), the format packages' and the
+// writer's options. It concerns the caller's code, not the archive.
 var ErrInvalidOption = errs.ErrInvalidOption
 
 // ErrInvalidName is matched by the error of a writer (sevenzip.Writer)
