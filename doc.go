@@ -38,8 +38,8 @@
 // WithContext); ExtractOption is one Extract call's (WithFilter,
 // WithOverwrite, WithConflictFunc, WithPreservePermissions, WithProgress,
 // WithSpaceCheck), so one Archive can extract several subsets;
-// VerifyOption is one Verify call's (VerifyFilter, WithDigests,
-// VerifyEach, VerifyProgress); IndexOption is Archive.Index's.
+// VerifyOption is one Verify or VerifyFunc call's (VerifyFilter,
+// WithDigests, VerifyProgress); IndexOption is Archive.Index's.
 //
 // # Limits
 //

@@ -60,12 +60,10 @@ type EntryError struct {
 	Err   error
 }
 
-func (e *EntryError) Error() string { return e.Entry + ": " + e.Message() }
-
-// Message is the error text without the entry name. Format packages
-// and sentinels do not name the entry or carry a "unarc: " prefix, so
-// this is the wrapped error's own text.
-func (e *EntryError) Message() string { return e.Err.Error() }
+// Error is the entry's name and Err's text. Format packages and
+// sentinels do not name the entry or carry a "unarc: " prefix, so
+// e.Err.Error() is the message without the entry name.
+func (e *EntryError) Error() string { return e.Entry + ": " + e.Err.Error() }
 
 func (e *EntryError) Unwrap() error { return e.Err }
 

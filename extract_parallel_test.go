@@ -272,12 +272,10 @@ func TestParallelTestMatchesSequential(t *testing.T) {
 					continue
 				}
 				var mu sync.Mutex
-				_, err = a.Verify(context.Background(),
-					VerifyProgress(func(_ *Entry, n int) { mu.Lock(); bytesOut[i] += int64(n); mu.Unlock() }),
-					VerifyEach(func(r *VerifyResult) error {
-						got[i] = append(got[i], fmt.Sprintf("%s %v %v", r.Entry.Name, r.Status, r.Err))
-						return nil
-					}))
+				err = a.VerifyFunc(context.Background(), func(r *VerifyResult) error {
+					got[i] = append(got[i], fmt.Sprintf("%s %v %v", r.Entry.Name, r.Status, r.Err))
+					return nil
+				}, VerifyProgress(func(_ *Entry, n int) { mu.Lock(); bytesOut[i] += int64(n); mu.Unlock() }))
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -262,7 +262,7 @@ func TestReaderExtractFileCopy(t *testing.T) {
 
 func TestEntryErrorMessage(t *testing.T) {
 	e := &EntryError{Entry: "dir/a.txt", Err: fmt.Errorf("%w: compression method BZip2 (12)", ErrUnsupported)}
-	if got, want := e.Message(), "unsupported method or version: compression method BZip2 (12)"; got != want {
+	if got, want := e.Err.Error(), "unsupported method or version: compression method BZip2 (12)"; got != want {
 		t.Errorf("Message() = %q, want %q", got, want)
 	}
 	if got, want := e.Error(), "dir/a.txt: unsupported method or version: compression method BZip2 (12)"; got != want {

@@ -79,7 +79,6 @@ func TestInvalidOptions(t *testing.T) {
 	badVerify := map[string]VerifyOption{
 		"WithDigests(0x80)":   WithDigests(Digest(0x80)),
 		"VerifyFilter(nil)":   VerifyFilter(nil),
-		"VerifyEach(nil)":     VerifyEach(nil),
 		"VerifyProgress(nil)": VerifyProgress(nil),
 	}
 	for name, opt := range badVerify {

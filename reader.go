@@ -38,7 +38,7 @@ const readerBufSize = 64 << 10
 
 // NewReader detects the format of the stream r from its content (skipping
 // an SFX stub or other prepended data) and returns a forward-only Reader.
-func NewReader(r io.Reader, opts ...Option) (res *Reader, err error) {
+func NewReader(r io.Reader, opts ...Option) (*Reader, error) {
 	o, err := buildOptions(opts)
 	if err != nil {
 		return nil, err
@@ -47,13 +47,18 @@ func NewReader(r io.Reader, opts ...Option) (res *Reader, err error) {
 	if err := gate.err(); err != nil {
 		return nil, err
 	}
-	defer func() {
-		var cancelled bool
-		if cancelled, err = gate.close(err); cancelled && res != nil {
-			res.Close()
-			res = nil
-		}
-	}()
+	rd, err := newReader(r, o, gate)
+	cancelled, err := gate.close(err)
+	if cancelled && rd != nil {
+		rd.Close()
+		rd = nil
+	}
+	return rd, err
+}
+
+// newReader is NewReader with the options built and the reads of the
+// stream (and of its volumes) passing gate.
+func newReader(r io.Reader, o *options, gate *openGate) (*Reader, error) {
 	// The input is counted under the buffer (for MaxRatio), so even a
 	// caller's own bufio.Reader is read through a pooled one.
 	acct := newAccount(&o.limits)

@@ -98,7 +98,6 @@ type VerifyOption func(*verifyConfig) error
 type verifyConfig struct {
 	digests Digest
 	filter  func(*Entry) bool
-	each    func(*VerifyResult) error
 	prog    func(e *Entry, n int)
 	stream  bool // the format's stream checksum covers every entry
 }
@@ -133,19 +132,6 @@ func VerifyFilter(fn func(*Entry) bool) VerifyOption {
 			return invalid("VerifyFilter(nil)")
 		}
 		c.filter = fn
-		return nil
-	}
-}
-
-// VerifyEach calls fn with each result as soon as its entry is done, in
-// archive order (to print or store results of a long run as they come).
-// An error from fn stops Verify, which returns it.
-func VerifyEach(fn func(*VerifyResult) error) VerifyOption {
-	return func(c *verifyConfig) error {
-		if fn == nil {
-			return invalid("VerifyEach(nil)")
-		}
-		c.each = fn
 		return nil
 	}
 }
@@ -186,13 +172,14 @@ func hasData(e *Entry) bool {
 // stored checksum, error or skipped, with the stored digests and, with
 // WithDigests, content digests computed while decoding. Entry failures
 // are results, not errors: the error is non-nil only when ctx is
-// cancelled (ctx.Err(), with the results so far), a VerifyEach
-// callback fails, or the selected entries declare more output than
-// Limits.MaxTotalSize allows (ErrLimit, before anything is decoded).
+// cancelled (ctx.Err(), with the results so far) or the selected
+// entries declare more output than Limits.MaxTotalSize allows (ErrLimit,
+// before anything is decoded). To act on each result as it comes (a
+// long run), use VerifyFunc.
 //
 // Independent units (ZIP entries, non-solid RAR entries and solid runs,
 // 7z folders) are decoded on up to WithWorkers goroutines, as in
-// Extract; results, VerifyEach calls and the limits come in archive
+// Extract; results and the limits come in archive
 // order whatever the number of workers. VerifyProgress is called from
 // the decoding goroutines.
 //
@@ -256,8 +243,8 @@ func resultCost(r *VerifyResult, entry bool) int64 {
 	return n
 }
 
-// verify runs Verify, handing each result to keep (then to VerifyEach's
-// function); an error from either stops it.
+// verify runs Verify, handing each result to keep; an error from it
+// stops the run.
 func (a *Archive) verify(ctx context.Context, c *verifyConfig, keep func(*VerifyResult) error) error {
 	c.stream = streamChecked(a.a)
 	ents := a.Entries()
@@ -327,15 +314,10 @@ func (a *Archive) verify(ctx context.Context, c *verifyConfig, keep func(*Verify
 	return err
 }
 
-// emit hands r to keep, then to VerifyEach's function.
+// emit hands r to keep.
 func (c *verifyConfig) emit(keep func(*VerifyResult) error, r *VerifyResult) error {
 	if keep != nil {
-		if err := keep(r); err != nil {
-			return err
-		}
-	}
-	if c.each != nil {
-		return c.each(r)
+		return keep(r)
 	}
 	return nil
 }

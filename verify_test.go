@@ -249,9 +249,9 @@ func TestVerifyCancel(t *testing.T) {
 	ctx, cancel = context.WithCancel(context.Background())
 	defer cancel()
 	calls := 0
-	res, err = a.Verify(ctx, VerifyEach(func(*VerifyResult) error { calls++; cancel(); return nil }))
-	if !errors.Is(err, context.Canceled) || len(res) != 1 || calls != 1 {
-		t.Fatalf("cancelled after the first entry: %d results, %d calls, %v", len(res), calls, err)
+	err = a.VerifyFunc(ctx, func(*VerifyResult) error { calls++; cancel(); return nil })
+	if !errors.Is(err, context.Canceled) || calls != 1 {
+		t.Fatalf("cancelled after the first entry: %d calls, %v", calls, err)
 	}
 	// Cancelled inside an entry's decoding: the entry gets no verdict.
 	ctx, cancel = context.WithCancel(context.Background())
@@ -261,7 +261,7 @@ func TestVerifyCancel(t *testing.T) {
 		t.Fatalf("write after cancel: %v", err)
 	}
 	stop := errors.New("stop")
-	if _, err := a.Verify(context.Background(), VerifyEach(func(*VerifyResult) error { return stop })); err != stop {
+	if err := a.VerifyFunc(context.Background(), func(*VerifyResult) error { return stop }); err != stop {
 		t.Fatalf("callback error: %v", err)
 	}
 }

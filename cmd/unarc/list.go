@@ -216,7 +216,7 @@ func printResult(w io.Writer, enc *json.Encoder, r *unarc.VerifyResult, cmd *com
 		if r.Err != nil {
 			var ee *unarc.EntryError
 			if errors.As(r.Err, &ee) {
-				jr.Error = msg(ee.Message())
+				jr.Error = msg(ee.Err.Error())
 			} else {
 				jr.Error = msg(r.Err.Error())
 			}

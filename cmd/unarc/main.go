@@ -346,13 +346,13 @@ func report(stderr io.Writer, name string, err error) int {
 				}
 				continue
 			}
-			fmt.Fprintf(stderr, "unarc: %s: %s: %s%s\n", name, e.Entry, msg(e.Message()), liftHint(e))
+			fmt.Fprintf(stderr, "unarc: %s: %s: %s%s\n", name, e.Entry, msg(e.Err.Error()), liftHint(e))
 		}
 		if xe.Omitted > 0 {
 			fmt.Fprintf(stderr, "unarc: %s: and %d more entries failed\n", name, xe.Omitted)
 		}
 	case errors.As(err, &ee):
-		fmt.Fprintf(stderr, "unarc: %s: %s: %s%s\n", name, ee.Entry, msg(ee.Message()), liftHint(ee))
+		fmt.Fprintf(stderr, "unarc: %s: %s: %s%s\n", name, ee.Entry, msg(ee.Err.Error()), liftHint(ee))
 	default:
 		fmt.Fprintf(stderr, "unarc: %s: %s%s\n", name, archiveMsg(name, err), liftHint(err))
 	}
@@ -379,7 +379,7 @@ func refusedFile(err error) bool {
 		return false
 	}
 	for _, e := range xe.Errors {
-		if errors.Is(e, fs.ErrExist) && strings.Contains(e.Message(), "(overwrite policy: error)") {
+		if errors.Is(e, fs.ErrExist) && strings.Contains(e.Err.Error(), "(overwrite policy: error)") {
 			return true
 		}
 	}

@@ -17,3 +17,7 @@ if [ -n "$files" ]; then
 		-e '/^func /!s/\bOpenWithIndex\(([^,]+), ([^,]+), ([A-Za-z0-9_]+)/Open(\1, \2, WithIndex(\3)/g' \
 		$files
 fi
+
+# (*EntryError).Message() was e.Err.Error().
+files=$(grep -rl --include='*.go' -E '\b(e|ee)\.Message\(\)' . || true)
+[ -z "$files" ] || sed -i -E '/^func \(e \*EntryError\)/!s/\b(e|ee)\.Message\(\)/\1.Err.Error()/g' $files
