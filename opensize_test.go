@@ -66,9 +66,9 @@ var (
 )
 
 // TestOpenSize: a negative size is ErrInvalidOption and a size past the
-// end of the input ErrTruncated from every Open, OpenIndex and
-// OpenWithIndex of every package (ErrStaleIndex from OpenWithIndex and
-// a format's OpenIndex, whose index records the size), and Sniff says no to a negative size;
+// end of the input ErrTruncated from every Open and OpenIndex of every
+// package and the root's Open with WithIndex (ErrStaleIndex from those
+// two, whose index records the size), and Sniff says no to a negative size;
 // none panics (issue 29: unarc.Open(r, -1) and rar.Open(r, -1) panicked
 // with "slice bounds out of range").
 func TestOpenSize(t *testing.T) {

@@ -21,3 +21,8 @@ fi
 # (*EntryError).Message() was e.Err.Error().
 files=$(grep -rl --include='*.go' -E '\b(e|ee)\.Message\(\)' . || true)
 [ -z "$files" ] || sed -i -E '/^func \(e \*EntryError\)/!s/\b(e|ee)\.Message\(\)/\1.Err.Error()/g' $files
+
+# Comments in the format packages that name the root's OpenWithIndex.
+files=$(grep -rl --include='*.go' -e 'and OpenWithIndex)' -e 'reopened with OpenWithIndex' . || true)
+[ -z "$files" ] || sed -i -e 's/Archive\.Index and OpenWithIndex)/Archive.Index and WithIndex)/' \
+	-e 's/reopened with OpenWithIndex/reopened with the root'"'"'s WithIndex/' $files
