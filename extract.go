@@ -21,7 +21,10 @@ import (
 )
 
 // Extract writes the entries of the archive (all, or those WithFilter
-// keeps) into dir, created if needed. Every file system operation goes
+// keeps) into dir, created if needed. opts are this call's own
+// (WithFilter, WithOverwrite, WithConflictFunc, WithPreservePermissions,
+// WithProgress, WithSpaceCheck): the same Archive can extract another
+// subset, or the same one under another policy, in a later call. Every file system operation goes
 // through an os.Root opened on dir, so no entry name, link or concurrent
 // change of the tree (a directory swapped for a symlink while Extract
 // runs) can make it create, write, link, rename or change anything
@@ -137,7 +140,7 @@ func (a *Archive) Extract(ctx context.Context, dir string, opts ...ExtractOption
 }
 
 // Extract writes every remaining entry of the stream (or those
-// WithFilter keeps) into dir with the same safety rules as
+// WithFilter keeps) into dir with the same safety rules and options as
 // Archive.Extract. A hard link can only refer to a file extracted earlier
 // in the same call.
 //
