@@ -70,11 +70,18 @@ import (
 // error is ctx.Err() itself (context.Canceled or DeadlineExceeded, in
 // every format and path), not an ExtractError: entries that failed before
 // are not listed.
-func (a *Archive) Extract(ctx context.Context, dir string, opts ...ExtractOption) (err error) {
+func (a *Archive) Extract(ctx context.Context, dir string, opts ...ExtractOption) error {
 	xo, err := buildExtractOptions(opts)
 	if err != nil {
 		return err
 	}
+	if err := a.extract(ctx, dir, xo); err != nil {
+		return err
+	}
+	return incomplete(a.a) // a cut archive: its entries were extracted
+}
+
+func (a *Archive) extract(ctx context.Context, dir string, xo *extractOptions) error {
 	ents := a.Entries()
 	last := len(ents) - 1
 	if xo.filter != nil {
@@ -98,11 +105,6 @@ func (a *Archive) Extract(ctx context.Context, dir string, opts ...ExtractOption
 	if err != nil {
 		return err
 	}
-	defer func() {
-		if err == nil {
-			err = incomplete(a.a) // a cut archive: its entries were extracted
-		}
-	}()
 	if c, ok := a.a.(arc.EntryChecker); ok {
 		x.check = func(e *Entry) error { return c.CheckEntry(e.Index) }
 	}
