@@ -71,6 +71,18 @@ func TestInvalidOptions(t *testing.T) {
 			t.Errorf("Extract with %s created the destination (%v)", name, err)
 		}
 	}
+	r, err := NewReader(bytes.NewReader(data))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	dest := filepath.Join(t.TempDir(), "out")
+	if err := r.Extract(t.Context(), dest, WithOverwrite(Overwrite(99))); !errors.Is(err, ErrInvalidOption) {
+		t.Errorf("Reader.Extract with WithOverwrite(99): %v, want ErrInvalidOption", err)
+	}
+	if _, err := os.Stat(dest); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("Reader.Extract with an invalid option created the destination (%v)", err)
+	}
 	if err := a.Extract(t.Context(), t.TempDir(), WithProgress(func(Progress) {}), WithOverwrite(OverwriteRename),
 		WithFilter(func(*Entry) bool { return true }), WithSpaceCheck(false), nil); err != nil {
 		t.Errorf("Extract with valid options: %v", err)
