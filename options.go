@@ -179,14 +179,14 @@ func WithWorkers(n int) Option {
 	}
 }
 
-// WithContext makes Open, OpenFile, OpenFS and NewReader
-// stop when ctx is done: the call then fails with ctx.Err() itself
-// (context.Canceled or context.DeadlineExceeded). Opening a compressed
-// tarball decodes the whole stream to list it, and a large one takes
-// that long; other formats read their headers. ctx governs the open
-// only: the Archive or Reader it returns does not keep it (Extract and
-// Verify take their own). Key derivation for encrypted headers is not
-// interrupted; the open stops at the next read after it.
+// WithContext makes Open, OpenFile, OpenFS and NewReader stop when ctx
+// is done: the call then fails with ctx.Err() itself (context.Canceled
+// or context.DeadlineExceeded). Opening a compressed tarball decodes the
+// whole stream to list it, which takes as long as the stream is large;
+// other formats read their headers. ctx governs the open only: the
+// Archive or Reader it returns does not keep it (Extract and Verify take
+// their own). Key derivation for encrypted headers is not interrupted;
+// the open stops at the next read after it.
 func WithContext(ctx context.Context) Option {
 	return func(o *options) error {
 		if ctx == nil {
