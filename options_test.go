@@ -27,9 +27,10 @@ func TestInvalidOptions(t *testing.T) {
 		"WithVolumeOpener(nil)":   WithVolumeOpener("a.zip", nil),
 		"WithIndex(nil)":          WithIndex(nil),
 		"WithWorkers(0)":          WithWorkers(0),
-		"WithContext(nil)":        WithContext(nil), //nolint:staticcheck // a nil context is the case tested
-		"MaxRatio NaN":            WithLimits(Limits{MaxRatio: math.NaN()}),
-		"MaxRatio 0.5":            WithLimits(Limits{MaxRatio: 0.5}),
+		//lint:ignore SA1012 a nil context is the case tested
+		"WithContext(nil)": WithContext(nil),
+		"MaxRatio NaN":     WithLimits(Limits{MaxRatio: math.NaN()}),
+		"MaxRatio 0.5":     WithLimits(Limits{MaxRatio: 0.5}),
 	}
 	for name, opt := range bad {
 		if _, err := Open(bytes.NewReader(data), int64(len(data)), opt); !errors.Is(err, ErrInvalidOption) {
