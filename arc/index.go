@@ -8,7 +8,7 @@ import (
 
 // Indexer is implemented by a format Archive whose listing can be
 // exported and reopened later without reading its headers again (the
-// root's Archive.Index and OpenWithIndex).
+// root's Archive.Index and WithIndex).
 type Indexer interface {
 	// ExportIndex returns the format's index payload: what OpenIndex
 	// needs to rebuild the Archive (entries, data offsets, coder chains,

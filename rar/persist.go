@@ -13,7 +13,7 @@ import (
 )
 
 // The persistable index of a RAR archive (arc.Indexer; the root's
-// Archive.Index and OpenWithIndex): every entry with what the reader
+// Archive.Index and WithIndex): every entry with what the reader
 // needs (packed parts by volume and offset, algorithm, dictionary,
 // solid flags, encryption salt/IV/rounds/check value, stored CRC32 or
 // BLAKE2sp, the file-copy source), the archive flags, and per volume its

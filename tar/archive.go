@@ -114,7 +114,7 @@ func bareName(kind Kind, fname, input string) string {
 //
 // A compressed tar has no directory: Open decodes the whole stream once
 // to list it (and to verify the compressor's checksums at its end; an
-// index from Index, reopened with OpenWithIndex, lists without that), and
+// index from Index, reopened with the root's WithIndex, lists without that), and
 // opening an entry decodes the stream again from its start up to that
 // entry. The Archive keeps the decoder of the last closed entry, so
 // opening entries in stored order (Extract, a loop over Entries)

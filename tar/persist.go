@@ -22,7 +22,7 @@ import (
 )
 
 // The persistable index of a tarball (arc.Indexer; the root's
-// Archive.Index and OpenWithIndex): the compressor, every entry's
+// Archive.Index and WithIndex): the compressor, every entry's
 // header as the header reader read it (the Entry is made from it again, as
 // Open makes it) and its data offset in the decoded tar stream. Reopening
 // decodes nothing and reads no header: listing a multi-GB .tar.gz from
