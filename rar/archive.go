@@ -66,7 +66,7 @@ type Archive struct {
 	// mu guards the decoders shared between entries (spare, solid) and
 	// the parser's key cache: Open may be called from several goroutines.
 	// Entries decode in parallel outside it (solid ones on slots marked
-	// busy meanwhile, see open.go).
+	// busy meanwhile, see solid.go).
 	mu      sync.Mutex
 	closed  atomic.Bool
 	p       *parser
@@ -89,7 +89,7 @@ type Archive struct {
 	spare   [4]unpacker   // idle decoders by family (spareOf), reused across entries
 	workers atomic.Int32  // SetEntryWorkers (units.go); 0: Config.Workers
 	idle    *entryReader  // the last closed entry's reader, for the next Open
-	cps     cpcache.Cache // RAR5 decoder checkpoints (seek5.go)
+	cps     cpcache.Cache // decoder checkpoints, every family (seekcp.go)
 
 	// The verified content of the last entry read that file copies take
 	// their content from (cacheIdx, -1 none), at most cacheMax bytes.
