@@ -86,7 +86,7 @@ type Archive struct {
 	unpacked   int64 // declared sizes of all entries (window estimate)
 
 	solid   solidState
-	spare   [4]unpacker   // idle decoders by family (spareOf), reused across entries
+	spare   []unpacker    // idle decoders by family (spareOf), reused across entries
 	workers atomic.Int32  // SetEntryWorkers (units.go); 0: Config.Workers
 	idle    *entryReader  // the last closed entry's reader, for the next Open
 	cps     cpcache.Cache // decoder checkpoints, every family (seekcp.go)
@@ -405,10 +405,10 @@ func (a *Archive) Close() error {
 	}
 	a.solid.close()
 	a.cps.Clear()
-	for _, fam := range [...]int{fam50, fam29, fam20, fam15} {
-		if d := *a.spareOf(fam); d != nil {
-			releaseUnpacker(fam, d)
-			*a.spareOf(fam) = nil
+	for i, d := range a.spare {
+		if d != nil {
+			d.release()
+			a.spare[i] = nil
 		}
 	}
 	a.idle = nil

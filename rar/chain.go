@@ -25,9 +25,8 @@ type entryReader struct {
 	crypt *rarcrypto.Reader
 	lim   io.LimitedReader // stored data: the unpacked size of the (padded) stream
 	v     crc32x.Reader
-	mac   macCRC   // the RAR5 MAC-converted CRC check, when v uses it
-	dec   unpacker // owned (non-solid) decoder, back to Archive.spare on Close
-	fam   int
+	mac   macCRC     // the RAR5 MAC-converted CRC check, when v uses it
+	dec   unpacker   // owned (non-solid) decoder, back to Archive.spare on Close
 	slot  *solidSlot // solid: the slot positioned in this entry, or nil
 	pos   int64      // bytes returned so far
 	want  int64      // decoded size the header declares; -1 unknown
@@ -202,13 +201,14 @@ func (r *entryReader) close() error {
 	}
 	if r.dec != nil {
 		if a.closed.Load() {
-			releaseUnpacker(r.fam, r.dec)
+			r.dec.release()
 		} else {
 			// Keep the decoder (and its tables) for the next entry.
-			if old := *a.spareOf(r.fam); old != nil {
-				releaseUnpacker(r.fam, old)
+			sp := a.spareOf(r.dec.family())
+			if *sp != nil {
+				(*sp).release()
 			}
-			*a.spareOf(r.fam) = r.dec
+			*sp = r.dec
 		}
 		r.dec = nil
 	}

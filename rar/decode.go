@@ -189,30 +189,14 @@ func (p *parser) checkDict(f *file) error {
 	return nil
 }
 
-// newUnpacker returns a decoder for f's algorithm or ErrUnsupported.
+// newUnpacker returns a decoder for f's algorithm (families.go) or
+// ErrUnsupported.
 func (p *parser) newUnpacker(f *file) (unpacker, error) {
-	fam := family(f.algo)
-	mk := unpackers[fam]
-	if mk == nil {
+	fam := familyOf(f.algo)
+	if fam == nil {
 		return nil, unknownAlgo(f)
 	}
-	return mk(p.memMax), nil
-}
-
-// releaseUnpacker closes d, which must not be used again, and keeps it
-// for the next entry or archive (unpack.go: idle decoders).
-func releaseUnpacker(fam int, d unpacker) {
-	d.Close()
-	switch d := d.(type) {
-	case dec50:
-		idle50.Put(d.Decoder)
-	case dec29:
-		idle29.Put(d.Decoder)
-	case dec20:
-		idle20.Put(d.Decoder)
-	case dec15:
-		idle15.Put(d.Decoder)
-	}
+	return fam.newDecoder(p.memMax), nil
 }
 
 // mapErr turns data errors of an encrypted entry with no password check

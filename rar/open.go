@@ -109,7 +109,7 @@ func (a *Archive) openFile(f *file, i int) (io.ReadCloser, error) {
 		if _, _, err := a.p.decrypter(f, &r.parts, r.crypt); err != nil {
 			return nil, err
 		}
-		if unpackers[family(f.algo)] == nil {
+		if familyOf(f.algo) == nil {
 			return nil, unknownAlgo(f)
 		}
 		return &reader{r}, nil
@@ -120,16 +120,18 @@ func (a *Archive) openFile(f *file, i int) (io.ReadCloser, error) {
 		}
 		return &reader{r}, nil
 	}
-	fam := family(f.algo)
-	d := *a.spareOf(fam)
-	*a.spareOf(fam) = nil
+	var d unpacker
+	if fam := familyOf(f.algo); fam != nil {
+		d = *a.spareOf(fam)
+		*a.spareOf(fam) = nil
+	}
 	if d == nil {
 		var err error
 		if d, err = a.p.newUnpacker(f); err != nil {
 			return nil, err
 		}
 	}
-	r.dec, r.fam = d, fam
+	r.dec = d
 	if err := a.chain(r, d, false); err != nil {
 		r.close() // a.mu is held by Open
 		return nil, mapErr(err, r.guess)
@@ -189,17 +191,12 @@ func (h *reader) Close() error {
 	return err
 }
 
-// spareOf is the slot of a.spare for decoder family fam.
-func (a *Archive) spareOf(fam int) *unpacker {
-	switch fam {
-	case fam50:
-		return &a.spare[0]
-	case fam29:
-		return &a.spare[1]
-	case fam20:
-		return &a.spare[2]
+// spareOf is the slot of a.spare for decoder family fam (a.mu held).
+func (a *Archive) spareOf(fam *family) *unpacker {
+	if a.spare == nil {
+		a.spare = make([]unpacker, len(families))
 	}
-	return &a.spare[3]
+	return &a.spare[fam.id]
 }
 
 // declaredSize is the size a compressed entry's decoded data must have

@@ -34,7 +34,6 @@ type Reader struct {
 	v        crc32x.Reader
 	mac      macCRC // the RAR5 MAC-converted CRC check, when v uses it
 	dec      unpacker
-	fam      int
 	decOK    bool // decoder state valid for a solid continuation
 	body     io.Reader
 	link     bytes.Reader     // content of a symlink: RAR4 data read at Next, RAR5 target
@@ -265,7 +264,7 @@ func (r *Reader) startEntry() error {
 		if f.solid && !r.decOK && r.dec != nil {
 			return errs.Corrupt("%s: solid entry without its predecessor", f.e.Name)
 		}
-		if r.dec == nil || family(f.algo) != r.fam {
+		if r.dec == nil || familyOf(f.algo) != r.dec.family() {
 			d, err := r.p.newUnpacker(f)
 			if err != nil {
 				return err
@@ -273,7 +272,7 @@ func (r *Reader) startEntry() error {
 			if r.dec != nil {
 				r.dec.Close()
 			}
-			r.dec, r.fam = d, family(f.algo)
+			r.dec = d
 		}
 		r.used = true
 		r.decOK = false
@@ -442,7 +441,7 @@ func (r *Reader) cutErr(err error) error {
 // Close releases the decoder and the volumes the Reader opened.
 func (r *Reader) Close() error {
 	if r.dec != nil {
-		releaseUnpacker(r.fam, r.dec)
+		r.dec.release()
 		r.dec = nil
 	}
 	for _, c := range r.close {

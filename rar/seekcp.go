@@ -8,10 +8,6 @@ import (
 	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/rar/internal/rarcrypto"
-	"github.com/go-unarc/unarc/rar/internal/unpack15"
-	"github.com/go-unarc/unarc/rar/internal/unpack20"
-	"github.com/go-unarc/unarc/rar/internal/unpack29"
-	"github.com/go-unarc/unarc/rar/internal/unpack50"
 )
 
 // Decoder checkpoints (arc.Checkpointer) of RAR5, RAR 2.9 (RAR 3.x/4.x),
@@ -86,53 +82,10 @@ type cpDecoder interface {
 	EntryOffset() int64
 }
 
-func (d dec50) onCheckpoint(next int64, fn func(cpState) int64) {
-	d.OnCheckpoint(next, func(x *unpack50.Decoder) int64 { return fn(x) })
-}
-
-func (d dec50) resetAt(src io.Reader, algo int, dict, size int64, state []byte) error {
-	v := 0
-	if algo == 70 {
-		v = 1
-	}
-	return d.ResetAt(src, v, dict, size, state)
-}
-
-func (d dec29) onCheckpoint(next int64, fn func(cpState) int64) {
-	d.OnCheckpoint(next, func(x *unpack29.Decoder) int64 { return fn(x) })
-}
-
-func (d dec29) resetAt(src io.Reader, algo int, dict, size int64, state []byte) error {
-	return d.ResetAt(src, dict, size, state)
-}
-
-func (d dec20) onCheckpoint(next int64, fn func(cpState) int64) {
-	d.OnCheckpoint(next, func(x *unpack20.Decoder) int64 { return fn(x) })
-}
-
-func (d dec20) resetAt(src io.Reader, algo int, dict, size int64, state []byte) error {
-	return d.ResetAt(src, dict, size, state)
-}
-
-func (d dec15) onCheckpoint(next int64, fn func(cpState) int64) {
-	d.OnCheckpoint(next, func(x *unpack15.Decoder) int64 { return fn(x) })
-}
-
-func (d dec15) resetAt(src io.Reader, algo int, dict, size int64, state []byte) error {
-	return d.ResetAt(src, dict, size, state)
-}
-
 // cpKind is the Kind of f's checkpoints ("" for none).
 func cpKind(f *file) string {
-	switch family(f.algo) {
-	case fam50:
-		return "rar5"
-	case fam29:
-		return "rar29"
-	case fam20:
-		return "rar20"
-	case fam15:
-		return "rar15"
+	if fam := familyOf(f.algo); fam != nil {
+		return fam.kind
 	}
 	return ""
 }
@@ -141,20 +94,9 @@ func cpKind(f *file) string {
 // AES-256), RAR 2.9 (plain or RAR 3.x AES-128), RAR 2.0 and RAR 1.5
 // (plain or with the RAR 1.5 or 2.0 cipher, not RAR 1.3's) entries.
 func (a *Archive) cpEntry(f *file) bool {
-	var crypt bool
-	switch family(f.algo) {
-	case fam50:
-		crypt = f.crypt == cryptRAR5
-	case fam29:
-		crypt = f.crypt == cryptRAR3
-	case fam20, fam15:
-		crypt = oldCipher(f) > 0
-	default:
-		return false
-	}
-	return f.method > 0 && f.copyOf < 0 && !f.unknown &&
-		f.missing == nil && f.broken == nil && !f.split && f.e.Size > 0 && entryData(f.e) &&
-		(f.crypt == cryptNone || crypt)
+	fam := familyOf(f.algo)
+	return fam != nil && fam.checkpoints(f.crypt) && f.method > 0 && f.copyOf < 0 && !f.unknown &&
+		f.missing == nil && f.broken == nil && !f.split && f.e.Size > 0 && entryData(f.e)
 }
 
 // cipherMarks is a RAR 1.5 or 2.0 decryptor (rarcrypto.Reader15,
@@ -325,7 +267,7 @@ func (a *Archive) resume(fi int, f *file, cp arc.Checkpoint, watch bool) (io.Rea
 		r.Close()
 		return nil, err
 	}
-	r.dec, r.fam = d, family(f.algo)
+	r.dec = d
 	dc, ok := d.(cpDecoder)
 	if !ok || cp.Kind != cpKind(f) {
 		r.Close()
@@ -384,7 +326,6 @@ type cpReader struct {
 	parts partsReader
 	crypt *rarcrypto.Reader
 	dec   unpacker
-	fam   int
 	lim   io.LimitedReader
 	guess bool
 }
@@ -408,7 +349,7 @@ func (r *cpReader) Read(p []byte) (int, error) {
 
 func (r *cpReader) Close() error {
 	if r.dec != nil {
-		releaseUnpacker(r.fam, r.dec)
+		r.dec.release()
 		r.dec = nil
 	}
 	if r.crypt != nil {

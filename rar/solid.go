@@ -9,7 +9,6 @@ import (
 	"github.com/go-unarc/unarc/crc32x"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/rar/internal/rarcrypto"
-	"github.com/go-unarc/unarc/rar/internal/unpack50"
 )
 
 // The decoders of a solid Archive (see "Solid archives" on Archive):
@@ -25,7 +24,6 @@ const slotOverhead = 1 << 20
 // solidSlot is one decoder of a solid archive and where it stands.
 type solidSlot struct {
 	dec    unpacker
-	fam    int
 	run    int          // first entry of the solid run the decoder is in
 	next   int          // idle: the entry it is positioned at; -1 none
 	holder *entryReader // the reader whose entry it is in, or nil (idle)
@@ -56,7 +54,7 @@ func (s *solidState) close() {
 			sl.holder.slot = nil
 			sl.holder = nil
 		}
-		releaseUnpacker(sl.fam, sl.dec)
+		sl.dec.release()
 	}
 	s.slots, s.charged = nil, 0
 }
@@ -82,16 +80,16 @@ func (a *Archive) runStart(i int) int {
 // acquire picks the slot r will decode with (see "Solid archives").
 func (a *Archive) acquire(r *entryReader) (*solidSlot, error) {
 	s := &a.solid
-	fam := family(r.f.algo)
+	fam := familyOf(r.f.algo)
 	var best, free, idle *solidSlot
 	for _, sl := range s.slots {
 		if sl.holder != nil {
 			continue
 		}
-		if sl.fam == fam && sl.run == r.run && sl.next >= 0 && sl.next <= r.idx && (best == nil || sl.next > best.next) {
+		if sl.dec.family() == fam && sl.run == r.run && sl.next >= 0 && sl.next <= r.idx && (best == nil || sl.next > best.next) {
 			best = sl
 		}
-		if sl.next < 0 && (free == nil || free.fam != fam) {
+		if sl.next < 0 && (free == nil || free.dec.family() != fam) {
 			free = sl
 		}
 		if idle == nil || idle.used > sl.used {
@@ -101,17 +99,17 @@ func (a *Archive) acquire(r *entryReader) (*solidSlot, error) {
 	if best != nil {
 		return best, nil
 	}
-	if free != nil && free.fam == fam {
+	if free != nil && free.dec.family() == fam {
 		return free, nil
 	}
-	charge := min(r.f.dict, a.unpacked) + slotOverhead + unpack50.PipelineMemory(a.entryWorkers())
+	charge := fam.memory(min(r.f.dict, a.unpacked), a.entryWorkers()) + slotOverhead
 	// The kept copy content has its share of MaxMemory; the slots the rest.
 	if free == nil && (len(s.slots) == 0 || len(s.slots) < maxSolidSlots && s.charged+charge <= a.p.memMax-a.cacheMax) {
 		d, err := a.p.newUnpacker(r.f)
 		if err != nil {
 			return nil, err
 		}
-		sl := &solidSlot{dec: d, fam: fam, next: -1, charge: charge}
+		sl := &solidSlot{dec: d, next: -1, charge: charge}
 		s.slots = append(s.slots, sl)
 		s.charged += charge
 		return sl, nil
@@ -136,13 +134,13 @@ func (a *Archive) acquire(r *entryReader) (*solidSlot, error) {
 		sl.holder = nil
 	}
 	sl.next = -1
-	if sl.fam != fam {
+	if sl.dec.family() != fam {
 		d, err := a.p.newUnpacker(r.f)
 		if err != nil {
 			return nil, err
 		}
-		releaseUnpacker(sl.fam, sl.dec)
-		sl.dec, sl.fam = d, fam
+		sl.dec.release()
+		sl.dec = d
 	}
 	return sl, nil
 }
