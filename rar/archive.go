@@ -64,12 +64,15 @@ type volume struct {
 // each copy.
 type Archive struct {
 	// mu guards the decoders shared between entries (spare, solid) and
-	// the parser's key cache: Open may be called from several goroutines.
+	// the keyring: Open may be called from several goroutines.
 	// Entries decode in parallel outside it (solid ones on slots marked
 	// busy meanwhile, see solid.go).
 	mu      sync.Mutex
 	closed  atomic.Bool
-	p       *parser
+	p       *headerReader // the header reader; after Open, what the headers said
+	keys    keyring       // passwords and derived keys (keyring.go)
+	limits  limits        // Config.Limits resolved
+	count   indexCount    // what the index holds (MaxEntries, MaxHeaderMemory)
 	vols    []volume
 	files   []*file      // every entry, hidden file versions included
 	entries []*arc.Entry // the listed ones
@@ -124,7 +127,7 @@ func Open(ra io.ReaderAt, size int64, opts ...arc.Option) (*Archive, error) {
 	if err := srcsize.Check(ra, size); err != nil {
 		return nil, err
 	}
-	cfg := new(arc.Config) // kept by the parser: one allocation, not NewConfig's two
+	cfg := new(arc.Config) // kept by the header reader: one allocation, not NewConfig's two
 	if err := arc.Configure(cfg, opts...); err != nil {
 		return nil, err
 	}
@@ -132,11 +135,10 @@ func Open(ra io.ReaderAt, size int64, opts ...arc.Option) (*Archive, error) {
 }
 
 func openArchive(ra io.ReaderAt, size int64, cfg *arc.Config, fromFirst bool) (*Archive, error) {
-	p := newParser(cfg)
-	p.index = true    // entries are kept: MaxEntries and MaxHeaderMemory apply
-	defer p.release() // headers are all read here; entries read through a.vols
-	a := &Archive{p: p, cacheIdx: -1}
-	a.cacheMax = min(p.memMax/4, 256<<20)
+	a := newArchive(cfg)
+	p := a.p
+	p.index = &a.count // entries are kept: MaxEntries and MaxHeaderMemory apply
+	defer p.release()  // headers are all read here; entries read through a.vols
 	jra, jsize, closers, err := p.joinSplit(ra, size, p.cfg.Name)
 	a.closers = closers
 	if err != nil {
@@ -226,9 +228,18 @@ func openArchive(ra io.ReaderAt, size int64, cfg *arc.Config, fromFirst bool) (*
 	return a, nil
 }
 
+// newArchive returns an Archive with no volume yet: its keyring, resolved
+// limits and header reader.
+func newArchive(cfg *arc.Config) *Archive {
+	a := &Archive{keys: newKeyring(cfg), limits: resolveLimits(cfg.Limits), cacheIdx: -1}
+	a.p = newHeaderReader(cfg, &a.keys, &a.limits)
+	a.cacheMax = min(a.limits.mem/4, 256<<20)
+	return a
+}
+
 // reopenFirst opens the set from its first volume when Open was given a
 // later one (unrar does the same).
-func reopenFirst(p *parser, first string) (*Archive, error) {
+func reopenFirst(p *headerReader, first string) (*Archive, error) {
 	cfg := p.cfg
 	n := p.volNum + 1
 	if cfg.Name == "" || cfg.OpenVolume == nil || first == cfg.Name {

@@ -44,7 +44,7 @@ type entryReader struct {
 func (a *Archive) chain(r *entryReader, d unpacker, solid bool) error {
 	f := r.f
 	r.parts.reset(a.vols, f.parts)
-	src, guess, err := a.p.decrypter(f, &r.parts, r.crypt)
+	src, guess, err := a.keys.decrypter(f, &r.parts, r.crypt)
 	if err != nil {
 		return err
 	}
@@ -62,7 +62,7 @@ func (a *Archive) chain(r *entryReader, d unpacker, solid bool) error {
 		if r.seek {
 			n = 1 // checkpoints are taken by the sequential decoder
 		}
-		setWorkers(d, n, f.dict, a.p.memMax)
+		setWorkers(d, n, f.dict, a.limits.mem)
 		if err := d.reset(src, f.algo, f.dict, f.e.Size, solid); err != nil {
 			return err
 		}

@@ -78,7 +78,7 @@ func (a *Archive) openFile(f *file, i int) (io.ReadCloser, error) {
 	if f.split {
 		return nil, fmt.Errorf("%w: the entry continues in a missing volume", errs.ErrTruncated)
 	}
-	if err := a.p.checkSize(f); err != nil {
+	if err := a.limits.checkSize(f); err != nil {
 		return nil, err
 	}
 	r := a.newReader(f, i)
@@ -93,7 +93,7 @@ func (a *Archive) openFile(f *file, i int) (io.ReadCloser, error) {
 	case f.method < 0:
 		return nil, errs.Unsupported("RAR method byte")
 	case f.method > 0:
-		if err := a.p.checkDict(f); err != nil {
+		if err := a.limits.checkDict(f); err != nil {
 			return nil, err
 		}
 	}
@@ -106,7 +106,7 @@ func (a *Archive) openFile(f *file, i int) (io.ReadCloser, error) {
 		if s := &a.solid; s.failErr != nil && s.failRun == r.run && s.failAt < i {
 			return nil, fmt.Errorf("solid predecessor %s: %w", a.files[s.failAt].e.Name, s.failErr)
 		}
-		if _, _, err := a.p.decrypter(f, &r.parts, r.crypt); err != nil {
+		if _, _, err := a.keys.decrypter(f, &r.parts, r.crypt); err != nil {
 			return nil, err
 		}
 		if familyOf(f.algo) == nil {
@@ -127,7 +127,7 @@ func (a *Archive) openFile(f *file, i int) (io.ReadCloser, error) {
 	}
 	if d == nil {
 		var err error
-		if d, err = a.p.newUnpacker(f); err != nil {
+		if d, err = newUnpacker(f, a.limits.mem); err != nil {
 			return nil, err
 		}
 	}

@@ -22,12 +22,14 @@ import (
 // Reader reads a RAR archive forward-only from a stream; it implements
 // arc.Reader. Later volumes are opened through Config.OpenVolume.
 type Reader struct {
-	p     *parser
-	cur   *file
-	index int
-	name  string // current volume name
-	vols  int
-	close []io.Closer
+	p      *headerReader // the header reader
+	keys   keyring
+	limits limits
+	cur    *file
+	index  int
+	name   string // current volume name
+	vols   int
+	close  []io.Closer
 
 	data     streamData
 	crypt    *rarcrypto.Reader // from cryptReaders at the first encrypted entry, back at Close
@@ -56,15 +58,16 @@ func newReader(r io.Reader, cfg *arc.Config) (arc.Reader, error) { return NewRea
 // skips every older file version ("name;n"), even one with no current
 // file after it, which Archive lists: a stream cannot look ahead.
 func NewReader(r io.Reader, opts ...arc.Option) (*Reader, error) {
-	cfg := new(arc.Config) // kept by the parser: one allocation, not NewConfig's two
+	cfg := new(arc.Config) // kept by the header reader: one allocation, not NewConfig's two
 	if err := arc.Configure(cfg, opts...); err != nil {
 		return nil, err
 	}
-	p := newParser(cfg)
+	rd := &Reader{keys: newKeyring(cfg), limits: resolveLimits(cfg.Limits), name: cfg.Name, vols: 1}
+	p := newHeaderReader(cfg, &rd.keys, &rd.limits)
+	rd.p = p
 	if err := p.beginStream(r, 0); err != nil {
 		return nil, err
 	}
-	rd := &Reader{p: p, name: p.cfg.Name, vols: 1}
 	rd.data.r = rd
 	if p.volume && !p.firstVol {
 		if err := rd.fromFirst(); err != nil {
@@ -236,13 +239,13 @@ func (r *Reader) startEntry() error {
 		}
 		return errs.Unsupported("file copy of %q cannot be read forward-only; copy the extracted %s", f.e.LinkTarget, f.e.LinkTarget)
 	}
-	if err := r.p.checkSize(f); err != nil {
+	if err := r.limits.checkSize(f); err != nil {
 		return err
 	}
 	if f.crypt != cryptNone && r.crypt == nil {
 		r.crypt = cryptReaders.Get()
 	}
-	src, guess, err := r.p.decrypter(f, &r.data, r.crypt)
+	src, guess, err := r.keys.decrypter(f, &r.data, r.crypt)
 	if err != nil {
 		return err
 	}
@@ -258,14 +261,14 @@ func (r *Reader) startEntry() error {
 	case f.method < 0:
 		return errs.Unsupported("%s: RAR method byte", f.e.Name)
 	default:
-		if err := r.p.checkDict(f); err != nil {
+		if err := r.limits.checkDict(f); err != nil {
 			return err
 		}
 		if f.solid && !r.decOK && r.dec != nil {
 			return errs.Corrupt("%s: solid entry without its predecessor", f.e.Name)
 		}
 		if r.dec == nil || familyOf(f.algo) != r.dec.family() {
-			d, err := r.p.newUnpacker(f)
+			d, err := newUnpacker(f, r.limits.mem)
 			if err != nil {
 				return err
 			}
@@ -276,7 +279,7 @@ func (r *Reader) startEntry() error {
 		}
 		r.used = true
 		r.decOK = false
-		setWorkers(r.dec, r.p.cfg.Workers, f.dict, r.p.memMax)
+		setWorkers(r.dec, r.p.cfg.Workers, f.dict, r.limits.mem)
 		if err := r.dec.reset(src, f.algo, f.dict, f.e.Size, f.solid); err != nil {
 			return mapErr(err, guess)
 		}

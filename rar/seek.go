@@ -54,7 +54,7 @@ func (a *Archive) OpenAt(i int, off int64) (io.ReadCloser, int64, error) {
 		}
 		return rc, 0, err
 	}
-	if err := a.p.checkSize(f); err != nil {
+	if err := a.limits.checkSize(f); err != nil {
 		return nil, 0, err
 	}
 	off = min(off, f.e.Size)
@@ -67,7 +67,7 @@ func (a *Archive) OpenAt(i int, off int64) (io.ReadCloser, int64, error) {
 		r.lim = io.LimitedReader{R: &r.parts, N: f.e.Size - off}
 		return r, off, nil
 	}
-	key, iv0, _, err := a.p.cbcKey(f)
+	key, iv0, _, err := a.keys.cbcKey(f)
 	if err != nil {
 		return nil, 0, err
 	}

@@ -98,7 +98,7 @@ func (a *Archive) cpStateMax(fi int, out int64, state []byte) int64 {
 			before += max(g.e.Size, 0)
 		}
 	}
-	return familyOf(f.algo).cpStateMax(f, dict, before+out, state, a.p.memMax)
+	return familyOf(f.algo).cpStateMax(f, dict, before+out, state, a.limits.mem)
 }
 
 // cpInput is what checkpoint cp's state was decoded from: the packed

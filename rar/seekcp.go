@@ -203,10 +203,10 @@ func (a *Archive) findCP(fi int, f *file, off int64) (arc.Checkpoint, bool, erro
 // decoder takes checkpoints as it goes (not while a restored checkpoint
 // is being verified: none may come from a state not verified).
 func (a *Archive) resume(fi int, f *file, cp arc.Checkpoint, watch bool) (io.ReadCloser, error) {
-	if err := a.p.checkSize(f); err != nil {
+	if err := a.limits.checkSize(f); err != nil {
 		return nil, err
 	}
-	if err := a.p.checkDict(f); err != nil {
+	if err := a.limits.checkDict(f); err != nil {
 		return nil, err
 	}
 	if cp.In < 0 || cp.Out > f.e.Size {
@@ -232,7 +232,7 @@ func (a *Archive) resume(fi int, f *file, cp arc.Checkpoint, watch bool) (io.Rea
 			return nil, err
 		}
 	} else {
-		key, iv0, guess, err := a.p.cbcKey(f)
+		key, iv0, guess, err := a.keys.cbcKey(f)
 		if err != nil {
 			return nil, err
 		}
@@ -262,7 +262,7 @@ func (a *Archive) resume(fi int, f *file, cp arc.Checkpoint, watch bool) (io.Rea
 		}
 		src = r.crypt
 	}
-	d, err := a.p.newUnpacker(f)
+	d, err := newUnpacker(f, a.limits.mem)
 	if err != nil {
 		r.Close()
 		return nil, err
@@ -294,7 +294,7 @@ func (a *Archive) resume(fi int, f *file, cp arc.Checkpoint, watch bool) (io.Rea
 // f's RAR 1.5 or 2.0 cipher resumed from st, its state at the mark at or
 // before at.
 func (a *Archive) resumeCipher(r *cpReader, f *file, at int64, st []byte) (io.Reader, error) {
-	pw, err := a.p.entryPassword(f)
+	pw, err := a.keys.entryPassword(f)
 	if err != nil {
 		return nil, err
 	}

@@ -104,8 +104,8 @@ func (a *Archive) acquire(r *entryReader) (*solidSlot, error) {
 	}
 	charge := fam.memory(min(r.f.dict, a.unpacked), a.entryWorkers()) + slotOverhead
 	// The kept copy content has its share of MaxMemory; the slots the rest.
-	if free == nil && (len(s.slots) == 0 || len(s.slots) < maxSolidSlots && s.charged+charge <= a.p.memMax-a.cacheMax) {
-		d, err := a.p.newUnpacker(r.f)
+	if free == nil && (len(s.slots) == 0 || len(s.slots) < maxSolidSlots && s.charged+charge <= a.limits.mem-a.cacheMax) {
+		d, err := newUnpacker(r.f, a.limits.mem)
 		if err != nil {
 			return nil, err
 		}
@@ -135,7 +135,7 @@ func (a *Archive) acquire(r *entryReader) (*solidSlot, error) {
 	}
 	sl.next = -1
 	if sl.dec.family() != fam {
-		d, err := a.p.newUnpacker(r.f)
+		d, err := newUnpacker(r.f, a.limits.mem)
 		if err != nil {
 			return nil, err
 		}
@@ -160,7 +160,7 @@ func (a *Archive) position(r *entryReader, sl *solidSlot) error {
 		from = sl.next
 	}
 	sl.next, sl.run = -1, r.run
-	setWorkers(sl.dec, a.entryWorkers(), r.f.dict, a.p.memMax)
+	setWorkers(sl.dec, a.entryWorkers(), r.f.dict, a.limits.mem)
 	var cr *rarcrypto.Reader
 	for j := from; j < r.idx; j++ {
 		g := a.files[j]
@@ -176,7 +176,7 @@ func (a *Archive) position(r *entryReader, sl *solidSlot) error {
 		if g.split {
 			return fmt.Errorf("%w: solid predecessor %s continues in a missing volume", errs.ErrTruncated, g.e.Name)
 		}
-		if err := a.p.checkDict(g); err != nil {
+		if err := a.limits.checkDict(g); err != nil {
 			return err
 		}
 		var pr partsReader
@@ -186,7 +186,7 @@ func (a *Archive) position(r *entryReader, sl *solidSlot) error {
 			defer func() { cr.Release(); cryptReaders.Put(cr) }()
 		}
 		pr.reset(a.vols, g.parts)
-		gsrc, guess, err := a.p.decrypter(g, &pr, cr)
+		gsrc, guess, err := a.keys.decrypter(g, &pr, cr)
 		if err != nil {
 			return fmt.Errorf("solid predecessor: %w", err)
 		}
