@@ -151,7 +151,7 @@ func openArchive(ra io.ReaderAt, size int64, cfg *arc.Config, fromFirst bool) (*
 		a.closeVolumes()
 		return nil, err
 	}
-	if p.volume && !p.firstVol && !fromFirst {
+	if p.main.volume && !p.main.firstVol && !fromFirst {
 		if first := p.firstVolumeName(p.cfg.Name); first != p.cfg.Name || p.version == 5 {
 			a.closeVolumes()
 			return reopenFirst(p, first)
@@ -162,7 +162,7 @@ func openArchive(ra io.ReaderAt, size int64, cfg *arc.Config, fromFirst bool) (*
 	for {
 		f, err := p.next()
 		if err == io.EOF {
-			if !p.volume || !(p.more || last != nil && last.split) {
+			if !p.main.volume || !(p.more || last != nil && last.split) {
 				break
 			}
 			if err := a.openNext(); err != nil {
@@ -241,7 +241,7 @@ func newArchive(cfg *arc.Config) *Archive {
 // later one (unrar does the same).
 func reopenFirst(p *headerReader, first string) (*Archive, error) {
 	cfg := p.cfg
-	n := p.volNum + 1
+	n := p.main.volNum + 1
 	if cfg.Name == "" || cfg.OpenVolume == nil || first == cfg.Name {
 		return nil, fmt.Errorf("%w: not the first volume of a set (RAR volume %d); open the first volume", errs.ErrTruncated, n)
 	}
@@ -393,10 +393,10 @@ func (a *Archive) Comment() string { return a.comment }
 func (a *Archive) Warning() error { return a.warning }
 
 // Locked reports whether the archive was locked against changes (-k).
-func (a *Archive) Locked() bool { return a.p.locked }
+func (a *Archive) Locked() bool { return a.p.main.locked }
 
 // IsSolid reports whether the archive is solid.
-func (a *Archive) IsSolid() bool { return a.p.solid }
+func (a *Archive) IsSolid() bool { return a.p.main.solid }
 
 // Close releases decoders and closes the volumes this package opened.
 // Readers still open fail from then on with an error matching

@@ -72,7 +72,7 @@ type header4 struct {
 // mismatch there means the password is wrong.
 func (p *headerReader) readHeader4() (*header4, error) {
 	var h []byte
-	if p.encHeaders {
+	if p.enc.on {
 		var salt [8]byte
 		if err := p.s.full(salt[:], "header salt"); err != nil {
 			return nil, err
@@ -83,12 +83,12 @@ func (p *headerReader) readHeader4() (*header4, error) {
 		}
 		// rar writes one salt for all headers; a new salt per header
 		// would cost a 2^18-round derivation each (a denial of service).
-		if p.hsalts++; p.hsalts > 1 && string(salt[:]) != p.hsalt {
-			if p.hsaltsDistinct++; p.hsaltsDistinct > maxHeaderSalts {
+		if p.enc.salts++; p.enc.salts > 1 && string(salt[:]) != p.enc.salt {
+			if p.enc.distinct++; p.enc.distinct > maxHeaderSalts {
 				return nil, errs.Limit("more than %d distinct header salts", maxHeaderSalts)
 			}
 		}
-		p.hsalt = string(salt[:])
+		p.enc.salt = string(salt[:])
 		k, err := p.keys.derive3(pw, salt[:])
 		if err != nil {
 			return nil, err
@@ -138,7 +138,7 @@ func (p *headerReader) readHeader4() (*header4, error) {
 		}
 	}
 	hd := &header4{typ: h[2], flags: binary.LittleEndian.Uint16(h[3:]), body: cursor{b: h[7:]}}
-	if !p.encHeaders && !crcOK4(h) {
+	if !p.enc.on && !crcOK4(h) {
 		// unrar refuses an archive whose main header is broken, and for
 		// a file or service header warns ("file header is corrupt") and
 		// goes on. So do we: the entry is listed but cannot be read
@@ -235,17 +235,17 @@ func (p *headerReader) main4() error {
 			return errs.Corrupt("RAR block type %#x before the main header", hd.typ)
 		}
 		fl := hd.flags
-		p.volume = fl&mhd4Volume != 0
-		p.solid = fl&mhd4Solid != 0
-		p.locked = fl&mhd4Locked != 0
-		if p.locked {
+		p.main.volume = fl&mhd4Volume != 0
+		p.main.solid = fl&mhd4Solid != 0
+		p.main.locked = fl&mhd4Locked != 0
+		if p.main.locked {
 			p.warn.add(warnLocked, ErrLocked)
 		}
 		if fl&mhd4Protect != 0 {
 			p.warn.add(warnRecovery, ErrRecoveryRecord)
 		}
-		p.newNaming = fl&mhd4NewNum != 0
-		p.firstVol = fl&mhd4FirstVol != 0 || !p.volume
+		p.main.newNaming = fl&mhd4NewNum != 0
+		p.main.firstVol = fl&mhd4FirstVol != 0 || !p.main.volume
 		c := &hd.body
 		c.u16() // HighPosAV
 		c.u32() // PosAV
@@ -259,7 +259,7 @@ func (p *headerReader) main4() error {
 			if _, err := p.keys.password(nil); err != nil {
 				return fmt.Errorf("encrypted headers: %w", err)
 			}
-			p.encHeaders = true
+			p.enc.on = true
 		}
 		if hd.flags&hfl4LongBlk != 0 {
 			return p.s.skip(hd.addSize, "main header data")

@@ -74,7 +74,7 @@ func (p *headerReader) readHeader5() (*header5, error) {
 	first := &p.hdrFirst
 	var mode cipher.BlockMode
 	var h []byte
-	if p.encHeaders {
+	if p.enc.on {
 		iv := &p.hdrIV
 		if err := p.s.full(iv[:], "header IV"); err != nil {
 			return nil, err
@@ -83,14 +83,14 @@ func (p *headerReader) readHeader5() (*header5, error) {
 			return nil, errs.EOF(err, "header")
 		}
 		var err error
-		if mode, err = p.hcbc.Init(p.hkey5.Key[:], iv[:]); err != nil {
+		if mode, err = p.enc.cbc.Init(p.enc.key5.Key[:], iv[:]); err != nil {
 			return nil, err
 		}
 		mode.CryptBlocks(first[:], first[:])
 		c := cursor{b: first[4:]}
 		size := c.vint()
 		if c.bad || size == 0 || size > maxHeader5 {
-			if p.hcheck == nil && !p.keys.hpwOK {
+			if p.enc.check == nil && !p.keys.hpwOK {
 				return nil, fmt.Errorf("%w: headers do not decrypt", errs.ErrPassword)
 			}
 			return nil, errs.Corrupt("header size %d", size)
@@ -98,7 +98,7 @@ func (p *headerReader) readHeader5() (*header5, error) {
 		n := 4 + (12 - len(c.b)) + int(size) // CRC + vint + header
 		padded := (n + 15) &^ 15
 		if p.s.size >= 0 && int64(padded-16) > p.s.size-p.s.off {
-			if p.hcheck == nil && !p.keys.hpwOK {
+			if p.enc.check == nil && !p.keys.hpwOK {
 				return nil, fmt.Errorf("%w: headers do not decrypt (header size %d passes the end of the archive)", errs.ErrPassword, size)
 			}
 			return nil, errs.Truncated("header larger than the rest of the volume")
@@ -106,7 +106,7 @@ func (p *headerReader) readHeader5() (*header5, error) {
 		h = p.header(padded)
 		copy(h, first[:])
 		if err := p.s.full(h[16:], "header"); err != nil {
-			if p.hcheck == nil && !p.keys.hpwOK {
+			if p.enc.check == nil && !p.keys.hpwOK {
 				return nil, fmt.Errorf("%w: headers do not decrypt (header size %d passes the end of the archive)", errs.ErrPassword, size)
 			}
 			return nil, errs.EOF(err, "header")
@@ -150,12 +150,12 @@ func (p *headerReader) readHeader5() (*header5, error) {
 	size := c.vint()
 	body := c.b[:size]
 	if crc32.ChecksumIEEE(h[4:len(h)-len(c.b)+int(size)]) != binary.LittleEndian.Uint32(h) {
-		if p.encHeaders && p.hcheck == nil && !p.keys.hpwOK {
+		if p.enc.on && p.enc.check == nil && !p.keys.hpwOK {
 			return nil, fmt.Errorf("%w: header checksum fails after decryption", errs.ErrPassword)
 		}
 		return nil, errs.Corrupt("RAR5 header CRC")
 	}
-	if p.encHeaders {
+	if p.enc.on {
 		p.keys.hpwOK = true // a whole header decrypted: the password is right
 	}
 	// One header5 serves every header: the caller is done with one
@@ -198,17 +198,17 @@ func (p *headerReader) main5() error {
 		}
 		c := &hd.body
 		fl := c.vint()
-		p.volume = fl&mhd5Volume != 0
-		p.solid = fl&mhd5Solid != 0
-		p.locked = fl&mhd5Locked != 0
-		if p.locked {
+		p.main.volume = fl&mhd5Volume != 0
+		p.main.solid = fl&mhd5Solid != 0
+		p.main.locked = fl&mhd5Locked != 0
+		if p.main.locked {
 			p.warn.add(warnLocked, ErrLocked)
 		}
-		p.volNum = 0
+		p.main.volNum = 0
 		if fl&mhd5VolNumber != 0 {
-			p.volNum = int(c.vintN(1 << 30))
+			p.main.volNum = int(c.vintN(1 << 30))
 		}
-		p.firstVol = p.volNum == 0
+		p.main.firstVol = p.main.volNum == 0
 		if c.bad {
 			return errs.Corrupt("RAR5 main header")
 		}
@@ -249,9 +249,9 @@ func (p *headerReader) crypt5(hd *header5) error {
 			p.keys.pwCache = nil
 			return fmt.Errorf("%w (archive headers)", errs.ErrPassword)
 		}
-		p.hcheck = clone(check)
+		p.enc.check = clone(check)
 	}
-	p.hkey5, p.encHeaders = k, true
+	p.enc.key5, p.enc.on = k, true
 	return nil
 }
 
@@ -261,7 +261,7 @@ func (p *headerReader) crypt5(hd *header5) error {
 // unrar reports "Unexpected end of archive", and so do we (the warning
 // stays a plain truncation).
 func (p *headerReader) noEnd(err error) error {
-	if p.encHeaders {
+	if p.enc.on {
 		return err
 	}
 	return errs.NoEnd(err)

@@ -33,23 +33,9 @@ type headerReader struct {
 	pending int64 // data-area bytes of the last header not yet consumed
 	done    bool  // end-of-archive header (or EOF) met in this volume
 
-	// From the main header of the current volume.
-	volume    bool // part of a multi-volume set
-	solid     bool
-	locked    bool
-	newNaming bool // RAR4 ".partN.rar" naming flag
-	volNum    int  // RAR5 volume number (0 for the first)
-	firstVol  bool
-	more      bool // end header says another volume follows
-
-	// Encrypted headers (-hp).
-	encHeaders     bool
-	hkey5          *rarcrypto.Keys5
-	hcbc           rarcrypto.CBC // RAR5 header decrypter, key expanded once
-	hcheck         []byte        // RAR5 header password check value or nil
-	hsalt          string        // RAR4: last header salt
-	hsalts         int
-	hsaltsDistinct int
+	main mainHeader  // the current volume's main header
+	more bool        // end header says another volume follows
+	enc  headerCrypt // encrypted headers (-hp)
 
 	comment   string
 	haveCmt   bool
@@ -59,7 +45,29 @@ type headerReader struct {
 	warn warnings // archive-level conditions met while parsing (warnings.go)
 }
 
-// newParser returns a header reader for an archive opened with cfg,
+// mainHeader is what the main header of the current volume says.
+type mainHeader struct {
+	volume    bool // part of a multi-volume set
+	solid     bool
+	locked    bool
+	newNaming bool // RAR4 ".partN.rar" naming flag
+	volNum    int  // RAR5 volume number (0 for the first)
+	firstVol  bool
+}
+
+// headerCrypt is the state of encrypted headers (-hp): the key they are
+// read with and, for RAR4, the salts met (each one a derivation).
+type headerCrypt struct {
+	on       bool
+	key5     *rarcrypto.Keys5
+	cbc      rarcrypto.CBC // RAR5 header decrypter, key expanded once
+	check    []byte        // RAR5 header password check value or nil
+	salt     string        // RAR4: last header salt
+	salts    int
+	distinct int
+}
+
+// newHeaderReader returns a header reader for an archive opened with cfg,
 // whose keys and limits are keys and lim.
 func newHeaderReader(cfg *arc.Config, keys *keyring, lim *limits) *headerReader {
 	return &headerReader{cfg: cfg, keys: keys, lim: lim, s: newSource()}
@@ -107,7 +115,7 @@ func (p *headerReader) begin(vol int) error {
 	}
 	p.version, p.vol, p.pending, p.done, p.more = ver, vol, 0, false, false
 	p.endBlock4, p.sawBlock4 = false, false
-	p.encHeaders = false
+	p.enc.on = false
 	if ver == 5 {
 		return p.main5()
 	}

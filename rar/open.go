@@ -97,7 +97,7 @@ func (a *Archive) openFile(f *file, i int) (io.ReadCloser, error) {
 			return nil, err
 		}
 	}
-	if f.method > 0 && (a.p.solid || f.solid) {
+	if f.method > 0 && (a.p.main.solid || f.solid) {
 		// The decoder is positioned at the first Read, so opening the
 		// next entry before finishing this one costs nothing; what can
 		// be checked without decoding is checked now.

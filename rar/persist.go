@@ -124,7 +124,7 @@ func (a *Archive) ExportIndex(withKeys bool) ([]byte, error) {
 	e.Byte(persistVersion)
 	e.Byte(byte(p.version))
 	var fl byte
-	for k, b := range []bool{p.solid, p.locked, p.newNaming, p.encHeaders} {
+	for k, b := range []bool{p.main.solid, p.main.locked, p.main.newNaming, p.enc.on} {
 		if b {
 			fl |= 1 << k
 		}
@@ -300,7 +300,7 @@ func OpenIndex(ra io.ReaderAt, size int64, payload []byte, cfg *arc.Config) (arc
 	}
 	p.version = int(d.Byte("RAR version"))
 	fl := d.Byte("flags")
-	p.solid, p.locked, p.newNaming, p.encHeaders = fl&1 != 0, fl&2 != 0, fl&4 != 0, fl&8 != 0
+	p.main.solid, p.main.locked, p.main.newNaming, p.enc.on = fl&1 != 0, fl&2 != 0, fl&4 != 0, fl&8 != 0
 	a.comment = d.String(1<<20, "comment")
 	nv := d.Count(34, 1<<16, "volumes")
 	if d.Err == nil && (p.version != 4 && p.version != 5 || fl > 15 || nv == 0) {

@@ -69,7 +69,7 @@ func NewReader(r io.Reader, opts ...arc.Option) (*Reader, error) {
 		return nil, err
 	}
 	rd.data.r = rd
-	if p.volume && !p.firstVol {
+	if p.main.volume && !p.main.firstVol {
 		if err := rd.fromFirst(); err != nil {
 			p.release()
 			return nil, err
@@ -87,7 +87,7 @@ func (r *Reader) fromFirst() error {
 		return nil // an old (pre-3.0) RAR4 first volume without the flag
 	}
 	if r.name == "" || p.cfg.OpenVolume == nil || first == r.name {
-		return fmt.Errorf("%w: not the first volume of a set (RAR volume %d); open the first volume", errs.ErrTruncated, p.volNum+1)
+		return fmt.Errorf("%w: not the first volume of a set (RAR volume %d); open the first volume", errs.ErrTruncated, p.main.volNum+1)
 	}
 	ra, size, err := p.cfg.OpenVolume(first)
 	if err != nil {
@@ -129,7 +129,7 @@ func (r *Reader) Next() (*arc.Entry, error) {
 	for {
 		f, err := r.p.next()
 		if err == io.EOF {
-			if r.p.volume && (r.p.more || r.cur != nil && r.cur.split) {
+			if r.p.main.volume && (r.p.more || r.cur != nil && r.cur.split) {
 				if err := r.nextVolume(); err != nil {
 					r.err = err
 					return nil, err
@@ -368,8 +368,8 @@ func (r *Reader) skipEntry() error {
 // end in solid archives, skipped otherwise.
 func (r *Reader) finishEntry() error {
 	f := r.cur
-	if r.used && r.p.solid {
-		if _, err := io.Copy(io.Discard, r.body); err != nil && !r.p.solid {
+	if r.used && r.p.main.solid {
+		if _, err := io.Copy(io.Discard, r.body); err != nil && !r.p.main.solid {
 			return err
 		} else if err == nil {
 			r.decOK = true

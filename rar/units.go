@@ -39,7 +39,7 @@ func (a *Archive) unitOf(fi int) int {
 	if f.copyOf >= 0 {
 		fi, f = f.copyOf, a.files[f.copyOf]
 	}
-	if f.method > 0 && (a.p.solid || f.solid) && entryData(f.e) {
+	if f.method > 0 && (a.p.main.solid || f.solid) && entryData(f.e) {
 		return a.runStart(fi)
 	}
 	return fi

@@ -12,7 +12,7 @@ import (
 
 // partNames reports whether the set uses ".partN.rar" names: every RAR5
 // set, and RAR4 sets with the main-header flag.
-func (p *headerReader) partNames() bool { return p.version == 5 || p.newNaming }
+func (p *headerReader) partNames() bool { return p.version == 5 || p.main.newNaming }
 
 // firstVolumeName is the name of the first volume of the set name is in.
 func (p *headerReader) firstVolumeName(name string) string {
@@ -27,7 +27,7 @@ func (p *headerReader) openVolumeAfter(prev string, n int) (io.ReaderAt, int64, 
 		return volset.OpenPart(nil, n) // missing volume n+1 (no file name)
 	}
 	name := volset.RARNext(prev, p.partNames())
-	if p.version == 4 && !p.newNaming {
+	if p.version == 4 && !p.main.newNaming {
 		// Some RAR4 sets use ".partN.rar" names without the flag.
 		if alt := volset.RARNext(prev, true); alt != name {
 			return volset.OpenPart(p.cfg.OpenVolume, n, name, alt)
