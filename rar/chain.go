@@ -215,13 +215,9 @@ func (r *entryReader) close() error {
 	if !r.done {
 		r.done, r.err = true, errReaderClosed
 	}
-	if r.crypt != nil {
-		// Nothing reads through it now: the decoder is reset with a
-		// new source before its next use.
-		r.crypt.Release()
-		cryptReaders.Put(r.crypt)
-		r.crypt = nil
-	}
+	// Nothing reads through the decryptor now: the decoder is reset
+	// with a new source before its next use.
+	putCrypt(&r.crypt)
 	r.tee, r.teeOK = nil, false
 	r.a = nil
 	return nil
@@ -230,3 +226,25 @@ func (r *entryReader) close() error {
 // cryptReaders keeps AES-CBC decryptors (4 KiB buffer and expanded key)
 // between entries.
 var cryptReaders pool.Of[rarcrypto.Reader]
+
+// putCrypt releases *c, if any, to cryptReaders: nothing may read
+// through it any more.
+func putCrypt(c **rarcrypto.Reader) {
+	if *c != nil {
+		(*c).Release()
+		cryptReaders.Put(*c)
+		*c = nil
+	}
+}
+
+// readable is the error of a reader of Archive a used now: a is nil once
+// the reader is closed.
+func readable(a *Archive) error {
+	if a == nil {
+		return errReaderClosed
+	}
+	if a.closed.Load() {
+		return errArchiveClosed
+	}
+	return nil
+}

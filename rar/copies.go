@@ -26,11 +26,8 @@ type memReader struct {
 }
 
 func (m *memReader) Read(p []byte) (int, error) {
-	if m.a == nil {
-		return 0, errReaderClosed
-	}
-	if m.a.closed.Load() {
-		return 0, errArchiveClosed
+	if err := readable(m.a); err != nil {
+		return 0, err
 	}
 	if m.off >= len(m.b) {
 		return 0, io.EOF
@@ -41,11 +38,8 @@ func (m *memReader) Read(p []byte) (int, error) {
 }
 
 func (m *memReader) WriteTo(w io.Writer) (int64, error) {
-	if m.a == nil {
-		return 0, errReaderClosed
-	}
-	if m.a.closed.Load() {
-		return 0, errArchiveClosed
+	if err := readable(m.a); err != nil {
+		return 0, err
 	}
 	n, err := w.Write(m.b[m.off:])
 	m.off += n

@@ -3,13 +3,17 @@ package rar
 import (
 	"io"
 	"strconv"
+
+	"github.com/go-unarc/unarc/rar/internal/unpack15"
+	"github.com/go-unarc/unarc/rar/internal/unpack20"
 )
 
 // The RAR decoder families: one decoder type each, for the algorithm
 // versions a header may name. This table is the only place that knows
-// them. Adding a family is one file (family<N>.go: its adapter type with
-// reset, resetAt, onCheckpoint and release, its constructor, its memory
-// estimate and its checkpoint bound) and one row here.
+// them. Adding a family is one file (family<N>.go: where its idle
+// decoders are kept, its constructor, and what its row needs that no
+// other family has; a decoder with the method set of the RAR 1.5 to 2.9
+// ones takes the lz adapter, adapter.go) and one row here.
 var families = []*family{
 	{kind: "rar5", algos: []int{50, 70}, newDecoder: new50, memory: memory50,
 		cpCiphers: []int{cryptRAR5}, cpStateMax: cpStateMax50},
@@ -18,11 +22,13 @@ var families = []*family{
 	// 1.5–4 header), and so do we.
 	{kind: "rar29", algos: []int{29}, newDecoder: new29, memory: memoryWindow,
 		cpCiphers: []int{cryptRAR3}, cpStateMax: cpStateMax29},
-	{kind: "rar20", algos: []int{20, 26}, newDecoder: new20, memory: memoryWindow,
-		cpCiphers: []int{cryptRAR15, cryptRAR20}, cpStateMax: cpStateMax20},
+	{kind: "rar20", algos: []int{20, 26}, newDecoder: newLZ[unpack20.Decoder, *unpack20.Decoder, home20], memory: memoryWindow,
+		cpCiphers:  []int{cryptRAR15, cryptRAR20},
+		cpStateMax: cpStateMaxLZ(unpack20.CheckpointOverhead, unpack20.WindowFor)},
 	// unrar unpacks every version up to 15 with the 1.5 decoder.
-	{kind: "rar15", algos: []int{13, 14, 15}, newDecoder: new15, memory: memoryWindow,
-		cpCiphers: []int{cryptRAR15, cryptRAR20}, cpStateMax: cpStateMax15},
+	{kind: "rar15", algos: []int{13, 14, 15}, newDecoder: newLZ[unpack15.Decoder, *unpack15.Decoder, home15], memory: memoryWindow,
+		cpCiphers:  []int{cryptRAR15, cryptRAR20},
+		cpStateMax: cpStateMaxLZ(unpack15.CheckpointOverhead, unpack15.WindowFor)},
 }
 
 // family is one row of families.

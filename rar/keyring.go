@@ -99,20 +99,9 @@ func (kr *keyring) derive5(pw string, salt []byte, lg2 int) (*rarcrypto.Keys5, e
 		kr.setLast5(lastKey5{pw: pw, salt: string(salt), lg2: lg2, k: v})
 		return v, nil
 	}
-	var v *rarcrypto.Keys5
-	if sharedKeys != nil {
-		if x, ok := sharedKeys.Load("5" + k); ok {
-			v = x.(*rarcrypto.Keys5)
-		}
-	}
-	if v == nil {
-		if err := kr.budget.ChargeKDF(1<<lg2 + 32); err != nil {
-			return nil, err
-		}
-		v = rarcrypto.Derive5(pw, salt, lg2)
-		if sharedKeys != nil {
-			sharedKeys.Store("5"+k, v)
-		}
+	v, err := derive(kr, "5", k, 1<<lg2+32, func() *rarcrypto.Keys5 { return rarcrypto.Derive5(pw, salt, lg2) })
+	if err != nil {
+		return nil, err
 	}
 	kr.setLast5(lastKey5{pw: pw, salt: string(salt), lg2: lg2, k: v})
 	return v, nil
@@ -142,6 +131,24 @@ func (kr *keyring) setLast5(l lastKey5) {
 	kr.last5 = l
 }
 
+// derive runs fn, a derivation of rounds charged to the archive's KDF
+// budget first, unless the tests' sharedKeys has its key (kind and id).
+func derive[K any](kr *keyring, kind, id string, rounds int64, fn func() *K) (*K, error) {
+	if sharedKeys != nil {
+		if x, ok := sharedKeys.Load(kind + id); ok {
+			return x.(*K), nil
+		}
+	}
+	if err := kr.budget.ChargeKDF(rounds); err != nil {
+		return nil, err
+	}
+	v := fn()
+	if sharedKeys != nil {
+		sharedKeys.Store(kind+id, v)
+	}
+	return v, nil
+}
+
 // lastKey5 is the RAR5 derivation made or found last.
 type lastKey5 struct {
 	pw, salt string
@@ -155,20 +162,9 @@ func (kr *keyring) derive3(pw string, salt []byte) (*rarcrypto.Keys3, error) {
 	if v, ok := kr.keys3[k]; ok {
 		return v, nil
 	}
-	var v *rarcrypto.Keys3
-	if sharedKeys != nil {
-		if x, ok := sharedKeys.Load("3" + k); ok {
-			v = x.(*rarcrypto.Keys3)
-		}
-	}
-	if v == nil {
-		if err := kr.budget.ChargeKDF(rounds3); err != nil {
-			return nil, err
-		}
-		v = rarcrypto.Derive3(pw, salt)
-		if sharedKeys != nil {
-			sharedKeys.Store("3"+k, v)
-		}
+	v, err := derive(kr, "3", k, rounds3, func() *rarcrypto.Keys3 { return rarcrypto.Derive3(pw, salt) })
+	if err != nil {
+		return nil, err
 	}
 	if kr.keys3 == nil {
 		kr.keys3 = make(map[string]*rarcrypto.Keys3)

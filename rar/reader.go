@@ -457,11 +457,7 @@ func (r *Reader) Close() error {
 	// dropped), so it can serve another archive.
 	r.cur, r.body = nil, nil
 	r.v.ResetHash(nil, nil, nil, 0)
-	if r.crypt != nil {
-		r.crypt.Release()
-		cryptReaders.Put(r.crypt)
-		r.crypt = nil
-	}
+	putCrypt(&r.crypt)
 	return nil
 }
 

@@ -212,7 +212,7 @@ func (a *Archive) resume(fi int, f *file, cp arc.Checkpoint, watch bool) (io.Rea
 	if cp.In < 0 || cp.Out > f.e.Size {
 		return nil, errs.Corrupt("%s checkpoint out of the entry", cp.Kind)
 	}
-	r := &cpReader{a: a}
+	r := &atReader{a: a}
 	r.parts.reset(a.vols, f.parts)
 	at := cp.In >> 3
 	var src io.Reader = &r.parts
@@ -237,28 +237,9 @@ func (a *Archive) resume(fi int, f *file, cp arc.Checkpoint, watch bool) (io.Rea
 			return nil, err
 		}
 		r.guess = guess
-		var iv [16]byte
-		copy(iv[:], iv0)
-		blk := at &^ 15
-		if err := r.parts.seek(max(blk-16, 0)); err != nil {
-			return nil, err
-		}
-		if blk > 0 {
-			if _, err := io.ReadFull(&r.parts, iv[:]); err != nil {
-				return nil, errs.EOF(err, "RAR encrypted data")
-			}
-		}
-		r.crypt = cryptReaders.Get()
-		if err := r.crypt.Reset(&r.parts, key, iv[:]); err != nil {
+		if err := r.cbcFrom(at, key, iv0); err != nil {
 			r.Close()
 			return nil, err
-		}
-		if drop := at - blk; drop > 0 {
-			var b [16]byte
-			if _, err := io.ReadFull(r.crypt, b[:drop]); err != nil {
-				r.Close()
-				return nil, mapErr(errs.EOF(err, "RAR encrypted data"), r.guess)
-			}
 		}
 		src = r.crypt
 	}
@@ -293,7 +274,7 @@ func (a *Archive) resume(fi int, f *file, cp arc.Checkpoint, watch bool) (io.Rea
 // resumeCipher returns r's packed data from byte at on, deciphered by
 // f's RAR 1.5 or 2.0 cipher resumed from st, its state at the mark at or
 // before at.
-func (a *Archive) resumeCipher(r *cpReader, f *file, at int64, st []byte) (io.Reader, error) {
+func (a *Archive) resumeCipher(r *atReader, f *file, at int64, st []byte) (io.Reader, error) {
 	pw, err := a.keys.entryPassword(f)
 	if err != nil {
 		return nil, err
@@ -318,45 +299,4 @@ func (a *Archive) resumeCipher(r *cpReader, f *file, at int64, st []byte) (io.Re
 		return nil, errs.EOF(err, "RAR encrypted data")
 	}
 	return rd, nil
-}
-
-// cpReader reads an entry from a checkpoint; it owns its decoder.
-type cpReader struct {
-	a     *Archive
-	parts partsReader
-	crypt *rarcrypto.Reader
-	dec   unpacker
-	lim   io.LimitedReader
-	guess bool
-}
-
-func (r *cpReader) Read(p []byte) (int, error) {
-	if r.a == nil {
-		return 0, errReaderClosed
-	}
-	if r.a.closed.Load() {
-		return 0, errArchiveClosed
-	}
-	if r.lim.N <= 0 {
-		return 0, io.EOF
-	}
-	n, err := r.lim.Read(p)
-	if err != nil && err != io.EOF {
-		err = mapErr(err, r.guess)
-	}
-	return n, err
-}
-
-func (r *cpReader) Close() error {
-	if r.dec != nil {
-		r.dec.release()
-		r.dec = nil
-	}
-	if r.crypt != nil {
-		r.crypt.Release()
-		cryptReaders.Put(r.crypt)
-		r.crypt = nil
-	}
-	r.a = nil
-	return nil
 }

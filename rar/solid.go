@@ -183,7 +183,7 @@ func (a *Archive) position(r *entryReader, sl *solidSlot) error {
 		if cr == nil {
 			// One decryptor serves every predecessor in turn.
 			cr = cryptReaders.Get()
-			defer func() { cr.Release(); cryptReaders.Put(cr) }()
+			defer putCrypt(&cr)
 		}
 		pr.reset(a.vols, g.parts)
 		gsrc, guess, err := a.keys.decrypter(g, &pr, cr)
