@@ -673,7 +673,10 @@ func (j *job) symbols() bool {
 				runStart = len(lits)
 			}
 			if sym >= 262 {
-				// The fast match path of lz, writing a token.
+				// A deliberate copy of lz's fast match path, writing a
+				// token: the bit buffer stays in locals (bits, n, pos)
+				// across the symbol, which a shared function would
+				// spill on every match. Keep the two in step.
 				slot := sym - 262
 				length := uint64(lenBase[slot&63])
 				if lb := uint(lenBits[slot&63]); lb > 0 {
