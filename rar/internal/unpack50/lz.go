@@ -263,15 +263,7 @@ func (d *Decoder) lz(stopW int) error {
 				bits <<= db
 				n -= db
 			}
-			if dist > 0x100 {
-				length++
-				if dist > 0x2000 {
-					length++
-					if dist > 0x40000 {
-						length++
-					}
-				}
-			}
+			length += int(distBonus(dist))
 			d.oldDist[3], d.oldDist[2], d.oldDist[1], d.oldDist[0] = d.oldDist[2], d.oldDist[1], d.oldDist[0], dist
 			d.lastLen = length
 			d.total += int64(w - d.w)
@@ -338,6 +330,22 @@ func (d *Decoder) carefulSymbol() error {
 	return nil
 }
 
+// distBonus is what a match's length gains from its distance (unrar
+// Unpack5: one more above 0x100, 0x2000 and 0x40000 each).
+func distBonus(dist uint64) uint {
+	n := uint(0)
+	if dist > 0x100 {
+		n++
+		if dist > 0x2000 {
+			n++
+			if dist > 0x40000 {
+				n++
+			}
+		}
+	}
+	return n
+}
+
 // readMatch reads the rest of a new match (main symbol 262..305): length
 // slot extra bits, distance slot, distance bits; it updates the repeated
 // distances (unrar Unpack5, "MainSlot>=262").
@@ -363,15 +371,7 @@ func (d *Decoder) readMatch(sym uint) (int, uint64) {
 	} else if db > 0 {
 		dist += uint64(br.get(db))
 	}
-	if dist > 0x100 {
-		length++
-		if dist > 0x2000 {
-			length++
-			if dist > 0x40000 {
-				length++
-			}
-		}
-	}
+	length += int(distBonus(dist))
 	d.oldDist[3], d.oldDist[2], d.oldDist[1], d.oldDist[0] = d.oldDist[2], d.oldDist[1], d.oldDist[0], dist
 	d.lastLen = length
 	return length, dist

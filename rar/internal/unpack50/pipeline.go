@@ -732,15 +732,7 @@ func (j *job) symbols() bool {
 					bits <<= db
 					n -= db
 				}
-				if dist > 0x100 {
-					length++
-					if dist > 0x2000 {
-						length++
-						if dist > 0x40000 {
-							length++
-						}
-					}
-				}
+				length += uint64(distBonus(dist))
 				ops = append(ops, opMatch|length<<3|dist<<16)
 				continue
 			}
@@ -793,15 +785,7 @@ func (j *job) symbol(sym uint) error {
 		} else if db > 0 {
 			dist += uint64(br.get(db))
 		}
-		if dist > 0x100 {
-			length++
-			if dist > 0x2000 {
-				length++
-				if dist > 0x40000 {
-					length++
-				}
-			}
-		}
+		length += uint64(distBonus(dist))
 		j.ops = append(j.ops, opMatch|length<<3|dist<<16)
 	case sym == 256:
 		start := br.readFilterData()
