@@ -6,14 +6,14 @@ import (
 	"github.com/go-unarc/unarc/internal/errs"
 )
 
-// RAR5 and RAR 2.9 checkpoints kept in an index (arc.CheckpointPersister).
-// A restored one is checked against its entry when it is restored (kind,
-// an entry that takes checkpoints, offsets inside its output and packed
-// data, a state no larger than its dictionary's window and tables), by
-// the decoder's ResetAt (unpack50, unpack29) when it is resumed from,
-// and before its first use by decoding its CheckLen bytes against its
-// Check: one that fails is dropped and the read starts from an earlier
-// point.
+// Checkpoints of every decoder family kept in an index
+// (arc.CheckpointPersister). A restored one is checked against its entry
+// when it is restored (kind, an entry that takes checkpoints, offsets
+// inside its output and packed data, a state no larger than its family's
+// bound, family.cpStateMax), by the decoder's ResetAt when it is resumed
+// from, and before its first use by decoding its CheckLen bytes against
+// its Check: one that fails is dropped and the read starts from an
+// earlier point.
 
 var _ arc.CheckpointPersister = (*Archive)(nil)
 

@@ -65,8 +65,8 @@ func (a *Archive) CheckpointStats() arc.CheckpointStats { return a.cps.Stats() }
 // resumed counts OpenAt calls that restarted from a checkpoint (tests).
 var resumed atomic.Int64
 
-// cpState is what a checkpoint hook reads of a decoder (unpack50 and
-// unpack29 Decoders alike).
+// cpState is what a checkpoint hook reads of a decoder (every family's
+// Decoder alike).
 type cpState interface {
 	EntryOffset() int64
 	InputBits() int64
@@ -74,7 +74,8 @@ type cpState interface {
 	Checkpoint(dst []byte) []byte
 }
 
-// cpDecoder is an unpacker that takes checkpoints and resumes from them.
+// cpDecoder is an unpacker that takes checkpoints and resumes from them:
+// every family's adapter is one (family50.go, adapter.go).
 type cpDecoder interface {
 	unpacker
 	onCheckpoint(next int64, fn func(cpState) int64)
