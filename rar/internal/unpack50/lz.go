@@ -18,24 +18,27 @@ var distBase [128]uint64 // dcx used
 var distBits [128]uint8
 
 func init() {
-	for s := uint32(0); s < rc; s++ {
-		if s < 8 {
-			lenBase[s] = 2 + s
-			continue
-		}
-		b := s/4 - 1
-		lenBase[s] = 2 + (4|s&3)<<b
-		lenBits[s] = b
+	for s := uint(0); s < rc; s++ {
+		base, bits := slot(s, 2)
+		lenBase[s], lenBits[s] = 2+uint32(base), uint32(bits)
 	}
-	for s := uint64(0); s < dcx; s++ {
-		if s < 4 {
-			distBase[s] = 1 + s
-			continue
-		}
-		b := s/2 - 1
-		distBase[s] = 1 + (2|s&1)<<b
-		distBits[s] = uint8(b)
+	for s := uint(0); s < dcx; s++ {
+		base, bits := slot(s, 1)
+		distBase[s], distBits[s] = 1+base, uint8(bits)
 	}
+}
+
+// slot is the base (before its offset: 2 for lengths, 1 for distances)
+// and extra bits of slot s of a table with 1<<step slots per power of
+// two: the first 2<<step slots are their own base; then slot s has
+// s>>step - 1 extra bits.
+func slot(s, step uint) (base uint64, bits uint) {
+	n := uint(1) << step
+	if s < 2*n {
+		return uint64(s), 0
+	}
+	b := s>>step - 1
+	return uint64(n|s&(n-1)) << b, b
 }
 
 // slowCheck runs where the fast loop cannot vouch for the input: near the
