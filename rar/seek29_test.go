@@ -3,11 +3,12 @@ package rar
 import (
 	"bytes"
 	"errors"
-	"github.com/go-unarc/unarc/internal/testutil"
 	"math/rand/v2"
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/go-unarc/unarc/internal/testutil"
 
 	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/internal/errs"
