@@ -76,10 +76,22 @@ func Open(r io.ReaderAt, size int64, opts ...Option) (*Archive, error) {
 	return openArchive(r, size, o, cfg, pw)
 }
 
-func openArchive(r io.ReaderAt, size int64, o *options, cfg *arc.Config, pw *passwords) (*Archive, error) {
+func openArchive(r io.ReaderAt, size int64, o *options, cfg *arc.Config, pw *passwords) (res *Archive, err error) {
+	gate := newOpenGate(o.ctx)
+	if err := gate.err(); err != nil {
+		return nil, err
+	}
+	defer func() {
+		var cancelled bool
+		if cancelled, err = gate.close(err); cancelled && res != nil {
+			res.Close()
+			res = nil
+		}
+	}()
 	acct := newAccount(&o.limits)
 	src := r
-	r = countReaderAt(r, &acct.consumed)
+	r = countReaderAt(gate.readerAt(r), &acct.consumed)
+	gate.volumes(cfg)
 	countVolumes(cfg, &acct.consumed)
 	if o.index != nil {
 		a, err := openIndexed(r, src, size, o.index, cfg)
@@ -399,7 +411,12 @@ func (a *Archive) Close() error {
 
 // Info holds facts about an archive as a whole.
 type Info struct {
-	Format string // "zip", "rar", "7z"
+	// Format names the detected format, as Archive.Format does: "zip",
+	// "rar", "7z"; "tar" and the compressed tarballs "tar.gz",
+	// "tar.bz2", "tar.xz", "tar.zst", "tar.lz", "tar.lzma"; and, for a
+	// single compressed file read as a one-entry archive, "gzip",
+	// "bzip2", "xz", "zstd", "lzip", "lzma".
+	Format string
 	// Solid reports that some entries can only be decoded after the
 	// entries before them in the same block (RAR solid archives, 7z solid
 	// folders): random access to them costs decoding what precedes them.
@@ -408,13 +425,11 @@ type Info struct {
 	Locked bool
 	// Encrypted reports that some entry data (or the listing) is encrypted.
 	Encrypted bool
-	Entries   int    // len(Entries())
-	Comment   string // as Comment returns
 }
 
 // Info returns the archive's facts; it decodes nothing.
 func (a *Archive) Info() Info {
-	in := Info{Format: a.format, Entries: len(a.a.Entries()), Comment: a.a.Comment()}
+	in := Info{Format: a.format}
 	if s, ok := a.a.(interface{ IsSolid() bool }); ok && s.IsSolid() {
 		in.Solid = true
 	}

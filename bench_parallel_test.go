@@ -33,9 +33,8 @@ func testArchive(b *testing.B, data []byte, workers int) {
 		b.Fatal(err)
 	}
 	var total atomic.Int64
-	_, err = a.Verify(context.Background(),
-		unarc.VerifyProgress(func(_ *unarc.Entry, n int) { total.Add(int64(n)) }),
-		unarc.VerifyEach(func(r *unarc.VerifyResult) error { return r.Err }))
+	err = a.VerifyFunc(context.Background(), func(r *unarc.VerifyResult) error { return r.Err },
+		unarc.VerifyProgress(func(_ *unarc.Entry, n int) { total.Add(int64(n)) }))
 	if err != nil {
 		b.Fatal(err)
 	}

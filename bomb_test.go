@@ -188,8 +188,8 @@ func TestZipLyingSize(t *testing.T) {
 				return nil
 			})
 		})
-		a, _ = unarc.Open(bytes.NewReader(data), int64(len(data)), unarc.WithLimits(l), opt)
-		err = a.Extract(context.Background(), dest)
+		a, _ = unarc.Open(bytes.NewReader(data), int64(len(data)), unarc.WithLimits(l))
+		err = a.Extract(context.Background(), dest, opt)
 		if !errors.Is(err, unarc.ErrCorrupt) {
 			t.Errorf("Extract: %v, want ErrCorrupt", err)
 		}

@@ -1,10 +1,20 @@
-// Package unarc reads RAR (1.5 to 5), ZIP and 7z archives in pure Go:
-// random access through Archive (an io.ReaderAt and its size, or a file),
-// forward-only streaming through Reader (any io.Reader: a pipe, a
-// socket), safe extraction into a directory, and an io/fs view that
-// http.FileServer can serve. The format is detected from content, SFX
-// stubs included; multi-volume sets are read from the OS, from any
-// fs.FS or from a callback (WithVolumes, WithVolumeOpener).
+// Package unarc reads archives in pure Go (no cgo): RAR (every version,
+// 1.5 to 7), ZIP (Deflate, Deflate64, BZip2, LZMA, XZ, Zstandard, PPMd
+// and the legacy methods; ZipCrypto and WinZip AES), 7z, and tar, plain
+// or compressed with gzip, bzip2, xz, zstd, lzip or lzma (.tar.gz,
+// .tgz, .tar.zst …), and a single compressed file (.gz, .xz …) as a
+// one-entry archive. Archives are written by the format packages: 7z
+// (LZMA2, LZMA, filters, AES-256) through sevenzip.NewWriter.
+//
+// It offers random access through Archive (an io.ReaderAt and its size,
+// or a file), forward-only streaming through Reader (any io.Reader: a
+// pipe, a socket), safe extraction into a directory, an io/fs view that
+// http.FileServer can serve, seekable entries (OpenSeekable), a
+// persistable index to reopen a large archive without parsing it again
+// (Archive.Index, WithIndex), and verification with content digests
+// (Verify). The format is detected from content, SFX stubs included;
+// multi-volume sets are read from the OS, from any fs.FS or from a
+// callback (WithVolumes, WithVolumeOpener).
 //
 //	a, err := unarc.OpenFile("backup.rar", unarc.WithPassword(pw))
 //	if err != nil {
@@ -15,7 +25,21 @@
 //		fmt.Println(e.Name, e.Size, e.Modified)
 //	}
 //	data, err := fs.ReadFile(a, "docs/readme.txt") // verified against its CRC
-//	err = a.Extract(ctx, "out")                   // refuses paths and links that escape "out"
+//	// Extract refuses paths and links that escape "out"; its options
+//	// are this call's.
+//	err = a.Extract(ctx, "out", unarc.WithOverwrite(unarc.OverwriteSkip))
+//
+// # Options
+//
+// Every option is a function of one role, and a value that cannot be
+// meant (a nil callback, an unknown policy) fails the call with
+// ErrInvalidOption before anything is read or written. Option is what
+// opening needs (password, limits, volumes, index, checkpoints, workers,
+// WithContext); ExtractOption is one Extract call's (WithFilter,
+// WithOverwrite, WithConflictFunc, WithPreservePermissions, WithProgress,
+// WithSpaceCheck), so one Archive can extract several subsets;
+// VerifyOption is one Verify or VerifyFunc call's (VerifyFilter,
+// WithDigests, VerifyProgress); IndexOption is Archive.Index's.
 //
 // # Limits
 //
@@ -47,7 +71,7 @@
 //
 // WithPassword gives one password; WithPasswordFunc and
 // WithPasswordPrompt ask when one is needed. The answer is cached for the
-// Archive's life, a wrong one is asked again (MaxPasswordTries), and
+// Archive's life, a wrong one is asked again (three answers for one need), and
 // Entry.Encrypted and the listing are available without any password
 // unless the headers themselves are encrypted.
 //

@@ -1,6 +1,7 @@
 package unarc
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -23,10 +24,11 @@ var (
 	ErrLimit            = errs.ErrLimit            // a configured limit would be exceeded
 )
 
-// ErrInvalidOption is matched by the error of Open, OpenFile, OpenFS or
-// NewReader given an option value that cannot be meant: a nil callback,
-// an unknown Overwrite policy, a NaN or sub-1 MaxRatio. It concerns the
-// caller's code, not the archive.
+// ErrInvalidOption is matched by the error of a call given an option
+// value that cannot be meant — Open, OpenFile, OpenFS or NewReader (a nil
+// callback, a NaN or sub-1 MaxRatio), Extract (an unknown Overwrite
+// policy), Verify (an unknown Digest), the format packages' and the
+// writer's options. It concerns the caller's code, not the archive.
 var ErrInvalidOption = errs.ErrInvalidOption
 
 // ErrNoEnd is matched by a warning (Archive.Warnings, Reader.Warnings)
@@ -65,26 +67,25 @@ type EntryError struct {
 	Err   error
 }
 
-func (e *EntryError) Error() string { return e.Entry + ": " + e.Message() }
-
-// Message is the error text without the entry name. Format packages
-// and sentinels do not name the entry or carry a "unarc: " prefix, so
-// this is the wrapped error's own text.
-func (e *EntryError) Message() string { return e.Err.Error() }
+// Error is the entry's name and Err's text. Format packages and
+// sentinels do not name the entry or carry a "unarc: " prefix, so
+// e.Err.Error() is the message without the entry name.
+func (e *EntryError) Error() string { return e.Entry + ": " + e.Err.Error() }
 
 func (e *EntryError) Unwrap() error { return e.Err }
 
 // ExtractError lists the entries that failed during Extract; the others
 // were extracted. errors.Is matches any of the wrapped errors. It keeps
-// the first MaxExtractErrors of them and counts the rest in Omitted, so
+// the first 1000 of them and counts the rest in Omitted, so
 // an archive of a million bad entries costs no million errors.
 type ExtractError struct {
 	Errors  []*EntryError
-	Omitted int // failures past MaxExtractErrors, not listed
+	Omitted int // failures past the first 1000, not listed
 }
 
-// MaxExtractErrors is how many entry errors an ExtractError lists.
-const MaxExtractErrors = 1000
+// maxExtractErrors is how many entry errors an ExtractError lists: a
+// policy of this package, not a setting.
+const maxExtractErrors = 1000
 
 // Failed is the number of entries that failed.
 func (e *ExtractError) Failed() int { return len(e.Errors) + e.Omitted }
@@ -191,8 +192,8 @@ func archiveErr(err error) error {
 // it, or a volume's own error) keeps that name; every other error, an
 // entry's included, is wrapped as an archiveError of name.
 func namedErr(name string, err error) error {
-	if err == nil {
-		return nil
+	if err == nil || err == context.Canceled || err == context.DeadlineExceeded {
+		return err // a cancelled open (WithContext) is ctx.Err() itself
 	}
 	var pe *fs.PathError
 	if errors.As(err, &pe) && pe.Path == name {

@@ -254,8 +254,8 @@ func TestOneSentinel(t *testing.T) {
 			if n := strings.Count(msg, c.entry); n != 1 {
 				t.Errorf("%q names the entry %d times", msg, n)
 			}
-			if strings.Contains(ee.Message(), "unarc:") {
-				t.Errorf("Message %q carries a prefix", ee.Message())
+			if strings.Contains(ee.Err.Error(), "unarc:") {
+				t.Errorf("Message %q carries a prefix", ee.Err.Error())
 			}
 		})
 	}

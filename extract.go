@@ -21,7 +21,10 @@ import (
 )
 
 // Extract writes the entries of the archive (all, or those WithFilter
-// keeps) into dir, created if needed. Every file system operation goes
+// keeps) into dir, created if needed. opts are this call's own
+// (WithFilter, WithOverwrite, WithConflictFunc, WithPreservePermissions,
+// WithProgress, WithSpaceCheck): the same Archive can extract another
+// subset, or the same one under another policy, in a later call. Every file system operation goes
 // through an os.Root opened on dir, so no entry name, link or concurrent
 // change of the tree (a directory swapped for a symlink while Extract
 // runs) can make it create, write, link, rename or change anything
@@ -67,43 +70,49 @@ import (
 // error is ctx.Err() itself (context.Canceled or DeadlineExceeded, in
 // every format and path), not an ExtractError: entries that failed before
 // are not listed.
-func (a *Archive) Extract(ctx context.Context, dir string) (err error) {
+func (a *Archive) Extract(ctx context.Context, dir string, opts ...ExtractOption) error {
+	xo, err := buildExtractOptions(opts)
+	if err != nil {
+		return err
+	}
+	if err := a.extract(ctx, dir, xo); err != nil {
+		return err
+	}
+	return incomplete(a.a) // a cut archive: its entries were extracted
+}
+
+func (a *Archive) extract(ctx context.Context, dir string, xo *extractOptions) error {
 	ents := a.Entries()
 	last := len(ents) - 1
-	if a.opts.filter != nil {
+	if xo.filter != nil {
 		// Stop after the last chosen entry: in a solid archive nothing
 		// after it is decoded.
-		for last >= 0 && !a.opts.filter(ents[last]) {
+		for last >= 0 && !xo.filter(ents[last]) {
 			last--
 		}
 	}
 	// Judge what the chosen entries declare before writing anything.
-	total, files := declaredTotal(ents[:last+1], a.opts.filter, writesData)
+	total, files := declaredTotal(ents[:last+1], xo.filter, writesData)
 	if err := a.checkDeclaredTotal(total); err != nil {
 		return err
 	}
-	if free, ok := a.opts.spaceOf(dir); ok {
+	if free, ok := xo.spaceOf(dir); ok {
 		if err := checkSpace(dir, total, declaredNeed(total, files), free); err != nil {
 			return err
 		}
 	}
-	x, err := newExtractor(ctx, dir, a.opts)
+	x, err := newExtractor(ctx, dir, a.opts, xo)
 	if err != nil {
 		return err
 	}
-	defer func() {
-		if err == nil {
-			err = incomplete(a.a) // a cut archive: its entries were extracted
-		}
-	}()
 	if c, ok := a.a.(engine.EntryChecker); ok {
 		x.check = func(e *Entry) error { return c.CheckEntry(e.Index) }
 	}
-	if x.opts.filter != nil {
+	if x.xo.filter != nil {
 		x.unselected = func(name string, before int) func() (io.ReadCloser, error) {
 			for i := before - 1; i >= 0; i-- {
 				if t := ents[i]; t.Name == name && t.Link == LinkNone && !t.IsDir() {
-					if x.opts.filter(t) {
+					if x.xo.filter(t) {
 						return nil // chosen: the link refers to what was written
 					}
 					return func() (io.ReadCloser, error) { return a.OpenEntry(t) }
@@ -112,11 +121,11 @@ func (a *Archive) Extract(ctx context.Context, dir string) (err error) {
 			return nil
 		}
 	}
-	if p, ok := a.parallelPlan(ents[:last+1], x.opts.filter); ok {
+	if p, ok := a.parallelPlan(ents[:last+1], x.xo.filter); ok {
 		return a.extractParallel(ctx, x, ents[:last+1], p)
 	}
 	for _, e := range ents[:last+1] {
-		if x.opts.filter != nil && !x.opts.filter(e) {
+		if x.xo.filter != nil && !x.xo.filter(e) {
 			continue
 		}
 		if err := ctx.Err(); err != nil {
@@ -133,7 +142,7 @@ func (a *Archive) Extract(ctx context.Context, dir string) (err error) {
 }
 
 // Extract writes every remaining entry of the stream (or those
-// WithFilter keeps) into dir with the same safety rules as
+// WithFilter keeps) into dir with the same safety rules and options as
 // Archive.Extract. A hard link can only refer to a file extracted earlier
 // in the same call.
 //
@@ -147,15 +156,19 @@ func (a *Archive) Extract(ctx context.Context, dir string) (err error) {
 // damage are put in place and the damage is reported. At most 1024 files
 // wait at once; older ones are put in place unverified, and removed again
 // if a check then fails.
-func (r *Reader) Extract(ctx context.Context, dir string) error {
-	x, err := newExtractor(ctx, dir, r.opts)
+func (r *Reader) Extract(ctx context.Context, dir string, opts ...ExtractOption) error {
+	xo, err := buildExtractOptions(opts)
+	if err != nil {
+		return err
+	}
+	x, err := newExtractor(ctx, dir, r.opts, xo)
 	if err != nil {
 		return err
 	}
 	x.stream = true
 	x.acct = r.acct
 	x.holdFiles = streamChecked(r.r)
-	free, checkFree := r.opts.spaceOf(dir)
+	free, checkFree := xo.spaceOf(dir)
 	var decl, need int64 // declared bytes of the entries so far, and declaredNeed of them
 	for {
 		if err := ctx.Err(); err != nil {
@@ -171,7 +184,7 @@ func (r *Reader) Extract(ctx context.Context, dir string) error {
 			x.release(err)
 			return x.finish(err) // the stream cannot go on past a broken header
 		}
-		if x.opts.filter != nil && !x.opts.filter(e) {
+		if x.xo.filter != nil && !x.xo.filter(e) {
 			continue
 		}
 		// A stream declares its sizes one entry at a time: judge each
@@ -219,12 +232,13 @@ type dirMeta struct {
 type extractor struct {
 	ctx     context.Context
 	root    *os.Root
-	opts    *options
+	opts    *options        // the Archive's or Reader's: limits
+	xo      *extractOptions // this call's
 	umask   fs.FileMode
 	aborted bool // a password callback returned an error: stop after this entry
 	// cancelled: an entry failed because ctx was cancelled.
 	cancelled bool
-	omitted   int // failures past MaxExtractErrors
+	omitted   int // failures past maxExtractErrors
 	dirs      []dirMeta
 	mine      map[string]made   // what this call created, by '/'-path inside root
 	placed    map[string]string // entry path -> path it was written to, when renamed
@@ -265,7 +279,7 @@ type extractor struct {
 	check func(*Entry) error
 }
 
-func newExtractor(ctx context.Context, dir string, o *options) (*extractor, error) {
+func newExtractor(ctx context.Context, dir string, o *options, xo *extractOptions) (*extractor, error) {
 	if dir == "" {
 		dir = "."
 	}
@@ -278,16 +292,20 @@ func newExtractor(ctx context.Context, dir string, o *options) (*extractor, erro
 	if err != nil {
 		return nil, err
 	}
-	x := &extractor{ctx: ctx, root: root, opts: o, mine: map[string]made{}, placed: map[string]string{}, kept: map[string]Overwrite{}}
-	if !o.preserve {
+	x := &extractor{ctx: ctx, root: root, opts: o, xo: xo, mine: map[string]made{}, placed: map[string]string{}, kept: map[string]Overwrite{}}
+	if !xo.preserve {
 		x.umask = processUmask()
 	}
 	return x, nil
 }
 
+// extractHook, set by tests only, is called between extraction steps
+// (to change the destination under a running Extract).
+var extractHook func(stage, rel string)
+
 func (x *extractor) hook(stage, rel string) {
-	if x.opts.extractHook != nil {
-		x.opts.extractHook(stage, rel)
+	if extractHook != nil {
+		extractHook(stage, rel)
 	}
 }
 
@@ -338,7 +356,7 @@ func (x *extractor) fail(e *Entry, err error) {
 	if !errors.As(err, &ee) || ee.Entry != e.Name {
 		ee = &EntryError{Entry: e.Name, Err: err}
 	}
-	if len(x.errs) < MaxExtractErrors {
+	if len(x.errs) < maxExtractErrors {
 		x.errs = append(x.errs, ee)
 	} else {
 		x.omitted++
@@ -349,8 +367,8 @@ func (x *extractor) fail(e *Entry, err error) {
 	if cerr := x.ctx.Err(); cerr != nil && errors.Is(err, cerr) {
 		x.cancelled = true
 	}
-	if x.opts.progress != nil {
-		x.opts.progress(Progress{Entry: e, TotalWritten: x.total, Done: true})
+	if x.xo.progress != nil {
+		x.xo.progress(Progress{Entry: e, TotalWritten: x.total, Done: true})
 	}
 }
 
@@ -589,7 +607,7 @@ func (x *extractor) ensureDir(p string) error {
 // and get this mode at the end, deepest first, as GNU tar does.
 func (x *extractor) perm(e *Entry, dir bool) fs.FileMode {
 	p := e.Mode.Perm() &^ x.umask
-	if dir && x.opts.preserve {
+	if dir && x.xo.preserve {
 		p |= e.Mode & fs.ModeSticky
 	}
 	return p
@@ -632,8 +650,8 @@ func (x *extractor) entry(e *Entry, open func() (io.ReadCloser, error)) {
 	case e.Mode&specialModes != 0:
 		// Device nodes, FIFOs and sockets (tar) are listed but never
 		// created: the entry is skipped, said through Progress.Skipped.
-		if x.opts.progress != nil {
-			x.opts.progress(Progress{Entry: e, TotalWritten: x.total, Done: true, Skipped: "a device node, FIFO or socket is not created"})
+		if x.xo.progress != nil {
+			x.xo.progress(Progress{Entry: e, TotalWritten: x.total, Done: true, Skipped: "a device node, FIFO or socket is not created"})
 		}
 	case e.IsDir() && e.Link == LinkNone:
 		err = x.dir(e, rel)
@@ -728,9 +746,9 @@ func (x *extractor) destination(e *Entry, rel string) (dst string, replace bool,
 	// a symlink is replaced as a file is (rename over the link itself),
 	// never followed.
 	replaceable := st.Mode().IsRegular() || st.Mode()&fs.ModeSymlink != 0
-	policy := x.opts.overwrite
-	if x.opts.conflict != nil && (replaceable || policy == OverwriteRename) {
-		policy = x.opts.conflict(e, rel, st)
+	policy := x.xo.overwrite
+	if x.xo.conflict != nil && (replaceable || policy == OverwriteRename) {
+		policy = x.xo.conflict(e, rel, st)
 	}
 	switch {
 	case policy == OverwriteRename:
@@ -905,7 +923,7 @@ func (x *extractor) symlink(e *Entry, target, rel string) error {
 // kept as it is and counts as this call's link, under every policy but
 // OverwriteAlways, which replaces it as it replaces a file.
 func (x *extractor) sameLink(rel, target string) bool {
-	if x.mine[rel] != madeNothing || x.opts.overwrite == OverwriteAlways {
+	if x.mine[rel] != madeNothing || x.xo.overwrite == OverwriteAlways {
 		return false
 	}
 	d, name := x.on(rel)
@@ -971,8 +989,8 @@ func (x *extractor) hardlink(e *Entry, rel string) error {
 			return err
 		}
 		if note != "" {
-			if x.opts.progress != nil {
-				x.opts.progress(Progress{Entry: e, TotalWritten: x.total, Done: true, Skipped: note})
+			if x.xo.progress != nil {
+				x.xo.progress(Progress{Entry: e, TotalWritten: x.total, Done: true, Skipped: note})
 			}
 			return nil
 		}
@@ -1085,8 +1103,8 @@ func (c *ctxWriter) Write(p []byte) (int, error) {
 	n, err := c.w.Write(p)
 	c.n += int64(n)
 	c.x.total += int64(n)
-	if c.x.opts.progress != nil {
-		c.x.opts.progress(Progress{Entry: c.e, EntryWritten: c.n, TotalWritten: c.x.total})
+	if c.x.xo.progress != nil {
+		c.x.xo.progress(Progress{Entry: c.e, EntryWritten: c.n, TotalWritten: c.x.total})
 	}
 	return n, err
 }
@@ -1134,8 +1152,8 @@ func (x *extractor) file(e *Entry, rel string, open func() (io.ReadCloser, error
 	if x.stream && e.Link == LinkNone {
 		x.noteStreamed(rel, dst, cw.n)
 	}
-	if x.opts.progress != nil {
-		x.opts.progress(Progress{Entry: e, EntryWritten: cw.n, TotalWritten: x.total, Done: true})
+	if x.xo.progress != nil {
+		x.xo.progress(Progress{Entry: e, EntryWritten: cw.n, TotalWritten: x.total, Done: true})
 	}
 	return nil
 }

@@ -41,19 +41,19 @@ func TestExtractAgainKeepsSameLinks(t *testing.T) {
 							t.Fatal(err)
 						}
 						defer f.Close()
-						r, err := NewReader(f, WithOverwrite(policy))
+						r, err := NewReader(f)
 						if err != nil {
 							t.Fatal(err)
 						}
 						defer r.Close()
-						return r.Extract(context.Background(), dest)
+						return r.Extract(context.Background(), dest, WithOverwrite(policy))
 					}
-					a, err := OpenFile(name, WithOverwrite(policy), WithWorkers(workers))
+					a, err := OpenFile(name, WithWorkers(workers))
 					if err != nil {
 						t.Fatal(err)
 					}
 					defer a.Close()
-					return a.Extract(context.Background(), dest)
+					return a.Extract(context.Background(), dest, WithOverwrite(policy))
 				}
 				if err := extract(); err != nil {
 					t.Fatalf("%s: first extraction: %v", name, err)
@@ -117,9 +117,9 @@ func TestExtractOverOtherLinks(t *testing.T) {
 			os.WriteFile(outsideFile, []byte("outside"), 0o644)
 			os.Symlink("elsewhere", filepath.Join(dest, "link"))
 			os.Symlink(outsideFile, filepath.Join(dest, "file.txt"))
-			a := newFakeOpts([]Option{WithOverwrite(policy), WithWorkers(workers)},
+			a := newFakeOpts([]Option{WithWorkers(workers)},
 				file("target", "t"), symlink("link", "target"), file("file.txt", "archive file"))
-			got := entryErrs(t, a.Extract(context.Background(), dest))
+			got := entryErrs(t, a.Extract(context.Background(), dest, WithOverwrite(policy)))
 			if s := readFile(t, outsideFile); s != "outside" {
 				t.Fatalf("%v: written through a link: %q", policy, s)
 			}
@@ -157,18 +157,18 @@ func TestExtractSkipHardLinkTarget(t *testing.T) {
 	list := []fakeEntry{file("d/t.txt", "archive"), hardlink("h.txt", "d/t.txt")}
 	run := func(dest string, stream bool, workers int) ([]string, error) {
 		var skipped []string
-		opts := []Option{WithOverwrite(OverwriteSkip), WithWorkers(workers), WithProgress(func(p Progress) {
+		xopts := []ExtractOption{WithOverwrite(OverwriteSkip), WithProgress(func(p Progress) {
 			if p.Skipped != "" {
 				skipped = append(skipped, p.Entry.Name)
 			}
 		})}
-		a := newFakeOpts(opts, list...)
+		a := newFakeOpts([]Option{WithWorkers(workers)}, list...)
 		if stream {
 			r := &Reader{r: &fakeStream{a: a.a.(*fakeArchive)}, opts: a.opts, acct: a.acct}
-			err := r.Extract(context.Background(), dest)
+			err := r.Extract(context.Background(), dest, xopts...)
 			return skipped, err
 		}
-		err := a.Extract(context.Background(), dest)
+		err := a.Extract(context.Background(), dest, xopts...)
 		return skipped, err
 	}
 	for _, c := range []struct {
@@ -211,11 +211,11 @@ func TestExtractSkipHardLinkTarget(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		r, err := NewReader(f, WithOverwrite(OverwriteSkip))
+		r, err := NewReader(f)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := r.Extract(context.Background(), dest); err != nil {
+		if err := r.Extract(context.Background(), dest, WithOverwrite(OverwriteSkip)); err != nil {
 			t.Errorf("run %d: %v", i+1, err)
 		}
 		f.Close()

@@ -53,7 +53,7 @@ func TestExtractCancelIsContextError(t *testing.T) {
 		for _, how := range []string{"workers 1", "workers 8", "reader"} {
 			ctx, cancel := context.WithCancel(context.Background())
 			calls := 0
-			opts := []Option{WithProgress(func(p Progress) {
+			opts := []ExtractOption{WithProgress(func(p Progress) {
 				if calls++; !p.Done || calls == 3 {
 					cancel()
 				}
@@ -69,11 +69,11 @@ func TestExtractCancelIsContextError(t *testing.T) {
 				if ferr != nil {
 					t.Fatal(ferr)
 				}
-				r, rerr := NewReader(f, opts...)
+				r, rerr := NewReader(f)
 				if rerr != nil {
 					t.Fatal(rerr)
 				}
-				err = r.Extract(ctx, dest)
+				err = r.Extract(ctx, dest, opts...)
 				r.Close()
 				f.Close()
 			} else {
@@ -81,11 +81,11 @@ func TestExtractCancelIsContextError(t *testing.T) {
 				if how == "workers 8" {
 					workers = 8
 				}
-				a, aerr := OpenFile(name, append(opts, WithWorkers(workers))...)
+				a, aerr := OpenFile(name, WithWorkers(workers))
 				if aerr != nil {
 					t.Fatal(aerr)
 				}
-				err = a.Extract(ctx, dest)
+				err = a.Extract(ctx, dest, opts...)
 				a.Close()
 			}
 			cancel()

@@ -106,14 +106,14 @@ func flip(t *testing.T, b []byte, c byte) []byte {
 	return b
 }
 
-func readerExtract(t *testing.T, data []byte, dest string, opts ...Option) error {
+func readerExtract(t *testing.T, data []byte, dest string, opts ...ExtractOption) error {
 	t.Helper()
-	r, err := NewReader(bytes.NewReader(data), opts...)
+	r, err := NewReader(bytes.NewReader(data))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	return r.Extract(context.Background(), dest)
+	return r.Extract(context.Background(), dest, opts...)
 }
 
 // TestExtractHoldsUntilStreamCheck: a Reader extracting a compressed

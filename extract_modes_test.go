@@ -59,7 +59,8 @@ func TestExtractModesNeverWidened(t *testing.T) {
 		for _, how := range []string{"archive", "archive8", "reader"} {
 			dest := t.TempDir()
 			t.Cleanup(func() { unlock(dest) })
-			opts := []Option{WithPreservePermissions(preserve), WithWorkers(1)}
+			opts := []Option{WithWorkers(1)}
+			perm := WithPreservePermissions(preserve)
 			var err error
 			switch how {
 			case "reader":
@@ -67,7 +68,7 @@ func TestExtractModesNeverWidened(t *testing.T) {
 				if rerr != nil {
 					t.Fatal(rerr)
 				}
-				err = r.Extract(context.Background(), dest)
+				err = r.Extract(context.Background(), dest, perm)
 			default:
 				if how == "archive8" {
 					opts = append(opts, WithWorkers(8))
@@ -76,7 +77,7 @@ func TestExtractModesNeverWidened(t *testing.T) {
 				if aerr != nil {
 					t.Fatal(aerr)
 				}
-				err = a.Extract(context.Background(), dest)
+				err = a.Extract(context.Background(), dest, perm)
 			}
 			if err != nil {
 				t.Fatalf("preserve=%v %s: %v", preserve, how, err)
@@ -169,13 +170,13 @@ func TestExtractZipDirModeKept(t *testing.T) {
 	data := buf.Bytes()
 	um := processUmask()
 	for _, preserve := range []bool{false, true} {
-		a, err := Open(bytes.NewReader(data), int64(len(data)), WithPreservePermissions(preserve))
+		a, err := Open(bytes.NewReader(data), int64(len(data)))
 		if err != nil {
 			t.Fatal(err)
 		}
 		dest := t.TempDir()
 		t.Cleanup(func() { unlock(dest) })
-		if err := a.Extract(context.Background(), dest); err != nil {
+		if err := a.Extract(context.Background(), dest, WithPreservePermissions(preserve)); err != nil {
 			t.Fatalf("preserve=%v: %v", preserve, err)
 		}
 		mask := um

@@ -30,7 +30,7 @@ func TestReaderExtractLimitOnce(t *testing.T) {
 	}
 	if len(xe.Errors) != 1 || xe.Errors[0].Entry != "zeros" {
 		for _, e := range xe.Errors {
-			t.Logf("%s: %s", e.Entry, e.Message())
+			t.Logf("%s: %s", e.Entry, e.Err.Error())
 		}
 		t.Errorf("%d entry errors, want one for zeros", len(xe.Errors))
 	}

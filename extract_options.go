@@ -63,9 +63,47 @@ func (p Overwrite) String() string {
 // OverwriteError fails the entry as usual.
 type ConflictFunc func(e *Entry, path string, existing fs.FileInfo) Overwrite
 
-// WithOverwrite sets Extract's policy for paths that already exist.
-func WithOverwrite(p Overwrite) Option {
-	return func(o *options) error {
+// ExtractOption configures one Extract call (Archive.Extract or
+// Reader.Extract): what to write, what to do with paths that exist, how
+// to report progress. Each call takes its own, so one Archive can extract
+// two different subsets, or the same one under two policies.
+//
+// An option given a value that cannot be meant (a nil callback, an
+// unknown Overwrite policy) makes Extract fail with an error matching
+// ErrInvalidOption before anything is created.
+type ExtractOption func(*extractOptions) error
+
+// extractOptions are the settings of one Extract call.
+type extractOptions struct {
+	overwrite Overwrite         // policy for existing paths
+	conflict  ConflictFunc      // per-conflict decision, overrides overwrite
+	filter    func(*Entry) bool // entries to write; nil = all
+	preserve  bool              // keep permission bits exactly (no umask)
+	progress  func(Progress)
+	// noSpaceCheck: WithSpaceCheck(false) (space.go).
+	noSpaceCheck bool
+}
+
+func buildExtractOptions(opts []ExtractOption) (*extractOptions, error) {
+	xo := &extractOptions{}
+	for _, fn := range opts {
+		if fn == nil {
+			continue
+		}
+		if err := fn(xo); err != nil {
+			return nil, err
+		}
+	}
+	return xo, nil
+}
+
+// keep reports whether the call's filter chooses e.
+func (xo *extractOptions) keep(e *Entry) bool { return xo.filter == nil || xo.filter(e) }
+
+// WithOverwrite sets Extract's policy for paths that already exist
+// (default OverwriteError).
+func WithOverwrite(p Overwrite) ExtractOption {
+	return func(o *extractOptions) error {
 		if p > OverwriteRename {
 			return invalid("WithOverwrite(%d): no such policy", p)
 		}
@@ -77,8 +115,8 @@ func WithOverwrite(p Overwrite) Option {
 // WithConflictFunc makes Extract ask fn about each existing regular file
 // or symlink (an interactive "overwrite?" prompt); it takes precedence over
 // WithOverwrite for the conflicts it is asked about.
-func WithConflictFunc(fn ConflictFunc) Option {
-	return func(o *options) error {
+func WithConflictFunc(fn ConflictFunc) ExtractOption {
+	return func(o *extractOptions) error {
 		if fn == nil {
 			return invalid("WithConflictFunc(nil)")
 		}
@@ -91,8 +129,8 @@ func WithConflictFunc(fn ConflictFunc) Option {
 // true. Directories needed to hold a chosen entry are still created. With
 // an Archive, entries after the last chosen one are not decoded at all;
 // in a solid archive, decoding stops after the last chosen entry.
-func WithFilter(keep func(*Entry) bool) Option {
-	return func(o *options) error {
+func WithFilter(keep func(*Entry) bool) ExtractOption {
+	return func(o *extractOptions) error {
 		if keep == nil {
 			return invalid("WithFilter(nil)")
 		}
@@ -107,6 +145,30 @@ func WithFilter(keep func(*Entry) bool) Option {
 // directory stays one). Setuid and setgid bits are never set: an archive
 // must not make set-ID programs. Either way a mode is never more open
 // than stored: 0000 stays 0000.
-func WithPreservePermissions(keep bool) Option {
-	return func(o *options) error { o.preserve = keep; return nil }
+func WithPreservePermissions(keep bool) ExtractOption {
+	return func(o *extractOptions) error { o.preserve = keep; return nil }
+}
+
+// Progress reports extraction progress: the entry being written, the
+// bytes of it written so far, and the bytes written in this Extract call.
+type Progress struct {
+	Entry        *Entry
+	EntryWritten int64
+	TotalWritten int64
+	Done         bool // the entry is complete (or failed)
+	// Skipped, when not empty, says why the entry was not written: a
+	// device node, FIFO or socket (tar lists them) is never created.
+	Skipped string
+}
+
+// WithProgress sets a callback that Extract calls as entries are
+// written, on the calling goroutine, in entry order.
+func WithProgress(fn func(Progress)) ExtractOption {
+	return func(o *extractOptions) error {
+		if fn == nil {
+			return invalid("WithProgress(nil)")
+		}
+		o.progress = fn
+		return nil
+	}
 }

@@ -154,7 +154,7 @@ func (x *extractor) stageEntry(ctx context.Context, a *Archive, e *Entry) *stage
 		s.err = err
 		return s
 	}
-	sw := &stageWriter{ctx: ctx, w: f, s: s, record: x.opts.progress != nil}
+	sw := &stageWriter{ctx: ctx, w: f, s: s, record: x.xo.progress != nil}
 	_, err = io.Copy(sw, rc)
 	if err == nil {
 		err = f.Chmod(x.perm(e, false))
@@ -250,8 +250,8 @@ func (x *extractor) fileStaged(e *Entry, rel string, s *staged) error {
 	}
 	x.mine[dst] = madeFile
 	x.record(rel, dst)
-	if x.opts.progress != nil {
-		x.opts.progress(Progress{Entry: e, EntryWritten: s.n, TotalWritten: x.total, Done: true})
+	if x.xo.progress != nil {
+		x.xo.progress(Progress{Entry: e, EntryWritten: s.n, TotalWritten: x.total, Done: true})
 	}
 	return nil
 }
@@ -259,7 +259,7 @@ func (x *extractor) fileStaged(e *Entry, rel string, s *staged) error {
 // replay makes the progress calls the sequential copy would have made
 // for s's writes; after a limit, those that fitted in room.
 func (x *extractor) replay(e *Entry, s *staged, limited bool, room int64) {
-	if x.opts.progress == nil {
+	if x.xo.progress == nil {
 		x.total += s.n
 		return
 	}
@@ -270,7 +270,7 @@ func (x *extractor) replay(e *Entry, s *staged, limited bool, room int64) {
 		}
 		n += int64(w)
 		x.total += int64(w)
-		x.opts.progress(Progress{Entry: e, EntryWritten: n, TotalWritten: x.total})
+		x.xo.progress(Progress{Entry: e, EntryWritten: n, TotalWritten: x.total})
 	}
 }
 

@@ -98,16 +98,17 @@ func tree(t *testing.T, dir string) map[string]string {
 	return out
 }
 
-// run extracts name with opts and workers, returning the tree, the error
-// text and the progress events.
-func extractWith(t *testing.T, path string, dest string, workers int, prep func(dest string), opts ...Option) (map[string]string, string, []event) {
+// run extracts name with opts (for Open), xopts (for Extract) and
+// workers, returning the tree, the error text and the progress events.
+func extractWith(t *testing.T, path string, dest string, workers int, prep func(dest string), opts []Option, xopts ...ExtractOption) (map[string]string, string, []event) {
 	t.Helper()
 	os.MkdirAll(dest, 0o755)
 	if prep != nil {
 		prep(dest)
 	}
 	var evs []event
-	opts = append(opts, WithWorkers(workers), WithProgress(func(p Progress) {
+	opts = append(slices.Clone(opts), WithWorkers(workers))
+	xopts = append(xopts, WithProgress(func(p Progress) {
 		evs = append(evs, event{p.Entry.Name, p.EntryWritten, p.TotalWritten, p.Done})
 	}))
 	a, err := OpenFile(path, opts...)
@@ -116,7 +117,7 @@ func extractWith(t *testing.T, path string, dest string, workers int, prep func(
 	}
 	defer a.Close()
 	msg := ""
-	if err := a.Extract(context.Background(), dest); err != nil {
+	if err := a.Extract(context.Background(), dest, xopts...); err != nil {
 		msg = err.Error()
 	}
 	return tree(t, dest), msg, evs
@@ -142,10 +143,11 @@ func corrupt(t *testing.T, src string, offs ...float64) string {
 // same files, the same errors and the same progress calls.
 func TestParallelExtractMatchesSequential(t *testing.T) {
 	type variant struct {
-		name string
-		path func(src string) string
-		prep func(dest string)
-		opts []Option
+		name  string
+		path  func(src string) string
+		prep  func(dest string)
+		opts  []Option        // Open's
+		xopts []ExtractOption // Extract's
 	}
 	existing := func(dest string) {
 		old := time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -160,11 +162,11 @@ func TestParallelExtractMatchesSequential(t *testing.T) {
 		{name: "plain"},
 		{name: "damaged", path: func(s string) string { return corrupt(t, s, 0.3, 0.55) }},
 		{name: "exists-error", prep: existing},
-		{name: "exists-skip", prep: existing, opts: []Option{WithOverwrite(OverwriteSkip)}},
-		{name: "exists-always", prep: existing, opts: []Option{WithOverwrite(OverwriteAlways)}},
-		{name: "exists-rename", prep: existing, opts: []Option{WithOverwrite(OverwriteRename)}},
+		{name: "exists-skip", prep: existing, xopts: []ExtractOption{WithOverwrite(OverwriteSkip)}},
+		{name: "exists-always", prep: existing, xopts: []ExtractOption{WithOverwrite(OverwriteAlways)}},
+		{name: "exists-rename", prep: existing, xopts: []ExtractOption{WithOverwrite(OverwriteRename)}},
 		{name: "total", opts: []Option{WithLimits(Limits{MaxTotalSize: 40 << 10})}},
-		{name: "filter", opts: []Option{WithFilter(func(e *Entry) bool { return !strings.Contains(e.Name, "f01") })}},
+		{name: "filter", xopts: []ExtractOption{WithFilter(func(e *Entry) bool { return !strings.Contains(e.Name, "f01") })}},
 	}
 	if testing.Short() {
 		// The cases that differ most in what they go through.
@@ -185,9 +187,9 @@ func TestParallelExtractMatchesSequential(t *testing.T) {
 				var msgs [2]string
 				var evs [2][]event
 				for i, w := range []int{1, 8} {
-					opts := slices.Clone(v.opts)
-					if v.prep != nil && len(v.opts) == 0 {
-						opts = append(opts, WithConflictFunc(func(e *Entry, p string, _ fs.FileInfo) Overwrite {
+					xopts := slices.Clone(v.xopts)
+					if v.prep != nil && len(v.xopts) == 0 {
+						xopts = append(xopts, WithConflictFunc(func(e *Entry, p string, _ fs.FileInfo) Overwrite {
 							asked[i] = append(asked[i], p)
 							if strings.Contains(p, "06") {
 								return OverwriteAlways
@@ -195,7 +197,7 @@ func TestParallelExtractMatchesSequential(t *testing.T) {
 							return OverwriteError
 						}))
 					}
-					trees[i], msgs[i], evs[i] = extractWith(t, src, filepath.Join(base, fmt.Sprint(w)), w, v.prep, opts...)
+					trees[i], msgs[i], evs[i] = extractWith(t, src, filepath.Join(base, fmt.Sprint(w)), w, v.prep, v.opts, xopts...)
 				}
 				if msgs[0] != msgs[1] {
 					t.Errorf("errors differ:\n1: %s\n8: %s", msgs[0], msgs[1])
@@ -270,12 +272,10 @@ func TestParallelTestMatchesSequential(t *testing.T) {
 					continue
 				}
 				var mu sync.Mutex
-				_, err = a.Verify(context.Background(),
-					VerifyProgress(func(_ *Entry, n int) { mu.Lock(); bytesOut[i] += int64(n); mu.Unlock() }),
-					VerifyEach(func(r *VerifyResult) error {
-						got[i] = append(got[i], fmt.Sprintf("%s %v %v", r.Entry.Name, r.Status, r.Err))
-						return nil
-					}))
+				err = a.VerifyFunc(context.Background(), func(r *VerifyResult) error {
+					got[i] = append(got[i], fmt.Sprintf("%s %v %v", r.Entry.Name, r.Status, r.Err))
+					return nil
+				}, VerifyProgress(func(_ *Entry, n int) { mu.Lock(); bytesOut[i] += int64(n); mu.Unlock() }))
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -308,15 +308,15 @@ func TestParallelExtractCancelAndClose(t *testing.T) {
 			dest := t.TempDir()
 			ctx, cancel := context.WithCancel(context.Background())
 			calls := 0
-			a, err := OpenFile(filepath.Join("testdata/parallel", c.name), WithWorkers(8), WithProgress(func(Progress) {
+			a, err := OpenFile(filepath.Join("testdata/parallel", c.name), WithWorkers(8))
+			if err != nil {
+				t.Fatal(err)
+			}
+			err = a.Extract(ctx, dest, WithProgress(func(Progress) {
 				if calls++; calls == after {
 					cancel()
 				}
 			}))
-			if err != nil {
-				t.Fatal(err)
-			}
-			err = a.Extract(ctx, dest)
 			cancel()
 			if calls >= after && !errors.Is(err, context.Canceled) {
 				t.Errorf("%s: cancelled after %d calls: %v", c.name, after, err)

@@ -86,8 +86,8 @@ func TestExtractOverExisting(t *testing.T) {
 				t.Fatal(err)
 			}
 
-			a := newFakeOpts([]Option{WithOverwrite(tc.policy)}, archive...)
-			got := entryErrs(t, a.Extract(context.Background(), dest))
+			a := newFake(archive...)
+			got := entryErrs(t, a.Extract(context.Background(), dest, WithOverwrite(tc.policy)))
 			for _, name := range tc.want.errs {
 				if err, ok := got[name]; !ok || !errors.Is(err, fs.ErrExist) {
 					t.Errorf("%s: error %v, want one matching fs.ErrExist", name, err)
@@ -146,11 +146,11 @@ func TestExtractConflictFunc(t *testing.T) {
 	os.Mkdir(filepath.Join(dest, "c.txt"), 0o755)
 	var asked []string
 	answer := map[string]Overwrite{"a.txt": OverwriteAlways, "b.txt": OverwriteSkip}
-	a := newFakeOpts([]Option{WithConflictFunc(func(e *Entry, p string, st fs.FileInfo) Overwrite {
+	a := newFake(file("a.txt", "new a"), file("b.txt", "new b"), file("c.txt", "new c"))
+	got := entryErrs(t, a.Extract(context.Background(), dest, WithConflictFunc(func(e *Entry, p string, st fs.FileInfo) Overwrite {
 		asked = append(asked, p)
 		return answer[p]
-	})}, file("a.txt", "new a"), file("b.txt", "new b"), file("c.txt", "new c"))
-	got := entryErrs(t, a.Extract(context.Background(), dest))
+	})))
 	if strings.Join(asked, ",") != "a.txt,b.txt" {
 		t.Errorf("asked about %q, want a.txt,b.txt", asked)
 	}
@@ -202,7 +202,9 @@ func TestExtractConcurrentSwap(t *testing.T) {
 					t.Error(err)
 				}
 			}
-			a := newFakeOpts([]Option{func(o *options) error { o.extractHook = hook; return nil }},
+			extractHook = hook
+			t.Cleanup(func() { extractHook = nil })
+			a := newFake(
 				dir("d"), file("d/a.txt", "a"), file("d/b.txt", "b"), symlink("d/l", "a.txt"), hardlink("d/h", "d/a.txt"),
 				dir("d/sub"), file("d/sub/c.txt", "c"))
 			err := a.Extract(context.Background(), dest)
@@ -249,12 +251,12 @@ func (c *openRecorder) Open(i int) (io.ReadCloser, error) {
 }
 
 func TestExtractFilter(t *testing.T) {
-	a := newFakeOpts([]Option{WithFilter(func(e *Entry) bool { return strings.HasPrefix(e.Name, "docs/") })},
+	a := newFake(
 		file("a.txt", "a"), file("docs/b.txt", "b"), file("docs/c.txt", "c"), file("z.txt", "z"), file("zz.txt", "zz"))
 	ca := &openRecorder{fakeArchive: a.a.(*fakeArchive)}
 	a.a = ca
 	dest := t.TempDir()
-	if err := a.Extract(context.Background(), dest); err != nil {
+	if err := a.Extract(context.Background(), dest, WithFilter(func(e *Entry) bool { return strings.HasPrefix(e.Name, "docs/") })); err != nil {
 		t.Fatal(err)
 	}
 	slices.Sort(ca.opened)
@@ -289,8 +291,8 @@ func TestExtractUmask(t *testing.T) {
 	d.e.Mode = fs.ModeDir | 0o777
 	for _, preserve := range []bool{false, true} {
 		dest := t.TempDir()
-		a := newFakeOpts([]Option{WithPreservePermissions(preserve)}, f, d)
-		if err := a.Extract(context.Background(), dest); err != nil {
+		a := newFake(f, d)
+		if err := a.Extract(context.Background(), dest, WithPreservePermissions(preserve)); err != nil {
 			t.Fatal(err)
 		}
 		want := fs.FileMode(0o777)
@@ -343,10 +345,10 @@ func TestExtractNameTooLongForFS(t *testing.T) {
 // TestExtractFilterHardlink: a hard link chosen without its target gets
 // the target's data; a link to something outside the archive still fails.
 func TestExtractFilterHardlink(t *testing.T) {
-	a := newFakeOpts([]Option{WithFilter(func(e *Entry) bool { return e.Name != "f" })},
+	a := newFake(
 		file("f", "data"), hardlink("h", "f"), hardlink("g", "nothere"))
 	dest := t.TempDir()
-	got := entryErrs(t, a.Extract(context.Background(), dest))
+	got := entryErrs(t, a.Extract(context.Background(), dest, WithFilter(func(e *Entry) bool { return e.Name != "f" })))
 	if len(got) != 1 || !errors.Is(got["g"], ErrInsecurePath) {
 		t.Errorf("errors %v, want only g with ErrInsecurePath", got)
 	}

@@ -213,8 +213,8 @@ func TestLimits(t *testing.T) {
 	t.Run("progress", func(t *testing.T) {
 		var last Progress
 		calls := 0
-		a := newFakeOpts([]Option{WithProgress(func(p Progress) { last = p; calls++ })}, small, file("b", "bb"))
-		if err := a.Extract(context.Background(), t.TempDir()); err != nil {
+		a := newFake(small, file("b", "bb"))
+		if err := a.Extract(context.Background(), t.TempDir(), WithProgress(func(p Progress) { last = p; calls++ })); err != nil {
 			t.Fatal(err)
 		}
 		if calls < 2 || !last.Done || last.TotalWritten != 6 || last.Entry.Name != "b" {
@@ -262,7 +262,7 @@ func TestReaderExtractFileCopy(t *testing.T) {
 
 func TestEntryErrorMessage(t *testing.T) {
 	e := &EntryError{Entry: "dir/a.txt", Err: fmt.Errorf("%w: compression method BZip2 (12)", ErrUnsupported)}
-	if got, want := e.Message(), "unsupported method or version: compression method BZip2 (12)"; got != want {
+	if got, want := e.Err.Error(), "unsupported method or version: compression method BZip2 (12)"; got != want {
 		t.Errorf("Message() = %q, want %q", got, want)
 	}
 	if got, want := e.Error(), "dir/a.txt: unsupported method or version: compression method BZip2 (12)"; got != want {
@@ -274,10 +274,10 @@ func TestEntryErrorMessage(t *testing.T) {
 }
 
 // TestExtractErrorsCapped: an archive of many bad entries yields an
-// ExtractError listing the first MaxExtractErrors and counting the rest.
+// ExtractError listing the first maxExtractErrors and counting the rest.
 func TestExtractErrorsCapped(t *testing.T) {
 	var list []fakeEntry
-	for i := range MaxExtractErrors + 500 {
+	for i := range maxExtractErrors + 500 {
 		list = append(list, file(fmt.Sprintf("../escape%d", i), "x"))
 	}
 	list = append(list, file("ok.txt", "fine"))
@@ -286,8 +286,8 @@ func TestExtractErrorsCapped(t *testing.T) {
 	if !errors.As(err, &xe) {
 		t.Fatalf("Extract: %v", err)
 	}
-	if len(xe.Errors) != MaxExtractErrors || xe.Omitted != 500 || xe.Failed() != MaxExtractErrors+500 {
-		t.Errorf("%d listed, %d omitted; want %d and 500", len(xe.Errors), xe.Omitted, MaxExtractErrors)
+	if len(xe.Errors) != maxExtractErrors || xe.Omitted != 500 || xe.Failed() != maxExtractErrors+500 {
+		t.Errorf("%d listed, %d omitted; want %d and 500", len(xe.Errors), xe.Omitted, maxExtractErrors)
 	}
 	if !errors.Is(err, ErrInsecurePath) {
 		t.Errorf("%v does not match ErrInsecurePath", err)

@@ -97,7 +97,7 @@ func TestZipBZip2Parallel(t *testing.T) {
 		names = names[:3]
 	}
 	for _, name := range names {
-		packed, err := os.ReadFile(filepath.Join("bzip2/testdata", name))
+		packed, err := os.ReadFile(filepath.Join("internal/bzip2/testdata", name))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -10,7 +10,7 @@ import (
 	"hash/crc32"
 
 	"github.com/go-unarc/unarc/arc"
-	"github.com/go-unarc/unarc/crc32x"
+	"github.com/go-unarc/unarc/internal/crc32x"
 )
 
 // fakeEntry is one member of an in-memory test archive: content is

@@ -12,7 +12,7 @@ import (
 	"github.com/go-unarc/unarc/internal/indexfmt"
 )
 
-// ErrStaleIndex is matched by the error of OpenWithIndex (or WithIndex)
+// ErrStaleIndex is matched by the error of an open with WithIndex
 // given an index that does not describe the archive: it changed since
 // the index was made (its size, its first or last bytes, or any byte of
 // its header regions), it is another archive, or the index itself was
@@ -37,8 +37,8 @@ func indexOpener(name string) func(io.ReaderAt, int64, []byte, *arc.Config) (arc
 // (every Entry field), where their data lies (offsets, packed sizes,
 // coder chains, the volume mapping) and a digest of the archive's size,
 // first and last bytes and header regions. Marshal it (MarshalBinary),
-// store it beside the archive, and reopen the archive later with
-// OpenWithIndex (or WithIndex): no header is read or parsed from the
+// store it beside the archive, and reopen the archive later by passing
+// it to Open (WithIndex): no header is read or parsed from the
 // archive, nothing is decompressed or decrypted, and no key is derived
 // for the listing; only the regions the digest covers are read, to
 // check that the index still describes the archive.
@@ -108,14 +108,16 @@ func (x *Index) Size() int64 { return x.size }
 // HasKeys reports whether the index holds derived keys (IndexWithKeys).
 func (x *Index) HasKeys() bool { return x.keys }
 
-// IndexOption configures Archive.Index.
-type IndexOption func(*indexConfig)
+// IndexOption configures Archive.Index: what the index holds beside the
+// listing. Like every option of this package it returns an error for a
+// value that cannot be meant (ErrInvalidOption); those here take none.
+type IndexOption func(*indexConfig) error
 
 type indexConfig struct{ keys, checkpoints bool }
 
 // IndexWithCheckpoints stores in the index the decoder checkpoints the
 // Archive holds (those its seekable readers took, see WithCheckpoints),
-// so that the archive reopened from it (OpenWithIndex, with checkpoints
+// so that the archive reopened from it (WithIndex, with checkpoints
 // not turned off) seeks into a solid or compressed stream from the
 // nearest of them instead of decoding from the start. Each costs what
 // it costs in memory (about the decoder's window: up to the dictionary
@@ -144,20 +146,27 @@ type indexConfig struct{ keys, checkpoints bool }
 // verify no checksum), never read out of bounds or past the memory
 // limits. They count against the Archive's
 // checkpoint memory (WithCheckpoints): those beyond it are not kept.
-func IndexWithCheckpoints() IndexOption { return func(c *indexConfig) { c.checkpoints = true } }
+func IndexWithCheckpoints() IndexOption {
+	return func(c *indexConfig) error { c.checkpoints = true; return nil }
+}
 
 // IndexWithKeys stores the derived keys in the index, so that the
 // archive it reopens needs no password and no key derivation. Without
 // it (the default) no key and no password is written: the password is
 // asked for and the key derived again on first use.
-func IndexWithKeys() IndexOption { return func(c *indexConfig) { c.keys = true } }
+func IndexWithKeys() IndexOption {
+	return func(c *indexConfig) error { c.keys = true; return nil }
+}
 
 // Index returns the archive's persistable index (see Index).
 func (a *Archive) Index(opts ...IndexOption) (*Index, error) {
 	var c indexConfig
 	for _, o := range opts {
-		if o != nil {
-			o(&c)
+		if o == nil {
+			continue
+		}
+		if err := o(&c); err != nil {
+			return nil, err
 		}
 	}
 	ix, ok := a.a.(engine.Indexer)
@@ -419,14 +428,6 @@ func WithIndex(idx *Index) Option {
 		o.index = idx
 		return nil
 	}
-}
-
-// OpenWithIndex is Open(r, size, opts…, WithIndex(idx)): it reopens the
-// archive in r from its index without parsing its headers or deriving
-// keys (see Index).
-func OpenWithIndex(r io.ReaderAt, size int64, idx *Index, opts ...Option) (*Archive, error) {
-	all := append(append([]Option(nil), opts...), WithIndex(idx))
-	return Open(r, size, all...)
 }
 
 // openIndexed opens the format of idx over r from its payload, after

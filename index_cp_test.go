@@ -137,7 +137,7 @@ func TestIndexCheckpointsRestored(t *testing.T) {
 			}
 			ncp := len(sectionCheckpoints(t, idx2))
 			cr := &cpCountingReaderAt{r: bytes.NewReader(b)}
-			a, err := OpenWithIndex(cr, int64(len(b)), idx2, WithPassword("seek"), WithCheckpoints(cpTestInterval, 64<<20))
+			a, err := Open(cr, int64(len(b)), WithIndex(idx2), WithPassword("seek"), WithCheckpoints(cpTestInterval, 64<<20))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -190,7 +190,7 @@ func TestIndexCheckpointsRestored(t *testing.T) {
 			plain := withCheckpoints(idx2, nil)
 			plain.sections = nil
 			cr0 := &cpCountingReaderAt{r: bytes.NewReader(b)}
-			a0, err := OpenWithIndex(cr0, int64(len(b)), plain, WithPassword("seek"), WithCheckpoints(cpTestInterval, 64<<20))
+			a0, err := Open(cr0, int64(len(b)), WithIndex(plain), WithPassword("seek"), WithCheckpoints(cpTestInterval, 64<<20))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -277,7 +277,7 @@ func TestIndexCheckpointsTampered(t *testing.T) {
 				if err != nil {
 					return nil, err
 				}
-				return OpenWithIndex(bytes.NewReader(b), int64(len(b)), y, WithPassword("seek"), WithCheckpoints(cpTestInterval, 64<<20))
+				return Open(bytes.NewReader(b), int64(len(b)), WithIndex(y), WithPassword("seek"), WithCheckpoints(cpTestInterval, 64<<20))
 			}
 			edit := func(f func(cp *engine.Checkpoint)) []engine.Checkpoint {
 				cps := make([]engine.Checkpoint, len(orig))
@@ -366,7 +366,7 @@ func TestIndexCheckpointsTampered(t *testing.T) {
 func TestIndexCheckpointsWrongPassword(t *testing.T) {
 	b, want, idx := checkpointedIndex(t, "bcj2-lzma2-aes.7z")
 	ncp := len(sectionCheckpoints(t, idx))
-	a, err := OpenWithIndex(bytes.NewReader(b), int64(len(b)), idx, WithPassword("wrong"), WithCheckpoints(cpTestInterval, 64<<20))
+	a, err := Open(bytes.NewReader(b), int64(len(b)), WithIndex(idx), WithPassword("wrong"), WithCheckpoints(cpTestInterval, 64<<20))
 	if err != nil {
 		t.Fatal(err)
 	}

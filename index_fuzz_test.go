@@ -116,7 +116,7 @@ func FuzzIndex(f *testing.F) {
 		if err != nil || !reflect.DeepEqual(again, idx) {
 			t.Fatalf("round trip: %v", err)
 		}
-		a, err := OpenWithIndex(bytes.NewReader(b), int64(len(b)), idx, indexFuzzLimits, fuzzCheckpoints,
+		a, err := Open(bytes.NewReader(b), int64(len(b)), WithIndex(idx), indexFuzzLimits, fuzzCheckpoints,
 			WithPassword(fuzzPassword(indexFuzzArchives[int(in[0])%len(arch)])))
 		if err != nil {
 			return

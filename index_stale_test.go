@@ -93,20 +93,20 @@ func TestIndexStaleExtract(t *testing.T) {
 					for _, i := range files {
 						keep[fmt.Sprintf("d/file-%04d.bin", i)] = true
 					}
-					opts := []Option{WithCheckpoints(cp, 64<<20), WithWorkers(workers), WithPreservePermissions(true),
-						WithFilter(func(e *Entry) bool { return keep[e.Name] })}
+					opts := []Option{WithCheckpoints(cp, 64<<20), WithWorkers(workers)}
+					xopts := []ExtractOption{WithPreservePermissions(true), WithFilter(func(e *Entry) bool { return keep[e.Name] })}
 					arcA, err := Open(bytes.NewReader(a), int64(len(a)), opts...)
 					if err != nil {
 						t.Fatal(err)
 					}
 					idx := checkpointIndex(t, arcA, arcA.Entries()[n+3])
-					arcB, err := OpenWithIndex(bytes.NewReader(b), int64(len(b)), idx, opts...)
+					arcB, err := Open(bytes.NewReader(b), int64(len(b)), append(opts, WithIndex(idx))...)
 					if err != nil {
 						t.Fatalf("same ends, stale middle: %v", err)
 					}
 					defer arcB.Close()
 					dir := t.TempDir()
-					failed := entryErrs(t, arcB.Extract(context.Background(), dir))
+					failed := entryErrs(t, arcB.Extract(context.Background(), dir, xopts...))
 					for _, name := range []string{"d/link", "d/sub", "d/hard"} {
 						if !errors.Is(failed[name], ErrStaleIndex) {
 							t.Errorf("%s: %v, want ErrStaleIndex", name, failed[name])
@@ -189,7 +189,7 @@ func TestIndexStaleZipDirectory(t *testing.T) {
 		t.Fatal("the change is not in the middle of a directory past 2 MiB")
 	}
 	keep := WithFilter(func(e *Entry) bool { return e.Index >= n/2-1 && e.Index <= n/2+2 })
-	arcA, err := Open(bytes.NewReader(a), int64(len(a)), keep)
+	arcA, err := Open(bytes.NewReader(a), int64(len(a)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -207,12 +207,12 @@ func TestIndexStaleZipDirectory(t *testing.T) {
 		if stale {
 			src = b
 		}
-		arcB, err := OpenWithIndex(bytes.NewReader(src), int64(len(src)), idx, keep, WithPreservePermissions(true))
+		arcB, err := Open(bytes.NewReader(src), int64(len(src)), WithIndex(idx))
 		if err != nil {
 			t.Fatalf("stale=%v: %v", stale, err)
 		}
 		dir := t.TempDir()
-		failed := entryErrs(t, arcB.Extract(context.Background(), dir))
+		failed := entryErrs(t, arcB.Extract(context.Background(), dir, keep, WithPreservePermissions(true)))
 		arcB.Close()
 		if !stale {
 			if len(failed) != 0 {
@@ -309,7 +309,7 @@ func TestIndexStaleWindow(t *testing.T) {
 	for _, cp := range sectionCheckpoints(t, idx) {
 		t.Logf("checkpoint at %d (in %d)", cp.Out, cp.In/8)
 	}
-	arcB, err := OpenWithIndex(bytes.NewReader(b), int64(len(b)), idx, opts...)
+	arcB, err := Open(bytes.NewReader(b), int64(len(b)), append(opts, WithIndex(idx))...)
 	if err != nil {
 		t.Fatalf("same ends: %v", err)
 	}
@@ -385,7 +385,7 @@ func TestIndexStaleRarLink(t *testing.T) {
 		t.Fatal("the link's header lies in the archive's ends")
 	}
 	keep := WithFilter(func(e *Entry) bool { return e.Name == "d/f0500" || e.Name == "d/f0500l" || e.Name == "d/f0501" })
-	arcA, err := Open(bytes.NewReader(a), int64(len(a)), keep)
+	arcA, err := Open(bytes.NewReader(a), int64(len(a)))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -399,12 +399,12 @@ func TestIndexStaleRarLink(t *testing.T) {
 		if stale {
 			src = b
 		}
-		x, err := OpenWithIndex(bytes.NewReader(src), int64(len(src)), idx, keep)
+		x, err := Open(bytes.NewReader(src), int64(len(src)), WithIndex(idx))
 		if err != nil {
 			t.Fatalf("stale=%v: %v (the changed header is in the open's sample: make the archive again)", stale, err)
 		}
 		dir := t.TempDir()
-		failed := entryErrs(t, x.Extract(context.Background(), dir))
+		failed := entryErrs(t, x.Extract(context.Background(), dir, keep))
 		x.Close()
 		target, lerr := os.Readlink(filepath.Join(dir, "d/f0500l"))
 		if !stale {
@@ -538,7 +538,7 @@ func TestIndexStaleWindow7z(t *testing.T) {
 	}
 	arcB0.Close()
 	idx := checkpointIndex(t, arcA, ents[3])
-	arcB, err := OpenWithIndex(bytes.NewReader(b), int64(len(b)), idx, opts...)
+	arcB, err := Open(bytes.NewReader(b), int64(len(b)), append(opts, WithIndex(idx))...)
 	if err != nil {
 		t.Fatalf("same header, ends and CRCs: %v", err)
 	}

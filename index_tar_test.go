@@ -51,7 +51,7 @@ func TestIndexTarRoundTrip(t *testing.T) {
 	for _, name := range indexTarFiles {
 		t.Run(name, func(t *testing.T) {
 			b, m, idx, ents, data := tarIndexOf(t, name)
-			a, err := OpenWithIndex(bytes.NewReader(b), int64(len(b)), idx)
+			a, err := Open(bytes.NewReader(b), int64(len(b)), WithIndex(idx))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -180,7 +180,7 @@ func TestIndexTarGzListsWithoutDecoding(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		a, err := OpenWithIndex(cr, int64(len(b)), idx)
+		a, err := Open(cr, int64(len(b)), WithIndex(idx))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -258,7 +258,7 @@ func TestIndexTarTampered(t *testing.T) {
 // and data.
 func tamperedReads(t *testing.T, b []byte, idx *Index, ents []Entry, data [][]byte) bool {
 	t.Helper()
-	a, err := OpenWithIndex(bytes.NewReader(b), int64(len(b)), idx)
+	a, err := Open(bytes.NewReader(b), int64(len(b)), WithIndex(idx))
 	if err != nil {
 		if !errors.Is(err, ErrStaleIndex) && !errors.Is(err, ErrUnsupported) && !errors.Is(err, ErrLimit) {
 			t.Fatalf("open: %v", err)
@@ -321,7 +321,7 @@ func TestIndexTarOtherArchive(t *testing.T) {
 		{"gnu.tar", "oldgnu.tar"}, {"ustar.tar", "v7.tar"}, {"text.txt.xz", "text-crc32.txt.xz"}} {
 		x, _, idx, _, _ := tarIndexOf(t, pair[0])
 		y, _, _, _, _ := tarIndexOf(t, pair[1])
-		if _, err := OpenWithIndex(bytes.NewReader(y), int64(len(y)), idx); !errors.Is(err, ErrStaleIndex) {
+		if _, err := Open(bytes.NewReader(y), int64(len(y)), WithIndex(idx)); !errors.Is(err, ErrStaleIndex) {
 			t.Errorf("index of %s over %s (%d and %d bytes): %v", pair[0], pair[1], len(x), len(y), err)
 		}
 	}
@@ -359,7 +359,7 @@ func TestIndexTarStaleMiddle(t *testing.T) {
 			}
 			// With checkpoints, take them over the whole stream.
 			idx := checkpointIndex(t, a, a.Entries()[n])
-			b, err := OpenWithIndex(bytes.NewReader(gy), int64(len(gy)), idx, opts...)
+			b, err := Open(bytes.NewReader(gy), int64(len(gy)), append(opts, WithIndex(idx))...)
 			if err != nil {
 				t.Fatalf("same ends, stale middle: %v", err)
 			}
@@ -439,7 +439,7 @@ func TestIndexTarCheckpoints(t *testing.T) {
 			idx := checkpointIndex(t, a, last)
 			readEnd := func(idx *Index) (int64, CheckpointStats) {
 				cr := &cpCountingReaderAt{r: bytes.NewReader(b)}
-				a, err := OpenWithIndex(cr, int64(len(b)), idx, cps)
+				a, err := Open(cr, int64(len(b)), WithIndex(idx), cps)
 				if err != nil {
 					t.Fatal(err)
 				}

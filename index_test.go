@@ -91,7 +91,7 @@ func TestIndexRoundTrip(t *testing.T) {
 			if idx.Format() != a0format(name) || idx.Size() != int64(len(b)) || idx.HasKeys() {
 				t.Fatalf("format %q size %d keys %v", idx.Format(), idx.Size(), idx.HasKeys())
 			}
-			a, err := OpenWithIndex(bytes.NewReader(b), int64(len(b)), idx, pw...)
+			a, err := Open(bytes.NewReader(b), int64(len(b)), append(pw, WithIndex(idx))...)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -171,11 +171,11 @@ func testIndexTampered(t *testing.T, name string) {
 	for _, off := range []int{len(b) - 5, len(b) / 2, 20} {
 		c := bytes.Clone(b)
 		c[off] ^= 0x40
-		if _, err := OpenWithIndex(bytes.NewReader(c), int64(len(c)), idx); !errors.Is(err, ErrStaleIndex) {
+		if _, err := Open(bytes.NewReader(c), int64(len(c)), WithIndex(idx)); !errors.Is(err, ErrStaleIndex) {
 			t.Errorf("archive byte %d changed: %v", off, err)
 		}
 	}
-	if _, err := OpenWithIndex(bytes.NewReader(b[:len(b)-1]), int64(len(b)-1), idx); !errors.Is(err, ErrStaleIndex) {
+	if _, err := Open(bytes.NewReader(b[:len(b)-1]), int64(len(b)-1), WithIndex(idx)); !errors.Is(err, ErrStaleIndex) {
 		t.Errorf("shorter archive: %v", err)
 	}
 	// Not an index at all, and an index that another format claims.
@@ -223,10 +223,10 @@ func TestIndexOtherArchiveSameSize(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := OpenWithIndex(bytes.NewReader(y), int64(len(y)), ix); !errors.Is(err, ErrStaleIndex) {
+	if _, err := Open(bytes.NewReader(y), int64(len(y)), WithIndex(ix)); !errors.Is(err, ErrStaleIndex) {
 		t.Errorf("index of x over y (same size): %v", err)
 	}
-	if _, err := OpenWithIndex(bytes.NewReader(x), int64(len(x)), ix); err != nil {
+	if _, err := Open(bytes.NewReader(x), int64(len(x)), WithIndex(ix)); err != nil {
 		t.Errorf("index of x over x: %v", err)
 	}
 }
@@ -297,7 +297,7 @@ func TestIndexEncrypted7z(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		a, err := OpenWithIndex(bytes.NewReader(b), int64(len(b)), idx, counting, noKDF)
+		a, err := Open(bytes.NewReader(b), int64(len(b)), WithIndex(idx), counting, noKDF)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -335,7 +335,7 @@ func TestIndexEncrypted7z(t *testing.T) {
 		t.Fatal(err)
 	}
 	asked = 0
-	a, err := OpenWithIndex(bytes.NewReader(b), int64(len(b)), idx, counting, noKDF)
+	a, err := Open(bytes.NewReader(b), int64(len(b)), WithIndex(idx), counting, noKDF)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -358,7 +358,7 @@ func TestIndexEncrypted7z(t *testing.T) {
 	if !errors.Is(err, ErrLimit) || asked == 0 {
 		t.Fatalf("read without stored keys under MaxKDFRounds 1: %v (asked %d); want the KDF to run and hit the limit", err, asked)
 	}
-	a2, err := OpenWithIndex(bytes.NewReader(b), int64(len(b)), idx, counting)
+	a2, err := Open(bytes.NewReader(b), int64(len(b)), WithIndex(idx), counting)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -67,9 +67,9 @@ var (
 )
 
 // TestOpenSize: a negative size is ErrInvalidOption and a size past the
-// end of the input ErrTruncated from every Open, OpenIndex and
-// OpenWithIndex of every package (ErrStaleIndex from OpenWithIndex and
-// a format's OpenIndex, whose index records the size), and Sniff says no to a negative size;
+// end of the input ErrTruncated from every Open and OpenIndex of every
+// package and the root's Open with WithIndex (ErrStaleIndex from those
+// two, whose index records the size), and Sniff says no to a negative size;
 // none panics (issue 29: unarc.Open(r, -1) and rar.Open(r, -1) panicked
 // with "slice bounds out of range").
 func TestOpenSize(t *testing.T) {
@@ -103,8 +103,8 @@ func TestOpenSize(t *testing.T) {
 			if !tc.fmt.sniff(ra, n) {
 				t.Fatalf("%s.Sniff: false for the honest size", tc.fmt.name)
 			}
-			if a, err := unarc.OpenWithIndex(ra, n, idx); err != nil {
-				t.Fatalf("OpenWithIndex: %v", err)
+			if a, err := unarc.Open(ra, n, unarc.WithIndex(idx)); err != nil {
+				t.Fatalf("Open with WithIndex: %v", err)
 			} else {
 				a.Close()
 			}
@@ -125,11 +125,11 @@ func TestOpenSize(t *testing.T) {
 				}
 				ua, err := unarc.Open(ra, size)
 				try("unarc.Open", ua, err)
-				ua, err = unarc.OpenWithIndex(ra, size, idx)
+				ua, err = unarc.Open(ra, size, unarc.WithIndex(idx))
 				if size > 0 && errors.Is(err, arc.ErrStaleIndex) {
 					err = unarc.ErrTruncated
 				}
-				try("unarc.OpenWithIndex", ua, err)
+				try("unarc.Open with WithIndex", ua, err)
 				fa, err := tc.fmt.open(ra, size)
 				try(tc.fmt.name+".Open", fa, err)
 				// A format's OpenIndex compares the size with the one its

@@ -1,6 +1,7 @@
 package unarc
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"io/fs"
@@ -13,9 +14,14 @@ import (
 
 // Option configures Open, OpenFile, OpenFS and NewReader.
 //
-// An option given a value that cannot be meant (a nil callback, an
-// unknown Overwrite policy, a NaN ratio) makes the call fail with an
-// error matching ErrInvalidOption, before anything is read.
+// Open options say what opening needs: the password, the limits, where
+// the other volumes are, an index to reopen from, checkpoints, decoding
+// workers and a context. What one Extract or Verify call does is given to
+// that call (ExtractOption, VerifyOption).
+//
+// An option given a value that cannot be meant (a nil callback, a NaN
+// ratio) makes the call fail with an error matching ErrInvalidOption,
+// before anything is read.
 type Option func(*options) error
 
 // invalid is the error of an option given a value that cannot be meant.
@@ -23,41 +29,19 @@ func invalid(format string, args ...any) error {
 	return fmt.Errorf("unarc: %w: "+format, append([]any{errs.ErrInvalidOption}, args...)...)
 }
 
-// Progress reports extraction progress: the entry being written, the
-// bytes of it written so far, and the bytes written in this Extract call.
-type Progress struct {
-	Entry        *Entry
-	EntryWritten int64
-	TotalWritten int64
-	Done         bool // the entry is complete (or failed)
-	// Skipped, when not empty, says why the entry was not written: a
-	// device node, FIFO or socket (tar lists them) is never created.
-	Skipped string
-}
-
 type options struct {
 	prompt        func(PasswordRequest) (string, error)
 	fixedPassword bool
 	limits        Limits
-	progress      func(Progress)
 	decodeName    func([]byte) string
 	// volumes: where the other volumes of a set opened with Open come
 	// from; volName is the first volume's name in that namespace.
 	volName string
 	volOpen func(name string) (io.ReaderAt, int64, error)
 	index   *Index // reopen from this index (index.go)
-
-	overwrite   Overwrite               // Extract: policy for existing paths (extract_options.go)
-	conflict    ConflictFunc            // Extract: per-conflict decision, overrides overwrite
-	filter      func(*Entry) bool       // Extract: entries to write; nil = all
-	preserve    bool                    // Extract: keep permission bits exactly (no umask)
-	extractHook func(stage, rel string) // tests only: called between extraction steps
-	workers     int                     // WithWorkers; resolved to >= 1 by buildOptions
-
-	// Extract's free-space check (space.go): WithSpaceCheck(false) sets
-	// noSpaceCheck; tests replace the file system's answer with freeSpace.
-	noSpaceCheck bool
-	freeSpace    func(dir string) (int64, error)
+	workers int    // WithWorkers; resolved to >= 1 by buildOptions
+	// ctx cancels the open (WithContext); nil: it cannot be cancelled.
+	ctx context.Context
 
 	checkpoints engine.CheckpointPolicy // OpenSeekable (seekable.go)
 }
@@ -93,7 +77,7 @@ func WithPasswordFunc(fn func(e *Entry) (string, error)) Option {
 //   - When an answer is rejected with ErrPassword (by Open for encrypted
 //     headers, or by OpenEntry — formats that store a password check),
 //     the callback is asked again for that need with Wrong set, up to
-//     MaxPasswordTries answers; then the ErrPassword error is returned.
+//     three answers in all; then the ErrPassword error is returned.
 //     A wrong password that a format only finds at the end of the data
 //     (RAR 2.9 has no check value: ErrPassword after the data check)
 //     cannot be retried: it fails that read, the cached answer is
@@ -125,17 +109,6 @@ func WithLimits(l Limits) Option {
 			return fmt.Errorf("unarc: %w", err)
 		}
 		o.limits = l
-		return nil
-	}
-}
-
-// WithProgress sets a callback that Extract calls as entries are written.
-func WithProgress(fn func(Progress)) Option {
-	return func(o *options) error {
-		if fn == nil {
-			return invalid("WithProgress(nil)")
-		}
-		o.progress = fn
 		return nil
 	}
 }
@@ -203,6 +176,24 @@ func WithWorkers(n int) Option {
 			return invalid("WithWorkers(%d): need at least 1", n)
 		}
 		o.workers = n
+		return nil
+	}
+}
+
+// WithContext makes Open, OpenFile, OpenFS and NewReader stop when ctx
+// is done: the call then fails with ctx.Err() itself (context.Canceled
+// or context.DeadlineExceeded). Opening a compressed tarball decodes the
+// whole stream to list it, which takes as long as the stream is large;
+// other formats read their headers. ctx governs the open only: the
+// Archive or Reader it returns does not keep it (Extract and Verify take
+// their own). Key derivation for encrypted headers is not interrupted;
+// the open stops at the next read after it.
+func WithContext(ctx context.Context) Option {
+	return func(o *options) error {
+		if ctx == nil {
+			return invalid("WithContext(nil)")
+		}
+		o.ctx = ctx
 		return nil
 	}
 }

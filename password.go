@@ -5,10 +5,10 @@ import (
 	"sync"
 )
 
-// MaxPasswordTries is how many answers a password prompt may give for one
+// maxPasswordTries is how many answers a password prompt may give for one
 // need (the headers, or one OpenEntry) before the wrong-password error is
 // returned: the first answer and two retries.
-const MaxPasswordTries = 3
+const maxPasswordTries = 3
 
 // ErrAborted matches the error of an operation that a password callback
 // stopped by returning an error. The callback's own error is wrapped too,
@@ -24,7 +24,7 @@ type PasswordRequest struct {
 	// and, as a rule, every entry).
 	Entry *Entry
 	// Attempt counts the answers asked for this need: 1 for the first,
-	// up to MaxPasswordTries.
+	// up to 3 (the first answer and two retries).
 	Attempt int
 	// Wrong reports that the previous answer was rejected (ErrPassword).
 	Wrong bool
@@ -97,7 +97,7 @@ func (p *passwords) generation() int {
 // rejected records that an attempt begun at generation gen failed with
 // ErrPassword; it reports whether to try again (and ask again).
 func (p *passwords) rejected(gen, attempt int) bool {
-	if p == nil || p.fixed || attempt >= MaxPasswordTries {
+	if p == nil || p.fixed || attempt >= maxPasswordTries {
 		return false
 	}
 	p.mu.Lock()
@@ -117,7 +117,7 @@ func (p *passwords) rejected(gen, attempt int) bool {
 }
 
 // retry runs op, asking for the password again after a wrong answer, up
-// to MaxPasswordTries answers.
+// to maxPasswordTries answers.
 func retry[T any](p *passwords, op func() (T, error)) (T, error) {
 	for attempt := 1; ; attempt++ {
 		gen := 0

@@ -99,7 +99,7 @@ func TestPasswordRetry(t *testing.T) {
 	}
 }
 
-// TestPasswordTriesBounded: always wrong stops after MaxPasswordTries
+// TestPasswordTriesBounded: always wrong stops after three answers
 // answers with ErrPassword; a fixed WithPassword is not retried.
 func TestPasswordTriesBounded(t *testing.T) {
 	for _, file := range []string{"rar/rar5_hp_solid.rar", "rar/rar5_pw.rar"} {
@@ -112,10 +112,10 @@ func TestPasswordTriesBounded(t *testing.T) {
 		if !errors.Is(err, unarc.ErrPassword) {
 			t.Fatalf("%s: %v, want ErrPassword", file, err)
 		}
-		if len(p.reqs) != unarc.MaxPasswordTries {
-			t.Errorf("%s: asked %d times, want %d", file, len(p.reqs), unarc.MaxPasswordTries)
+		if len(p.reqs) != 3 {
+			t.Errorf("%s: asked %d times, want %d", file, len(p.reqs), 3)
 		}
-		if p.reqs[len(p.reqs)-1].Attempt != unarc.MaxPasswordTries {
+		if p.reqs[len(p.reqs)-1].Attempt != 3 {
 			t.Errorf("%s: last attempt %d", file, p.reqs[len(p.reqs)-1].Attempt)
 		}
 	}

@@ -43,11 +43,27 @@ func NewReader(r io.Reader, opts ...Option) (*Reader, error) {
 	if err != nil {
 		return nil, err
 	}
+	gate := newOpenGate(o.ctx)
+	if err := gate.err(); err != nil {
+		return nil, err
+	}
+	rd, err := newReader(r, o, gate)
+	cancelled, err := gate.close(err)
+	if cancelled && rd != nil {
+		rd.Close()
+		rd = nil
+	}
+	return rd, err
+}
+
+// newReader is NewReader with the options built and the reads of the
+// stream (and of its volumes) passing gate.
+func newReader(r io.Reader, o *options, gate *openGate) (*Reader, error) {
 	// The input is counted under the buffer (for MaxRatio), so even a
 	// caller's own bufio.Reader is read through a pooled one.
 	acct := newAccount(&o.limits)
 	pooled := bufPool.Get()
-	pooled.Reset(&countingReader{r: r, n: &acct.consumed})
+	pooled.Reset(&countingReader{r: gate.reader(r), n: &acct.consumed})
 	br := pooled
 	release := func() {
 		if pooled != nil {
@@ -70,6 +86,7 @@ func NewReader(r io.Reader, opts ...Option) (*Reader, error) {
 		// volumes (and the first, given a later one) by name, and its
 		// Reader closes them.
 		cfg.Name, cfg.OpenVolume = o.volName, o.volOpen
+		gate.volumes(cfg)
 	}
 	fr, err := f.NewReader(br, cfg)
 	if err != nil {

@@ -40,7 +40,7 @@ func BenchmarkSeekRandom(b *testing.B) {
 	}
 	cases = append(cases, rar4PPMdSolid)
 	for _, c := range cases {
-		for _, cp := range []int64{unarc.DefaultCheckpointInterval, 0} {
+		for _, cp := range []int64{16 << 20, 0} {
 			label := "cp=16M"
 			reads := 100
 			if testing.Short() {
@@ -56,7 +56,7 @@ func BenchmarkSeekRandom(b *testing.B) {
 			}
 			b.Run(c.name+"/"+label, func(b *testing.B) {
 				data := loadBench(b, c)
-				opts := append(benchOptions(c), unarc.WithCheckpoints(cp, unarc.DefaultCheckpointMemory))
+				opts := append(benchOptions(c), unarc.WithCheckpoints(cp, 256<<20))
 				benchSeekReads(b, data, opts, "mixed-3.bin", reads, func(a *unarc.Archive, e *unarc.Entry, buf []byte) {
 					if cp > 0 {
 						// The bound of the done-when: decoding K MiB plus the

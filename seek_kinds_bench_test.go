@@ -48,7 +48,7 @@ func BenchmarkSeekRandomKinds(b *testing.B) {
 				if err != nil {
 					b.Skipf("no cached benchmark archive: %v", err)
 				}
-				benchSeekReads(b, data, []unarc.Option{unarc.WithWorkers(1), unarc.WithCheckpoints(cp, unarc.DefaultCheckpointMemory)}, c.entry, reads, nil)
+				benchSeekReads(b, data, []unarc.Option{unarc.WithWorkers(1), unarc.WithCheckpoints(cp, 256<<20)}, c.entry, reads, nil)
 			})
 		}
 	}

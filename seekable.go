@@ -13,15 +13,15 @@ import (
 
 // Checkpoint defaults: see WithCheckpoints.
 const (
-	DefaultCheckpointInterval  = 16 << 20
-	DefaultCheckpointMemory    = 256 << 20
+	defaultCheckpointInterval  = 16 << 20
+	defaultCheckpointMemory    = 256 << 20
 	seekAhead                  = 1 << 20 // decode ahead rather than look for a checkpoint
 	seekHeadSize               = 512     // what http.ServeContent sniffs
 	checkpointIntervalFloor    = 64 << 10
 	checkpointIntervalCeilling = 1 << 40
 )
 
-var defaultCheckpoints = engine.CheckpointPolicy{Interval: DefaultCheckpointInterval, MaxMemory: DefaultCheckpointMemory}
+var defaultCheckpoints = engine.CheckpointPolicy{Interval: defaultCheckpointInterval, MaxMemory: defaultCheckpointMemory}
 
 // WithCheckpoints sets how often a decoder started by OpenSeekable (or
 // by the fs.FS files) snapshots its state, every interval bytes of
@@ -120,18 +120,17 @@ func WithCheckpoints(interval, maxMemory int64) Option {
 	}
 }
 
-// CheckpointStats reports what an Archive's decoder checkpoints hold
-// (Archive.CheckpointStats).
+// CheckpointStats describes the decoder checkpoints an Archive holds
+// (WithCheckpoints), to tune the interval and the memory bound.
 type CheckpointStats struct {
 	Count   int   // checkpoints held
 	Bytes   int64 // memory they hold
 	Taken   int64 // checkpoints taken over the Archive's life
 	Evicted int64 // checkpoints dropped to stay under the memory bound
-
 	// Checkpoints restored from an index (IndexWithCheckpoints): kept
 	// (Restored), found consistent with the archive on first use
 	// (Verified), dropped on first use because decoding from them did
-	// not give what the index recorded (Rejected).
+	// not give their check (Rejected).
 	Restored, Verified, Rejected int64
 }
 
@@ -139,6 +138,8 @@ type CheckpointStats struct {
 // format that takes none.
 func (a *Archive) CheckpointStats() CheckpointStats {
 	if r, ok := a.a.(engine.CheckpointReporter); ok {
+		// The format's own record has the same fields: the root defines
+		// what a user reads, the format packages' plumbing stays theirs.
 		return CheckpointStats(r.CheckpointStats())
 	}
 	return CheckpointStats{}

@@ -18,9 +18,13 @@ import (
 // it off for destinations whose free space says nothing (a file system
 // that compresses, deduplicates or stores sparse files as holes). Where
 // the platform cannot tell the free space, nothing is checked.
-func WithSpaceCheck(on bool) Option {
-	return func(o *options) error { o.noSpaceCheck = !on; return nil }
+func WithSpaceCheck(on bool) ExtractOption {
+	return func(o *extractOptions) error { o.noSpaceCheck = !on; return nil }
 }
+
+// statFreeSpace is how the space check asks the file system; tests
+// replace it.
+var statFreeSpace = freeSpace
 
 // FreeSpace is what LimitName returns for Extract's refusal of entries
 // that do not fit the destination's free space (WithSpaceCheck).
@@ -98,14 +102,11 @@ func (r *Reader) checkDeclaredEntry(e *Entry) error {
 // spaceOf returns the free space of the file system that holds dir, or
 // of its nearest existing ancestor (Extract creates dir). ok is false
 // where it cannot be told.
-func (o *options) spaceOf(dir string) (free int64, ok bool) {
+func (o *extractOptions) spaceOf(dir string) (free int64, ok bool) {
 	if o.noSpaceCheck {
 		return 0, false
 	}
-	stat := o.freeSpace
-	if stat == nil {
-		stat = freeSpace
-	}
+	stat := statFreeSpace
 	if dir == "" {
 		dir = "."
 	}

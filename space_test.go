@@ -13,12 +13,15 @@ import (
 	"github.com/go-unarc/unarc/internal/testutil"
 )
 
-// withFreeSpace makes Extract see free bytes in every file system.
-func withFreeSpace(free int64) Option {
-	return func(o *options) error {
-		o.freeSpace = func(string) (int64, error) { return free, nil }
-		return nil
-	}
+// setFreeSpace makes Extract see free bytes in every file system until
+// the test ends.
+func setFreeSpace(t *testing.T, free int64) {
+	setStatFreeSpace(t, func(string) (int64, error) { return free, nil })
+}
+
+func setStatFreeSpace(t *testing.T, stat func(string) (int64, error)) {
+	statFreeSpace = stat
+	t.Cleanup(func() { statFreeSpace = freeSpace })
 }
 
 // TestSpaceCheck: Extract judges the declared sizes of the chosen entries
@@ -32,19 +35,20 @@ func TestSpaceCheck(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		free   int64
-		opts   []Option
+		opts   []ExtractOption
 		wantOK bool
 	}{
 		{"fits", need, nil, true},
 		{"a byte short", need - 1, nil, false},
 		{"no room at all", 0, nil, false},
-		{"check off", 0, []Option{WithSpaceCheck(false)}, true},
-		{"filter leaves the big one out", declaredNeed(4, 1), []Option{WithFilter(func(e *Entry) bool { return e.Name == "small.bin" })}, true},
+		{"check off", 0, []ExtractOption{WithSpaceCheck(false)}, true},
+		{"filter leaves the big one out", declaredNeed(4, 1), []ExtractOption{WithFilter(func(e *Entry) bool { return e.Name == "small.bin" })}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dest := filepath.Join(t.TempDir(), "out")
-			a := newFakeOpts(append([]Option{withFreeSpace(tc.free)}, tc.opts...), big, small)
-			err := a.Extract(t.Context(), dest)
+			setFreeSpace(t, tc.free)
+			a := newFake(big, small)
+			err := a.Extract(t.Context(), dest, tc.opts...)
 			if tc.wantOK {
 				if err != nil {
 					t.Fatalf("Extract: %v", err)
@@ -76,7 +80,8 @@ func TestSpaceCheckStream(t *testing.T) {
 		b.Add(testutil.ZipFile{Name: name, Packed: body, CRC: crc32.ChecksumIEEE(body), Size: uint64(len(body))})
 	}
 	dest := t.TempDir()
-	r, err := NewReader(bytes.NewReader(b.Bytes()), withFreeSpace(declaredNeed(2<<20, 2)))
+	setFreeSpace(t, declaredNeed(2<<20, 2))
+	r, err := NewReader(bytes.NewReader(b.Bytes()))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,21 +103,23 @@ func TestSpaceCheckStream(t *testing.T) {
 func TestSpaceOf(t *testing.T) {
 	base := t.TempDir()
 	var asked []string
-	o := &options{freeSpace: func(dir string) (int64, error) {
+	o := &extractOptions{}
+	setStatFreeSpace(t, func(dir string) (int64, error) {
 		asked = append(asked, dir)
 		if dir != base {
 			return 0, fs.ErrNotExist
 		}
 		return 7, nil
-	}}
+	})
 	if n, ok := o.spaceOf(filepath.Join(base, "x", "y")); !ok || n != 7 || len(asked) != 3 {
 		t.Errorf("spaceOf: %d %v after asking %v", n, ok, asked)
 	}
-	o.freeSpace = func(string) (int64, error) { return 0, errors.ErrUnsupported }
+	statFreeSpace = func(string) (int64, error) { return 0, errors.ErrUnsupported }
 	if _, ok := o.spaceOf(base); ok {
 		t.Error("unsupported free space reported as known")
 	}
-	if n, ok := (&options{}).spaceOf(base); ok && n <= 0 {
+	statFreeSpace = freeSpace
+	if n, ok := o.spaceOf(base); ok && n <= 0 {
 		t.Errorf("real free space of %s: %d", base, n)
 	}
 }
@@ -142,8 +149,8 @@ func TestDeclaredTotal(t *testing.T) {
 	if res, err := a.Verify(t.Context(), VerifyFilter(keep)); err != nil || len(res) != 1 {
 		t.Errorf("Verify of the small entry: %v with %d results", err, len(res))
 	}
-	a = newFakeOpts([]Option{lim, WithFilter(keep)}, big, small)
-	if err := a.Extract(t.Context(), t.TempDir()); err != nil {
+	a = newFakeOpts([]Option{lim}, big, small)
+	if err := a.Extract(t.Context(), t.TempDir(), WithFilter(keep)); err != nil {
 		t.Errorf("Extract of the small entry: %v", err)
 	}
 }

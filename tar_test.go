@@ -75,7 +75,7 @@ func TestTarMatchesGNUTar(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer f.Close()
-			r, err := unarc.NewReader(struct{ io.Reader }{f}, prog)
+			r, err := unarc.NewReader(struct{ io.Reader }{f})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -83,7 +83,7 @@ func TestTarMatchesGNUTar(t *testing.T) {
 				t.Errorf("Reader Format %q, want %q", r.Format(), format)
 			}
 			got2 := t.TempDir()
-			if err := r.Extract(context.Background(), got2); err != nil {
+			if err := r.Extract(context.Background(), got2, prog); err != nil {
 				t.Fatal(err)
 			}
 			r.Close()

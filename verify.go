@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"hash"
 	"io"
-	"strings"
 	"sync"
 	"unsafe"
 
@@ -70,25 +69,11 @@ const (
 	DigestSHA256                    // SHA-256, as sha256sum prints it
 )
 
-// ParseDigest parses a comma-separated list of digest names: "blake3",
-// "sha256" (or "" for none).
-func ParseDigest(s string) (Digest, error) {
-	var d Digest
-	for _, f := range strings.Split(s, ",") {
-		switch strings.ToLower(strings.TrimSpace(f)) {
-		case "":
-		case "blake3", "b3":
-			d |= DigestBLAKE3
-		case "sha256", "sha-256":
-			d |= DigestSHA256
-		default:
-			return 0, invalid("unknown digest %q (want blake3 or sha256)", f)
-		}
-	}
-	return d, nil
-}
-
-// VerifyResult is what Verify reports for one entry.
+// VerifyResult is what Verify reports for one entry. The digests the
+// archive stores for it are its Entry's: the full CRC32 (ZIP, RAR, 7z),
+// and HashKind/Hash for another (RAR5 "BLAKE2sp", all 32 bytes; RAR5 -p
+// "CRC32-MAC" and "BLAKE2sp-MAC", the stored MACs; WinZip AES
+// "HMAC-SHA1-80").
 type VerifyResult struct {
 	Entry  *Entry
 	Status VerifyStatus
@@ -97,28 +82,22 @@ type VerifyResult struct {
 	Err error
 	// Size is the number of content bytes decoded.
 	Size int64
-	// The digests the archive stores for the entry, as Entry holds them:
-	// the full CRC32 (ZIP, RAR, 7z), and HashKind/Hash for another
-	// (RAR5 "BLAKE2sp", all 32 bytes; RAR5 -p "CRC32-MAC" and
-	// "BLAKE2sp-MAC", the stored MACs; WinZip AES "HMAC-SHA1-80").
-	HasCRC32 bool
-	CRC32    uint32
-	HashKind string
-	Hash     []byte
 	// Content digests computed while decoding, when asked for
-	// (VerifyDigests) and the entry decoded to its end (Status OK or
+	// (WithDigests) and the entry decoded to its end (Status OK or
 	// NoChecksum); nil otherwise.
 	BLAKE3 []byte
 	SHA256 []byte
 }
 
-// VerifyOption configures Verify.
-type VerifyOption func(*verifyConfig)
+// VerifyOption configures one Verify or VerifyFunc call (of an Archive
+// or a Reader). An option given a value that cannot be meant (a nil
+// callback, an unknown Digest) makes the call fail with an error
+// matching ErrInvalidOption before anything is decoded.
+type VerifyOption func(*verifyConfig) error
 
 type verifyConfig struct {
 	digests Digest
 	filter  func(*Entry) bool
-	each    func(*VerifyResult) error
 	prog    func(e *Entry, n int)
 	stream  bool // the format's stream checksum covers every entry
 }
@@ -131,36 +110,55 @@ func streamChecked(f any) bool {
 	return ok && sc.StreamCheck() != ""
 }
 
-// VerifyDigests makes Verify compute content digests of every decoded
-// entry in the same pass as the decoding (no second read).
-func VerifyDigests(d Digest) VerifyOption { return func(c *verifyConfig) { c.digests |= d } }
+// WithDigests makes Verify compute content digests of every decoded
+// entry in the same pass as the decoding (no second read): the
+// VerifyResult's BLAKE3 and SHA256. d = 0 computes none.
+func WithDigests(d Digest) VerifyOption {
+	return func(c *verifyConfig) error {
+		if d&^(DigestBLAKE3|DigestSHA256) != 0 {
+			return invalid("WithDigests(%#x): no such digest", uint8(d))
+		}
+		c.digests |= d
+		return nil
+	}
+}
 
 // VerifyFilter restricts Verify to the entries fn accepts; the others
 // are neither decoded nor reported (in a solid block, the entries before
 // a selected one are still decoded, unreported, to reach it).
-func VerifyFilter(fn func(*Entry) bool) VerifyOption { return func(c *verifyConfig) { c.filter = fn } }
-
-// VerifyEach calls fn with each result as soon as its entry is done, in
-// archive order (to print or store results of a long run as they come).
-// An error from fn stops Verify, which returns it.
-func VerifyEach(fn func(*VerifyResult) error) VerifyOption {
-	return func(c *verifyConfig) { c.each = fn }
+func VerifyFilter(fn func(*Entry) bool) VerifyOption {
+	return func(c *verifyConfig) error {
+		if fn == nil {
+			return invalid("VerifyFilter(nil)")
+		}
+		c.filter = fn
+		return nil
+	}
 }
 
 // VerifyProgress calls fn as content is decoded: n more bytes of entry
 // e (from the decoding goroutine; keep it cheap).
 func VerifyProgress(fn func(e *Entry, n int)) VerifyOption {
-	return func(c *verifyConfig) { c.prog = fn }
+	return func(c *verifyConfig) error {
+		if fn == nil {
+			return invalid("VerifyProgress(nil)")
+		}
+		c.prog = fn
+		return nil
+	}
 }
 
-func newVerifyConfig(opts []VerifyOption) *verifyConfig {
+func newVerifyConfig(opts []VerifyOption) (*verifyConfig, error) {
 	c := &verifyConfig{}
 	for _, o := range opts {
-		if o != nil {
-			o(c)
+		if o == nil {
+			continue
+		}
+		if err := o(c); err != nil {
+			return nil, err
 		}
 	}
-	return c
+	return c, nil
 }
 
 // hasData reports whether verifying e reads data of its own.
@@ -172,15 +170,16 @@ func hasData(e *Entry) bool {
 // Verify decodes every entry (or those VerifyFilter selects) and reports
 // one VerifyResult per entry in archive order: OK, checksum mismatch, no
 // stored checksum, error or skipped, with the stored digests and, with
-// VerifyDigests, content digests computed while decoding. Entry failures
+// WithDigests, content digests computed while decoding. Entry failures
 // are results, not errors: the error is non-nil only when ctx is
-// cancelled (ctx.Err(), with the results so far), a VerifyEach
-// callback fails, or the selected entries declare more output than
-// Limits.MaxTotalSize allows (ErrLimit, before anything is decoded).
+// cancelled (ctx.Err(), with the results so far) or the selected
+// entries declare more output than Limits.MaxTotalSize allows (ErrLimit,
+// before anything is decoded). To act on each result as it comes (a
+// long run), use VerifyFunc.
 //
 // Independent units (ZIP entries, non-solid RAR entries and solid runs,
 // 7z folders) are decoded on up to WithWorkers goroutines, as in
-// Extract; results, VerifyEach calls and the limits come in archive
+// Extract; results and the limits come in archive
 // order whatever the number of workers. VerifyProgress is called from
 // the decoding goroutines.
 //
@@ -189,8 +188,12 @@ func hasData(e *Entry) bool {
 // it Verify stops with ErrLimit and the results so far. VerifyFunc
 // keeps none, for archives of any number of entries.
 func (a *Archive) Verify(ctx context.Context, opts ...VerifyOption) ([]VerifyResult, error) {
+	c, err := newVerifyConfig(opts)
+	if err != nil {
+		return nil, err
+	}
 	k := keeper{max: a.opts.limits.MaxHeaderMemory}
-	err := a.verify(ctx, newVerifyConfig(opts), k.keep)
+	err = a.verify(ctx, c, k.keep)
 	return k.out, err
 }
 
@@ -199,7 +202,11 @@ func (a *Archive) Verify(ctx context.Context, opts ...VerifyOption) ([]VerifyRes
 // returns; copy what you keep). An error from fn stops VerifyFunc, which
 // returns it; otherwise the error is Verify's.
 func (a *Archive) VerifyFunc(ctx context.Context, fn func(*VerifyResult) error, opts ...VerifyOption) error {
-	return a.verify(ctx, newVerifyConfig(opts), fn)
+	c, err := newVerifyConfig(opts)
+	if err != nil {
+		return err
+	}
+	return a.verify(ctx, c, fn)
 }
 
 // keeper collects results for the slice form of Verify, counting them
@@ -223,7 +230,7 @@ func (k *keeper) keep(r *VerifyResult) error {
 // with entry the Entry it points to, its strings and its tar header
 // (nothing else keeps a Reader's entries).
 func resultCost(r *VerifyResult, entry bool) int64 {
-	n := int64(unsafe.Sizeof(*r)) + int64(len(r.Hash)+len(r.BLAKE3)+len(r.SHA256))
+	n := int64(unsafe.Sizeof(*r)) + int64(len(r.BLAKE3)+len(r.SHA256))
 	if e := r.Entry; entry && e != nil {
 		n += int64(unsafe.Sizeof(*e)) + int64(len(e.Name)+len(e.LinkTarget)+len(e.Hash))
 		if h, ok := e.Sys.(*tar.Header); ok {
@@ -236,8 +243,8 @@ func resultCost(r *VerifyResult, entry bool) int64 {
 	return n
 }
 
-// verify runs Verify, handing each result to keep (then to VerifyEach's
-// function); an error from either stops it.
+// verify runs Verify, handing each result to keep; an error from it
+// stops the run.
 func (a *Archive) verify(ctx context.Context, c *verifyConfig, keep func(*VerifyResult) error) error {
 	c.stream = streamChecked(a.a)
 	ents := a.Entries()
@@ -307,15 +314,10 @@ func (a *Archive) verify(ctx context.Context, c *verifyConfig, keep func(*Verify
 	return err
 }
 
-// emit hands r to keep, then to VerifyEach's function.
+// emit hands r to keep.
 func (c *verifyConfig) emit(keep func(*VerifyResult) error, r *VerifyResult) error {
 	if keep != nil {
-		if err := keep(r); err != nil {
-			return err
-		}
-	}
-	if c.each != nil {
-		return c.each(r)
+		return keep(r)
 	}
 	return nil
 }
@@ -354,15 +356,23 @@ func (l *verifiers) put(v *verifier) {
 // before it is decoded). The results and their entries count against
 // MaxHeaderMemory (ErrLimit past it); VerifyFunc keeps none.
 func (r *Reader) Verify(ctx context.Context, opts ...VerifyOption) ([]VerifyResult, error) {
+	c, err := newVerifyConfig(opts)
+	if err != nil {
+		return nil, err
+	}
 	k := keeper{max: r.opts.limits.MaxHeaderMemory, entries: true}
-	err := r.verify(ctx, newVerifyConfig(opts), k.keep)
+	err = r.verify(ctx, c, k.keep)
 	return k.out, err
 }
 
 // VerifyFunc is Archive.VerifyFunc for a stream: Verify that keeps no
 // results (nor the entries they name).
 func (r *Reader) VerifyFunc(ctx context.Context, fn func(*VerifyResult) error, opts ...VerifyOption) error {
-	return r.verify(ctx, newVerifyConfig(opts), fn)
+	c, err := newVerifyConfig(opts)
+	if err != nil {
+		return err
+	}
+	return r.verify(ctx, c, fn)
 }
 
 func (r *Reader) verify(ctx context.Context, c *verifyConfig, keep func(*VerifyResult) error) error {
@@ -436,8 +446,6 @@ func newVerifier(ctx context.Context, c *verifyConfig) *verifier {
 
 func stored(e *Entry, res *VerifyResult) {
 	res.Entry = e
-	res.HasCRC32, res.CRC32 = e.HasCRC32, e.CRC32
-	res.HashKind, res.Hash = e.HashKind, e.Hash
 }
 
 func skippedResult(e *Entry, res *VerifyResult) {

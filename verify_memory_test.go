@@ -82,7 +82,7 @@ func TestVerifyResultMemory(t *testing.T) {
 		}
 		i++
 		return nil
-	}, VerifyEach(func(*VerifyResult) error { return nil }))
+	})
 	if err != nil || i != n {
 		t.Errorf("Archive.VerifyFunc: %d results, %v", i, err)
 	}

@@ -51,7 +51,7 @@ func TestVerifyMixedB3sum(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer a.Close()
-	res, err := a.Verify(context.Background(), VerifyDigests(DigestBLAKE3))
+	res, err := a.Verify(context.Background(), WithDigests(DigestBLAKE3))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +82,7 @@ func BenchmarkVerifyDigest(b *testing.B) {
 			defer a.Close()
 			b.SetBytes(4 * testutil.MixedFileSize)
 			for b.Loop() {
-				res, err := a.Verify(context.Background(), VerifyDigests(c.d))
+				res, err := a.Verify(context.Background(), WithDigests(c.d))
 				if err != nil || len(res) != 4 || res[0].Status != VerifyOK {
 					b.Fatal(err)
 				}

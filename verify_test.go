@@ -59,7 +59,7 @@ func TestVerifyDigests(t *testing.T) {
 	for _, name := range []string{"verify.zip", "verify-rar5.rar", "verify-rar4.rar", "verify.7z"} {
 		t.Run(name, func(t *testing.T) {
 			a := openTestdata(t, name)
-			res, err := a.Verify(context.Background(), VerifyDigests(DigestBLAKE3|DigestSHA256))
+			res, err := a.Verify(context.Background(), WithDigests(DigestBLAKE3|DigestSHA256))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -101,12 +101,12 @@ func TestVerifyDigests(t *testing.T) {
 				switch {
 				case strings.HasSuffix(name, "rar5.rar"):
 					want := blake2sp.Sum256(content)
-					if r.HashKind != "BLAKE2sp" || !bytes.Equal(r.Hash, want[:]) {
-						t.Errorf("%s: stored %s %x, want BLAKE2sp %x", e.Name, r.HashKind, r.Hash, want)
+					if r.Entry.HashKind != "BLAKE2sp" || !bytes.Equal(r.Entry.Hash, want[:]) {
+						t.Errorf("%s: stored %s %x, want BLAKE2sp %x", e.Name, r.Entry.HashKind, r.Entry.Hash, want)
 					}
 				default:
-					if !r.HasCRC32 || r.CRC32 != crc32.ChecksumIEEE(content) {
-						t.Errorf("%s: stored CRC32 %v %08x, content %08x", e.Name, r.HasCRC32, r.CRC32, crc32.ChecksumIEEE(content))
+					if !r.Entry.HasCRC32 || r.Entry.CRC32 != crc32.ChecksumIEEE(content) {
+						t.Errorf("%s: stored CRC32 %v %08x, content %08x", e.Name, r.Entry.HasCRC32, r.Entry.CRC32, crc32.ChecksumIEEE(content))
 					}
 				}
 			}
@@ -159,7 +159,7 @@ func TestVerifyMismatch(t *testing.T) {
 		if r.BLAKE3 != nil || r.SHA256 != nil {
 			t.Errorf("digests reported for a mismatching entry")
 		}
-		if !r.HasCRC32 {
+		if !r.Entry.HasCRC32 {
 			t.Errorf("stored CRC32 not reported")
 		}
 	}
@@ -168,13 +168,13 @@ func TestVerifyMismatch(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer a.Close()
-	check(a.Verify(context.Background(), VerifyDigests(DigestBLAKE3|DigestSHA256)))
+	check(a.Verify(context.Background(), WithDigests(DigestBLAKE3|DigestSHA256)))
 	r, err := NewReader(bytes.NewReader(b))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	check(r.Verify(context.Background(), VerifyDigests(DigestBLAKE3)))
+	check(r.Verify(context.Background(), WithDigests(DigestBLAKE3)))
 }
 
 // utf16z is a 7z name: UTF-16LE with a terminating zero.
@@ -223,7 +223,7 @@ func TestVerifyNoChecksum(t *testing.T) {
 	if a.Entries()[0].Verifiable() {
 		t.Fatal("test archive has a checksum")
 	}
-	res, err := a.Verify(context.Background(), VerifyDigests(DigestBLAKE3))
+	res, err := a.Verify(context.Background(), WithDigests(DigestBLAKE3))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -249,9 +249,9 @@ func TestVerifyCancel(t *testing.T) {
 	ctx, cancel = context.WithCancel(context.Background())
 	defer cancel()
 	calls := 0
-	res, err = a.Verify(ctx, VerifyEach(func(*VerifyResult) error { calls++; cancel(); return nil }))
-	if !errors.Is(err, context.Canceled) || len(res) != 1 || calls != 1 {
-		t.Fatalf("cancelled after the first entry: %d results, %d calls, %v", len(res), calls, err)
+	err = a.VerifyFunc(ctx, func(*VerifyResult) error { calls++; cancel(); return nil })
+	if !errors.Is(err, context.Canceled) || calls != 1 {
+		t.Fatalf("cancelled after the first entry: %d calls, %v", calls, err)
 	}
 	// Cancelled inside an entry's decoding: the entry gets no verdict.
 	ctx, cancel = context.WithCancel(context.Background())
@@ -261,7 +261,7 @@ func TestVerifyCancel(t *testing.T) {
 		t.Fatalf("write after cancel: %v", err)
 	}
 	stop := errors.New("stop")
-	if _, err := a.Verify(context.Background(), VerifyEach(func(*VerifyResult) error { return stop })); err != stop {
+	if err := a.VerifyFunc(context.Background(), func(*VerifyResult) error { return stop }); err != stop {
 		t.Fatalf("callback error: %v", err)
 	}
 }

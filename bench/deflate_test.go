@@ -13,7 +13,7 @@ import (
 
 	kflate "github.com/klauspost/compress/flate"
 
-	"github.com/go-unarc/unarc/deflate"
+	"github.com/go-unarc/unarc/internal/deflate"
 	"github.com/go-unarc/unarc/internal/testutil"
 )
 

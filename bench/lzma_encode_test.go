@@ -14,8 +14,8 @@ import (
 
 	xlzma "github.com/ulikunitz/xz/lzma"
 
+	"github.com/go-unarc/unarc/internal/lzma"
 	"github.com/go-unarc/unarc/internal/testutil"
-	"github.com/go-unarc/unarc/lzma"
 )
 
 // encodeCase is one case of BenchmarkEncode: mixed-0.bin of the workload

@@ -12,8 +12,8 @@ import (
 
 	xlzma "github.com/ulikunitz/xz/lzma"
 
+	"github.com/go-unarc/unarc/internal/lzma"
 	"github.com/go-unarc/unarc/internal/testutil"
-	"github.com/go-unarc/unarc/lzma"
 )
 
 // fuzzMaxOut caps the output compared per input, so inputs that declare

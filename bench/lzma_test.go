@@ -10,8 +10,8 @@ import (
 
 	xlzma "github.com/ulikunitz/xz/lzma"
 
+	"github.com/go-unarc/unarc/internal/lzma"
 	"github.com/go-unarc/unarc/internal/testutil"
-	"github.com/go-unarc/unarc/lzma"
 )
 
 // packed7z returns the packed stream of a single-folder 7z archive: 7zz

@@ -13,7 +13,7 @@ import (
 	uxz "github.com/ulikunitz/xz"
 
 	"github.com/go-unarc/unarc/internal/testutil"
-	"github.com/go-unarc/unarc/xz"
+	"github.com/go-unarc/unarc/internal/xz"
 )
 
 // xzBench is testutil.MixedXZ's file (the xz package's BenchmarkDecode

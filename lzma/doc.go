@@ -1,36 +1,47 @@
-// Package lzma decodes LZMA and LZMA2 streams: raw LZMA with explicit
-// properties, the 13-byte .lzma header form, the ZIP method 14 form and
-// LZMA2 as used by 7z and xz.
+// Package lzma reads and writes LZMA and LZMA2 streams in pure Go: the
+// .lzma file format (LZMA_Alone), raw LZMA with its properties stored
+// elsewhere (7z's LZMA coder, ZIP method 14) and LZMA2 (7z's LZMA2 coder,
+// the LZMA2 filter of .xz files; the xz package reads the container).
 //
-// The decoders own their window, probability tables and input buffer;
-// all three come from internal/pool and go back on Close, and Reset reuses
-// them, so decoding a stream allocates nothing once the pools are warm.
-// Both readers implement io.WriterTo, writing straight from the window.
+// # Reading
 //
-// The format is described in lzma-specification.txt of the LZMA SDK
-// ("LZMA specification", Igor Pavlov); section names below refer to it.
-// LZMA2 framing follows Lzma2Dec.c of the same SDK and the xz file format.
+// NewReader reads a .lzma file; NewRawReader a raw LZMA stream with
+// Props (DecodeProps of the 5-byte properties block); NewReader2 an LZMA2
+// stream with its dictionary size. A Reader streams: memory is its window,
+// the smaller of the dictionary and the uncompressed size when that is
+// known (with WithGrowWindow it grows as output appears), plus the
+// probability tables (1.5 KiB << (lc+lp): 12 KiB with the usual lc=3,
+// lp=0; 6 MiB at most) and a 64 KiB input buffer, all taken from pools
+// and returned by Close. WithMaxDict refuses a window above a limit
+// before allocating it. The reader may read past the end of the stream:
+// give it a reader bounded to the stream (io.LimitReader,
+// io.SectionReader) when more data follows.
 //
-// # Use
+// An LZMA2 stream written in independent blocks (by 7-Zip or xz with
+// several threads, or NewWriter2 with WithThreads) decodes on several
+// goroutines with WithWorkers; each worker then holds a block's input,
+// output and window. Otherwise a Reader decodes on the caller's goroutine.
+// A Reader is not safe for concurrent use.
 //
-// 7z coders give the properties and the unpacked size:
+// # Writing
 //
-//	p, err := lzma.DecodeProps(coderProps)          // LZMA: 5 bytes
-//	z, err := lzma.NewReader(packed, p, size, lzma.MaxDict(limit))
+// NewWriter writes a .lzma file, NewRawWriter a raw LZMA stream (its
+// properties are Writer.Props), NewWriter2 an LZMA2 stream. WithLevel
+// chooses 7-Zip's presets 0..9; its table gives the memory of each, from
+// 3 MiB at level 0 to 2.8 GiB at level 9, shrunk to the data when
+// WithKnownSize declares its size; WithMaxMemory refuses more. An LZMA2
+// writer with WithThreads(n) encodes blocks on n goroutines, each with its
+// own encoder's memory; its output does not depend on n.
 //
-//	dict, err := lzma.DictSizeLZMA2(coderProps[0]) // LZMA2: 1 byte
-//	z, err := lzma.NewReader2(packed, dict, size, lzma.MaxDict(limit))
+// # Errors
 //
-// ZIP method 14 uses NewReaderZip(data, size); .lzma files use
-// NewReaderLZMAHeader. Copy out with io.Copy (WriteTo), then Close, or
-// Reset for the next stream.
+// Errors match the unarc sentinels with errors.Is: damaged data
+// unarc.ErrCorrupt, a stream that ends early unarc.ErrTruncated (and
+// io.ErrUnexpectedEOF), a window or encoder above its limit
+// unarc.ErrLimit, an option value that cannot be meant
+// unarc.ErrInvalidOption. Use after Close is ErrClosed or
+// ErrWriterClosed.
 //
-// # Security
-//
-// A window is sized by the data it will hold: min(dictionary, known size),
-// or, when the size is unknown, grown by doubling up to the dictionary.
-// MaxDict limits that size before anything is allocated. Input buffering
-// may read past the end of the compressed stream; give the decoder a reader
-// bounded to the stream (io.SectionReader, io.LimitReader) when more data
-// follows it.
+// The format follows lzma-specification.txt of the LZMA SDK (Igor
+// Pavlov); LZMA2 framing follows Lzma2Dec.c of the same SDK.
 package lzma

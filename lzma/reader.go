@@ -1,271 +1,182 @@
 package lzma
 
 import (
-	"encoding/binary"
+	"errors"
 	"io"
 
-	"github.com/go-unarc/unarc/internal/errs"
+	core "github.com/go-unarc/unarc/internal/lzma"
 )
 
-// stepMax bounds the output decoded per step, so Read and WriteTo hand
-// over data while it is still in cache.
-const stepMax = 256 << 10
+// Errors besides the unarc sentinels (errors.Is with unarc.ErrCorrupt,
+// unarc.ErrTruncated, unarc.ErrLimit, unarc.ErrInvalidOption).
+var (
+	// ErrClosed: Read after Close without a Reset.
+	ErrClosed = errors.New("lzma: reader closed")
+	// ErrWriterClosed: Write or Flush after Close without a Reset.
+	ErrWriterClosed = errors.New("lzma: writer closed")
+)
 
-// Reader decodes an LZMA stream (the "LZMA1" format). Create it with
-// NewReader, NewReaderLZMAHeader or NewReaderZip; reuse it for another
-// stream with the matching Reset method. Close returns its memory to the
-// pools.
+// pub returns err with the implementation's closed errors replaced by
+// this package's.
+func pub(err error) error {
+	switch {
+	case err == nil || err == io.EOF:
+	case errors.Is(err, core.ErrClosed):
+		return ErrClosed
+	case errors.Is(err, core.ErrWriterClosed):
+		return ErrWriterClosed
+	}
+	return err
+}
+
+// Props are the LZMA model properties: literal context bits (LC), literal
+// position bits (LP), position bits (PB) and the dictionary size, as the
+// 5-byte properties block of 7z coders, the .lzma header and ZIP method 14
+// store them.
+type Props struct {
+	LC, LP, PB int
+	DictSize   uint32
+}
+
+// DecodeProps decodes a 5-byte properties block (the byte
+// (PB*5+LP)*9+LC, then the dictionary size as uint32 little endian).
+func DecodeProps(b []byte) (Props, error) {
+	p, err := core.DecodeProps(b)
+	return Props(p), err
+}
+
+// Encode returns the 5-byte form of p (the inverse of DecodeProps).
+func (p Props) Encode() [5]byte { return core.Props(p).Encode() }
+
+// decoder is what the three implementations have in common.
+type decoder interface {
+	io.Reader
+	io.WriterTo
+	io.Closer
+}
+
+// The forms a Reader decodes.
+const (
+	formHeader = iota // .lzma
+	formRaw           // LZMA with explicit properties
+	form2             // LZMA2
+)
+
+// Reader decodes one LZMA or LZMA2 stream. Create it with NewReader
+// (.lzma files), NewRawReader (LZMA with its properties given, as 7z
+// stores it) or NewReader2 (LZMA2, as 7z and xz store it); decode with
+// Read or io.Copy (WriteTo writes straight from the window); Close
+// returns the window and tables to the package's pools.
 type Reader struct {
-	core         // input, window, state; Read, WriteTo, Close, Size
-	started bool // range decoder initialized
+	form  int
+	props Props
+	dict  int64
+	size  int64
+	cfg   readerConfig
+
+	d  decoder
+	r1 *core.Reader
+	r2 *core.Reader2
 }
 
-// NewReader returns a decoder for a raw LZMA stream with properties p and
-// uncompressed size size (-1: unknown, the stream must then end with an
-// end marker).
-func NewReader(r io.Reader, p Props, size int64, opts ...Option) (*Reader, error) {
-	z := new(Reader)
-	if err := z.Reset(r, p, size, opts...); err != nil {
-		return nil, err
-	}
-	return z, nil
+// NewReader returns a reader of the .lzma format (LZMA_Alone, as written
+// by xz --format=lzma, lzma and 7-Zip): 5 bytes of properties, the
+// uncompressed size as uint64 little endian (all ones: unknown, then the
+// stream ends with an end marker), then the stream.
+func NewReader(r io.Reader, opts ...ReaderOption) (*Reader, error) {
+	return newReader(r, formHeader, Props{}, 0, -1, opts)
 }
 
-// NewReaderLZMAHeader returns a decoder for the .lzma (LZMA_Alone) format:
-// 5 bytes of properties, the uncompressed size as uint64 little endian
-// (all ones: unknown), then the stream.
-func NewReaderLZMAHeader(r io.Reader, opts ...Option) (*Reader, error) {
-	z := new(Reader)
-	if err := z.ResetLZMAHeader(r, opts...); err != nil {
-		return nil, err
-	}
-	return z, nil
+// NewRawReader returns a reader of a raw LZMA stream with properties p
+// (DecodeProps of a 7z coder's properties, or of the 5 bytes after ZIP
+// method 14's 4-byte version and size prefix) that decodes size bytes
+// (-1: unknown, the stream then ends with an end marker).
+func NewRawReader(r io.Reader, p Props, size int64, opts ...ReaderOption) (*Reader, error) {
+	return newReader(r, formRaw, p, 0, size, opts)
 }
 
-// NewReaderZip returns a decoder for ZIP method 14 data (APPNOTE 5.8.8):
-// a 2-byte LZMA SDK version, the properties size as uint16 little endian
-// (5), the properties, then the stream. size is the entry's uncompressed
-// size (-1: unknown). Entries with general purpose flag bit 1 end with an
-// end marker; with the default MarkerAuto one is accepted after the size,
-// so the caller may pass the size either way.
-func NewReaderZip(r io.Reader, size int64, opts ...Option) (*Reader, error) {
-	z := new(Reader)
-	if err := z.ResetZip(r, size, opts...); err != nil {
-		return nil, err
-	}
-	return z, nil
+// NewReader2 returns a reader of an LZMA2 stream with a dictionary of
+// dictSize bytes that decodes size bytes (-1: unknown; the stream's end
+// byte ends it). With WithWorkers(n > 1) it decodes the independent
+// blocks of a multi-threaded stream in parallel.
+func NewReader2(r io.Reader, dictSize, size int64, opts ...ReaderOption) (*Reader, error) {
+	return newReader(r, form2, Props{}, dictSize, size, opts)
 }
 
-// ResetLZMAHeader is Reset for the .lzma header form.
-func (z *Reader) ResetLZMAHeader(r io.Reader, opts ...Option) error {
-	var h [13]byte
-	if _, err := io.ReadFull(r, h[:]); err != nil {
-		z.err = errs.EOF(err, "lzma header")
-		return z.err
-	}
-	p, err := DecodeProps(h[:5])
-	if err != nil {
-		z.err = err
-		return err
-	}
-	size := int64(binary.LittleEndian.Uint64(h[5:]))
-	if size < 0 {
-		size = -1 // all ones: unknown; anything else that large is too
-	}
-	return z.Reset(r, p, size, opts...)
-}
-
-// ResetZip is Reset for the ZIP method 14 form.
-func (z *Reader) ResetZip(r io.Reader, size int64, opts ...Option) error {
-	var h [9]byte
-	if _, err := io.ReadFull(r, h[:4]); err != nil {
-		z.err = errs.EOF(err, "zip lzma header")
-		return z.err
-	}
-	if n := binary.LittleEndian.Uint16(h[2:4]); n != 5 {
-		z.err = errs.Corrupt("zip lzma: properties size %d, want 5", n)
-		return z.err
-	}
-	if _, err := io.ReadFull(r, h[4:9]); err != nil {
-		z.err = errs.EOF(err, "zip lzma properties")
-		return z.err
-	}
-	p, err := DecodeProps(h[4:9])
-	if err != nil {
-		z.err = err
-		return err
-	}
-	return z.Reset(r, p, size, opts...)
-}
-
-// Reset makes z decode a new raw LZMA stream from r, keeping its buffers
-// when they are large enough. Options are reset to the defaults, then opts
-// apply. A dictionary that exceeds MaxDict fails here, matching
-// errs.ErrLimit, before anything is allocated.
-func (z *Reader) Reset(r io.Reader, p Props, size int64, opts ...Option) error {
+func newReader(r io.Reader, form int, p Props, dict, size int64, opts []ReaderOption) (*Reader, error) {
+	z := &Reader{form: form, props: p, dict: dict, size: size}
 	if err := z.cfg.apply(opts); err != nil {
-		z.err = err
-		return err
+		return nil, err
 	}
-	z.err = z.reset(r, p, size)
-	return z.err
+	if err := z.Reset(r); err != nil {
+		return nil, err
+	}
+	return z, nil
 }
 
-func (z *Reader) reset(r io.Reader, p Props, size int64) error {
-	if err := p.verify(); err != nil {
-		return err
-	}
-	if size < 0 {
-		size = -1
-		if z.cfg.marker == MarkerForbidden {
-			return errs.Corrupt("lzma: unknown size and no end marker")
-		}
-	}
-	n, err := windowSize(int64(p.DictSize), size, z.cfg.maxDict)
-	if err != nil {
-		return err
-	}
-	z.begin(z, r, n, size)
-	z.d.lc, z.d.lp, z.d.pb = uint32(p.LC), uint32(p.LP), uint32(p.PB)
-	z.d.resetState()
-	z.started = false
-	return nil
-}
-
-// initRange starts the range decoder on the next 5 input bytes
-// (specification, "Init" of the range decoder): a zero byte, then the
-// first code value.
-func initRange(d *decoder, in *input) error {
-	if in.avail() < 5 {
-		in.fill(5)
-		if in.avail() < 5 {
-			return in.endErr(errs.Truncated("lzma range coder init"))
-		}
-	}
-	b := in.buf[in.ip : in.ip+5]
-	in.ip += 5
-	if b[0] != 0 {
-		return errs.Corrupt("lzma: first range coder byte is %#x, want 0", b[0])
-	}
-	d.rng = 0xFFFFFFFF
-	d.code = binary.BigEndian.Uint32(b[1:])
-	if d.code == d.rng {
-		return errs.Corrupt("lzma: bad range coder init")
-	}
-	return nil
-}
-
-// run decodes into the window up to limit, refilling input as needed, and
-// returns the last status. A symbol that reads past the end of input is
-// undone and reported as truncation.
-func (z *Reader) run(limit int) (status, error) {
-	in, w := &z.in, &z.w
-	for w.pos < limit {
-		final := in.eof || in.err != nil
-		inLimit := in.end - maxSymbolBytes
-		if final {
-			inLimit = in.end
-		}
-		if in.ip > inLimit {
-			in.fill(maxSymbolBytes + 1)
-			continue
-		}
-		ip, symStart, st := z.d.decode(w, limit, in.buf, in.ip, inLimit)
-		in.ip = ip
-		if ip > in.end {
-			w.pos = symStart
-			return st, in.endErr(errs.Truncated("lzma stream"))
-		}
-		if st != stOK {
-			return st, nil
-		}
-	}
-	return stOK, nil
-}
-
-// step decodes the next part of the stream into the window, setting z.err
-// at the end (io.EOF) or on failure.
-func (z *Reader) step() {
-	if !z.started {
-		if err := initRange(&z.d, &z.in); err != nil {
-			z.err = err
-			return
-		}
-		z.started = true
-	}
-	w := &z.w
-	w.room()
-	limit := min(len(w.buf), w.pos+z.cfg.stepLen())
-	if z.size >= 0 {
-		if rem := z.size - z.total; int64(limit-w.pos) > rem {
-			limit = w.pos + int(rem)
-		}
-	}
-	start := w.pos
-	st, err := z.run(limit)
-	z.total += int64(w.pos - start)
+// Reset makes z decode a new stream from r in the same form and with the
+// same options (a raw LZMA or LZMA2 stream: with the same properties,
+// dictionary and size), keeping its buffers where it can.
+func (z *Reader) Reset(r io.Reader) error {
+	opts := z.cfg.opts
+	var err error
 	switch {
-	case err != nil:
-		z.err = err
-	case st == stBadDist:
-		z.err = errs.Corrupt("lzma: match distance beyond the data at offset %d", z.total)
-	case st == stEnd:
-		z.err = z.endMarker()
-	case z.total == z.size:
-		z.err = z.sizeReached()
-	}
-}
-
-// endMarker checks the stream end at an end marker.
-func (z *Reader) endMarker() error {
-	switch {
-	case z.cfg.marker == MarkerForbidden:
-		return errs.Corrupt("lzma: end marker not allowed")
-	case z.size >= 0 && z.total != z.size:
-		return errs.Corrupt("lzma: end marker after %d of %d bytes", z.total, z.size)
-	case z.d.code != 0:
-		return errs.Corrupt("lzma: range coder not finished at the end marker")
-	}
-	return io.EOF
-}
-
-// sizeReached checks the stream end at the declared size: the range coder
-// must be finished (code 0) unless an end marker follows, which a finished
-// coder cannot hold (its first bit would decode as 0).
-func (z *Reader) sizeReached() error {
-	if z.d.remLen > 0 {
-		return ErrPastSize
-	}
-	if z.d.code == 0 {
-		if z.cfg.marker == MarkerRequired {
-			return errs.Corrupt("lzma: no end marker")
+	case z.form == form2 && z.cfg.workers > 1:
+		if z.d != nil {
+			z.d.Close()
 		}
-		return io.EOF
+		var mt *core.Reader2MT
+		mt, err = core.NewReader2MT(r, z.dict, z.size, z.cfg.workers, opts...)
+		if err == nil {
+			z.d = mt
+		}
+	case z.form == form2:
+		if z.r2 == nil {
+			z.r2, err = core.NewReader2(r, z.dict, z.size, opts...)
+		} else {
+			err = z.r2.Reset(r, z.dict, z.size, opts...)
+		}
+		if err == nil {
+			z.d = z.r2
+		}
+	case z.r1 == nil && z.form == formHeader:
+		z.r1, err = core.NewReaderLZMAHeader(r, opts...)
+	case z.r1 == nil:
+		z.r1, err = core.NewReader(r, core.Props(z.props), z.size, opts...)
+	case z.form == formHeader:
+		err = z.r1.ResetLZMAHeader(r, opts...)
+	default:
+		err = z.r1.Reset(r, core.Props(z.props), z.size, opts...)
 	}
-	if z.cfg.marker == MarkerForbidden {
-		return ErrPastSize
+	if err == nil && z.form != form2 {
+		z.d = z.r1
 	}
-	// Decode one more symbol, which must be the end marker. It needs one
-	// byte of room in the window; when the window is full and not yet
-	// delivered (a stream whose size fills it exactly), making room now
-	// would discard the undelivered bytes, so the check waits for the
-	// next step, which runs once everything has been delivered.
-	w := &z.w
-	if w.pos >= len(w.buf) && w.rd < w.pos {
+	return err
+}
+
+// Read decodes into p.
+func (z *Reader) Read(p []byte) (int, error) {
+	if z.d == nil {
+		return 0, ErrClosed
+	}
+	n, err := z.d.Read(p)
+	return n, pub(err)
+}
+
+// WriteTo writes the rest of the stream to w straight from the window.
+func (z *Reader) WriteTo(w io.Writer) (int64, error) {
+	if z.d == nil {
+		return 0, ErrClosed
+	}
+	n, err := z.d.WriteTo(w)
+	return n, pub(err)
+}
+
+// Close returns the window, tables and input buffer to the pools. Reads
+// fail afterwards, with ErrClosed, until Reset.
+func (z *Reader) Close() error {
+	if z.d == nil {
 		return nil
 	}
-	w.room()
-	pos := w.pos
-	st, err := z.run(pos + 1)
-	w.pos = pos
-	switch {
-	case err != nil:
-		return err
-	case st == stEnd:
-		if z.d.code != 0 {
-			return errs.Corrupt("lzma: range coder not finished at the end marker")
-		}
-		return io.EOF
-	}
-	return ErrPastSize
+	return z.d.Close()
 }

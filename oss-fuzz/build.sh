@@ -17,7 +17,7 @@ seeds_for() { # the testdata folders whose files seed a target of package $1
   rar) echo testdata/rar testdata/rar29 testdata/rar5u ;;
   sevenzip) echo testdata/7z ;;
   tar) echo testdata/tar ;;
-  xz) echo testdata/xz ;;
+  internal/xz) echo testdata/xz ;;
   esac
 }
 

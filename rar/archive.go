@@ -65,12 +65,15 @@ type volume struct {
 // each copy.
 type Archive struct {
 	// mu guards the decoders shared between entries (spare, solid) and
-	// the parser's key cache: Open may be called from several goroutines.
+	// the keyring: Open may be called from several goroutines.
 	// Entries decode in parallel outside it (solid ones on slots marked
-	// busy meanwhile, see open.go).
+	// busy meanwhile, see solid.go).
 	mu      sync.Mutex
 	closed  atomic.Bool
-	p       *parser
+	p       *headerReader // the header reader; after Open, what the headers said
+	keys    keyring       // passwords and derived keys (keyring.go)
+	limits  limits        // Config.Limits resolved
+	count   indexCount    // what the index holds (MaxEntries, MaxHeaderMemory)
 	vols    []volume
 	files   []*file      // every entry, hidden file versions included
 	entries []*arc.Entry // the listed ones
@@ -87,10 +90,10 @@ type Archive struct {
 	unpacked   int64 // declared sizes of all entries (window estimate)
 
 	solid   solidState
-	spare   [4]unpacker   // idle decoders by family (spareOf), reused across entries
+	spare   []unpacker    // idle decoders by family (spareOf), reused across entries
 	workers atomic.Int32  // SetEntryWorkers (units.go); 0: Config.Workers
 	idle    *entryReader  // the last closed entry's reader, for the next Open
-	cps     cpcache.Cache // RAR5 decoder checkpoints (seek5.go)
+	cps     cpcache.Cache // decoder checkpoints, every family (seekcp.go)
 
 	// The verified content of the last entry read that file copies take
 	// their content from (cacheIdx, -1 none), at most cacheMax bytes.
@@ -125,7 +128,7 @@ func Open(ra io.ReaderAt, size int64, opts ...arc.Option) (*Archive, error) {
 	if err := srcsize.Check(ra, size); err != nil {
 		return nil, err
 	}
-	cfg := new(arc.Config) // kept by the parser: one allocation, not NewConfig's two
+	cfg := new(arc.Config) // kept by the header reader: one allocation, not NewConfig's two
 	if err := conf.Apply(cfg, opts...); err != nil {
 		return nil, err
 	}
@@ -133,11 +136,10 @@ func Open(ra io.ReaderAt, size int64, opts ...arc.Option) (*Archive, error) {
 }
 
 func openArchive(ra io.ReaderAt, size int64, cfg *arc.Config, fromFirst bool) (*Archive, error) {
-	p := newParser(cfg)
-	p.index = true    // entries are kept: MaxEntries and MaxHeaderMemory apply
-	defer p.release() // headers are all read here; entries read through a.vols
-	a := &Archive{p: p, cacheIdx: -1}
-	a.cacheMax = min(p.memMax/4, 256<<20)
+	a := newArchive(cfg)
+	p := a.p
+	p.index = &a.count // entries are kept: MaxEntries and MaxHeaderMemory apply
+	defer p.release()  // headers are all read here; entries read through a.vols
 	jra, jsize, closers, err := p.joinSplit(ra, size, p.cfg.Name)
 	a.closers = closers
 	if err != nil {
@@ -150,7 +152,7 @@ func openArchive(ra io.ReaderAt, size int64, cfg *arc.Config, fromFirst bool) (*
 		a.closeVolumes()
 		return nil, err
 	}
-	if p.volume && !p.firstVol && !fromFirst {
+	if p.main.volume && !p.main.firstVol && !fromFirst {
 		if first := p.firstVolumeName(p.cfg.Name); first != p.cfg.Name || p.version == 5 {
 			a.closeVolumes()
 			return reopenFirst(p, first)
@@ -161,7 +163,7 @@ func openArchive(ra io.ReaderAt, size int64, cfg *arc.Config, fromFirst bool) (*
 	for {
 		f, err := p.next()
 		if err == io.EOF {
-			if !p.volume || !(p.more || last != nil && last.split) {
+			if !p.main.volume || !(p.more || last != nil && last.split) {
 				break
 			}
 			if err := a.openNext(); err != nil {
@@ -227,11 +229,20 @@ func openArchive(ra io.ReaderAt, size int64, cfg *arc.Config, fromFirst bool) (*
 	return a, nil
 }
 
+// newArchive returns an Archive with no volume yet: its keyring, resolved
+// limits and header reader.
+func newArchive(cfg *arc.Config) *Archive {
+	a := &Archive{keys: newKeyring(cfg), limits: resolveLimits(cfg.Limits), cacheIdx: -1}
+	a.p = newHeaderReader(cfg, &a.keys, &a.limits)
+	a.cacheMax = min(a.limits.mem/4, 256<<20)
+	return a
+}
+
 // reopenFirst opens the set from its first volume when Open was given a
 // later one (unrar does the same).
-func reopenFirst(p *parser, first string) (*Archive, error) {
+func reopenFirst(p *headerReader, first string) (*Archive, error) {
 	cfg := p.cfg
-	n := p.volNum + 1
+	n := p.main.volNum + 1
 	if cfg.Name == "" || cfg.OpenVolume == nil || first == cfg.Name {
 		return nil, fmt.Errorf("%w: not the first volume of a set (RAR volume %d); open the first volume", errs.ErrTruncated, n)
 	}
@@ -383,10 +394,10 @@ func (a *Archive) Comment() string { return a.comment }
 func (a *Archive) Warning() error { return a.warning }
 
 // Locked reports whether the archive was locked against changes (-k).
-func (a *Archive) Locked() bool { return a.p.locked }
+func (a *Archive) Locked() bool { return a.p.main.locked }
 
 // IsSolid reports whether the archive is solid.
-func (a *Archive) IsSolid() bool { return a.p.solid }
+func (a *Archive) IsSolid() bool { return a.p.main.solid }
 
 // Close releases decoders and closes the volumes this package opened.
 // Readers still open fail from then on with an error matching
@@ -406,10 +417,10 @@ func (a *Archive) Close() error {
 	}
 	a.solid.close()
 	a.cps.Clear()
-	for _, fam := range [...]int{fam50, fam29, fam20, fam15} {
-		if d := *a.spareOf(fam); d != nil {
-			releaseUnpacker(fam, d)
-			*a.spareOf(fam) = nil
+	for i, d := range a.spare {
+		if d != nil {
+			d.release()
+			a.spare[i] = nil
 		}
 	}
 	a.idle = nil

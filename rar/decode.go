@@ -8,9 +8,8 @@ import (
 	"strings"
 
 	"github.com/go-unarc/unarc/arc"
-	"github.com/go-unarc/unarc/crc32x"
+	"github.com/go-unarc/unarc/internal/crc32x"
 	"github.com/go-unarc/unarc/internal/errs"
-	"github.com/go-unarc/unarc/rar/internal/rarcrypto"
 )
 
 // partsReader concatenates an entry's packed data across volumes.
@@ -53,92 +52,6 @@ func (r *partsReader) Read(p []byte) (int, error) {
 	}
 }
 
-// decrypter wraps src with the entry's AES-CBC decryptor after checking
-// the password. It returns whether a wrong password can only be seen in
-// the data (no check value: RAR4, and RAR5 without one).
-func (p *parser) decrypter(f *file, src io.Reader, dst *rarcrypto.Reader) (io.Reader, bool, error) {
-	switch f.crypt {
-	case cryptNone:
-		return src, false, nil
-	case cryptRAR5, cryptRAR3:
-		key, iv, guess, err := p.cbcKey(f)
-		if err != nil {
-			return nil, false, err
-		}
-		if err := dst.Reset(src, key, iv); err != nil {
-			return nil, false, err
-		}
-		return dst, guess, nil
-	case cryptRAR20:
-		pw, err := p.entryPassword(f)
-		if err != nil {
-			return nil, false, err
-		}
-		return rarcrypto.NewReader20(src, rarcrypto.NewCipher20(pw)), true, nil
-	case cryptRAR15, cryptRAR13:
-		// Stream ciphers with no check value: like RAR 2.0 and 2.9, a
-		// wrong password shows only in the data (unrar says "checksum
-		// error" where we say ErrPassword).
-		pw, err := p.entryPassword(f)
-		if err != nil {
-			return nil, false, err
-		}
-		if f.crypt == cryptRAR15 {
-			return rarcrypto.NewReader15(src, rarcrypto.NewCipher15(pw)), true, nil
-		}
-		return rarcrypto.NewStreamReader(src, rarcrypto.NewCipher13(pw).Decrypt), true, nil
-	}
-	return nil, false, errs.Unsupported("RAR encryption method")
-}
-
-// cbcKey checks the password of an AES-CBC entry (RAR5 or RAR 3.x) and
-// returns its key, the IV of its first block, and whether a wrong
-// password can only be seen in the data.
-func (p *parser) cbcKey(f *file) (key, iv []byte, guess bool, err error) {
-	if f.crypt == cryptRAR3 {
-		k := p.stored3Key(f.salt) // brought by an index (persist.go)
-		if k == nil {
-			pw, err := p.entryPassword(f)
-			if err != nil {
-				return nil, nil, false, err
-			}
-			// Without a salt the key comes from the password alone.
-			if k, err = p.derive3(pw, f.salt); err != nil {
-				return nil, nil, false, err
-			}
-		}
-		return k.Key[:], k.IV[:], true, nil
-	}
-	k := p.stored5Key(f.salt, f.lg2) // brought by an index (persist.go)
-	if k == nil {
-		pw, err := p.entryPassword(f)
-		if err != nil {
-			return nil, nil, false, err
-		}
-		if k, err = p.derive5(pw, f.salt, f.lg2); err != nil {
-			return nil, nil, false, err
-		}
-	}
-	if f.check != nil && string(k.Check[:]) != string(f.check) {
-		return nil, nil, false, fmt.Errorf("%w: the password check value does not match", errs.ErrPassword)
-	}
-	f.hashKey = &k.HashKey
-	return k.Key[:], f.iv[:], f.check == nil, nil
-}
-
-// entryPassword asks for the entry's password; with encrypted headers the
-// archive password applies.
-func (p *parser) entryPassword(f *file) (string, error) {
-	if p.pwCache != nil {
-		return *p.pwCache, nil
-	}
-	pw, err := p.password(f.e)
-	if err != nil {
-		return "", err
-	}
-	return pw, nil
-}
-
 // verifier returns the checksum stage for f over r.
 func verifier(v *crc32x.Reader, mac *macCRC, f *file, r io.Reader) {
 	size := f.e.Size
@@ -173,46 +86,14 @@ func verifier(v *crc32x.Reader, mac *macCRC, f *file, r io.Reader) {
 	}
 }
 
-// checkSize applies Limits.MaxEntrySize to the declared size.
-func (p *parser) checkSize(f *file) error {
-	if f.e.Size > p.sizeMax {
-		return errs.Limit("%d bytes exceed MaxEntrySize (%d)", f.e.Size, p.sizeMax)
-	}
-	return nil
-}
-
-// checkDict applies the dictionary limit before any decoder allocates.
-func (p *parser) checkDict(f *file) error {
-	if f.dict > p.dictMax {
-		return errs.Limit("dictionary of %d MiB exceeds MaxDictionary (%d MiB)", f.dict>>20, p.dictMax>>20)
-	}
-	return nil
-}
-
-// newUnpacker returns a decoder for f's algorithm or ErrUnsupported.
-func (p *parser) newUnpacker(f *file) (unpacker, error) {
-	fam := family(f.algo)
-	mk := unpackers[fam]
-	if mk == nil {
+// newUnpacker returns a decoder for f's algorithm (families.go) or
+// ErrUnsupported.
+func newUnpacker(f *file, maxMem int64) (unpacker, error) {
+	fam := familyOf(f.algo)
+	if fam == nil {
 		return nil, unknownAlgo(f)
 	}
-	return mk(p.memMax), nil
-}
-
-// releaseUnpacker closes d, which must not be used again, and keeps it
-// for the next entry or archive (unpack.go: idle decoders).
-func releaseUnpacker(fam int, d unpacker) {
-	d.Close()
-	switch d := d.(type) {
-	case dec50:
-		idle50.Put(d.Decoder)
-	case dec29:
-		idle29.Put(d.Decoder)
-	case dec20:
-		idle20.Put(d.Decoder)
-	case dec15:
-		idle15.Put(d.Decoder)
-	}
+	return fam.newDecoder(maxMem), nil
 }
 
 // mapErr turns data errors of an encrypted entry with no password check

@@ -27,7 +27,7 @@ type part struct {
 	size int64
 }
 
-// file is what the parser knows about one entry beyond arc.Entry.
+// file is what the header reader knows about one entry beyond arc.Entry.
 type file struct {
 	e       *arc.Entry
 	parts   []part

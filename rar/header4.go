@@ -70,26 +70,26 @@ type header4 struct {
 // half of a CRC32 from the type byte). With encrypted headers each block
 // is preceded by an 8-byte salt and padded to the AES block size; a CRC
 // mismatch there means the password is wrong.
-func (p *parser) readHeader4() (*header4, error) {
+func (p *headerReader) readHeader4() (*header4, error) {
 	var h []byte
-	if p.encHeaders {
+	if p.enc.on {
 		var salt [8]byte
 		if err := p.s.full(salt[:], "header salt"); err != nil {
 			return nil, err
 		}
-		pw, err := p.password(nil)
+		pw, err := p.keys.password(nil)
 		if err != nil {
 			return nil, fmt.Errorf("encrypted headers: %w", err)
 		}
 		// rar writes one salt for all headers; a new salt per header
 		// would cost a 2^18-round derivation each (a denial of service).
-		if p.hsalts++; p.hsalts > 1 && string(salt[:]) != p.hsalt {
-			if p.hsaltsDistinct++; p.hsaltsDistinct > maxHeaderSalts {
+		if p.enc.salts++; p.enc.salts > 1 && string(salt[:]) != p.enc.salt {
+			if p.enc.distinct++; p.enc.distinct > maxHeaderSalts {
 				return nil, errs.Limit("more than %d distinct header salts", maxHeaderSalts)
 			}
 		}
-		p.hsalt = string(salt[:])
-		k, err := p.derive3(pw, salt[:])
+		p.enc.salt = string(salt[:])
+		k, err := p.keys.derive3(pw, salt[:])
 		if err != nil {
 			return nil, err
 		}
@@ -111,7 +111,7 @@ func (p *parser) readHeader4() (*header4, error) {
 			// A wrong key makes a random size; so does a cut archive.
 			// Once a header has decrypted, or when this one's first block
 			// is one a wrong key almost never yields, it is a cut.
-			if p.hpwOK || plausible4(first[:]) {
+			if p.keys.hpwOK || plausible4(first[:]) {
 				return nil, errs.EOF(err, "encrypted header")
 			}
 			return nil, fmt.Errorf("%w: headers do not decrypt (header size %d passes the end of the archive)", errs.ErrPassword, size)
@@ -121,7 +121,7 @@ func (p *parser) readHeader4() (*header4, error) {
 		if uint16(crc32.ChecksumIEEE(h[2:])) != binary.LittleEndian.Uint16(h) {
 			return nil, p.badKey4("header checksum")
 		}
-		p.hpwOK = true // a whole header decrypted: the password is right
+		p.keys.hpwOK = true // a whole header decrypted: the password is right
 	} else {
 		var fixed [7]byte
 		if err := p.s.full(fixed[:], "header"); err != nil {
@@ -138,7 +138,7 @@ func (p *parser) readHeader4() (*header4, error) {
 		}
 	}
 	hd := &header4{typ: h[2], flags: binary.LittleEndian.Uint16(h[3:]), body: cursor{b: h[7:]}}
-	if !p.encHeaders && !crcOK4(h) {
+	if !p.enc.on && !crcOK4(h) {
 		// unrar refuses an archive whose main header is broken, and for
 		// a file or service header warns ("file header is corrupt") and
 		// goes on. So do we: the entry is listed but cannot be read
@@ -215,14 +215,14 @@ func plausible4(b []byte) bool {
 
 // badKey4 is the error of an encrypted header that does not decrypt:
 // a wrong password until one header has decrypted under it, damage after.
-func (p *parser) badKey4(what string) error {
-	if p.hpwOK {
+func (p *headerReader) badKey4(what string) error {
+	if p.keys.hpwOK {
 		return errs.Corrupt("encrypted %s", what)
 	}
 	return fmt.Errorf("%w: headers do not decrypt (%s)", errs.ErrPassword, what)
 }
 
-func (p *parser) main4() error {
+func (p *headerReader) main4() error {
 	for {
 		hd, err := p.readHeader4()
 		if err != nil {
@@ -235,17 +235,17 @@ func (p *parser) main4() error {
 			return errs.Corrupt("RAR block type %#x before the main header", hd.typ)
 		}
 		fl := hd.flags
-		p.volume = fl&mhd4Volume != 0
-		p.solid = fl&mhd4Solid != 0
-		p.locked = fl&mhd4Locked != 0
-		if p.locked {
+		p.main.volume = fl&mhd4Volume != 0
+		p.main.solid = fl&mhd4Solid != 0
+		p.main.locked = fl&mhd4Locked != 0
+		if p.main.locked {
 			p.warn.add(warnLocked, ErrLocked)
 		}
 		if fl&mhd4Protect != 0 {
 			p.warn.add(warnRecovery, ErrRecoveryRecord)
 		}
-		p.newNaming = fl&mhd4NewNum != 0
-		p.firstVol = fl&mhd4FirstVol != 0 || !p.volume
+		p.main.newNaming = fl&mhd4NewNum != 0
+		p.main.firstVol = fl&mhd4FirstVol != 0 || !p.main.volume
 		c := &hd.body
 		c.u16() // HighPosAV
 		c.u32() // PosAV
@@ -256,10 +256,10 @@ func (p *parser) main4() error {
 			p.oldComment(c)
 		}
 		if fl&mhd4Password != 0 {
-			if _, err := p.password(nil); err != nil {
+			if _, err := p.keys.password(nil); err != nil {
 				return fmt.Errorf("encrypted headers: %w", err)
 			}
-			p.encHeaders = true
+			p.enc.on = true
 		}
 		if hd.flags&hfl4LongBlk != 0 {
 			return p.s.skip(hd.addSize, "main header data")
@@ -271,7 +271,7 @@ func (p *parser) main4() error {
 // oldComment reads a RAR 1.5–2.x comment embedded in the main header:
 // a 13-byte comment block header (type 0x75, unpacked size, version,
 // method, CRC16) then the comment, kept when it is stored.
-func (p *parser) oldComment(c *cursor) {
+func (p *headerReader) oldComment(c *cursor) {
 	ch := cursor{b: c.b}
 	ch.u16()
 	if ch.u8() != head4Comm {
@@ -303,7 +303,7 @@ func (p *parser) oldComment(c *cursor) {
 }
 
 // skipData skips the data area of the header before, if any.
-func (p *parser) skipData() error {
+func (p *headerReader) skipData() error {
 	if p.pending > 0 {
 		if err := p.s.skip(p.pending, "data area"); err != nil {
 			return err
@@ -313,7 +313,7 @@ func (p *parser) skipData() error {
 	return nil
 }
 
-func (p *parser) next4() (*file, error) {
+func (p *headerReader) next4() (*file, error) {
 	for {
 		if err := p.skipData(); err != nil {
 			return nil, err
@@ -338,7 +338,7 @@ func (p *parser) next4() (*file, error) {
 		switch hd.typ {
 		case head4File:
 			if hd.flags&lhdSplitBefore == 0 || hd.badCRC {
-				if err := p.admitNew(); err != nil {
+				if err := p.index.admitNew(p.lim); err != nil {
 					return nil, err
 				}
 			}
@@ -353,7 +353,7 @@ func (p *parser) next4() (*file, error) {
 				f.broken = errs.Corrupt("RAR file header CRC mismatch")
 				p.warn.add(warnBrokenHeader, fmt.Errorf("%w: a file header's CRC does not match (%s)", errs.ErrCorrupt, f.e.Name))
 			}
-			if err := p.admit(f); err != nil {
+			if err := p.index.admit(p.lim, f); err != nil {
 				return nil, err
 			}
 			return f, nil
@@ -393,7 +393,7 @@ func (p *parser) next4() (*file, error) {
 }
 
 // file4 parses a file header or a service header (same layout).
-func (p *parser) file4(hd *header4, service bool) (*file, error) {
+func (p *headerReader) file4(hd *header4, service bool) (*file, error) {
 	c := &hd.body
 	fl := hd.flags
 	pack := int64(c.u32())

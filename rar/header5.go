@@ -68,13 +68,13 @@ type header5 struct {
 
 // readHeader5 reads and checks the next header, decrypting it when the
 // archive's headers are encrypted (each one then starts with its own IV).
-func (p *parser) readHeader5() (*header5, error) {
-	// The parser's scratch, not locals: read through an interface, they
+func (p *headerReader) readHeader5() (*header5, error) {
+	// The header reader's scratch, not locals: read through an interface, they
 	// would be allocated for every header.
 	first := &p.hdrFirst
 	var mode cipher.BlockMode
 	var h []byte
-	if p.encHeaders {
+	if p.enc.on {
 		iv := &p.hdrIV
 		if err := p.s.full(iv[:], "header IV"); err != nil {
 			return nil, err
@@ -83,14 +83,14 @@ func (p *parser) readHeader5() (*header5, error) {
 			return nil, errs.EOF(err, "header")
 		}
 		var err error
-		if mode, err = p.hcbc.Init(p.hkey5.Key[:], iv[:]); err != nil {
+		if mode, err = p.enc.cbc.Init(p.enc.key5.Key[:], iv[:]); err != nil {
 			return nil, err
 		}
 		mode.CryptBlocks(first[:], first[:])
 		c := cursor{b: first[4:]}
 		size := c.vint()
 		if c.bad || size == 0 || size > maxHeader5 {
-			if p.hcheck == nil && !p.hpwOK {
+			if p.enc.check == nil && !p.keys.hpwOK {
 				return nil, fmt.Errorf("%w: headers do not decrypt", errs.ErrPassword)
 			}
 			return nil, errs.Corrupt("header size %d", size)
@@ -98,7 +98,7 @@ func (p *parser) readHeader5() (*header5, error) {
 		n := 4 + (12 - len(c.b)) + int(size) // CRC + vint + header
 		padded := (n + 15) &^ 15
 		if p.s.size >= 0 && int64(padded-16) > p.s.size-p.s.off {
-			if p.hcheck == nil && !p.hpwOK {
+			if p.enc.check == nil && !p.keys.hpwOK {
 				return nil, fmt.Errorf("%w: headers do not decrypt (header size %d passes the end of the archive)", errs.ErrPassword, size)
 			}
 			return nil, errs.Truncated("header larger than the rest of the volume")
@@ -106,7 +106,7 @@ func (p *parser) readHeader5() (*header5, error) {
 		h = p.header(padded)
 		copy(h, first[:])
 		if err := p.s.full(h[16:], "header"); err != nil {
-			if p.hcheck == nil && !p.hpwOK {
+			if p.enc.check == nil && !p.keys.hpwOK {
 				return nil, fmt.Errorf("%w: headers do not decrypt (header size %d passes the end of the archive)", errs.ErrPassword, size)
 			}
 			return nil, errs.EOF(err, "header")
@@ -150,16 +150,16 @@ func (p *parser) readHeader5() (*header5, error) {
 	size := c.vint()
 	body := c.b[:size]
 	if crc32.ChecksumIEEE(h[4:len(h)-len(c.b)+int(size)]) != binary.LittleEndian.Uint32(h) {
-		if p.encHeaders && p.hcheck == nil && !p.hpwOK {
+		if p.enc.on && p.enc.check == nil && !p.keys.hpwOK {
 			return nil, fmt.Errorf("%w: header checksum fails after decryption", errs.ErrPassword)
 		}
 		return nil, errs.Corrupt("RAR5 header CRC")
 	}
-	if p.encHeaders {
-		p.hpwOK = true // a whole header decrypted: the password is right
+	if p.enc.on {
+		p.keys.hpwOK = true // a whole header decrypted: the password is right
 	}
 	// One header5 serves every header: the caller is done with one
-	// before it reads the next (its body is in the parser's buffer).
+	// before it reads the next (its body is in the header reader's buffer).
 	hd := &p.hd5
 	*hd = header5{body: cursor{b: body}}
 	hd.typ = hd.body.vint()
@@ -180,7 +180,7 @@ func (p *parser) readHeader5() (*header5, error) {
 	return hd, nil
 }
 
-func (p *parser) main5() error {
+func (p *headerReader) main5() error {
 	for {
 		hd, err := p.readHeader5()
 		if err != nil {
@@ -198,17 +198,17 @@ func (p *parser) main5() error {
 		}
 		c := &hd.body
 		fl := c.vint()
-		p.volume = fl&mhd5Volume != 0
-		p.solid = fl&mhd5Solid != 0
-		p.locked = fl&mhd5Locked != 0
-		if p.locked {
+		p.main.volume = fl&mhd5Volume != 0
+		p.main.solid = fl&mhd5Solid != 0
+		p.main.locked = fl&mhd5Locked != 0
+		if p.main.locked {
 			p.warn.add(warnLocked, ErrLocked)
 		}
-		p.volNum = 0
+		p.main.volNum = 0
 		if fl&mhd5VolNumber != 0 {
-			p.volNum = int(c.vintN(1 << 30))
+			p.main.volNum = int(c.vintN(1 << 30))
 		}
-		p.firstVol = p.volNum == 0
+		p.main.firstVol = p.main.volNum == 0
 		if c.bad {
 			return errs.Corrupt("RAR5 main header")
 		}
@@ -220,7 +220,7 @@ func (p *parser) main5() error {
 
 // crypt5 reads the archive encryption header (-hp) and derives the key
 // that decrypts every later header.
-func (p *parser) crypt5(hd *header5) error {
+func (p *headerReader) crypt5(hd *header5) error {
 	c := &hd.body
 	ver := c.vint()
 	fl := c.vint()
@@ -236,22 +236,22 @@ func (p *parser) crypt5(hd *header5) error {
 	if lg2 > kdfMaxLg2 {
 		return errs.Unsupported("RAR5 KDF count 2^%d", lg2)
 	}
-	pw, err := p.password(nil)
+	pw, err := p.keys.password(nil)
 	if err != nil {
 		return fmt.Errorf("encrypted headers: %w", err)
 	}
-	k, err := p.derive5(pw, salt, lg2)
+	k, err := p.keys.derive5(pw, salt, lg2)
 	if err != nil {
 		return err
 	}
 	if check != nil && rarcrypto.CheckSum5(check, sum) {
 		if string(k.Check[:]) != string(check) {
-			p.pwCache = nil
+			p.keys.pwCache = nil
 			return fmt.Errorf("%w (archive headers)", errs.ErrPassword)
 		}
-		p.hcheck = clone(check)
+		p.enc.check = clone(check)
 	}
-	p.hkey5, p.encHeaders = k, true
+	p.enc.key5, p.enc.on = k, true
 	return nil
 }
 
@@ -260,8 +260,8 @@ func (p *parser) crypt5(hd *header5) error {
 // -en; unrar says "All OK"), unless the headers are encrypted: there
 // unrar reports "Unexpected end of archive", and so do we (the warning
 // stays a plain truncation).
-func (p *parser) noEnd(err error) error {
-	if p.encHeaders {
+func (p *headerReader) noEnd(err error) error {
+	if p.enc.on {
 		return err
 	}
 	return errs.NoEnd(err)
@@ -269,7 +269,7 @@ func (p *parser) noEnd(err error) error {
 
 // next5 is next4's loop over RAR5 headers: the loops look alike, the
 // headers and the end-of-volume rules they apply do not.
-func (p *parser) next5() (*file, error) {
+func (p *headerReader) next5() (*file, error) {
 	for {
 		if err := p.skipData(); err != nil {
 			return nil, err
@@ -291,7 +291,7 @@ func (p *parser) next5() (*file, error) {
 		switch hd.typ {
 		case head5File:
 			if hd.flags&hfl5SplitBefore == 0 {
-				if err := p.admitNew(); err != nil {
+				if err := p.index.admitNew(p.lim); err != nil {
 					return nil, err
 				}
 			}
@@ -299,7 +299,7 @@ func (p *parser) next5() (*file, error) {
 			if err != nil {
 				return nil, err
 			}
-			if err := p.admit(f); err != nil {
+			if err := p.index.admit(p.lim, f); err != nil {
 				return nil, err
 			}
 			return f, nil
@@ -337,7 +337,7 @@ func (p *parser) next5() (*file, error) {
 }
 
 // file5 parses a file or service header (they share the layout).
-func (p *parser) file5(hd *header5, service bool) (*file, error) {
+func (p *headerReader) file5(hd *header5, service bool) (*file, error) {
 	c := &hd.body
 	ff := c.vint()
 	unp := c.vint()
@@ -454,7 +454,7 @@ func (f *file) setDigest() {
 // in unrar, and nothing is built per record — fields are remembered as
 // slices of the header buffer and materialized once after the loop, so the
 // cost is linear in the header size whatever the records say.
-func (p *parser) extra5(f *file, extra []byte) error {
+func (p *headerReader) extra5(f *file, extra []byte) error {
 	e := f.e
 	var (
 		version     uint64

@@ -15,7 +15,7 @@ import (
 )
 
 // The persistable index of a RAR archive (engine.Indexer; the root's
-// Archive.Index and OpenWithIndex): every entry with what the reader
+// Archive.Index and WithIndex): every entry with what the reader
 // needs (packed parts by volume and offset, algorithm, dictionary,
 // solid flags, encryption salt/IV/rounds/check value, stored CRC32 or
 // BLAKE2sp, the file-copy source), the archive flags, and per volume its
@@ -126,7 +126,7 @@ func (a *Archive) ExportIndex(withKeys bool) ([]byte, error) {
 	e.Byte(persistVersion)
 	e.Byte(byte(p.version))
 	var fl byte
-	for k, b := range []bool{p.solid, p.locked, p.newNaming, p.encHeaders} {
+	for k, b := range []bool{p.main.solid, p.main.locked, p.main.newNaming, p.enc.on} {
 		if b {
 			fl |= 1 << k
 		}
@@ -219,7 +219,7 @@ func (a *Archive) provenKeys(withKeys bool) ([]key5, []key3) {
 	if !withKeys {
 		return nil, nil
 	}
-	p := a.p
+	kr := &a.keys
 	var k5 []key5
 	var k3 []key3
 	seen := map[string]bool{}
@@ -231,14 +231,14 @@ func (a *Archive) provenKeys(withKeys bool) ([]key5, []key3) {
 		switch f.crypt {
 		case cryptRAR5:
 			var v *rarcrypto.Keys5
-			if p.pwCache != nil && p.hpwOK {
-				v = p.key5Of(*p.pwCache, f.salt, f.lg2)
+			if kr.pwCache != nil && kr.hpwOK {
+				v = kr.key5Of(*kr.pwCache, f.salt, f.lg2)
 			}
 			if v == nil && f.check != nil {
-				if c := p.last5.k; c != nil && string(c.Check[:]) == string(f.check) {
+				if c := kr.last5.k; c != nil && string(c.Check[:]) == string(f.check) {
 					v = c
 				}
-				for _, c := range p.keys5 {
+				for _, c := range kr.keys5 {
 					if v != nil {
 						break
 					}
@@ -249,7 +249,7 @@ func (a *Archive) provenKeys(withKeys bool) ([]key5, []key3) {
 				}
 			}
 			if v == nil {
-				v = p.stored5[id]
+				v = kr.stored5[id]
 			}
 			if v != nil {
 				seen[id] = true
@@ -257,11 +257,11 @@ func (a *Archive) provenKeys(withKeys bool) ([]key5, []key3) {
 			}
 		case cryptRAR3:
 			var v *rarcrypto.Keys3
-			if p.pwCache != nil && p.hpwOK {
-				v = p.keys3[keyID(*p.pwCache, f.salt, 18)]
+			if kr.pwCache != nil && kr.hpwOK {
+				v = kr.keys3[keyID(*kr.pwCache, f.salt, 18)]
 			}
 			if v == nil {
-				v = p.stored3[id]
+				v = kr.stored3[id]
 			}
 			if v != nil {
 				seen[id] = true
@@ -281,10 +281,9 @@ func openIndex(ra io.ReaderAt, size int64, payload []byte, cfg *arc.Config) (arc
 	if err != nil {
 		return nil, err
 	}
-	p := newParser(&c)
+	a := newArchive(&c)
+	p := a.p
 	p.release() // no header is parsed
-	a := &Archive{p: p, cacheIdx: -1}
-	a.cacheMax = min(p.memMax/4, 256<<20)
 	ok := false
 	defer func() {
 		if !ok {
@@ -303,7 +302,7 @@ func openIndex(ra io.ReaderAt, size int64, payload []byte, cfg *arc.Config) (arc
 	}
 	p.version = int(d.Byte("RAR version"))
 	fl := d.Byte("flags")
-	p.solid, p.locked, p.newNaming, p.encHeaders = fl&1 != 0, fl&2 != 0, fl&4 != 0, fl&8 != 0
+	p.main.solid, p.main.locked, p.main.newNaming, p.enc.on = fl&1 != 0, fl&2 != 0, fl&4 != 0, fl&8 != 0
 	a.comment = d.String(1<<20, "comment")
 	nv := d.Count(34, 1<<16, "volumes")
 	if d.Err == nil && (p.version != 4 && p.version != 5 || fl > 15 || nv == 0) {
@@ -408,10 +407,10 @@ func openIndex(ra io.ReaderAt, size int64, payload []byte, cfg *arc.Config) (arc
 		copy(k.Key[:], d.Raw(32, "key"))
 		copy(k.HashKey[:], d.Raw(32, "hash key"))
 		copy(k.Check[:], d.Raw(8, "check"))
-		if p.stored5 == nil {
-			p.stored5 = map[string]*rarcrypto.Keys5{}
+		if a.keys.stored5 == nil {
+			a.keys.stored5 = map[string]*rarcrypto.Keys5{}
 		}
-		p.stored5[storedID(salt, lg2)] = k
+		a.keys.stored5[storedID(salt, lg2)] = k
 	}
 	n3 := d.Count(33, maxKeys, "RAR3 keys")
 	for i := 0; i < n3 && d.Err == nil; i++ {
@@ -419,10 +418,10 @@ func openIndex(ra io.ReaderAt, size int64, payload []byte, cfg *arc.Config) (arc
 		k := &rarcrypto.Keys3{}
 		copy(k.Key[:], d.Raw(16, "key"))
 		copy(k.IV[:], d.Raw(16, "IV"))
-		if p.stored3 == nil {
-			p.stored3 = map[string]*rarcrypto.Keys3{}
+		if a.keys.stored3 == nil {
+			a.keys.stored3 = map[string]*rarcrypto.Keys3{}
 		}
-		p.stored3[storedID(salt, 18)] = k
+		a.keys.stored3[storedID(salt, 18)] = k
 	}
 	if d.Err == nil && len(d.B) != 0 {
 		d.Fail("trailing bytes")
@@ -459,22 +458,6 @@ func cloneOrNil(b []byte) []byte {
 		return nil
 	}
 	return append([]byte(nil), b...)
-}
-
-// stored5Key returns the RAR5 keys an index brought for salt and lg2.
-func (p *parser) stored5Key(salt []byte, lg2 int) *rarcrypto.Keys5 {
-	if p.stored5 == nil {
-		return nil
-	}
-	return p.stored5[storedID(salt, lg2)]
-}
-
-// stored3Key returns the RAR3 keys an index brought for salt.
-func (p *parser) stored3Key(salt []byte) *rarcrypto.Keys3 {
-	if p.stored3 == nil {
-		return nil
-	}
-	return p.stored3[storedID(salt, 18)]
 }
 
 var _ engine.EntryChecker = (*Archive)(nil)

@@ -11,7 +11,7 @@ import (
 	"path/filepath"
 
 	"github.com/go-unarc/unarc/arc"
-	"github.com/go-unarc/unarc/crc32x"
+	"github.com/go-unarc/unarc/internal/crc32x"
 	"github.com/go-unarc/unarc/internal/engine/conf"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/meta"
@@ -23,19 +23,20 @@ import (
 // Reader reads a RAR archive forward-only from a stream; it implements
 // arc.Reader. Later volumes are opened through Config.OpenVolume.
 type Reader struct {
-	p     *parser
-	cur   *file
-	index int
-	name  string // current volume name
-	vols  int
-	close []io.Closer
+	p      *headerReader // the header reader
+	keys   keyring
+	limits limits
+	cur    *file
+	index  int
+	name   string // current volume name
+	vols   int
+	close  []io.Closer
 
 	data     streamData
 	crypt    *rarcrypto.Reader // from cryptReaders at the first encrypted entry, back at Close
 	v        crc32x.Reader
 	mac      macCRC // the RAR5 MAC-converted CRC check, when v uses it
 	dec      unpacker
-	fam      int
 	decOK    bool // decoder state valid for a solid continuation
 	body     io.Reader
 	link     bytes.Reader     // content of a symlink: RAR4 data read at Next, RAR5 target
@@ -58,17 +59,18 @@ func newReader(r io.Reader, cfg *arc.Config) (arc.Reader, error) { return NewRea
 // skips every older file version ("name;n"), even one with no current
 // file after it, which Archive lists: a stream cannot look ahead.
 func NewReader(r io.Reader, opts ...arc.Option) (*Reader, error) {
-	cfg := new(arc.Config) // kept by the parser: one allocation, not NewConfig's two
+	cfg := new(arc.Config) // kept by the header reader: one allocation, not NewConfig's two
 	if err := conf.Apply(cfg, opts...); err != nil {
 		return nil, err
 	}
-	p := newParser(cfg)
+	rd := &Reader{keys: newKeyring(cfg), limits: resolveLimits(cfg.Limits), name: cfg.Name, vols: 1}
+	p := newHeaderReader(cfg, &rd.keys, &rd.limits)
+	rd.p = p
 	if err := p.beginStream(r, 0); err != nil {
 		return nil, err
 	}
-	rd := &Reader{p: p, name: p.cfg.Name, vols: 1}
 	rd.data.r = rd
-	if p.volume && !p.firstVol {
+	if p.main.volume && !p.main.firstVol {
 		if err := rd.fromFirst(); err != nil {
 			p.release()
 			return nil, err
@@ -86,7 +88,7 @@ func (r *Reader) fromFirst() error {
 		return nil // an old (pre-3.0) RAR4 first volume without the flag
 	}
 	if r.name == "" || p.cfg.OpenVolume == nil || first == r.name {
-		return fmt.Errorf("%w: not the first volume of a set (RAR volume %d); open the first volume", errs.ErrTruncated, p.volNum+1)
+		return fmt.Errorf("%w: not the first volume of a set (RAR volume %d); open the first volume", errs.ErrTruncated, p.main.volNum+1)
 	}
 	ra, size, err := p.cfg.OpenVolume(first)
 	if err != nil {
@@ -128,7 +130,7 @@ func (r *Reader) Next() (*arc.Entry, error) {
 	for {
 		f, err := r.p.next()
 		if err == io.EOF {
-			if r.p.volume && (r.p.more || r.cur != nil && r.cur.split) {
+			if r.p.main.volume && (r.p.more || r.cur != nil && r.cur.split) {
 				if err := r.nextVolume(); err != nil {
 					r.err = err
 					return nil, err
@@ -238,13 +240,13 @@ func (r *Reader) startEntry() error {
 		}
 		return errs.Unsupported("file copy of %q cannot be read forward-only; copy the extracted %s", f.e.LinkTarget, f.e.LinkTarget)
 	}
-	if err := r.p.checkSize(f); err != nil {
+	if err := r.limits.checkSize(f); err != nil {
 		return err
 	}
 	if f.crypt != cryptNone && r.crypt == nil {
 		r.crypt = cryptReaders.Get()
 	}
-	src, guess, err := r.p.decrypter(f, &r.data, r.crypt)
+	src, guess, err := r.keys.decrypter(f, &r.data, r.crypt)
 	if err != nil {
 		return err
 	}
@@ -260,25 +262,25 @@ func (r *Reader) startEntry() error {
 	case f.method < 0:
 		return errs.Unsupported("%s: RAR method byte", f.e.Name)
 	default:
-		if err := r.p.checkDict(f); err != nil {
+		if err := r.limits.checkDict(f); err != nil {
 			return err
 		}
 		if f.solid && !r.decOK && r.dec != nil {
 			return errs.Corrupt("%s: solid entry without its predecessor", f.e.Name)
 		}
-		if r.dec == nil || family(f.algo) != r.fam {
-			d, err := r.p.newUnpacker(f)
+		if r.dec == nil || familyOf(f.algo) != r.dec.family() {
+			d, err := newUnpacker(f, r.limits.mem)
 			if err != nil {
 				return err
 			}
 			if r.dec != nil {
 				r.dec.Close()
 			}
-			r.dec, r.fam = d, family(f.algo)
+			r.dec = d
 		}
 		r.used = true
 		r.decOK = false
-		setWorkers(r.dec, r.p.cfg.Workers, f.dict, r.p.memMax)
+		setWorkers(r.dec, r.p.cfg.Workers, f.dict, r.limits.mem)
 		if err := r.dec.reset(src, f.algo, f.dict, f.e.Size, f.solid); err != nil {
 			return mapErr(err, guess)
 		}
@@ -367,8 +369,8 @@ func (r *Reader) skipEntry() error {
 // end in solid archives, skipped otherwise.
 func (r *Reader) finishEntry() error {
 	f := r.cur
-	if r.used && r.p.solid {
-		if _, err := io.Copy(io.Discard, r.body); err != nil && !r.p.solid {
+	if r.used && r.p.main.solid {
+		if _, err := io.Copy(io.Discard, r.body); err != nil && !r.p.main.solid {
 			return err
 		} else if err == nil {
 			r.decOK = true
@@ -443,7 +445,7 @@ func (r *Reader) cutErr(err error) error {
 // Close releases the decoder and the volumes the Reader opened.
 func (r *Reader) Close() error {
 	if r.dec != nil {
-		releaseUnpacker(r.fam, r.dec)
+		r.dec.release()
 		r.dec = nil
 	}
 	for _, c := range r.close {
@@ -456,11 +458,7 @@ func (r *Reader) Close() error {
 	// dropped), so it can serve another archive.
 	r.cur, r.body = nil, nil
 	r.v.ResetHash(nil, nil, nil, 0)
-	if r.crypt != nil {
-		r.crypt.Release()
-		cryptReaders.Put(r.crypt)
-		r.crypt = nil
-	}
+	putCrypt(&r.crypt)
 	return nil
 }
 

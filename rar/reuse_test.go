@@ -127,14 +127,11 @@ func TestReaderCloseReturnsDecryptor(t *testing.T) {
 func TestDerive5Cache(t *testing.T) {
 	const lg2 = 4
 	per := int64(1<<lg2 + 32)
-	cfg, err := conf.New(arc.WithLimits(arc.Limits{MaxKDFRounds: 2 * per}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := newParser(&cfg)
+	cfg := &arc.Config{Limits: arc.Limits{MaxKDFRounds: 2 * per}}
+	kr := newKeyring(cfg)
 	a, b, c := []byte("salt-a-0123456789"), []byte("salt-b-0123456789"), []byte("salt-c-0123456789")
 	for i, salt := range [][]byte{a, b, a, a, b, a, b} {
-		k, err := p.derive5("pw", salt, lg2)
+		k, err := kr.derive5("pw", salt, lg2)
 		if err != nil {
 			t.Fatalf("derivation %d: %v", i, err)
 		}
@@ -142,10 +139,10 @@ func TestDerive5Cache(t *testing.T) {
 			t.Fatalf("derivation %d (%s): wrong keys", i, salt)
 		}
 	}
-	if _, err := p.derive5("pw", c, lg2); !errors.Is(err, errs.ErrLimit) {
+	if _, err := kr.derive5("pw", c, lg2); !errors.Is(err, errs.ErrLimit) {
 		t.Fatalf("a third distinct derivation: %v, want ErrLimit (the first two charged once each)", err)
 	}
-	if _, err := p.derive5("other", a, lg2); !errors.Is(err, errs.ErrLimit) {
+	if _, err := kr.derive5("other", a, lg2); !errors.Is(err, errs.ErrLimit) {
 		t.Fatalf("another password: %v, want ErrLimit", err)
 	}
 }

@@ -54,11 +54,11 @@ func (a *Archive) OpenAt(i int, off int64) (io.ReadCloser, int64, error) {
 		}
 		return rc, 0, err
 	}
-	if err := a.p.checkSize(f); err != nil {
+	if err := a.limits.checkSize(f); err != nil {
 		return nil, 0, err
 	}
 	off = min(off, f.e.Size)
-	r := &storedAt{a: a}
+	r := &atReader{a: a}
 	r.parts.reset(a.vols, f.parts)
 	if f.crypt == cryptNone {
 		if err := r.parts.seek(off); err != nil {
@@ -67,32 +67,13 @@ func (a *Archive) OpenAt(i int, off int64) (io.ReadCloser, int64, error) {
 		r.lim = io.LimitedReader{R: &r.parts, N: f.e.Size - off}
 		return r, off, nil
 	}
-	key, iv0, _, err := a.p.cbcKey(f)
+	key, iv0, _, err := a.keys.cbcKey(f)
 	if err != nil {
 		return nil, 0, err
 	}
-	var iv [16]byte
-	copy(iv[:], iv0)
-	blk := off &^ 15
-	if blk > 0 {
-		if err := r.parts.seek(blk - 16); err != nil {
-			return nil, 0, err
-		}
-		if _, err := io.ReadFull(&r.parts, iv[:]); err != nil {
-			return nil, 0, errs.EOF(err, "RAR encrypted data")
-		}
-	}
-	r.crypt = cryptReaders.Get()
-	if err := r.crypt.Reset(&r.parts, key, iv[:]); err != nil {
+	if err := r.cbcFrom(off, key, iv0); err != nil {
 		r.Close()
 		return nil, 0, err
-	}
-	if drop := off - blk; drop > 0 {
-		var b [16]byte
-		if _, err := io.ReadFull(r.crypt, b[:drop]); err != nil {
-			r.Close()
-			return nil, 0, errs.EOF(err, "RAR encrypted data")
-		}
 	}
 	r.lim = io.LimitedReader{R: r.crypt, N: f.e.Size - off}
 	return r, off, nil
@@ -148,40 +129,74 @@ func (r *partsReader) seek(x int64) error {
 	return nil
 }
 
-// storedAt reads a stored entry from an offset (OpenAt).
-type storedAt struct {
+// atReader reads an entry from an offset (OpenAt): a stored one directly
+// (dec nil), a compressed one from a checkpoint with a decoder it owns
+// (resume, seekcp.go).
+type atReader struct {
 	a     *Archive
 	parts partsReader
 	crypt *rarcrypto.Reader
+	dec   unpacker
 	lim   io.LimitedReader
+	guess bool
 }
 
-func (r *storedAt) Read(p []byte) (int, error) {
-	if r.a == nil {
-		return 0, errReaderClosed
-	}
-	if r.a.closed.Load() {
-		return 0, errArchiveClosed
+func (r *atReader) Read(p []byte) (int, error) {
+	if err := readable(r.a); err != nil {
+		return 0, err
 	}
 	if r.lim.N <= 0 {
 		return 0, io.EOF
 	}
 	n, err := r.lim.Read(p)
-	if err == io.EOF && r.lim.N > 0 {
+	switch {
+	case r.dec != nil:
+		if err != nil && err != io.EOF {
+			err = mapErr(err, r.guess)
+		}
+	case err == io.EOF && r.lim.N > 0:
 		err = errs.Truncated("RAR stored data")
-	}
-	if err == io.ErrUnexpectedEOF {
+	case err == io.ErrUnexpectedEOF:
 		err = errs.Truncated("RAR encrypted data")
 	}
 	return n, err
 }
 
-func (r *storedAt) Close() error {
-	if r.crypt != nil {
-		r.crypt.Release()
-		cryptReaders.Put(r.crypt)
-		r.crypt = nil
+func (r *atReader) Close() error {
+	if r.dec != nil {
+		r.dec.release()
+		r.dec = nil
 	}
+	putCrypt(&r.crypt)
 	r.a = nil
+	return nil
+}
+
+// cbcFrom makes r read the entry's AES-CBC data from byte at on: the
+// decryptor restarts at at's block, whose IV is the ciphertext block
+// before it (iv0 for block 0), and drops the bytes of the block before
+// at. RAR5's AES-256 and RAR 3.x's AES-128 alike.
+func (r *atReader) cbcFrom(at int64, key, iv0 []byte) error {
+	var iv [16]byte
+	copy(iv[:], iv0)
+	blk := at &^ 15
+	if err := r.parts.seek(max(blk-16, 0)); err != nil {
+		return err
+	}
+	if blk > 0 {
+		if _, err := io.ReadFull(&r.parts, iv[:]); err != nil {
+			return errs.EOF(err, "RAR encrypted data")
+		}
+	}
+	r.crypt = cryptReaders.Get()
+	if err := r.crypt.Reset(&r.parts, key, iv[:]); err != nil {
+		return err
+	}
+	if drop := at - blk; drop > 0 {
+		var b [16]byte
+		if _, err := io.ReadFull(r.crypt, b[:drop]); err != nil {
+			return mapErr(errs.EOF(err, "RAR encrypted data"), r.guess)
+		}
+	}
 	return nil
 }

@@ -2,10 +2,11 @@ package rar
 
 import (
 	"bytes"
-	"github.com/go-unarc/unarc/internal/testutil"
 	"io"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/go-unarc/unarc/internal/testutil"
 
 	"github.com/go-unarc/unarc/rar/internal/unpack50"
 )

@@ -4,19 +4,16 @@ import (
 	"github.com/go-unarc/unarc/internal/cpcache"
 	"github.com/go-unarc/unarc/internal/engine"
 	"github.com/go-unarc/unarc/internal/errs"
-	"github.com/go-unarc/unarc/rar/internal/unpack15"
-	"github.com/go-unarc/unarc/rar/internal/unpack20"
-	"github.com/go-unarc/unarc/rar/internal/unpack29"
 )
 
-// RAR5 and RAR 2.9 checkpoints kept in an index (engine.CheckpointPersister).
-// A restored one is checked against its entry when it is restored (kind,
-// an entry that takes checkpoints, offsets inside its output and packed
-// data, a state no larger than its dictionary's window and tables), by
-// the decoder's ResetAt (unpack50, unpack29) when it is resumed from,
-// and before its first use by decoding its CheckLen bytes against its
-// Check: one that fails is dropped and the read starts from an earlier
-// point.
+// Checkpoints of every decoder family kept in an index
+// (engine.CheckpointPersister). A restored one is checked against its entry
+// when it is restored (kind, an entry that takes checkpoints, offsets
+// inside its output and packed data, a state no larger than its family's
+// bound, family.cpStateMax), by the decoder's ResetAt when it is resumed
+// from, and before its first use by decoding its CheckLen bytes against
+// its Check: one that fails is dropped and the read starts from an
+// earlier point.
 
 var _ engine.CheckpointPersister = (*Archive)(nil)
 
@@ -87,19 +84,12 @@ func (a *Archive) RestoreCheckpoints(cps []engine.Checkpoint) error {
 }
 
 // cpStateMax bounds the state of a checkpoint of file fi at entry
-// offset out. RAR5: the window kept (at most the window, twice the
-// dictionary, or the entry's run so far), the code lengths and a header.
-// RAR 2.9, 2.0 and 1.5: the history (at most the window of the largest dictionary in
-// the solid run so far, and at most the run's output so far), the tables,
-// and for 2.9 the filter definitions and queued filters and a PPMd model
-// (as long as the state says, at most Limits.MaxMemory or 256 MiB). A
-// solid entry has one at its start (Out 0).
+// offset out, by its family's rule (family.cpStateMax): the history kept
+// is at most the window of the largest dictionary in the solid run so
+// far and at most the run's output so far. A solid entry has one at its
+// start (Out 0).
 func (a *Archive) cpStateMax(fi int, out int64, state []byte) int64 {
 	f := a.files[fi]
-	fam := family(f.algo)
-	if fam == fam50 {
-		return 2*f.dict + 64<<10
-	}
 	var dict, before int64
 	for j := a.runStart(fi); j <= fi; j++ {
 		g := a.files[j]
@@ -108,16 +98,7 @@ func (a *Archive) cpStateMax(fi int, out int64, state []byte) int64 {
 			before += max(g.e.Size, 0)
 		}
 	}
-	switch fam {
-	case fam20:
-		return int64(oldCipher(f)) + unpack20.CheckpointOverhead + min(unpack20.WindowFor(dict), before+out)
-	case fam15:
-		return int64(oldCipher(f)) + unpack15.CheckpointOverhead + min(unpack15.WindowFor(dict), before+out)
-	}
-	// A PPMd model met earlier in the run may be kept: the part the
-	// state declares, at most the model the decoder would allocate.
-	return unpack29.CheckpointOverhead + min(unpack29.WindowFor(dict), before+out) +
-		min(unpack29.PPMdLen(state), unpack29.PPMdMax(a.p.memMax))
+	return familyOf(f.algo).cpStateMax(f, dict, before+out, state, a.limits.mem)
 }
 
 // cpInput is what checkpoint cp's state was decoded from: the packed

@@ -8,10 +8,6 @@ import (
 	"github.com/go-unarc/unarc/internal/engine"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/rar/internal/rarcrypto"
-	"github.com/go-unarc/unarc/rar/internal/unpack15"
-	"github.com/go-unarc/unarc/rar/internal/unpack20"
-	"github.com/go-unarc/unarc/rar/internal/unpack29"
-	"github.com/go-unarc/unarc/rar/internal/unpack50"
 )
 
 // Decoder checkpoints (engine.Checkpointer) of RAR5, RAR 2.9 (RAR 3.x/4.x),
@@ -69,8 +65,8 @@ func (a *Archive) CheckpointStats() engine.CheckpointStats { return a.cps.Stats(
 // resumed counts OpenAt calls that restarted from a checkpoint (tests).
 var resumed atomic.Int64
 
-// cpState is what a checkpoint hook reads of a decoder (unpack50 and
-// unpack29 Decoders alike).
+// cpState is what a checkpoint hook reads of a decoder (every family's
+// Decoder alike).
 type cpState interface {
 	EntryOffset() int64
 	InputBits() int64
@@ -78,7 +74,8 @@ type cpState interface {
 	Checkpoint(dst []byte) []byte
 }
 
-// cpDecoder is an unpacker that takes checkpoints and resumes from them.
+// cpDecoder is an unpacker that takes checkpoints and resumes from them:
+// every family's adapter is one (family50.go, adapter.go).
 type cpDecoder interface {
 	unpacker
 	onCheckpoint(next int64, fn func(cpState) int64)
@@ -86,53 +83,10 @@ type cpDecoder interface {
 	EntryOffset() int64
 }
 
-func (d dec50) onCheckpoint(next int64, fn func(cpState) int64) {
-	d.OnCheckpoint(next, func(x *unpack50.Decoder) int64 { return fn(x) })
-}
-
-func (d dec50) resetAt(src io.Reader, algo int, dict, size int64, state []byte) error {
-	v := 0
-	if algo == 70 {
-		v = 1
-	}
-	return d.ResetAt(src, v, dict, size, state)
-}
-
-func (d dec29) onCheckpoint(next int64, fn func(cpState) int64) {
-	d.OnCheckpoint(next, func(x *unpack29.Decoder) int64 { return fn(x) })
-}
-
-func (d dec29) resetAt(src io.Reader, algo int, dict, size int64, state []byte) error {
-	return d.ResetAt(src, dict, size, state)
-}
-
-func (d dec20) onCheckpoint(next int64, fn func(cpState) int64) {
-	d.OnCheckpoint(next, func(x *unpack20.Decoder) int64 { return fn(x) })
-}
-
-func (d dec20) resetAt(src io.Reader, algo int, dict, size int64, state []byte) error {
-	return d.ResetAt(src, dict, size, state)
-}
-
-func (d dec15) onCheckpoint(next int64, fn func(cpState) int64) {
-	d.OnCheckpoint(next, func(x *unpack15.Decoder) int64 { return fn(x) })
-}
-
-func (d dec15) resetAt(src io.Reader, algo int, dict, size int64, state []byte) error {
-	return d.ResetAt(src, dict, size, state)
-}
-
 // cpKind is the Kind of f's checkpoints ("" for none).
 func cpKind(f *file) string {
-	switch family(f.algo) {
-	case fam50:
-		return "rar5"
-	case fam29:
-		return "rar29"
-	case fam20:
-		return "rar20"
-	case fam15:
-		return "rar15"
+	if fam := familyOf(f.algo); fam != nil {
+		return fam.kind
 	}
 	return ""
 }
@@ -141,20 +95,9 @@ func cpKind(f *file) string {
 // AES-256), RAR 2.9 (plain or RAR 3.x AES-128), RAR 2.0 and RAR 1.5
 // (plain or with the RAR 1.5 or 2.0 cipher, not RAR 1.3's) entries.
 func (a *Archive) cpEntry(f *file) bool {
-	var crypt bool
-	switch family(f.algo) {
-	case fam50:
-		crypt = f.crypt == cryptRAR5
-	case fam29:
-		crypt = f.crypt == cryptRAR3
-	case fam20, fam15:
-		crypt = oldCipher(f) > 0
-	default:
-		return false
-	}
-	return f.method > 0 && f.copyOf < 0 && !f.unknown &&
-		f.missing == nil && f.broken == nil && !f.split && f.e.Size > 0 && entryData(f.e) &&
-		(f.crypt == cryptNone || crypt)
+	fam := familyOf(f.algo)
+	return fam != nil && fam.checkpoints(f.crypt) && f.method > 0 && f.copyOf < 0 && !f.unknown &&
+		f.missing == nil && f.broken == nil && !f.split && f.e.Size > 0 && entryData(f.e)
 }
 
 // cipherMarks is a RAR 1.5 or 2.0 decryptor (rarcrypto.Reader15,
@@ -261,16 +204,16 @@ func (a *Archive) findCP(fi int, f *file, off int64) (engine.Checkpoint, bool, e
 // decoder takes checkpoints as it goes (not while a restored checkpoint
 // is being verified: none may come from a state not verified).
 func (a *Archive) resume(fi int, f *file, cp engine.Checkpoint, watch bool) (io.ReadCloser, error) {
-	if err := a.p.checkSize(f); err != nil {
+	if err := a.limits.checkSize(f); err != nil {
 		return nil, err
 	}
-	if err := a.p.checkDict(f); err != nil {
+	if err := a.limits.checkDict(f); err != nil {
 		return nil, err
 	}
 	if cp.In < 0 || cp.Out > f.e.Size {
 		return nil, errs.Corrupt("%s checkpoint out of the entry", cp.Kind)
 	}
-	r := &cpReader{a: a}
+	r := &atReader{a: a}
 	r.parts.reset(a.vols, f.parts)
 	at := cp.In >> 3
 	var src io.Reader = &r.parts
@@ -290,42 +233,23 @@ func (a *Archive) resume(fi int, f *file, cp engine.Checkpoint, watch bool) (io.
 			return nil, err
 		}
 	} else {
-		key, iv0, guess, err := a.p.cbcKey(f)
+		key, iv0, guess, err := a.keys.cbcKey(f)
 		if err != nil {
 			return nil, err
 		}
 		r.guess = guess
-		var iv [16]byte
-		copy(iv[:], iv0)
-		blk := at &^ 15
-		if err := r.parts.seek(max(blk-16, 0)); err != nil {
-			return nil, err
-		}
-		if blk > 0 {
-			if _, err := io.ReadFull(&r.parts, iv[:]); err != nil {
-				return nil, errs.EOF(err, "RAR encrypted data")
-			}
-		}
-		r.crypt = cryptReaders.Get()
-		if err := r.crypt.Reset(&r.parts, key, iv[:]); err != nil {
+		if err := r.cbcFrom(at, key, iv0); err != nil {
 			r.Close()
 			return nil, err
 		}
-		if drop := at - blk; drop > 0 {
-			var b [16]byte
-			if _, err := io.ReadFull(r.crypt, b[:drop]); err != nil {
-				r.Close()
-				return nil, mapErr(errs.EOF(err, "RAR encrypted data"), r.guess)
-			}
-		}
 		src = r.crypt
 	}
-	d, err := a.p.newUnpacker(f)
+	d, err := newUnpacker(f, a.limits.mem)
 	if err != nil {
 		r.Close()
 		return nil, err
 	}
-	r.dec, r.fam = d, family(f.algo)
+	r.dec = d
 	dc, ok := d.(cpDecoder)
 	if !ok || cp.Kind != cpKind(f) {
 		r.Close()
@@ -351,8 +275,8 @@ func (a *Archive) resume(fi int, f *file, cp engine.Checkpoint, watch bool) (io.
 // resumeCipher returns r's packed data from byte at on, deciphered by
 // f's RAR 1.5 or 2.0 cipher resumed from st, its state at the mark at or
 // before at.
-func (a *Archive) resumeCipher(r *cpReader, f *file, at int64, st []byte) (io.Reader, error) {
-	pw, err := a.p.entryPassword(f)
+func (a *Archive) resumeCipher(r *atReader, f *file, at int64, st []byte) (io.Reader, error) {
+	pw, err := a.keys.entryPassword(f)
 	if err != nil {
 		return nil, err
 	}
@@ -376,46 +300,4 @@ func (a *Archive) resumeCipher(r *cpReader, f *file, at int64, st []byte) (io.Re
 		return nil, errs.EOF(err, "RAR encrypted data")
 	}
 	return rd, nil
-}
-
-// cpReader reads an entry from a checkpoint; it owns its decoder.
-type cpReader struct {
-	a     *Archive
-	parts partsReader
-	crypt *rarcrypto.Reader
-	dec   unpacker
-	fam   int
-	lim   io.LimitedReader
-	guess bool
-}
-
-func (r *cpReader) Read(p []byte) (int, error) {
-	if r.a == nil {
-		return 0, errReaderClosed
-	}
-	if r.a.closed.Load() {
-		return 0, errArchiveClosed
-	}
-	if r.lim.N <= 0 {
-		return 0, io.EOF
-	}
-	n, err := r.lim.Read(p)
-	if err != nil && err != io.EOF {
-		err = mapErr(err, r.guess)
-	}
-	return n, err
-}
-
-func (r *cpReader) Close() error {
-	if r.dec != nil {
-		releaseUnpacker(r.fam, r.dec)
-		r.dec = nil
-	}
-	if r.crypt != nil {
-		r.crypt.Release()
-		cryptReaders.Put(r.crypt)
-		r.crypt = nil
-	}
-	r.a = nil
-	return nil
 }

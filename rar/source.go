@@ -8,7 +8,7 @@ import (
 	"github.com/go-unarc/unarc/internal/pool"
 )
 
-// source is the header parser's input: a buffered reader that knows its
+// source is the header reader's input: a buffered reader that knows its
 // offset and can skip data areas, by seeking when the input allows it
 // (an io.ReaderAt volume) and by reading otherwise (a stream).
 type source struct {

@@ -10,7 +10,7 @@ import (
 // first part of a byte-split set (internal/volume's rules: "x.rar.001",
 // then ".002" … while they exist) whose second part is not a RAR volume
 // of its own. The joined parts are closed through the returned closer.
-func (p *parser) joinSplit(ra io.ReaderAt, size int64, name string) (io.ReaderAt, int64, []io.Closer, error) {
+func (p *headerReader) joinSplit(ra io.ReaderAt, size int64, name string) (io.ReaderAt, int64, []io.Closer, error) {
 	j, err := volset.JoinSplit(ra, size, name, p.cfg.OpenVolume, startsWithRAR)
 	if err != nil || j == nil {
 		return ra, size, nil, err

@@ -1,7 +1,5 @@
 package rar
 
-import "github.com/go-unarc/unarc/rar/internal/unpack50"
-
 // SetEntryWorkers implements engine.EntryWorkers: how many goroutines one
 // entry's decoder may use (a RAR5 decoder pipelines with two or more,
 // unpack50.Decoder.SetWorkers); a solid run is one unit, so it gets what
@@ -14,20 +12,6 @@ func (a *Archive) entryWorkers() int {
 		return int(n)
 	}
 	return max(a.p.cfg.Workers, 1)
-}
-
-// setWorkers tells a RAR5 decoder for an entry with dictionary dict how
-// many goroutines it may use: n, when the pipeline's buffers fit
-// Limits.MaxMemory beside the window, else one.
-func setWorkers(d unpacker, n int, dict, memMax int64) {
-	d5, ok := d.(dec50)
-	if !ok {
-		return
-	}
-	if n > 1 && unpack50.PipelineMemory(n) > memMax-min(dict, memMax) {
-		n = 1
-	}
-	d5.SetWorkers(n)
 }
 
 // Units implements engine.Units. A non-solid entry is a unit of its own. A
@@ -55,7 +39,7 @@ func (a *Archive) unitOf(fi int) int {
 	if f.copyOf >= 0 {
 		fi, f = f.copyOf, a.files[f.copyOf]
 	}
-	if f.method > 0 && (a.p.solid || f.solid) && entryData(f.e) {
+	if f.method > 0 && (a.p.main.solid || f.solid) && entryData(f.e) {
 		return a.runStart(fi)
 	}
 	return fi

@@ -7,7 +7,7 @@ import (
 	"github.com/go-unarc/unarc/internal/errs"
 )
 
-// warnings collects archive-level conditions the parser meets that are
+// warnings collects archive-level conditions the header reader meets that are
 // not errors of any entry (engine.Warner): a missing or cut end-of-archive
 // record, a locked archive, recovery data, a listing ended early. Each
 // condition is recorded once.

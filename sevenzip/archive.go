@@ -1,13 +1,47 @@
-// Package sevenzip reads 7z archives (7-Zip's DOC/7zFormat.txt): the
-// signature header, plain and encoded (compressed, encrypted) headers, the
-// coder graph of each folder, and the files stored in the folders'
-// substreams. Archives are random access only: 7z keeps its header at the
-// end, so a forward-only reader cannot work.
+// Package sevenzip reads and writes 7z archives (7-Zip's
+// DOC/7zFormat.txt).
+//
+// Open reads the signature header, plain and encoded (compressed,
+// encrypted) headers, the coder graph of each folder, and the files
+// stored in the folders' substreams. Archives are random access only: 7z
+// keeps its header at the end, so a forward-only reader cannot work.
 //
 // Coders: Copy, LZMA, LZMA2, PPMd (H, 7z range coder), BZip2, Deflate,
 // Deflate64, 7zAES, the branch filters BCJ, BCJ2, ARM, ARMT, ARM64, PPC,
 // SPARC, IA64, RISCV and Delta. Any other method ID fails with an error
-// matching errs.ErrUnsupported that names the ID.
+// matching unarc.ErrUnsupported that names the ID. Archive.OpenAt reads an
+// entry from an offset, resuming a folder's decoder from the nearest
+// checkpoint (LZMA, LZMA2, BZip2, PPMd, Deflate, Copy, under 7zAES and a
+// filter too, and BCJ2 folders); ExportIndex and openIndex save and
+// reopen what Open found without reading the header again.
+//
+// # Writing
+//
+// NewWriter writes a 7z archive that 7-Zip reads: entries added with
+// Create, CreateHeader or AddFS (directories, symlinks as 7-Zip -snl
+// stores them, times, Unix modes and Windows attributes), their sizes
+// not known in advance. What is written:
+//
+//   - methods: LZMA2 (the default, as 7-Zip's), LZMA or Copy
+//     (WithMethod), at levels 0 to 9 (WithLevel) or with an explicit
+//     dictionary, literal bits and fast bytes;
+//   - filters: chosen per file from its first bytes (FilterAuto: BCJ for
+//     x86 executables, ARM64, ARM), or set with WithFilter (x86, ARM,
+//     ARMT, ARM64, PPC, SPARC) or WithDelta; files with different
+//     filters go to different folders;
+//   - encryption: AES-256 (7zAES) with WithPassword, the key derived once
+//     per writer; WithEncryptedHeaders encrypts the header too (file
+//     names included, as 7-Zip's -mhe=on); the header is LZMA-compressed
+//     unless WithHeaderCompression(false);
+//   - solid blocks: one folder per filter by default, bounded in bytes
+//     or files by WithSolid (WithSolid(0, 1): one folder per file);
+//   - volumes: WithVolumes splits the archive (name.7z.001, .002, …);
+//   - threads: WithThreads encodes LZMA2 blocks on several goroutines,
+//     the archive's bytes not depending on it.
+//
+// The output is an io.WriteSeeker or io.WriterAt, whose first 32 bytes
+// (the start header) are written at Close; WithSpool and
+// WithDeferredStartHeader write to a plain io.Writer.
 //
 // # Security
 //
@@ -39,18 +73,18 @@
 // end of the file (Archive.Warnings reports ErrStartHeaderRecovered).
 // Behind prepended data a signature counts only when its CRC, its next
 // header's range and that header's CRC hold; else the input is not a 7z
-// archive (errs.ErrFormat). An entry stored without a name takes the
+// archive (unarc.ErrFormat). An entry stored without a name takes the
 // archive's base name, as 7-Zip names it.
 //
 // # Errors
 //
 // Input that ends early (signature header, header, pack streams,
-// volumes) is errs.ErrTruncated; a damaged header or header CRC is
-// errs.ErrCorrupt; a coder whose output ends before its declared size
-// is errs.ErrCorrupt (or ErrTruncated when it ran out of input); a data
-// CRC mismatch is errs.ErrChecksum. In a folder encrypted with 7zAES a
+// volumes) is unarc.ErrTruncated; a damaged header or header CRC is
+// unarc.ErrCorrupt; a coder whose output ends before its declared size
+// is unarc.ErrCorrupt (or ErrTruncated when it ran out of input); a data
+// CRC mismatch is unarc.ErrChecksum. In a folder encrypted with 7zAES a
 // checksum, corrupt-data or truncation error is reported as
-// errs.ErrPassword: the pack streams were checked to be complete, so
+// unarc.ErrPassword: the pack streams were checked to be complete, so
 // such data is almost always the output of a wrong key, CRC or not.
 //
 // # Symlinks

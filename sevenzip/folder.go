@@ -8,8 +8,8 @@ import (
 	"slices"
 
 	"github.com/go-unarc/unarc/arc"
-	"github.com/go-unarc/unarc/crc32x"
 	"github.com/go-unarc/unarc/internal/bcj"
+	"github.com/go-unarc/unarc/internal/crc32x"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/pool"
 )

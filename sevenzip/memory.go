@@ -1,31 +1,14 @@
 package sevenzip
 
-import (
-	"encoding/binary"
-
-	"github.com/go-unarc/unarc/internal/errs"
-	"github.com/go-unarc/unarc/internal/ppmd"
-	"github.com/go-unarc/unarc/lzma"
-)
+import "github.com/go-unarc/unarc/internal/errs"
 
 // Decoder memory of one folder. Limits.MaxMemory bounds the whole chain
 // (every coder's window, model, buffers, plus the pack readers), so it
 // is summed over the folder before any coder is built. The figures are
 // what each decoder allocates at most.
-const (
-	packReaderMem = packBufSize
-	lzmaFixedMem  = 8<<10 + 64<<10 // probabilities besides literals, input buffer
-	ppmdFixedMem  = 64 << 10       // range coder input
-	bcj2Mem       = 48 << 10       // its four bufio readers
-	filterMem     = 64 << 10       // BCJ/Delta buffer
-	deflateMem    = 256 << 10      // four windows and Huffman tables
-	bzip2Mem      = 900_000*4 + 64<<10
-	aesMem        = 8 << 10
-
-	// growWindowOver: an LZMA window larger than this is grown with the
-	// output when its input cannot explain it (see lzmaGrows).
-	growWindowOver = 256 << 10
-)
+//
+// Each method's figure is in its row of the method table (method.go).
+const packReaderMem = packBufSize
 
 // coderPlan is what newFolderReader decided for one coder before
 // building it.
@@ -40,40 +23,22 @@ func (a *Archive) planFolder(si *streamsInfo, f *folder, inBase, outBase []int) 
 	plans := make([]coderPlan, len(f.coders))
 	total := int64(len(f.packed)) * packReaderMem
 	for ci := range f.coders {
-		c := &f.coders[ci]
-		out := f.unpackSizes[outBase[ci]]
-		var m int64
-		switch c.method {
-		case mLZMA, mLZMA2:
-			dict, lit, ok := lzmaShape(c)
-			if !ok {
-				continue // newCoder reports the bad properties
+		m := methodOf(f.coders[ci].method)
+		n := int64(filterMem) // what an unknown method would hold; newCoder refuses it
+		switch {
+		case m == nil:
+		case m.memory != nil:
+			var err error
+			if n, plans[ci].grow, err = m.memory(a, si, f, inBase, outBase, ci); err != nil {
+				return nil, 0, err
 			}
-			w := min(max(dict, 4096), out)
-			if w > a.cfg.Limits.MaxDictionary {
-				return nil, 0, errs.Limit("7z: LZMA window of %d bytes, above MaxDictionary (%d)", w, a.cfg.Limits.MaxDictionary)
+			if n < 0 {
+				continue // open reports the bad properties
 			}
-			m = w + lit + lzmaFixedMem
-			in := a.inputBound(si, f, inBase, outBase, ci, 0)
-			plans[ci].grow = w > growWindowOver && (in < 0 || w > 4*in)
-		case mPPMD:
-			if len(c.props) == 5 {
-				mem := int64(binary.LittleEndian.Uint32(c.props[1:]))
-				m = mem + ppmd.Overhead(mem) + ppmdFixedMem
-			}
-		case mBCJ2:
-			m = bcj2Mem
-		case mDeflate, mDeflate64:
-			m = deflateMem
-		case mBZip2:
-			m = bzip2Mem
-		case mAES:
-			m = aesMem
-		case mCopy:
 		default:
-			m = filterMem
+			n = m.mem
 		}
-		total += m
+		total += n
 		if total > a.cfg.Limits.MaxMemory || total < 0 {
 			return nil, 0, errs.Limit("7z: the folder's decoders need %d bytes or more, above MaxMemory (%d)", total, a.cfg.Limits.MaxMemory)
 		}
@@ -105,30 +70,6 @@ func (a *Archive) folderMemory(fi int) int64 {
 		return a.cfg.Limits.MaxMemory
 	}
 	return total
-}
-
-// litCoderMem is the memory of one LZMA literal coder: 0x300
-// probabilities of two bytes and the decoder's stamp of its last reset.
-const litCoderMem = 0x300*2 + 4
-
-// lzmaShape returns an LZMA or LZMA2 coder's dictionary size and the
-// bytes of its literal probabilities.
-func lzmaShape(c *coder) (dict, lit int64, ok bool) {
-	if c.method == mLZMA2 {
-		if len(c.props) != 1 {
-			return 0, 0, false
-		}
-		d, err := lzma.DictSizeLZMA2(c.props[0])
-		if err != nil {
-			return 0, 0, false
-		}
-		return d, litCoderMem << 4, true
-	}
-	p, err := lzma.DecodeProps(c.props)
-	if err != nil {
-		return 0, 0, false
-	}
-	return int64(p.DictSize), litCoderMem << uint(p.LC+p.LP), true
 }
 
 // inputBound returns an upper bound, known from the archive itself, of
@@ -163,8 +104,7 @@ func (a *Archive) inputBound(si *streamsInfo, f *folder, inBase, outBase []int, 
 		if next < 0 {
 			return -1
 		}
-		switch f.coders[next].method {
-		case mLZMA, mLZMA2, mPPMD, mBCJ2, mDeflate, mDeflate64, mBZip2:
+		if m := methodOf(f.coders[next].method); m != nil && (m.role == roleCoder || m.role == roleBCJ2) {
 			return -1
 		}
 		ci, j = next, 0 // Copy, AES, a filter: as large as its input

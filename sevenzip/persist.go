@@ -15,7 +15,7 @@ import (
 )
 
 // The persistable index of a 7z archive (engine.Indexer; the root's
-// Archive.Index and OpenWithIndex). 7z's plain header is exactly the
+// Archive.Index and WithIndex). 7z's plain header is exactly the
 // locator: every entry, its folder and substream, the folders' coder
 // chains and properties, the pack streams' offsets and sizes. The index
 // keeps it decoded — decompressed and decrypted — so reopening reads no

@@ -7,14 +7,10 @@ import (
 	"strings"
 
 	"github.com/go-unarc/unarc/arc"
-	"github.com/go-unarc/unarc/bzip2"
-	"github.com/go-unarc/unarc/deflate"
 	"github.com/go-unarc/unarc/internal/aes7z"
 	"github.com/go-unarc/unarc/internal/bcj"
 	"github.com/go-unarc/unarc/internal/engine"
 	"github.com/go-unarc/unarc/internal/errs"
-	"github.com/go-unarc/unarc/internal/ppmd"
-	"github.com/go-unarc/unarc/lzma"
 )
 
 // Random access (engine.EntrySeeker). A folder whose coders form one chain
@@ -123,23 +119,25 @@ func shapeOf(f *folder) chainShape {
 			return none
 		}
 		ci := out // one output per coder: stream index = coder index
-		c := &f.coders[ci]
-		switch c.method {
-		case mCopy:
+		m := methodOf(f.coders[ci].method)
+		switch {
+		case m == nil:
+			return none
+		case m.role == roleCopy:
 			if sh.filt >= 0 && sh.lz < 0 && copyAt < 0 {
 				copyAt = ci
 			}
-		case mAES:
+		case m.role == roleCrypt:
 			if sh.aes >= 0 {
 				return none
 			}
 			sh.aes, sh.aesOut = ci, out
-		case mLZMA2, mLZMA, mBZip2, mPPMD, mDeflate, mDeflate64:
+		case m.role == roleCoder && m.resume != nil:
 			if sh.lz >= 0 || sh.aes >= 0 {
 				return none
 			}
 			sh.lz = ci
-		case mDelta, mX86, mBCJ, mPPC, mPPC2, mIA64, mIA642, mARM, mARM2, mARMT, mARMT2, mSPARC, mSPARC2, mARM64, mRISCV:
+		case m.role == roleFilter:
 			if sh.filt >= 0 || sh.lz >= 0 || sh.aes >= 0 {
 				return none
 			}
@@ -446,8 +444,8 @@ func (a *Archive) directFolder(fi int, sh chainShape, x int64, e *arc.Entry) (*f
 	return fr, nil
 }
 
-// resumeFolder restarts an LZMA2, LZMA, BZip2 or PPMd folder from
-// checkpoint cp.
+// resumeFolder restarts a folder from checkpoint cp: its coder through
+// its row's resume (method.go), the filter after it from its state.
 func (a *Archive) resumeFolder(fi int, sh chainShape, cp engine.Checkpoint, e *arc.Entry) (*folderReader, error) {
 	if sh.bcj2 {
 		return a.resumeBCJ2(fi, sh, cp, e)
@@ -489,63 +487,12 @@ func (a *Archive) resumeFolder(fi int, sh chainShape, cp engine.Checkpoint, e *a
 		fr.Close()
 		return nil, mapErr(enc, err)
 	}
-	maxDict := lzma.MaxDict(a.cfg.Limits.MaxDictionary)
-	var r io.Reader
-	switch c.method {
-	case mCopy:
-		if len(lzState) != 0 || cp.In != lzOut {
-			fr.Close()
-			return nil, errs.Corrupt("7z: Copy checkpoint at output %d, input %d", lzOut, cp.In)
-		}
-		cc := fr.env.counter(in, lzOut)
-		r, fr.cpz = cc, cc
-	case mLZMA2, mLZMA:
-		z, err := fr.lzmaAt(c, in, size, false, lzState, lzOut, cp.In, maxDict)
-		if err != nil {
-			fr.Close()
-			return nil, err
-		}
-		r, fr.cpz = z, z
-	case mBZip2:
-		z := new(bzip2.Reader)
-		fr.env.onClose(z)
-		if err := z.ResetAt(in, lzState, lzOut, cp.In, bzip2.MaxMemory(a.cfg.Limits.MaxMemory)); err != nil {
-			enc := fr.encrypt
-			fr.Close()
-			return nil, mapErr(enc, err)
-		}
-		r, fr.cpz = z, z
-	case mDeflate, mDeflate64:
-		if len(lzState) < 2 || lzState[1] == 1 != (c.method == mDeflate64) {
-			fr.Close()
-			return nil, errs.Corrupt("7z: Deflate checkpoint of the other variant")
-		}
-		z := new(deflate.Reader)
-		fr.env.onClose(z)
-		if err := z.ResetAt(in, lzState, lzOut, cp.In); err != nil {
-			enc := fr.encrypt
-			fr.Close()
-			return nil, mapErr(enc, err)
-		}
-		r, fr.cpz = z, z
-	case mPPMD:
-		order, mem, err := ppmd.ParseProps7z(c.props)
-		if need := int64(mem) + ppmd.Overhead(int64(mem)); err == nil && need > a.cfg.Limits.MaxMemory {
-			err = errs.Limit("7z: PPMd model of %d bytes (%d with its tables)", mem, need)
-		}
-		if err != nil {
-			fr.Close()
-			return nil, err
-		}
-		z := new(ppmd.Reader7z)
-		fr.env.onClose(z)
-		if err := z.ResetAt7z(in, order, mem, size, lzState, lzOut, cp.In); err != nil {
-			enc := fr.encrypt
-			fr.Close()
-			return nil, mapErr(enc, err)
-		}
-		r, fr.cpz = z.Guarded(), z
+	r, z, err := methodOf(c.method).resume(fr, c, in, size, lzState, lzOut, cp.In)
+	if err != nil {
+		fr.Close()
+		return nil, err
 	}
+	fr.cpz = z
 	if sh.filt >= 0 {
 		bf := new(bcj.Reader)
 		bf.ResetState(fr.newLimited(r, size-lzOut), &fs, dist)
@@ -557,85 +504,12 @@ func (a *Archive) resumeFolder(fi int, sh chainShape, cp engine.Checkpoint, e *a
 	return fr, nil
 }
 
-// lzmaReader is an LZMA or LZMA2 decoder (checkpoints: cpDecoder).
-type lzmaReader interface {
-	io.Reader
-	cpDecoder
-}
-
-// lzmaAt makes an LZMA or LZMA2 decoder of coder c over in (its output
-// size bytes) at a checkpoint's state, output and input offsets, or,
-// fresh, at the stream's start; fr closes it.
-func (fr *folderReader) lzmaAt(c *coder, in io.Reader, size int64, fresh bool, state []byte, out, inOff int64, opts ...lzma.Option) (lzmaReader, error) {
-	if c.method == mLZMA2 {
-		dict, err := lzma2DictOf(c)
-		if err != nil {
-			return nil, err
-		}
-		z := readers2.Get()
-		fr.env.onClose(reader2Closer{z})
-		if fresh {
-			return z, z.Reset(in, dict, size, opts...)
-		}
-		return z, z.ResetAt(in, dict, size, state, out, inOff, opts...)
-	}
-	p, err := lzma.DecodeProps(c.props)
-	if err != nil {
-		return nil, err
-	}
-	z := readers1.Get()
-	fr.env.onClose(reader1Closer{z})
-	if fresh {
-		return z, z.Reset(in, p, size, opts...)
-	}
-	return z, z.ResetAt(in, p, size, state, out, inOff, opts...)
-}
-
-// filterParams returns the bcj filter of coder c, its start offset and
-// (Delta) its distance.
-func filterParams(c *coder) (bcj.Kind, uint32, int, error) {
-	k := filterKind(c.method)
-	if k == bcj.Delta {
-		if len(c.props) != 1 {
-			return 0, 0, 0, errs.Corrupt("7z: Delta with %d property bytes", len(c.props))
-		}
-		return k, 0, int(c.props[0]) + 1, nil
-	}
-	start, err := filterStart(c.props)
-	return k, start, 0, err
-}
-
-// filterKind is the bcj filter of a branch or Delta method.
-func filterKind(m uint64) bcj.Kind {
-	switch m {
-	case mDelta:
-		return bcj.Delta
-	case mX86, mBCJ:
-		return bcj.X86
-	case mPPC, mPPC2:
-		return bcj.PPC
-	case mIA64, mIA642:
-		return bcj.IA64
-	case mARM, mARM2:
-		return bcj.ARM
-	case mARMT, mARMT2:
-		return bcj.ARMT
-	case mSPARC, mSPARC2:
-		return bcj.SPARC
-	case mARM64:
-		return bcj.ARM64
-	case mRISCV:
-		return bcj.RISCV
-	}
-	return 0
-}
-
 // cpKindOf is the checkpoint kind of folder f of shape sh: the coder's,
 // and "+" and the filter's when one follows it.
 func cpKindOf(f *folder, sh chainShape) string {
-	k := cpKind(f.coders[sh.lz].method)
+	k := methodOf(f.coders[sh.lz].method).cpKind
 	if sh.filt >= 0 {
-		k += "+" + strings.ToLower(filterKind(f.coders[sh.filt].method).String())
+		k += "+" + strings.ToLower(methodOf(f.coders[sh.filt].method).filter.String())
 	}
 	return k
 }
@@ -656,30 +530,11 @@ func splitState(sh chainShape, st []byte) (lz, filt []byte, ok bool) {
 	return st[2+n:], st[2 : 2+n], true
 }
 
-// cpKind is the checkpoint kind of a resumable coder method.
-func cpKind(method uint64) string {
-	switch method {
-	case mLZMA2:
-		return "lzma2"
-	case mBZip2:
-		return "bzip2"
-	case mPPMD:
-		return "ppmd7"
-	case mDeflate, mDeflate64:
-		return "deflate"
-	case mCopy:
-		return "copy"
-	case mBCJ2:
-		return "bcj2"
-	}
-	return "lzma"
-}
-
 // cpInByte is the byte of the coder's input a checkpoint resumes at:
 // BZip2 and Deflate count their input in bits (their blocks need not
 // start on a byte).
 func cpInByte(cp engine.Checkpoint) int64 {
-	if strings.HasPrefix(cp.Kind, "bzip2") || strings.HasPrefix(cp.Kind, "deflate") {
+	if m := cpMethod(cp.Kind); m != nil && m.cpInBits {
 		return cp.In / 8
 	}
 	return cp.In

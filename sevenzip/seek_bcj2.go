@@ -9,7 +9,7 @@ import (
 	"github.com/go-unarc/unarc/internal/bcj"
 	"github.com/go-unarc/unarc/internal/engine"
 	"github.com/go-unarc/unarc/internal/errs"
-	"github.com/go-unarc/unarc/lzma"
+	"github.com/go-unarc/unarc/internal/lzma"
 )
 
 // BCJ2 folders (kind "bcj2"): one BCJ2 coder whose four inputs (main,

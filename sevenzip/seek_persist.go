@@ -4,12 +4,9 @@ import (
 	"errors"
 
 	"github.com/go-unarc/unarc/arc"
-	"github.com/go-unarc/unarc/bzip2"
 	"github.com/go-unarc/unarc/internal/cpcache"
 	"github.com/go-unarc/unarc/internal/engine"
 	"github.com/go-unarc/unarc/internal/errs"
-	"github.com/go-unarc/unarc/internal/ppmd"
-	"github.com/go-unarc/unarc/lzma"
 )
 
 // Checkpoints kept in an index (engine.CheckpointPersister). A restored
@@ -130,73 +127,11 @@ func (a *Archive) fitCP(cp *engine.Checkpoint) error {
 		cp.CheckLen != min(engine.CheckSpan, size-cp.Out) {
 		return engine.Stale("checkpoint does not fit its folder")
 	}
-	switch c.method {
-	case mCopy:
-		if len(lzState) != 0 {
-			return engine.Stale("checkpoint state does not fit its folder")
-		}
-		cp.Entry, cp.EntryOff = a.entryAtOut(fi, cp.Out)
-		return nil
-	case mBZip2:
-		if len(lzState) != bzip2.CheckpointStateSize {
-			return engine.Stale("checkpoint state does not fit its folder")
-		}
-		cp.Entry, cp.EntryOff = a.entryAtOut(fi, cp.Out)
-		return nil
-	case mDeflate, mDeflate64:
-		if len(lzState) < 2 || len(lzState) > 2+64<<10 {
-			return engine.Stale("checkpoint state does not fit its folder")
-		}
-		cp.Entry, cp.EntryOff = a.entryAtOut(fi, cp.Out)
-		return nil
-	case mPPMD:
-		// At most the model's arena and its tables.
-		_, mem, err := ppmd.ParseProps7z(c.props)
-		if err != nil {
-			return engine.Stale("checkpoint of a damaged coder")
-		}
-		if int64(len(lzState)) > int64(mem)+ppmd.CheckpointOverhead {
-			return engine.Stale("checkpoint state larger than its folder's model")
-		}
-		cp.Entry, cp.EntryOff = a.entryAtOut(fi, cp.Out)
-		return nil
-	}
-	bound, ok := lzmaStateBound(c, size)
-	if !ok {
-		return engine.Stale("checkpoint of a damaged coder")
-	}
-	if int64(len(lzState)) > bound {
-		return engine.Stale("checkpoint state larger than its folder's window")
+	if err := methodOf(c.method).fitState(c, size, lzState); err != nil {
+		return err
 	}
 	cp.Entry, cp.EntryOff = a.entryAtOut(fi, cp.Out)
 	return nil
-}
-
-// lzmaStateBound is the largest checkpoint state of LZMA or LZMA2 coder
-// c producing size bytes: the window (at most the dictionary, or size
-// when smaller), a few coder fields and the probabilities.
-func lzmaStateBound(c *coder, size int64) (int64, bool) {
-	var dict int64
-	lclp := 4
-	switch c.method {
-	case mLZMA2:
-		if len(c.props) != 1 {
-			return 0, false
-		}
-		d, err := lzma.DictSizeLZMA2(c.props[0])
-		if err != nil {
-			return 0, false
-		}
-		dict = d
-	default:
-		p, err := lzma.DecodeProps(c.props)
-		if err != nil {
-			return 0, false
-		}
-		dict, lclp = int64(p.DictSize), p.LC+p.LP
-	}
-	window := (min(max(dict, 4096), size) + 15) &^ 15
-	return window + 2*(4096+0x300<<lclp) + 128, true
 }
 
 // folderEntry returns an entry of folder fi (for the password prompt).

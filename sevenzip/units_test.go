@@ -8,7 +8,7 @@ import (
 
 	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/internal/engine/conf"
-	"github.com/go-unarc/unarc/lzma"
+	"github.com/go-unarc/unarc/internal/lzma"
 )
 
 // TestLZMA2BlocksWorkers reads the entry 7zz -mmt4 wrote in independent

@@ -2,9 +2,7 @@ package sevenzip
 
 import (
 	"encoding/binary"
-	"fmt"
 	"hash/crc32"
-	"io"
 	"unicode/utf16"
 
 	"github.com/go-unarc/unarc/internal/aes7z"
@@ -79,35 +77,16 @@ func (h *hbuf) coder(m uint64, props []byte) {
 	}
 }
 
-// folderSizes returns the unpack sizes of f's coders in header order.
-func (w *Writer) folderSizes(f *folderRec) (s [3]int64, n int) {
-	if _, m := filterSpec(f.filter, w.cfg.deltaDist); m != 0 {
-		s[n] = f.unpack
-		n++
-	}
-	s[n] = f.unpack
-	n++
-	if f.aes {
-		s[n] = f.compOut
-		n++
-	}
-	return s, n
-}
-
-// folder appends a folder of the chain filter -> compressor -> AES
-// (decoding order: coder 0 produces the data).
+// folder appends folder f: its coders as the chain recorded them
+// (decoding order: coder 0 produces the data), then the bind pairs.
 func (w *Writer) folder(h *hbuf, f *folderRec) {
-	_, nc := w.folderSizes(f)
-	h.number(uint64(nc))
-	if _, m := filterSpec(f.filter, w.cfg.deltaDist); m != 0 {
-		var p []byte
-		if m == mDelta {
-			p = []byte{byte(w.cfg.deltaDist - 1)}
+	h.number(uint64(f.nc))
+	for i := 0; i < f.nc; i++ {
+		c := &f.coders[i]
+		if c.method != mAES {
+			h.coder(c.method, c.props[:c.nprops])
+			continue
 		}
-		h.coder(m, p)
-	}
-	h.coder(f.spec.method, f.spec.props[:f.spec.nprops])
-	if f.aes {
 		var pb [2 + 16 + 16]byte
 		p := aes7z.Props{Cycles: uint8(w.cfg.cycles), IV: f.iv}
 		if w.cfg.saltLen > 0 {
@@ -115,7 +94,7 @@ func (w *Writer) folder(h *hbuf, f *folderRec) {
 		}
 		h.coder(mAES, aes7z.EncodeProps(pb[:0], &p))
 	}
-	for i := 1; i < nc; i++ { // coder i-1's input is coder i's output
+	for i := 1; i < f.nc; i++ { // coder i-1's input is coder i's output
 		h.number(uint64(i - 1))
 		h.number(uint64(i))
 	}
@@ -143,9 +122,9 @@ func (w *Writer) streamsInfo(h *hbuf, packPos int64, folders []folderRec, crcs [
 	}
 	h.byte(idCodersUnpackSize)
 	for i := range folders {
-		s, n := w.folderSizes(&folders[i])
-		for j := 0; j < n; j++ {
-			h.number(uint64(s[j]))
+		f := &folders[i]
+		for j := 0; j < f.nc; j++ {
+			h.number(uint64(f.sizes[j]))
 		}
 	}
 	if crcs != nil {
@@ -368,41 +347,21 @@ func (w *Writer) writeHeader() error {
 // stream and returns the kEncodedHeader block describing it.
 func (w *Writer) encodeHeader(hdr []byte) ([]byte, error) {
 	st := w.st
-	start := w.out.pos
-	var f folderRec
-	var dst io.Writer = w.out
-	aes := w.cfg.encHeaders
-	if aes {
-		if _, err := io.ReadFull(w.rand, f.iv[:]); err != nil {
-			return nil, fmt.Errorf("7z writer: random source: %w", err)
-		}
-		st.aes.Reset(w.out, f.iv)
-		dst = st.aes
+	var c folderChain
+	if err := w.openChain(&c, FilterNone, w.cfg.encHeaders, true, len(hdr)); err != nil {
+		return nil, err
 	}
-	cnt := counter{w: dst}
-	comp, spec, err := st.coders.get(&w.cfg, &cnt, true, len(hdr))
+	if _, err := c.comp.Write(hdr); err != nil {
+		c.comp.Close()
+		return nil, err
+	}
+	f, err := w.closeChain(&c, int64(len(hdr)), 1)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := comp.Write(hdr); err != nil {
-		comp.Close()
-		return nil, err
-	}
-	err = comp.Close()
-	st.coders.closed()
-	if err != nil {
-		return nil, err
-	}
-	if aes {
-		if err := st.aes.Close(); err != nil {
-			return nil, err
-		}
-	}
-	f = folderRec{filter: FilterNone, spec: spec, aes: aes, iv: f.iv, unpack: int64(len(hdr)),
-		compOut: cnt.n, pack: w.out.pos - start, numSub: 1}
 	h := hbuf(st.enc[:0])
 	h.byte(idEncodedHeader)
-	w.streamsInfo(&h, start-sigHeaderSize, []folderRec{f}, []uint32{crc32.ChecksumIEEE(hdr)})
+	w.streamsInfo(&h, c.start-sigHeaderSize, []folderRec{f}, []uint32{crc32.ChecksumIEEE(hdr)})
 	h.byte(idEnd)
 	st.enc = h
 	return h, nil

@@ -3,7 +3,7 @@ package sevenzip
 import (
 	"io"
 
-	"github.com/go-unarc/unarc/lzma"
+	"github.com/go-unarc/unarc/internal/lzma"
 )
 
 // lzmaOptMax bounds the options passed to an encoder.

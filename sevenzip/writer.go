@@ -80,16 +80,10 @@ type Writer struct {
 
 // folderState is the folder being written.
 type folderState struct {
-	open    bool
-	filter  Filter
-	files   int
-	unpack  int64
-	start   int64 // sink position of its first pack byte
-	head    io.Writer
-	comp    compressor
-	compOut counter // bytes out of the compressor
-	iv      [16]byte
-	spec    wcoder
+	folderChain
+	filter Filter
+	files  int
+	unpack int64
 }
 
 // counter counts the bytes passed on to w.
@@ -116,18 +110,6 @@ type fileRec struct {
 	attrib       uint32
 	size         int64
 	crc          uint32
-}
-
-// folderRec is one written folder.
-type folderRec struct {
-	filter  Filter
-	spec    wcoder
-	aes     bool
-	iv      [16]byte
-	unpack  int64
-	compOut int64
-	pack    int64
-	numSub  int
 }
 
 // wstate is a Writer's reusable bookkeeping and coders, pooled across
@@ -520,26 +502,10 @@ func (w *Writer) endEntry() error {
 // openFolder starts a folder with filter f.
 func (w *Writer) openFolder(f Filter) error {
 	fo := &w.fo
-	*fo = folderState{open: true, filter: f, start: w.out.pos}
-	var dst io.Writer = w.out
-	if w.hasKey {
-		if _, err := io.ReadFull(w.rand, fo.iv[:]); err != nil {
-			w.err = fmt.Errorf("7z writer: random source: %w", err)
-			return w.err
-		}
-		w.st.aes.Reset(w.out, fo.iv)
-		dst = w.st.aes
-	}
-	fo.compOut.w = dst
-	comp, spec, err := w.st.coders.get(&w.cfg, &fo.compOut, false, 0)
-	if err != nil {
+	*fo = folderState{filter: f}
+	if err := w.openChain(&fo.folderChain, f, w.hasKey, false, 0); err != nil {
 		w.err = err
 		return err
-	}
-	fo.comp, fo.spec, fo.head = comp, spec, comp
-	if kind, _ := filterSpec(f, w.cfg.deltaDist); kind != 0 {
-		w.st.bw.Reset(comp, kind, 0, w.cfg.deltaDist)
-		fo.head = &w.st.bw
 	}
 	return nil
 }
@@ -550,27 +516,12 @@ func (w *Writer) closeFolder() error {
 	if !fo.open {
 		return nil
 	}
-	fo.open = false
-	var err error
-	if fo.head != io.Writer(fo.comp) {
-		err = w.st.bw.Close()
-	}
-	if cerr := fo.comp.Close(); err == nil {
-		err = cerr
-	}
-	fo.comp = nil
-	w.st.coders.closed()
-	if w.hasKey && err == nil {
-		err = w.st.aes.Close()
-	}
+	r, err := w.closeChain(&fo.folderChain, fo.unpack, fo.files)
 	if err != nil {
 		w.err = err
 		return err
 	}
-	w.st.folders = append(w.st.folders, folderRec{
-		filter: fo.filter, spec: fo.spec, aes: w.hasKey, iv: fo.iv,
-		unpack: fo.unpack, compOut: fo.compOut.n, pack: w.out.pos - fo.start, numSub: fo.files,
-	})
+	w.st.folders = append(w.st.folders, r)
 	return nil
 }
 

@@ -37,7 +37,7 @@ var Format = arc.Format{
 		return NewReader(r, conf.From(cfg))
 	},
 	OpenIndex:  openIndex,
-	IndexNames: indexFormats(),
+	IndexNames: []string{"tar"}, // and each compressor's (register)
 }
 
 // sniffBytes reports whether head, the first bytes of an input, starts a
@@ -78,7 +78,7 @@ func formatName(kind compKind, bare bool) string {
 	case bare:
 		return kind.String()
 	}
-	return "tar." + kindSuffixes[kind]
+	return "tar." + compressorOf(kind).ext
 }
 
 func methodName(kind compKind) string {
@@ -104,21 +104,16 @@ func bareName(kind compKind, fname, input string) string {
 	}
 	base := path.Base(strings.ReplaceAll(input, "\\", "/"))
 	low := strings.ToLower(base)
-	for _, s := range suffixes[kind] {
+	var sfx [][2]string
+	if c := compressorOf(kind); c != nil {
+		sfx = c.suffixes
+	}
+	for _, s := range sfx {
 		if strings.HasSuffix(low, s[0]) && len(base) > len(s[0]) {
 			return base[:len(base)-len(s[0])] + s[1]
 		}
 	}
 	return base + ".out"
-}
-
-var suffixes = [...][][2]string{
-	kindGzip:  {{".tgz", ".tar"}, {".taz", ".tar"}, {".gz", ""}, {".z", ""}, {"-gz", ""}},
-	kindBzip2: {{".tbz2", ".tar"}, {".tbz", ".tar"}, {".bz2", ""}, {".bz", ""}},
-	kindXZ:    {{".txz", ".tar"}, {".xz", ""}},
-	kindZstd:  {{".tzst", ".tar"}, {".zst", ""}, {".zstd", ""}},
-	kindLzip:  {{".tlz", ".tar"}, {".lz", ""}},
-	kindLZMA:  {{".lzma", ""}},
 }
 
 // Archive is random access over a tar archive or a compressed single
@@ -130,7 +125,7 @@ var suffixes = [...][][2]string{
 //
 // A compressed tar has no directory: Open decodes the whole stream once
 // to list it (and to verify the compressor's checksums at its end; an
-// index from Index, reopened with OpenWithIndex, lists without that), and
+// index from Index, reopened with the root's WithIndex, lists without that), and
 // opening an entry decodes the stream again from its start up to that
 // entry. The Archive keeps the decoder of the last closed entry, so
 // opening entries in stored order (Extract, a loop over Entries)
@@ -257,19 +252,20 @@ func (c *cursor) start(src io.Reader, size int64, kind compKind, lim *arc.Limits
 // on another overlaps them with the caller's work. bzip2 and zstd use
 // Workers themselves (their own decoders run concurrently).
 func readsAhead(k compKind) bool {
-	return k != kindNone && k != kindBzip2 && k != kindZstd
+	c := compressorOf(k)
+	return c != nil && c.aheadWindow != nil
 }
 
 // aheadFits: the read-ahead ring counts against MaxMemory on top of the
-// most the decoder may hold (its window: 32 KiB for gzip, up to the
+// most the decoder may hold (its row's aheadWindow: 32 KiB for gzip, up to the
 // dictionary limit for the LZMA family, whose streams announce theirs
 // only block by block); without room for both the stream is decoded on
 // the caller's goroutine, so a worker count never changes what the
 // limits admit.
 func aheadFits(k compKind, lim *arc.Limits) bool {
-	need := int64(64 << 10)
-	if k != kindGzip {
-		need = min(lim.MaxDictionary, lim.MaxMemory)
+	need := lzmaWindow(lim)
+	if c := compressorOf(k); c != nil && c.aheadWindow != nil {
+		need = c.aheadWindow(lim)
 	}
 	return need <= lim.MaxMemory-aheadCost
 }
@@ -393,9 +389,7 @@ func (a *Archive) damageOf(i int) error {
 func bareEntry(kind compKind, d *decomp, input string, packed int64) *arc.Entry {
 	e := &arc.Entry{Name: bareName(kind, d.name, input), Size: -1, PackedSize: packed,
 		Mode: 0o644, Method: methodName(kind)}
-	if d.gz != nil {
-		e.Modified = d.mod
-	}
+	e.Modified = d.mod // gzip's MTIME, else zero
 	return e
 }
 

@@ -353,8 +353,8 @@ func TestReadAheadCounted(t *testing.T) {
 		if err := d.open(kindZstd, bytes.NewReader(data), int64(len(data)), &c.lim, 4); err != nil {
 			t.Fatal(err)
 		}
-		if d.zs2 != c.want {
-			t.Errorf("zstd, MaxMemory %d, MaxDictionary %d: concurrent decoder %v, want %v", c.lim.MaxMemory, c.lim.MaxDictionary, d.zs2, c.want)
+		if d.rd.(*zstdDecoder).conc != c.want {
+			t.Errorf("zstd, MaxMemory %d, MaxDictionary %d: concurrent decoder %v, want %v", c.lim.MaxMemory, c.lim.MaxDictionary, d.rd.(*zstdDecoder).conc, c.want)
 		}
 		d.Close()
 	}

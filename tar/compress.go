@@ -2,7 +2,6 @@ package tar
 
 import (
 	"bytes"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -11,18 +10,13 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/klauspost/compress/zstd"
-
 	"github.com/go-unarc/unarc/arc"
-	"github.com/go-unarc/unarc/bzip2"
 	"github.com/go-unarc/unarc/internal/errs"
-	"github.com/go-unarc/unarc/internal/pool"
-	"github.com/go-unarc/unarc/internal/zstdframe"
-	"github.com/go-unarc/unarc/lzma"
-	"github.com/go-unarc/unarc/xz"
 )
 
 // compKind is the stream compressor around a tar archive or a single file.
+// Each kind but None has its row in the compressor table
+// (compressor.go), registered by its compressor_*.go.
 type compKind uint8
 
 const (
@@ -35,12 +29,11 @@ const (
 	kindLZMA
 )
 
-var kindNames = [...]string{"", "gzip", "bzip2", "xz", "zstd", "lzip", "lzma"}
-var kindSuffixes = [...]string{"", "gz", "bz2", "xz", "zst", "lz", "lzma"}
-
+// String is the compressor's name ("gzip", "xz" …), "none" for None or
+// an unknown kind.
 func (k compKind) String() string {
-	if int(k) < len(kindNames) && k != kindNone {
-		return kindNames[k]
+	if c := compressorOf(k); c != nil {
+		return c.name
 	}
 	return "none"
 }
@@ -50,118 +43,25 @@ func (k compKind) String() string {
 // recognised by a properties byte in range, a dictionary size of the form
 // 2^n or 3*2^n that LZMA tools write, a plausible uncompressed size, and
 // the zero byte every LZMA range-coded stream starts with.
-func detectKind(b []byte) compKind {
-	switch {
-	case len(b) >= 3 && b[0] == 0x1f && b[1] == 0x8b && b[2] == 8:
-		return kindGzip
-	case len(b) >= 4 && b[0] == 'B' && b[1] == 'Z' && b[2] == 'h' && b[3] >= '1' && b[3] <= '9':
-		return kindBzip2
-	case len(b) >= 6 && string(b[:6]) == "\xfd7zXZ\x00":
-		return kindXZ
-	case len(b) >= 4 && string(b[:4]) == "\x28\xb5\x2f\xfd":
-		return kindZstd
-	case len(b) >= 4 && b[0]&0xf0 == 0x50 && string(b[1:4]) == "\x2a\x4d\x18":
-		return kindZstd // a skippable frame (magic 0x184D2A5?) first
-	case len(b) >= 5 && string(b[:4]) == "LZIP":
-		return kindLzip
-	case isLZMAHeader(b):
-		return kindLZMA
-	}
-	return kindNone
-}
+func detectKind(b []byte) compKind { return sniffKind(b) }
 
 // streamCheck names the checksum that covers the whole decompressed
 // stream of kind whose first bytes are head, as its decoder verifies it
 // at the end of each member, block or frame; "" when the stream has none
 // (plain tar, .lzma, an xz stream with check None, a zstd frame without
-// its content checksum). For xz and zstd the first stream's or frame's
-// flags decide (the tools write every stream or frame alike).
+// its content checksum).
 func streamCheck(kind compKind, head []byte) string {
-	switch kind {
-	case kindGzip:
-		return "gzip CRC32"
-	case kindBzip2:
-		return "bzip2 CRC32"
-	case kindLzip:
-		return "lzip CRC32"
-	case kindXZ:
-		if len(head) >= 8 {
-			switch head[7] & 0x0f {
-			case 0x01:
-				return "xz CRC32"
-			case 0x04:
-				return "xz CRC64"
-			case 0x0a:
-				return "xz SHA-256"
-			}
-		}
-	case kindZstd:
-		// The frame header descriptor's Content_Checksum_flag (a stream
-		// opening with a skippable frame says nothing).
-		if len(head) >= 5 && string(head[:4]) == "\x28\xb5\x2f\xfd" && head[4]&0x04 != 0 {
-			return "zstd XXH64"
-		}
+	if c := compressorOf(kind); c != nil && c.check != nil {
+		return c.check(head)
 	}
 	return ""
-}
-
-func isLZMAHeader(b []byte) bool {
-	if len(b) < 14 || b[0] > 224 || b[13] != 0 {
-		return false
-	}
-	d := binary.LittleEndian.Uint32(b[1:5])
-	if d < 1<<12 {
-		return false
-	}
-	for d&1 == 0 {
-		d >>= 1
-	}
-	if d != 1 && d != 3 {
-		return false
-	}
-	size := binary.LittleEndian.Uint64(b[5:13])
-	return size == ^uint64(0) || size < 1<<48
-}
-
-var (
-	gzipPool  = pool.Of[gzipStream]{}
-	xzPool    = pool.Of[xz.Reader]{}
-	lzmaPool  = pool.Of[lzma.Reader]{}
-	lzipPool  = pool.Of[lzipReader]{}
-	bzip2Pool = pool.Of[bzip2.Reader]{}
-	zstdPool  = pool.Of[zstd.Decoder]{New: func() *zstd.Decoder { return newZstd(1) }}
-	zstdPool2 = pool.Of[zstd.Decoder]{New: func() *zstd.Decoder { return newZstd(2) }}
-)
-
-// zstdExtra bounds what the concurrent zstd decoder holds beyond the
-// window: a second block decoder (literals and sequences of a 128 KiB
-// block, about 0.5 MiB) and its queues.
-const zstdExtra = 1 << 20
-
-// newZstd is a stream decoder with n blocks in flight (1: it decodes on
-// the caller's goroutine). Low-memory mode sizes its block buffers to
-// the blocks met, not to the largest a frame may hold.
-func newZstd(n int) *zstd.Decoder {
-	d, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(n), zstd.WithDecoderLowmem(true))
-	if err != nil {
-		panic(err) // the options are constant
-	}
-	return d
 }
 
 // decomp is one decompressor taken from its pool, reading src; Close
 // puts it back. Output is counted against the limits in guard.
 type decomp struct {
 	kind compKind
-	rd   io.Reader // the decoder
-	gz   *gzipStream
-	xz   *xz.Reader
-	lz   *lzma.Reader
-	lzip *lzipReader
-	zs   *zstd.Decoder
-	zs2  bool             // zs is from zstdPool2 (concurrent)
-	zf   zstdframe.Reader // zs's source: holds each frame's window to the limits (the decoder passes its errors on; with Workers > 1 it reads zf on its own goroutine)
-	bz   *bzip2.Reader
+	rd   decoder   // the decoder (its row's open); nil when closed
 	name string    // gzip FNAME
 	mod  time.Time // gzip MTIME (copied: the decoder may run on another goroutine)
 	err  error     // sticky, mapped to a sentinel
@@ -178,71 +78,12 @@ func (d *decomp) open(kind compKind, src io.Reader, size int64, lim *arc.Limits,
 // that (zstdframe.Bound.Cap).
 func (d *decomp) openCap(kind compKind, src io.Reader, size int64, lim *arc.Limits, workers int, zcap uint64) error {
 	*d = decomp{kind: kind}
-	var err error
-	switch kind {
-	case kindGzip:
-		d.gz = gzipPool.Get()
-		if err = d.gz.reset(src); err == nil {
-			d.name, d.mod = d.gz.name, d.gz.mod
-		}
-		d.rd = d.gz
-	case kindBzip2:
-		d.bz = bzip2Pool.Get()
-		err = d.bz.Reset(src, bzip2.MaxMemory(lim.MaxMemory), bzip2.Workers(workers))
-		d.rd = d.bz
-	case kindXZ:
-		d.xz = xzPool.Get()
-		err = d.xz.Reset(src, xz.MaxMemory(lim.MaxMemory), xz.MaxDict(lim.MaxDictionary))
-		d.rd = d.xz
-	case kindZstd:
-		// Each frame's window is held to the limits and to what the
-		// input can fill before the decoder sees the frame (zstdframe's
-		// Bound): the decoder allocates a frame's whole window when the
-		// frame starts.
-		b := zstdframe.BoundOf(lim, size, 0)
-		win := b.MaxWindow
-		if zcap > 0 {
-			// Detection: any window is lowered, none refused (the
-			// stream's own pass refuses it).
-			b.MaxWindow, b.Cap = 0, zcap
-		}
-		// A pooled decoder, Reset per stream (a new one costs its window
-		// ring, MiBs). With Workers > 1 it is klauspost's concurrent
-		// stream decoder: one goroutine reads the frames and decodes
-		// literals, one decodes sequences, one executes them into the
-		// window, and the caller's Read hashes (XXH64) and copies out, so
-		// the stages overlap on two cores; two blocks in flight are
-		// enough to keep that pipeline fed (more adds memory, not speed).
-		// It replaces the read-ahead ring (readsAhead), which would only
-		// add a copy. Its extra block decoder (about 0.5 MiB) is less
-		// than that ring, and counted against MaxMemory (zstdExtra) on top
-		// of the window: without room for both, the single-goroutine
-		// decoder is used, so a worker count never changes what the
-		// limits admit. Close's Reset(nil) waits until the goroutines no
-		// longer read the source and returns the blocks.
-		if workers > 1 && int64(win) <= lim.MaxMemory-zstdExtra {
-			d.zs = zstdPool2.Get()
-			d.zs2 = true
-		} else {
-			d.zs = zstdPool.Get()
-		}
-		d.zf.SetBound(b)
-		d.zf.SetContinuous(true)
-		d.zf.Reset(src, false)
-		err = d.zs.ResetWithOptions(&d.zf, zstd.WithDecoderMaxWindow(win), zstd.WithDecoderMaxMemory(win))
-		d.rd = d.zs
-	case kindLzip:
-		d.lzip = lzipPool.Get()
-		err = d.lzip.reset(src, lim.MaxDictionary)
-		d.rd = d.lzip
-	case kindLZMA:
-		d.lz = lzmaPool.Get()
-		err = d.lz.ResetLZMAHeader(src, lzma.MaxDict(min(lim.MaxDictionary, lim.MaxMemory)))
-		d.rd = d.lz
-	default:
-		return errs.Unsupported("compressor %d", kind)
+	c := compressorOf(kind)
+	if c == nil {
+		return unsupported(kind)
 	}
-	if err != nil {
+	var err error
+	if d.rd, err = c.open(d, src, size, lim, workers, zcap); err != nil {
 		d.err = mapErr(kind, err)
 		return d.err
 	}
@@ -266,29 +107,8 @@ func (d *decomp) Read(p []byte) (int, error) {
 
 // Close returns the decoder to its pool.
 func (d *decomp) Close() error {
-	switch {
-	case d.gz != nil:
-		d.gz.Close()
-		gzipPool.Put(d.gz)
-	case d.xz != nil:
-		d.xz.Close()
-		xzPool.Put(d.xz)
-	case d.lz != nil:
-		d.lz.Close()
-		lzmaPool.Put(d.lz)
-	case d.lzip != nil:
-		d.lzip.close()
-		lzipPool.Put(d.lzip)
-	case d.zs != nil:
-		d.zs.Reset(nil)
-		if d.zs2 {
-			zstdPool2.Put(d.zs)
-		} else {
-			zstdPool.Put(d.zs)
-		}
-	case d.bz != nil:
-		d.bz.Close()
-		bzip2Pool.Put(d.bz)
+	if d.rd != nil {
+		d.rd.release()
 	}
 	*d = decomp{err: errClosed}
 	return nil
@@ -306,10 +126,11 @@ func mapErr(kind compKind, err error) error {
 		return errs.Truncated(kind.String() + " stream")
 	case errors.Is(err, fs.ErrClosed): // the archive's file, closed under a reader
 		return fmt.Errorf("%s: %w", kind, err)
-	case errors.Is(err, zstd.ErrCRCMismatch):
-		return checksumErr("%s", detail(kind, err))
-	case errors.Is(err, zstd.ErrWindowSizeExceeded), errors.Is(err, zstd.ErrDecoderSizeExceeded):
-		return errs.Limit("%s (MaxDictionary/MaxMemory)", detail(kind, err))
+	}
+	if c := compressorOf(kind); c != nil && c.mapErr != nil {
+		if m := c.mapErr(kind, err); m != nil {
+			return m
+		}
 	}
 	return errs.Corrupt("%s", detail(kind, err))
 }

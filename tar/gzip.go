@@ -7,7 +7,7 @@ import (
 	"io"
 	"time"
 
-	"github.com/go-unarc/unarc/deflate"
+	"github.com/go-unarc/unarc/internal/deflate"
 	"github.com/go-unarc/unarc/internal/engine"
 	"github.com/go-unarc/unarc/internal/errs"
 )

@@ -6,8 +6,8 @@ import (
 	"io"
 
 	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/internal/lzma"
 	"github.com/go-unarc/unarc/internal/pool"
-	"github.com/go-unarc/unarc/lzma"
 )
 
 // lzipReader decodes the lzip format (lzip manual, "File format"): one or

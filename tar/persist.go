@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/go-unarc/unarc/arc"
-	"github.com/go-unarc/unarc/bzip2"
 	"github.com/go-unarc/unarc/internal/cpcache"
 	"github.com/go-unarc/unarc/internal/engine"
 	"github.com/go-unarc/unarc/internal/engine/conf"
@@ -22,12 +21,10 @@ import (
 	"github.com/go-unarc/unarc/internal/indexfmt"
 	"github.com/go-unarc/unarc/internal/pool"
 	"github.com/go-unarc/unarc/internal/srcsize"
-	"github.com/go-unarc/unarc/internal/zstdframe"
-	"github.com/go-unarc/unarc/xz"
 )
 
 // The persistable index of a tarball (engine.Indexer; the root's
-// Archive.Index and OpenWithIndex): the compressor, every entry's
+// Archive.Index and WithIndex): the compressor, every entry's
 // header as the header reader read it (the Entry is made from it again, as
 // Open makes it) and its data offset in the decoded tar stream. Reopening
 // decodes nothing and reads no header: listing a multi-GB .tar.gz from
@@ -85,19 +82,6 @@ const maxHeaderString = 1 << 20
 // ixState is what an Archive opened from an index still has to check.
 type ixState struct {
 	verified []atomic.Bool // entry i's header was decoded and matched
-}
-
-// indexFormats are the format names (Archive.FormatName) whose index
-// openIndex reopens.
-func indexFormats() []string {
-	var names []string
-	for k := kindNone; k <= kindLZMA; k++ {
-		names = append(names, formatName(k, false))
-		if k != kindNone {
-			names = append(names, formatName(k, true))
-		}
-	}
-	return names
 }
 
 var _ engine.Indexer = (*Archive)(nil)
@@ -748,20 +732,14 @@ func (a *Archive) RestoreCheckpoints(cps []engine.Checkpoint) error {
 	return nil
 }
 
-// cpStateMax bounds a checkpoint state of the stream: a deflate window
-// and its header, bzip2's six bytes, zstd's version byte (a frame
-// boundary has no state), else an LZMA window (the dictionary limit), its
-// probabilities and the container's fields.
+// cpStateMax bounds a checkpoint state of the stream, as its
+// compressor's row says (a deflate window and its header, bzip2's six
+// bytes, zstd's version byte, an LZMA window and its fields).
 func (a *Archive) cpStateMax() int64 {
-	switch a.kind {
-	case kindGzip:
-		return gzipCPHead + 2 + 64<<10
-	case kindBzip2:
-		return bzip2.CheckpointStateSize
-	case kindZstd:
-		return zstdframe.StateLen
+	if c := compressorOf(a.kind); c != nil && c.cpStateMax != nil {
+		return c.cpStateMax(&a.lim)
 	}
-	return min(a.lim.MaxDictionary, a.lim.MaxMemory) + 2*(4096+0x300<<4) + 128 + lzipCPHead + xz.CheckpointOverhead
+	return lzmaStateMax(&a.lim)
 }
 
 // findCP is the latest checkpoint at or before stream offset out; one

@@ -21,7 +21,7 @@ import (
 // Config.Workers and MaxMemory passed on (a level-9 stream under a limit
 // below its block table is ErrLimit from the decoder itself).
 func TestBZip2Workers(t *testing.T) {
-	packed, err := os.ReadFile("../bzip2/testdata/text-l1.bz2")
+	packed, err := os.ReadFile("../internal/bzip2/testdata/text-l1.bz2")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,7 +48,7 @@ func TestBZip2Workers(t *testing.T) {
 			t.Fatalf("workers %d: %v", w, err)
 		}
 	}
-	l9, err := os.ReadFile("../bzip2/testdata/text-l9.bz2")
+	l9, err := os.ReadFile("../internal/bzip2/testdata/text-l9.bz2")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +82,7 @@ func bzip2Workers() int {
 // from the pool, up to Config.Workers, whatever SetEntryWorkers said: none
 // when the pool is empty, some when it has tokens, all given back.
 func TestBZip2WorkerPool(t *testing.T) {
-	packed, err := os.ReadFile("../bzip2/testdata/text-l1.bz2")
+	packed, err := os.ReadFile("../internal/bzip2/testdata/text-l1.bz2")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -54,9 +54,17 @@ func (z *pooledReduce) Close() error  { z.Reader.Close(); reducePool.Put(z); ret
 func (z *pooledImplode) Close() error { z.Reader.Close(); implodePool.Put(z); return nil }
 
 func init() {
+	// Checkpoints (kinds "shrink", "reduce", "implode", In in bits) hold
+	// the decoder's state; Implode's trees and Reduce's follower sets
+	// are read again from the stream's start (resumeLegacy).
 	register(methodShrink, &methodSpec{
-		name:  "Shrink",
-		check: memCheck("Shrink", shrink.Memory),
+		name:      "Shrink",
+		cpKind:    "shrink",
+		cpInBits:  true,
+		firstPass: func(c *chain) cpDecoder { return legacyDecoder(c) },
+		resume:    resumeLegacy,
+		stateFits: func(_ *file, st []byte) bool { return len(st) == shrink.StateSize },
+		check:     memCheck("Shrink", shrink.Memory),
 		open: func(r io.Reader, f *file, cfg *arc.Config) (io.ReadCloser, error) {
 			n, err := legacySize(f, "Shrink")
 			if err != nil {
@@ -68,10 +76,15 @@ func init() {
 		},
 	})
 	for factor := 1; factor <= 4; factor++ {
-		name := methodName(uint16(1 + factor))
+		name := "Reduce" + string(rune('0'+factor))
 		register(uint16(1+factor), &methodSpec{
-			name:  name,
-			check: memCheck(name, reduce.Memory),
+			name:      name,
+			cpKind:    "reduce",
+			cpInBits:  true,
+			firstPass: func(c *chain) cpDecoder { return legacyDecoder(c) },
+			resume:    resumeLegacy,
+			stateFits: func(_ *file, st []byte) bool { return len(st) >= 7 && len(st) <= 7+4<<10 }, // the run layer, at most the 4 KiB window
+			check:     memCheck(name, reduce.Memory),
 			open: func(r io.Reader, f *file, cfg *arc.Config) (io.ReadCloser, error) {
 				n, err := legacySize(f, name)
 				if err != nil {
@@ -84,8 +97,13 @@ func init() {
 		})
 	}
 	register(methodImplode, &methodSpec{
-		name:  "Implode",
-		check: memCheck("Implode", implode.Memory),
+		name:      "Implode",
+		cpKind:    "implode",
+		cpInBits:  true,
+		firstPass: func(c *chain) cpDecoder { return legacyDecoder(c) },
+		resume:    resumeLegacy,
+		stateFits: func(_ *file, st []byte) bool { return len(st) >= 2 && len(st) <= 2+8<<10 }, // version, flags, at most the 8 KiB window
+		check:     memCheck("Implode", implode.Memory),
 		open: func(r io.Reader, f *file, cfg *arc.Config) (io.ReadCloser, error) {
 			n, err := legacySize(f, "Implode")
 			if err != nil {
@@ -98,10 +116,39 @@ func init() {
 	})
 }
 
+// legacyDecoder is the Shrink, Reduce or Implode decoder of an entry
+// opened with c (nil: none).
+func legacyDecoder(c *chain) cpDecoder {
+	if c.oth == nil {
+		return nil
+	}
+	switch d := c.oth.rc.(type) {
+	case *pooledShrink:
+		return &d.Reader
+	case *pooledImplode:
+		return &d.Reader
+	case *pooledReduce:
+		return &d.Reader
+	}
+	return nil
+}
+
 // resumeLegacy is a Shrink, Implode or Reduce entry resumed from a
-// checkpoint: hdr reads its data from the start (the trees, the
-// follower sets), r from the checkpoint's byte.
-func resumeLegacy(hdr, r io.Reader, f *file, cp engine.Checkpoint) (io.ReadCloser, cpDecoder, error) {
+// checkpoint: the header reads its data from the start (the trees, the
+// follower sets), x.r from the checkpoint's byte.
+func resumeLegacy(x *resumeAt) (io.ReadCloser, cpDecoder, bool, error) {
+	hdr, err := x.header()
+	if err != nil {
+		return nil, nil, false, err
+	}
+	rc, z, err := resumeLegacyAt(hdr, x.r, x.f, x.cp)
+	if err != nil {
+		return nil, nil, false, mapMethodErr(err)
+	}
+	return rc, z, false, nil
+}
+
+func resumeLegacyAt(hdr, r io.Reader, f *file, cp engine.Checkpoint) (io.ReadCloser, cpDecoder, error) {
 	switch f.method {
 	case methodShrink:
 		z := shrinkPool.Get()

@@ -4,6 +4,7 @@ import (
 	"io"
 
 	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/pool"
 	"github.com/go-unarc/unarc/internal/ppmd"
 )
@@ -29,7 +30,42 @@ func init() {
 		name:  "PPMd",
 		check: memCheck("PPMd", ppmdMinMemory+ppmd.Overhead(ppmdMinMemory)), // the smallest model a stream can declare
 		open:  openPPMd,
+		bufIn: true,
+		// Checkpoints wherever the decoder has handed out all it decoded
+		// (kind "ppmd8", In in bytes): the range decoder and the model.
+		cpKind: "ppmd8",
+		firstPass: func(c *chain) cpDecoder {
+			if c.oth == nil {
+				return nil
+			}
+			if d, ok := c.oth.rc.(*ppmdReader); ok {
+				return &d.z
+			}
+			return nil
+		},
+		resume:    resumePPMd,
+		stateFits: func(_ *file, st []byte) bool { return ppmd.ZipStateFits(st) }, // the decoder checks the model against the entry's header
 	})
+}
+
+// resumePPMd restarts a PPMd entry: the model's order, memory and
+// restoration method are the stream's 2-byte header, which the state
+// must agree with.
+func resumePPMd(x *resumeAt) (io.ReadCloser, cpDecoder, bool, error) {
+	hr, err := x.header()
+	if err != nil {
+		return nil, nil, false, err
+	}
+	var h [2]byte
+	if _, err := io.ReadFull(hr, h[:]); err != nil {
+		return nil, nil, false, errs.EOF(err, "PPMd header")
+	}
+	p := ppmdPool.Get()
+	if err := p.z.ResetAt(x.r, uint16(h[0])|uint16(h[1])<<8, int64(x.f.usize), x.a.cfg.Limits.MaxMemory, x.cp.State, x.cp.Out, x.cp.In); err != nil {
+		p.Close()
+		return nil, nil, false, mapMethodErr(err)
+	}
+	return ppmdResumed{p, p.z.Guarded()}, &p.z, true, nil
 }
 
 func openPPMd(r io.Reader, f *file, cfg *arc.Config) (io.ReadCloser, error) {

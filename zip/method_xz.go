@@ -7,7 +7,7 @@ import (
 	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/internal/engine"
 	"github.com/go-unarc/unarc/internal/errs"
-	"github.com/go-unarc/unarc/xz"
+	"github.com/go-unarc/unarc/internal/xz"
 )
 
 // methodXZ is APPNOTE 4.4.5's method 95: the entry's data is an .xz
@@ -33,6 +33,30 @@ func init() {
 			return nil
 		},
 		open: openXZ,
+		// Checkpoints between LZMA2 chunks (kind "xz", In in bytes).
+		cpKind: "xz",
+		firstPass: func(c *chain) cpDecoder {
+			if c.oth == nil {
+				return nil
+			}
+			if d, ok := c.oth.rc.(*xzEntry); ok {
+				return d.z
+			}
+			return nil
+		},
+		resume: func(x *resumeAt) (io.ReadCloser, cpDecoder, bool, error) {
+			e, err := resumeXZ(x.r, x.f, &x.a.cfg, x.cp)
+			if err != nil {
+				return nil, nil, false, mapMethodErr(err)
+			}
+			return e, e.z, true, nil
+		},
+		stateFits: func(f *file, st []byte) bool {
+			// The LZMA2 state (as LZMA's) and the xz framing's, at most
+			// xz.CheckpointOverhead.
+			window := (max(int64(f.usize), 4096) + 15) &^ 15
+			return int64(len(st)) <= window+2*(4096+0x300<<4)+128+xz.CheckpointOverhead
+		},
 	})
 }
 

@@ -7,11 +7,11 @@ import (
 	"io"
 
 	"github.com/go-unarc/unarc/arc"
-	"github.com/go-unarc/unarc/crc32x"
-	"github.com/go-unarc/unarc/deflate"
+	"github.com/go-unarc/unarc/internal/crc32x"
+	"github.com/go-unarc/unarc/internal/deflate"
 	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/internal/lzma"
 	"github.com/go-unarc/unarc/internal/pool"
-	"github.com/go-unarc/unarc/lzma"
 )
 
 // errClosed is returned by reads after Close.
@@ -128,13 +128,6 @@ func (r *entryReader) Close() error {
 	return nil
 }
 
-// Decoder memory of the built-in methods whose needs do not depend on
-// the data (the LZMA window is bounded where it is sized).
-const (
-	memDeflate   = 32<<10 + 16<<10 // window + Huffman tables
-	memDeflate64 = 64<<10 + 16<<10
-)
-
 // checkOpen says whether entry f can be decoded, before anything is read.
 func checkOpen(f *file, cfg *arc.Config) error {
 	if f.Encrypted {
@@ -142,22 +135,13 @@ func checkOpen(f *file, cfg *arc.Config) error {
 			return err
 		}
 	}
-	var mem int64
-	switch f.method {
-	case methodStore, methodLZMA:
-	case methodDeflate:
-		mem = memDeflate
-	case methodDeflate64:
-		mem = memDeflate64
-	default:
-		m := methods[f.method]
-		if m == nil {
-			return errs.Unsupported("compression method %s (%d)", methodName(f.method), f.method)
-		}
-		if m.check != nil {
-			if err := m.check(f, &cfg.Limits); err != nil {
-				return err
-			}
+	m := methods[f.method]
+	if !m.decodes() {
+		return errs.Unsupported("compression method %s (%d)", methodName(f.method), f.method)
+	}
+	if m.check != nil {
+		if err := m.check(f, &cfg.Limits); err != nil {
+			return err
 		}
 	}
 	if k := cryptKind(f); f.method == methodStore && k != cryptStrong && f.csize != f.usize+uint64(cryptOverhead(f)) &&
@@ -168,8 +152,8 @@ func checkOpen(f *file, cfg *arc.Config) error {
 	if f.usize > uint64(lim.MaxEntrySize) {
 		return errs.Limit("size %d passes MaxEntrySize (%d)", f.usize, lim.MaxEntrySize)
 	}
-	if mem > lim.MaxMemory {
-		return errs.Limit("%s needs %d bytes of decoder memory, above MaxMemory (%d)", f.Method, mem, lim.MaxMemory)
+	if m.mem > lim.MaxMemory {
+		return errs.Limit("%s needs %d bytes of decoder memory, above MaxMemory (%d)", f.Method, m.mem, lim.MaxMemory)
 	}
 	return nil
 }
@@ -200,38 +184,25 @@ func (a *Archive) Open(i int) (io.ReadCloser, error) {
 		src = &s.cr
 	}
 	body := src
-	switch f.method {
-	case methodStore:
-	case methodDeflate, methodDeflate64:
+	m := methods[f.method]
+	if m.bufIn {
+		// Deflate reads an io.ByteReader, PPMd its input in place from
+		// a peekable buffer: the pooled one spares each a buffer of its own.
 		s.br.Reset(src)
-		if s.dec == nil {
-			s.dec = deflate.NewReader(nil)
-		}
-		s.dec.Reset(s.br, f.method == methodDeflate64)
-		body = s.dec
-	case methodLZMA:
-		// The LZMA decoder buffers its own input; the section bounds it.
-		lz, err := resetLZMA(&s.lz, src, f, &a.cfg)
-		if err != nil {
-			s.lz = lz
+		src = s.br
+	}
+	if m.openChain != nil {
+		if body, err = m.openChain(&s.chain, src, f, &a.cfg); err != nil {
 			(&entryReader{s: s}).Close()
 			return nil, err
 		}
-		body = lz
-	default:
-		if f.method == methodPPMd {
-			// PPMd reads its input in place from a peekable buffer; the
-			// pooled one here spares it a buffer of its own.
-			s.br.Reset(src)
-			src = s.br
-		}
+	} else {
 		cfg := &a.cfg
-		m := methods[f.method]
 		wp := a.workers.pool.Load()
 		if wp == nil || m.openShared == nil {
 			wp = nil // a fixed share of the workers (none for a lone entry)
-			if n := a.entryWorkerCount(); n != max(cfg.Workers, 1) && (f.method == methodZstd || f.method == 20 || f.method == methodBZip2) {
-				c := a.cfg // only zstd and BZip2 read Workers: the copy is made for them alone
+			if n := a.entryWorkerCount(); n != max(cfg.Workers, 1) && m.workers {
+				c := a.cfg // only the methods that read Workers get the copy
 				c.Workers = n
 				cfg = &c
 			}
@@ -254,28 +225,6 @@ func (a *Archive) Open(i int) (io.ReadCloser, error) {
 		s.v.ResetCRC32(body, f.crc, int64(f.usize))
 	}
 	return &entryReader{s: s}, nil
-}
-
-// resetLZMA points *lz (made on first use) at method 14 data in r: the
-// size is trusted unless flag bit 1 announces an end marker.
-func resetLZMA(lz **lzma.Reader, r io.Reader, f *file, cfg *arc.Config) (*lzma.Reader, error) {
-	size := int64(f.usize)
-	if f.flags&flagLZMAEOS != 0 {
-		size = -1
-	}
-	// The decoder sizes its window by the declared size. No LZMA stream
-	// expands more than about 7,500:1 (a saturated rep-match costs some
-	// 0.3 bits per 273 bytes), so a header claiming far more is lying and
-	// must not make us allocate for it.
-	if size > 1<<20 && f.csize < uint64(size)>>15 {
-		return *lz, errs.Corrupt("%d packed bytes cannot hold %d bytes of LZMA data", f.csize, size)
-	}
-	if *lz == nil {
-		*lz = new(lzma.Reader)
-	}
-	// The window is the decoder's memory: it answers to both limits.
-	err := (*lz).ResetZip(r, size, lzma.MaxDict(min(cfg.Limits.MaxDictionary, cfg.Limits.MaxMemory)))
-	return *lz, err
 }
 
 // dataOffset reads f's local header (into hdr) to find where its data

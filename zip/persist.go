@@ -12,7 +12,7 @@ import (
 )
 
 // The persistable index of a ZIP archive (engine.Indexer; the root's
-// Archive.Index and OpenWithIndex): every entry as the central
+// Archive.Index and WithIndex): every entry as the central
 // directory described it (all Entry fields, and the method, flags,
 // encryption parameters, sizes, CRC and local header offset the reader
 // needs), the archive comment, the prepended-data delta and the number

@@ -9,7 +9,6 @@ import (
 	"io"
 
 	"github.com/go-unarc/unarc/arc"
-	"github.com/go-unarc/unarc/deflate"
 	"github.com/go-unarc/unarc/internal/engine/conf"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/pool"
@@ -304,7 +303,8 @@ func (z *Reader) readHeader() (*file, error) {
 	// Only Deflate and Deflate64 stop exactly at the end of their stream;
 	// every other decoder may read ahead of it, and so does the decryptor
 	// of encrypted data (which is then delimited by its sizes or scanned).
-	ahead := f.method != methodDeflate && f.method != methodDeflate64 || rdErr != nil || f.Encrypted
+	m := methods[f.method]
+	ahead := m == nil || !m.exactEnd || rdErr != nil || f.Encrypted
 	known := !dd || plausible && ahead
 	// Without a size, data that does not end by itself for us (stored,
 	// LZMA which reads ahead, anything we cannot decode) ends at the data
@@ -350,28 +350,16 @@ func (z *Reader) readHeader() (*file, error) {
 	}
 	switch {
 	case z.rdErr != nil:
-	case f.method == methodStore:
-		z.body = src
-	case f.method == methodLZMA:
-		lz, err := resetLZMA(&s.lz, src, f, &z.cfg)
-		s.lz = lz
-		if err != nil {
+	case m.openChain != nil:
+		// Deflate reads src, which is s.in (an io.ByteReader, the entry
+		// unscanned: it ends by itself) unless the entry is encrypted.
+		if body, err := m.openChain(&s.chain, src, f, &z.cfg); err != nil {
 			z.rdErr = err
 		} else {
-			z.body = lz
+			z.body = body
 		}
-	case f.method == methodDeflate || f.method == methodDeflate64:
-		if s.dec == nil {
-			s.dec = deflate.NewReader(nil)
-		}
-		if f.Encrypted {
-			s.dec.Reset(src, f.method == methodDeflate64)
-		} else {
-			s.dec.Reset(&s.in, f.method == methodDeflate64)
-		}
-		z.body = s.dec
 	default:
-		oth, err := openMethod(methods[f.method], src, f, &z.cfg, nil)
+		oth, err := openMethod(m, src, f, &z.cfg, nil)
 		if err != nil {
 			z.rdErr = err
 		} else {

@@ -4,16 +4,10 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/klauspost/compress/zstd"
-
-	"github.com/go-unarc/unarc/bzip2"
-	"github.com/go-unarc/unarc/deflate"
 	"github.com/go-unarc/unarc/internal/engine"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/hmacx"
 	"github.com/go-unarc/unarc/internal/zipcrypto"
-	"github.com/go-unarc/unarc/internal/zstdframe"
-	"github.com/go-unarc/unarc/lzma"
 )
 
 // OpenAt implements engine.EntrySeeker. A stored entry, plain or WinZip
@@ -186,25 +180,8 @@ func cpKindOf(f *file) string {
 		return ""
 	}
 	kind := ""
-	switch f.method {
-	case methodDeflate, methodDeflate64:
-		kind = "deflate"
-	case methodBZip2:
-		kind = "bzip2"
-	case methodPPMd:
-		kind = "ppmd8"
-	case methodLZMA:
-		kind = "lzma"
-	case methodXZ:
-		kind = "xz"
-	case methodShrink:
-		kind = "shrink"
-	case methodImplode:
-		kind = "implode"
-	case 2, 3, 4, 5:
-		kind = "reduce"
-	case methodZstd, 20:
-		kind = "zstd"
+	if m := methods[f.method]; m != nil {
+		kind = m.cpKind
 	}
 	switch cryptKind(f) {
 	case 0, cryptAES:
@@ -225,18 +202,17 @@ func cpKindOf(f *file) string {
 // ZipCrypto in bytes, LZMA in bytes of the raw stream after its 9-byte
 // header.
 func cpInByte(cp engine.Checkpoint) int64 {
-	switch baseKind(cp.Kind) {
-	case "ppmd8", "xz", "zstd", "":
-		return cp.In
-	case "lzma":
-		return cp.In + lzmaHeaderLen
+	base := baseKind(cp.Kind)
+	if base == "" {
+		return cp.In // stored ZipCrypto
 	}
-	return cp.In / 8
+	m := methodByKind[base]
+	switch {
+	case m == nil || m.cpInBits:
+		return cp.In / 8
+	}
+	return cp.In + m.cpInOff
 }
-
-// lzmaHeaderLen is the size of method 14's header: version (2), size of
-// the properties (2), the properties (5).
-const lzmaHeaderLen = 9
 
 // cpDecoder is a decoder that takes checkpoints: deflate.Reader (at
 // block boundaries, where PauseAt makes it stop) and bzip2.Reader
@@ -309,33 +285,8 @@ func firstPassDecoder(rc io.ReadCloser, f *file) cpDecoder {
 	if !ok || er.s == nil {
 		return nil
 	}
-	switch {
-	case f.method == methodDeflate || f.method == methodDeflate64:
-		if er.s.dec != nil {
-			return er.s.dec
-		}
-	case f.method == methodLZMA:
-		if er.s.lz != nil {
-			return er.s.lz
-		}
-	case er.s.oth != nil:
-		switch d := er.s.oth.rc.(type) {
-		case bzip2Entry:
-			d.Serial()
-			return d.Reader
-		case *ppmdReader:
-			return &d.z
-		case *xzEntry:
-			return d.z
-		case *pooledShrink:
-			return &d.Reader
-		case *pooledImplode:
-			return &d.Reader
-		case *pooledReduce:
-			return &d.Reader
-		case *zstdReader:
-			return d.framed()
-		}
+	if m := methods[f.method]; m != nil && m.firstPass != nil {
+		return m.firstPass(&er.s.chain)
 	}
 	return nil
 }
@@ -377,104 +328,20 @@ func (a *Archive) resume(i int, cp engine.Checkpoint) (*resumed, error) {
 			}
 		}()
 	}
-	switch baseKind(cp.Kind) {
-	case "":
+	if base := baseKind(cp.Kind); base == "" {
 		if f.method != methodStore {
 			return nil, errs.Corrupt("checkpoint of kind %q", cp.Kind)
 		}
 		rs.r = r
-	case "deflate":
-		z := new(deflate.Reader)
-		if err := z.ResetAt(r, cp.State, cp.Out, cp.In); err != nil {
-			z.Close()
+	} else {
+		m := methods[f.method]
+		if m == nil || m.resume == nil || m.cpKind != base {
+			return nil, errs.Corrupt("checkpoint of kind %q", cp.Kind)
+		}
+		x := &resumeAt{a: a, f: f, dataOff: dataOff, data: &data, r: r, cp: cp}
+		if rs.r, rs.z, rs.ends, err = m.resume(x); err != nil {
 			return nil, err
 		}
-		rs.r, rs.z = z, z
-	case "bzip2":
-		z := bzip2Readers.Get()
-		if err := z.ResetAt(r, cp.State, cp.Out, cp.In, bzip2.MaxMemory(a.cfg.Limits.MaxMemory)); err != nil {
-			bzip2Entry{z}.Close()
-			return nil, mapMethodErr(err)
-		}
-		rs.r, rs.z, rs.ends = bzip2Entry{z}, z, true
-	case "lzma":
-		// The properties are in the stream's header, before the
-		// checkpoint's byte.
-		hr, err := a.dataAt(f, dataOff, 0, &data)
-		if err != nil {
-			return nil, err
-		}
-		var h [lzmaHeaderLen]byte
-		if _, err := io.ReadFull(hr, h[:]); err != nil {
-			return nil, errs.EOF(err, "zip lzma header")
-		}
-		if n := uint16(h[2]) | uint16(h[3])<<8; n != 5 {
-			return nil, errs.Corrupt("zip lzma: properties size %d, want 5", n)
-		}
-		p, err := lzma.DecodeProps(h[4:])
-		if err != nil {
-			return nil, err
-		}
-		usize := int64(f.usize)
-		if f.flags&flagLZMAEOS != 0 {
-			usize = -1
-		}
-		z := new(lzma.Reader)
-		if err := z.ResetAt(r, p, usize, cp.State, cp.Out, cp.In, lzma.MaxDict(min(a.cfg.Limits.MaxDictionary, a.cfg.Limits.MaxMemory))); err != nil {
-			z.Close()
-			return nil, err
-		}
-		rs.r, rs.z = z, z
-	case "xz":
-		e, err := resumeXZ(r, f, &a.cfg, cp)
-		if err != nil {
-			return nil, mapMethodErr(err)
-		}
-		rs.r, rs.z, rs.ends = e, e.z, true
-	case "shrink", "implode", "reduce":
-		// Implode's trees and Reduce's follower sets are at the
-		// stream's start.
-		hr, err := a.dataAt(f, dataOff, 0, &data)
-		if err != nil {
-			return nil, err
-		}
-		if rs.r, rs.z, err = resumeLegacy(hr, r, f, cp); err != nil {
-			return nil, mapMethodErr(err)
-		}
-	case "zstd":
-		// A fresh decoder at the frame the checkpoint is at (Reset
-		// checks its magic).
-		z := &zstdReader{window: zstdWindow(f, &a.cfg.Limits), maxMem: uint64(a.cfg.Limits.MaxMemory), workers: 1, lim: &a.cfg.Limits}
-		zd, err := zstd.NewReader(nil, append(z.options(), zstd.WithDecoderConcurrency(1))...)
-		if err != nil {
-			return nil, errs.Corrupt("zstd: %v", err)
-		}
-		z.zd, z.fs = zd, new(zstdframe.Stream)
-		z.fs.SetBound(z.bound())
-		if err := z.fs.Reset(zd, r, cp.In, cp.Out, cp.State); err != nil {
-			z.Close()
-			return nil, err
-		}
-		rs.r, rs.z, rs.ends = z, z.fs, true
-	case "ppmd8":
-		// The model's order, memory and restoration method are the
-		// stream's 2-byte header: the state must agree with it.
-		hr, err := a.dataAt(f, dataOff, 0, &data)
-		if err != nil {
-			return nil, err
-		}
-		var h [2]byte
-		if _, err := io.ReadFull(hr, h[:]); err != nil {
-			return nil, errs.EOF(err, "PPMd header")
-		}
-		p := ppmdPool.Get()
-		if err := p.z.ResetAt(r, uint16(h[0])|uint16(h[1])<<8, int64(f.usize), a.cfg.Limits.MaxMemory, cp.State, cp.Out, cp.In); err != nil {
-			p.Close()
-			return nil, mapMethodErr(err)
-		}
-		rs.r, rs.z, rs.ends = ppmdResumed{p, p.z.Guarded()}, &p.z, true
-	default:
-		return nil, errs.Corrupt("checkpoint of kind %q", cp.Kind)
 	}
 	return rs, nil
 }
@@ -488,6 +355,23 @@ type ppmdResumed struct {
 
 func (r ppmdResumed) Read(b []byte) (int, error) { return r.g.Read(b) }
 func (r ppmdResumed) Close() error               { return r.p.Close() }
+
+// resumeAt is what a method's resume (methods.go) gets: entry f of a,
+// its data at dataOff, r reading it (decrypted) from the checkpoint's
+// byte, and the ZipCrypto keys at the data's start (data) for header.
+type resumeAt struct {
+	a       *Archive
+	f       *file
+	dataOff int64
+	data    *zipcrypto.Keys
+	r       *storedAt
+	cp      engine.Checkpoint
+}
+
+// header reads the entry's data from its start, for a state that needs
+// what the stream's header says (LZMA's properties, PPMd's model,
+// Implode's trees, Reduce's follower sets).
+func (x *resumeAt) header() (io.Reader, error) { return x.a.dataAt(x.f, x.dataOff, 0, x.data) }
 
 // resumed reads an entry resumed from a checkpoint, cut at the entry's
 // size (the entry's CRC cannot be checked: it needs the whole entry).

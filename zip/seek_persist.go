@@ -1,15 +1,10 @@
 package zip
 
 import (
-	"github.com/go-unarc/unarc/bzip2"
 	"github.com/go-unarc/unarc/internal/cpcache"
 	"github.com/go-unarc/unarc/internal/engine"
 	"github.com/go-unarc/unarc/internal/errs"
-	"github.com/go-unarc/unarc/internal/ppmd"
-	"github.com/go-unarc/unarc/internal/shrink"
 	"github.com/go-unarc/unarc/internal/zipcrypto"
-	"github.com/go-unarc/unarc/internal/zstdframe"
-	"github.com/go-unarc/unarc/xz"
 )
 
 // Checkpoints kept in an index (engine.CheckpointPersister). A restored one
@@ -80,38 +75,8 @@ func stateFits(f *file, st []byte) bool {
 			return len(st) == 0
 		}
 	}
-	switch f.method {
-	case methodDeflate, methodDeflate64:
-		d64 := byte(0)
-		if f.method == methodDeflate64 {
-			d64 = 1
-		}
-		return len(st) >= 2 && st[1] == d64 && len(st) <= 2+64<<10
-	case methodBZip2:
-		return len(st) == bzip2.CheckpointStateSize
-	case methodPPMd:
-		return ppmd.ZipStateFits(st) // the decoder checks the model against the entry's header
-	case methodShrink:
-		return len(st) == shrink.StateSize
-	case methodImplode:
-		return len(st) >= 2 && len(st) <= 2+8<<10 // version, flags, at most the 8 KiB window
-	case 2, 3, 4, 5:
-		return len(st) >= 7 && len(st) <= 7+4<<10 // the run layer, at most the 4 KiB window
-	case methodZstd, 20:
-		return len(st) == zstdframe.StateLen // the magic at In is checked on resuming
-	case methodXZ:
-		// The LZMA2 state (as LZMA's) and the xz framing's, at most
-		// xz.CheckpointOverhead.
-		window := (max(int64(f.usize), 4096) + 15) &^ 15
-		return int64(len(st)) <= window+2*(4096+0x300<<4)+128+xz.CheckpointOverhead
-	case methodLZMA:
-		// The window (at most the entry's size, 16-byte rounded), the
-		// probabilities (lc+lp at most 4) and a few coder fields; the
-		// decoder checks it against the header's properties.
-		window := (max(int64(f.usize), 4096) + 15) &^ 15
-		return int64(len(st)) <= window+2*(4096+0x300<<4)+128
-	}
-	return false
+	m := methods[f.method]
+	return m != nil && m.stateFits != nil && m.stateFits(f, st)
 }
 
 // cpInput is what checkpoint cp's state was decoded from: entry

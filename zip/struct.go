@@ -1,21 +1,30 @@
 // Package zip reads ZIP archives (PKWARE APPNOTE 6.3.10): random access
-// through the central directory (Archive) and forward-only reading of a
-// stream through the local headers (Reader).
+// through the central directory (Open, Archive) and forward-only reading
+// of a stream through the local headers (NewReader, Reader).
 //
-// Supported: Stored, Deflate, Deflate64, LZMA, BZip2, Zstandard, PPMd
+// Methods: Store, Deflate, Deflate64, LZMA, BZip2, Zstandard, PPMd
 // (var.I rev.1, both restoration methods), XZ (method 95, through
-// package xz: concatenated streams and padding, as 7-Zip reads them) and the legacy PKZIP methods Shrink, Reduce (1 to 4)
-// and Implode; Zip64 sizes, offsets and entry counts; data descriptors
-// with or without signature; prepended data (SFX stubs) with or without
-// adjusted offsets; UTF-8 names, the Info-ZIP Unicode path field, and
-// CP437 (or Config.DecodeName) for names without the UTF-8 flag; DOS,
+// package xz: concatenated streams and padding, as 7-Zip reads them) and
+// the legacy PKZIP methods Shrink, Reduce (1 to 4) and Implode. Zip64
+// sizes, offsets and entry counts; data descriptors with or without
+// signature; prepended data (SFX stubs) with or without adjusted
+// offsets; UTF-8 names, the Info-ZIP Unicode path field, and CP437 (or
+// Config.DecodeName) for names without the UTF-8 flag; DOS,
 // extended-timestamp and NTFS times; Unix modes and symlinks; archive and
 // entry comments. Encrypted entries (ZipCrypto, WinZip AES AE-1/AE-2
 // with 128-, 192- and 256-bit keys, PKWARE strong encryption with AES and
-// a password) are decrypted with Config.Password, per entry; see crypt.go.
-// Other methods and ciphers are listed, and opening them fails with an
-// error matching unarc.ErrUnsupported (or unarc.ErrPasswordRequired
-// without a password). Overlapping entry data is refused as corrupt.
+// a password) are decrypted with the password, per entry. Other methods
+// and ciphers are listed, and opening them fails with an error matching
+// unarc.ErrUnsupported (or unarc.ErrPasswordRequired without a
+// password). Overlapping entry data is refused as corrupt.
+//
+// Archive.OpenAt reads an entry from an offset: a stored entry (plain or
+// WinZip AES) directly, a compressed one from the nearest checkpoint its
+// decoder took on an earlier pass (every method above but Store, plain,
+// WinZip AES or ZipCrypto). ExportIndex and openIndex save and reopen the
+// listing without reading the central directory again (its bytes are
+// digested and checked). Each entry's decoder is bounded by
+// Limits.MaxMemory and MaxDictionary before it allocates.
 //
 // Consistency: an entry whose local header disagrees with the central
 // directory in method, name, or (without a data descriptor) CRC-32 or
@@ -106,14 +115,10 @@ const (
 	flagMasked     = 1 << 13 // central directory encrypted (local header values masked)
 )
 
-// Compression methods (APPNOTE 4.4.5).
-const (
-	methodStore     = 0
-	methodDeflate   = 8
-	methodDeflate64 = 9
-	methodLZMA      = 14 // APPNOTE 5.8; flag bit 1 says an end marker is present
-	methodAES       = 99 // WinZip AES; the real method is in extra 0x9901
-)
+// methodAES is WinZip AES (APPNOTE 4.4.5's method 99): the real method
+// is in extra 0x9901. The compression methods are rows of the method
+// table (methods.go), each in its method_<name>.go.
+const methodAES = 99
 
 // Extra field header IDs (APPNOTE 4.5, 4.6).
 const (
@@ -134,49 +139,6 @@ const (
 	hostVFAT        = 14
 	hostOSX         = 19
 )
-
-// methodName names a compression method as 7-Zip lists it.
-func methodName(m uint16) string {
-	switch m {
-	case 0:
-		return "Store"
-	case 1:
-		return "Shrink"
-	case 2, 3, 4, 5:
-		return "Reduce" + string(rune('0'+m-1))
-	case 6:
-		return "Implode"
-	case 7:
-		return "Tokenize"
-	case 8:
-		return "Deflate"
-	case 9:
-		return "Deflate64"
-	case 10:
-		return "PKImploding"
-	case 12:
-		return "BZip2"
-	case 14:
-		return "LZMA"
-	case 18:
-		return "Terse"
-	case 19:
-		return "LZ77"
-	case 20, 93:
-		return "Zstd"
-	case 95:
-		return "XZ"
-	case 96:
-		return "Jpeg"
-	case 97:
-		return "WavPack"
-	case 98:
-		return "PPMd"
-	case 99:
-		return "AES"
-	}
-	return "Method" + itoa(int(m))
-}
 
 func itoa(n int) string {
 	if n == 0 {

@@ -5,11 +5,12 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
-	"github.com/go-unarc/unarc/internal/testutil"
 	"hash/crc32"
 	"io"
 	"sort"
 	"testing"
+
+	"github.com/go-unarc/unarc/internal/testutil"
 )
 
 // manyEntries builds, with archive/zip's writer, an archive of n empty

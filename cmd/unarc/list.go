@@ -210,19 +210,19 @@ func printResult(w io.Writer, enc *json.Encoder, r *unarc.VerifyResult, cmd *com
 	if cmd.json {
 		jr := jsonResult{
 			Name: r.Entry.Name, Type: entryType(r.Entry), Status: r.Status.String(), Size: r.Size,
-			HashKind: r.HashKind, Hash: hex.EncodeToString(r.Hash),
+			HashKind: r.Entry.HashKind, Hash: hex.EncodeToString(r.Entry.Hash),
 			BLAKE3: hex.EncodeToString(r.BLAKE3), SHA256: hex.EncodeToString(r.SHA256),
 		}
 		if r.Err != nil {
 			var ee *unarc.EntryError
 			if errors.As(r.Err, &ee) {
-				jr.Error = msg(ee.Message())
+				jr.Error = msg(ee.Err.Error())
 			} else {
 				jr.Error = msg(r.Err.Error())
 			}
 		}
-		if r.HasCRC32 {
-			jr.CRC32 = fmt.Sprintf("%08x", r.CRC32)
+		if r.Entry.HasCRC32 {
+			jr.CRC32 = fmt.Sprintf("%08x", r.Entry.CRC32)
 		}
 		return enc.Encode(jr)
 	}

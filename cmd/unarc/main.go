@@ -15,6 +15,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -203,7 +204,7 @@ func (c *cli) run(args []string) int {
 	if cmd.noLimits {
 		cmd.limits = noLimits()
 	}
-	if cmd.digest, err = unarc.ParseDigest(cmd.digestArg); err != nil {
+	if cmd.digest, err = parseDigest(cmd.digestArg); err != nil {
 		fmt.Fprintf(c.stderr, "unarc %s: -digest=%s: want blake3, sha256 or blake3,sha256\n", cmd.name, cmd.digestArg)
 		return 1
 	}
@@ -343,13 +344,13 @@ func report(stderr io.Writer, name string, err error) int {
 				}
 				continue
 			}
-			fmt.Fprintf(stderr, "unarc: %s: %s: %s%s\n", name, e.Entry, msg(e.Message()), liftHint(e))
+			fmt.Fprintf(stderr, "unarc: %s: %s: %s%s\n", name, e.Entry, msg(e.Err.Error()), liftHint(e))
 		}
 		if xe.Omitted > 0 {
 			fmt.Fprintf(stderr, "unarc: %s: and %d more entries failed\n", name, xe.Omitted)
 		}
 	case errors.As(err, &ee):
-		fmt.Fprintf(stderr, "unarc: %s: %s: %s%s\n", name, ee.Entry, msg(ee.Message()), liftHint(ee))
+		fmt.Fprintf(stderr, "unarc: %s: %s: %s%s\n", name, ee.Entry, msg(ee.Err.Error()), liftHint(ee))
 	default:
 		fmt.Fprintf(stderr, "unarc: %s: %s%s\n", name, archiveMsg(name, err), liftHint(err))
 	}
@@ -376,7 +377,7 @@ func refusedFile(err error) bool {
 		return false
 	}
 	for _, e := range xe.Errors {
-		if errors.Is(e, fs.ErrExist) && strings.Contains(e.Message(), "(overwrite policy: error)") {
+		if errors.Is(e, fs.ErrExist) && strings.Contains(e.Err.Error(), "(overwrite policy: error)") {
 			return true
 		}
 	}
@@ -496,7 +497,8 @@ func (c *cli) open(name string, opts []unarc.Option) (*source, error) {
 func (c *cli) exec(cmd *command, m *matcher) int {
 	name := displayName(cmd.archive)
 	var pwf *passwordFunc
-	base := []unarc.Option{unarc.WithLimits(cmd.limits)}
+	// The context stops a long opening decode (a big tarball) on a signal.
+	base := []unarc.Option{unarc.WithLimits(cmd.limits), unarc.WithContext(c.ctx)}
 	if cmd.workers > 0 {
 		base = append(base, unarc.WithWorkers(cmd.workers))
 	}
@@ -506,15 +508,18 @@ func (c *cli) exec(cmd *command, m *matcher) int {
 		pwf = &passwordFunc{con: c.con}
 		base = append(base, unarc.WithPasswordFunc(pwf.get))
 	}
+	// x: the options of the Extract call (Open takes only what opening
+	// needs).
 	var conf *conflicts
+	var xbase []unarc.ExtractOption
 	if cmd.name == "x" {
 		conf = &conflicts{con: c.con, policy: cmd.overwrite}
 		if cmd.overwrite == "rename" {
-			base = append(base, unarc.WithOverwrite(unarc.OverwriteRename))
+			xbase = append(xbase, unarc.WithOverwrite(unarc.OverwriteRename))
 		}
-		base = append(base, unarc.WithConflictFunc(conf.decide), unarc.WithPreservePermissions(cmd.preserve))
+		xbase = append(xbase, unarc.WithConflictFunc(conf.decide), unarc.WithPreservePermissions(cmd.preserve))
 		if cmd.noSpace || cmd.noLimits {
-			base = append(base, unarc.WithSpaceCheck(false))
+			xbase = append(xbase, unarc.WithSpaceCheck(false))
 		}
 	}
 	retry := map[string]bool(nil) // entries to redo after a wrong password
@@ -522,6 +527,7 @@ func (c *cli) exec(cmd *command, m *matcher) int {
 	var src *source
 	for attempt := 0; ; attempt++ {
 		opts := base
+		var xopts []unarc.ExtractOption
 		sel := m.match
 		if retry != nil {
 			sel = func(e *unarc.Entry) bool { return retry[e.Name] && m.match(e) }
@@ -531,7 +537,7 @@ func (c *cli) exec(cmd *command, m *matcher) int {
 			prog = startProgress(c.con, 0)
 		}
 		if cmd.name == "x" {
-			opts = append(opts, unarc.WithFilter(sel), unarc.WithProgress(func(p unarc.Progress) {
+			xopts = append(slices.Clip(xbase), unarc.WithFilter(sel), unarc.WithProgress(func(p unarc.Progress) {
 				cmd.sum.progress(p)
 				prog.set(p.Entry.Name, p.TotalWritten)
 				if p.Skipped != "" && !cmd.quiet {
@@ -545,7 +551,7 @@ func (c *cli) exec(cmd *command, m *matcher) int {
 			if prog != nil && src.a != nil {
 				prog.total = selectedSize(src.a, sel)
 			}
-			err = c.do(cmd, src, sel, prog)
+			err = c.do(cmd, src, sel, prog, xopts)
 			prog.end()
 		} else {
 			prog.end()
@@ -661,7 +667,7 @@ func (c *cli) warnings(name string, src *source, code int, done error) int {
 	return code
 }
 
-func (c *cli) do(cmd *command, src *source, sel func(*unarc.Entry) bool, prog *progress) error {
+func (c *cli) do(cmd *command, src *source, sel func(*unarc.Entry) bool, prog *progress, xopts []unarc.ExtractOption) error {
 	switch cmd.name {
 	case "l":
 		return c.list(src, sel, cmd)
@@ -669,9 +675,9 @@ func (c *cli) do(cmd *command, src *source, sel func(*unarc.Entry) bool, prog *p
 		return c.test(cmd, src, sel, prog)
 	}
 	if src.a != nil {
-		return src.a.Extract(c.ctx, cmd.outDir)
+		return src.a.Extract(c.ctx, cmd.outDir, xopts...)
 	}
-	return src.r.Extract(c.ctx, cmd.outDir)
+	return src.r.Extract(c.ctx, cmd.outDir, xopts...)
 }
 
 // test decodes every selected entry and verifies it (Archive.Verify or
@@ -710,7 +716,7 @@ func (c *cli) test(cmd *command, src *source, sel func(*unarc.Entry) bool, prog 
 		return printResult(out, enc, r, cmd)
 	}
 	opts := []unarc.VerifyOption{
-		unarc.VerifyFilter(sel), unarc.VerifyDigests(cmd.digest),
+		unarc.VerifyFilter(sel), unarc.WithDigests(cmd.digest),
 	}
 	if prog != nil {
 		opts = append(opts, unarc.VerifyProgress(func(e *unarc.Entry, n int) {
@@ -788,4 +794,22 @@ func entryErrors(err error) []*unarc.EntryError {
 		return []*unarc.EntryError{ee}
 	}
 	return nil
+}
+
+// parseDigest parses -digest: a comma-separated list of digest names,
+// "blake3" (b3) and "sha256" (sha-256), or "" for none.
+func parseDigest(s string) (unarc.Digest, error) {
+	var d unarc.Digest
+	for _, f := range strings.Split(s, ",") {
+		switch strings.ToLower(strings.TrimSpace(f)) {
+		case "":
+		case "blake3", "b3":
+			d |= unarc.DigestBLAKE3
+		case "sha256", "sha-256":
+			d |= unarc.DigestSHA256
+		default:
+			return 0, fmt.Errorf("unknown digest %q (want blake3 or sha256)", f)
+		}
+	}
+	return d, nil
 }

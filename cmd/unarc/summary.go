@@ -47,7 +47,7 @@ func (s *summary) result(r *unarc.VerifyResult) {
 	s.bytes += r.Size
 	switch r.Status {
 	case unarc.VerifyOK:
-		s.verify(checkKind(r.HashKind))
+		s.verify(checkKind(r.Entry.HashKind))
 	case unarc.VerifyStream:
 		s.stream++
 	case unarc.VerifyNoChecksum:

@@ -5,7 +5,7 @@ import "github.com/go-unarc/unarc/internal/errs"
 // Indexer is implemented by a format Archive whose listing can be
 // exported and reopened later (by its Format's OpenIndex) without
 // reading its headers again (the root's Archive.Index and
-// OpenWithIndex).
+// WithIndex).
 type Indexer interface {
 	// ExportIndex returns the format's index payload: what OpenIndex
 	// needs to rebuild the Archive (entries, data offsets, coder chains,

@@ -113,25 +113,25 @@ func hmacSHA256(key *[32]byte, msg []byte) [32]byte {
 		panic("rarcrypto: MAC message longer than 32 bytes")
 	}
 	var in [64 + 32]byte
-	for i := range 64 {
-		k := byte(0)
-		if i < len(key) {
-			k = key[i]
-		}
-		in[i] = k ^ 0x36
-	}
+	hmacPad(&in, key, 0x36)
 	n := 64 + copy(in[64:], msg)
 	inner := sha256.Sum256(in[:n])
 	var out [64 + 32]byte
+	hmacPad(&out, key, 0x5c)
+	copy(out[64:], inner[:])
+	return sha256.Sum256(out[:])
+}
+
+// hmacPad fills the 64-byte block at the start of b with key, padded
+// with zeroes, xored with pad (the inner 0x36 or the outer 0x5c).
+func hmacPad(b *[64 + 32]byte, key *[32]byte, pad byte) {
 	for i := range 64 {
 		k := byte(0)
 		if i < len(key) {
 			k = key[i]
 		}
-		out[i] = k ^ 0x5c
+		b[i] = k ^ pad
 	}
-	copy(out[64:], inner[:])
-	return sha256.Sum256(out[:])
 }
 
 // Keys3 is the RAR 3.x AES-128 key and IV.

@@ -119,7 +119,10 @@ func cpCorrupt(what string) error { return errs.Corrupt("rar v20: checkpoint %s"
 // the entry's packed data from byte InputBits/8 of the checkpoint on;
 // dictSize and unpackedSize are the entry's, as for Reset (non-solid).
 // State that does not fit them is ErrCorrupt. Reading d then yields the
-// entry's content from the checkpoint's EntryOffset.
+// entry's content from the checkpoint's EntryOffset. (unpack15's ResetAt
+// and the start of its restore read the same: the shared part is
+// rarbits.Stream.ResetAt and ParseCPHeader; each restore reads its own
+// state.)
 func (d *Decoder) ResetAt(src io.Reader, dictSize, unpackedSize int64, state []byte) error {
 	return d.Stream.ResetAt(func() error { return d.Reset(src, dictSize, unpackedSize, false) }, dictSize,
 		func(minDict int64) error { return d.restore(src, state, minDict, unpackedSize) })

@@ -73,7 +73,9 @@ func NewDecoder() *Decoder {
 // produces (-1 if unknown). With solid set the entry continues the
 // previous one's window, tables, PPMd model and filters; if the previous
 // entry was not read to its end, Reset first decodes (and drops) the rest
-// of it from its own source.
+// of it from its own source. (Its opening, the calls into rarbits.Stream,
+// is unpack15's and unpack20's too: what the decoders share lives in
+// Stream, and each Reset goes on with its own state.)
 func (d *Decoder) Reset(src io.Reader, dictSize, unpackedSize int64, solid bool) error {
 	d.cpFn = nil
 	if err := d.Continue(solid); err != nil {

@@ -505,12 +505,12 @@ func audio(dst, src []byte, channels int) {
 		var prevByte, prevDelta uint32
 		var dif [7]uint32
 		var d1, d2, d3 int32
-		var k1, k2, k3 int32
+		var k [3]int32 // the predictor's weights of d1, d2, d3
 		for i, count := c, 0; i < n; i, count = i+channels, count+1 {
 			d3 = d2
 			d2 = int32(prevDelta) - d1
 			d1 = int32(prevDelta)
-			pred := 8*prevByte + uint32(k1*d1+k2*d2+k3*d3)
+			pred := 8*prevByte + uint32(k[0]*d1+k[1]*d2+k[2]*d3)
 			pred = pred >> 3 & 0xff
 			cur := uint32(src[s])
 			s++
@@ -535,31 +535,13 @@ func audio(dst, src []byte, channels int) {
 					}
 					dif[j] = 0
 				}
-				switch best {
-				case 1:
-					if k1 >= -16 {
-						k1--
+				// dif[2j+1] best: k[j] down; dif[2j+2]: up (within ±16).
+				if j := (best - 1) / 2; best > 0 && best&1 == 1 {
+					if k[j] >= -16 {
+						k[j]--
 					}
-				case 2:
-					if k1 < 16 {
-						k1++
-					}
-				case 3:
-					if k2 >= -16 {
-						k2--
-					}
-				case 4:
-					if k2 < 16 {
-						k2++
-					}
-				case 5:
-					if k3 >= -16 {
-						k3--
-					}
-				case 6:
-					if k3 < 16 {
-						k3++
-					}
+				} else if best > 0 && k[j] < 16 {
+					k[j]++
 				}
 			}
 		}

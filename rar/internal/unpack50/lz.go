@@ -18,24 +18,27 @@ var distBase [128]uint64 // dcx used
 var distBits [128]uint8
 
 func init() {
-	for s := uint32(0); s < rc; s++ {
-		if s < 8 {
-			lenBase[s] = 2 + s
-			continue
-		}
-		b := s/4 - 1
-		lenBase[s] = 2 + (4|s&3)<<b
-		lenBits[s] = b
+	for s := uint(0); s < rc; s++ {
+		base, bits := slot(s, 2)
+		lenBase[s], lenBits[s] = 2+uint32(base), uint32(bits)
 	}
-	for s := uint64(0); s < dcx; s++ {
-		if s < 4 {
-			distBase[s] = 1 + s
-			continue
-		}
-		b := s/2 - 1
-		distBase[s] = 1 + (2|s&1)<<b
-		distBits[s] = uint8(b)
+	for s := uint(0); s < dcx; s++ {
+		base, bits := slot(s, 1)
+		distBase[s], distBits[s] = 1+base, uint8(bits)
 	}
+}
+
+// slot is the base (before its offset: 2 for lengths, 1 for distances)
+// and extra bits of slot s of a table with 1<<step slots per power of
+// two: the first 2<<step slots are their own base; then slot s has
+// s>>step - 1 extra bits.
+func slot(s, step uint) (base uint64, bits uint) {
+	n := uint(1) << step
+	if s < 2*n {
+		return uint64(s), 0
+	}
+	b := s>>step - 1
+	return uint64(n|s&(n-1)) << b, b
 }
 
 // slowCheck runs where the fast loop cannot vouch for the input: near the
@@ -263,15 +266,7 @@ func (d *Decoder) lz(stopW int) error {
 				bits <<= db
 				n -= db
 			}
-			if dist > 0x100 {
-				length++
-				if dist > 0x2000 {
-					length++
-					if dist > 0x40000 {
-						length++
-					}
-				}
-			}
+			length += int(distBonus(dist))
 			d.oldDist[3], d.oldDist[2], d.oldDist[1], d.oldDist[0] = d.oldDist[2], d.oldDist[1], d.oldDist[0], dist
 			d.lastLen = length
 			d.total += int64(w - d.w)
@@ -338,6 +333,22 @@ func (d *Decoder) carefulSymbol() error {
 	return nil
 }
 
+// distBonus is what a match's length gains from its distance (unrar
+// Unpack5: one more above 0x100, 0x2000 and 0x40000 each).
+func distBonus(dist uint64) uint {
+	n := uint(0)
+	if dist > 0x100 {
+		n++
+		if dist > 0x2000 {
+			n++
+			if dist > 0x40000 {
+				n++
+			}
+		}
+	}
+	return n
+}
+
 // readMatch reads the rest of a new match (main symbol 262..305): length
 // slot extra bits, distance slot, distance bits; it updates the repeated
 // distances (unrar Unpack5, "MainSlot>=262").
@@ -363,15 +374,7 @@ func (d *Decoder) readMatch(sym uint) (int, uint64) {
 	} else if db > 0 {
 		dist += uint64(br.get(db))
 	}
-	if dist > 0x100 {
-		length++
-		if dist > 0x2000 {
-			length++
-			if dist > 0x40000 {
-				length++
-			}
-		}
-	}
+	length += int(distBonus(dist))
 	d.oldDist[3], d.oldDist[2], d.oldDist[1], d.oldDist[0] = d.oldDist[2], d.oldDist[1], d.oldDist[0], dist
 	d.lastLen = length
 	return length, dist

@@ -673,7 +673,10 @@ func (j *job) symbols() bool {
 				runStart = len(lits)
 			}
 			if sym >= 262 {
-				// The fast match path of lz, writing a token.
+				// A deliberate copy of lz's fast match path, writing a
+				// token: the bit buffer stays in locals (bits, n, pos)
+				// across the symbol, which a shared function would
+				// spill on every match. Keep the two in step.
 				slot := sym - 262
 				length := uint64(lenBase[slot&63])
 				if lb := uint(lenBits[slot&63]); lb > 0 {
@@ -729,15 +732,7 @@ func (j *job) symbols() bool {
 					bits <<= db
 					n -= db
 				}
-				if dist > 0x100 {
-					length++
-					if dist > 0x2000 {
-						length++
-						if dist > 0x40000 {
-							length++
-						}
-					}
-				}
+				length += uint64(distBonus(dist))
 				ops = append(ops, opMatch|length<<3|dist<<16)
 				continue
 			}
@@ -790,15 +785,7 @@ func (j *job) symbol(sym uint) error {
 		} else if db > 0 {
 			dist += uint64(br.get(db))
 		}
-		if dist > 0x100 {
-			length++
-			if dist > 0x2000 {
-				length++
-				if dist > 0x40000 {
-					length++
-				}
-			}
-		}
+		length += uint64(distBonus(dist))
 		j.ops = append(j.ops, opMatch|length<<3|dist<<16)
 	case sym == 256:
 		start := br.readFilterData()
