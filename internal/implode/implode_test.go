@@ -167,15 +167,10 @@ func BenchmarkDecode(b *testing.B) {
 		comp := implodeData(data, v.big, v.lit)
 		b.Run(fmt.Sprintf("8k=%v/lit=%v", v.big, v.lit), func(b *testing.B) {
 			z := NewReader(bytes.NewReader(comp), int64(len(data)), v.big, v.lit)
-			run := testutil.ReusedDecode(b, comp, int64(len(data)), func(r io.Reader) io.ReadCloser {
+			testutil.BenchDecode(b, int64(len(data)), testutil.ReusedDecode(b, comp, int64(len(data)), func(r io.Reader) io.ReadCloser {
 				z.Reset(r, int64(len(data)), v.big, v.lit)
 				return z
-			})
-			b.SetBytes(int64(len(data)))
-			b.ReportAllocs()
-			for b.Loop() {
-				run()
-			}
+			}))
 		})
 	}
 }

@@ -168,15 +168,10 @@ func BenchmarkDecode(b *testing.B) {
 	data := textish(1<<20, 8)
 	comp := reduceData(data, 4, 32)
 	z := NewReader(bytes.NewReader(comp), int64(len(data)), 4)
-	run := testutil.ReusedDecode(b, comp, int64(len(data)), func(r io.Reader) io.ReadCloser {
+	testutil.BenchDecode(b, int64(len(data)), testutil.ReusedDecode(b, comp, int64(len(data)), func(r io.Reader) io.ReadCloser {
 		z.Reset(r, int64(len(data)), 4)
 		return z
-	})
-	b.SetBytes(int64(len(data)))
-	b.ReportAllocs()
-	for b.Loop() {
-		run()
-	}
+	}))
 }
 
 // legacyVariants describes factors 1 to 4 (follower sets of 32) to the

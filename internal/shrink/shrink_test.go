@@ -200,15 +200,10 @@ func BenchmarkDecode(b *testing.B) {
 	data := textish(1<<20, 8)
 	comp, _, _ := shrinkData(data, 0)
 	z := NewReader(bytes.NewReader(comp), int64(len(data)))
-	run := testutil.ReusedDecode(b, comp, int64(len(data)), func(r io.Reader) io.ReadCloser {
+	testutil.BenchDecode(b, int64(len(data)), testutil.ReusedDecode(b, comp, int64(len(data)), func(r io.Reader) io.ReadCloser {
 		z.Reset(r, int64(len(data)))
 		return z
-	})
-	b.SetBytes(int64(len(data)))
-	b.ReportAllocs()
-	for b.Loop() {
-		run()
-	}
+	}))
 }
 
 // clearRate names streams with a partial clear every n codes (0: only

@@ -149,3 +149,13 @@ func ReusedDecode(tb TB, comp []byte, size int64, reset func(r io.Reader) io.Rea
 		z.Close()
 	}
 }
+
+// BenchDecode times run, a decode of size bytes (ReusedDecode's), as
+// b's loop.
+func BenchDecode(b *testing.B, size int64, run func()) {
+	b.SetBytes(size)
+	b.ReportAllocs()
+	for b.Loop() {
+		run()
+	}
+}
