@@ -2,7 +2,6 @@ package rar
 
 import (
 	"bytes"
-	"os"
 	"testing"
 
 	"github.com/go-unarc/unarc/arc"
@@ -18,10 +17,7 @@ func TestOpenAtStored(t *testing.T) {
 		direct bool
 	}{{"store.rar", true}, {"store-aes.rar", true}, {"store-aes4.rar", true}, {"solid.rar", false}} {
 		t.Run(tc.name, func(t *testing.T) {
-			b, err := os.ReadFile("../testdata/seek/" + tc.name)
-			if err != nil {
-				t.Fatal(err)
-			}
+			b := testutil.ReadTestdata(t, "seek", tc.name)
 			a, err := Open(bytes.NewReader(b), int64(len(b)), &arc.Config{Password: func(*arc.Entry) (string, error) { return "seek", nil }})
 			if err != nil {
 				t.Fatal(err)

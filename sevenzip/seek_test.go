@@ -3,7 +3,6 @@ package sevenzip
 import (
 	"bytes"
 	"io"
-	"os"
 	"sync/atomic"
 	"testing"
 
@@ -38,10 +37,7 @@ func openCounted(t testutil.TB, name string) (*Archive, *countingReaderAt) {
 // openWithPassword is openCounted with password pw.
 func openWithPassword(t testutil.TB, name, pw string) (*Archive, *countingReaderAt) {
 	t.Helper()
-	b, err := os.ReadFile("../testdata/seek/" + name)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := testutil.ReadTestdata(t, "seek", name)
 	c := &countingReaderAt{r: bytes.NewReader(b)}
 	a, err := Open(c, int64(len(b)), &arc.Config{Password: func(*arc.Entry) (string, error) { return pw, nil }})
 	if err != nil {

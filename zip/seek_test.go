@@ -3,7 +3,6 @@ package zip
 import (
 	"bytes"
 	"io"
-	"os"
 	"testing"
 
 	"github.com/go-unarc/unarc/arc"
@@ -20,10 +19,7 @@ func TestOpenAtStored(t *testing.T) {
 		direct bool
 	}{{"store.zip", true}, {"store-aes.zip", true}, {"store-zipcrypto.zip", false}, {"deflate.zip", false}} {
 		t.Run(tc.name, func(t *testing.T) {
-			b, err := os.ReadFile("../testdata/seek/" + tc.name)
-			if err != nil {
-				t.Fatal(err)
-			}
+			b := testutil.ReadTestdata(t, "seek", tc.name)
 			a, err := Open(bytes.NewReader(b), int64(len(b)), &arc.Config{Password: func(*arc.Entry) (string, error) { return "seek", nil }})
 			if err != nil {
 				t.Fatal(err)
@@ -43,10 +39,7 @@ func TestOpenAtStored(t *testing.T) {
 func TestOpenAtDeflateCheckpoint(t *testing.T) {
 	for _, name := range []string{"deflate-words.zip", "deflate-words-aes.zip"} {
 		for _, mem := range []int64{1 << 30, 40 << 10} {
-			b, err := os.ReadFile("../testdata/seek/" + name)
-			if err != nil {
-				t.Fatal(err)
-			}
+			b := testutil.ReadTestdata(t, "seek", name)
 			a, err := Open(bytes.NewReader(b), int64(len(b)), &arc.Config{Password: func(*arc.Entry) (string, error) { return "seek", nil }})
 			if err != nil {
 				t.Fatal(err)

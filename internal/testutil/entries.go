@@ -3,6 +3,8 @@ package testutil
 import (
 	"bytes"
 	"io"
+	"os"
+	"path/filepath"
 )
 
 // ReadClose reads rc to its end and closes it. An error from the call
@@ -86,4 +88,15 @@ func CheckEntryAt(t TB, a AtOpener, i int, name string, want []byte, direct bool
 			t.Fatalf("%s at %d: bytes differ", name, off)
 		}
 	}
+}
+
+// ReadTestdata is the file at elem under the module's testdata folder,
+// failing t where it cannot be read.
+func ReadTestdata(t TB, elem ...string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join(append([]string{ModuleRoot(), "testdata"}, elem...)...))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
