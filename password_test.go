@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/go-unarc/unarc"
+	"github.com/go-unarc/unarc/internal/testutil"
 )
 
 // prompt records every request and answers from a script (the last
@@ -171,18 +172,7 @@ func TestPasswordReader(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	for {
-		_, err := r.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := io.Copy(io.Discard, r); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testutil.DrainStream(t, r.Next, r)
 	if len(p.reqs) != 1 {
 		t.Errorf("asked %d times", len(p.reqs))
 	}
