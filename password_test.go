@@ -33,21 +33,8 @@ func (p *prompt) ask(r unarc.PasswordRequest) (string, error) {
 
 func readEntries(t *testing.T, a *unarc.Archive) error {
 	t.Helper()
-	for _, e := range a.Entries() {
-		if e.IsDir() || e.Size == 0 {
-			continue
-		}
-		rc, err := a.OpenEntry(e)
-		if err != nil {
-			return err
-		}
-		_, err = io.Copy(io.Discard, rc)
-		rc.Close()
-		if err != nil {
-			return err
-		}
-	}
-	return nil
+	es := a.Entries()
+	return testutil.DiscardEach(len(es), func(i int) bool { return !es[i].IsDir() && es[i].Size != 0 }, func(i int) (io.ReadCloser, error) { return a.OpenEntry(es[i]) })
 }
 
 // TestPasswordAskedOnce: one answer serves every entry, read three times

@@ -1,6 +1,7 @@
 package testutil
 
 import (
+	"fmt"
 	"io"
 	"runtime"
 )
@@ -14,20 +15,29 @@ import (
 // allocates nothing of its own, so allocation tests can run it.
 func DrainEntries[E interface{ IsDir() bool }](t TB, entries []E, open func(i int) (io.ReadCloser, error)) {
 	t.Helper()
-	for i, e := range entries {
-		if e.IsDir() {
+	if err := DiscardEach(len(entries), func(i int) bool { return !entries[i].IsDir() }, open); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// DiscardEach reads the entries 0 to n-1 that keep accepts (nil: all)
+// to their end through open, and returns the first error.
+func DiscardEach(n int, keep func(i int) bool, open func(i int) (io.ReadCloser, error)) error {
+	for i := range n {
+		if keep != nil && !keep(i) {
 			continue
 		}
 		rc, err := open(i)
 		if err != nil {
-			t.Fatal(err)
+			return err
 		}
 		_, err = io.Copy(io.Discard, rc)
 		rc.Close()
 		if err != nil {
-			t.Fatalf("entry %d: %v", i, err)
+			return fmt.Errorf("entry %d: %w", i, err)
 		}
 	}
+	return nil
 }
 
 // DrainStream calls next until io.EOF and reads r (the stream's current
