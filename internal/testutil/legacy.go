@@ -128,8 +128,15 @@ func ZeroAllocs(t *testing.T, what string, run func()) {
 	if testing.CoverMode() != "" || RaceEnabled {
 		t.Skip("allocation counts differ under -cover/-race")
 	}
+	NoAllocs(t, 10, what, run)
+}
+
+// NoAllocs fails t when run, once warmed up, allocates on average over
+// runs runs.
+func NoAllocs(t TB, runs int, what string, run func()) {
+	t.Helper()
 	run()
-	if n := testing.AllocsPerRun(10, run); n != 0 {
+	if n := testing.AllocsPerRun(runs, run); n != 0 {
 		t.Errorf("%v allocations per %s", n, what)
 	}
 }
