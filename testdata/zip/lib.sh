@@ -1,0 +1,20 @@
+# lib.sh: the content generators testdata/zip/make.sh and
+# testdata/zip/crypt/make.sh share. Source it by the script's path:
+#	. "$(dirname "$0")/lib.sh"      (testdata/zip/)
+#	. "$(dirname "$0")/../lib.sh"   (testdata/zip/crypt/)
+
+textlines() { # textlines N: N numbered lines of text
+	i=0
+	while [ "$i" -lt "$1" ]; do
+		printf 'line %04d: the quick brown fox jumps over the lazy dog\n' $i
+		i=$((i + 1))
+	done
+}
+
+randbin() { # randbin N: N*32 incompressible bytes, sha256("rand<i>") for i < N
+	i=0
+	while [ "$i" -lt "$1" ]; do
+		printf 'rand%d' $i | sha256sum | cut -c1-64 | xxd -r -p
+		i=$((i + 1))
+	done
+}
