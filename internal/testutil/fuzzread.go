@@ -1,6 +1,7 @@
 package testutil
 
 import (
+	"errors"
 	"fmt"
 	"io"
 
@@ -53,4 +54,25 @@ func FuzzEntries(t TB, entries []*arc.Entry, open func(i int) (io.ReadCloser, er
 		budget -= FuzzRead(t, fmt.Sprintf("entry %d", i), rc, e.Size, readCap, ok)
 		rc.Close()
 	}
+}
+
+// ErrLimitWriter is what a LimitWriter fails with.
+var ErrLimitWriter = errors.New("output limit")
+
+// LimitWriter passes N bytes on to W, then fails with ErrLimitWriter
+// (writing what still fits first): a bound on what a fuzzed decoder's
+// WriteTo may produce.
+type LimitWriter struct {
+	W io.Writer
+	N int
+}
+
+func (l *LimitWriter) Write(p []byte) (int, error) {
+	if len(p) > l.N {
+		k, _ := l.W.Write(p[:l.N])
+		l.N = 0
+		return k, ErrLimitWriter
+	}
+	l.N -= len(p)
+	return l.W.Write(p)
 }
