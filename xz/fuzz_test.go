@@ -58,13 +58,5 @@ func FuzzXZ(f *testing.F) {
 
 func checkClass(t testutil.TB, err error) {
 	t.Helper()
-	if err == nil {
-		return
-	}
-	for _, s := range []error{errs.ErrFormat, errs.ErrCorrupt, errs.ErrTruncated, errs.ErrChecksum, errs.ErrUnsupported, errs.ErrLimit} {
-		if errors.Is(err, s) {
-			return
-		}
-	}
-	t.Fatalf("error of no bad-input class: %v", err)
+	testutil.FuzzErr(t, "decode", err, testutil.Classes(errs.ErrFormat, errs.ErrCorrupt, errs.ErrTruncated, errs.ErrChecksum, errs.ErrUnsupported, errs.ErrLimit))
 }

@@ -2,7 +2,6 @@ package zip
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -39,15 +38,8 @@ func addSeeds(f testutil.F) {
 }
 
 // classified reports whether err is one of the errors bad input may give.
-func classified(err error) bool {
-	for _, s := range []error{errs.ErrFormat, errs.ErrCorrupt, errs.ErrTruncated, errs.ErrChecksum,
-		errs.ErrUnsupported, errs.ErrPasswordRequired, errs.ErrLimit} {
-		if errors.Is(err, s) {
-			return true
-		}
-	}
-	return false
-}
+var classified = testutil.Classes(errs.ErrFormat, errs.ErrCorrupt, errs.ErrTruncated, errs.ErrChecksum,
+	errs.ErrUnsupported, errs.ErrPasswordRequired, errs.ErrLimit)
 
 // fuzzCfg's small limits keep each input fast and its memory bounded
 // (the allocation bound each input runs under is 256 MiB): a fuzzer-made

@@ -76,3 +76,16 @@ func (l *LimitWriter) Write(p []byte) (int, error) {
 	l.N -= len(p)
 	return l.W.Write(p)
 }
+
+// Classes is the test that an error is one of cls (errors.Is), for
+// FuzzErr, FuzzRead and FuzzEntries.
+func Classes(cls ...error) func(error) bool {
+	return func(err error) bool {
+		for _, c := range cls {
+			if errors.Is(err, c) {
+				return true
+			}
+		}
+		return false
+	}
+}
