@@ -55,15 +55,7 @@ func BenchmarkEncode(b *testing.B) {
 					b.Fatal(err)
 				}
 				dict, _ := lzma.DictSizeLZMA2(w.DictByte())
-				testutil.BenchEncode(b, data, func(dst io.Writer) error {
-					if err := w.Reset(dst); err != nil {
-						return err
-					}
-					if _, err := w.Write(data); err != nil {
-						return err
-					}
-					return w.Close()
-				}, func(packed []byte) (io.Reader, error) {
+				testutil.BenchEncode(b, data, testutil.EncodeWith(w, data), func(packed []byte) (io.Reader, error) {
 					return lzma.NewReader2(bytes.NewReader(packed), dict, int64(len(data)))
 				})
 			})

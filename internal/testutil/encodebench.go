@@ -200,3 +200,23 @@ func ReusedWriterTo(b *testing.B, data, want []byte, reset func(io.Reader) (io.W
 	}
 	return decode
 }
+
+// Resetter is an encoder that Reset points at a new destination.
+type Resetter interface {
+	Reset(dst io.Writer) error
+	io.WriteCloser
+}
+
+// EncodeWith is BenchEncode's encode for a reused encoder w: Reset to
+// the destination, write data, Close.
+func EncodeWith(w Resetter, data []byte) func(io.Writer) error {
+	return func(dst io.Writer) error {
+		if err := w.Reset(dst); err != nil {
+			return err
+		}
+		if _, err := w.Write(data); err != nil {
+			return err
+		}
+		return w.Close()
+	}
+}
