@@ -112,7 +112,7 @@ func ConcurrentResumes(t TB, a AtOpener, want map[int][]byte, seed uint64) {
 		t.Fatal("no entry to read")
 	}
 	var wg sync.WaitGroup
-	errc := make(chan error, 24)
+	errc := make(chan error, 4*6*2) // room for every failure: no sender blocks
 	for g := range 4 {
 		wg.Add(1)
 		go func() {
