@@ -5,13 +5,7 @@
 #   sh testdata/zip/make.sh
 # Zip64 archives with >4 GiB offsets or >65,535 entries are built in the
 # test code (zip/zip64_test.go), not here, to keep the repository small.
-set -eu
-export TZ=UTC LC_ALL=C.UTF-8
 . "$(dirname "$0")/lib.sh"
-out=$(cd "$(dirname "$0")" && pwd)
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work"
 
 mkdir -p in/dir/sub in/emptydir
 printf 'hello, world\n' > in/hello.txt

@@ -4,13 +4,7 @@
 # Inputs are generated deterministically; salts and headers are random, so
 # the archives differ on every run (the tests do not depend on the bytes).
 #   sh testdata/zip/crypt/make.sh
-set -eu
-export TZ=UTC LC_ALL=C.UTF-8
 . "$(dirname "$0")/../lib.sh"
-out=$(cd "$(dirname "$0")" && pwd)
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work"
 
 mkdir -p in/dir
 printf 'hello, world\n' > in/hello.txt
