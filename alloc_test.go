@@ -5,7 +5,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"runtime"
 	"testing"
 
 	"github.com/go-unarc/unarc"
@@ -72,18 +71,8 @@ func TestExtractAllocs(t *testing.T) {
 					extractSmallArchive(t, data, opts)
 				}
 			}
-			run()
-			runtime.GC()
-			runtime.GC()
-			const runs = 5
-			var m0, m1 runtime.MemStats
-			runtime.ReadMemStats(&m0)
-			for range runs {
-				run()
-			}
-			runtime.ReadMemStats(&m1)
-			per := (m1.TotalAlloc - m0.TotalAlloc) / runs
-			t.Logf("%s/%s: %d B, %d allocs per extraction, %d entries", c.file, api, per, (m1.Mallocs-m0.Mallocs)/runs, entryCount(t, data, opts))
+			per, objects := testutil.WarmAllocs(5, run)
+			t.Logf("%s/%s: %d B, %d allocs per extraction, %d entries", c.file, api, per, objects, entryCount(t, data, opts))
 			if per > bound {
 				t.Errorf("%s/%s: %d bytes per extraction, over %d", c.file, api, per, bound)
 			}
@@ -97,19 +86,8 @@ func extractSmallArchive(t *testing.T, data []byte, opts []unarc.Option) {
 		t.Fatal(err)
 	}
 	defer a.Close()
-	for _, e := range a.Entries() {
-		if e.IsDir() {
-			continue
-		}
-		rc, err := a.OpenEntry(e)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := io.Copy(io.Discard, rc); err != nil {
-			t.Fatalf("%s: %v", e.Name, err)
-		}
-		rc.Close()
-	}
+	es := a.Entries()
+	testutil.DrainEntries(t, es, func(i int) (io.ReadCloser, error) { return a.OpenEntry(es[i]) })
 }
 
 func extractSmallReader(t *testing.T, data []byte, opts []unarc.Option) {
@@ -118,18 +96,7 @@ func extractSmallReader(t *testing.T, data []byte, opts []unarc.Option) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	for {
-		_, err := r.Next()
-		if err == io.EOF {
-			return
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := io.Copy(io.Discard, r); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testutil.DrainStream(t, r.Next, r)
 }
 
 func entryCount(t *testing.T, data []byte, opts []unarc.Option) int {

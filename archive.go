@@ -98,12 +98,8 @@ func openArchive(r io.ReaderAt, size int64, o *options, cfg *arc.Config, pw *pas
 		if err != nil {
 			return nil, archiveErr(err)
 		}
-		if err := checkEntryCount(a, &o.limits); err != nil {
-			a.Close()
-			return nil, archiveErr(err)
-		}
-		if c, ok := a.(engine.Checkpointer); ok {
-			c.SetCheckpoints(o.checkpoints)
+		if err := admit(a, o); err != nil {
+			return nil, err
 		}
 		sections, err := restoreCheckpoints(a, o.index, o.checkpoints)
 		if err != nil {
@@ -121,14 +117,24 @@ func openArchive(r io.ReaderAt, size int64, o *options, cfg *arc.Config, pw *pas
 	if err != nil {
 		return nil, archiveErr(err)
 	}
+	if err := admit(a, o); err != nil {
+		return nil, err
+	}
+	return &Archive{a: a, format: formatName(a, f), opts: o, pw: pw, acct: acct, src: src, srcSize: size}, nil
+}
+
+// admit checks an opened archive's entry count against the limits
+// (closing it when over) and gives it the checkpoint policy: the last
+// steps of an open, from an index or not.
+func admit(a arc.Archive, o *options) error {
 	if err := checkEntryCount(a, &o.limits); err != nil {
 		a.Close()
-		return nil, archiveErr(err)
+		return archiveErr(err)
 	}
 	if c, ok := a.(engine.Checkpointer); ok {
 		c.SetCheckpoints(o.checkpoints)
 	}
-	return &Archive{a: a, format: formatName(a, f), opts: o, pw: pw, acct: acct, src: src, srcSize: size}, nil
+	return nil
 }
 
 // OpenFile opens the archive file name. For a multi-volume set, name is

@@ -1,7 +1,6 @@
 package unarc_test
 
 import (
-	"bufio"
 	"bytes"
 	"crypto/sha256"
 	"errors"
@@ -237,22 +236,12 @@ func readAll(a *unarc.Archive) error {
 const goldenPath = "testdata/corpus-status.txt"
 
 func readGolden(t *testing.T) map[string]string {
-	g := map[string]string{}
-	f, err := os.Open(goldenPath)
+	g, err := testutil.ReadTSV(goldenPath)
 	if err != nil {
-		return g
+		return map[string]string{}
 	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := sc.Text()
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		if k, v, ok := strings.Cut(line, "\t"); ok {
-			st, _, _ := strings.Cut(v, "\t")
-			g[k] = st
-		}
+	for k, v := range g {
+		g[k], _, _ = strings.Cut(v, "\t")
 	}
 	return g
 }

@@ -812,6 +812,28 @@ func (x *extractor) createTemp(rel string) (*os.File, string, error) {
 	}
 }
 
+// fillTemp copies src through w (f, or a writer over it) into f, the
+// new temporary file tmp, gives it e's mode, closes it and sets e's
+// modification time; on failure it removes tmp.
+func (x *extractor) fillTemp(f *os.File, tmp string, e *Entry, w io.Writer, src io.Reader) error {
+	_, err := io.Copy(w, src)
+	if err == nil {
+		err = f.Chmod(x.perm(e, false))
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		x.remove(tmp)
+		return err
+	}
+	if !e.Modified.IsZero() {
+		d, name := x.on(tmp)
+		chtimes(d, name, e.Modified)
+	}
+	return nil
+}
+
 func (x *extractor) tempLinkName(rel string) string {
 	return path.Join(path.Dir(rel), tempBase())
 }
@@ -1087,6 +1109,15 @@ func (c *chargedFile) Read(p []byte) (int, error) {
 
 func (c *chargedFile) Close() error { return c.f.Close() }
 
+// writeCtx writes p to w unless ctx is done: the check of every write
+// of an extraction, sequential (ctxWriter) or staged (stageWriter).
+func writeCtx(ctx context.Context, w io.Writer, p []byte) (int, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
+	return w.Write(p)
+}
+
 // ctxWriter stops a long copy when the context is cancelled.
 type ctxWriter struct {
 	ctx context.Context
@@ -1097,10 +1128,7 @@ type ctxWriter struct {
 }
 
 func (c *ctxWriter) Write(p []byte) (int, error) {
-	if err := c.ctx.Err(); err != nil {
-		return 0, err
-	}
-	n, err := c.w.Write(p)
+	n, err := writeCtx(c.ctx, c.w, p)
 	c.n += int64(n)
 	c.x.total += int64(n)
 	if c.x.xo.progress != nil {
@@ -1127,20 +1155,8 @@ func (x *extractor) file(e *Entry, rel string, open func() (io.ReadCloser, error
 		return err
 	}
 	cw := &ctxWriter{ctx: x.ctx, w: f, x: x, e: e}
-	_, err = io.Copy(cw, rc)
-	if err == nil {
-		err = f.Chmod(x.perm(e, false))
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		x.remove(tmp)
+	if err := x.fillTemp(f, tmp, e, cw, rc); err != nil {
 		return fsErr(err)
-	}
-	if !e.Modified.IsZero() {
-		d, name := x.on(tmp)
-		chtimes(d, name, e.Modified)
 	}
 	if x.holdFiles {
 		x.hold(e, tmp, dst, replace)

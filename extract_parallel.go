@@ -207,10 +207,7 @@ type stageWriter struct {
 }
 
 func (c *stageWriter) Write(p []byte) (int, error) {
-	if err := c.ctx.Err(); err != nil {
-		return 0, err
-	}
-	n, err := c.w.Write(p)
+	n, err := writeCtx(c.ctx, c.w, p)
 	c.s.n += int64(n)
 	if c.record && n > 0 {
 		c.s.writes = append(c.s.writes, int32(n))
@@ -302,20 +299,8 @@ func (x *extractor) moveBeside(e *Entry, s *staged, dst string) (string, error) 
 	if err != nil {
 		return "", err
 	}
-	_, err = io.Copy(f, src)
-	if err == nil {
-		err = f.Chmod(x.perm(e, false))
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
-		x.remove(tmp)
+	if err := x.fillTemp(f, tmp, e, f, src); err != nil {
 		return "", err
-	}
-	if !e.Modified.IsZero() {
-		d, name := x.on(tmp)
-		chtimes(d, name, e.Modified)
 	}
 	x.dropStaged(s)
 	return tmp, nil

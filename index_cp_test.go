@@ -13,6 +13,7 @@ import (
 
 	"github.com/go-unarc/unarc/internal/cpcache"
 	"github.com/go-unarc/unarc/internal/engine"
+	"github.com/go-unarc/unarc/internal/testutil"
 )
 
 // cpCountingReaderAt counts the bytes read through it.
@@ -64,22 +65,8 @@ func checkpointedIndex(t *testing.T, name string) ([]byte, map[int][]byte, *Inde
 		t.Fatal(err)
 	}
 	defer a.Close()
-	want := map[int][]byte{}
-	for _, e := range a.Entries() {
-		if e.IsDir() {
-			continue
-		}
-		s, err := a.OpenSeekable(e)
-		if err != nil {
-			t.Fatal(err)
-		}
-		c, err := io.ReadAll(s)
-		s.Close()
-		if err != nil {
-			t.Fatalf("%s: %v", e.Name, err)
-		}
-		want[e.Index] = c
-	}
+	es := a.Entries()
+	want := testutil.ReadEach(t, len(es), func(i int) bool { return !es[i].IsDir() }, func(i int) (io.ReadCloser, error) { return a.OpenSeekable(es[i]) })
 	taken := a.CheckpointStats().Count
 	if taken == 0 {
 		t.Fatal("no checkpoint taken")

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/go-unarc/unarc"
+	"github.com/go-unarc/unarc/internal/testutil"
 )
 
 // prompt records every request and answers from a script (the last
@@ -32,21 +33,8 @@ func (p *prompt) ask(r unarc.PasswordRequest) (string, error) {
 
 func readEntries(t *testing.T, a *unarc.Archive) error {
 	t.Helper()
-	for _, e := range a.Entries() {
-		if e.IsDir() || e.Size == 0 {
-			continue
-		}
-		rc, err := a.OpenEntry(e)
-		if err != nil {
-			return err
-		}
-		_, err = io.Copy(io.Discard, rc)
-		rc.Close()
-		if err != nil {
-			return err
-		}
-	}
-	return nil
+	es := a.Entries()
+	return testutil.DiscardEach(len(es), func(i int) bool { return !es[i].IsDir() && es[i].Size != 0 }, func(i int) (io.ReadCloser, error) { return a.OpenEntry(es[i]) })
 }
 
 // TestPasswordAskedOnce: one answer serves every entry, read three times
@@ -171,18 +159,7 @@ func TestPasswordReader(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	for {
-		_, err := r.Next()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := io.Copy(io.Discard, r); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testutil.DrainStream(t, r.Next, r)
 	if len(p.reqs) != 1 {
 		t.Errorf("asked %d times", len(p.reqs))
 	}

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"github.com/go-unarc/unarc/internal/testutil"
 	"io"
 	"io/fs"
 	"math/rand/v2"
@@ -15,6 +14,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/go-unarc/unarc/internal/testutil"
 
 	"github.com/go-unarc/unarc"
 )
@@ -43,23 +44,8 @@ func openSeekTestdata(t testutil.TB, name string, opts ...unarc.Option) *unarc.A
 // sequential reads every regular entry of a through OpenEntry.
 func sequential(t testutil.TB, a *unarc.Archive) map[int][]byte {
 	t.Helper()
-	want := map[int][]byte{}
-	for _, e := range a.Entries() {
-		if e.IsDir() {
-			continue
-		}
-		rc, err := a.OpenEntry(e)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, err := io.ReadAll(rc)
-		rc.Close()
-		if err != nil {
-			t.Fatalf("%s: %v", e.Name, err)
-		}
-		want[e.Index] = b
-	}
-	return want
+	es := a.Entries()
+	return testutil.ReadEach(t, len(es), func(i int) bool { return !es[i].IsDir() }, func(i int) (io.ReadCloser, error) { return a.OpenEntry(es[i]) })
 }
 
 // checkSeekOps runs a fixed-seed sequence of ReadAt, Seek+Read and

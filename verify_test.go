@@ -8,7 +8,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"hash/crc32"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,6 +17,7 @@ import (
 	"github.com/zeebo/blake3"
 
 	"github.com/go-unarc/unarc/internal/blake2sp"
+	"github.com/go-unarc/unarc/internal/testutil"
 )
 
 // readSums parses b3sum / sha256sum output: name -> hex digest.
@@ -119,12 +119,7 @@ func TestVerifyDigests(t *testing.T) {
 
 func readEntry(t *testing.T, a *Archive, e *Entry) []byte {
 	t.Helper()
-	rc, err := a.OpenEntry(e)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rc.Close()
-	b, err := io.ReadAll(rc)
+	b, err := testutil.ReadClose(a.OpenEntry(e))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,6 @@ import (
 	"io"
 	"os"
 	"runtime"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -17,31 +16,11 @@ import (
 	"github.com/go-unarc/unarc/internal/testutil"
 )
 
-var deflateStream struct {
-	once sync.Once
-	raw  []byte // the Deflate stream
-	size int64  // uncompressed size
-}
-
-// mixedDeflate is mixed-0.bin (52 MB) compressed once at level 5 with
-// compress/flate, kept in memory for every sub-benchmark.
-func mixedDeflate() ([]byte, int64) {
-	deflateStream.once.Do(func() {
-		data := testutil.Mixed(0)
-		var buf bytes.Buffer
-		w, _ := flate.NewWriter(&buf, 5)
-		w.Write(data)
-		w.Close()
-		deflateStream.raw, deflateStream.size = buf.Bytes(), int64(len(data))
-	})
-	return deflateStream.raw, deflateStream.size
-}
-
 // BenchmarkDeflate decodes one stream with unarc's deflate package,
 // klauspost/compress/flate and compress/flate, each reused across
 // iterations and read with io.Copy from a *bytes.Reader.
 func BenchmarkDeflate(b *testing.B) {
-	stream, size := mixedDeflate()
+	stream, size := testutil.MixedDeflate()
 	br := bytes.NewReader(stream)
 	z := deflate.NewReader(br)
 	defer z.Close()
@@ -78,7 +57,7 @@ func TestDeflateCPUTime(t *testing.T) {
 	if os.Getenv("UNARC_AB") == "" {
 		t.Skip("set UNARC_AB=1 to run")
 	}
-	stream, size := mixedDeflate()
+	stream, size := testutil.MixedDeflate()
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	cpu := func() time.Duration {

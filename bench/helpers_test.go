@@ -4,24 +4,9 @@ import (
 	"io"
 	"os"
 	"testing"
-	"time"
+
+	"github.com/go-unarc/unarc/internal/testutil"
 )
-
-// cpuTimer reports process CPU time per operation next to the wall time:
-// on a shared, loaded machine it is the steadier figure for comparing two
-// decoders run side by side.
-type cpuTimer struct{ start time.Duration }
-
-func startCPU() cpuTimer { return cpuTimer{cpuNow()} }
-
-// report adds cpu-ms/op and cpu-MB/s for b.N operations of size bytes.
-func (c cpuTimer) report(b *testing.B, size int64) {
-	d := cpuNow() - c.start
-	b.ReportMetric(float64(d.Milliseconds())/float64(b.N), "cpu-ms/op")
-	if d > 0 {
-		b.ReportMetric(float64(size)*float64(b.N)/d.Seconds()/1e6, "cpu-MB/s")
-	}
-}
 
 // run measures one implementation: one untimed pass (warm pools, and a
 // size check), then b.N timed passes. extract returns the bytes it
@@ -33,11 +18,11 @@ func run(b *testing.B, want int64, extract func(b *testing.B) int64) {
 	b.SetBytes(want)
 	b.ReportAllocs()
 	b.ResetTimer()
-	cpu := startCPU()
+	cpu := testutil.StartCPU()
 	for range b.N {
 		extract(b)
 	}
-	cpu.report(b, want)
+	cpu.Report(b, want)
 }
 
 // loadFile reads the cached workload archive into memory, so every

@@ -6,34 +6,13 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"testing"
-	"time"
 
 	xlzma "github.com/ulikunitz/xz/lzma"
 
 	"github.com/go-unarc/unarc/internal/lzma"
 	"github.com/go-unarc/unarc/internal/testutil"
 )
-
-// encodeCase is one case of BenchmarkEncode: mixed-0.bin of the workload
-// (50 MiB) at a 7-Zip level on threads goroutines; the same cases as
-// BenchmarkEncode of the lzma package.
-type encodeCase struct {
-	name      string
-	level     int
-	threads   int
-	blockSize int64 // of the multi-threaded case (see the lzma package's table)
-}
-
-var encodeCases = []encodeCase{
-	{name: "mixed-50-l5", level: 5, threads: 1},
-	{name: "mixed-50-l5-mt2", level: 5, threads: 2, blockSize: 8 << 20},
-	{name: "mixed-50-l1", level: 1, threads: 1},
-	{name: "mixed-50-l9", level: 9, threads: 1},
-}
 
 // sevenZipDict is 7-Zip's LZMA2 dictionary for a level (64-bit builds;
 // CPP/7zip/Common/MethodProps.h, Get_Lzma_DicSize), the DictCap given to
@@ -48,16 +27,6 @@ func sevenZipDict(level int) int {
 	return 1 << 28
 }
 
-func mixed0(b *testing.B) (data []byte, dir string) {
-	b.Helper()
-	dir = testutil.MixedDir(b)
-	data = loadFile(b, filepath.Join(dir, testutil.MixedName(0)))
-	if len(data) != testutil.MixedFileSize {
-		b.Fatalf("mixed-0.bin has %d bytes", len(data))
-	}
-	return data, dir
-}
-
 // BenchmarkEncode compresses mixed-0.bin (50 MiB) to LZMA2 with unarc's
 // lzma.Writer2, with ulikunitz/xz's lzma.Writer2 (the level's dictionary
 // and its HashTable4 matcher at every level: its BinaryTree matcher, the
@@ -70,38 +39,30 @@ func mixed0(b *testing.B) (data []byte, dir string) {
 //
 //	cd bench && go test -run '^$' -bench 'Encode/' -benchtime 1x -timeout 2h
 func BenchmarkEncode(b *testing.B) {
-	for _, c := range encodeCases {
-		b.Run(c.name, func(b *testing.B) {
+	for _, c := range testutil.EncodeCases {
+		b.Run(c.Name, func(b *testing.B) {
 			if testing.Short() {
 				b.Skip("encodes 50 MiB; run without -short")
 			}
 			b.Run("unarc", func(b *testing.B) {
-				data, _ := mixed0(b)
-				opts := []lzma.WriterOption{lzma.Level(c.level)}
-				if c.threads > 1 {
-					opts = append(opts, lzma.Threads(c.threads), lzma.BlockSize(c.blockSize))
+				data, _ := testutil.Mixed0(b)
+				opts := []lzma.WriterOption{lzma.Level(c.Level)}
+				if c.Threads > 1 {
+					opts = append(opts, lzma.Threads(c.Threads), lzma.BlockSize(c.BlockSize))
 				}
 				w, err := lzma.NewWriter2(io.Discard, opts...)
 				if err != nil {
 					b.Fatal(err)
 				}
 				dict, _ := lzma.DictSizeLZMA2(w.DictByte())
-				encodeBench(b, data, func(dst io.Writer) error {
-					if err := w.Reset(dst); err != nil {
-						return err
-					}
-					if _, err := w.Write(data); err != nil {
-						return err
-					}
-					return w.Close()
-				}, func(packed []byte) (io.Reader, error) {
+				testutil.BenchEncode(b, data, testutil.EncodeWith(w, data), func(packed []byte) (io.Reader, error) {
 					return lzma.NewReader2(bytes.NewReader(packed), dict, int64(len(data)))
 				})
 			})
 			b.Run("ulikunitz", func(b *testing.B) {
-				data, _ := mixed0(b)
-				cfg := xlzma.Writer2Config{DictCap: sevenZipDict(c.level), Matcher: xlzma.HashTable4}
-				encodeBench(b, data, func(dst io.Writer) error {
+				data, _ := testutil.Mixed0(b)
+				cfg := xlzma.Writer2Config{DictCap: sevenZipDict(c.Level), Matcher: xlzma.HashTable4}
+				testutil.BenchEncode(b, data, func(dst io.Writer) error {
 					w, err := cfg.NewWriter2(dst)
 					if err != nil {
 						return err
@@ -115,77 +76,11 @@ func BenchmarkEncode(b *testing.B) {
 				})
 			})
 			b.Run("7zz", func(b *testing.B) {
-				_, dir := mixed0(b)
-				encode7zz(b, dir, c)
+				_, dir := testutil.Mixed0(b)
+				testutil.BenchEncode7zz(b, dir, c)
 			})
 		})
 	}
-}
-
-// encodeBench times encode over data b.N times (each encode costs tens
-// of seconds to minutes: there is no untimed warm-up run). The stream of
-// the last run is then decoded with decode, outside the timer, and
-// compared with data.
-func encodeBench(b *testing.B, data []byte, encode func(io.Writer) error, decode func([]byte) (io.Reader, error)) {
-	out := bytes.NewBuffer(make([]byte, 0, len(data)+len(data)/8))
-	b.SetBytes(int64(len(data)))
-	b.ReportAllocs()
-	b.ResetTimer()
-	cpu := startCPU()
-	for range b.N {
-		out.Reset()
-		if err := encode(out); err != nil {
-			b.Fatal(err)
-		}
-	}
-	cpu.report(b, int64(len(data)))
-	b.StopTimer()
-	b.ReportMetric(float64(out.Len()), "bytes")
-	r, err := decode(out.Bytes())
-	if err != nil {
-		b.Fatal(err)
-	}
-	got, err := io.ReadAll(io.LimitReader(r, int64(len(data))+1))
-	if err != nil || !bytes.Equal(got, data) {
-		b.Fatalf("round trip failed (%d bytes): %v", len(got), err)
-	}
-}
-
-// encode7zz runs `7zz a -t7z -m0=lzma2 -mxN -mmtT -mhc=off` on
-// mixed-0.bin b.N times and reports the packed stream's size (with the
-// header uncompressed it starts right after the packed streams) and the
-// child's CPU time. It skips when 7zz is missing.
-func encode7zz(b *testing.B, dir string, c encodeCase) {
-	if _, err := exec.LookPath("7zz"); err != nil {
-		b.Skip("7zz not installed (../shared/tools/install-reference-tools.sh installs it)")
-	}
-	out := filepath.Join(b.TempDir(), "out.7z")
-	args := []string{"a", "-t7z", "-m0=lzma2", fmt.Sprintf("-mx%d", c.level), fmt.Sprintf("-mmt%d", c.threads),
-		"-mhc=off", "-bd", "-bso0", "-bsp0", "-y", out, testutil.MixedName(0)}
-	b.SetBytes(testutil.MixedFileSize)
-	var cpu time.Duration
-	var packed int64
-	b.ResetTimer()
-	for range b.N {
-		b.StopTimer()
-		os.Remove(out) // 7zz a would update an existing archive
-		b.StartTimer()
-		cmd := exec.Command("7zz", args...)
-		cmd.Dir = dir
-		if o, err := cmd.CombinedOutput(); err != nil {
-			b.Fatalf("7zz: %v\n%s", err, o)
-		}
-		b.StopTimer()
-		cpu += cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
-		h := loadFile(b, out)
-		if len(h) < 32 || string(h[:6]) != "7z\xbc\xaf\x27\x1c" {
-			b.Fatal("7zz wrote no 7z archive")
-		}
-		packed = int64(binary.LittleEndian.Uint64(h[12:20]))
-		b.StartTimer()
-	}
-	b.ReportMetric(float64(cpu.Milliseconds())/float64(b.N), "cpu-ms/op")
-	b.ReportMetric(float64(packed), "bytes")
 }
 
 // encInputs are the round-trip inputs: random, text, zeros, the mixed

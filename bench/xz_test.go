@@ -32,22 +32,7 @@ func BenchmarkXZ(b *testing.B) {
 	var br bytes.Reader
 	z := new(xz.Reader)
 	defer z.Close()
-	ours := func(w io.Writer) int64 {
-		br.Reset(data)
-		if err := z.Reset(&br); err != nil {
-			b.Fatal(err)
-		}
-		n, err := z.WriteTo(w)
-		if err != nil {
-			b.Fatal(err)
-		}
-		return n
-	}
-	var got bytes.Buffer
-	ours(&got)
-	if !bytes.Equal(got.Bytes(), want) {
-		b.Fatal("unarc: decoded data differs from mixed-0.bin")
-	}
+	ours := testutil.ReusedWriterTo(b, data, want, func(r io.Reader) (io.WriterTo, error) { return z, z.Reset(r) })
 	b.Run("unarc", func(b *testing.B) {
 		run(b, size, func(b *testing.B) int64 { return ours(io.Discard) })
 	})

@@ -30,16 +30,7 @@ func BenchmarkRAR5(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			for i := range a.Entries() {
-				rc, err := a.Open(i)
-				if err != nil {
-					b.Fatal(err)
-				}
-				if _, err := io.Copy(io.Discard, rc); err != nil {
-					b.Fatal(err)
-				}
-				rc.Close()
-			}
+			testutil.DrainEntries(b, a.Entries(), a.Open)
 			a.Close()
 		}
 	})

@@ -416,21 +416,7 @@ func TestAllocsEncrypted(t *testing.T) {
 			t.Fatal(err)
 		}
 		var a *Archive
-		read := func() {
-			for i, e := range a.Entries() {
-				if e.IsDir() {
-					continue
-				}
-				rc, err := a.Open(i)
-				if err != nil {
-					t.Fatal(err)
-				}
-				if _, err := io.Copy(io.Discard, rc); err != nil {
-					t.Fatal(err)
-				}
-				rc.Close()
-			}
-		}
+		read := func() { testutil.DrainEntries(t, a.Entries(), a.Open) }
 		cfg := &arc.Config{Password: func(*arc.Entry) (string, error) { return "test", nil }}
 		if a, err = Open(bytes.NewReader(data), int64(len(data)), conf.From(cfg)); err != nil {
 			t.Fatal(err)

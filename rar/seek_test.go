@@ -2,12 +2,11 @@ package rar
 
 import (
 	"bytes"
-	"io"
-	"os"
 	"testing"
 
 	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/internal/engine/conf"
+	"github.com/go-unarc/unarc/internal/testutil"
 )
 
 // TestOpenAtStored: stored entries, plain and AES-CBC (RAR5 and RAR4),
@@ -19,48 +18,13 @@ func TestOpenAtStored(t *testing.T) {
 		direct bool
 	}{{"store.rar", true}, {"store-aes.rar", true}, {"store-aes4.rar", true}, {"solid.rar", false}} {
 		t.Run(tc.name, func(t *testing.T) {
-			b, err := os.ReadFile("../testdata/seek/" + tc.name)
-			if err != nil {
-				t.Fatal(err)
-			}
+			b := testutil.ReadTestdata(t, "seek", tc.name)
 			a, err := Open(bytes.NewReader(b), int64(len(b)), conf.From(&arc.Config{Password: func(*arc.Entry) (string, error) { return "seek", nil }}))
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer a.Close()
-			seen := 0
-			for i, e := range a.Entries() {
-				if e.Size < 100 {
-					continue
-				}
-				rc, err := a.Open(i)
-				if err != nil {
-					t.Fatal(err)
-				}
-				want, err := io.ReadAll(rc)
-				rc.Close()
-				if err != nil {
-					t.Fatal(err)
-				}
-				for _, off := range []int64{1, 15, 16, 17, 31, 32, 1000, e.Size - 1} {
-					r, start, err := a.OpenAt(i, off)
-					if err != nil {
-						t.Fatal(err)
-					}
-					if tc.direct && start != off || !tc.direct && start != 0 {
-						t.Fatalf("%s at %d: start %d", e.Name, off, start)
-					}
-					got, err := io.ReadAll(r)
-					r.Close()
-					if err != nil {
-						t.Fatalf("%s at %d: %v", e.Name, off, err)
-					}
-					if !bytes.Equal(got, want[start:]) {
-						t.Fatalf("%s at %d: bytes differ", e.Name, off)
-					}
-				}
-				seen++
-			}
+			seen := testutil.CheckOpenAt(t, a, a.Entries(), func(e *arc.Entry) (string, int64, bool) { return e.Name, e.Size, tc.direct }, 1, 15, 16, 17, 31, 32, 1000)
 			if seen < 3 {
 				t.Fatalf("%d entries checked", seen)
 			}

@@ -27,22 +27,8 @@ func openS5(t *testing.T, cfg *arc.Config) (*Archive, map[int][]byte) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[int][]byte{}
-	for i, e := range ref.Entries() {
-		if e.IsDir() || e.Link != arc.LinkNone {
-			continue
-		}
-		rc, err := ref.Open(i)
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, err := io.ReadAll(rc)
-		rc.Close()
-		if err != nil {
-			t.Fatalf("%s: %v", e.Name, err)
-		}
-		want[i] = b
-	}
+	es := ref.Entries()
+	want := testutil.ReadEach(t, len(es), func(i int) bool { return !es[i].IsDir() && es[i].Link == arc.LinkNone }, ref.Open)
 	ref.Close()
 	a, err := Open(bytes.NewReader(data), int64(len(data)), conf.From(cfg))
 	if err != nil {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"io"
 	"os"
-	"runtime"
 	"testing"
 
 	"github.com/go-unarc/unarc/arc"
@@ -28,19 +27,7 @@ func TestAllocsPerExtraction(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for i, e := range a.Entries() {
-			if e.IsDir() {
-				continue
-			}
-			rc, err := a.Open(i)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := io.Copy(io.Discard, rc); err != nil {
-				t.Fatal(err)
-			}
-			rc.Close()
-		}
+		testutil.DrainEntries(t, a.Entries(), a.Open)
 		a.Close()
 	}
 	run()
@@ -107,33 +94,11 @@ func TestAllocsEncryptedHeader(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		for i, e := range a.Entries() {
-			if e.IsDir() {
-				continue
-			}
-			rc, err := a.Open(i)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if _, err := io.Copy(io.Discard, rc); err != nil {
-				t.Fatalf("%s: %v", e.Name, err)
-			}
-			rc.Close()
-		}
+		testutil.DrainEntries(t, a.Entries(), a.Open)
 		a.Close()
 	}
-	run()
-	runtime.GC()
-	runtime.GC()
-	const runs = 10
-	var m0, m1 runtime.MemStats
-	runtime.ReadMemStats(&m0)
-	for range runs {
-		run()
-	}
-	runtime.ReadMemStats(&m1)
-	per := (m1.TotalAlloc - m0.TotalAlloc) / runs
-	t.Logf("%d B, %d allocs per extraction", per, (m1.Mallocs-m0.Mallocs)/runs)
+	per, objects := testutil.WarmAllocs(10, run)
+	t.Logf("%d B, %d allocs per extraction", per, objects)
 	const bound = 7 << 10
 	if per > bound {
 		t.Errorf("%d bytes allocated per extraction, want <= %d", per, bound)

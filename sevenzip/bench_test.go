@@ -1,7 +1,6 @@
 package sevenzip
 
 import (
-	"io"
 	"os"
 	"testing"
 	"time"
@@ -58,16 +57,7 @@ func BenchmarkArchive(b *testing.B) {
 				if err != nil {
 					b.Fatal(err)
 				}
-				for i := range a.Entries() {
-					rc, err := a.Open(i)
-					if err != nil {
-						b.Fatal(err)
-					}
-					if _, err := io.Copy(io.Discard, rc); err != nil {
-						b.Fatal(err)
-					}
-					rc.Close()
-				}
+				testutil.DrainEntries(b, a.Entries(), a.Open)
 				a.Close()
 			}
 			extract() // warm-up outside the timer: windows and buffers

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"errors"
 	"hash/crc32"
-	"io"
 	"os/exec"
 	"runtime"
 	"testing"
@@ -12,6 +11,7 @@ import (
 	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/internal/engine/conf"
 	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/internal/testutil"
 )
 
 // num encodes v as a 7z variable-length number.
@@ -234,19 +234,7 @@ func TestListingDecodesNothing(t *testing.T) {
 	if links == 0 {
 		t.Fatal("no symlinks in the test archive")
 	}
-	for i, e := range a.Entries() {
-		if e.IsDir() {
-			continue
-		}
-		rc, err := a.Open(i)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := io.Copy(io.Discard, rc); err != nil {
-			t.Fatal(err)
-		}
-		rc.Close()
-	}
+	testutil.DrainEntries(t, a.Entries(), a.Open)
 	for i, e := range a.Entries() {
 		if e.Link == arc.LinkSymlink {
 			got, err := a.LinkTarget(i)

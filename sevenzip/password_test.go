@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/internal/testutil"
 )
 
 // readAll opens path with password and reads every entry, returning the
@@ -16,21 +17,8 @@ func readAll(t *testing.T, path, password string) error {
 		return err
 	}
 	defer a.Close()
-	for i, e := range a.Entries() {
-		if e.IsDir() {
-			continue
-		}
-		rc, err := a.Open(i)
-		if err != nil {
-			return err
-		}
-		_, err = io.Copy(io.Discard, rc)
-		rc.Close()
-		if err != nil {
-			return err
-		}
-	}
-	return nil
+	es := a.Entries()
+	return testutil.DiscardEach(len(es), func(i int) bool { return !es[i].IsDir() }, a.Open)
 }
 
 func TestPasswords(t *testing.T) {

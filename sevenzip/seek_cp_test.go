@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
-	"math/rand/v2"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/go-unarc/unarc/internal/engine"
@@ -43,18 +41,18 @@ func firstPass(t testutil.TB, a *Archive) [][]byte {
 	t.Helper()
 	var want [][]byte
 	for i := range a.Entries() {
-		want = append(want, readEntry(t, a, i))
-		r, _, err := a.OpenAt(i, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, err := io.ReadAll(r)
-		r.Close()
-		if err != nil || !bytes.Equal(got, want[i]) {
-			t.Fatalf("entry %d first pass: %v", i, err)
-		}
+		want = append(want, testutil.FirstPass(t, a, i))
 	}
 	return want
+}
+
+// byIndex is want by entry index, as the shared harness takes it.
+func byIndex(want [][]byte) map[int][]byte {
+	m := map[int][]byte{}
+	for i, w := range want {
+		m[i] = w
+	}
+	return m
 }
 
 // cpPolicy is the checkpoint policy of the 7z checkpoint tests.
@@ -106,11 +104,7 @@ func TestOpenAtCheckpointKinds(t *testing.T) {
 				if !small && (st.Count < 3 || len(withCP) < 2) || small && (st.Evicted == 0 || st.Bytes > limit) {
 					t.Fatalf("%+v over entries %v", st, withCP)
 				}
-				entries := map[int][]byte{}
-				for i, w := range want {
-					entries[i] = w
-				}
-				resumed := testutil.RandomReads(t, a, entries, uint64(len(tc.name)), cpReads(), 5000)
+				resumed := testutil.RandomReads(t, a, byIndex(want), uint64(len(tc.name)), cpReads(), 5000)
 				if !small && resumed < cpReads()/5 || !testing.Short() && resumed == 0 {
 					t.Fatalf("%d of %d reads resumed", resumed, cpReads())
 				}
@@ -127,28 +121,12 @@ func TestCheckpointKindsPersist(t *testing.T) {
 	for _, tc := range cpFolders {
 		t.Run(tc.name, func(t *testing.T) {
 			skipSlowKind(t, tc.name)
-			pol := engine.CheckpointPolicy{Interval: 16 << 10, MaxMemory: 1 << 30}
-			a := openSeekArchive(t, tc.name)
-			a.SetCheckpoints(pol)
-			want := firstPass(t, a)
-			cps, err := a.ExportCheckpoints()
-			if err != nil || len(cps) < 2 {
-				t.Fatal(len(cps), err)
-			}
+			pol := cpPolicy
+			_, want, cps := exportedCPs(t, tc.name, 2)
 			for _, tamper := range []string{"none", "state", "in"} {
 				b := openSeekArchive(t, tc.name)
 				b.SetCheckpoints(pol)
-				var mod []engine.Checkpoint
-				for _, cp := range cps {
-					cp.State = bytes.Clone(cp.State)
-					switch tamper {
-					case "state":
-						cp.State[len(cp.State)-1] ^= 0x10
-					case "in":
-						cp.In += 8
-					}
-					mod = append(mod, cp)
-				}
+				mod := testutil.Tampered(cps, tamper)
 				if err := b.RestoreCheckpoints(mod); err != nil {
 					t.Fatal(err)
 				}
@@ -160,17 +138,7 @@ func TestCheckpointKindsPersist(t *testing.T) {
 					if cp.Entry < 0 || cp.EntryOff+100 >= int64(len(want[cp.Entry])) {
 						continue
 					}
-					off := cp.EntryOff + 100
-					got, start, err := entryAt(b, cp.Entry, off, 3000)
-					if err != nil {
-						t.Fatalf("%s: %v", tamper, err)
-					}
-					if len(got) == 0 || !bytes.Equal(got, want[cp.Entry][off:off+int64(len(got))]) {
-						t.Fatalf("%s: entry %d at %d (from %d): bytes differ", tamper, cp.Entry, off, start)
-					}
-					if tamper == "none" && start != cp.EntryOff {
-						t.Fatalf("restored checkpoint at %d not used (start %d)", cp.EntryOff, start)
-					}
+					testutil.CheckRestored(t, b, tamper, cp.Entry, cp.EntryOff, want[cp.Entry])
 				}
 				st := b.CheckpointStats()
 				if tamper == "none" && st.Verified == 0 || tamper != "none" && (st.Rejected == 0 || st.Verified != 0) {
@@ -179,24 +147,11 @@ func TestCheckpointKindsPersist(t *testing.T) {
 			}
 			b := openSeekArchive(t, tc.name)
 			b.SetCheckpoints(pol)
-			for _, bad := range []func(*engine.Checkpoint){
+			testutil.RefuseBad(t, cps[0], b.RestoreCheckpoints,
 				func(cp *engine.Checkpoint) { cp.Kind = "lzma2" },
 				func(cp *engine.Checkpoint) { cp.Out = 1 << 40 },
 				func(cp *engine.Checkpoint) { cp.In = 1 << 40 },
-				func(cp *engine.Checkpoint) {
-					if cp.Kind == "bzip2" {
-						cp.State = append(cp.State, 0) // (a PPMd state's size is checked by the decoder)
-					} else {
-						cp.CheckLen--
-					}
-				},
-			} {
-				cp := cps[0]
-				bad(&cp)
-				if err := b.RestoreCheckpoints([]engine.Checkpoint{cp}); err == nil {
-					t.Fatalf("bad checkpoint restored: %s at %d (in %d)", cp.Kind, cp.Out, cp.In)
-				}
-			}
+				testutil.CutCheck)
 		})
 	}
 }
@@ -213,41 +168,7 @@ func TestCheckpointKindsConcurrent(t *testing.T) {
 		a := openSeekArchive(t, tc.name)
 		a.SetCheckpoints(engine.CheckpointPolicy{Interval: 16 << 10, MaxMemory: 1 << 30})
 		want := firstPass(t, a)
-		var wg sync.WaitGroup
-		errc := make(chan error, 16)
-		for g := 0; g < 4; g++ {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				rng := rand.New(rand.NewPCG(uint64(g), 7))
-				for k := 0; k < 6; k++ {
-					i := rng.IntN(len(want))
-					if len(want[i]) < 2 {
-						continue
-					}
-					off := rng.Int64N(int64(len(want[i])))
-					r, start, err := a.OpenAt(i, off)
-					if err != nil {
-						errc <- err
-						return
-					}
-					buf := make([]byte, 4096)
-					n, _ := io.ReadFull(r, buf)
-					if !bytes.Equal(buf[:n], want[i][start:start+int64(n)]) {
-						errc <- io.ErrUnexpectedEOF
-					}
-					r.Close()
-					if n, err := r.Read(buf); n != 0 || err == nil {
-						errc <- io.ErrNoProgress
-					}
-				}
-			}()
-		}
-		wg.Wait()
-		close(errc)
-		for err := range errc {
-			t.Fatalf("%s: %v", tc.name, err)
-		}
+		testutil.ConcurrentResumes(t, a, byIndex(want), 7)
 		// Close the archive with a resumed reader open.
 		cp := a.cps.Snapshot()[1]
 		r, _, err := a.OpenAt(cp.Entry, cp.EntryOff+1)

@@ -3,7 +3,6 @@ package sevenzip
 import (
 	"bytes"
 	"io"
-	"os"
 	"sync/atomic"
 	"testing"
 
@@ -40,10 +39,7 @@ func openCounted(t testutil.TB, name string) (*Archive, *countingReaderAt) {
 // openWithPassword is openCounted with password pw.
 func openWithPassword(t testutil.TB, name, pw string) (*Archive, *countingReaderAt) {
 	t.Helper()
-	b, err := os.ReadFile("../testdata/seek/" + name)
-	if err != nil {
-		t.Fatal(err)
-	}
+	b := testutil.ReadTestdata(t, "seek", name)
 	c := &countingReaderAt{r: bytes.NewReader(b)}
 	a, err := Open(c, int64(len(b)), conf.From(&arc.Config{Password: func(*arc.Entry) (string, error) { return pw, nil }}))
 	if err != nil {
@@ -55,12 +51,7 @@ func openWithPassword(t testutil.TB, name, pw string) (*Archive, *countingReader
 
 func readEntry(t testutil.TB, a *Archive, i int) []byte {
 	t.Helper()
-	rc, err := a.Open(i)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer rc.Close()
-	b, err := io.ReadAll(rc)
+	b, err := testutil.ReadClose(a.Open(i))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,20 +71,7 @@ func TestOpenAtCopy(t *testing.T) {
 				}
 				want := readEntry(t, a, i)
 				starts := a.folderStarts
-				for _, off := range []int64{1, 15, 16, 17, 31, 32, 1000, e.Size - 1} {
-					r, start, err := a.OpenAt(i, off)
-					if err != nil {
-						t.Fatal(err)
-					}
-					got, err := io.ReadAll(r)
-					r.Close()
-					if err != nil {
-						t.Fatalf("%s at %d: %v", e.Name, off, err)
-					}
-					if start != off || !bytes.Equal(got, want[off:]) {
-						t.Fatalf("%s at %d: start %d, bytes equal %v", e.Name, off, start, bytes.Equal(got, want[start:]))
-					}
-				}
+				testutil.CheckEntryAt(t, a, i, e.Name, want, true, 1, 15, 16, 17, 31, 32, 1000, e.Size-1)
 				if a.folderStarts != starts {
 					t.Fatalf("%s: OpenAt started %d folder decoders", e.Name, a.folderStarts-starts)
 				}

@@ -2,13 +2,11 @@ package sevenzip
 
 import (
 	"bytes"
-	"net"
 	"os"
-	"os/exec"
-	"path/filepath"
-	"syscall"
 	"testing"
 	"time"
+
+	"github.com/go-unarc/unarc/internal/testutil"
 )
 
 // TestAddTreeSpecialFiles: named pipes, sockets and character devices
@@ -17,26 +15,7 @@ import (
 // (os.DirFS cannot open names that are not UTF-8; `unarc a` walks with
 // its own FS, and TestAddSpecialAndBadNames covers those.)
 func TestAddTreeSpecialFiles(t *testing.T) {
-	// Short, so the socket's path fits in sockaddr_un.
-	dir, err := os.MkdirTemp("", "unarc-sp")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	src := filepath.Join(dir, "src")
-	os.Mkdir(src, 0o755)
-	os.WriteFile(filepath.Join(src, "plain.txt"), []byte("plain\n"), 0o644)
-	if err := syscall.Mkfifo(filepath.Join(src, "fifo"), 0o640); err != nil {
-		t.Skipf("mkfifo: %v", err)
-	}
-	if l, err := net.Listen("unix", filepath.Join(src, "sock")); err == nil {
-		defer l.Close()
-	} else {
-		t.Logf("no socket: %v", err)
-	}
-	if err := syscall.Mknod(filepath.Join(src, "null"), syscall.S_IFCHR|0o644, 1<<8|3); err != nil {
-		t.Logf("no device (needs root): %v", err)
-	}
+	dir, _ := testutil.SpecialTree(t)
 	var m memFile
 	zw, _ := NewWriter(&m)
 	done := make(chan error, 1)
@@ -58,29 +37,5 @@ func TestAddTreeSpecialFiles(t *testing.T) {
 	}
 	a.Close()
 	need7zz(t)
-	ours := writeTemp(t, m.b)
-	if out, err := exec.Command("7zz", "t", "-bd", ours).CombinedOutput(); err != nil {
-		t.Fatalf("7zz t: %v\n%s", err, out)
-	}
-	ref := filepath.Join(dir, "ref.7z")
-	cmd := exec.Command("7zz", "a", "-bd", "-snl", ref, "src")
-	cmd.Dir = dir
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("7zz a: %v\n%s", err, out)
-	}
-	want, got := sltProps(t, ref), sltProps(t, ours)
-	t.Logf("7zz: %q", want)
-	if len(want) < 4 {
-		t.Fatalf("7zz lists %v", want)
-	}
-	for name, w := range want {
-		if got[name] != w {
-			t.Errorf("%q: %q, 7zz %q", name, got[name], w)
-		}
-	}
-	for name := range got {
-		if _, ok := want[name]; !ok {
-			t.Errorf("%q: not in 7zz's archive", name)
-		}
-	}
+	testutil.SameAs7zz(t, dir, writeTemp(t, m.b), 4)
 }

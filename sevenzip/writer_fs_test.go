@@ -13,6 +13,8 @@ import (
 	"testing"
 	"testing/fstest"
 	"time"
+
+	"github.com/go-unarc/unarc/internal/testutil"
 )
 
 // lyingFS is a MapFS whose files can lie about their size (Stat of the
@@ -261,34 +263,10 @@ func TestWriterSpecialEntries(t *testing.T) {
 		}
 	}
 	need7zz(t)
-	props := sltProps(t, writeTemp(t, m.b))
+	props := testutil.SltProps(t, writeTemp(t, m.b))
 	for name, want := range map[string]string{"fifo": "prw-r-----", "sock": "srwxr-xr-x", "chr": "crw-------", "blk": "brw-rw----"} {
 		if !strings.HasSuffix(props[name], "A "+want) {
 			t.Errorf("%s: 7zz shows %q, want %q", name, props[name], want)
 		}
 	}
-}
-
-// sltProps maps each path `7zz l -slt` lists to its size and attributes.
-func sltProps(t *testing.T, path string) map[string]string {
-	t.Helper()
-	out, err := exec.Command("7zz", "l", "-slt", path).CombinedOutput()
-	if err != nil {
-		t.Fatalf("7zz l: %v\n%s", err, out)
-	}
-	_, out, _ = bytes.Cut(out, []byte("----------\n"))
-	props := map[string]string{}
-	var name string
-	for _, line := range strings.Split(string(out), "\n") {
-		if v, ok := strings.CutPrefix(line, "Path = "); ok {
-			name = v
-		}
-		if v, ok := strings.CutPrefix(line, "Size = "); ok {
-			props[name] += "size " + v + " "
-		}
-		if v, ok := strings.CutPrefix(line, "Attributes = "); ok {
-			props[name] += v
-		}
-	}
-	return props
 }

@@ -94,7 +94,7 @@ func register(c *compressor) {
 	}
 	compressors[c.kind] = c
 	// The index of a tarball is recorded under the name its Archive
-	// reports (FormatName): the registry finds tar's OpenIndex by it.
+	// reports (FormatName): the registry finds tar's openIndex by it.
 	Format.IndexNames = append(Format.IndexNames, formatName(c.kind, false), formatName(c.kind, true))
 }
 

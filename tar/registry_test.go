@@ -7,7 +7,7 @@ import (
 
 // TestIndexNames: Format.IndexNames holds every name an Archive reports
 // (FormatName), whatever order the compressor files register in, so the
-// root finds tar's OpenIndex for each.
+// root finds tar's openIndex for each.
 func TestIndexNames(t *testing.T) {
 	want := []string{formatName(kindNone, false)}
 	for _, k := range kinds() {

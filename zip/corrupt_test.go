@@ -19,18 +19,7 @@ func readAllArchive(data []byte) error {
 	if err != nil {
 		return err
 	}
-	for i := range a.Entries() {
-		rc, err := a.Open(i)
-		if err != nil {
-			return err
-		}
-		_, err = io.Copy(io.Discard, rc)
-		rc.Close()
-		if err != nil {
-			return err
-		}
-	}
-	return nil
+	return testutil.DiscardEach(len(a.Entries()), nil, a.Open)
 }
 
 // readAllStream reads data forward-only, then its central directory,

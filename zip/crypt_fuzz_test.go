@@ -3,6 +3,7 @@ package zip
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -57,38 +58,13 @@ func fuzzCrypt(t *testing.T, data []byte) {
 	defer testutil.FuzzBound(t, testutil.FuzzTimeout, 256<<20)()
 	ok := func(err error) bool { return classified(err) || errors.Is(err, errs.ErrPassword) }
 	if a, err := Open(bytes.NewReader(data), int64(len(data)), conf.From(cryptFuzzCfg)); err != nil {
-		if !ok(err) {
-			t.Fatalf("Open: unclassified error %v", err)
-		}
+		testutil.FuzzErr(t, "Open", err, ok)
 	} else {
-		budget := int64(cryptFuzzBudget)
-		for i, e := range a.Entries() {
-			if budget <= 0 {
-				break
-			}
-			rc, err := a.Open(i)
-			if err != nil {
-				if !ok(err) {
-					t.Fatalf("Open(%d): unclassified error %v", i, err)
-				}
-				continue
-			}
-			n, err := io.Copy(io.Discard, io.LimitReader(rc, cryptFuzzBudget))
-			budget -= n
-			rc.Close()
-			if err != nil && !ok(err) {
-				t.Fatalf("read %d: unclassified error %v", i, err)
-			}
-			if err == nil && n < cryptFuzzBudget && n != e.Size {
-				t.Fatalf("entry %d read %d bytes without error, Size %d", i, n, e.Size)
-			}
-		}
+		testutil.FuzzEntries(t, a.Entries(), a.Open, cryptFuzzBudget, cryptFuzzBudget, ok)
 	}
 	z, err := NewReader(onlyReader{bytes.NewReader(data)}, conf.From(cryptFuzzCfg))
 	if err != nil {
-		if !ok(err) {
-			t.Fatalf("NewReader: unclassified error %v", err)
-		}
+		testutil.FuzzErr(t, "NewReader", err, ok)
 		return
 	}
 	defer z.Close()
@@ -101,14 +77,7 @@ func fuzzCrypt(t *testing.T, data []byte) {
 			}
 			return
 		}
-		n, err := io.Copy(io.Discard, io.LimitReader(onlyReader{z}, cryptFuzzBudget))
-		budget -= n
-		if err != nil && !ok(err) {
-			t.Fatalf("stream read: unclassified error %v", err)
-		}
-		if err == nil && n < cryptFuzzBudget && e.Size >= 0 && n != e.Size {
-			t.Fatalf("stream entry %d read %d bytes without error, Size %d", k, n, e.Size)
-		}
+		budget -= testutil.FuzzRead(t, fmt.Sprintf("stream entry %d", k), onlyReader{z}, e.Size, cryptFuzzBudget, ok)
 	}
 }
 

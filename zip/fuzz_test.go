@@ -2,7 +2,7 @@ package zip
 
 import (
 	"bytes"
-	"errors"
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -39,15 +39,8 @@ func addSeeds(f testutil.F) {
 }
 
 // classified reports whether err is one of the errors bad input may give.
-func classified(err error) bool {
-	for _, s := range []error{errs.ErrFormat, errs.ErrCorrupt, errs.ErrTruncated, errs.ErrChecksum,
-		errs.ErrUnsupported, errs.ErrPasswordRequired, errs.ErrLimit} {
-		if errors.Is(err, s) {
-			return true
-		}
-	}
-	return false
-}
+var classified = testutil.Classes(errs.ErrFormat, errs.ErrCorrupt, errs.ErrTruncated, errs.ErrChecksum,
+	errs.ErrUnsupported, errs.ErrPasswordRequired, errs.ErrLimit)
 
 // fuzzCfg's small limits keep each input fast and its memory bounded
 // (the allocation bound each input runs under is 256 MiB): a fuzzer-made
@@ -63,36 +56,10 @@ func FuzzArchive(f *testing.F) {
 		defer testutil.FuzzBound(t, testutil.FuzzTimeout, 256<<20)()
 		a, err := Open(bytes.NewReader(data), int64(len(data)), conf.From(fuzzCfg))
 		if err != nil {
-			if !classified(err) {
-				t.Fatalf("NewArchive: unclassified error %v", err)
-			}
+			testutil.FuzzErr(t, "NewArchive", err, classified)
 			return
 		}
-		budget := int64(8 << 20) // entries may share one bomb's data
-		for i, e := range a.Entries() {
-			if budget <= 0 {
-				return
-			}
-			if e.Index != i {
-				t.Fatalf("entry %d has Index %d", i, e.Index)
-			}
-			rc, err := a.Open(i)
-			if err != nil {
-				if !classified(err) {
-					t.Fatalf("Open(%d): unclassified error %v", i, err)
-				}
-				continue
-			}
-			n, err := io.Copy(io.Discard, io.LimitReader(rc, fuzzReadCap))
-			budget -= n
-			rc.Close()
-			if err != nil && !classified(err) {
-				t.Fatalf("read %d: unclassified error %v", i, err)
-			}
-			if err == nil && n < fuzzReadCap && n != e.Size {
-				t.Fatalf("entry %d read %d bytes without error, Size %d", i, n, e.Size)
-			}
-		}
+		testutil.FuzzEntries(t, a.Entries(), a.Open, 8<<20, fuzzReadCap, classified)
 	})
 }
 
@@ -102,9 +69,7 @@ func FuzzReader(f *testing.F) {
 		defer testutil.FuzzBound(t, testutil.FuzzTimeout, 256<<20)()
 		z, err := NewReader(onlyReader{bytes.NewReader(data)}, conf.From(fuzzCfg))
 		if err != nil {
-			if !classified(err) {
-				t.Fatalf("NewReader: unclassified error %v", err)
-			}
+			testutil.FuzzErr(t, "NewReader", err, classified)
 			return
 		}
 		defer z.Close()
@@ -118,18 +83,10 @@ func FuzzReader(f *testing.F) {
 				return
 			}
 			if err != nil {
-				if !classified(err) {
-					t.Fatalf("Next: unclassified error %v", err)
-				}
+				testutil.FuzzErr(t, "Next", err, classified)
 				return
 			}
-			n, err := io.Copy(io.Discard, io.LimitReader(onlyReader{z}, fuzzReadCap))
-			if err != nil && !classified(err) {
-				t.Fatalf("read: unclassified error %v", err)
-			}
-			if err == nil && n < fuzzReadCap && e.Size >= 0 && n != e.Size {
-				t.Fatalf("entry %d read %d bytes without error, Size %d", k, n, e.Size)
-			}
+			testutil.FuzzRead(t, fmt.Sprintf("entry %d", k), onlyReader{z}, e.Size, fuzzReadCap, classified)
 		}
 	})
 }

@@ -4,10 +4,8 @@ import (
 	"bytes"
 	"errors"
 	"io"
-	"math/rand/v2"
 	"os"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/go-unarc/unarc/internal/testutil"
@@ -76,25 +74,7 @@ func openSeekZip(t testutil.TB, name string, pol engine.CheckpointPolicy) (*Arch
 // OpenAt from 0, which takes the checkpoints.
 func readAllAt(t testutil.TB, a *Archive, i int) []byte {
 	t.Helper()
-	rc, err := a.Open(i)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want, err := io.ReadAll(rc)
-	rc.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	r, start, err := a.OpenAt(i, 0)
-	if err != nil || start != 0 {
-		t.Fatal(start, err)
-	}
-	got, err := io.ReadAll(r)
-	r.Close()
-	if err != nil || !bytes.Equal(got, want) {
-		t.Fatalf("first pass: %v", err)
-	}
-	return want
+	return testutil.FirstPass(t, a, i)
 }
 
 // TestOpenAtCheckpointKinds: BZip2 entries (7zz, Info-ZIP, WinZip AES)
@@ -128,24 +108,7 @@ func TestOpenAtCheckpointKinds(t *testing.T) {
 						t.Fatalf("kind %q", cp.Kind)
 					}
 				}
-				rng := rand.New(rand.NewPCG(1, uint64(len(tc.name))))
-				resumed := 0
-				for k := 0; k < cpReads(); k++ {
-					off := rng.Int64N(int64(len(want)))
-					got, start, err := testutil.ReadAt(a, i, off, 5000)
-					if err != nil {
-						t.Fatalf("at %d: %v", off, err)
-					}
-					if start > off {
-						t.Fatalf("start %d after %d", start, off)
-					}
-					if start > 0 {
-						resumed++
-					}
-					if !bytes.Equal(got, want[off:min(off+5000, int64(len(want)))]) {
-						t.Fatalf("at %d (from %d): bytes differ", off, start)
-					}
-				}
+				resumed := testutil.RandomReads(t, a, map[int][]byte{i: want}, uint64(len(tc.name)), cpReads(), 5000)
 				if !small && resumed < cpReads()/4 || !testing.Short() && resumed == 0 {
 					t.Fatalf("%d of %d reads resumed from a checkpoint", resumed, cpReads())
 				}
@@ -195,31 +158,12 @@ func TestCheckpointKindsPersist(t *testing.T) {
 			}
 			for _, tamper := range []string{"none", "state", "in"} {
 				b, _ := openSeekZip(t, tc.name, pol)
-				mod := make([]engine.Checkpoint, len(cps))
-				for k, cp := range cps {
-					cp.State = bytes.Clone(cp.State)
-					switch tamper {
-					case "state":
-						cp.State[len(cp.State)-1] ^= 0x10
-					case "in":
-						cp.In += 8
-					}
-					mod[k] = cp
-				}
+				mod := testutil.Tampered(cps, tamper)
 				if err := b.RestoreCheckpoints(mod); err != nil {
 					t.Fatal(err)
 				}
 				for _, cp := range cps {
-					got, start, err := testutil.ReadAt(b, i, cp.Out+100, 3000)
-					if err != nil {
-						t.Fatalf("%s: %v", tamper, err)
-					}
-					if !bytes.Equal(got, want[cp.Out+100:cp.Out+100+int64(len(got))]) || len(got) == 0 {
-						t.Fatalf("%s at %d (from %d): bytes differ", tamper, cp.Out+100, start)
-					}
-					if tamper == "none" && start != cp.Out {
-						t.Fatalf("restored checkpoint at %d not used (start %d)", cp.Out, start)
-					}
+					testutil.CheckRestored(t, b, tamper, i, cp.Out, want)
 				}
 				st := b.CheckpointStats()
 				if tamper == "none" && st.Verified != int64(len(cps)) || tamper != "none" && st.Rejected != int64(len(cps)) {
@@ -229,23 +173,10 @@ func TestCheckpointKindsPersist(t *testing.T) {
 			// A checkpoint of another kind or at an offset outside the
 			// entry is a stale index.
 			b, _ := openSeekZip(t, tc.name, pol)
-			for _, bad := range []func(*engine.Checkpoint){
+			testutil.RefuseBad(t, cps[0], b.RestoreCheckpoints,
 				func(cp *engine.Checkpoint) { cp.Kind = "deflate" },
 				func(cp *engine.Checkpoint) { cp.Out = int64(len(want)) },
-				func(cp *engine.Checkpoint) {
-					if cp.Kind == "bzip2" {
-						cp.State = append(cp.State, 0) // (a PPMd state's size is checked by the decoder)
-					} else {
-						cp.CheckLen--
-					}
-				},
-			} {
-				cp := cps[0]
-				bad(&cp)
-				if err := b.RestoreCheckpoints([]engine.Checkpoint{cp}); err == nil {
-					t.Fatalf("bad checkpoint restored: %s at %d (in %d)", cp.Kind, cp.Out, cp.In)
-				}
-			}
+				testutil.CutCheck)
 		})
 	}
 }
@@ -261,37 +192,7 @@ func TestCheckpointKindsConcurrent(t *testing.T) {
 		a, _ := openSeekZip(t, tc.name, engine.CheckpointPolicy{Interval: 16 << 10, MaxMemory: 1 << 30})
 		i := entryNamed(t, a, "words.txt")
 		want := readAllAt(t, a, i)
-		var wg sync.WaitGroup
-		errc := make(chan error, 8)
-		for g := 0; g < 4; g++ {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				rng := rand.New(rand.NewPCG(uint64(g), 9))
-				for k := 0; k < 6; k++ {
-					off := rng.Int64N(int64(len(want)))
-					r, start, err := a.OpenAt(i, off)
-					if err != nil {
-						errc <- err
-						return
-					}
-					buf := make([]byte, 4096)
-					n, _ := io.ReadFull(r, buf)
-					if !bytes.Equal(buf[:n], want[start:start+int64(n)]) {
-						errc <- io.ErrUnexpectedEOF
-					}
-					r.Close()
-					if n, err := r.Read(buf); n != 0 || err == nil {
-						errc <- io.ErrNoProgress
-					}
-				}
-			}()
-		}
-		wg.Wait()
-		close(errc)
-		for err := range errc {
-			t.Fatalf("%s: %v", tc.name, err)
-		}
+		testutil.ConcurrentResumes(t, a, map[int][]byte{i: want}, 9)
 	}
 }
 

@@ -3,12 +3,12 @@ package zip
 import (
 	"bytes"
 	"io"
-	"os"
 	"testing"
 
 	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/internal/engine"
 	"github.com/go-unarc/unarc/internal/engine/conf"
+	"github.com/go-unarc/unarc/internal/testutil"
 )
 
 // TestOpenAtStored: stored entries, plain and WinZip AES, open at the
@@ -21,46 +21,14 @@ func TestOpenAtStored(t *testing.T) {
 		direct bool
 	}{{"store.zip", true}, {"store-aes.zip", true}, {"store-zipcrypto.zip", false}, {"deflate.zip", false}} {
 		t.Run(tc.name, func(t *testing.T) {
-			b, err := os.ReadFile("../testdata/seek/" + tc.name)
-			if err != nil {
-				t.Fatal(err)
-			}
+			b := testutil.ReadTestdata(t, "seek", tc.name)
 			a, err := Open(bytes.NewReader(b), int64(len(b)), conf.From(&arc.Config{Password: func(*arc.Entry) (string, error) { return "seek", nil }}))
 			if err != nil {
 				t.Fatal(err)
 			}
-			for i, e := range a.Entries() {
-				if e.Size < 100 {
-					continue
-				}
-				rc, err := a.Open(i)
-				if err != nil {
-					t.Fatal(err)
-				}
-				want, err := io.ReadAll(rc)
-				rc.Close()
-				if err != nil {
-					t.Fatal(err)
-				}
-				for _, off := range []int64{1, 15, 16, 17, 1000, e.Size - 1} {
-					r, start, err := a.OpenAt(i, off)
-					if err != nil {
-						t.Fatal(err)
-					}
-					direct := tc.direct || tc.name == "deflate.zip" && e.Method == "Store"
-					if direct && start != off || !direct && start != 0 {
-						t.Fatalf("%s at %d: start %d", e.Name, off, start)
-					}
-					got, err := io.ReadAll(r)
-					r.Close()
-					if err != nil {
-						t.Fatalf("%s at %d: %v", e.Name, off, err)
-					}
-					if !bytes.Equal(got, want[start:]) {
-						t.Fatalf("%s at %d: bytes differ", e.Name, off)
-					}
-				}
-			}
+			testutil.CheckOpenAt(t, a, a.Entries(), func(e *arc.Entry) (string, int64, bool) {
+				return e.Name, e.Size, tc.direct || tc.name == "deflate.zip" && e.Method == "Store"
+			}, 1, 15, 16, 17, 1000)
 		})
 	}
 }
@@ -73,32 +41,13 @@ func TestOpenAtStored(t *testing.T) {
 func TestOpenAtDeflateCheckpoint(t *testing.T) {
 	for _, name := range []string{"deflate-words.zip", "deflate-words-aes.zip"} {
 		for _, mem := range []int64{1 << 30, 40 << 10} {
-			b, err := os.ReadFile("../testdata/seek/" + name)
-			if err != nil {
-				t.Fatal(err)
-			}
+			b := testutil.ReadTestdata(t, "seek", name)
 			a, err := Open(bytes.NewReader(b), int64(len(b)), conf.From(&arc.Config{Password: func(*arc.Entry) (string, error) { return "seek", nil }}))
 			if err != nil {
 				t.Fatal(err)
 			}
 			a.SetCheckpoints(engine.CheckpointPolicy{Interval: 16 << 10, MaxMemory: mem})
-			rc, err := a.Open(0)
-			if err != nil {
-				t.Fatal(err)
-			}
-			want, err := io.ReadAll(rc)
-			rc.Close()
-			if err != nil {
-				t.Fatal(err)
-			}
-			r, start, err := a.OpenAt(0, 0)
-			if err != nil || start != 0 {
-				t.Fatal(start, err)
-			}
-			if got, err := io.ReadAll(r); err != nil || !bytes.Equal(got, want) {
-				t.Fatalf("first pass: %v", err)
-			}
-			r.Close()
+			want := testutil.FirstPass(t, a, 0)
 			st := a.CheckpointStats()
 			if mem > 1<<20 && st.Count < 4 || mem < 1<<20 && (st.Evicted == 0 || st.Count != 1) {
 				t.Fatalf("%s, %d bytes: %+v", name, mem, st)

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"crypto/sha256"
 	"fmt"
 	"io"
@@ -20,20 +19,9 @@ import (
 const knownCLIDiffs = "testdata/corpus-cli-diffs.txt"
 
 func readKnownDiffs(t *testing.T) map[string]string {
-	known := map[string]string{}
-	f, err := os.Open(knownCLIDiffs)
+	known, err := testutil.ReadTSV(knownCLIDiffs)
 	if err != nil {
 		t.Fatal(err)
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := sc.Text()
-		if line == "" || strings.HasPrefix(line, "#") {
-			continue
-		}
-		k, v, _ := strings.Cut(line, "\t")
-		known[k] = v
 	}
 	return known
 }

@@ -2,42 +2,20 @@ package deflate
 
 import (
 	"bytes"
-	"compress/flate"
 	"encoding/binary"
 	"io"
 	"os"
-	"sync"
 	"testing"
 
 	"github.com/go-unarc/unarc/internal/testutil"
 )
-
-var benchStream struct {
-	once sync.Once
-	raw  []byte // the Deflate stream
-	size int64  // uncompressed size
-}
-
-// mixedStream is testutil.Mixed(0) (52 MB) compressed once at level 5 with
-// compress/flate, cached in memory for all sub-benchmarks.
-func mixedStream(testutil.TB) ([]byte, int64) {
-	benchStream.once.Do(func() {
-		data := testutil.Mixed(0)
-		var buf bytes.Buffer
-		w, _ := flate.NewWriter(&buf, 5)
-		w.Write(data)
-		w.Close()
-		benchStream.raw, benchStream.size = buf.Bytes(), int64(len(data))
-	})
-	return benchStream.raw, benchStream.size
-}
 
 // BenchmarkDecode decodes the stream with this package, reused across
 // iterations and read with io.Copy from a *bytes.Reader. The comparison
 // with compress/flate and klauspost/compress/flate on the same stream is
 // in the bench module (BenchmarkDeflate, TestDeflateCPUTime).
 func BenchmarkDecode(b *testing.B) {
-	stream, size := mixedStream(b)
+	stream, size := testutil.MixedDeflate()
 	b.Run("unarc", func(b *testing.B) {
 		b.SetBytes(size)
 		b.ReportAllocs()

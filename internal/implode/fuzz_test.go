@@ -1,10 +1,8 @@
 package implode
 
 import (
-	"errors"
 	"testing"
 
-	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/testutil"
 )
 
@@ -17,11 +15,6 @@ func FuzzImplode(f *testing.F) {
 	f.Fuzz(func(t *testing.T, comp []byte, size uint16, variant uint8) {
 		defer testutil.FuzzBound(t, testutil.FuzzTimeout, 16<<20)()
 		got, err := decode(comp, int64(size), variant&1 != 0, variant&2 != 0)
-		if err == nil && len(got) != int(size) {
-			t.Fatalf("%d bytes without error, want %d", len(got), size)
-		}
-		if err != nil && !errors.Is(err, errs.ErrCorrupt) && !errors.Is(err, errs.ErrTruncated) {
-			t.Fatalf("error %v is neither ErrCorrupt nor ErrTruncated", err)
-		}
+		testutil.CheckDecodeClass(t, got, int(size), err)
 	})
 }

@@ -90,9 +90,7 @@ func NewReader(r io.Reader, size int64, bigWindow, literals bool) *Reader {
 
 // Reset makes z decode a new stream from r.
 func (z *Reader) Reset(r io.Reader, size int64, bigWindow, literals bool) {
-	if z.t == nil {
-		z.t = tablePool.Get()
-	}
+	tablePool.Hold(&z.t)
 	z.br.Reset(r, "implode data")
 	z.Start(z.t.ring[:], z, size)
 	z.header = false
@@ -111,10 +109,7 @@ func (z *Reader) Reset(r io.Reader, size int64, bigWindow, literals bool) {
 // Close returns the tables and input buffer to their pools. Reading after
 // Close fails.
 func (z *Reader) Close() error {
-	if z.t != nil {
-		tablePool.Put(z.t)
-		z.t = nil
-	}
+	tablePool.Drop(&z.t)
 	z.br.Release()
 	z.Stop(errClosed)
 	return nil

@@ -151,26 +151,14 @@ func TestErrors(t *testing.T) {
 }
 
 func TestAllocs(t *testing.T) {
-	if testing.CoverMode() != "" || testutil.RaceEnabled {
-		t.Skip("allocation counts differ under -cover/-race")
-	}
 	data := textish(100_000, 7)
 	comp := implodeData(data, true, true)
-	br := bytes.NewReader(comp)
-	z := NewReader(br, int64(len(data)), true, true)
+	z := NewReader(bytes.NewReader(comp), int64(len(data)), true, true)
 	z.Close()
-	run := func() {
-		br.Reset(comp)
-		z.Reset(br, int64(len(data)), true, true)
-		if n, err := io.Copy(io.Discard, z); err != nil || n != int64(len(data)) {
-			t.Fatal(n, err)
-		}
-		z.Close()
-	}
-	run()
-	if n := testing.AllocsPerRun(10, run); n != 0 {
-		t.Errorf("%v allocations per Reset+decode+Close", n)
-	}
+	testutil.ZeroAllocs(t, "Reset+decode+Close", testutil.ReusedDecode(t, comp, int64(len(data)), func(r io.Reader) io.ReadCloser {
+		z.Reset(r, int64(len(data)), true, true)
+		return z
+	}))
 }
 
 func BenchmarkDecode(b *testing.B) {
@@ -178,18 +166,32 @@ func BenchmarkDecode(b *testing.B) {
 	for _, v := range variants {
 		comp := implodeData(data, v.big, v.lit)
 		b.Run(fmt.Sprintf("8k=%v/lit=%v", v.big, v.lit), func(b *testing.B) {
-			br := bytes.NewReader(comp)
-			z := NewReader(br, int64(len(data)), v.big, v.lit)
-			b.SetBytes(int64(len(data)))
-			b.ReportAllocs()
-			for b.Loop() {
-				br.Reset(comp)
-				z.Reset(br, int64(len(data)), v.big, v.lit)
-				if _, err := io.Copy(io.Discard, z); err != nil {
-					b.Fatal(err)
-				}
-			}
-			z.Close()
+			z := NewReader(bytes.NewReader(comp), int64(len(data)), v.big, v.lit)
+			testutil.BenchDecode(b, int64(len(data)), testutil.ReusedDecode(b, comp, int64(len(data)), func(r io.Reader) io.ReadCloser {
+				z.Reset(r, int64(len(data)), v.big, v.lit)
+				return z
+			}))
 		})
 	}
+}
+
+// legacyVariants describes the variants to the shared legacy-codec
+// tests, each entry named as GenZip names it.
+func legacyVariants() []testutil.LegacyVariant {
+	var vs []testutil.LegacyVariant
+	for _, v := range variants {
+		var flags uint16
+		if v.big {
+			flags |= 2
+		}
+		if v.lit {
+			flags |= 4
+		}
+		vs = append(vs, testutil.LegacyVariant{
+			Name: fmt.Sprintf("implode-flags%d.txt", flags), Method: 6, Flags: flags,
+			Encode: func(data []byte) []byte { return implodeData(data, v.big, v.lit) },
+			Decode: func(comp []byte, size int64) ([]byte, error) { return decode(comp, size, v.big, v.lit) },
+		})
+	}
+	return vs
 }

@@ -50,18 +50,13 @@ func (d *Decoder) fail(what string) {
 	d.B = nil
 }
 
-func (d *Decoder) Uvarint(what string) uint64 {
-	v, n := binary.Uvarint(d.B)
-	if n <= 0 {
-		d.fail(what)
-		return 0
-	}
-	d.B = d.B[n:]
-	return v
-}
+func (d *Decoder) Uvarint(what string) uint64 { return varint(d, what, binary.Uvarint) }
 
-func (d *Decoder) Varint(what string) int64 {
-	v, n := binary.Varint(d.B)
+func (d *Decoder) Varint(what string) int64 { return varint(d, what, binary.Varint) }
+
+// varint reads one varint with read (binary.Uvarint or binary.Varint).
+func varint[T uint64 | int64](d *Decoder, what string, read func([]byte) (T, int)) T {
+	v, n := read(d.B)
 	if n <= 0 {
 		d.fail(what)
 		return 0

@@ -139,7 +139,7 @@ func BenchmarkDecode(b *testing.B) {
 					b.Fatal(err)
 				}
 				b.ResetTimer()
-				cpu := startCPU()
+				cpu := testutil.StartCPU()
 				for range b.N {
 					br.Reset(s.packed)
 					var n int64
@@ -158,7 +158,7 @@ func BenchmarkDecode(b *testing.B) {
 						b.Fatalf("decoded %d bytes: %v", n, err)
 					}
 				}
-				cpu.report(b, s.size)
+				cpu.Report(b, s.size)
 			})
 		})
 	}

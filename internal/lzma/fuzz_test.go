@@ -81,8 +81,8 @@ func FuzzLZMA(f *testing.F) {
 			return
 		}
 		var ours bytes.Buffer
-		_, errOurs := z.WriteTo(&limitWriter{w: &ours, n: fuzzMaxOut})
-		if errOurs == errLimitWriter {
+		_, errOurs := z.WriteTo(&testutil.LimitWriter{W: &ours, N: fuzzMaxOut})
+		if errOurs == testutil.ErrLimitWriter {
 			errOurs = nil
 		}
 		checkErrClass(t, errOurs)
@@ -111,8 +111,8 @@ func FuzzLZMA2(f *testing.F) {
 			t.Fatal(err)
 		}
 		var ours bytes.Buffer
-		_, errOurs := z.WriteTo(&limitWriter{w: &ours, n: fuzzMaxOut})
-		if errOurs == errLimitWriter {
+		_, errOurs := z.WriteTo(&testutil.LimitWriter{W: &ours, N: fuzzMaxOut})
+		if errOurs == testutil.ErrLimitWriter {
 			errOurs = nil
 		}
 		checkErrClass(t, errOurs)
@@ -143,22 +143,4 @@ func decodeSmall(r io.Reader) ([]byte, error) {
 		}
 	}
 	return out, nil
-}
-
-var errLimitWriter = errors.New("output limit")
-
-// limitWriter accepts n bytes, then fails.
-type limitWriter struct {
-	w io.Writer
-	n int
-}
-
-func (l *limitWriter) Write(p []byte) (int, error) {
-	if len(p) > l.n {
-		k, _ := l.w.Write(p[:l.n])
-		l.n = 0
-		return k, errLimitWriter
-	}
-	l.n -= len(p)
-	return l.w.Write(p)
 }

@@ -217,6 +217,21 @@ func (o *Of[T]) Put(v *T) {
 	o.p.Put(v)
 }
 
+// Hold points *v at a pooled value unless it holds one already: the
+// Reset of a decoder that keeps its tables across streams.
+func (o *Of[T]) Hold(v **T) {
+	if *v == nil {
+		*v = o.Get()
+	}
+}
+
+// Drop returns *v to the pool, if set, and clears it: the Close of such
+// a decoder.
+func (o *Of[T]) Drop(v **T) {
+	o.Put(*v)
+	*v = nil
+}
+
 // drop empties the free list (for Release).
 func (o *Of[T]) drop() {
 	o.mu.Lock()

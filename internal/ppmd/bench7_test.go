@@ -70,11 +70,11 @@ func BenchmarkReader7zMixed8M(b *testing.B) {
 	b.SetBytes(size)
 	b.ReportAllocs()
 	b.ResetTimer()
-	cpu0 := cpuNow()
+	cpu0 := testutil.CPUTime()
 	for i := 0; i < b.N; i++ {
 		decode()
 	}
-	ours := (cpuNow() - cpu0) / time.Duration(b.N)
+	ours := (testutil.CPUTime() - cpu0) / time.Duration(b.N)
 	b.StopTimer()
 	b.ReportMetric(ours.Seconds(), "cpu-s/op")
 	cmd := exec.Command("7zz", "t", "-mmt1", arch)

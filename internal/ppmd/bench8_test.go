@@ -90,11 +90,11 @@ func BenchmarkReaderZipMixed8M(b *testing.B) {
 	b.SetBytes(e.Size)
 	b.ReportAllocs()
 	b.ResetTimer()
-	cpu0 := cpuNow()
+	cpu0 := testutil.CPUTime()
 	for i := 0; i < b.N; i++ {
 		decode()
 	}
-	ours := (cpuNow() - cpu0) / time.Duration(b.N)
+	ours := (testutil.CPUTime() - cpu0) / time.Duration(b.N)
 	b.StopTimer()
 	b.ReportMetric(ours.Seconds(), "cpu-s/op")
 	if _, err := exec.LookPath("7zz"); err != nil {
@@ -129,7 +129,7 @@ func BenchmarkReaderZipEntry(b *testing.B) {
 	b.SetBytes(e.Size)
 	b.ReportAllocs()
 	b.ResetTimer()
-	cpu0 := cpuNow()
+	cpu0 := testutil.CPUTime()
 	for i := 0; i < b.N; i++ {
 		src.Reset(e.Packed)
 		in.Reset(src)
@@ -146,7 +146,7 @@ func BenchmarkReaderZipEntry(b *testing.B) {
 			}
 		}
 	}
-	ours := (cpuNow() - cpu0) / time.Duration(b.N)
+	ours := (testutil.CPUTime() - cpu0) / time.Duration(b.N)
 	b.StopTimer()
 	b.ReportMetric(ours.Seconds(), "cpu-s/op")
 	b.ReportMetric(float64(z.m.restarts), "restarts")

@@ -150,7 +150,8 @@ func appendSee(dst []byte, s see) []byte {
 	return append(dst, byte(s.summ), byte(s.summ>>8), s.shift, s.count)
 }
 
-// cpReader reads a state.
+// cpReader reads a state. (The sticky reader idiom of rar's cursor too;
+// kept here: a state is read once per resume, in this package's layout.)
 type cpReader struct {
 	b  []byte
 	ok bool

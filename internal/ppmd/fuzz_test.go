@@ -2,7 +2,6 @@ package ppmd
 
 import (
 	"bytes"
-	"errors"
 	"io"
 	"os"
 	"path/filepath"
@@ -88,9 +87,5 @@ func FuzzPPMdRAR(f *testing.F) {
 
 func checkClass(t testutil.TB, err error) {
 	t.Helper()
-	if err == nil || errors.Is(err, errs.ErrCorrupt) || errors.Is(err, errs.ErrTruncated) ||
-		errors.Is(err, errs.ErrLimit) || errors.Is(err, errs.ErrUnsupported) {
-		return
-	}
-	t.Fatalf("unexpected error class: %v", err)
+	testutil.FuzzErr(t, "decode", err, testutil.Classes(errs.ErrCorrupt, errs.ErrTruncated, errs.ErrLimit, errs.ErrUnsupported))
 }

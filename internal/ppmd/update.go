@@ -498,6 +498,8 @@ func (m *Model) update1() {
 }
 
 // update1_0: the first (most probable) symbol of minContext was found.
+// Kept apart from update1 and update2 on purpose: each is one branch of
+// decodeSymbol's per-symbol path, and a shared body would test which.
 func (m *Model) update1_0() {
 	mem := m.mem
 	s := m.foundState

@@ -1,10 +1,8 @@
 package reduce
 
 import (
-	"errors"
 	"testing"
 
-	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/testutil"
 )
 
@@ -18,11 +16,6 @@ func FuzzReduce(f *testing.F) {
 		defer testutil.FuzzBound(t, testutil.FuzzTimeout, 16<<20)()
 		fa := int(factor%4) + 1
 		got, err := decode(comp, int64(size), fa)
-		if err == nil && len(got) != int(size) {
-			t.Fatalf("%d bytes without error, want %d", len(got), size)
-		}
-		if err != nil && !errors.Is(err, errs.ErrCorrupt) && !errors.Is(err, errs.ErrTruncated) {
-			t.Fatalf("error %v is neither ErrCorrupt nor ErrTruncated", err)
-		}
+		testutil.CheckDecodeClass(t, got, int(size), err)
 	})
 }

@@ -84,9 +84,7 @@ func NewReader(r io.Reader, size int64, factor int) *Reader {
 
 // Reset makes z decode a new stream from r.
 func (z *Reader) Reset(r io.Reader, size int64, factor int) {
-	if z.t == nil {
-		z.t = tablePool.Get()
-	}
+	tablePool.Hold(&z.t)
 	z.br.Reset(r, "reduce data")
 	z.Start(z.t.ring[:], z, size)
 	z.factor = uint(factor)
@@ -100,13 +98,9 @@ func (z *Reader) Reset(r io.Reader, size int64, factor int) {
 }
 
 // Close returns the tables and input buffer to their pools. Reading after
-// Close fails. (The same lines as implode's Close, each on its own table
-// pool and bit reader; everything shared lives in ringout.Out.)
+// Close fails.
 func (z *Reader) Close() error {
-	if z.t != nil {
-		tablePool.Put(z.t)
-		z.t = nil
-	}
+	tablePool.Drop(&z.t)
 	z.br.Release()
 	z.Stop(errClosed)
 	return nil
@@ -133,7 +127,8 @@ func (z *Reader) readSets() error {
 }
 
 // Fill is for ringout.Out: it decodes until the ring holds as much
-// undelivered data as it safely can, or the stream ends.
+// undelivered data as it safely can, or the stream ends. (Its prologue
+// is implode's Fill's on purpose: the loop bodies are the codecs.)
 func (z *Reader) Fill() error {
 	if !z.header {
 		if err := z.readSets(); err != nil {

@@ -3,6 +3,7 @@ package reduce
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"testing"
 	"testing/iotest"
@@ -153,41 +154,36 @@ func TestErrors(t *testing.T) {
 }
 
 func TestAllocs(t *testing.T) {
-	if testing.CoverMode() != "" || testutil.RaceEnabled {
-		t.Skip("allocation counts differ under -cover/-race")
-	}
 	data := textish(100_000, 7)
 	comp := reduceData(data, 4, 32)
-	br := bytes.NewReader(comp)
-	z := NewReader(br, int64(len(data)), 4)
+	z := NewReader(bytes.NewReader(comp), int64(len(data)), 4)
 	z.Close()
-	run := func() {
-		br.Reset(comp)
-		z.Reset(br, int64(len(data)), 4)
-		if n, err := io.Copy(io.Discard, z); err != nil || n != int64(len(data)) {
-			t.Fatal(n, err)
-		}
-		z.Close()
-	}
-	run()
-	if n := testing.AllocsPerRun(10, run); n != 0 {
-		t.Errorf("%v allocations per Reset+decode+Close", n)
-	}
+	testutil.ZeroAllocs(t, "Reset+decode+Close", testutil.ReusedDecode(t, comp, int64(len(data)), func(r io.Reader) io.ReadCloser {
+		z.Reset(r, int64(len(data)), 4)
+		return z
+	}))
 }
 
 func BenchmarkDecode(b *testing.B) {
 	data := textish(1<<20, 8)
 	comp := reduceData(data, 4, 32)
-	br := bytes.NewReader(comp)
-	z := NewReader(br, int64(len(data)), 4)
-	b.SetBytes(int64(len(data)))
-	b.ReportAllocs()
-	for b.Loop() {
-		br.Reset(comp)
-		z.Reset(br, int64(len(data)), 4)
-		if _, err := io.Copy(io.Discard, z); err != nil {
-			b.Fatal(err)
-		}
+	z := NewReader(bytes.NewReader(comp), int64(len(data)), 4)
+	testutil.BenchDecode(b, int64(len(data)), testutil.ReusedDecode(b, comp, int64(len(data)), func(r io.Reader) io.ReadCloser {
+		z.Reset(r, int64(len(data)), 4)
+		return z
+	}))
+}
+
+// legacyVariants describes factors 1 to 4 (follower sets of 32) to the
+// shared legacy-codec tests, each entry named as GenZip names it.
+func legacyVariants() []testutil.LegacyVariant {
+	var vs []testutil.LegacyVariant
+	for factor := 1; factor <= 4; factor++ {
+		vs = append(vs, testutil.LegacyVariant{
+			Name: fmt.Sprintf("reduce%d.txt", factor), Method: uint16(1 + factor),
+			Encode: func(data []byte) []byte { return reduceData(data, factor, 32) },
+			Decode: func(comp []byte, size int64) ([]byte, error) { return decode(comp, size, factor) },
+		})
 	}
-	z.Close()
+	return vs
 }

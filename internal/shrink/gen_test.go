@@ -2,8 +2,6 @@ package shrink
 
 import (
 	"flag"
-	"hash/crc32"
-	"os"
 	"testing"
 
 	"github.com/go-unarc/unarc/internal/testutil"
@@ -15,19 +13,5 @@ var genZip = flag.String("gen-zip", "", "write testdata/zip/legacy-shrink.zip (m
 //
 //	go test ./internal/shrink -run TestGenZip -gen-zip ../../testdata/zip/legacy-shrink.zip
 func TestGenZip(t *testing.T) {
-	if *genZip == "" {
-		t.Skip("no -gen-zip")
-	}
-	data := append(textish(8_000, 11), randomData(1_000, 12)...)
-	var b testutil.ZipBuilder
-	for _, e := range []struct {
-		name  string
-		every int
-	}{{"shrink.txt", 0}, {"shrink-clears.txt", 200}} {
-		comp, _, _ := shrinkData(data, e.every)
-		b.Add(testutil.ZipFile{Name: e.name, Method: 1, Packed: comp, CRC: crc32.ChecksumIEEE(data), Size: uint64(len(data))})
-	}
-	if err := os.WriteFile(*genZip, b.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	testutil.GenZip(t, *genZip, append(textish(8_000, 11), randomData(1_000, 12)...), legacyVariants(clearRate{0, "shrink.txt"}, clearRate{200, "shrink-clears.txt"}))
 }

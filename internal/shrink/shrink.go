@@ -85,9 +85,7 @@ func NewReader(r io.Reader, size int64) *Reader {
 
 // Reset makes z decode a new stream of size bytes from r.
 func (z *Reader) Reset(r io.Reader, size int64) {
-	if z.t == nil {
-		z.t = tablePool.Get()
-	}
+	tablePool.Hold(&z.t)
 	z.br.Reset(r, "shrink data")
 	t := z.t
 	for i := range 256 {
@@ -119,10 +117,7 @@ func (z *Reader) Reset(r io.Reader, size int64) {
 // Close returns the tables and input buffer to their pools. Reading after
 // Close fails.
 func (z *Reader) Close() error {
-	if z.t != nil {
-		tablePool.Put(z.t)
-		z.t = nil
-	}
+	tablePool.Drop(&z.t)
 	z.br.Release()
 	z.err = errClosed
 	return nil

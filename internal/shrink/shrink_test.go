@@ -177,26 +177,14 @@ func TestClearedPrefix(t *testing.T) {
 }
 
 func TestAllocs(t *testing.T) {
-	if testing.CoverMode() != "" || testutil.RaceEnabled {
-		t.Skip("allocation counts differ under -cover/-race")
-	}
 	data := textish(100_000, 7)
 	comp, _, _ := shrinkData(data, 0)
-	br := bytes.NewReader(comp)
-	z := NewReader(br, int64(len(data)))
+	z := NewReader(bytes.NewReader(comp), int64(len(data)))
 	z.Close()
-	run := func() {
-		br.Reset(comp)
-		z.Reset(br, int64(len(data)))
-		if n, err := io.Copy(io.Discard, z); err != nil || n != int64(len(data)) {
-			t.Fatal(n, err)
-		}
-		z.Close()
-	}
-	run()
-	if n := testing.AllocsPerRun(10, run); n != 0 {
-		t.Errorf("%v allocations per Reset+decode+Close", n)
-	}
+	testutil.ZeroAllocs(t, "Reset+decode+Close", testutil.ReusedDecode(t, comp, int64(len(data)), func(r io.Reader) io.ReadCloser {
+		z.Reset(r, int64(len(data)))
+		return z
+	}))
 }
 
 func TestReadAfterClose(t *testing.T) {
@@ -211,18 +199,37 @@ func TestReadAfterClose(t *testing.T) {
 func BenchmarkDecode(b *testing.B) {
 	data := textish(1<<20, 8)
 	comp, _, _ := shrinkData(data, 0)
-	br := bytes.NewReader(comp)
-	z := NewReader(br, int64(len(data)))
-	b.SetBytes(int64(len(data)))
-	b.ReportAllocs()
-	for b.Loop() {
-		br.Reset(comp)
-		z.Reset(br, int64(len(data)))
-		if _, err := io.Copy(io.Discard, z); err != nil {
-			b.Fatal(err)
-		}
+	z := NewReader(bytes.NewReader(comp), int64(len(data)))
+	testutil.BenchDecode(b, int64(len(data)), testutil.ReusedDecode(b, comp, int64(len(data)), func(r io.Reader) io.ReadCloser {
+		z.Reset(r, int64(len(data)))
+		return z
+	}))
+}
+
+// clearRate names streams with a partial clear every n codes (0: only
+// when the table is full).
+type clearRate struct {
+	every int
+	name  string
+}
+
+// legacyVariants describes streams of each clear rate to the shared
+// legacy-codec tests.
+func legacyVariants(rates ...clearRate) []testutil.LegacyVariant {
+	var vs []testutil.LegacyVariant
+	for _, c := range rates {
+		every := c.every
+		vs = append(vs, testutil.LegacyVariant{
+			Name: c.name, Method: 1,
+			Encode: func(data []byte) []byte { comp, _, _ := shrinkData(data, every); return comp },
+			Decode: func(comp []byte, size int64) ([]byte, error) {
+				z := NewReader(bytes.NewReader(comp), size)
+				defer z.Close()
+				return io.ReadAll(z)
+			},
+		})
 	}
-	z.Close()
+	return vs
 }
 
 // TestClearFlood: a stream that asks for a partial clear every 18 bits

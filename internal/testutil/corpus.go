@@ -195,3 +195,25 @@ func Unescape(s string) string {
 	}
 	return b.String()
 }
+
+// ReadTSV reads the tab-separated table at path, one "key<TAB>value" a
+// line (blank lines and lines starting with # passed over; a line
+// without a tab is a key with an empty value), as a map.
+func ReadTSV(path string) (map[string]string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	m := map[string]string{}
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := sc.Text()
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		k, v, _ := strings.Cut(line, "\t")
+		m[k] = v
+	}
+	return m, sc.Err()
+}

@@ -34,3 +34,24 @@ func Words(n int, seed uint64, words []string, farEvery int) []byte {
 	}
 	return b.Bytes()[:n]
 }
+
+// KraftLengths is a complete prefix code of n symbols with lengths 4 to
+// 15 (a few short codes, many long ones, as a real main table's are):
+// the Huffman table builders' benchmark input.
+func KraftLengths(n int) []byte {
+	l := make([]byte, n)
+	// Kraft: the sum of 2^-k over the symbols is 1.
+	left := uint32(1 << 15) // code space in units of 2^-15
+	for i := range l {
+		k := byte(4 + i%12)
+		for k < 15 && uint32(1)<<(15-k) > left/uint32(n-i) {
+			k++
+		}
+		if uint32(1)<<(15-k) > left {
+			break
+		}
+		l[i] = k
+		left -= 1 << (15 - k)
+	}
+	return l
+}

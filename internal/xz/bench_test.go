@@ -24,25 +24,9 @@ func benchXZ(b *testing.B) []byte {
 func BenchmarkDecode(b *testing.B) {
 	data := benchXZ(b)
 	want := testutil.Mixed(0)
-	var br bytes.Reader
 	z := new(Reader)
 	defer z.Close()
-	decode := func(w io.Writer) int64 {
-		br.Reset(data)
-		if err := z.Reset(&br); err != nil {
-			b.Fatal(err)
-		}
-		n, err := z.WriteTo(w)
-		if err != nil {
-			b.Fatal(err)
-		}
-		return n
-	}
-	var got bytes.Buffer
-	decode(&got)
-	if !bytes.Equal(got.Bytes(), want) {
-		b.Fatal("decoded data differs from mixed-0.bin")
-	}
+	decode := testutil.ReusedWriterTo(b, data, want, func(r io.Reader) (io.WriterTo, error) { return z, z.Reset(r) })
 	b.SetBytes(int64(len(want)))
 	b.ReportAllocs()
 	b.ResetTimer()

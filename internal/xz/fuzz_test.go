@@ -41,8 +41,8 @@ func FuzzXZ(f *testing.F) {
 		}
 		defer z2.Close()
 		var w2 bytes.Buffer
-		_, err2 := z2.WriteTo(&limitWriter{w: &w2, n: fuzzMaxOut})
-		if errors.Is(err2, errLimitWriter) {
+		_, err2 := z2.WriteTo(&testutil.LimitWriter{W: &w2, N: fuzzMaxOut})
+		if errors.Is(err2, testutil.ErrLimitWriter) {
 			return // long output: compare what both produced
 		}
 		checkClass(t, err1)
@@ -56,30 +56,7 @@ func FuzzXZ(f *testing.F) {
 	})
 }
 
-var errLimitWriter = errors.New("output limit")
-
-type limitWriter struct {
-	w io.Writer
-	n int
-}
-
-func (l *limitWriter) Write(p []byte) (int, error) {
-	if len(p) > l.n {
-		return 0, errLimitWriter
-	}
-	l.n -= len(p)
-	return l.w.Write(p)
-}
-
 func checkClass(t testutil.TB, err error) {
 	t.Helper()
-	if err == nil {
-		return
-	}
-	for _, s := range []error{errs.ErrFormat, errs.ErrCorrupt, errs.ErrTruncated, errs.ErrChecksum, errs.ErrUnsupported, errs.ErrLimit} {
-		if errors.Is(err, s) {
-			return
-		}
-	}
-	t.Fatalf("error of no bad-input class: %v", err)
+	testutil.FuzzErr(t, "decode", err, testutil.Classes(errs.ErrFormat, errs.ErrCorrupt, errs.ErrTruncated, errs.ErrChecksum, errs.ErrUnsupported, errs.ErrLimit))
 }

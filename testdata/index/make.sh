@@ -9,13 +9,8 @@
 #       link's header to lie outside its first and last 64 KiB. The test
 #       makes B from it by changing the link target in the header (its
 #       CRC made again).
-set -eu
-export TZ=UTC LC_ALL=C
-cd "$(dirname "$0")"
-out=$(pwd)
+. "$(dirname "$0")/../lib.sh"
 rm -f ./*.rar
-src=$(mktemp -d)
-trap 'rm -rf "$src"' EXIT
 mkdir "$src/d"
 awk -v dir="$src/d" 'BEGIN {
   for (i = 0; i < 1000; i++) {

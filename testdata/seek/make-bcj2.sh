@@ -20,13 +20,10 @@
 #                  of x.elf and h.txt (hex.txt's first 48 KiB)
 # (7zAES draws a new salt and IV each run: rerunning rewrites the AES
 # archives with other bytes.)
-set -eu
-export TZ=UTC LC_ALL=C
-cd "$(dirname "$0")"
-out=$(pwd)
+. "$(dirname "$0")/../lib.sh"
 rm -f ./bcj2-*.7z ./*-copy*.7z
 . ./filter-content.sh # x.elf, b.bin, hex.txt in $src/d
-find "$src" -exec touch -d '2024-01-02 03:04:05' {} +
+stamp
 z7() { # z7 OUT ARGS...
 	o=$1; shift
 	(cd "$src/d" && 7zz a -bd -bso0 -mmt1 -ms=on "$@" "$out/$o" x.elf b.bin hex.txt)

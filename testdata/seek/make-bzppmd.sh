@@ -7,41 +7,15 @@
 # every ~100 KB of output; PPMd with a 1 MiB model fills its arena over
 # 400 KiB at order 8 (restart, or cut-off for ZIP's -mx9 variant).
 # Password of the encrypted ones: seek.
-set -eu
-export TZ=UTC LC_ALL=C
-cd "$(dirname "$0")"
-out=$(pwd)
+. "$(dirname "$0")/../lib.sh"
 rm -f ./bzip2-*.zip ./bzip2-*.7z ./ppmd-*.zip ./ppmd-*.7z
-src=$(mktemp -d)
-trap 'rm -rf "$src"' EXIT
 
-words() { # words SEED BYTES
-	awk -v seed="$1" -v n="$2" 'BEGIN { x = seed; out = 0
-		split("alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho sigma tau upsilon phi chi psi omega red green blue cyan magenta yellow black white one two three four five six seven eight nine ten north south east west up down left right", w, " ")
-		k = length(w)
-		while (out < n) {
-			x = (x * 16807) % 2147483647
-			s = w[int(x / 65536) % k + 1] ((x % 7 == 0) ? ".\n" : " ")
-			printf "%s", s; out += length(s)
-		}
-	}' | head -c "$2"
-}
-gen() { # gen SEED BYTES KIND (as make.sh)
-	awk -v seed="$1" -v n="$2" -v kind="$3" 'BEGIN {
-		x = seed * 7919 + 1; out = 0
-		while (out < n) {
-			x = (x * 16807) % 2147483647
-			if (kind == "bin") { printf "%c", int(x / 4194304) % 256; out++ }
-			else { s = sprintf("%08x %05d ok\n", x, out % 99991); printf "%s", s; out += length(s) }
-		}
-	}' | head -c "$2"
-}
 words 4242 204800 > "$src/words.txt"
 words 777 204800 > "$src/more.txt"
 gen 1 4096 txt > "$src/a.txt"
 gen 2 3072 bin > "$src/b.bin"
 : > "$src/e.txt"
-find "$src" -exec touch -d '2024-01-02 03:04:05' {} +
+stamp
 files="words.txt a.txt b.bin more.txt e.txt"
 
 z() { # z OUT ARGS...

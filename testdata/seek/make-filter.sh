@@ -8,13 +8,10 @@
 # and hex.txt (200 KiB of random hex numbers, packing to 100 KiB: more
 # chunk boundaries). Password of the encrypted ones:
 # seek.
-set -eu
-export TZ=UTC LC_ALL=C
-cd "$(dirname "$0")"
-out=$(pwd)
+. "$(dirname "$0")/../lib.sh"
 rm -f ./bcj-*.7z ./arm64-*.7z ./delta-lzma-*.7z
 . ./filter-content.sh # x.elf, b.bin, hex.txt in $src/d
-find "$src" -exec touch -d '2024-01-02 03:04:05' {} +
+stamp
 z7() { # z7 OUT ARGS...
 	o=$1; shift
 	(cd "$src/d" && 7zz a -bd -bso0 -mmt1 -ms=on "$@" "$out/$o" x.elf b.bin hex.txt)

@@ -20,24 +20,9 @@
 #       (r5-words.rar), Deflate in
 #        ZIP (plain and WinZip AES): many Deflate blocks to checkpoint.
 # Password of the encrypted ones: seek.
-set -eu
-export TZ=UTC LC_ALL=C
-cd "$(dirname "$0")"
-out=$(pwd)
+. "$(dirname "$0")/../lib.sh"
 rm -f ./*.zip ./*.7z ./*.rar
-src=$(mktemp -d)
-trap 'rm -rf "$src"' EXIT
 
-gen() { # gen SEED BYTES KIND
-	awk -v seed="$1" -v n="$2" -v kind="$3" 'BEGIN {
-		x = seed * 7919 + 1; out = 0
-		while (out < n) {
-			x = (x * 16807) % 2147483647
-			if (kind == "bin") { printf "%c", int(x / 4194304) % 256; out++ }
-			else { s = sprintf("%08x %05d ok\n", x, out % 99991); printf "%s", s; out += length(s) }
-		}
-	}' | head -c "$2"
-}
 mkdir "$src/big" "$src/small"
 gen 1 16384 txt > "$src/big/a.txt"
 gen 2 102400 bin > "$src/big/b.bin"
@@ -52,24 +37,13 @@ mkdir "$src/r5"
 gen 4 40960 txt > "$src/r5/a.txt"
 # An x86-64 ELF of our own (a chain of calls, so E8 bytes abound), not a
 # system binary: rar picks its E8/E8E9 filter for it.
-awk 'BEGIN { print "#include <stdio.h>"; print "int f0(int x) { return x + 1; }"
-	for (i = 1; i < 400; i++) printf "int f%d(int x) { return f%d(x * 3 + %d) ^ f%d(x); }\n", i, i - 1, i, (i * 7) % i
-	print "int main(int c, char **v) { printf(\"%d\\n\", f399(c)); return 0; }" }' > "$src/x.c"
-cc -O0 -fno-inline -o "$src/r5/x.elf" "$src/x.c"
+elf 400 "$src/r5/x.elf"
 gen 5 40960 txt > "$src/r5/c.txt"
 gen 6 8192 bin > "$src/r5/b.bin"
 cp "$src/big/d.txt" "$src/big/e.txt" "$src/r5/"
 mkdir "$src/words"
-awk 'BEGIN { x = 4242; out = 0
-	split("alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho sigma tau upsilon phi chi psi omega red green blue cyan magenta yellow black white one two three four five six seven eight nine ten north south east west up down left right", w, " ")
-	n = length(w)
-	while (out < 204800) {
-		x = (x * 16807) % 2147483647
-		s = w[int(x / 65536) % n + 1] ((x % 7 == 0) ? ".\n" : " ")
-		printf "%s", s; out += length(s)
-	}
-}' | head -c 204800 > "$src/words/words.txt"
-find "$src" -exec touch -d '2024-01-02 03:04:05' {} +
+words 4242 204800 > "$src/words/words.txt"
+stamp
 files="a.txt b.bin c.txt d.txt e.txt"
 
 z7() { # z7 OUT DIR ARGS...

@@ -5,27 +5,14 @@
 #   sh testdata/zip/make.sh
 # Zip64 archives with >4 GiB offsets or >65,535 entries are built in the
 # test code (zip/zip64_test.go), not here, to keep the repository small.
-set -eu
-export TZ=UTC LC_ALL=C.UTF-8
-out=$(cd "$(dirname "$0")" && pwd)
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work"
+. "$(dirname "$0")/lib.sh"
 
 mkdir -p in/dir/sub in/emptydir
 printf 'hello, world\n' > in/hello.txt
 : > in/empty.txt
-i=0
-while [ $i -lt 150 ]; do
-	printf 'line %04d: the quick brown fox jumps over the lazy dog\n' $i
-	i=$((i + 1))
-done > in/text.txt
+textlines 150 > in/text.txt
 # 4 KiB of incompressible bytes: sha256("rand<i>") for i = 0..127.
-i=0
-while [ $i -lt 128 ]; do
-	printf 'rand%d' $i | sha256sum | cut -c1-64 | xxd -r -p
-	i=$((i + 1))
-done > in/rand.bin
+randbin 128 > in/rand.bin
 printf 'nested\n' > in/dir/sub/nested.txt
 printf 'unicode name\n' > "in/dir/ünïcödé.txt"
 ln -s hello.txt in/link

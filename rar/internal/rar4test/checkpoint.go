@@ -26,39 +26,17 @@ type CPDecoder[D any] interface {
 
 // CP is a checkpoint taken in a test: its entry, offset, bit position
 // and state.
-type CP struct {
-	Entry int
-	Off   int64
-	Bits  int64
-	State []byte
-}
+type CP = testutil.EntryCP
 
 // DecodeWithCheckpoints decodes ents with d as one stream (solid when
 // they say so), taking a checkpoint every `every` bytes of each entry's
 // output (math.MaxInt64: none).
 func DecodeWithCheckpoints[D CPDecoder[D]](t testutil.TB, d D, ents []Entry, every int64) ([][]byte, []CP) {
 	t.Helper()
-	var outs [][]byte
-	var cps []CP
-	for i, e := range ents {
-		if err := d.Reset(bytes.NewReader(e.Packed), e.Dict, e.Size, e.Solid); err != nil {
-			t.Fatal(err)
-		}
-		d.OnCheckpoint(every, func(d D) int64 {
-			st := d.Checkpoint(nil)
-			if d.CheckpointSize() != len(st) {
-				t.Fatal("CheckpointSize disagrees")
-			}
-			cps = append(cps, CP{i, d.EntryOffset(), d.InputBits(), st})
-			return (d.EntryOffset()/every + 1) * every
-		})
-		got, err := io.ReadAll(d)
-		if err != nil {
-			t.Fatalf("entry %d: %v", i, err)
-		}
-		outs = append(outs, got)
-	}
-	return outs, cps
+	return testutil.DecodeEntries(t, d, len(ents), every, func(i int) (bool, error) {
+		e := ents[i]
+		return true, d.Reset(bytes.NewReader(e.Packed), e.Dict, e.Size, e.Solid)
+	})
 }
 
 // ResumeFrom decodes entry e with d from checkpoint cp, at most max
@@ -158,7 +136,7 @@ func CheckTampered[D CPDecoder[D]](t testutil.TB, newDecoder func() D, ents []En
 	d = newDecoder()
 	defer d.Close()
 	for name, mut := range cases {
-		bad := CP{cp.Entry, cp.Off, cp.Bits, mut(bytes.Clone(cp.State))}
+		bad := cp.WithState(mut(bytes.Clone(cp.State)))
 		if _, err := ResumeFrom(d, e, bad, math.MaxInt64); !errors.Is(err, errs.ErrCorrupt) {
 			t.Errorf("%s: %v", name, err)
 		}

@@ -6,6 +6,7 @@ import (
 	"hash/crc32"
 	"io"
 	"path/filepath"
+	"slices"
 	"testing"
 	"testing/iotest"
 
@@ -115,12 +116,20 @@ func Fuzz(f testutil.F, newDecoder func() Decoder, seeds []Entry) func(t testuti
 		}
 	}
 	f.Add([]byte{3, 0x80, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0})
+	// Windows of at most 4 MiB, two decoders, outputs of 600 KB.
+	return FuzzBody(newDecoder(), newDecoder(), 48<<20)
+}
+
+// FuzzBody is Fuzz's body over d1 (through WriteTo) and d2 (through
+// Read), allocating at most maxAlloc bytes per input; a decoder whose
+// errors include more classes than ErrCorrupt and ErrTruncated names
+// them in also.
+func FuzzBody(d1, d2 Decoder, maxAlloc uint64, also ...error) func(t testutil.TB, in []byte) {
 	sizes := []int64{0, 100, 70000, 300000}
 	dicts := []int64{64 << 10, 4 << 20}
-	d1, d2 := newDecoder(), newDecoder()
+	classes := append([]error{errs.ErrCorrupt, errs.ErrTruncated}, also...)
 	return func(t testutil.TB, in []byte) {
-		// Windows of at most 4 MiB, two decoders, outputs of 600 KB.
-		defer testutil.FuzzBound(t, testutil.FuzzTimeout, 48<<20)()
+		defer testutil.FuzzBound(t, testutil.FuzzTimeout, maxAlloc)()
 		if len(in) == 0 {
 			return
 		}
@@ -152,7 +161,7 @@ func Fuzz(f testutil.F, newDecoder func() Decoder, seeds []Entry) func(t testuti
 			t.Fatalf("WriteTo and Read disagree: %d/%d bytes, %v / %v", len(outs[0]), len(outs[1]), errsSeen[0], errsSeen[1])
 		}
 		if err := errsSeen[0]; err != nil {
-			if !errors.Is(err, errs.ErrCorrupt) && !errors.Is(err, errs.ErrTruncated) {
+			if !slices.ContainsFunc(classes, func(c error) bool { return errors.Is(err, c) }) {
 				t.Fatalf("unexpected error class: %v", err)
 			}
 		} else if int64(len(outs[0])) != size*int64(passes) {

@@ -1,8 +1,9 @@
 package unpack15
 
 import (
-	"github.com/go-unarc/unarc/internal/testutil"
 	"testing"
+
+	"github.com/go-unarc/unarc/internal/testutil"
 
 	"github.com/go-unarc/unarc/rar/internal/rar4test"
 )
@@ -16,31 +17,12 @@ func streams(tb testutil.TB) []rar4Entry {
 	return rar4test.TestdataStreams(tb, "rar15", ours)
 }
 
-// TestTestdata decodes every entry of the committed archives and checks
-// them against SHA256SUMS.
-func TestTestdata(t *testing.T) {
-	d := NewDecoder()
-	defer d.Close()
-	rar4test.CheckTestdata(t, "rar15", d, func(v byte) bool { return ours(rar4Entry{Ver: v}) }, "password")
-}
-
-// TestReadPaths decodes each testdata stream through Read with odd buffer
-// sizes and a half reader under the decoder, and checks the CRC.
-func TestReadPaths(t *testing.T) {
-	d := NewDecoder()
-	defer d.Close()
-	rar4test.ReadPaths(t, d, streams(t))
-}
-
-// TestTruncated: every prefix of a valid stream fails as truncated or
-// corrupt, never silently short.
-func TestTruncated(t *testing.T) {
-	if testutil.Short() {
-		t.Skip("slow (tens of seconds under -race); the run without -short covers it")
-	}
-	d := NewDecoder()
-	defer d.Close()
-	rar4test.Truncated(t, d, streams(t))
+// TestDecoder runs the checks the RAR 1.5-2.x decoders share over the
+// committed archives: each entry against SHA256SUMS, odd Read sizes and
+// a half reader, and every prefix of a stream failing as truncated or
+// corrupt.
+func TestDecoder(t *testing.T) {
+	rar4test.Suite(t, "rar15", func(v byte) bool { return ours(rar4Entry{Ver: v}) }, func() rar4test.Decoder { return NewDecoder() })
 }
 
 // FuzzUnpack15: arbitrary packed data, a size and a dictionary from the

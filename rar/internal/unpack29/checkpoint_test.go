@@ -15,12 +15,7 @@ import (
 	"github.com/go-unarc/unarc/rar/internal/rar4test"
 )
 
-type testCP struct {
-	entry int
-	off   int64
-	bits  int64
-	state []byte
-}
+type testCP = testutil.EntryCP
 
 // cpEntries reads the v29 entries of testdata/rar29/NAME or
 // testdata/seek/NAME.
@@ -47,52 +42,26 @@ func decodeWithCheckpoints(t *testing.T, ents []rar4Entry, every int64) ([][]byt
 	t.Helper()
 	d := NewDecoder()
 	defer d.Close()
-	var outs [][]byte
-	var cps []testCP
-	for i, e := range ents {
+	return testutil.DecodeEntries(t, d, len(ents), every, func(i int) (bool, error) {
+		e := ents[i]
 		if e.Dir || e.Method == 0x30 {
-			outs = append(outs, nil)
-			continue
+			return false, nil
 		}
-		if err := d.Reset(bytes.NewReader(e.Packed), e.Dict, e.Size, e.Solid); err != nil {
-			t.Fatal(err)
-		}
-		d.OnCheckpoint(every, func(d *Decoder) int64 {
-			st := d.Checkpoint(nil)
-			if d.CheckpointSize() != len(st) {
-				t.Fatal("CheckpointSize disagrees")
-			}
-			cps = append(cps, testCP{i, d.EntryOffset(), d.InputBits(), st})
-			return (d.EntryOffset()/every + 1) * every
-		})
-		var got []byte
-		buf := make([]byte, 777)
-		for {
-			n, err := d.Read(buf)
-			got = append(got, buf[:n]...)
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				t.Fatalf("entry %d: %v", i, err)
-			}
-		}
-		outs = append(outs, got)
-	}
-	return outs, cps
+		return true, d.Reset(bytes.NewReader(e.Packed), e.Dict, e.Size, e.Solid)
+	})
 }
 
 // resumeFrom decodes entry e from checkpoint cp, at most max bytes.
 func resumeFrom(d *Decoder, e rar4Entry, cp testCP, max int64) ([]byte, error) {
-	at := cp.bits >> 3
+	at := cp.Bits >> 3
 	if at > int64(len(e.Packed)) {
 		return nil, errs.Corrupt("past the data")
 	}
-	if err := d.ResetAt(bytes.NewReader(e.Packed[at:]), e.Dict, e.Size, cp.state); err != nil {
+	if err := d.ResetAt(bytes.NewReader(e.Packed[at:]), e.Dict, e.Size, cp.State); err != nil {
 		return nil, err
 	}
-	if d.EntryOffset() != cp.off {
-		return nil, errs.Corrupt("offset %d, not %d", d.EntryOffset(), cp.off)
+	if d.EntryOffset() != cp.Off {
+		return nil, errs.Corrupt("offset %d, not %d", d.EntryOffset(), cp.Off)
 	}
 	return io.ReadAll(io.LimitReader(d, max))
 }
@@ -115,23 +84,23 @@ func TestCheckpointResume(t *testing.T) {
 			d := NewDecoder()
 			defer d.Close()
 			for k, cp := range cps {
-				if cp.off%every == 0 {
+				if cp.Off%every == 0 {
 					exact++
 				}
 				n := int64(128 << 10)
 				if k == len(cps)-1 {
 					n = math.MaxInt64
 				}
-				got, err := resumeFrom(d, ents[cp.entry], cp, n)
+				got, err := resumeFrom(d, ents[cp.Entry], cp, n)
 				if err != nil {
-					t.Fatalf("entry %d at %d: %v", cp.entry, cp.off, err)
+					t.Fatalf("entry %d at %d: %v", cp.Entry, cp.Off, err)
 				}
 				if len(d.flt.queue) > 0 {
 					queued++
 				}
-				want := outs[cp.entry][cp.off:]
+				want := outs[cp.Entry][cp.Off:]
 				if !bytes.Equal(got, want[:min(int64(len(want)), n)]) {
-					t.Fatalf("entry %d from %d: output differs", cp.entry, cp.off)
+					t.Fatalf("entry %d from %d: output differs", cp.Entry, cp.Off)
 				}
 			}
 			var runs int
@@ -187,7 +156,7 @@ func TestCheckpointFilters(t *testing.T) {
 			}
 			d.OnCheckpoint(1, func(d *Decoder) int64 {
 				if d.Wr < d.Pos && len(held) < 20 {
-					held = append(held, testCP{i, d.EntryOffset(), d.InputBits(), d.Checkpoint(nil)})
+					held = append(held, testutil.TakeEntryCP(i, d))
 				}
 				return d.EntryOffset() + 40000
 			})
@@ -201,10 +170,10 @@ func TestCheckpointFilters(t *testing.T) {
 		}
 		d = NewDecoder()
 		for _, cp := range held {
-			got, err := resumeFrom(d, ents[cp.entry], cp, 64<<10)
-			want := outs[cp.entry][cp.off:]
+			got, err := resumeFrom(d, ents[cp.Entry], cp, 64<<10)
+			want := outs[cp.Entry][cp.Off:]
 			if err != nil || !bytes.Equal(got, want[:min(len(want), 64<<10)]) {
-				t.Fatalf("%s: entry %d from %d: %v", name, cp.entry, cp.off, err)
+				t.Fatalf("%s: entry %d from %d: %v", name, cp.Entry, cp.Off, err)
 			}
 		}
 		d.Close()
@@ -240,7 +209,7 @@ func TestCheckpointPPMd(t *testing.T) {
 					afterPPM++
 				}
 				if d.ppm.used && len(cps) < keep {
-					cps = append(cps, testCP{i, d.EntryOffset(), d.InputBits(), d.Checkpoint(nil)})
+					cps = append(cps, testutil.TakeEntryCP(i, d))
 				}
 				return d.EntryOffset() + 1500
 			})
@@ -254,11 +223,11 @@ func TestCheckpointPPMd(t *testing.T) {
 		}
 		r := NewDecoder()
 		for _, cp := range cps {
-			want := outs[cp.entry][cp.off:]
+			want := outs[cp.Entry][cp.Off:]
 			n := min(len(want), 64<<10)
-			got, err := resumeFrom(r, ents[cp.entry], cp, int64(n))
+			got, err := resumeFrom(r, ents[cp.Entry], cp, int64(n))
 			if err != nil || !bytes.Equal(got, want[:n]) {
-				t.Fatalf("%s: entry %d from %d: %v", name, cp.entry, cp.off, err)
+				t.Fatalf("%s: entry %d from %d: %v", name, cp.Entry, cp.Off, err)
 			}
 		}
 		r.Close()
@@ -278,18 +247,18 @@ func TestCheckpointTampered(t *testing.T) {
 	var cp testCP
 	var nq, ndefs int
 	for _, c := range cps {
-		ndefs = int(le.Uint32(c.state[cpHeader-21:]))
-		nq = int(le.Uint32(c.state[cpHeader-17:]))
-		if c.off > 20000 && nq >= 2 && ndefs > 0 {
+		ndefs = int(le.Uint32(c.State[cpHeader-21:]))
+		nq = int(le.Uint32(c.State[cpHeader-17:]))
+		if c.Off > 20000 && nq >= 2 && ndefs > 0 {
 			cp = c
 			break
 		}
 	}
-	if cp.state == nil {
+	if cp.State == nil {
 		t.Fatal("no checkpoint past 20000 with two filters queued")
 	}
 	oQ := cpHeader + ndefs*cpDef // the first queued filter
-	e := ents[cp.entry]
+	e := ents[cp.Entry]
 	set32 := func(at int, v uint32) func([]byte) []byte {
 		return func(s []byte) []byte { le.PutUint32(s[at:], v); return s }
 	}
@@ -365,14 +334,14 @@ func TestCheckpointTampered(t *testing.T) {
 	d := NewDecoder()
 	defer d.Close()
 	for name, mut := range cases {
-		bad := testCP{cp.entry, cp.off, cp.bits, mut(bytes.Clone(cp.state))}
+		bad := cp.WithState(mut(bytes.Clone(cp.State)))
 		if _, err := resumeFrom(d, e, bad, math.MaxInt64); !errors.Is(err, errs.ErrCorrupt) {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
 	// The untouched one still works after all that.
 	got, err := resumeFrom(d, e, cp, math.MaxInt64)
-	if err != nil || int64(len(got)) != e.Size-cp.off {
+	if err != nil || int64(len(got)) != e.Size-cp.Off {
 		t.Fatalf("good checkpoint: %d bytes, %v", len(got), err)
 	}
 }
@@ -384,13 +353,13 @@ func TestCheckpointAllocs(t *testing.T) {
 	ents := cpEntries(t, "big.rar")
 	_, cps := decodeWithCheckpoints(t, ents, 20000)
 	cp := cps[len(cps)-1]
-	e := ents[cp.entry]
+	e := ents[cp.Entry]
 	d := NewDecoder()
 	defer d.Close()
 	src := bytes.NewReader(nil)
 	run := func() {
-		src.Reset(e.Packed[cp.bits>>3:])
-		if err := d.ResetAt(src, e.Dict, e.Size, cp.state); err != nil {
+		src.Reset(e.Packed[cp.Bits>>3:])
+		if err := d.ResetAt(src, e.Dict, e.Size, cp.State); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := io.Copy(io.Discard, d); err != nil {
@@ -421,7 +390,7 @@ func TestCheckpointDense(t *testing.T) {
 			}
 			var cps []testCP
 			d.OnCheckpoint(1, func(d *Decoder) int64 {
-				cps = append(cps, testCP{i, d.EntryOffset(), d.InputBits(), d.Checkpoint(nil)})
+				cps = append(cps, testutil.TakeEntryCP(i, d))
 				if d.EntryOffset() > 8<<10 {
 					return math.MaxInt64
 				}
@@ -433,9 +402,9 @@ func TestCheckpointDense(t *testing.T) {
 			r := NewDecoder()
 			for _, cp := range cps {
 				got, err := resumeFrom(r, e, cp, 4096)
-				want := outs[i][cp.off:]
+				want := outs[i][cp.Off:]
 				if err != nil || !bytes.Equal(got, want[:min(len(want), 4096)]) {
-					t.Fatalf("%s: entry %d from %d: %v", name, i, cp.off, err)
+					t.Fatalf("%s: entry %d from %d: %v", name, i, cp.Off, err)
 				}
 			}
 			r.Close()
@@ -470,17 +439,17 @@ func TestCheckpointCorpus(t *testing.T) {
 				t.Fatal(err)
 			}
 			d.OnCheckpoint(16<<10, func(d *Decoder) int64 {
-				cp := testCP{i, d.EntryOffset(), d.InputBits(), d.Checkpoint(nil)}
+				cp := testutil.TakeEntryCP(i, d)
 				got, err := resumeFrom(r, e, cp, 8<<10)
 				if len(r.flt.queue) > 0 {
 					queued++
 				}
-				want := outs[i][cp.off:]
+				want := outs[i][cp.Off:]
 				if err != nil || !bytes.Equal(got, want[:min(len(want), 8<<10)]) {
-					t.Fatalf("%s: %s from %d: %v", names[k], e.Name, cp.off, err)
+					t.Fatalf("%s: %s from %d: %v", names[k], e.Name, cp.Off, err)
 				}
 				n++
-				return (cp.off>>14 + 1) << 14
+				return (cp.Off>>14 + 1) << 14
 			})
 			if _, err := io.Copy(io.Discard, d); err != nil {
 				t.Fatal(err)
@@ -500,7 +469,7 @@ func TestCheckpointTamperedPPMd(t *testing.T) {
 	ents := cpEntries(t, "solid4-ppm.rar")
 	var cp testCP
 	for i, e := range ents {
-		if cp.state != nil {
+		if cp.State != nil {
 			break
 		}
 		d := NewDecoder()
@@ -508,21 +477,21 @@ func TestCheckpointTamperedPPMd(t *testing.T) {
 			t.Fatal(err)
 		}
 		d.OnCheckpoint(20000, func(d *Decoder) int64 {
-			if d.ppm.active && cp.state == nil {
-				cp = testCP{i, d.EntryOffset(), d.InputBits(), d.Checkpoint(nil)}
+			if d.ppm.active && cp.State == nil {
+				cp = testutil.TakeEntryCP(i, d)
 			}
 			return math.MaxInt64
 		})
 		io.Copy(io.Discard, d)
 		d.Close()
 	}
-	if cp.state == nil {
+	if cp.State == nil {
 		t.Fatal("no checkpoint in a PPMd block")
 	}
-	e := ents[cp.entry]
+	e := ents[cp.Entry]
 	le := binary.LittleEndian
-	ndefs := int(le.Uint32(cp.state[cpHeader-21:]))
-	nq := int(le.Uint32(cp.state[cpHeader-17:]))
+	ndefs := int(le.Uint32(cp.State[cpHeader-21:]))
+	nq := int(le.Uint32(cp.State[cpHeader-17:]))
 	oM := cpHeader + ndefs*cpDef + nq*cpQueued // the model's state
 	const oFlags, oEsc, oLen = 40, cpHeader - 5, cpHeader - 4
 	cases := map[string]func([]byte) []byte{
@@ -552,7 +521,7 @@ func TestCheckpointTamperedPPMd(t *testing.T) {
 	d := NewDecoder()
 	defer d.Close()
 	for name, mut := range cases {
-		bad := testCP{cp.entry, cp.off, cp.bits, mut(bytes.Clone(cp.state))}
+		bad := cp.WithState(mut(bytes.Clone(cp.State)))
 		if _, err := resumeFrom(d, e, bad, math.MaxInt64); !errors.Is(err, errs.ErrCorrupt) {
 			t.Errorf("%s: %v", name, err)
 		}
@@ -566,15 +535,15 @@ func TestCheckpointTamperedPPMd(t *testing.T) {
 	// then fails or yields bytes, and never panics (Guard): flip 484
 	// indexes outside the arena without it.
 	for _, k := range []int{0, 1, 2, 3, 4, 5, 6, 7, 484} {
-		s := bytes.Clone(cp.state)
+		s := bytes.Clone(cp.State)
 		s[oM+200+k*997%(int(le.Uint32(s[oLen:]))-200)] ^= byte(1 + k)
-		got, err := resumeFrom(d, e, testCP{cp.entry, cp.off, cp.bits, s}, 1<<20)
+		got, err := resumeFrom(d, e, cp.WithState(s), 1<<20)
 		if err != nil && !errors.Is(err, errs.ErrCorrupt) && !errors.Is(err, errs.ErrTruncated) {
 			t.Fatalf("flip %d: %v (%d bytes)", k, err, len(got))
 		}
 	}
 	got, err := resumeFrom(d, e, cp, math.MaxInt64)
-	if err != nil || int64(len(got)) != e.Size-cp.off {
+	if err != nil || int64(len(got)) != e.Size-cp.Off {
 		t.Fatalf("good checkpoint: %d bytes, %v", len(got), err)
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/ppmd"
+	"github.com/go-unarc/unarc/internal/testutil"
 	"github.com/go-unarc/unarc/rar/internal/rarbits"
 )
 
@@ -236,10 +237,7 @@ func TestResetAllocs(t *testing.T) {
 			}
 		}
 	}
-	run()
-	if n := testing.AllocsPerRun(5, run); n > 0 {
-		t.Fatalf("%v allocations per pass", n)
-	}
+	testutil.NoAllocs(t, 5, "pass", run)
 }
 
 // TestSolidSkip: reading only part of a solid entry and moving on still

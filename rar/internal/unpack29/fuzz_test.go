@@ -10,6 +10,7 @@ import (
 
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/testutil"
+	"github.com/go-unarc/unarc/rar/internal/rar4test"
 )
 
 // seedStreams adds the packed data of every test archive entry.
@@ -43,62 +44,12 @@ func FuzzUnpack29(f *testing.F) {
 		f.Add(append([]byte{2}, p...))  // 70000 bytes
 		f.Add(append([]byte{11}, p...)) // 300000 bytes, then a solid second pass
 	})
-	sizes := []int64{0, 100, 70000, 300000}
-	dicts := []int64{64 << 10, 4 << 20}
 	d1, d2 := NewDecoder(), NewDecoder()
 	d1.MaxMemory, d2.MaxMemory = 16<<20, 16<<20 // keep executions fast; bigger models hit ErrLimit
-	f.Fuzz(func(t *testing.T, in []byte) {
-		// Windows of at most 4 MiB and PPMd models of at most 16 MiB,
-		// twice (two decoders), plus the outputs.
-		defer testutil.FuzzBound(t, testutil.FuzzTimeout, 96<<20)()
-		if len(in) == 0 {
-			return
-		}
-		sel, in := in[0], in[1:]
-		size := sizes[sel&3]
-		dict := dicts[sel>>2&1]
-		solid := sel&8 != 0 // a second pass continues the first as a solid entry
-		var outs [2][]byte
-		var errsSeen [2]error
-		for k, d := range []*Decoder{d1, d2} {
-			var buf bytes.Buffer
-			for pass := 0; pass < 1+b2i(solid); pass++ {
-				if err := d.Reset(bytes.NewReader(in), dict, size, pass > 0); err != nil {
-					errsSeen[k] = err
-					break
-				}
-				var err error
-				if k == 0 {
-					_, err = d.WriteTo(&buf)
-				} else {
-					_, err = io.CopyBuffer(&buf, onlyReader{d}, make([]byte, 333))
-				}
-				if err != nil {
-					errsSeen[k] = err
-					break
-				}
-			}
-			outs[k] = buf.Bytes()
-		}
-		if !bytes.Equal(outs[0], outs[1]) || (errsSeen[0] == nil) != (errsSeen[1] == nil) {
-			t.Fatalf("WriteTo and Read disagree: %d/%d bytes, %v / %v", len(outs[0]), len(outs[1]), errsSeen[0], errsSeen[1])
-		}
-		if err := errsSeen[0]; err != nil {
-			if !errors.Is(err, errs.ErrCorrupt) && !errors.Is(err, errs.ErrTruncated) &&
-				!errors.Is(err, errs.ErrUnsupported) && !errors.Is(err, errs.ErrLimit) {
-				t.Fatalf("unexpected error class: %v", err)
-			}
-		} else if int64(len(outs[0])) != size*int64(1+b2i(solid)) {
-			t.Fatalf("no error but %d bytes", len(outs[0]))
-		}
-	})
-}
-
-func b2i(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
+	// Windows of at most 4 MiB and PPMd models of at most 16 MiB, twice
+	// (two decoders), plus the outputs.
+	body := rar4test.FuzzBody(d1, d2, 96<<20, errs.ErrUnsupported, errs.ErrLimit)
+	f.Fuzz(func(t *testing.T, in []byte) { body(t, in) })
 }
 
 // FuzzFilters runs the standard filters on arbitrary blocks and

@@ -27,12 +27,7 @@ func cpData(t *testing.T, name string) []byte {
 	return b
 }
 
-type testCP struct {
-	entry int
-	off   int64
-	bits  int64
-	state []byte
-}
+type testCP = testutil.EntryCP
 
 // decodeWithCheckpoints decodes ents as one stream (solid when they say
 // so), taking a checkpoint every `every` bytes of each entry's output.
@@ -40,38 +35,13 @@ func decodeWithCheckpoints(t *testing.T, ents []*testEntry, every int64) ([][]by
 	t.Helper()
 	d := NewDecoder()
 	defer d.Close()
-	var outs [][]byte
-	var cps []testCP
-	for i, e := range ents {
+	return testutil.DecodeEntries(t, d, len(ents), every, func(i int) (bool, error) {
+		e := ents[i]
 		if e.method == 0 || e.dir || e.redirect {
-			outs = append(outs, nil)
-			continue
+			return false, nil
 		}
-		if err := d.ResetVersion(bytes.NewReader(e.packed), e.version, e.dict, e.size, e.solid); err != nil {
-			t.Fatal(err)
-		}
-		d.OnCheckpoint(every, func(d *Decoder) int64 {
-			if d.CheckpointSize() != len(d.Checkpoint(nil)) {
-				t.Fatal("CheckpointSize disagrees")
-			}
-			cps = append(cps, testCP{i, d.EntryOffset(), d.InputBits(), d.Checkpoint(nil)})
-			return (d.EntryOffset()/every + 1) * every
-		})
-		var got []byte
-		buf := make([]byte, 777)
-		for {
-			n, err := d.Read(buf)
-			got = append(got, buf[:n]...)
-			if err == io.EOF {
-				break
-			}
-			if err != nil {
-				t.Fatalf("entry %d: %v", i, err)
-			}
-		}
-		outs = append(outs, got)
-	}
-	return outs, cps
+		return true, d.ResetVersion(bytes.NewReader(e.packed), e.version, e.dict, e.size, e.solid)
+	})
 }
 
 // TestCheckpointResume resumes from every checkpoint of several streams
@@ -89,21 +59,21 @@ func TestCheckpointResume(t *testing.T) {
 				t.Fatal("no checkpoint taken")
 			}
 			for _, cp := range cps {
-				e := ents[cp.entry]
-				if cp.off <= 0 {
-					t.Fatalf("checkpoint at entry offset %d", cp.off)
+				e := ents[cp.Entry]
+				if cp.Off <= 0 {
+					t.Fatalf("checkpoint at entry offset %d", cp.Off)
 				}
 				d := NewDecoder()
-				if err := d.ResetAt(bytes.NewReader(e.packed[cp.bits>>3:]), e.version, e.dict, e.size, cp.state); err != nil {
+				if err := d.ResetAt(bytes.NewReader(e.packed[cp.Bits>>3:]), e.version, e.dict, e.size, cp.State); err != nil {
 					t.Fatal(err)
 				}
 				got, err := io.ReadAll(d)
 				d.Close()
 				if err != nil {
-					t.Fatalf("entry %d from %d: %v", cp.entry, cp.off, err)
+					t.Fatalf("entry %d from %d: %v", cp.Entry, cp.Off, err)
 				}
-				if want := outs[cp.entry][cp.off:]; !bytes.Equal(got, want) {
-					t.Fatalf("entry %d from %d: %d bytes differ from the sequential %d", cp.entry, cp.off, len(got), len(want))
+				if want := outs[cp.Entry][cp.Off:]; !bytes.Equal(got, want) {
+					t.Fatalf("entry %d from %d: %d bytes differ from the sequential %d", cp.Entry, cp.Off, len(got), len(want))
 				}
 			}
 			t.Logf("%d checkpoints", len(cps))
@@ -122,14 +92,14 @@ func TestCheckpointFilters(t *testing.T) {
 	_, cps := decodeWithCheckpoints(t, ents, 4096)
 	ran := 0
 	for _, cp := range cps {
-		e := ents[cp.entry]
+		e := ents[cp.Entry]
 		d := NewDecoder()
-		if err := d.ResetAt(bytes.NewReader(e.packed[cp.bits>>3:]), e.version, e.dict, e.size, cp.state); err != nil {
+		if err := d.ResetAt(bytes.NewReader(e.packed[cp.Bits>>3:]), e.version, e.dict, e.size, cp.State); err != nil {
 			t.Fatal(err)
 		}
 		io.Copy(io.Discard, d)
 		// and on through the rest of the solid stream
-		for _, g := range ents[cp.entry+1:] {
+		for _, g := range ents[cp.Entry+1:] {
 			if g.method == 0 || g.dir || g.size == 0 {
 				continue
 			}
@@ -157,30 +127,30 @@ func TestCheckpointCorrupt(t *testing.T) {
 	}
 	_, cps := decodeWithCheckpoints(t, ents, 4096)
 	cp := cps[len(cps)-1]
-	e := ents[cp.entry]
+	e := ents[cp.Entry]
 	try := func(state []byte) error {
 		d := NewDecoder()
 		defer d.Close()
-		err := d.ResetAt(bytes.NewReader(e.packed[min(cp.bits>>3, int64(len(e.packed))):]), e.version, e.dict, e.size, state)
+		err := d.ResetAt(bytes.NewReader(e.packed[min(cp.Bits>>3, int64(len(e.packed))):]), e.version, e.dict, e.size, state)
 		if err == nil {
 			_, err = io.Copy(io.Discard, d)
 		}
 		return err
 	}
 	for n := 0; n < cpHeader+10; n++ {
-		if err := try(cp.state[:n]); !errors.Is(err, errs.ErrCorrupt) {
+		if err := try(cp.State[:n]); !errors.Is(err, errs.ErrCorrupt) {
 			t.Fatalf("cut at %d: %v", n, err)
 		}
 	}
-	if err := try(cp.state[:len(cp.state)-1]); !errors.Is(err, errs.ErrCorrupt) {
+	if err := try(cp.State[:len(cp.State)-1]); !errors.Is(err, errs.ErrCorrupt) {
 		t.Fatalf("one byte short: %v", err)
 	}
 	for i := 0; i < cpHeader+300; i++ {
-		s := bytes.Clone(cp.state)
+		s := bytes.Clone(cp.State)
 		s[i] ^= 0xa5
 		try(s) // any error or a wrong result, but no panic or hang
 	}
-	if err := try(cp.state); err != nil {
+	if err := try(cp.State); err != nil {
 		t.Fatalf("intact state: %v", err)
 	}
 	_ = math.MaxInt64

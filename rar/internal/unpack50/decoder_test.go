@@ -234,10 +234,7 @@ func TestResetAllocs(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	run()
-	if a := testing.AllocsPerRun(10, run); a > 0 {
-		t.Errorf("%v allocations per entry", a)
-	}
+	testutil.NoAllocs(t, 10, "entry", run)
 }
 
 // TestSolidSkip reads only the start of each solid entry: Reset must

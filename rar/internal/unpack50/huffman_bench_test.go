@@ -1,28 +1,14 @@
 package unpack50
 
-import "testing"
+import (
+	"testing"
 
-// benchLengths is a complete code of n symbols (lengths 4..15).
-func benchLengths(n int) []byte {
-	l := make([]byte, n)
-	left := uint32(1 << 15)
-	for i := range l {
-		k := byte(4 + i%12)
-		for k < 15 && uint32(1)<<(15-k) > left/uint32(n-i) {
-			k++
-		}
-		if uint32(1)<<(15-k) > left {
-			break
-		}
-		l[i] = k
-		left -= 1 << (15 - k)
-	}
-	return l
-}
+	"github.com/go-unarc/unarc/internal/testutil"
+)
 
 // BenchmarkBuild builds the four tables of one RAR 5.0 block.
 func BenchmarkBuild(b *testing.B) {
-	main, dist, low, rep := benchLengths(nc), benchLengths(dcb), benchLengths(ldc), benchLengths(rc)
+	main, dist, low, rep := testutil.KraftLengths(nc), testutil.KraftLengths(dcb), testutil.KraftLengths(ldc), testutil.KraftLengths(rc)
 	var t [4]huffTable
 	b.ReportAllocs()
 	for b.Loop() {

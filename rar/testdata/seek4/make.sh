@@ -13,29 +13,11 @@
 # rar6 then codes every file with PPMd, its 15 MiB model reset where
 # it meets b.bin's noise) solid and not, -p and -hp.
 # Password of the encrypted ones: seek.
-set -eu
-export TZ=UTC LC_ALL=C
-cd "$(dirname "$0")"
-out=$(pwd)
+. "$(dirname "$0")/../../../testdata/lib.sh"
 rm -f ./*.rar
-src=$(mktemp -d)
-trap 'rm -rf "$src"' EXIT
 
-gen() { # gen SEED BYTES KIND
-	awk -v seed="$1" -v n="$2" -v kind="$3" 'BEGIN {
-		x = seed * 7919 + 1; out = 0
-		while (out < n) {
-			x = (x * 16807) % 2147483647
-			if (kind == "bin") { printf "%c", int(x / 4194304) % 256; out++ }
-			else { s = sprintf("%08x %05d ok\n", x, out % 99991); printf "%s", s; out += length(s) }
-		}
-	}' | head -c "$2"
-}
 gen 4 40960 txt > "$src/a.txt"
-awk 'BEGIN { print "#include <stdio.h>"; print "int f0(int x) { return x + 1; }"
-	for (i = 1; i < 400; i++) printf "int f%d(int x) { return f%d(x * 3 + %d) ^ f%d(x); }\n", i, i - 1, i, (i * 7) % i
-	print "int main(int c, char **v) { printf(\"%d\\n\", f399(c)); return 0; }" }' > "$src/x.c"
-cc -O0 -fno-inline -o "$src/x.elf" "$src/x.c"
+elf 400 "$src/x.elf"
 gen 5 40960 txt > "$src/c.txt"
 # Records of four bytes, each field a slowly moving counter.
 awk 'BEGIN { x = 99; for (i = 0; i < 40960; i++) { x = (x * 16807) % 2147483647
@@ -48,7 +30,7 @@ gen 6 8192 bin > "$src/b.bin"
 printf 'tail\n' > "$src/e.txt"
 awk 'BEGIN { x = 11; for (i = 0; i < 1300; i++) { x = (x * 16807) % 2147483647
 	printf "the %s fox %d jumps over the lazy dog, line %d of the tale\n", (x % 3 ? "brown" : "red"), x % 977, i } }' | head -c 49152 > "$src/s.txt"
-find "$src" -exec touch -d '2024-01-02 03:04:05' {} +
+stamp
 files="a.txt x.elf c.txt b.bin e.txt"
 r4() { # r4 OUT ARGS...
 	o=$1; shift

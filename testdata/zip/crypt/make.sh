@@ -4,26 +4,13 @@
 # Inputs are generated deterministically; salts and headers are random, so
 # the archives differ on every run (the tests do not depend on the bytes).
 #   sh testdata/zip/crypt/make.sh
-set -eu
-export TZ=UTC LC_ALL=C.UTF-8
-out=$(cd "$(dirname "$0")" && pwd)
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work"
+. "$(dirname "$0")/../lib.sh"
 
 mkdir -p in/dir
 printf 'hello, world\n' > in/hello.txt
-i=0
-while [ $i -lt 150 ]; do
-	printf 'line %04d: the quick brown fox jumps over the lazy dog\n' $i
-	i=$((i + 1))
-done > in/text.txt
+textlines 150 > in/text.txt
 # 2 KiB of incompressible bytes: sha256("rand<i>") for i = 0..63.
-i=0
-while [ $i -lt 64 ]; do
-	printf 'rand%d' $i | sha256sum | cut -c1-64 | xxd -r -p
-	i=$((i + 1))
-done > in/rand.bin
+randbin 64 > in/rand.bin
 printf 'nested\n' > in/dir/nested.txt
 find in -exec touch -h -d '2024-01-02 03:04:05' {} +
 cd in

@@ -6,16 +6,11 @@
 # tests read; the name is the other tests') is 5 MB of numbered rows,
 # each four times, that pack to some 34 KB: chunk ends at 2 and 4 MiB.
 # a.txt is a small second entry. Password: seek.
-set -eu
-export TZ=UTC LC_ALL=C
-cd "$(dirname "$0")"
-out=$(pwd)
+. "$(dirname "$0")/../../../testdata/lib.sh"
 rm -f ./xz-*.zip
-src=$(mktemp -d)
-trap 'rm -rf "$src"' EXIT
 awk 'BEGIN { for (i = 0; i < 460000; i++) printf "row %06d\n", int(i / 4) }' > "$src/words.txt"
 awk 'BEGIN { for (i = 0; i < 300; i++) printf "line %d\n", i * 7 }' > "$src/a.txt"
-find "$src" -exec touch -d '2024-01-02 03:04:05' {} +
+stamp
 z() { # z OUT ARGS...
 	o=$1; shift
 	(cd "$src" && 7zz a -bd -bso0 -mmt1 -tzip -mm=XZ -mx5 "$@" "$out/$o" words.txt a.txt)

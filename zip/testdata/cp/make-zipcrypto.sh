@@ -6,30 +6,14 @@
 # words.txt is the entry the tests read: 200 KiB of words from a 64-word
 # list (64 KiB in the stored archive), as testdata/seek/make-bzppmd.sh
 # makes it; a.txt is a small second entry. Password: seek.
-set -eu
-export TZ=UTC LC_ALL=C
-cd "$(dirname "$0")"
-out=$(pwd)
+. "$(dirname "$0")/../../../testdata/lib.sh"
 rm -f ./zc-*.zip
-src=$(mktemp -d)
-trap 'rm -rf "$src"' EXIT
-words() { # words SEED BYTES
-	awk -v seed="$1" -v n="$2" 'BEGIN { x = seed; out = 0
-		split("alpha beta gamma delta epsilon zeta eta theta iota kappa lambda mu nu xi omicron pi rho sigma tau upsilon phi chi psi omega red green blue cyan magenta yellow black white one two three four five six seven eight nine ten north south east west up down left right", w, " ")
-		k = length(w)
-		while (out < n) {
-			x = (x * 16807) % 2147483647
-			s = w[int(x / 65536) % k + 1] ((x % 7 == 0) ? ".\n" : " ")
-			printf "%s", s; out += length(s)
-		}
-	}' | head -c "$2"
-}
 mkdir "$src/big" "$src/small"
 words 4242 204800 > "$src/big/words.txt"
 words 4242 65536 > "$src/small/words.txt"
 words 99 3000 > "$src/big/a.txt"
 cp "$src/big/a.txt" "$src/small/a.txt"
-find "$src" -exec touch -d '2024-01-02 03:04:05' {} +
+stamp
 (cd "$src/small" && zip -q -X -0 -P seek "$out/zc-store.zip" words.txt a.txt)
 (cd "$src/big" && zip -q -X -1 -Z bzip2 -P seek "$out/zc-bzip2.zip" words.txt a.txt)
 z() { # z OUT ARGS...
