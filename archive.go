@@ -131,7 +131,7 @@ func admit(a arc.Archive, o *options) error {
 		a.Close()
 		return archiveErr(err)
 	}
-	if c, ok := a.(engine.Checkpointer); ok {
+	if c, ok := engine.View(a).(engine.Checkpointer); ok {
 		c.SetCheckpoints(o.checkpoints)
 	}
 	return nil

@@ -39,7 +39,7 @@ func TestUnitsOfFormats(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		u := a.a.(engine.Units).Units()
+		u := engine.View(a.a).(engine.Units).Units()
 		ents := a.Entries()
 		if len(u) != len(ents) {
 			t.Fatalf("%s: %d units for %d entries", c.name, len(u), len(ents))

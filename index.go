@@ -169,7 +169,7 @@ func (a *Archive) Index(opts ...IndexOption) (*Index, error) {
 			return nil, err
 		}
 	}
-	ix, ok := a.a.(engine.Indexer)
+	ix, ok := engine.View(a.a).(engine.Indexer)
 	if !ok || indexOpener(a.format) == nil {
 		return nil, archiveErr(errs.Unsupported("%s: no persistable index", a.format))
 	}
@@ -182,7 +182,7 @@ func (a *Archive) Index(opts ...IndexOption) (*Index, error) {
 		return nil, archiveErr(err)
 	}
 	sections := a.sections
-	if p, ok := a.a.(engine.CheckpointPersister); ok && c.checkpoints {
+	if p, ok := engine.View(a.a).(engine.CheckpointPersister); ok && c.checkpoints {
 		cps, err := p.ExportCheckpoints()
 		if err != nil {
 			return nil, archiveErr(err)
@@ -299,7 +299,7 @@ func restoreCheckpoints(a arc.Archive, idx *Index, pol engine.CheckpointPolicy) 
 			return nil, err
 		}
 	}
-	p, ok := a.(engine.CheckpointPersister)
+	p, ok := engine.View(a).(engine.CheckpointPersister)
 	if !ok || len(cps) == 0 || pol.Interval <= 0 {
 		return rest, nil
 	}

@@ -95,7 +95,7 @@ func TestOpenSize(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s.Open: %v", tc.fmt.name, err)
 			}
-			payload, err := fa.(engine.Indexer).ExportIndex(false)
+			payload, err := engine.View(fa).(engine.Indexer).ExportIndex(false)
 			fa.Close()
 			if err != nil {
 				t.Fatal(err)

@@ -22,7 +22,7 @@ func (a *Archive) decodeEntries(ctx context.Context, keep func(*Entry) bool, dec
 	ents := a.Entries()
 	var p parallel.Plan
 	var units []int
-	if us, ok := a.a.(engine.Units); ok && a.opts.workers > 1 {
+	if us, ok := engine.View(a.a).(engine.Units); ok && a.opts.workers > 1 {
 		if u := us.Units(); len(u) == len(ents) {
 			units = u
 		}

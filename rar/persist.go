@@ -111,8 +111,8 @@ func partialRanges(all []indexfmt.Range) bool {
 	return len(all) > indexfmt.MaxRanges || indexfmt.Partial(all)
 }
 
-// ExportIndex implements engine.Indexer.
-func (a *Archive) ExportIndex(withKeys bool) ([]byte, error) {
+// exportIndex serves engine.Indexer (through engineView).
+func (a *Archive) exportIndex(withKeys bool) ([]byte, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.closed.Load() {
@@ -460,9 +460,9 @@ func cloneOrNil(b []byte) []byte {
 	return append([]byte(nil), b...)
 }
 
-var _ engine.EntryChecker = (*Archive)(nil)
+var _ engine.EntryChecker = engineView{}
 
-// CheckEntry implements engine.EntryChecker: in an Archive opened from an
+// checkEntry serves engine.EntryChecker (through engineView): in an Archive opened from an
 // index whose digests sampled its header regions (or hashed a long one
 // by its ends), the first call digests all of them (once).
-func (a *Archive) CheckEntry(int) error { return a.ixCheck.Check() }
+func (a *Archive) checkEntry(int) error { return a.ixCheck.Check() }

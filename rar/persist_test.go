@@ -52,7 +52,7 @@ func TestPersistVolumeHeaders(t *testing.T) {
 	if len(a.vols) != 2 {
 		t.Fatalf("%d volumes", len(a.vols))
 	}
-	p, err := a.ExportIndex(false)
+	p, err := a.exportIndex(false)
 	if err != nil {
 		t.Fatal(err)
 	}

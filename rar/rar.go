@@ -30,18 +30,18 @@
 // decoders the Archive keeps (see "Solid archives" on Archive): reading
 // in order decodes the solid stream once, and entries of different solid
 // runs decode at the same time. A RAR5 entry's decoder may also use
-// several goroutines (SetEntryWorkers) when Limits.MaxMemory allows.
+// several goroutines (the root's WithWorkers) when Limits.MaxMemory allows.
 // Reader reads forward-only from an io.Reader (NewReader): a pipe or
 // standard input; a solid stream is decoded as it goes.
 //
-// Seeking (OpenAt): a stored entry is read from any offset directly,
-// AES-encrypted or not; a compressed one (any family, solid or not,
-// AES or the RAR 1.5/2.0 ciphers) resumes from the nearest decoder
-// checkpoint the Archive took while an earlier OpenAt reader decoded it
-// (SetCheckpoints), else decodes from the start of its entry or solid
-// run. Checkpoints and the whole listing can be kept in an index
-// (ExportIndex, openIndex), so a later open parses no header (it checks
-// their digests).
+// Seeking (through the root's OpenSeekable): a stored entry is read from
+// any offset directly, AES-encrypted or not; a compressed one (any
+// family, solid or not, AES or the RAR 1.5/2.0 ciphers) resumes from the
+// nearest decoder checkpoint the Archive took while an earlier seeking
+// reader decoded it (the root's WithCheckpoints), else decodes from the
+// start of its entry or solid run. Checkpoints and the whole listing can
+// be kept in an index (the root's Archive.Index and WithIndex), so a
+// later open parses no header (it checks their digests).
 //
 // # Encryption
 //

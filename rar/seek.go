@@ -8,7 +8,7 @@ import (
 	"github.com/go-unarc/unarc/rar/internal/rarcrypto"
 )
 
-// OpenAt implements engine.EntrySeeker. A stored entry (-m0) is read from
+// openAt serves engine.EntrySeeker (through engineView). A stored entry (-m0) is read from
 // off directly, across volumes; encrypted with AES-CBC (RAR5, RAR 3.x)
 // it is deciphered from the block of off, whose IV is the ciphertext
 // block before it (the entry's IV for block 0). The CRC or BLAKE2sp
@@ -19,7 +19,7 @@ import (
 // checkpoint of their own at or before off: they resume from it
 // (seekcp.go). Entries without one decode again from the start of the
 // entry or solid run.
-func (a *Archive) OpenAt(i int, off int64) (io.ReadCloser, int64, error) {
+func (a *Archive) openAt(i int, off int64) (io.ReadCloser, int64, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.closed.Load() {
@@ -79,8 +79,8 @@ func (a *Archive) OpenAt(i int, off int64) (io.ReadCloser, int64, error) {
 	return r, off, nil
 }
 
-// StartAt implements engine.EntrySeeker: where OpenAt(i, off) would start.
-func (a *Archive) StartAt(i int, off int64) int64 {
+// startAt serves engine.EntrySeeker (through engineView): where OpenAt(i, off) would start.
+func (a *Archive) startAt(i int, off int64) int64 {
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if i < 0 || i >= len(a.entries) || off <= 0 {

@@ -82,7 +82,7 @@ func TestSeekRAR29Checkpoints(t *testing.T) {
 			}
 			a := openCP4(t, name, 64<<20)
 			want := contents(t, a)
-			st := a.CheckpointStats()
+			st := a.checkpointStats()
 			if st.Count == 0 {
 				t.Fatal("no checkpoints taken")
 			}
@@ -159,7 +159,7 @@ func TestSeekRAR29PPMd(t *testing.T) {
 	for _, name := range names {
 		a := openCP4(t, name, 64<<20)
 		if testing.Short() {
-			a.SetCheckpoints(engine.CheckpointPolicy{Interval: 24 << 10, MaxMemory: 64 << 20})
+			a.setCheckpoints(engine.CheckpointPolicy{Interval: 24 << 10, MaxMemory: 64 << 20})
 		}
 		want := contents(t, a)
 		big := 0
@@ -235,7 +235,7 @@ func TestSeekRAR29BadCheckpoint(t *testing.T) {
 	bad.State = append([]byte("rcp5"), cp.State[4:]...)
 	a.cps.Clear()
 	a.cps.Add(bad)
-	if _, _, err := a.OpenAt(0, cp.Out); !errors.Is(err, errs.ErrCorrupt) {
+	if _, _, err := a.openAt(0, cp.Out); !errors.Is(err, errs.ErrCorrupt) {
 		t.Fatalf("foreign checkpoint: %v", err)
 	}
 }
@@ -252,7 +252,7 @@ func TestSeekRAR29Persist(t *testing.T) {
 		}
 		a := openCP4(t, name, 64<<20)
 		want := contents(t, a)
-		cps, err := a.ExportCheckpoints()
+		cps, err := a.exportCheckpoints(false)
 		if err != nil || len(cps) == 0 {
 			t.Fatalf("%s: %d exported, %v", name, len(cps), err)
 		}
@@ -269,11 +269,11 @@ func TestSeekRAR29Persist(t *testing.T) {
 				}
 				in[k] = cp
 			}
-			if err := b.RestoreCheckpoints(in); err != nil {
+			if err := b.restoreCheckpoints(in); err != nil {
 				t.Fatalf("%s %s: %v", name, alter, err)
 			}
 			checkReads(t, b, want, 5, 60)
-			st := b.CheckpointStats()
+			st := b.checkpointStats()
 			if alter == "" && (st.Verified == 0 || st.Rejected != 0) || alter != "" && (st.Rejected == 0 || st.Verified != 0) {
 				t.Fatalf("%s %q: %+v", name, alter, st)
 			}
@@ -289,7 +289,7 @@ func TestSeekRAR29Persist(t *testing.T) {
 			b := openCP4(t, name, 64<<20)
 			cp := cps[len(cps)-1]
 			f(&cp)
-			if err := b.RestoreCheckpoints([]engine.Checkpoint{cp}); !errors.Is(err, arc.ErrStaleIndex) {
+			if err := b.restoreCheckpoints([]engine.Checkpoint{cp}); !errors.Is(err, arc.ErrStaleIndex) {
 				t.Fatalf("%s %s: %v", name, what, err)
 			}
 		}
@@ -305,7 +305,7 @@ func TestSeekRAR20Checkpoints(t *testing.T) {
 	} {
 		a := openCP4(t, c.name, 64<<20)
 		want := contents(t, a)
-		st := a.CheckpointStats()
+		st := a.checkpointStats()
 		for _, cp := range a.cps.Snapshot() {
 			if cp.Kind != c.kind {
 				t.Fatalf("%s: kind %q", c.name, cp.Kind)
@@ -316,16 +316,16 @@ func TestSeekRAR20Checkpoints(t *testing.T) {
 		if st.Count == 0 || resumed.Load() == before || fromCP == 0 {
 			t.Fatalf("%s: %+v: %d reads started at a checkpoint", c.name, st, fromCP)
 		}
-		cps, err := a.ExportCheckpoints()
+		cps, err := a.exportCheckpoints(false)
 		if err != nil || len(cps) == 0 {
 			t.Fatalf("%s: %d exported, %v", c.name, len(cps), err)
 		}
 		b := openCP4(t, c.name, 64<<20)
-		if err := b.RestoreCheckpoints(cps); err != nil {
+		if err := b.restoreCheckpoints(cps); err != nil {
 			t.Fatal(err)
 		}
 		checkReads(t, b, want, 21, 50)
-		if st := b.CheckpointStats(); st.Verified == 0 || st.Rejected != 0 {
+		if st := b.checkpointStats(); st.Verified == 0 || st.Rejected != 0 {
 			t.Fatalf("%s: restored: %+v", c.name, st)
 		}
 	}

@@ -15,7 +15,7 @@ import (
 // its Check: one that fails is dropped and the read starts from an
 // earlier point.
 
-var _ engine.CheckpointPersister = (*Archive)(nil)
+var _ engine.CheckpointPersister = engineView{}
 
 // ExportCheckpoints implements engine.CheckpointPersister.
 //
@@ -23,7 +23,6 @@ var _ engine.CheckpointPersister = (*Archive)(nil)
 // which decrypt the rest of the entry without the password, so they stay
 // out (derived keys never go into an index unasked; RAR 2.0's cipher
 // state is a key difference the ciphertext gives, and may go).
-func (a *Archive) ExportCheckpoints() ([]engine.Checkpoint, error) { return a.exportCheckpoints(false) }
 
 // exportCheckpoints is ExportCheckpoints, with RAR 1.5 cipher keys too
 // when withKeys15 (the tests restore those).
@@ -50,8 +49,8 @@ func (a *Archive) exportCheckpoints(withKeys15 bool) ([]engine.Checkpoint, error
 	return cps, nil
 }
 
-// RestoreCheckpoints implements engine.CheckpointPersister.
-func (a *Archive) RestoreCheckpoints(cps []engine.Checkpoint) error {
+// restoreCheckpoints serves engine.CheckpointPersister (through engineView).
+func (a *Archive) restoreCheckpoints(cps []engine.Checkpoint) error {
 	if a.cps.Interval() <= 0 {
 		return nil
 	}

@@ -53,14 +53,14 @@ import (
 // resumes there instead of decoding the run before it (offset 0 still
 // decodes the run: that reader verifies the checksum).
 
-// SetCheckpoints implements engine.Checkpointer.
-func (a *Archive) SetCheckpoints(p engine.CheckpointPolicy) {
+// setCheckpoints serves engine.Checkpointer (through engineView).
+func (a *Archive) setCheckpoints(p engine.CheckpointPolicy) {
 	a.cps.SetPolicy(p)
 	a.cps.SetInput(a.cpInput) // restored ones must match the archive's bytes
 }
 
-// CheckpointStats implements engine.CheckpointReporter.
-func (a *Archive) CheckpointStats() engine.CheckpointStats { return a.cps.Stats() }
+// checkpointStats serves engine.CheckpointReporter (through engineView).
+func (a *Archive) checkpointStats() engine.CheckpointStats { return a.cps.Stats() }
 
 // resumed counts OpenAt calls that restarted from a checkpoint (tests).
 var resumed atomic.Int64

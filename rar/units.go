@@ -1,10 +1,10 @@
 package rar
 
-// SetEntryWorkers implements engine.EntryWorkers: how many goroutines one
+// setEntryWorkers serves engine.EntryWorkers (through engineView): how many goroutines one
 // entry's decoder may use (a RAR5 decoder pipelines with two or more,
 // unpack50.Decoder.SetWorkers); a solid run is one unit, so it gets what
 // the units running beside it leave.
-func (a *Archive) SetEntryWorkers(n int) { a.workers.Store(int32(max(n, 1))) }
+func (a *Archive) setEntryWorkers(n int) { a.workers.Store(int32(max(n, 1))) }
 
 // entryWorkers is the goroutines the next entry opened may decode with.
 func (a *Archive) entryWorkers() int {
@@ -14,14 +14,14 @@ func (a *Archive) entryWorkers() int {
 	return max(a.p.cfg.Workers, 1)
 }
 
-// Units implements engine.Units. A non-solid entry is a unit of its own. A
+// units serves engine.Units (through engineView). A non-solid entry is a unit of its own. A
 // solid entry belongs to the run that starts at the nearest earlier
 // entry whose solid flag is clear: RAR (4 and 5) marks every file that
 // continues the previous file's dictionary, and starts the stream afresh
 // only at a file without the flag (the first file of the archive, and of
 // a volume when rar was told to). A file copy or hard link reads its
 // source's content, so it goes with its source.
-func (a *Archive) Units() []int {
+func (a *Archive) units() []int {
 	u := make([]int, len(a.entries))
 	for i := range u {
 		fi := i

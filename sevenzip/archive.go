@@ -9,11 +9,12 @@
 // Coders: Copy, LZMA, LZMA2, PPMd (H, 7z range coder), BZip2, Deflate,
 // Deflate64, 7zAES, the branch filters BCJ, BCJ2, ARM, ARMT, ARM64, PPC,
 // SPARC, IA64, RISCV and Delta. Any other method ID fails with an error
-// matching unarc.ErrUnsupported that names the ID. Archive.OpenAt reads an
-// entry from an offset, resuming a folder's decoder from the nearest
-// checkpoint (LZMA, LZMA2, BZip2, PPMd, Deflate, Copy, under 7zAES and a
-// filter too, and BCJ2 folders); ExportIndex and openIndex save and
-// reopen what Open found without reading the header again.
+// matching unarc.ErrUnsupported that names the ID. The root's
+// OpenSeekable reads an entry from an offset, resuming a folder's decoder
+// from the nearest checkpoint (LZMA, LZMA2, BZip2, PPMd, Deflate, Copy,
+// under 7zAES and a filter too, and BCJ2 folders); the root's
+// Archive.Index and WithIndex save and reopen what Open found without
+// reading the header again.
 //
 // # Writing
 //

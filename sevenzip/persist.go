@@ -63,10 +63,10 @@ func (a *Archive) addPackRanges(si *streamsInfo) {
 	}
 }
 
-// ExportIndex implements engine.Indexer. withKeys stores the keys derived
+// exportIndex serves engine.Indexer (through engineView). withKeys stores the keys derived
 // from the password that opened the encrypted headers (the only one the
 // archive has proved right); an archive with plain headers stores none.
-func (a *Archive) ExportIndex(withKeys bool) ([]byte, error) {
+func (a *Archive) exportIndex(withKeys bool) ([]byte, error) {
 	if a.closed.Load() {
 		return nil, errClosed
 	}
@@ -246,9 +246,9 @@ func (a *Archive) storedKey(p *aes7z.Props) ([32]byte, bool) {
 	return k, ok
 }
 
-var _ engine.EntryChecker = (*Archive)(nil)
+var _ engine.EntryChecker = engineView{}
 
-// CheckEntry implements engine.EntryChecker: in an Archive opened from an
+// checkEntry serves engine.EntryChecker (through engineView): in an Archive opened from an
 // index whose header regions are longer than the open's digest covers
 // whole, the first call digests all of them (once).
-func (a *Archive) CheckEntry(int) error { return a.ixCheck.Check() }
+func (a *Archive) checkEntry(int) error { return a.ixCheck.Check() }

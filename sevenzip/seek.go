@@ -172,22 +172,22 @@ func shapeOf(f *folder) chainShape {
 	return sh
 }
 
-// SetCheckpoints implements engine.Checkpointer.
-func (a *Archive) SetCheckpoints(p engine.CheckpointPolicy) {
+// setCheckpoints serves engine.Checkpointer (through engineView).
+func (a *Archive) setCheckpoints(p engine.CheckpointPolicy) {
 	a.cps.SetPolicy(p)
 	a.cps.SetInput(a.cpInput) // restored ones must match the archive's bytes
 }
 
-// CheckpointStats implements engine.CheckpointReporter.
-func (a *Archive) CheckpointStats() engine.CheckpointStats { return a.cps.Stats() }
+// checkpointStats serves engine.CheckpointReporter (through engineView).
+func (a *Archive) checkpointStats() engine.CheckpointStats { return a.cps.Stats() }
 
-// OpenAt implements engine.EntrySeeker: a reader of entry i from a point
+// openAt serves engine.EntrySeeker (through engineView): a reader of entry i from a point
 // at or before off (see the comment at the top of this file: Copy/AES
 // directly; LZMA2, LZMA, BZip2, PPMd, Deflate and Deflate64 chains, with
 // one BCJ-family or Delta filter after the coder or none, such a filter
 // over Copy, and BCJ2 folders, from checkpoints). From 0 it
 // verifies the CRC as Open's reader does; from elsewhere it cannot.
-func (a *Archive) OpenAt(i int, off int64) (io.ReadCloser, int64, error) {
+func (a *Archive) openAt(i int, off int64) (io.ReadCloser, int64, error) {
 	if i < 0 || i >= len(a.entries) {
 		return nil, 0, fmt.Errorf("7z: no entry %d", i)
 	}
@@ -218,8 +218,8 @@ func (a *Archive) OpenAt(i int, off int64) (io.ReadCloser, int64, error) {
 	return a.entryFrom(i, fr, start), start, nil
 }
 
-// StartAt implements engine.EntrySeeker: where OpenAt(i, off) would start.
-func (a *Archive) StartAt(i int, off int64) int64 {
+// startAt serves engine.EntrySeeker (through engineView): where OpenAt(i, off) would start.
+func (a *Archive) startAt(i int, off int64) int64 {
 	if i < 0 || i >= len(a.entries) || a.stream[i] < 0 || off <= 0 {
 		return 0
 	}

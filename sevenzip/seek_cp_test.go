@@ -32,7 +32,7 @@ var cpFolders = []struct{ name, kind string }{
 
 // entryAt reads n bytes at off of entry i through OpenAt.
 func entryAt(a *Archive, i int, off int64, n int) ([]byte, int64, error) {
-	return testutil.ReadAt(a, i, off, n)
+	return testutil.ReadAt(engineView{a}, i, off, n)
 }
 
 // firstPass reads every entry once through OpenAt from 0 (taking
@@ -41,7 +41,7 @@ func firstPass(t testutil.TB, a *Archive) [][]byte {
 	t.Helper()
 	var want [][]byte
 	for i := range a.Entries() {
-		want = append(want, testutil.FirstPass(t, a, i))
+		want = append(want, testutil.FirstPass(t, engineView{a}, i))
 	}
 	return want
 }
@@ -64,9 +64,9 @@ var cpPolicy = engine.CheckpointPolicy{Interval: 16 << 10, MaxMemory: 1 << 30}
 func exportedCPs(t testutil.TB, name string, least int) (*Archive, [][]byte, []engine.Checkpoint) {
 	t.Helper()
 	a := openSeekArchive(t, name)
-	a.SetCheckpoints(cpPolicy)
+	a.setCheckpoints(cpPolicy)
 	want := firstPass(t, a)
-	cps, err := a.ExportCheckpoints()
+	cps, err := a.exportCheckpoints()
 	if err != nil || len(cps) < least {
 		t.Fatal(len(cps), err)
 	}
@@ -84,16 +84,16 @@ func TestOpenAtCheckpointKinds(t *testing.T) {
 			t.Run(tc.name, func(t *testing.T) {
 				skipSlowKind(t, tc.name)
 				a := openSeekArchive(t, tc.name)
-				a.SetCheckpoints(engine.CheckpointPolicy{Interval: 16 << 10, MaxMemory: 1 << 30})
+				a.setCheckpoints(engine.CheckpointPolicy{Interval: 16 << 10, MaxMemory: 1 << 30})
 				want := firstPass(t, a)
 				cps := a.cps.Snapshot()
 				limit := int64(len(cps[len(cps)-1].State)) // room for one of the largest
 				if small {
 					a = openSeekArchive(t, tc.name)
-					a.SetCheckpoints(engine.CheckpointPolicy{Interval: 16 << 10, MaxMemory: limit})
+					a.setCheckpoints(engine.CheckpointPolicy{Interval: 16 << 10, MaxMemory: limit})
 					firstPass(t, a)
 				}
-				st := a.CheckpointStats()
+				st := a.checkpointStats()
 				withCP := map[int]bool{}
 				for _, cp := range cps {
 					withCP[cp.Entry] = true
@@ -104,7 +104,7 @@ func TestOpenAtCheckpointKinds(t *testing.T) {
 				if !small && (st.Count < 3 || len(withCP) < 2) || small && (st.Evicted == 0 || st.Bytes > limit) {
 					t.Fatalf("%+v over entries %v", st, withCP)
 				}
-				resumed := testutil.RandomReads(t, a, byIndex(want), uint64(len(tc.name)), cpReads(), 5000)
+				resumed := testutil.RandomReads(t, engineView{a}, byIndex(want), uint64(len(tc.name)), cpReads(), 5000)
 				if !small && resumed < cpReads()/5 || !testing.Short() && resumed == 0 {
 					t.Fatalf("%d of %d reads resumed", resumed, cpReads())
 				}
@@ -125,9 +125,9 @@ func TestCheckpointKindsPersist(t *testing.T) {
 			_, want, cps := exportedCPs(t, tc.name, 2)
 			for _, tamper := range []string{"none", "state", "in"} {
 				b := openSeekArchive(t, tc.name)
-				b.SetCheckpoints(pol)
+				b.setCheckpoints(pol)
 				mod := testutil.Tampered(cps, tamper)
-				if err := b.RestoreCheckpoints(mod); err != nil {
+				if err := b.restoreCheckpoints(mod); err != nil {
 					t.Fatal(err)
 				}
 				read := cps
@@ -138,16 +138,16 @@ func TestCheckpointKindsPersist(t *testing.T) {
 					if cp.Entry < 0 || cp.EntryOff+100 >= int64(len(want[cp.Entry])) {
 						continue
 					}
-					testutil.CheckRestored(t, b, tamper, cp.Entry, cp.EntryOff, want[cp.Entry])
+					testutil.CheckRestored(t, engineView{b}, tamper, cp.Entry, cp.EntryOff, want[cp.Entry])
 				}
-				st := b.CheckpointStats()
+				st := b.checkpointStats()
 				if tamper == "none" && st.Verified == 0 || tamper != "none" && (st.Rejected == 0 || st.Verified != 0) {
 					t.Fatalf("%s: %+v", tamper, st)
 				}
 			}
 			b := openSeekArchive(t, tc.name)
-			b.SetCheckpoints(pol)
-			testutil.RefuseBad(t, cps[0], b.RestoreCheckpoints,
+			b.setCheckpoints(pol)
+			testutil.RefuseBad(t, cps[0], b.restoreCheckpoints,
 				func(cp *engine.Checkpoint) { cp.Kind = "lzma2" },
 				func(cp *engine.Checkpoint) { cp.Out = 1 << 40 },
 				func(cp *engine.Checkpoint) { cp.In = 1 << 40 },
@@ -166,12 +166,12 @@ func TestCheckpointKindsConcurrent(t *testing.T) {
 			continue
 		}
 		a := openSeekArchive(t, tc.name)
-		a.SetCheckpoints(engine.CheckpointPolicy{Interval: 16 << 10, MaxMemory: 1 << 30})
+		a.setCheckpoints(engine.CheckpointPolicy{Interval: 16 << 10, MaxMemory: 1 << 30})
 		want := firstPass(t, a)
-		testutil.ConcurrentResumes(t, a, byIndex(want), 7)
+		testutil.ConcurrentResumes(t, engineView{a}, byIndex(want), 7)
 		// Close the archive with a resumed reader open.
 		cp := a.cps.Snapshot()[1]
-		r, _, err := a.OpenAt(cp.Entry, cp.EntryOff+1)
+		r, _, err := a.openAt(cp.Entry, cp.EntryOff+1)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -217,7 +217,7 @@ func TestFilterCheckpointTampered(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			pol := engine.CheckpointPolicy{Interval: 16 << 10, MaxMemory: 1 << 30}
 			a := openSeekArchive(t, name)
-			a.SetCheckpoints(pol)
+			a.setCheckpoints(pol)
 			want := firstPass(t, a)
 			for _, cp := range a.cps.Snapshot() {
 				if cp.Entry < 0 {
@@ -234,7 +234,7 @@ func TestFilterCheckpointTampered(t *testing.T) {
 					}
 				}
 			}
-			cps, err := a.ExportCheckpoints()
+			cps, err := a.exportCheckpoints()
 			if err != nil || len(cps) < 2 {
 				t.Fatal(len(cps), err)
 			}
@@ -280,8 +280,8 @@ func TestFilterCheckpointTampered(t *testing.T) {
 					continue
 				}
 				b := openSeekArchive(t, name)
-				b.SetCheckpoints(pol)
-				if err := b.RestoreCheckpoints(mod); err != nil {
+				b.setCheckpoints(pol)
+				if err := b.restoreCheckpoints(mod); err != nil {
 					t.Fatalf("%s: %v", tamper, err)
 				}
 				for _, cp := range mod {
@@ -293,7 +293,7 @@ func TestFilterCheckpointTampered(t *testing.T) {
 						t.Fatalf("%s: entry %d at %d: %v, bytes differ", tamper, cp.Entry, cp.EntryOff, err)
 					}
 				}
-				if st := b.CheckpointStats(); st.Rejected == 0 || st.Verified != 0 {
+				if st := b.checkpointStats(); st.Rejected == 0 || st.Verified != 0 {
 					t.Fatalf("%s: %+v", tamper, st)
 				}
 			}

@@ -18,10 +18,10 @@ import (
 // checkpoint of another archive, or of this one before its data
 // changed, is dropped there and the read decodes from an earlier point.
 
-var _ engine.CheckpointPersister = (*Archive)(nil)
+var _ engine.CheckpointPersister = engineView{}
 
-// ExportCheckpoints implements engine.CheckpointPersister.
-func (a *Archive) ExportCheckpoints() ([]engine.Checkpoint, error) {
+// exportCheckpoints serves engine.CheckpointPersister (through engineView).
+func (a *Archive) exportCheckpoints() ([]engine.Checkpoint, error) {
 	if a.closed.Load() {
 		return nil, errClosed
 	}
@@ -74,8 +74,8 @@ func (a *Archive) cpInput(cp engine.Checkpoint) (cpcache.Input, error) {
 	return in, nil
 }
 
-// RestoreCheckpoints implements engine.CheckpointPersister.
-func (a *Archive) RestoreCheckpoints(cps []engine.Checkpoint) error {
+// restoreCheckpoints serves engine.CheckpointPersister (through engineView).
+func (a *Archive) restoreCheckpoints(cps []engine.Checkpoint) error {
 	if a.cps.Interval() <= 0 {
 		return nil // takes none, uses none
 	}

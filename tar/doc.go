@@ -37,8 +37,8 @@
 //
 // # Seeking
 //
-// Archive.OpenAt (the root's OpenSeekable and fs.FS files) reads an
-// entry from an offset: a plain entry directly; in a gzip, bzip2, lzip,
+// The root's OpenSeekable (and its fs.FS files) reads a tar entry from
+// an offset: a plain entry directly; in a gzip, bzip2, lzip,
 // .lzma, xz or multi-frame zstd stream from the nearest checkpoint of the
 // decoder, taken as the stream is decoded (one per interval of output,
 // as the root's seek options set it), so reading near the end of a large
@@ -46,9 +46,9 @@
 //
 // # Index
 //
-// ExportIndex saves what listing found (the compressor, every header and
-// its data offset in the decoded stream); openIndex reopens the archive
-// from it without decoding anything. An index is never trusted: the
+// The root's Archive.Index saves what listing found (the compressor,
+// every header and its data offset in the decoded stream); WithIndex
+// reopens the archive from it without decoding anything. An index is never trusted: the
 // archive's ends are checked, and an entry's header is read (or decoded)
 // again and compared before the entry is first opened, so a stale index
 // fails with an error matching unarc.ErrStaleIndex instead of returning

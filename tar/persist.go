@@ -84,11 +84,11 @@ type ixState struct {
 	verified []atomic.Bool // entry i's header was decoded and matched
 }
 
-var _ engine.Indexer = (*Archive)(nil)
+var _ engine.Indexer = engineView{}
 
-// ExportIndex implements engine.Indexer (no key: tar has none). An archive
+// exportIndex serves engine.Indexer (through engineView) (no key: tar has none). An archive
 // cut short (Warnings) has no index.
-func (a *Archive) ExportIndex(bool) ([]byte, error) {
+func (a *Archive) exportIndex(bool) ([]byte, error) {
 	a.mu.Lock()
 	closed := a.closed
 	a.mu.Unlock()
@@ -369,15 +369,15 @@ func (a *Archive) checkIndexed(i int, byOffset bool) error {
 	return a.checkHeader(i, byOffset)
 }
 
-var _ engine.EntryChecker = (*Archive)(nil)
+var _ engine.EntryChecker = engineView{}
 
-// CheckEntry implements engine.EntryChecker: before Extract acts on entry i
+// checkEntry serves engine.EntryChecker (through engineView): before Extract acts on entry i
 // of an Archive opened from an index without opening it (a directory, a
 // symlink, a hard link, a device), its header is checked as Open checks
 // one (read again, or decoded again from the kept pass or the nearest
 // checkpoint), whatever its size. A regular file with data is left to
 // Open, which checks it in the pass that reads it.
-func (a *Archive) CheckEntry(i int) error {
+func (a *Archive) checkEntry(i int) error {
 	if a.ix == nil {
 		return nil
 	}
@@ -671,12 +671,12 @@ func (hd *headerDecoder) header(h *tar.Header) {
 	h.Uid, h.Gid, h.Format = int(uid), int(gid), tar.Format(format)
 }
 
-var _ engine.CheckpointPersister = (*Archive)(nil)
+var _ engine.CheckpointPersister = engineView{}
 
-// ExportCheckpoints implements engine.CheckpointPersister: each checkpoint
+// exportCheckpoints serves engine.CheckpointPersister (through engineView): each checkpoint
 // of the stream with the Check of the up to CheckSpan bytes that follow
 // it (fewer at the stream's end).
-func (a *Archive) ExportCheckpoints() ([]engine.Checkpoint, error) {
+func (a *Archive) exportCheckpoints() ([]engine.Checkpoint, error) {
 	cps := a.cps.Snapshot()
 	out := cps[:0]
 	bufp := pool.Get(engine.CheckSpan)
@@ -711,11 +711,11 @@ func (a *Archive) ExportCheckpoints() ([]engine.Checkpoint, error) {
 	return out, nil
 }
 
-// RestoreCheckpoints implements engine.CheckpointPersister. The fields of
+// restoreCheckpoints serves engine.CheckpointPersister (through engineView). The fields of
 // each must fit the stream (kind, offsets inside the archive and the
 // limits, a state no larger than the decoder's); the decoder checks the
 // state when it resumes, and findCP its Check before its first use.
-func (a *Archive) RestoreCheckpoints(cps []engine.Checkpoint) error {
+func (a *Archive) restoreCheckpoints(cps []engine.Checkpoint) error {
 	if a.cps.Interval() <= 0 {
 		return nil
 	}

@@ -33,8 +33,8 @@ import (
 // keeps. A GNU sparse entry is read through the header reader from its
 // header as Open does (start 0): its data offsets are not the content's.
 
-// OpenAt implements engine.EntrySeeker.
-func (a *Archive) OpenAt(i int, off int64) (io.ReadCloser, int64, error) {
+// openAt serves engine.EntrySeeker (through engineView).
+func (a *Archive) openAt(i int, off int64) (io.ReadCloser, int64, error) {
 	if i < 0 || i >= len(a.ents) {
 		return nil, 0, fmt.Errorf("tar: no entry %d", i)
 	}
@@ -69,8 +69,8 @@ func (a *Archive) OpenAt(i int, off int64) (io.ReadCloser, int64, error) {
 	return r, max(p.pos-data, 0), nil
 }
 
-// StartAt implements engine.EntrySeeker: where OpenAt(i, off) would start.
-func (a *Archive) StartAt(i int, off int64) int64 {
+// startAt serves engine.EntrySeeker (through engineView): where OpenAt(i, off) would start.
+func (a *Archive) startAt(i int, off int64) int64 {
 	if i < 0 || i >= len(a.ents) || off <= 0 {
 		return 0
 	}
@@ -99,14 +99,14 @@ func (a *Archive) StartAt(i int, off int64) int64 {
 	return max(at-data, 0)
 }
 
-// SetCheckpoints implements engine.Checkpointer.
-func (a *Archive) SetCheckpoints(p engine.CheckpointPolicy) {
+// setCheckpoints serves engine.Checkpointer (through engineView).
+func (a *Archive) setCheckpoints(p engine.CheckpointPolicy) {
 	a.cps.SetPolicy(p)
 	a.cps.SetInput(a.cpInput) // restored ones must match the archive's bytes
 }
 
-// CheckpointStats implements engine.CheckpointReporter.
-func (a *Archive) CheckpointStats() engine.CheckpointStats { return a.cps.Stats() }
+// checkpointStats serves engine.CheckpointReporter (through engineView).
+func (a *Archive) checkpointStats() engine.CheckpointStats { return a.cps.Stats() }
 
 // cpRange is where entry i's content lies in the decoded stream (end -1:
 // at the stream's end), when it is read through checkpoints.

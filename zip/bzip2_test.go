@@ -97,10 +97,10 @@ func TestBZip2WorkerPool(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a.SetEntryWorkers(1) // four units on four workers
+	a.setEntryWorkers(1) // four units on four workers
 	for _, free := range []int{0, 3} {
 		wp := engine.NewWorkerPool(free)
-		a.SetWorkerPool(wp)
+		a.setWorkerPool(wp)
 		rc, err := a.Open(0)
 		if err != nil {
 			t.Fatal(err)
@@ -125,7 +125,7 @@ func TestBZip2WorkerPool(t *testing.T) {
 			t.Fatalf("pool of %d: %d free after Close", free, wp.Free())
 		}
 	}
-	a.SetWorkerPool(nil)
+	a.setWorkerPool(nil)
 	rc, err := a.Open(0)
 	if err != nil {
 		t.Fatal(err)

@@ -44,9 +44,9 @@ const persistVersion = 2
 // fourteen one-byte fields.
 const minFileSize = indexfmt.MinEntrySize + 14
 
-// ExportIndex implements engine.Indexer (withKeys is ignored: no key is
+// exportIndex serves engine.Indexer (through engineView) (withKeys is ignored: no key is
 // stored for ZIP).
-func (a *Archive) ExportIndex(withKeys bool) ([]byte, error) {
+func (a *Archive) exportIndex(withKeys bool) ([]byte, error) {
 	e := &indexfmt.Encoder{B: make([]byte, 0, 64*len(a.files)+256)}
 	e.Byte(persistVersion)
 	e.Uvarint(uint64(a.size))
@@ -199,9 +199,9 @@ func openIndex(ra io.ReaderAt, size int64, payload []byte, cfg *arc.Config) (arc
 	return a, nil
 }
 
-var _ engine.EntryChecker = (*Archive)(nil)
+var _ engine.EntryChecker = engineView{}
 
-// CheckEntry implements engine.EntryChecker: in an Archive opened from an
+// checkEntry serves engine.EntryChecker (through engineView): in an Archive opened from an
 // index whose central directory is longer than the open's digest covers
 // whole, the first call digests all of it (once).
-func (a *Archive) CheckEntry(int) error { return a.ixCheck.Check() }
+func (a *Archive) checkEntry(int) error { return a.ixCheck.Check() }

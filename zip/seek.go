@@ -10,7 +10,7 @@ import (
 	"github.com/go-unarc/unarc/internal/zipcrypto"
 )
 
-// OpenAt implements engine.EntrySeeker. A stored entry, plain or WinZip
+// openAt serves engine.EntrySeeker (through engineView). A stored entry, plain or WinZip
 // AES, is read from off directly: AES-CTR's key stream for block k is
 // the counter k+1 enciphered. Nothing but the bytes read is decrypted;
 // neither the CRC nor the AES authentication code can be checked then.
@@ -50,7 +50,7 @@ import (
 // stream still checks each later frame's checksum. Every other entry
 // (other methods, PKWARE strong encryption) opens from the start as
 // Open does, returning start 0.
-func (a *Archive) OpenAt(i int, off int64) (io.ReadCloser, int64, error) {
+func (a *Archive) openAt(i int, off int64) (io.ReadCloser, int64, error) {
 	if i < 0 || i >= len(a.files) {
 		return nil, 0, fmt.Errorf("zip: entry index %d out of range", i)
 	}
@@ -142,8 +142,8 @@ func (r *storedAt) Read(p []byte) (int, error) {
 
 func (r *storedAt) Close() error { return nil }
 
-// StartAt implements engine.EntrySeeker: where OpenAt(i, off) would start.
-func (a *Archive) StartAt(i int, off int64) int64 {
+// startAt serves engine.EntrySeeker (through engineView): where OpenAt(i, off) would start.
+func (a *Archive) startAt(i int, off int64) int64 {
 	if i < 0 || i >= len(a.files) || off <= 0 {
 		return 0
 	}
@@ -162,14 +162,14 @@ func (a *Archive) StartAt(i int, off int64) int64 {
 	return 0
 }
 
-// SetCheckpoints implements engine.Checkpointer.
-func (a *Archive) SetCheckpoints(p engine.CheckpointPolicy) {
+// setCheckpoints serves engine.Checkpointer (through engineView).
+func (a *Archive) setCheckpoints(p engine.CheckpointPolicy) {
 	a.cps.SetPolicy(p)
 	a.cps.SetInput(a.cpInput) // restored ones must match the archive's bytes
 }
 
-// CheckpointStats implements engine.CheckpointReporter.
-func (a *Archive) CheckpointStats() engine.CheckpointStats { return a.cps.Stats() }
+// checkpointStats serves engine.CheckpointReporter (through engineView).
+func (a *Archive) checkpointStats() engine.CheckpointStats { return a.cps.Stats() }
 
 // cpKindOf is the checkpoint kind of entry f ("": it takes none): a
 // Deflate, Deflate64, BZip2, PPMd, LZMA, XZ, Zstandard or legacy entry

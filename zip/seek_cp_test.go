@@ -66,7 +66,7 @@ func openSeekZip(t testutil.TB, name string, pol engine.CheckpointPolicy) (*Arch
 	if err != nil {
 		t.Fatal(err)
 	}
-	a.SetCheckpoints(pol)
+	a.setCheckpoints(pol)
 	return a, b
 }
 
@@ -74,7 +74,7 @@ func openSeekZip(t testutil.TB, name string, pol engine.CheckpointPolicy) (*Arch
 // OpenAt from 0, which takes the checkpoints.
 func readAllAt(t testutil.TB, a *Archive, i int) []byte {
 	t.Helper()
-	return testutil.FirstPass(t, a, i)
+	return testutil.FirstPass(t, engineView{a}, i)
 }
 
 // TestOpenAtCheckpointKinds: BZip2 entries (7zz, Info-ZIP, WinZip AES)
@@ -99,7 +99,7 @@ func TestOpenAtCheckpointKinds(t *testing.T) {
 					a, _ = openSeekZip(t, tc.name, engine.CheckpointPolicy{Interval: 16 << 10, MaxMemory: limit})
 					readAllAt(t, a, i)
 				}
-				st := a.CheckpointStats()
+				st := a.checkpointStats()
 				if !small && st.Count < 2 || small && (st.Evicted == 0 || st.Bytes > limit) {
 					t.Fatalf("%+v", st)
 				}
@@ -108,7 +108,7 @@ func TestOpenAtCheckpointKinds(t *testing.T) {
 						t.Fatalf("kind %q", cp.Kind)
 					}
 				}
-				resumed := testutil.RandomReads(t, a, map[int][]byte{i: want}, uint64(len(tc.name)), cpReads(), 5000)
+				resumed := testutil.RandomReads(t, engineView{a}, map[int][]byte{i: want}, uint64(len(tc.name)), cpReads(), 5000)
 				if !small && resumed < cpReads()/4 || !testing.Short() && resumed == 0 {
 					t.Fatalf("%d of %d reads resumed from a checkpoint", resumed, cpReads())
 				}
@@ -116,7 +116,7 @@ func TestOpenAtCheckpointKinds(t *testing.T) {
 				// checks its own end (BZip2: the stream CRC).
 				cps := a.cps.Snapshot()
 				last := cps[len(cps)-1]
-				r, start, err := a.OpenAt(i, int64(len(want))-1)
+				r, start, err := a.openAt(i, int64(len(want))-1)
 				if err != nil || start != last.Out {
 					t.Fatal(start, err)
 				}
@@ -152,20 +152,20 @@ func TestCheckpointKindsPersist(t *testing.T) {
 			a, _ := openSeekZip(t, tc.name, pol)
 			i := entryNamed(t, a, "words.txt")
 			want := readAllAt(t, a, i)
-			cps, err := a.ExportCheckpoints()
+			cps, err := a.exportCheckpoints()
 			if err != nil || len(cps) < 2 {
 				t.Fatal(len(cps), err)
 			}
 			for _, tamper := range []string{"none", "state", "in"} {
 				b, _ := openSeekZip(t, tc.name, pol)
 				mod := testutil.Tampered(cps, tamper)
-				if err := b.RestoreCheckpoints(mod); err != nil {
+				if err := b.restoreCheckpoints(mod); err != nil {
 					t.Fatal(err)
 				}
 				for _, cp := range cps {
-					testutil.CheckRestored(t, b, tamper, i, cp.Out, want)
+					testutil.CheckRestored(t, engineView{b}, tamper, i, cp.Out, want)
 				}
-				st := b.CheckpointStats()
+				st := b.checkpointStats()
 				if tamper == "none" && st.Verified != int64(len(cps)) || tamper != "none" && st.Rejected != int64(len(cps)) {
 					t.Fatalf("%s: %+v", tamper, st)
 				}
@@ -173,7 +173,7 @@ func TestCheckpointKindsPersist(t *testing.T) {
 			// A checkpoint of another kind or at an offset outside the
 			// entry is a stale index.
 			b, _ := openSeekZip(t, tc.name, pol)
-			testutil.RefuseBad(t, cps[0], b.RestoreCheckpoints,
+			testutil.RefuseBad(t, cps[0], b.restoreCheckpoints,
 				func(cp *engine.Checkpoint) { cp.Kind = "deflate" },
 				func(cp *engine.Checkpoint) { cp.Out = int64(len(want)) },
 				testutil.CutCheck)
@@ -192,7 +192,7 @@ func TestCheckpointKindsConcurrent(t *testing.T) {
 		a, _ := openSeekZip(t, tc.name, engine.CheckpointPolicy{Interval: 16 << 10, MaxMemory: 1 << 30})
 		i := entryNamed(t, a, "words.txt")
 		want := readAllAt(t, a, i)
-		testutil.ConcurrentResumes(t, a, map[int][]byte{i: want}, 9)
+		testutil.ConcurrentResumes(t, engineView{a}, map[int][]byte{i: want}, 9)
 	}
 }
 
@@ -228,7 +228,7 @@ func TestZipCryptoCheckpointPassword(t *testing.T) {
 	a, b := openSeekZip(t, "zc-deflate.zip", pol)
 	i := entryNamed(t, a, "words.txt")
 	readAllAt(t, a, i)
-	cps, err := a.ExportCheckpoints()
+	cps, err := a.exportCheckpoints()
 	if err != nil || len(cps) < 2 {
 		t.Fatal(len(cps), err)
 	}
@@ -237,15 +237,15 @@ func TestZipCryptoCheckpointPassword(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		w.SetCheckpoints(pol)
-		if err := w.RestoreCheckpoints(cps); err != nil {
+		w.setCheckpoints(pol)
+		if err := w.restoreCheckpoints(cps); err != nil {
 			t.Fatal(err)
 		}
-		got, _, err := testutil.ReadAt(w, i, cps[1].Out+10, 100)
+		got, _, err := testutil.ReadAt(engineView{w}, i, cps[1].Out+10, 100)
 		if !errors.Is(err, errs.ErrPassword) {
 			t.Fatalf("password %q: %d bytes, %v", pw, len(got), err)
 		}
-		if st := w.CheckpointStats(); st.Verified != 0 {
+		if st := w.checkpointStats(); st.Verified != 0 {
 			t.Fatalf("%+v", st)
 		}
 	}

@@ -59,7 +59,7 @@ func TestLegacyCheckpoints(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			a.SetCheckpoints(pol)
+			a.setCheckpoints(pol)
 			return a
 		}
 		a := open()
@@ -78,7 +78,7 @@ func TestLegacyCheckpoints(t *testing.T) {
 				step = max(int64(len(want))/15, 97)
 			}
 			for off := int64(1); off < int64(len(want)); off += step {
-				got, start, err := testutil.ReadAt(a, i, off, 700)
+				got, start, err := testutil.ReadAt(engineView{a}, i, off, 700)
 				if err != nil || !bytes.Equal(got, want[off:min(off+700, int64(len(want)))]) {
 					t.Fatalf("%s/%s at %d (from %d): %v", name, f.Name, off, start, err)
 				}
@@ -90,7 +90,7 @@ func TestLegacyCheckpoints(t *testing.T) {
 				t.Fatalf("%s/%s: %d reads resumed", name, f.Name, resumed)
 			}
 			var cps []engine.Checkpoint
-			all, err := a.ExportCheckpoints()
+			all, err := a.exportCheckpoints()
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -109,17 +109,17 @@ func TestLegacyCheckpoints(t *testing.T) {
 					}
 					mod[k] = cp
 				}
-				if err := r.RestoreCheckpoints(mod); err != nil {
+				if err := r.restoreCheckpoints(mod); err != nil {
 					t.Fatal(err)
 				}
 				for _, cp := range cps {
 					off := min(cp.Out+50, int64(len(want))-1)
-					got, start, err := testutil.ReadAt(r, i, off, 500)
+					got, start, err := testutil.ReadAt(engineView{r}, i, off, 500)
 					if err != nil || !bytes.Equal(got, want[off:off+int64(len(got))]) || !tamper && start != cp.Out {
 						t.Fatalf("%s/%s tampered %v at %d (from %d): %v", name, f.Name, tamper, off, start, err)
 					}
 				}
-				if st := r.CheckpointStats(); tamper && st.Rejected != int64(len(cps)) || !tamper && st.Verified != int64(len(cps)) {
+				if st := r.checkpointStats(); tamper && st.Rejected != int64(len(cps)) || !tamper && st.Verified != int64(len(cps)) {
 					t.Fatalf("%s/%s tampered %v: %+v", name, f.Name, tamper, st)
 				}
 			}
@@ -128,7 +128,7 @@ func TestLegacyCheckpoints(t *testing.T) {
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					r, start, err := a.OpenAt(i, int64(len(want))*int64(g+1)/4)
+					r, start, err := a.openAt(i, int64(len(want))*int64(g+1)/4)
 					if err != nil {
 						t.Error(err)
 						return

@@ -20,10 +20,10 @@ import (
 // holds no key state in the clear, and one restored under another
 // password is rejected.
 
-var _ engine.CheckpointPersister = (*Archive)(nil)
+var _ engine.CheckpointPersister = engineView{}
 
-// ExportCheckpoints implements engine.CheckpointPersister.
-func (a *Archive) ExportCheckpoints() ([]engine.Checkpoint, error) {
+// exportCheckpoints serves engine.CheckpointPersister (through engineView).
+func (a *Archive) exportCheckpoints() ([]engine.Checkpoint, error) {
 	size := func(cp engine.Checkpoint) int64 {
 		if i := cp.Stream; i >= 0 && i < len(a.files) && cp.Kind == cpKindOf(&a.files[i]) {
 			return int64(a.files[i].usize)
@@ -40,8 +40,8 @@ func (a *Archive) ExportCheckpoints() ([]engine.Checkpoint, error) {
 	return cps, nil
 }
 
-// RestoreCheckpoints implements engine.CheckpointPersister.
-func (a *Archive) RestoreCheckpoints(cps []engine.Checkpoint) error {
+// restoreCheckpoints serves engine.CheckpointPersister (through engineView).
+func (a *Archive) restoreCheckpoints(cps []engine.Checkpoint) error {
 	if a.cps.Interval() <= 0 {
 		return nil
 	}

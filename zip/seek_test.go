@@ -26,7 +26,7 @@ func TestOpenAtStored(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			testutil.CheckOpenAt(t, a, a.Entries(), func(e *arc.Entry) (string, int64, bool) {
+			testutil.CheckOpenAt(t, engineView{a}, a.Entries(), func(e *arc.Entry) (string, int64, bool) {
 				return e.Name, e.Size, tc.direct || tc.name == "deflate.zip" && e.Method == "Store"
 			}, 1, 15, 16, 17, 1000)
 		})
@@ -46,15 +46,15 @@ func TestOpenAtDeflateCheckpoint(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			a.SetCheckpoints(engine.CheckpointPolicy{Interval: 16 << 10, MaxMemory: mem})
-			want := testutil.FirstPass(t, a, 0)
-			st := a.CheckpointStats()
+			a.setCheckpoints(engine.CheckpointPolicy{Interval: 16 << 10, MaxMemory: mem})
+			want := testutil.FirstPass(t, engineView{a}, 0)
+			st := a.checkpointStats()
 			if mem > 1<<20 && st.Count < 4 || mem < 1<<20 && (st.Evicted == 0 || st.Count != 1) {
 				t.Fatalf("%s, %d bytes: %+v", name, mem, st)
 			}
 			resumed := 0
 			for off := int64(len(want)) - 1; off > 0; off -= 9973 {
-				r, start, err := a.OpenAt(0, off)
+				r, start, err := a.openAt(0, off)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -160,10 +160,10 @@ func TestZstdCheckpointDecodesLess(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		a.SetCheckpoints(pol)
+		a.setCheckpoints(pol)
 		i := entryNamed(t, a, "words.txt")
 		want := readAllAt(t, a, i)
-		st := a.CheckpointStats()
+		st := a.checkpointStats()
 		if every == 0 {
 			if st.Count != 0 {
 				t.Fatalf("single frame: %+v", st)
@@ -184,7 +184,7 @@ func TestZstdCheckpointDecodesLess(t *testing.T) {
 			offs = offs[:2]
 		}
 		for _, off := range offs {
-			rc, start, err := a.OpenAt(i, off)
+			rc, start, err := a.openAt(i, off)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -213,12 +213,12 @@ func TestZstdCheckpointRandom(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		a.SetCheckpoints(engine.CheckpointPolicy{Interval: 16 << 10, MaxMemory: 1 << 20})
+		a.setCheckpoints(engine.CheckpointPolicy{Interval: 16 << 10, MaxMemory: 1 << 20})
 		i := entryNamed(t, a, "words.txt")
 		want := readAllAt(t, a, i)
 		for k := 0; k < cpReads(); k++ {
 			off := int64(k*7919*31) % int64(len(want))
-			got, start, err := testutil.ReadAt(a, i, off, 3000)
+			got, start, err := testutil.ReadAt(engineView{a}, i, off, 3000)
 			if err != nil || !bytes.Equal(got, want[off:min(off+3000, int64(len(want)))]) {
 				t.Fatalf("frames of %d: at %d (from %d): %v", every, off, start, err)
 			}

@@ -18,11 +18,11 @@
 // unarc.ErrUnsupported (or unarc.ErrPasswordRequired without a
 // password). Overlapping entry data is refused as corrupt.
 //
-// Archive.OpenAt reads an entry from an offset: a stored entry (plain or
-// WinZip AES) directly, a compressed one from the nearest checkpoint its
-// decoder took on an earlier pass (every method above but Store, plain,
-// WinZip AES or ZipCrypto). ExportIndex and openIndex save and reopen the
-// listing without reading the central directory again (its bytes are
+// The root's OpenSeekable reads a ZIP entry from an offset: a stored
+// entry (plain or WinZip AES) directly, a compressed one from the nearest
+// checkpoint its decoder took on an earlier pass (every method above but
+// Store, plain, WinZip AES or ZipCrypto). The root's Archive.Index and
+// WithIndex save and reopen the listing without reading the central directory again (its bytes are
 // digested and checked). Each entry's decoder is bounded by
 // Limits.MaxMemory and MaxDictionary before it allocates.
 //

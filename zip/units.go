@@ -6,9 +6,9 @@ import (
 	"github.com/go-unarc/unarc/internal/engine"
 )
 
-// Units implements engine.Units: every ZIP entry is compressed on its own,
+// units serves engine.Units (through engineView): every ZIP entry is compressed on its own,
 // so each is a unit of its own.
-func (a *Archive) Units() []int {
+func (a *Archive) units() []int {
 	u := make([]int, len(a.entries))
 	for i := range u {
 		u[i] = i
@@ -24,12 +24,12 @@ type entryWorkers struct {
 	pool atomic.Pointer[engine.WorkerPool]
 }
 
-// SetEntryWorkers implements engine.EntryWorkers.
-func (a *Archive) SetEntryWorkers(n int) { a.workers.n.Store(int32(max(n, 1))) }
+// setEntryWorkers serves engine.EntryWorkers (through engineView).
+func (a *Archive) setEntryWorkers(n int) { a.workers.n.Store(int32(max(n, 1))) }
 
-// SetWorkerPool implements engine.SharedWorkers: BZip2 entries opened while
+// setWorkerPool serves engine.SharedWorkers (through engineView): BZip2 entries opened while
 // p is set borrow their extra goroutines from it.
-func (a *Archive) SetWorkerPool(p *engine.WorkerPool) { a.workers.pool.Store(p) }
+func (a *Archive) setWorkerPool(p *engine.WorkerPool) { a.workers.pool.Store(p) }
 
 // entryWorkerCount is what an entry opened now may use.
 func (a *Archive) entryWorkerCount() int {

@@ -61,7 +61,7 @@ func TestZstdConcurrentSame(t *testing.T) {
 				t.Fatal(err)
 			}
 			if set > 0 {
-				a.SetEntryWorkers(set)
+				a.setEntryWorkers(set)
 				if got := a.entryWorkerCount(); got != set {
 					t.Errorf("SetEntryWorkers(%d): %d", set, got)
 				}

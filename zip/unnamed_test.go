@@ -102,7 +102,7 @@ func TestUnnamedEntryIndex(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := a.ExportIndex(false)
+	p, err := a.exportIndex(false)
 	if err != nil {
 		t.Fatal(err)
 	}

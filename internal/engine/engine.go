@@ -68,3 +68,26 @@ func (b *Budget) ChargeKDF(rounds int64) error {
 type Warner interface {
 	Warnings() []error
 }
+
+// views are the functions the format packages register (RegisterView):
+// each turns its package's Archive into the value that implements the
+// capability interfaces, nil for an Archive of another package.
+var views []func(a any) any
+
+// RegisterView adds a format package's view: from its init, a function
+// that returns, for an Archive of its package, the value whose methods
+// are the Archive's capabilities (Units, OpenAt, ExportIndex …), and nil
+// for anything else. The capability methods are declared on that
+// unexported type, so they stay out of the package's API.
+func RegisterView(view func(a any) any) { views = append(views, view) }
+
+// View returns what the capability interfaces are asked of for a format
+// Archive a: its package's registered view, else a itself.
+func View(a any) any {
+	for _, v := range views {
+		if c := v(a); c != nil {
+			return c
+		}
+	}
+	return a
+}
