@@ -78,7 +78,7 @@ func newReader(r io.Reader, o *options, gate *openGate) (*Reader, error) {
 	}
 	if f.NewReader == nil {
 		release()
-		return nil, fmt.Errorf("%w: %s cannot be read forward-only (its index is at the end); use Open", errs.ErrUnsupported, f.Name)
+		return nil, fmt.Errorf("%w: a %s archive keeps its index at the end and needs random access: open it from a file (Open), not a stream", errs.ErrUnsupported, f.Name)
 	}
 	cfg, pw := o.config()
 	if o.volOpen != nil {

@@ -429,8 +429,6 @@ func (s *source) streamCheck() string {
 	return s.r.StreamCheck()
 }
 
-var sevenZipMagic = []byte{'7', 'z', 0xBC, 0xAF, 0x27, 0x1C}
-
 func (c *cli) open(name string, opts []unarc.Option) (*source, error) {
 	var in io.Reader
 	var f *os.File
@@ -476,9 +474,8 @@ func (c *cli) open(name string, opts []unarc.Option) (*source, error) {
 	}
 	// A pipe, FIFO or device: forward-only.
 	br := bufio.NewReaderSize(in, 64<<10)
-	if b, _ := br.Peek(len(sevenZipMagic)); string(b) == string(sevenZipMagic) {
-		return nil, fmt.Errorf("%w: a 7z archive keeps its index at the end and needs random access: save the stream to a file and name it", unarc.ErrUnsupported)
-	}
+	// A format that needs random access (7z) is refused by NewReader,
+	// which says so.
 	r, err := unarc.NewReader(br, opts...)
 	if err != nil {
 		if f != nil && f != c.stdin {
