@@ -36,14 +36,13 @@ var knownImports = map[string]string{
 
 	"unarc":    "github.com/go-unarc/unarc",
 	"arc":      "github.com/go-unarc/unarc/arc",
-	"bzip2":    "github.com/go-unarc/unarc/internal/bzip2",
-	"crc32x":   "github.com/go-unarc/unarc/internal/crc32x",
-	"deflate":  "github.com/go-unarc/unarc/internal/deflate",
-	"lzma":     "github.com/go-unarc/unarc/internal/lzma",
+	"bzip2":    "github.com/go-unarc/unarc/bzip2",
+	"deflate":  "github.com/go-unarc/unarc/deflate",
+	"lzma":     "github.com/go-unarc/unarc/lzma",
 	"rar":      "github.com/go-unarc/unarc/rar",
 	"sevenzip": "github.com/go-unarc/unarc/sevenzip",
 	"tar":      "github.com/go-unarc/unarc/tar",
-	"xz":       "github.com/go-unarc/unarc/internal/xz",
+	"xz":       "github.com/go-unarc/unarc/xz",
 	"zip":      "github.com/go-unarc/unarc/zip",
 }
 
