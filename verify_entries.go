@@ -4,7 +4,6 @@ import (
 	"context"
 	"io"
 
-	"github.com/go-unarc/unarc/internal/engine"
 	"github.com/go-unarc/unarc/internal/parallel"
 )
 
@@ -20,32 +19,21 @@ import (
 // it.
 func (a *Archive) decodeEntries(ctx context.Context, keep func(*Entry) bool, decode func(wctx context.Context, k int, r io.Reader) error, done func(k int, err error) bool) error {
 	ents := a.Entries()
-	var p parallel.Plan
-	var units []int
-	if us, ok := engine.View(a.a).(engine.Units); ok && a.opts.workers > 1 {
-		if u := us.Units(); len(u) == len(ents) {
-			units = u
-		}
-	}
-	prompt := a.pw != nil && !a.opts.fixedPassword
-	for k, e := range ents {
-		if !hasData(e) || keep != nil && !keep(e) {
-			continue
-		}
-		if prompt && e.Encrypted {
-			units = nil // the prompt's questions must come in entry order
-		}
-		p.Items = append(p.Items, k)
-		p.Unit = append(p.Unit, k)
-	}
+	chosen := func(e *Entry) bool { return hasData(e) && (keep == nil || keep(e)) }
+	// One plan for Extract and Verify (parallelPlan); when it says the
+	// entries must go in order, each is its own unit on one worker.
+	p, par := a.parallelPlan(ents, chosen)
 	workers := 1
-	if units != nil {
-		for i, k := range p.Items {
-			p.Unit[i] = units[k]
-		}
-		if nu := p.Units(); nu > 1 {
-			workers = a.opts.workers
-			defer a.withEntryWorkers(&p, nu)()
+	if par {
+		workers = a.opts.workers
+		defer a.withEntryWorkers(&p, p.Units())()
+	} else {
+		p = parallel.Plan{}
+		for k, e := range ents {
+			if chosen(e) {
+				p.Items = append(p.Items, k)
+				p.Unit = append(p.Unit, k)
+			}
 		}
 	}
 	type result struct {
