@@ -89,8 +89,9 @@ func TestLimitsResolution(t *testing.T) {
 // engine.ResolveLimits only, and that is called by conf.Limits (the one
 // resolver) and by arc.Limits.WithDefaults (which shows its result): no
 // file of the module builds an engine.Limits literal or calls
-// ResolveLimits elsewhere, and no code outside the resolver calls
-// WithDefaults to get limits to apply.
+// ResolveLimits elsewhere, no code outside the resolver calls
+// WithDefaults to get limits to apply, and no format or root file reads
+// a Config's Limits (the request) instead of its Bounds.
 func TestResolveLimitsOnlyProducer(t *testing.T) {
 	var e engine.Limits
 	if e.Resolved() {
@@ -125,8 +126,17 @@ func TestResolveLimitsOnlyProducer(t *testing.T) {
 		rel, _ := filepath.Rel(root, path)
 		rel = filepath.ToSlash(rel)
 		inEngine := filepath.Dir(rel) == "internal/engine"
+		// Who may read a Config's Limits (the request): arc, which
+		// defines it, and conf, which resolves it. Everyone else applies
+		// cfg.Bounds.
+		mayReadRequest := strings.HasSuffix(rel, "_test.go") || strings.HasPrefix(rel, "arc/") ||
+			strings.HasPrefix(rel, "internal/engine/conf/") || strings.HasPrefix(rel, "cmd/") || strings.HasPrefix(rel, "bench/")
 		ast.Inspect(f, func(n ast.Node) bool {
 			switch n := n.(type) {
+			case *ast.SelectorExpr:
+				if n.Sel.Name == "Limits" && !mayReadRequest && !isIdent(n.X, "arc") && !isIdent(n.X, "unarc") && !isIdent(n.X, "engine") && !isIdent(n.X, "conf") {
+					t.Errorf("%s: reads a Config's Limits (the request); apply cfg.Bounds", fset.Position(n.Pos()))
+				}
 			case *ast.CompositeLit:
 				if sel, ok := n.Type.(*ast.SelectorExpr); ok && sel.Sel.Name == "Limits" && isIdent(sel.X, "engine") && len(n.Elts) > 0 {
 					t.Errorf("%s: an engine.Limits literal; get one from conf.Limits", fset.Position(n.Pos()))
