@@ -88,7 +88,7 @@ func openArchive(r io.ReaderAt, size int64, o *options, cfg *arc.Config, pw *pas
 			res = nil
 		}
 	}()
-	acct := newAccount(&o.limits)
+	acct := newAccount(&o.bounds)
 	src := r
 	r = countReaderAt(gate.readerAt(r), &acct.consumed)
 	gate.volumes(cfg)
@@ -127,7 +127,7 @@ func openArchive(r io.ReaderAt, size int64, o *options, cfg *arc.Config, pw *pas
 // (closing it when over) and gives it the checkpoint policy: the last
 // steps of an open, from an index or not.
 func admit(a arc.Archive, o *options) error {
-	if err := checkEntryCount(a, &o.limits); err != nil {
+	if err := checkEntryCount(a, &o.bounds); err != nil {
 		a.Close()
 		return archiveErr(err)
 	}
@@ -367,7 +367,7 @@ func (a *Archive) openEntry(e *Entry, acct *account) (io.ReadCloser, error) {
 		gen = a.pw.generation()
 	}
 	er := &entryReader{name: e.Name, pw: a.pw, gen: gen}
-	er.lr.reset(rc, rc, e, &a.opts.limits, acct)
+	er.lr.reset(rc, rc, e, &a.opts.bounds, acct)
 	return er, nil
 }
 

@@ -5,6 +5,7 @@ import (
 	"sync/atomic"
 
 	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/engine"
 	"github.com/go-unarc/unarc/internal/errs"
 )
 
@@ -66,7 +67,7 @@ func (a *account) commit() error {
 	return p.charge64(a.produced.Load()-und, true)
 }
 
-func newAccount(l *Limits) *account {
+func newAccount(l *engine.Limits) *account {
 	return &account{maxTotal: l.MaxTotalSize, maxRatio: l.MaxRatio, floor: l.RatioFloor}
 }
 

@@ -517,7 +517,7 @@ func checkLinkTarget(rel, target string) error {
 // checkNameLimits applies MaxNameLength and MaxPathDepth before anything
 // of the entry is created.
 func (x *extractor) checkNameLimits(e *Entry, rel string) error {
-	lim := &x.opts.limits
+	lim := &x.opts.bounds
 	if n := int64(len(e.Name)); n > lim.MaxNameLength {
 		return errs.Limit("name of %d bytes is over MaxNameLength (%d)", n, lim.MaxNameLength)
 	}

@@ -55,7 +55,7 @@ func newFakeOpts(opts []Option, list ...fakeEntry) *Archive {
 	if err != nil {
 		panic(err)
 	}
-	fa.acct = newAccount(&o.limits)
+	fa.acct = newAccount(&o.bounds)
 	return &Archive{a: fa, format: "fake", opts: o, acct: fa.acct}
 }
 

@@ -5,6 +5,7 @@ import (
 
 	"github.com/go-unarc/unarc/arc"
 
+	"github.com/go-unarc/unarc/internal/engine"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/pool"
 )
@@ -27,7 +28,7 @@ type limitReader struct {
 	lw   limitWriter
 }
 
-func (l *limitReader) reset(r io.Reader, c io.Closer, e *Entry, lim *Limits, acct *account) {
+func (l *limitReader) reset(r io.Reader, c io.Closer, e *Entry, lim *engine.Limits, acct *account) {
 	stop := lim.MaxEntrySize
 	size := e.Size
 	if size < 0 {
@@ -113,7 +114,7 @@ func (l *limitReader) Close() error {
 // checkEntryCount holds MaxEntries for an opened archive. Formats check
 // the declared count before allocating per entry; this catches any
 // that cannot.
-func checkEntryCount(a arc.Archive, l *Limits) error {
+func checkEntryCount(a arc.Archive, l *engine.Limits) error {
 	if n := int64(len(a.Entries())); n > l.MaxEntries {
 		return errs.Limit("%d entries, above MaxEntries (%d)", n, l.MaxEntries)
 	}

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/go-unarc/unarc/internal/engine"
+	"github.com/go-unarc/unarc/internal/engine/conf"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/testutil"
 )
@@ -204,7 +206,7 @@ func TestLimitReaderAllocs(t *testing.T) {
 	if testutil.RaceEnabled {
 		t.Skip("allocation counts differ under -race")
 	}
-	lim := SafeLimits.WithDefaults()
+	lim := conf.MustLimits(SafeLimits)
 	acct := newAccount(&lim)
 	acct.consumed.Add(1 << 30)
 	data := make([]byte, 1<<20)
@@ -235,7 +237,7 @@ func TestLimitReaderAllocs(t *testing.T) {
 // TestAccountErrors: each limit names itself and wraps only ErrLimit;
 // declared output counts toward MaxTotalSize but not toward MaxRatio.
 func TestAccountErrors(t *testing.T) {
-	lim := Limits{MaxTotalSize: 100, MaxRatio: 2, RatioFloor: 10}.WithDefaults()
+	lim := conf.MustLimits(Limits{MaxTotalSize: 100, MaxRatio: 2, RatioFloor: 10})
 	a := newAccount(&lim)
 	a.consumed.Add(1000)
 	if err := a.charge(50, false); err != nil {
@@ -245,7 +247,7 @@ func TestAccountErrors(t *testing.T) {
 	if !errors.Is(err, errs.ErrLimit) || LimitName(err) != "MaxTotalSize" || !bytes.Contains([]byte(err.Error()), []byte("MaxTotalSize (100")) {
 		t.Errorf("total: %v", err)
 	}
-	lim = Limits{MaxRatio: 2, RatioFloor: 10}.WithDefaults()
+	lim = conf.MustLimits(Limits{MaxRatio: 2, RatioFloor: 10})
 	a = newAccount(&lim)
 	a.consumed.Add(10)
 	if err := a.charge(20, false); err != nil {
@@ -319,10 +321,16 @@ func TestMaxEntriesRoot(t *testing.T) {
 		list = append(list, file(string(rune('a'+i)), "x"))
 	}
 	fa := newFake(list...).a
-	if err := checkEntryCount(fa, &Limits{MaxEntries: 4}); !errors.Is(err, ErrLimit) || !strings.Contains(err.Error(), "MaxEntries (4)") {
+	if err := checkEntryCount(fa, bounds(Limits{MaxEntries: 4})); !errors.Is(err, ErrLimit) || !strings.Contains(err.Error(), "MaxEntries (4)") {
 		t.Errorf("Archive: %v, want ErrLimit", err)
 	}
-	if err := checkEntryCount(fa, &Limits{MaxEntries: 5}); err != nil {
+	if err := checkEntryCount(fa, bounds(Limits{MaxEntries: 5})); err != nil {
 		t.Errorf("Archive at the limit: %v", err)
 	}
+}
+
+// bounds resolves l as an Open does, for a check called directly.
+func bounds(l Limits) *engine.Limits {
+	b := conf.MustLimits(l)
+	return &b
 }

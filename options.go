@@ -9,6 +9,7 @@ import (
 
 	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/internal/engine"
+	"github.com/go-unarc/unarc/internal/engine/conf"
 	"github.com/go-unarc/unarc/internal/errs"
 )
 
@@ -32,7 +33,8 @@ func invalid(format string, args ...any) error {
 type options struct {
 	prompt        func(PasswordRequest) (string, error)
 	fixedPassword bool
-	limits        Limits
+	limits        Limits        // as WithLimits set them: the request
+	bounds        engine.Limits // limits resolved (buildOptions): what every check applies
 	decodeName    func([]byte) string
 	// volumes: where the other volumes of a set opened with Open come
 	// from; volName is the first volume's name in that namespace.
@@ -208,12 +210,16 @@ func buildOptions(opts []Option) (*options, error) {
 			return nil, err
 		}
 	}
-	o.limits = o.limits.WithDefaults()
+	b, err := conf.Limits(o.limits)
+	if err != nil {
+		return nil, fmt.Errorf("unarc: %w", err)
+	}
+	o.bounds = b
 	if o.workers == 0 {
 		o.workers = runtime.GOMAXPROCS(0)
 	}
 	// Checkpoints count against Limits.MaxMemory as well (seekable.go).
-	o.checkpoints.MaxMemory = min(o.checkpoints.MaxMemory, o.limits.MaxMemory)
+	o.checkpoints.MaxMemory = min(o.checkpoints.MaxMemory, o.bounds.MaxMemory)
 	return o, nil
 }
 
@@ -221,8 +227,9 @@ func buildOptions(opts []Option) (*options, error) {
 // password state and key-derivation budget.
 func (o *options) config() (*arc.Config, *passwords) {
 	pw := newPasswords(o)
-	cfg := &arc.Config{Limits: o.limits, DecodeName: o.decodeName} // o.limits are resolved (buildOptions)
-	cfg.Budget = engine.NewBudget(o.limits.MaxKDFRounds)
+	cfg := &arc.Config{Limits: o.limits, DecodeName: o.decodeName}
+	cfg.Bounds = o.bounds
+	cfg.Budget = conf.NewBudget(o.bounds)
 	cfg.Workers = o.workers
 	if pw != nil {
 		cfg.Password = pw.get

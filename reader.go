@@ -61,7 +61,7 @@ func NewReader(r io.Reader, opts ...Option) (*Reader, error) {
 func newReader(r io.Reader, o *options, gate *openGate) (*Reader, error) {
 	// The input is counted under the buffer (for MaxRatio), so even a
 	// caller's own bufio.Reader is read through a pooled one.
-	acct := newAccount(&o.limits)
+	acct := newAccount(&o.bounds)
 	pooled := bufPool.Get()
 	pooled.Reset(&countingReader{r: gate.reader(r), n: &acct.consumed})
 	br := pooled
@@ -126,13 +126,13 @@ func (r *Reader) Next() (*Entry, error) {
 		r.cur = nil
 		return nil, err
 	}
-	if r.count++; r.count > r.opts.limits.MaxEntries {
-		r.err = errs.Limit("more than MaxEntries (%d) entries in the stream", r.opts.limits.MaxEntries)
+	if r.count++; r.count > r.opts.bounds.MaxEntries {
+		r.err = errs.Limit("more than MaxEntries (%d) entries in the stream", r.opts.bounds.MaxEntries)
 		r.cur = nil
 		return nil, r.err
 	}
 	r.cur = e
-	r.lr.reset(r.r, nil, e, &r.opts.limits, r.acct)
+	r.lr.reset(r.r, nil, e, &r.opts.bounds, r.acct)
 	return e, nil
 }
 

@@ -259,7 +259,7 @@ func (a *Archive) openEntryAt(sk engine.EntrySeeker, e *Entry, off int64) (io.Re
 		gen = a.pw.generation()
 	}
 	er := &entryReader{name: e.Name, pw: a.pw, gen: gen}
-	er.lr.reset(o.rc, o.rc, e, &a.opts.limits, a.acct)
+	er.lr.reset(o.rc, o.rc, e, &a.opts.bounds, a.acct)
 	er.lr.n = o.start // the declared-size bound is on the absolute offset
 	return er, o.start, nil
 }

@@ -78,7 +78,7 @@ func declaredTotal(ents []*Entry, keep func(*Entry) bool, data func(*Entry) bool
 // whose entries declare more output than MaxTotalSize lets the archive
 // produce (what earlier operations on the same Archive produced counts).
 func (a *Archive) checkDeclaredTotal(total int64) error {
-	max := a.opts.limits.MaxTotalSize
+	max := a.opts.bounds.MaxTotalSize
 	done := a.acct.spent()
 	if total <= max-done {
 		return nil
@@ -92,7 +92,7 @@ func (a *Archive) checkDeclaredTotal(total int64) error {
 // checkDeclaredEntry refuses, before decoding it, a streamed entry that
 // declares more output than what MaxTotalSize leaves the Reader.
 func (r *Reader) checkDeclaredEntry(e *Entry) error {
-	max := r.opts.limits.MaxTotalSize
+	max := r.opts.bounds.MaxTotalSize
 	if done := r.acct.spent(); e.Size > max-done {
 		return errs.Limit("entry declares %d bytes of output; with the %d produced before, more than MaxTotalSize (%d bytes)", e.Size, done, max)
 	}

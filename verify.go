@@ -192,7 +192,7 @@ func (a *Archive) Verify(ctx context.Context, opts ...VerifyOption) ([]VerifyRes
 	if err != nil {
 		return nil, err
 	}
-	k := keeper{max: a.opts.limits.MaxHeaderMemory}
+	k := keeper{max: a.opts.bounds.MaxHeaderMemory}
 	err = a.verify(ctx, c, k.keep)
 	return k.out, err
 }
@@ -360,7 +360,7 @@ func (r *Reader) Verify(ctx context.Context, opts ...VerifyOption) ([]VerifyResu
 	if err != nil {
 		return nil, err
 	}
-	k := keeper{max: r.opts.limits.MaxHeaderMemory, entries: true}
+	k := keeper{max: r.opts.bounds.MaxHeaderMemory, entries: true}
 	err = r.verify(ctx, c, k.keep)
 	return k.out, err
 }

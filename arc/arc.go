@@ -21,7 +21,6 @@ package arc
 import (
 	"io"
 	"io/fs"
-	"math"
 	"time"
 
 	"github.com/go-unarc/unarc/internal/engine"
@@ -181,33 +180,11 @@ var SafeLimits = Limits{
 // WithDefaults returns l resolved for use: zero fields take DefaultLimits,
 // and lifted (negative) fields become the largest value, so code that
 // applies a limit needs no special case (a lifted MaxRatio becomes +Inf).
+// It shows what the library applies; the resolution itself is done once,
+// in one place, for every Open.
 func (l Limits) WithDefaults() Limits {
-	d := DefaultLimits
-	pick := func(v *int64, def int64) {
-		if *v == 0 {
-			*v = def
-		}
-		if *v < 0 {
-			*v = math.MaxInt64
-		}
-	}
-	pick(&l.MaxDictionary, d.MaxDictionary)
-	pick(&l.MaxMemory, d.MaxMemory)
-	pick(&l.MaxHeaderMemory, d.MaxHeaderMemory)
-	pick(&l.MaxEntries, d.MaxEntries)
-	pick(&l.MaxEntrySize, d.MaxEntrySize)
-	pick(&l.MaxTotalSize, d.MaxTotalSize)
-	pick(&l.RatioFloor, d.RatioFloor)
-	pick(&l.MaxNameLength, d.MaxNameLength)
-	pick(&l.MaxPathDepth, d.MaxPathDepth)
-	pick(&l.MaxKDFRounds, d.MaxKDFRounds)
-	if l.MaxRatio == 0 {
-		l.MaxRatio = d.MaxRatio
-	}
-	if l.MaxRatio < 0 {
-		l.MaxRatio = math.Inf(1)
-	}
-	return l
+	r := engine.ResolveLimits(engine.LimitsRequest(l), engine.LimitsRequest(DefaultLimits))
+	return Limits(r.Request())
 }
 
 // VolumeOpener opens another volume of a multi-volume set by its path
@@ -216,18 +193,20 @@ func (l Limits) WithDefaults() Limits {
 type VolumeOpener func(name string) (io.ReaderAt, int64, error)
 
 // Config is the resolved settings a Format's Open, NewReader and
-// OpenIndex receive: the Options of one Open applied in order, and
-// Limits resolved (Limits.WithDefaults: no zero field, lifted fields at
-// their maximum), so a format applies them as they are. The root makes
-// one per Open; a format package's own Open and NewReader take Options
-// and resolve them into one. A Format resolves the Config it is handed
-// again, so a Config literal passed to it works too.
+// OpenIndex receive: the Options of one Open applied in order. Limits
+// stays the request as the Options set it; the library resolves it once
+// per Open into a bound for every field (what Limits.WithDefaults shows),
+// which the formats apply. The root makes one per Open; a format
+// package's own Open and NewReader take Options and resolve them into
+// one. A Format resolves the Config it is handed again, so a Config
+// literal passed to it works too.
 type Config struct {
 	// Password returns the password for the archive (entry == nil: encrypted
 	// headers) or for one entry. Nil means no password is known: encrypted
 	// data fails with an error matching the root's ErrPasswordRequired.
 	Password func(entry *Entry) (string, error)
-	// Limits are the limits in force, resolved.
+	// Limits are the limits asked for (zero fields: DefaultLimits,
+	// negative: lifted), as WithLimits set them.
 	Limits Limits
 	// Name is the path of the first volume ("" when not opened from a file);
 	// OpenVolume opens the others. Both may be empty: then a multi-volume

@@ -72,7 +72,7 @@ type Archive struct {
 	closed  atomic.Bool
 	p       *headerReader // the header reader; after Open, what the headers said
 	keys    keyring       // passwords and derived keys (keyring.go)
-	limits  limits        // Config.Limits resolved
+	limits  limits        // Config.Bounds, the resolved limits
 	count   indexCount    // what the index holds (MaxEntries, MaxHeaderMemory)
 	vols    []volume
 	files   []*file      // every entry, hidden file versions included
@@ -232,7 +232,7 @@ func openArchive(ra io.ReaderAt, size int64, cfg *arc.Config, fromFirst bool) (*
 // newArchive returns an Archive with no volume yet: its keyring, resolved
 // limits and header reader.
 func newArchive(cfg *arc.Config) *Archive {
-	a := &Archive{keys: newKeyring(cfg), limits: resolveLimits(cfg.Limits), cacheIdx: -1}
+	a := &Archive{keys: newKeyring(cfg), limits: resolveLimits(&cfg.Bounds), cacheIdx: -1}
 	a.p = newHeaderReader(cfg, &a.keys, &a.limits)
 	a.cacheMax = min(a.limits.mem/4, 256<<20)
 	return a

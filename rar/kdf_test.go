@@ -126,7 +126,7 @@ func TestKDFBudget(t *testing.T) {
 		}
 		// One salt for all: one derivation, well under the limit, and
 		// reading it again (even every entry twice) costs nothing more.
-		b := conf.NewBudget(lim)
+		b := conf.NewBudget(conf.MustLimits(lim))
 		for pass := 0; pass < 2; pass++ {
 			for i, err := range readEach(t, tc.data(false), &arc.Config{Password: pw, Limits: lim}, conf.Budget(b)) {
 				only(t, fmt.Sprintf("%s shared salt, entry %d", tc.name, i), err, errs.ErrPassword)

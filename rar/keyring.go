@@ -38,7 +38,7 @@ func newKeyring(cfg *arc.Config) keyring {
 	b := cfg.Budget
 	if b == nil {
 		// Used without the root: the archive still gets its own account.
-		b = engine.NewBudget(cfg.Limits.MaxKDFRounds)
+		b = engine.NewBudget(cfg.Bounds.MaxKDFRounds)
 	}
 	return keyring{ask: cfg.Password, budget: b}
 }

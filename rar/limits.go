@@ -4,12 +4,13 @@ import (
 	"unsafe"
 
 	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/engine"
 	"github.com/go-unarc/unarc/internal/errs"
 )
 
-// limits are Config.Limits resolved once for an archive (defaults
-// applied): the header reader checks the index against them, the entry
-// readers the sizes and dictionaries.
+// limits are what rar applies of an archive's resolved limits
+// (cfg.Bounds): the header reader checks the index against them, the
+// entry readers the sizes and dictionaries.
 type limits struct {
 	dict      int64 // MaxDictionary
 	mem       int64 // MaxMemory
@@ -18,12 +19,11 @@ type limits struct {
 	headerMem int64 // MaxHeaderMemory
 }
 
-// resolveLimits takes what rar applies from l, which conf resolved (a
-// Config's Limits are in force as they are).
-func resolveLimits(l arc.Limits) limits {
-	r := l
-	return limits{dict: r.MaxDictionary, mem: r.MaxMemory, entrySize: r.MaxEntrySize,
-		entries: r.MaxEntries, headerMem: r.MaxHeaderMemory}
+// resolveLimits takes what rar applies from l, which conf resolved: the
+// values are in force as they are, nothing is defaulted here.
+func resolveLimits(l *engine.Limits) limits {
+	return limits{dict: l.MaxDictionary, mem: l.MaxMemory, entrySize: l.MaxEntrySize,
+		entries: l.MaxEntries, headerMem: l.MaxHeaderMemory}
 }
 
 // checkSize applies Limits.MaxEntrySize to the declared size.

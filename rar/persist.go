@@ -341,7 +341,7 @@ func openIndex(ra io.ReaderAt, size int64, payload []byte, cfg *arc.Config) (arc
 		}
 		fulls = append(fulls, all)
 	}
-	lim := c.Limits
+	lim := c.Bounds
 	n := d.Count(indexfmt.MinEntrySize+24, int(min(lim.MaxEntries, 1<<40)), "files")
 	if d.Err != nil {
 		return nil, d.Err

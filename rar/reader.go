@@ -63,7 +63,7 @@ func NewReader(r io.Reader, opts ...arc.Option) (*Reader, error) {
 	if err := conf.Apply(cfg, opts...); err != nil {
 		return nil, err
 	}
-	rd := &Reader{keys: newKeyring(cfg), limits: resolveLimits(cfg.Limits), name: cfg.Name, vols: 1}
+	rd := &Reader{keys: newKeyring(cfg), limits: resolveLimits(&cfg.Bounds), name: cfg.Name, vols: 1}
 	p := newHeaderReader(cfg, &rd.keys, &rd.limits)
 	rd.p = p
 	if err := p.beginStream(r, 0); err != nil {

@@ -127,8 +127,11 @@ func TestReaderCloseReturnsDecryptor(t *testing.T) {
 func TestDerive5Cache(t *testing.T) {
 	const lg2 = 4
 	per := int64(1<<lg2 + 32)
-	cfg := &arc.Config{Limits: arc.Limits{MaxKDFRounds: 2 * per}}
-	kr := newKeyring(cfg)
+	cfg, err := conf.New(arc.WithLimits(arc.Limits{MaxKDFRounds: 2 * per}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	kr := newKeyring(&cfg)
 	a, b, c := []byte("salt-a-0123456789"), []byte("salt-b-0123456789"), []byte("salt-c-0123456789")
 	for i, salt := range [][]byte{a, b, a, a, b, a, b} {
 		k, err := kr.derive5("pw", salt, lg2)

@@ -362,7 +362,7 @@ func Open(ra io.ReaderAt, size int64, opts ...arc.Option) (*Archive, error) {
 		return nil, err
 	}
 	if a.cfg.Budget == nil { // used without the root: the limits still hold
-		a.cfg.Budget = conf.NewBudget(a.cfg.Limits)
+		a.cfg.Budget = conf.NewBudget(a.cfg.Bounds)
 	}
 	ra, size, err := joinVolumes(ra, size, &a.cfg)
 	if err != nil {
@@ -391,7 +391,7 @@ func Open(ra io.ReaderAt, size int64, opts ...arc.Option) (*Archive, error) {
 		}
 		return nil, errs.Truncated("7z header lies beyond the end of the archive")
 	}
-	a.mem = &memAccount{max: a.cfg.Limits.MaxHeaderMemory}
+	a.mem = &memAccount{max: a.cfg.Bounds.MaxHeaderMemory}
 	if err := a.mem.charge(sh.nextSize, "7z header"); err != nil {
 		return nil, err
 	}
@@ -458,7 +458,7 @@ func (a *Archive) recoverHeader(sh startHeader) error {
 	if n < 3 {
 		return fail
 	}
-	mem := &memAccount{max: a.cfg.Limits.MaxHeaderMemory}
+	mem := &memAccount{max: a.cfg.Bounds.MaxHeaderMemory}
 	if err := mem.charge(n, "7z header search"); err != nil {
 		return err
 	}
@@ -482,7 +482,7 @@ func (a *Archive) recoverHeader(sh startHeader) error {
 		}
 		tries++
 		a.hdrRanges = a.hdrRanges[:1] // the start header; a failed candidate's ranges go
-		a.mem = &memAccount{max: a.cfg.Limits.MaxHeaderMemory, used: n}
+		a.mem = &memAccount{max: a.cfg.Bounds.MaxHeaderMemory, used: n}
 		a.si, a.entries = nil, nil
 		if err := a.parseHeader(hdr); err != nil {
 			if errors.Is(err, errs.ErrLimit) || errors.Is(err, errs.ErrPasswordRequired) || errors.Is(err, errs.ErrPassword) {
@@ -501,7 +501,7 @@ func (a *Archive) recoverHeader(sh startHeader) error {
 // parseHeader decodes encoded headers until a plain one, then parses it.
 func (a *Archive) parseHeader(hdr []byte) error {
 	for depth := 0; ; depth++ {
-		r := &hreader{b: hdr, mem: a.mem, maxEntries: a.cfg.Limits.MaxEntries}
+		r := &hreader{b: hdr, mem: a.mem, maxEntries: a.cfg.Bounds.MaxEntries}
 		switch id := r.number(); id {
 		case idHeader:
 			a.hdrPlain = hdr

@@ -8,6 +8,7 @@ import (
 	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/internal/aes7z"
 	"github.com/go-unarc/unarc/internal/bcj"
+	"github.com/go-unarc/unarc/internal/engine"
 	"github.com/go-unarc/unarc/internal/errs"
 )
 
@@ -49,7 +50,7 @@ type decodeEnv struct {
 	a        *Archive
 	entry    *arc.Entry
 	stored   bool
-	limits   arc.Limits
+	limits   engine.Limits
 	closers  []io.Closer // released when the folder decoder is closed
 	workers  int         // goroutines a coder may use (LZMA2 blocks, BZip2); <= 1: one
 	cpz      cpDecoder   // the last LZMA2, LZMA or BZip2 decoder built (checkpoints, seek.go)

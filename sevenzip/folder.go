@@ -177,9 +177,9 @@ func (a *Archive) newFolderReader(si *streamsInfo, fi int, e *arc.Entry, workers
 	a.mu.Lock()
 	a.folderStarts++
 	a.mu.Unlock()
-	fr.env.limits = a.cfg.Limits
+	fr.env.limits = a.cfg.Bounds
 	fr.env.workers = workers
-	fr.maxRatio, fr.ratioFloor = a.cfg.Limits.MaxRatio, max(a.cfg.Limits.RatioFloor, f.unpackSizes[f.mainOut])
+	fr.maxRatio, fr.ratioFloor = a.cfg.Bounds.MaxRatio, max(a.cfg.Bounds.RatioFloor, f.unpackSizes[f.mainOut])
 	fr.env.a, fr.env.entry = a, e
 	fr.env.stored = a.storedKeys != nil
 	// Map stream indices to coders.

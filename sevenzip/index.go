@@ -162,8 +162,8 @@ func (a *Archive) readFiles(r *hreader) {
 		r.fail("%d files cannot be described by the header (%d streams, %d bytes left)", n64, numStreams, r.left())
 		return
 	}
-	if n64 > uint64(a.cfg.Limits.MaxEntries) {
-		r.err = errs.Limit("7z: %d entries declared, above MaxEntries (%d)", n64, a.cfg.Limits.MaxEntries)
+	if n64 > uint64(a.cfg.Bounds.MaxEntries) {
+		r.err = errs.Limit("7z: %d entries declared, above MaxEntries (%d)", n64, a.cfg.Bounds.MaxEntries)
 		return
 	}
 	n := int(n64)

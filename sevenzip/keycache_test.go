@@ -17,7 +17,7 @@ func TestKeyCache(t *testing.T) {
 	pa, pb, pc := mk("salt-a"), mk("salt-b"), mk("salt-c")
 	per := aes7z.Rounds(pa)
 	a := &Archive{}
-	a.cfg.Budget = conf.NewBudget(arc.Limits{MaxKDFRounds: 2 * per})
+	a.cfg.Budget = conf.NewBudget(conf.MustLimits(arc.Limits{MaxKDFRounds: 2 * per}))
 	for i, p := range []*aes7z.Props{pa, pb, pa, pa, pb, pa, pb} {
 		k, err := a.key("pw", p)
 		if err != nil {

@@ -39,8 +39,8 @@ func (a *Archive) planFolder(si *streamsInfo, f *folder, inBase, outBase []int) 
 			n = m.mem
 		}
 		total += n
-		if total > a.cfg.Limits.MaxMemory || total < 0 {
-			return nil, 0, errs.Limit("7z: the folder's decoders need %d bytes or more, above MaxMemory (%d)", total, a.cfg.Limits.MaxMemory)
+		if total > a.cfg.Bounds.MaxMemory || total < 0 {
+			return nil, 0, errs.Limit("7z: the folder's decoders need %d bytes or more, above MaxMemory (%d)", total, a.cfg.Bounds.MaxMemory)
 		}
 	}
 	return plans, total, nil
@@ -67,7 +67,7 @@ func (a *Archive) folderMemory(fi int) int64 {
 	inBase, outBase := streamBases(f)
 	_, total, err := a.planFolder(a.si, f, inBase, outBase)
 	if err != nil {
-		return a.cfg.Limits.MaxMemory
+		return a.cfg.Bounds.MaxMemory
 	}
 	return total
 }

@@ -67,8 +67,8 @@ func lzmaMemory(a *Archive, si *streamsInfo, f *folder, inBase, outBase []int, c
 		return -1, false, nil // newLZMA reports the bad properties
 	}
 	w := min(max(dict, 4096), f.unpackSizes[outBase[ci]])
-	if w > a.cfg.Limits.MaxDictionary {
-		return 0, false, errs.Limit("7z: LZMA window of %d bytes, above MaxDictionary (%d)", w, a.cfg.Limits.MaxDictionary)
+	if w > a.cfg.Bounds.MaxDictionary {
+		return 0, false, errs.Limit("7z: LZMA window of %d bytes, above MaxDictionary (%d)", w, a.cfg.Bounds.MaxDictionary)
 	}
 	in := a.inputBound(si, f, inBase, outBase, ci, 0)
 	return w + lit + lzmaFixedMem, w > growWindowOver && (in < 0 || w > 4*in), nil

@@ -164,7 +164,7 @@ func openIndex(ra io.ReaderAt, size int64, payload []byte, cfg *arc.Config) (arc
 	}
 	a := &Archive{cfg: c}
 	if a.cfg.Budget == nil {
-		a.cfg.Budget = conf.NewBudget(a.cfg.Limits)
+		a.cfg.Budget = conf.NewBudget(a.cfg.Bounds)
 	}
 	ra, size, err = joinVolumes(ra, size, &a.cfg)
 	if err != nil {
@@ -220,14 +220,14 @@ func openIndex(ra io.ReaderAt, size int64, payload []byte, cfg *arc.Config) (arc
 	if len(hdr) == 0 {
 		return a, nil // an empty archive
 	}
-	a.mem = &memAccount{max: a.cfg.Limits.MaxHeaderMemory}
+	a.mem = &memAccount{max: a.cfg.Bounds.MaxHeaderMemory}
 	if err := a.mem.charge(int64(len(hdr)), "7z header"); err != nil {
 		return nil, err
 	}
 	// The index's bytes stay the caller's: keep a copy (entry names may
 	// point into it).
 	hdr = append([]byte(nil), hdr...)
-	r := &hreader{b: hdr, mem: a.mem, maxEntries: a.cfg.Limits.MaxEntries}
+	r := &hreader{b: hdr, mem: a.mem, maxEntries: a.cfg.Bounds.MaxEntries}
 	if id := r.number(); id != idHeader {
 		return nil, engine.Stale("damaged index: not a plain 7z header")
 	}

@@ -423,8 +423,8 @@ func (a *Archive) aesAt(fr *folderReader, c *coder, outLen, off, size, in int64)
 func (a *Archive) partialFolder(fi int, e *arc.Entry, sh chainShape) *folderReader {
 	fr := getFolder(fi)
 	fr.encrypt = sh.aes >= 0
-	fr.env.limits = a.cfg.Limits
-	fr.maxRatio, fr.ratioFloor = a.cfg.Limits.MaxRatio, a.cfg.Limits.RatioFloor
+	fr.env.limits = a.cfg.Bounds
+	fr.maxRatio, fr.ratioFloor = a.cfg.Bounds.MaxRatio, a.cfg.Bounds.RatioFloor
 	fr.env.a, fr.env.entry = a, e
 	fr.env.stored = a.storedKeys != nil // keys an index brought, as newFolderReader
 	return fr

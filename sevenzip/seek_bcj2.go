@@ -248,7 +248,7 @@ func (a *Archive) resumeBCJ2(fi int, sh chainShape, cp engine.Checkpoint, e *arc
 		fr.Close()
 		return nil, err
 	}
-	maxDict := lzma.MaxDict(a.cfg.Limits.MaxDictionary)
+	maxDict := lzma.MaxDict(a.cfg.Bounds.MaxDictionary)
 	var rs [4]io.Reader
 	dec := &bcj2Decoder{}
 	for j, r := range ins {

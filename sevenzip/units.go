@@ -12,7 +12,7 @@ func (a *Archive) units() []int {
 	u := make([]int, len(a.entries))
 	big := make(map[int]bool)
 	firstBig := -1
-	share := a.cfg.Limits.MaxMemory / int64(max(a.cfg.Workers, 2))
+	share := a.cfg.Bounds.MaxMemory / int64(max(a.cfg.Workers, 2))
 	for i := range u {
 		if k := a.stream[i]; k >= 0 {
 			fi := int(a.streamFolder[k])

@@ -12,6 +12,7 @@ import (
 
 	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/internal/cpcache"
+	"github.com/go-unarc/unarc/internal/engine"
 	"github.com/go-unarc/unarc/internal/engine/conf"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/pool"
@@ -141,7 +142,7 @@ type Archive struct {
 	size    int64
 	kind    compKind
 	bare    bool
-	lim     arc.Limits
+	lim     engine.Limits
 	workers int
 	check   string // streamCheck
 	ents    []*arc.Entry
@@ -224,7 +225,7 @@ func (p *prefixReader) Read(b []byte) (int, error) {
 // start opens a decoding pass over src (size bytes, -1: unknown): the
 // decompressor (kind != None), the limit guard, and the first block
 // decoded into head.
-func (c *cursor) start(src io.Reader, size int64, kind compKind, lim *arc.Limits, workers int, head []byte) (int, error) {
+func (c *cursor) start(src io.Reader, size int64, kind compKind, lim *engine.Limits, workers int, head []byte) (int, error) {
 	c.in.r = src
 	c.in.n.Store(0)
 	c.next = 0
@@ -262,7 +263,7 @@ func readsAhead(k compKind) bool {
 // only block by block); without room for both the stream is decoded on
 // the caller's goroutine, so a worker count never changes what the
 // limits admit.
-func aheadFits(k compKind, lim *arc.Limits) bool {
+func aheadFits(k compKind, lim *engine.Limits) bool {
 	need := lzmaWindow(lim)
 	if c := compressorOf(k); c != nil && c.aheadWindow != nil {
 		need = c.aheadWindow(lim)
@@ -307,7 +308,7 @@ func Open(ra io.ReaderAt, size int64, opts ...arc.Option) (*Archive, error) {
 	if err != nil {
 		return nil, err
 	}
-	a := &Archive{ra: ra, size: size, lim: cfg.Limits, workers: cfg.Workers}
+	a := &Archive{ra: ra, size: size, lim: cfg.Bounds, workers: cfg.Workers}
 	hp := readHead(ra, size)
 	head := *hp
 	a.kind = detectKind(head)

@@ -15,6 +15,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/engine"
 	"github.com/go-unarc/unarc/internal/engine/conf"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/testutil"
@@ -328,12 +329,12 @@ func TestAheadReadAfterStop(t *testing.T) {
 // goroutine (and still reads fine: the worker count never changes what
 // the limits admit).
 func TestReadAheadCounted(t *testing.T) {
-	def := arc.Limits{}.WithDefaults()
-	tight := arc.Limits{MaxMemory: 8 << 20}.WithDefaults() // dictionary limit 4 GiB > MaxMemory
-	small := arc.Limits{MaxMemory: 8 << 20, MaxDictionary: 1 << 20}.WithDefaults()
+	def := conf.MustLimits(arc.Limits{})
+	tight := conf.MustLimits(arc.Limits{MaxMemory: 8 << 20}) // dictionary limit 4 GiB > MaxMemory
+	small := conf.MustLimits(arc.Limits{MaxMemory: 8 << 20, MaxDictionary: 1 << 20})
 	for _, c := range []struct {
 		kind compKind
-		lim  arc.Limits
+		lim  engine.Limits
 		want bool
 	}{
 		{kindGzip, def, true}, {kindGzip, tight, true},
@@ -346,7 +347,7 @@ func TestReadAheadCounted(t *testing.T) {
 	}
 	data := readTestdata(t, "small.tar.zst")
 	for _, c := range []struct {
-		lim  arc.Limits
+		lim  engine.Limits
 		want bool
 	}{{def, true}, {tight, false}, {small, true}} {
 		var d decomp

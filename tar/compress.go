@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/engine"
+	"github.com/go-unarc/unarc/internal/engine/conf"
 	"github.com/go-unarc/unarc/internal/errs"
 )
 
@@ -68,15 +70,15 @@ type decomp struct {
 }
 
 // open starts a decoder of kind over src, which holds size bytes (-1:
-// unknown), with the limits in lim (resolved with WithDefaults).
-func (d *decomp) open(kind compKind, src io.Reader, size int64, lim *arc.Limits, workers int) error {
+// unknown), with the limits in lim (resolved by conf).
+func (d *decomp) open(kind compKind, src io.Reader, size int64, lim *engine.Limits, workers int) error {
 	return d.openCap(kind, src, size, lim, workers, 0)
 }
 
 // openCap is open for a caller that reads no more than the first
 // zcap bytes of output (0: all): a zstd frame's window is lowered to
 // that (zstdframe.Bound.Cap).
-func (d *decomp) openCap(kind compKind, src io.Reader, size int64, lim *arc.Limits, workers int, zcap uint64) error {
+func (d *decomp) openCap(kind compKind, src io.Reader, size int64, lim *engine.Limits, workers int, zcap uint64) error {
 	*d = decomp{kind: kind}
 	c := compressorOf(kind)
 	if c == nil {
@@ -187,7 +189,7 @@ type guard struct {
 	err      error // sticky once a limit is passed: a reader that drops the error with its bytes (io.ReadFull) meets it again
 }
 
-func (g *guard) reset(r io.Reader, in *countReader, lim *arc.Limits) {
+func (g *guard) reset(r io.Reader, in *countReader, lim *engine.Limits) {
 	*g = guard{r: r, in: in, maxTotal: lim.MaxTotalSize, maxRatio: lim.MaxRatio, floor: lim.RatioFloor}
 }
 
@@ -218,7 +220,7 @@ const peekCap = 1 << 20
 // prefix of it) for detection; it returns how many it got.
 func peekDecoded(kind compKind, head []byte, buf []byte) int {
 	var d decomp
-	lim := arc.Limits{}.WithDefaults()
+	lim := conf.MustLimits(arc.Limits{}) // the defaults, resolved
 	if d.openCap(kind, bytes.NewReader(head), -1, &lim, 1, peekCap) != nil {
 		d.Close()
 		return 0

@@ -3,7 +3,6 @@ package tar
 import (
 	"io"
 
-	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/internal/engine"
 	"github.com/go-unarc/unarc/internal/errs"
 )
@@ -44,14 +43,14 @@ type compressor struct {
 	// zcap bytes of output (0: all) may get a smaller window. It may
 	// set d.name and d.mod (gzip's FNAME and MTIME). On error the
 	// returned decoder, if not nil, is released.
-	open func(d *decomp, src io.Reader, size int64, lim *arc.Limits, workers int, zcap uint64) (decoder, error)
+	open func(d *decomp, src io.Reader, size int64, lim *engine.Limits, workers int, zcap uint64) (decoder, error)
 
 	// aheadWindow, if set, says the decoder runs on one goroutine, so
 	// decoding ahead on another overlaps it with the caller's work, and
 	// returns the most its window may hold under lim (the read-ahead
 	// ring counts against MaxMemory on top of it). nil: the decoder
 	// uses Workers itself.
-	aheadWindow func(lim *arc.Limits) int64
+	aheadWindow func(lim *engine.Limits) int64
 
 	// cpKind is the kind of its checkpoints (checkpoint.go); cpInBits
 	// says their In counts bits of the input, not bytes.
@@ -64,7 +63,7 @@ type compressor struct {
 	stream func(a *Archive, cp *engine.Checkpoint, in *countReader, at int64) (cpStream, error)
 
 	// cpStateMax bounds a restored checkpoint's state under lim.
-	cpStateMax func(lim *arc.Limits) int64
+	cpStateMax func(lim *engine.Limits) int64
 
 	// mapErr, if set, maps the decoder's own errors that are not the
 	// package's sentinels (a checksum, a limit) to one; nil: ErrCorrupt.

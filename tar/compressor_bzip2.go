@@ -3,7 +3,6 @@ package tar
 import (
 	"io"
 
-	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/internal/bzip2"
 	"github.com/go-unarc/unarc/internal/engine"
 	"github.com/go-unarc/unarc/internal/pool"
@@ -31,7 +30,7 @@ func init() {
 			b := &bzip2Stream{z: bzip2Pool.Get()}
 			return b, b.start(cp, in, a.lim.MaxMemory)
 		},
-		cpStateMax: func(*arc.Limits) int64 { return bzip2.CheckpointStateSize },
+		cpStateMax: func(*engine.Limits) int64 { return bzip2.CheckpointStateSize },
 	})
 }
 
@@ -39,7 +38,7 @@ func init() {
 // allocation as an interface).
 type bzip2Decoder struct{ z *bzip2.Reader }
 
-func openBzip2(_ *decomp, src io.Reader, _ int64, lim *arc.Limits, workers int, _ uint64) (decoder, error) {
+func openBzip2(_ *decomp, src io.Reader, _ int64, lim *engine.Limits, workers int, _ uint64) (decoder, error) {
 	z := bzip2Pool.Get()
 	return bzip2Decoder{z}, z.Reset(src, bzip2.MaxMemory(lim.MaxMemory), bzip2.Workers(workers))
 }

@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"io"
 
-	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/internal/engine"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/pool"
@@ -24,18 +23,18 @@ func init() {
 		sniff:       func(b []byte) bool { return len(b) >= 3 && b[0] == 0x1f && b[1] == 0x8b && b[2] == 8 },
 		check:       func([]byte) string { return "gzip CRC32" },
 		open:        openGzip,
-		aheadWindow: func(*arc.Limits) int64 { return 64 << 10 },
+		aheadWindow: func(*engine.Limits) int64 { return 64 << 10 },
 		cpKind:      cpGzip,
 		cpInBits:    true,
 		stream: func(_ *Archive, cp *engine.Checkpoint, in *countReader, at int64) (cpStream, error) {
 			g := new(gzipStream)
 			return g, g.resetAt(in, at, cp)
 		},
-		cpStateMax: func(*arc.Limits) int64 { return gzipCPHead + 2 + 64<<10 },
+		cpStateMax: func(*engine.Limits) int64 { return gzipCPHead + 2 + 64<<10 },
 	})
 }
 
-func openGzip(d *decomp, src io.Reader, _ int64, _ *arc.Limits, _ int, _ uint64) (decoder, error) {
+func openGzip(d *decomp, src io.Reader, _ int64, _ *engine.Limits, _ int, _ uint64) (decoder, error) {
 	g := gzipPool.Get()
 	err := g.reset(src)
 	if err == nil {

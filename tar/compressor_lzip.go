@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"io"
 
-	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/internal/engine"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/lzma"
@@ -24,7 +23,7 @@ func init() {
 		suffixes: [][2]string{{".tlz", ".tar"}, {".lz", ""}},
 		sniff:    func(b []byte) bool { return len(b) >= 5 && string(b[:4]) == "LZIP" },
 		check:    func([]byte) string { return "lzip CRC32" },
-		open: func(_ *decomp, src io.Reader, _ int64, lim *arc.Limits, _ int, _ uint64) (decoder, error) {
+		open: func(_ *decomp, src io.Reader, _ int64, lim *engine.Limits, _ int, _ uint64) (decoder, error) {
 			z := lzipPool.Get()
 			return z, z.reset(src, lim.MaxDictionary)
 		},

@@ -4,7 +4,6 @@ import (
 	"encoding/binary"
 	"io"
 
-	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/internal/engine"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/lzma"
@@ -24,7 +23,7 @@ func init() {
 		ext:      "lzma",
 		suffixes: [][2]string{{".lzma", ""}},
 		sniff:    isLZMAHeader, // no magic: last in compKind order
-		open: func(_ *decomp, src io.Reader, _ int64, lim *arc.Limits, _ int, _ uint64) (decoder, error) {
+		open: func(_ *decomp, src io.Reader, _ int64, lim *engine.Limits, _ int, _ uint64) (decoder, error) {
 			z := lzmaPool.Get()
 			return lzmaDecoder{z}, z.ResetLZMAHeader(src, lzma.MaxDict(min(lim.MaxDictionary, lim.MaxMemory)))
 		},
@@ -40,11 +39,11 @@ func init() {
 
 // lzmaWindow is the most an LZMA-family window holds under lim: its
 // streams announce their dictionary only block by block.
-func lzmaWindow(lim *arc.Limits) int64 { return min(lim.MaxDictionary, lim.MaxMemory) }
+func lzmaWindow(lim *engine.Limits) int64 { return min(lim.MaxDictionary, lim.MaxMemory) }
 
 // lzmaStateMax bounds an LZMA-family checkpoint state: the window, the
 // probabilities and the container's fields.
-func lzmaStateMax(lim *arc.Limits) int64 {
+func lzmaStateMax(lim *engine.Limits) int64 {
 	return lzmaWindow(lim) + 2*(4096+0x300<<4) + 128 + lzipCPHead + xz.CheckpointOverhead
 }
 

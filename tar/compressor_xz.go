@@ -3,7 +3,6 @@ package tar
 import (
 	"io"
 
-	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/internal/engine"
 	"github.com/go-unarc/unarc/internal/pool"
 	"github.com/go-unarc/unarc/internal/xz"
@@ -22,7 +21,7 @@ func init() {
 		suffixes: [][2]string{{".txz", ".tar"}, {".xz", ""}},
 		sniff:    func(b []byte) bool { return len(b) >= 6 && string(b[:6]) == "\xfd7zXZ\x00" },
 		check:    xzCheck,
-		open: func(_ *decomp, src io.Reader, _ int64, lim *arc.Limits, _ int, _ uint64) (decoder, error) {
+		open: func(_ *decomp, src io.Reader, _ int64, lim *engine.Limits, _ int, _ uint64) (decoder, error) {
 			z := xzPool.Get()
 			return xzDecoder{z}, z.Reset(src, xz.MaxMemory(lim.MaxMemory), xz.MaxDict(lim.MaxDictionary))
 		},

@@ -6,7 +6,6 @@ import (
 
 	"github.com/klauspost/compress/zstd"
 
-	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/internal/engine"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/pool"
@@ -46,7 +45,7 @@ func init() {
 			z := &zstdStream{zd: zstdPool.Get()}
 			return z, z.start(a, cp, in)
 		},
-		cpStateMax: func(*arc.Limits) int64 { return zstdframe.StateLen },
+		cpStateMax: func(*engine.Limits) int64 { return zstdframe.StateLen },
 		mapErr: func(kind compKind, err error) error {
 			switch {
 			case errors.Is(err, zstd.ErrCRCMismatch):
@@ -84,7 +83,7 @@ type zstdDecoder struct {
 	zf   zstdframe.Reader
 }
 
-func openZstd(_ *decomp, src io.Reader, size int64, lim *arc.Limits, workers int, zcap uint64) (decoder, error) {
+func openZstd(_ *decomp, src io.Reader, size int64, lim *engine.Limits, workers int, zcap uint64) (decoder, error) {
 	// Each frame's window is held to the limits and to what the
 	// input can fill before the decoder sees the frame (zstdframe's
 	// Bound): the decoder allocates a frame's whole window when the

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/engine/conf"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/testutil"
 )
@@ -162,7 +163,7 @@ func tarStream(t testutil.TB, p string) []byte {
 		data, _ = io.ReadAll(io.LimitReader(bzip2.NewReader(bytes.NewReader(data)), keep))
 	case detectKind(data) != kindNone:
 		var c cursor
-		lim := arc.Limits{}.WithDefaults()
+		lim := conf.MustLimits(arc.Limits{})
 		if _, err := c.start(bytes.NewReader(data), int64(len(data)), detectKind(data), &lim, 1, c.hb[:]); err != nil {
 			return nil
 		}

@@ -136,7 +136,7 @@ func openIndex(ra io.ReaderAt, size int64, payload []byte, cfg *arc.Config) (arc
 	if err != nil {
 		return nil, err
 	}
-	a := &Archive{ra: ra, size: size, lim: c.Limits, workers: c.Workers}
+	a := &Archive{ra: ra, size: size, lim: c.Bounds, workers: c.Workers}
 	hp := readHead(ra, size)
 	a.kind = detectKind(*hp)
 	a.check = streamCheck(a.kind, *hp)

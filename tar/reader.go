@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/engine"
 	"github.com/go-unarc/unarc/internal/engine/conf"
 	"github.com/go-unarc/unarc/internal/errs"
 )
@@ -18,7 +19,7 @@ type Reader struct {
 	check string // streamCheck
 	bare  bool
 	input string // cfg.Name, for a single file's name
-	lim   arc.Limits
+	lim   engine.Limits
 	n     int // entries returned
 	cur   *arc.Entry
 	warns []error // dotWarning's, as entries are returned
@@ -34,7 +35,7 @@ func NewReader(r io.Reader, opts ...arc.Option) (*Reader, error) {
 	if err != nil {
 		return nil, err
 	}
-	z := &Reader{lim: cfg.Limits, input: cfg.Name}
+	z := &Reader{lim: cfg.Bounds, input: cfg.Name}
 	var first []byte
 	src := r
 	if pk, ok := r.(interface{ Peek(int) ([]byte, error) }); ok {

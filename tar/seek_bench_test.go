@@ -11,6 +11,7 @@ import (
 	"github.com/klauspost/compress/gzip"
 
 	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/engine/conf"
 	"github.com/go-unarc/unarc/internal/testutil"
 )
 
@@ -25,7 +26,7 @@ func BenchmarkGzipDecoders(b *testing.B) {
 	if err != nil {
 		b.Skipf("no cached tarball (run BenchmarkExtract in the root package first): %v", err)
 	}
-	lim := arc.Limits{}.WithDefaults()
+	lim := conf.MustLimits(arc.Limits{})
 	for _, c := range []struct {
 		name string
 		open func(in *countReader) (io.Reader, func(), error)

@@ -516,7 +516,7 @@ func (a *Archive) readDirectory(d *directory) error {
 		return errNoDir
 	}
 	a.dirStart = start // the index digests [dirStart, size): directory and end records (persist.go)
-	lim := &a.cfg.Limits
+	lim := &a.cfg.Bounds
 	// The declared count is a claim: what is allocated up front is bounded
 	// by what the directory's bytes can hold (46 bytes per header at
 	// least), and the limits are checked against that.

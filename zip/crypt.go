@@ -121,7 +121,7 @@ func (c *keyCache) derive(cfg *arc.Config, pw string, salt []byte, keyLen int, h
 		c.budget = cfg.Budget
 		if c.budget == nil {
 			// Used without the root: the archive still gets its own account.
-			c.budget = conf.NewBudget(cfg.Limits)
+			c.budget = conf.NewBudget(cfg.Bounds)
 		}
 	}
 	b := c.budget

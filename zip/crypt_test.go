@@ -404,7 +404,7 @@ func TestWinZipKDFBudget(t *testing.T) {
 	lim := arc.Limits{MaxKDFRounds: 2 * zipcrypto.Rounds}
 	cfg := pwConfig(cryptPassword)
 	cfg.Limits = lim
-	cfg.Budget = conf.NewBudget(lim)
+	cfg.Budget = conf.NewBudget(conf.MustLimits(lim))
 	a, err := Open(bytes.NewReader(data), int64(len(data)), conf.From(cfg))
 	if err != nil {
 		t.Fatal(err)
@@ -440,7 +440,7 @@ func TestWinZipKDFBudget(t *testing.T) {
 		t.Errorf("own budget: %v, want ErrLimit", last)
 	}
 	// The Reader charges the same way.
-	cfg.Budget = conf.NewBudget(lim)
+	cfg.Budget = conf.NewBudget(conf.MustLimits(lim))
 	z, _ := NewReader(bytes.NewReader(data), conf.From(cfg))
 	defer z.Close()
 	last = nil

@@ -38,7 +38,7 @@ func openBZip2(r io.Reader, f *file, cfg *arc.Config) (io.ReadCloser, error) {
 // goroutines each holding a token of wp (nil: the reader's own).
 func openBZip2Shared(r io.Reader, f *file, cfg *arc.Config, wp *engine.WorkerPool) (io.ReadCloser, error) {
 	z := bzip2Readers.Get()
-	opts := [3]bzip2.Option{bzip2.MaxMemory(cfg.Limits.MaxMemory), bzip2.Workers(cfg.Workers), bzip2.Shared(nil)}
+	opts := [3]bzip2.Option{bzip2.MaxMemory(cfg.Bounds.MaxMemory), bzip2.Workers(cfg.Workers), bzip2.Shared(nil)}
 	if wp != nil {
 		opts[2] = bzip2.Shared(wp)
 	}
@@ -70,7 +70,7 @@ func init() {
 		},
 		resume: func(x *resumeAt) (io.ReadCloser, cpDecoder, bool, error) {
 			z := bzip2Readers.Get()
-			if err := z.ResetAt(x.r, x.cp.State, x.cp.Out, x.cp.In, bzip2.MaxMemory(x.a.cfg.Limits.MaxMemory)); err != nil {
+			if err := z.ResetAt(x.r, x.cp.State, x.cp.Out, x.cp.In, bzip2.MaxMemory(x.a.cfg.Bounds.MaxMemory)); err != nil {
 				bzip2Entry{z}.Close()
 				return nil, nil, false, mapMethodErr(err)
 			}

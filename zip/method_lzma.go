@@ -68,7 +68,7 @@ func resetLZMA(lz **lzma.Reader, r io.Reader, f *file, cfg *arc.Config) (*lzma.R
 		*lz = new(lzma.Reader)
 	}
 	// The window is the decoder's memory: it answers to both limits.
-	err := (*lz).ResetZip(r, size, lzma.MaxDict(min(cfg.Limits.MaxDictionary, cfg.Limits.MaxMemory)))
+	err := (*lz).ResetZip(r, size, lzma.MaxDict(min(cfg.Bounds.MaxDictionary, cfg.Bounds.MaxMemory)))
 	return *lz, err
 }
 
@@ -90,7 +90,7 @@ func resumeLZMA(x *resumeAt) (io.ReadCloser, cpDecoder, bool, error) {
 	if err != nil {
 		return nil, nil, false, err
 	}
-	f, lim := x.f, &x.a.cfg.Limits
+	f, lim := x.f, &x.a.cfg.Bounds
 	usize := int64(f.usize)
 	if f.flags&flagLZMAEOS != 0 {
 		usize = -1

@@ -61,7 +61,7 @@ func resumePPMd(x *resumeAt) (io.ReadCloser, cpDecoder, bool, error) {
 		return nil, nil, false, errs.EOF(err, "PPMd header")
 	}
 	p := ppmdPool.Get()
-	if err := p.z.ResetAt(x.r, uint16(h[0])|uint16(h[1])<<8, int64(x.f.usize), x.a.cfg.Limits.MaxMemory, x.cp.State, x.cp.Out, x.cp.In); err != nil {
+	if err := p.z.ResetAt(x.r, uint16(h[0])|uint16(h[1])<<8, int64(x.f.usize), x.a.cfg.Bounds.MaxMemory, x.cp.State, x.cp.Out, x.cp.In); err != nil {
 		p.Close()
 		return nil, nil, false, mapMethodErr(err)
 	}
@@ -74,7 +74,7 @@ func openPPMd(r io.Reader, f *file, cfg *arc.Config) (io.ReadCloser, error) {
 		size = -1 // a data descriptor holds it: decode to the end marker
 	}
 	p := ppmdPool.Get()
-	if err := p.z.Reset(r, size, cfg.Limits.MaxMemory); err != nil {
+	if err := p.z.Reset(r, size, cfg.Bounds.MaxMemory); err != nil {
 		p.z.Close()
 		ppmdPool.Put(p)
 		return nil, err

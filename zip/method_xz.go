@@ -24,7 +24,7 @@ var xzReaders sync.Pool
 func init() {
 	register(methodXZ, &methodSpec{
 		name: "XZ",
-		check: func(f *file, lim *arc.Limits) error {
+		check: func(f *file, lim *engine.Limits) error {
 			// The input buffer and LZMA2 tables come first; the block
 			// headers are checked by the decoder before it allocates.
 			if lim.MaxMemory < xzFixed {
@@ -71,7 +71,7 @@ type xzEntry struct {
 
 // xzOptions are the decoder options of entry f.
 func xzOptions(f *file, cfg *arc.Config) [3]xz.Option {
-	lim := &cfg.Limits
+	lim := &cfg.Bounds
 	size := int64(-1)
 	if f.Size >= 0 {
 		size = int64(f.usize)

@@ -7,6 +7,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/engine"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/zstdframe"
 )
@@ -44,7 +45,7 @@ func init() {
 // resumeZstd starts a fresh decoder at the frame the checkpoint is at
 // (Reset checks its magic).
 func resumeZstd(x *resumeAt) (io.ReadCloser, cpDecoder, bool, error) {
-	lim := &x.a.cfg.Limits
+	lim := &x.a.cfg.Bounds
 	z := &zstdReader{window: zstdWindow(x.f, lim), maxMem: uint64(lim.MaxMemory), workers: 1, lim: lim}
 	zd, err := zstd.NewReader(nil, append(z.options(), zstd.WithDecoderConcurrency(1))...)
 	if err != nil {
@@ -73,7 +74,7 @@ const zstdMinStreamWindow = 8 << 20
 // known, no more than a power of two at or above it (what an encoder that
 // knows the size writes) or the streaming default, whichever is larger.
 // The decoder allocates its whole window up front, so this bounds memory.
-func zstdWindow(f *file, lim *arc.Limits) uint64 {
+func zstdWindow(f *file, lim *engine.Limits) uint64 {
 	w := uint64(min(lim.MaxDictionary, lim.MaxMemory-zstdOverhead, 1<<40))
 	if f.Size >= 0 {
 		c := uint64(zstdMinStreamWindow)
@@ -85,7 +86,7 @@ func zstdWindow(f *file, lim *arc.Limits) uint64 {
 	return max(w, zstd.MinWindowSize)
 }
 
-func checkZstd(f *file, lim *arc.Limits) error {
+func checkZstd(f *file, lim *engine.Limits) error {
 	if lim.MaxMemory < zstdOverhead+zstd.MinWindowSize {
 		return errs.Limit("zstd needs at least %d bytes of decoder memory, above MaxMemory (%d)", zstdOverhead+zstd.MinWindowSize, lim.MaxMemory)
 	}
@@ -101,14 +102,14 @@ type zstdReader struct {
 	fs      *zstdframe.Stream // frame by frame, taking checkpoints
 	zf      *zstdframe.Reader // else zd's source, holding each frame to bound (zd passes its errors on)
 	window  uint64            // the bound, also for the error message
-	lim     *arc.Limits       // MaxRatio, RatioFloor for bound
+	lim     *engine.Limits    // MaxRatio, RatioFloor for bound
 	maxMem  uint64
 	workers int
 	err     error
 }
 
 func openZstd(r io.Reader, f *file, cfg *arc.Config) (io.ReadCloser, error) {
-	lim := &cfg.Limits
+	lim := &cfg.Bounds
 	z := &zstdReader{src: r, window: zstdWindow(f, lim), maxMem: uint64(lim.MaxMemory), lim: lim}
 	z.workers = zstdWorkers(cfg, z.window)
 	return z, nil
@@ -166,7 +167,7 @@ func (z *zstdReader) bound() zstdframe.Bound {
 // fewer if MaxMemory cannot hold each one's buffers beside the window.
 func zstdWorkers(cfg *arc.Config, window uint64) int {
 	n := max(cfg.Workers, 1)
-	if fit := (uint64(cfg.Limits.MaxMemory) - window) / zstdOverhead; uint64(n) > fit {
+	if fit := (uint64(cfg.Bounds.MaxMemory) - window) / zstdOverhead; uint64(n) > fit {
 		n = max(int(fit), 1)
 	}
 	return n

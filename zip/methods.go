@@ -40,15 +40,15 @@ type methodSpec struct {
 	// why not (ErrLimit, ErrUnsupported). Needs that depend on the data
 	// (a model size in the stream's own header) are checked by open,
 	// before it allocates.
-	check func(f *file, lim *arc.Limits) error
+	check func(f *file, lim *engine.Limits) error
 	// openChain, for the methods decoded by the pooled entry state,
 	// returns the decoded stream of src, keeping its decoder in c (made
 	// on first use, also when it fails) for the next entry.
 	openChain func(c *chain, src io.Reader, f *file, cfg *arc.Config) (io.Reader, error)
 	// open returns the decoded stream of r, the entry's packed data
 	// (already decrypted): a bounded source that ends where the packed
-	// data does, so a decoder may read ahead. cfg.Limits is resolved
-	// (WithDefaults). Close must give back what the decoder holds; the
+	// data does, so a decoder may read ahead. cfg.Bounds are the
+	// resolved limits. Close must give back what the decoder holds; the
 	// stream is closed exactly once, also when it was not read to the end.
 	open func(r io.Reader, f *file, cfg *arc.Config) (io.ReadCloser, error)
 	// openShared, when set, is open for a decoder that takes its extra
@@ -196,8 +196,8 @@ func isSentinel(err error) bool {
 
 // memCheck is the check of a method whose decoder needs mem bytes (at
 // least) whatever the entry.
-func memCheck(name string, mem int64) func(*file, *arc.Limits) error {
-	return func(_ *file, lim *arc.Limits) error {
+func memCheck(name string, mem int64) func(*file, *engine.Limits) error {
+	return func(_ *file, lim *engine.Limits) error {
 		if mem > lim.MaxMemory {
 			return errs.Limit("%s needs %d bytes of decoder memory, above MaxMemory (%d)", name, mem, lim.MaxMemory)
 		}

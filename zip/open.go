@@ -140,7 +140,7 @@ func checkOpen(f *file, cfg *arc.Config) error {
 		return errs.Unsupported("compression method %s (%d)", methodName(f.method), f.method)
 	}
 	if m.check != nil {
-		if err := m.check(f, &cfg.Limits); err != nil {
+		if err := m.check(f, &cfg.Bounds); err != nil {
 			return err
 		}
 	}
@@ -148,7 +148,7 @@ func checkOpen(f *file, cfg *arc.Config) error {
 		(f.flags&flagDescriptor == 0 || f.csize != 0 || f.usize != 0) {
 		return errs.Corrupt("stored entry with packed size %d but size %d", f.csize, f.usize)
 	}
-	lim := &cfg.Limits
+	lim := &cfg.Bounds
 	if f.usize > uint64(lim.MaxEntrySize) {
 		return errs.Limit("size %d passes MaxEntrySize (%d)", f.usize, lim.MaxEntrySize)
 	}

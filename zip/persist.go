@@ -144,7 +144,7 @@ func openIndex(ra io.ReaderAt, size int64, payload []byte, cfg *arc.Config) (arc
 		copy(all[:], d.Raw(32, "full digest"))
 	}
 	a.ixCheck = indexfmt.CheckLater(a.ra, a.size, ranges, all, indexfmt.Partial(ranges), "ZIP central directory")
-	lim := &a.cfg.Limits
+	lim := &a.cfg.Bounds
 	n := d.Count(minFileSize, int(min(lim.MaxEntries, 1<<40)), "entries")
 	if d.Err != nil {
 		return nil, d.Err

@@ -68,7 +68,7 @@ func (z *Reader) Directory() ([]*arc.Entry, error) {
 	}
 	z.dirRead = true
 	s := z.s
-	lim := &z.cfg.Limits
+	lim := &z.cfg.Bounds
 	var ents []*arc.Entry
 	var fixed [centralLen]byte
 	var h header
@@ -200,7 +200,7 @@ func (z *Reader) noteLocal(f *file, h *header, name []byte) error {
 	if f.badZip64 {
 		return errs.Corrupt("local header: Zip64 extra field sizes disagree with the header's")
 	}
-	if int64(len(z.locals)) >= z.cfg.Limits.MaxEntries {
+	if int64(len(z.locals)) >= z.cfg.Bounds.MaxEntries {
 		return nil
 	}
 	z.locals = append(z.locals, localInfo{

@@ -28,9 +28,11 @@ func TestZstdWorkers(t *testing.T) {
 		{4, w + zstdOverhead/2, 1}, // not even one: still one (checkZstd refuses earlier)
 	}
 	for _, c := range cases {
-		cfg := &arc.Config{Limits: arc.Limits{MaxMemory: c.mem}}
-		cfg.Workers = c.workers
-		if got := zstdWorkers(cfg, w); got != c.want {
+		cfg, err := conf.New(arc.WithLimits(arc.Limits{MaxMemory: c.mem}), conf.Workers(c.workers))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := zstdWorkers(&cfg, w); got != c.want {
 			t.Errorf("workers %d, MaxMemory %d: %d, want %d", c.workers, c.mem, got, c.want)
 		}
 	}

@@ -26,6 +26,10 @@ type Settings struct {
 	// Budget accounts key-derivation work across the archive; nil charges
 	// nothing (format packages used alone).
 	Budget *Budget
+	// Bounds are the Config's Limits resolved: conf.Apply fills them
+	// from arc.Config.Limits (the request, as the user wrote it), and
+	// they are what a format applies, read as cfg.Bounds.
+	Bounds Limits
 	// Workers is how many goroutines a format may use to decode one entry
 	// where the stream allows it (BZip2 blocks, LZMA2 chunks that reset
 	// the dictionary, zstd frames). 0 or 1 decodes on the calling

@@ -4,7 +4,7 @@ import (
 	"io"
 	"math"
 
-	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/engine"
 	"github.com/go-unarc/unarc/internal/errs"
 )
 
@@ -47,7 +47,7 @@ type Bound struct {
 // unknown): a window above MaxDictionary or what MaxMemory leaves beside
 // overhead (the decoder's other buffers) is ErrLimit; one above
 // MaxTotalSize is lowered to it (the caller stops output there).
-func BoundOf(lim *arc.Limits, size, overhead int64) Bound {
+func BoundOf(lim *engine.Limits, size, overhead int64) Bound {
 	w := min(lim.MaxDictionary, max(lim.MaxMemory-overhead, 0), 1<<41) // klauspost caps the window at 3.75 TB
 	b := Bound{MaxWindow: uint64(max(w, 1)), MaxRatio: lim.MaxRatio, RatioFloor: lim.RatioFloor, Size: size}
 	if lim.MaxTotalSize < w {

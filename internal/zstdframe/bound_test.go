@@ -12,6 +12,7 @@ import (
 	"github.com/klauspost/compress/zstd"
 
 	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/engine/conf"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/testutil"
 )
@@ -204,7 +205,7 @@ func FuzzBound(f *testing.F) {
 // does not lower it) decodes under MaxTotalSize 1 MiB without the 2 GiB.
 func TestBoundTotal(t *testing.T) {
 	src := rawFrame(21<<3, 2, 100<<10)
-	lim := arc.Limits{MaxTotalSize: 1 << 20}.WithDefaults()
+	lim := conf.MustLimits(arc.Limits{MaxTotalSize: 1 << 20})
 	b := BoundOf(&lim, int64(len(src)), 0)
 	out, alloc, err := decodeBounded(t, src, b)
 	if err != nil || !bytes.Equal(out, bytes.Repeat([]byte{'r'}, 200<<10)) {

@@ -3,9 +3,10 @@
 // key-derivation budget, the workers per entry). It sits above arc, which
 // holds engine.Settings in its Config; engine sits below arc.
 //
-// A Config's Limits are resolved here and nowhere else: Apply is the one
-// place that calls Limits.WithDefaults for a format, so a format never
-// defaults them again.
+// Limits are resolved here and nowhere else: Limits (which Apply and the
+// root call) validates an arc.Limits and turns it into the engine.Limits
+// every consumer takes, by engine.ResolveLimits with arc.DefaultLimits.
+// A format reads cfg.Bounds and never defaults a limit itself.
 package conf
 
 import (
@@ -38,12 +39,33 @@ func Apply(dst *arc.Config, opts ...arc.Option) error {
 			return err
 		}
 	}
-	if err := dst.Limits.Validate(); err != nil {
+	b, err := Limits(dst.Limits)
+	if err != nil {
 		*dst = arc.Config{}
 		return err
 	}
-	dst.Limits = dst.Limits.WithDefaults()
+	dst.Bounds = b
 	return nil
+}
+
+// Limits validates l (arc.Limits.Validate) and resolves it against
+// arc.DefaultLimits: the one producer of the engine.Limits that the
+// formats, the root and the budgets apply.
+func Limits(l arc.Limits) (engine.Limits, error) {
+	if err := l.Validate(); err != nil {
+		return engine.Limits{}, err
+	}
+	return engine.ResolveLimits(engine.LimitsRequest(l), engine.LimitsRequest(arc.DefaultLimits)), nil
+}
+
+// MustLimits is Limits for a value known to be valid (a literal in a
+// test, arc.Limits{} for the defaults); it panics on an invalid one.
+func MustLimits(l arc.Limits) engine.Limits {
+	b, err := Limits(l)
+	if err != nil {
+		panic(err)
+	}
+	return b
 }
 
 // From is the Option that sets every field of *c at once (it replaces
@@ -79,7 +101,7 @@ func Workers(n int) arc.Option {
 	}
 }
 
-// NewBudget starts a key-derivation account under l (resolved here).
-func NewBudget(l arc.Limits) *engine.Budget {
-	return engine.NewBudget(l.WithDefaults().MaxKDFRounds)
+// NewBudget starts a key-derivation account under l's MaxKDFRounds.
+func NewBudget(l engine.Limits) *engine.Budget {
+	return engine.NewBudget(l.MaxKDFRounds)
 }

@@ -30,7 +30,7 @@ func TestNewRejects(t *testing.T) {
 }
 
 func TestNewApplies(t *testing.T) {
-	b := conf.NewBudget(arc.Limits{})
+	b := conf.NewBudget(conf.MustLimits(arc.Limits{}))
 	var nilCfg *arc.Config
 	c, err := conf.New(nil, conf.From(nilCfg),
 		conf.From(&arc.Config{Name: "whole", FileVersions: true}),
@@ -45,8 +45,11 @@ func TestNewApplies(t *testing.T) {
 	if c.Name != "a.rar" || !c.FileVersions || pw != "pw" || c.Budget != b || c.Workers != 3 || c.Limits.MaxEntries != 7 {
 		t.Errorf("config %+v", c)
 	}
-	if !math.IsInf(c.Limits.MaxRatio, 1) || c.Limits.MaxMemory != arc.DefaultLimits.MaxMemory {
-		t.Errorf("limits not resolved: %+v", c.Limits)
+	if !math.IsInf(c.Bounds.MaxRatio, 1) || c.Bounds.MaxMemory != arc.DefaultLimits.MaxMemory || c.Bounds.MaxEntries != 7 || !c.Bounds.Resolved() {
+		t.Errorf("limits not resolved: %+v", c.Bounds)
+	}
+	if c.Limits != (arc.Limits{MaxEntries: 7, MaxRatio: arc.Unlimited}) {
+		t.Errorf("the request changed: %+v", c.Limits)
 	}
 	// A *Config sets every field: it replaces what came before.
 	c, _ = conf.New(arc.WithName("x"), conf.From(&arc.Config{}))
@@ -70,7 +73,7 @@ func TestApplyAllocs(t *testing.T) {
 	}
 	want, err := conf.New(opts...)
 	pw, _ := c.Password(nil)
-	if err != nil || pw != "pw" || c.Limits != want.Limits || c.Name != want.Name {
+	if err != nil || pw != "pw" || c.Limits != want.Limits || c.Bounds != want.Bounds || c.Name != want.Name {
 		t.Errorf("Apply gave %+v, New %+v (%v)", *c, want, err)
 	}
 	if err := conf.Apply(c, arc.WithLimits(arc.Limits{MaxRatio: 0.5})); err == nil || c.Name != "" {
