@@ -15,8 +15,6 @@ import (
 // its Check: one that fails is dropped and the read starts from an
 // earlier point.
 
-var _ engine.CheckpointPersister = engineView{}
-
 // ExportCheckpoints implements engine.CheckpointPersister.
 //
 // A RAR 1.5-encrypted entry's checkpoints start with the cipher's keys,
@@ -49,7 +47,7 @@ func (a *Archive) exportCheckpoints(withKeys15 bool) ([]engine.Checkpoint, error
 	return cps, nil
 }
 
-// restoreCheckpoints serves engine.CheckpointPersister (through engineView).
+// restoreCheckpoints serves engine.CheckpointPersister (through the table in engine_view.go).
 func (a *Archive) restoreCheckpoints(cps []engine.Checkpoint) error {
 	if a.cps.Interval() <= 0 {
 		return nil

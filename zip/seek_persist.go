@@ -20,9 +20,7 @@ import (
 // holds no key state in the clear, and one restored under another
 // password is rejected.
 
-var _ engine.CheckpointPersister = engineView{}
-
-// exportCheckpoints serves engine.CheckpointPersister (through engineView).
+// exportCheckpoints serves engine.CheckpointPersister (through the table in engine_view.go).
 func (a *Archive) exportCheckpoints() ([]engine.Checkpoint, error) {
 	size := func(cp engine.Checkpoint) int64 {
 		if i := cp.Stream; i >= 0 && i < len(a.files) && cp.Kind == cpKindOf(&a.files[i]) {
@@ -40,7 +38,7 @@ func (a *Archive) exportCheckpoints() ([]engine.Checkpoint, error) {
 	return cps, nil
 }
 
-// restoreCheckpoints serves engine.CheckpointPersister (through engineView).
+// restoreCheckpoints serves engine.CheckpointPersister (through the table in engine_view.go).
 func (a *Archive) restoreCheckpoints(cps []engine.Checkpoint) error {
 	if a.cps.Interval() <= 0 {
 		return nil
