@@ -37,14 +37,7 @@ func (a *Archive) exportCheckpoints(withKeys15 bool) ([]engine.Checkpoint, error
 		}
 		return -1
 	}
-	cps, err := cpcache.Export(a.cps.Snapshot(), size, func(cp engine.Checkpoint) (uint32, error) { return a.cpSum(cp.Stream, cp) })
-	if err == nil {
-		err = a.cps.SealInputs(cps)
-	}
-	if err != nil {
-		return nil, err
-	}
-	return cps, nil
+	return a.cps.ExportSealed(size, func(cp engine.Checkpoint) (uint32, error) { return a.cpSum(cp.Stream, cp) })
 }
 
 // restoreCheckpoints serves engine.CheckpointPersister (through the table in engine_view.go).
