@@ -7,6 +7,7 @@ import (
 
 	core "github.com/go-unarc/unarc/internal/bzip2"
 	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/internal/optfn"
 )
 
 // ErrClosed: Read after Close without a Reset.
@@ -79,13 +80,8 @@ type Reader struct {
 // with an error matching unarc.ErrFormat.
 func NewReader(r io.Reader, opts ...ReaderOption) (*Reader, error) {
 	var c readerConfig
-	for _, o := range opts {
-		if o == nil {
-			continue
-		}
-		if err := o(&c); err != nil {
-			return nil, err
-		}
+	if err := optfn.Apply(&c, opts); err != nil {
+		return nil, err
 	}
 	z, err := core.NewReader(r, c.opts...)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/internal/optfn"
 	core "github.com/go-unarc/unarc/internal/xz"
 )
 
@@ -88,13 +89,8 @@ type Reader struct {
 // with an error matching unarc.ErrFormat.
 func NewReader(r io.Reader, opts ...ReaderOption) (*Reader, error) {
 	var c readerConfig
-	for _, o := range opts {
-		if o == nil {
-			continue
-		}
-		if err := o(&c); err != nil {
-			return nil, err
-		}
+	if err := optfn.Apply(&c, opts); err != nil {
+		return nil, err
 	}
 	z, err := core.NewReader(r, c.opts...)
 	if err != nil {
