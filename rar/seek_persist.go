@@ -42,10 +42,7 @@ func (a *Archive) exportCheckpoints(withKeys15 bool) ([]engine.Checkpoint, error
 
 // restoreCheckpoints serves engine.CheckpointPersister (through the table in engine_view.go).
 func (a *Archive) restoreCheckpoints(cps []engine.Checkpoint) error {
-	if a.cps.Interval() <= 0 {
-		return nil
-	}
-	for _, cp := range cps {
+	return a.cps.RestoreAll(cps, func(cp *engine.Checkpoint) error {
 		fi := cp.Stream
 		if fi < 0 || fi >= len(a.files) || !a.cpEntry(a.files[fi]) {
 			return engine.Stale("checkpoint of an entry that takes none")
@@ -68,9 +65,8 @@ func (a *Archive) restoreCheckpoints(cps []engine.Checkpoint) error {
 				}
 			}
 		}
-		a.cps.Restore(cp)
-	}
-	return nil
+		return nil
+	})
 }
 
 // cpStateMax bounds the state of a checkpoint of file fi at entry

@@ -74,16 +74,7 @@ func (a *Archive) cpInput(cp engine.Checkpoint) (cpcache.Input, error) {
 
 // restoreCheckpoints serves engine.CheckpointPersister (through the table in engine_view.go).
 func (a *Archive) restoreCheckpoints(cps []engine.Checkpoint) error {
-	if a.cps.Interval() <= 0 {
-		return nil // takes none, uses none
-	}
-	for _, cp := range cps {
-		if err := a.fitCP(&cp); err != nil {
-			return err
-		}
-		a.cps.Restore(cp)
-	}
-	return nil
+	return a.cps.RestoreAll(cps, a.fitCP)
 }
 
 // fitCP checks a restored checkpoint's fields against its folder and

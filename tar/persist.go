@@ -706,20 +706,16 @@ func (a *Archive) exportCheckpoints() ([]engine.Checkpoint, error) {
 // limits, a state no larger than the decoder's); the decoder checks the
 // state when it resumes, and findCP its Check before its first use.
 func (a *Archive) restoreCheckpoints(cps []engine.Checkpoint) error {
-	if a.cps.Interval() <= 0 {
-		return nil
-	}
 	kind := cpKindOf(a.kind)
-	for _, cp := range cps {
+	return a.cps.RestoreAll(cps, func(cp *engine.Checkpoint) error {
 		if kind == "" || cp.Kind != kind || cp.Stream != 0 || cp.Out <= 0 || cp.Out > 1<<62 ||
-			cp.In <= 0 || cpInByte(&cp) >= a.size || cp.CheckLen <= 0 || cp.CheckLen > engine.CheckSpan ||
+			cp.In <= 0 || cpInByte(cp) >= a.size || cp.CheckLen <= 0 || cp.CheckLen > engine.CheckSpan ||
 			int64(len(cp.State)) > a.cpStateMax() {
 			return engine.Stale("checkpoint does not fit the stream")
 		}
 		cp.Entry, cp.EntryOff = -1, 0
-		a.cps.Restore(cp)
-	}
-	return nil
+		return nil
+	})
 }
 
 // cpStateMax bounds a checkpoint state of the stream, as its

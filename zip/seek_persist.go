@@ -33,24 +33,20 @@ func (a *Archive) exportCheckpoints() ([]engine.Checkpoint, error) {
 
 // restoreCheckpoints serves engine.CheckpointPersister (through the table in engine_view.go).
 func (a *Archive) restoreCheckpoints(cps []engine.Checkpoint) error {
-	if a.cps.Interval() <= 0 {
-		return nil
-	}
-	for _, cp := range cps {
+	return a.cps.RestoreAll(cps, func(cp *engine.Checkpoint) error {
 		i := cp.Stream
 		if i < 0 || i >= len(a.files) {
 			return engine.Stale("checkpoint of an entry the archive does not have")
 		}
 		f := &a.files[i]
 		usize := int64(f.usize)
-		if kind := cpKindOf(f); kind == "" || cp.Kind != kind || cp.Out <= 0 || cp.Out >= usize || cp.In <= 0 || cpInByte(cp) > int64(f.csize) ||
+		if kind := cpKindOf(f); kind == "" || cp.Kind != kind || cp.Out <= 0 || cp.Out >= usize || cp.In <= 0 || cpInByte(*cp) > int64(f.csize) ||
 			cp.CheckLen != min(engine.CheckSpan, usize-cp.Out) || !stateFits(f, cp.State) {
 			return engine.Stale("checkpoint does not fit its entry")
 		}
 		cp.Entry, cp.EntryOff = i, cp.Out
-		a.cps.Restore(cp)
-	}
-	return nil
+		return nil
+	})
 }
 
 // stateFits checks the size (and, for Deflate, the flavour) of a
