@@ -66,6 +66,9 @@ func WithWorkers(n int) ReaderOption {
 	}
 }
 
+// The Reader and its methods mirror package xz's on purpose: each public
+// codec documents its own methods over its internal implementation.
+
 // Reader decodes bzip2 data: one stream or concatenated streams. Create
 // it with NewReader; decode with Read or io.Copy (WriteTo); Close returns
 // its buffers to the package's pools and stops its goroutines. A Reader

@@ -74,6 +74,9 @@ func WithSingleStream() ReaderOption {
 	}
 }
 
+// The Reader and its methods mirror package bzip2's on purpose: each public
+// codec documents its own methods over its internal implementation.
+
 // Reader decodes .xz data: one stream, or concatenated streams with their
 // padding. Create it with NewReader; decode with Read or io.Copy (WriteTo
 // writes straight from the LZMA2 window when the block has no filter);
