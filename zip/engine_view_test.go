@@ -1,8 +1,8 @@
 package zip
 
-import "io"
+import "github.com/go-unarc/unarc/internal/testutil"
 
-// engineView is an Archive with OpenAt, for the testutil seek harnesses.
-type engineView struct{ *Archive }
-
-func (v engineView) OpenAt(i int, off int64) (io.ReadCloser, int64, error) { return v.openAt(i, off) }
+// engineView is a's Open and openAt, for the testutil seek harnesses.
+func engineView(a *Archive) testutil.EntryFuncs {
+	return testutil.EntryFuncs{OpenFunc: a.Open, OpenAtFunc: a.openAt}
+}
