@@ -7,6 +7,7 @@ import (
 
 	core "github.com/go-unarc/unarc/internal/bzip2"
 	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/internal/optfn"
 )
 
 // ErrClosed: Read after Close without a Reset.
@@ -65,6 +66,9 @@ func WithWorkers(n int) ReaderOption {
 	}
 }
 
+// The Reader and its methods mirror package xz's on purpose: each public
+// codec documents its own methods over its internal implementation.
+
 // Reader decodes bzip2 data: one stream or concatenated streams. Create
 // it with NewReader; decode with Read or io.Copy (WriteTo); Close returns
 // its buffers to the package's pools and stops its goroutines. A Reader
@@ -79,13 +83,8 @@ type Reader struct {
 // with an error matching unarc.ErrFormat.
 func NewReader(r io.Reader, opts ...ReaderOption) (*Reader, error) {
 	var c readerConfig
-	for _, o := range opts {
-		if o == nil {
-			continue
-		}
-		if err := o(&c); err != nil {
-			return nil, err
-		}
+	if err := optfn.Apply(&c, opts); err != nil {
+		return nil, err
 	}
 	z, err := core.NewReader(r, c.opts...)
 	if err != nil {

@@ -6,6 +6,7 @@ import (
 
 	"github.com/go-unarc/unarc/internal/errs"
 	core "github.com/go-unarc/unarc/internal/lzma"
+	"github.com/go-unarc/unarc/internal/optfn"
 )
 
 // invalid is the error of an option value that cannot be meant.
@@ -27,15 +28,7 @@ type readerConfig struct {
 
 func (c *readerConfig) apply(opts []ReaderOption) error {
 	*c = readerConfig{workers: 1}
-	for _, o := range opts {
-		if o == nil {
-			continue
-		}
-		if err := o(c); err != nil {
-			return err
-		}
-	}
-	return nil
+	return optfn.Apply(c, opts)
 }
 
 // WithMaxDict limits the window a reader may allocate to n bytes (0, the
@@ -111,15 +104,7 @@ type writerConfig struct {
 
 func (c *writerConfig) apply(opts []WriterOption) error {
 	*c = writerConfig{}
-	for _, o := range opts {
-		if o == nil {
-			continue
-		}
-		if err := o(c); err != nil {
-			return err
-		}
-	}
-	return nil
+	return optfn.Apply(c, opts)
 }
 
 // add returns an option that appends o after checking lo <= v <= hi.

@@ -10,7 +10,6 @@ import (
 	"github.com/go-unarc/unarc/internal/engine/conf"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/indexfmt"
-	"github.com/go-unarc/unarc/internal/srcsize"
 	"github.com/go-unarc/unarc/rar/internal/rarcrypto"
 )
 
@@ -111,7 +110,7 @@ func partialRanges(all []indexfmt.Range) bool {
 	return len(all) > indexfmt.MaxRanges || indexfmt.Partial(all)
 }
 
-// exportIndex serves engine.Indexer (through engineView).
+// exportIndex serves engine.Indexer (through the table in engine_view.go).
 func (a *Archive) exportIndex(withKeys bool) ([]byte, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -274,10 +273,7 @@ func (a *Archive) provenKeys(withKeys bool) ([]key5, []key3) {
 
 // openIndex is Format.OpenIndex for RAR.
 func openIndex(ra io.ReaderAt, size int64, payload []byte, cfg *arc.Config) (arc.Archive, error) {
-	if err := srcsize.Negative(size); err != nil {
-		return nil, err
-	}
-	c, err := conf.New(conf.From(cfg))
+	c, err := conf.ForIndex(size, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -460,9 +456,7 @@ func cloneOrNil(b []byte) []byte {
 	return append([]byte(nil), b...)
 }
 
-var _ engine.EntryChecker = engineView{}
-
-// checkEntry serves engine.EntryChecker (through engineView): in an Archive opened from an
+// checkEntry serves engine.EntryChecker (through the table in engine_view.go): in an Archive opened from an
 // index whose digests sampled its header regions (or hashed a long one
 // by its ends), the first call digests all of them (once).
 func (a *Archive) checkEntry(int) error { return a.ixCheck.Check() }

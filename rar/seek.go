@@ -8,7 +8,7 @@ import (
 	"github.com/go-unarc/unarc/rar/internal/rarcrypto"
 )
 
-// openAt serves engine.EntrySeeker (through engineView). A stored entry (-m0) is read from
+// openAt serves engine.EntrySeeker (through the table in engine_view.go). A stored entry (-m0) is read from
 // off directly, across volumes; encrypted with AES-CBC (RAR5, RAR 3.x)
 // it is deciphered from the block of off, whose IV is the ciphertext
 // block before it (the entry's IV for block 0). The CRC or BLAKE2sp
@@ -79,7 +79,7 @@ func (a *Archive) openAt(i int, off int64) (io.ReadCloser, int64, error) {
 	return r, off, nil
 }
 
-// startAt serves engine.EntrySeeker (through engineView): where OpenAt(i, off) would start.
+// startAt serves engine.EntrySeeker (through the table in engine_view.go): where OpenAt(i, off) would start.
 func (a *Archive) startAt(i int, off int64) int64 {
 	a.mu.Lock()
 	defer a.mu.Unlock()

@@ -15,8 +15,6 @@ import (
 // its Check: one that fails is dropped and the read starts from an
 // earlier point.
 
-var _ engine.CheckpointPersister = engineView{}
-
 // ExportCheckpoints implements engine.CheckpointPersister.
 //
 // A RAR 1.5-encrypted entry's checkpoints start with the cipher's keys,
@@ -39,22 +37,12 @@ func (a *Archive) exportCheckpoints(withKeys15 bool) ([]engine.Checkpoint, error
 		}
 		return -1
 	}
-	cps, err := cpcache.Export(a.cps.Snapshot(), size, func(cp engine.Checkpoint) (uint32, error) { return a.cpSum(cp.Stream, cp) })
-	if err == nil {
-		err = a.cps.SealInputs(cps)
-	}
-	if err != nil {
-		return nil, err
-	}
-	return cps, nil
+	return a.cps.ExportSealed(size, func(cp engine.Checkpoint) (uint32, error) { return a.cpSum(cp.Stream, cp) })
 }
 
-// restoreCheckpoints serves engine.CheckpointPersister (through engineView).
+// restoreCheckpoints serves engine.CheckpointPersister (through the table in engine_view.go).
 func (a *Archive) restoreCheckpoints(cps []engine.Checkpoint) error {
-	if a.cps.Interval() <= 0 {
-		return nil
-	}
-	for _, cp := range cps {
+	return a.cps.RestoreAll(cps, func(cp *engine.Checkpoint) error {
 		fi := cp.Stream
 		if fi < 0 || fi >= len(a.files) || !a.cpEntry(a.files[fi]) {
 			return engine.Stale("checkpoint of an entry that takes none")
@@ -77,9 +65,8 @@ func (a *Archive) restoreCheckpoints(cps []engine.Checkpoint) error {
 				}
 			}
 		}
-		a.cps.Restore(cp)
-	}
-	return nil
+		return nil
+	})
 }
 
 // cpStateMax bounds the state of a checkpoint of file fi at entry

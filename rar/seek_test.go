@@ -24,7 +24,7 @@ func TestOpenAtStored(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer a.Close()
-			seen := testutil.CheckOpenAt(t, engineView{a}, a.Entries(), func(e *arc.Entry) (string, int64, bool) { return e.Name, e.Size, tc.direct }, 1, 15, 16, 17, 31, 32, 1000)
+			seen := testutil.CheckOpenAt(t, engineView(a), a.Entries(), func(e *arc.Entry) (string, int64, bool) { return e.Name, e.Size, tc.direct }, 1, 15, 16, 17, 31, 32, 1000)
 			if seen < 3 {
 				t.Fatalf("%d entries checked", seen)
 			}

@@ -53,13 +53,13 @@ import (
 // resumes there instead of decoding the run before it (offset 0 still
 // decodes the run: that reader verifies the checksum).
 
-// setCheckpoints serves engine.Checkpointer (through engineView).
+// setCheckpoints serves engine.Checkpointer (through the table in engine_view.go).
 func (a *Archive) setCheckpoints(p engine.CheckpointPolicy) {
 	a.cps.SetPolicy(p)
 	a.cps.SetInput(a.cpInput) // restored ones must match the archive's bytes
 }
 
-// checkpointStats serves engine.CheckpointReporter (through engineView).
+// checkpointStats serves engine.CheckpointReporter (through the table in engine_view.go).
 func (a *Archive) checkpointStats() engine.CheckpointStats { return a.cps.Stats() }
 
 // resumed counts OpenAt calls that restarted from a checkpoint (tests).

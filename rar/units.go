@@ -1,6 +1,6 @@
 package rar
 
-// setEntryWorkers serves engine.EntryWorkers (through engineView): how many goroutines one
+// setEntryWorkers serves engine.EntryWorkers (through the table in engine_view.go): how many goroutines one
 // entry's decoder may use (a RAR5 decoder pipelines with two or more,
 // unpack50.Decoder.SetWorkers); a solid run is one unit, so it gets what
 // the units running beside it leave.
@@ -14,7 +14,7 @@ func (a *Archive) entryWorkers() int {
 	return max(a.p.cfg.Workers, 1)
 }
 
-// units serves engine.Units (through engineView). A non-solid entry is a unit of its own. A
+// units serves engine.Units (through the table in engine_view.go). A non-solid entry is a unit of its own. A
 // solid entry belongs to the run that starts at the nearest earlier
 // entry whose solid flag is clear: RAR (4 and 5) marks every file that
 // continues the previous file's dictionary, and starts the stream afresh

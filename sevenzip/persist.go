@@ -11,7 +11,6 @@ import (
 	"github.com/go-unarc/unarc/internal/engine/conf"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/indexfmt"
-	"github.com/go-unarc/unarc/internal/srcsize"
 )
 
 // The persistable index of a 7z archive (engine.Indexer; the root's
@@ -63,7 +62,7 @@ func (a *Archive) addPackRanges(si *streamsInfo) {
 	}
 }
 
-// exportIndex serves engine.Indexer (through engineView). withKeys stores the keys derived
+// exportIndex serves engine.Indexer (through the table in engine_view.go). withKeys stores the keys derived
 // from the password that opened the encrypted headers (the only one the
 // archive has proved right); an archive with plain headers stores none.
 func (a *Archive) exportIndex(withKeys bool) ([]byte, error) {
@@ -155,10 +154,7 @@ const maxStoredKeys = 1024
 // payload ExportIndex made, after checking the archive's size and the
 // digest of its header regions.
 func openIndex(ra io.ReaderAt, size int64, payload []byte, cfg *arc.Config) (arc.Archive, error) {
-	if err := srcsize.Negative(size); err != nil {
-		return nil, err
-	}
-	c, err := conf.New(conf.From(cfg))
+	c, err := conf.ForIndex(size, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -246,9 +242,7 @@ func (a *Archive) storedKey(p *aes7z.Props) ([32]byte, bool) {
 	return k, ok
 }
 
-var _ engine.EntryChecker = engineView{}
-
-// checkEntry serves engine.EntryChecker (through engineView): in an Archive opened from an
+// checkEntry serves engine.EntryChecker (through the table in engine_view.go): in an Archive opened from an
 // index whose header regions are longer than the open's digest covers
 // whole, the first call digests all of them (once).
 func (a *Archive) checkEntry(int) error { return a.ixCheck.Check() }

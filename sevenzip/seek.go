@@ -172,16 +172,16 @@ func shapeOf(f *folder) chainShape {
 	return sh
 }
 
-// setCheckpoints serves engine.Checkpointer (through engineView).
+// setCheckpoints serves engine.Checkpointer (through the table in engine_view.go).
 func (a *Archive) setCheckpoints(p engine.CheckpointPolicy) {
 	a.cps.SetPolicy(p)
 	a.cps.SetInput(a.cpInput) // restored ones must match the archive's bytes
 }
 
-// checkpointStats serves engine.CheckpointReporter (through engineView).
+// checkpointStats serves engine.CheckpointReporter (through the table in engine_view.go).
 func (a *Archive) checkpointStats() engine.CheckpointStats { return a.cps.Stats() }
 
-// openAt serves engine.EntrySeeker (through engineView): a reader of entry i from a point
+// openAt serves engine.EntrySeeker (through the table in engine_view.go): a reader of entry i from a point
 // at or before off (see the comment at the top of this file: Copy/AES
 // directly; LZMA2, LZMA, BZip2, PPMd, Deflate and Deflate64 chains, with
 // one BCJ-family or Delta filter after the coder or none, such a filter
@@ -218,7 +218,7 @@ func (a *Archive) openAt(i int, off int64) (io.ReadCloser, int64, error) {
 	return a.entryFrom(i, fr, start), start, nil
 }
 
-// startAt serves engine.EntrySeeker (through engineView): where OpenAt(i, off) would start.
+// startAt serves engine.EntrySeeker (through the table in engine_view.go): where OpenAt(i, off) would start.
 func (a *Archive) startAt(i int, off int64) int64 {
 	if i < 0 || i >= len(a.entries) || a.stream[i] < 0 || off <= 0 {
 		return 0

@@ -32,7 +32,7 @@ var cpFolders = []struct{ name, kind string }{
 
 // entryAt reads n bytes at off of entry i through OpenAt.
 func entryAt(a *Archive, i int, off int64, n int) ([]byte, int64, error) {
-	return testutil.ReadAt(engineView{a}, i, off, n)
+	return testutil.ReadAt(engineView(a), i, off, n)
 }
 
 // firstPass reads every entry once through OpenAt from 0 (taking
@@ -41,7 +41,7 @@ func firstPass(t testutil.TB, a *Archive) [][]byte {
 	t.Helper()
 	var want [][]byte
 	for i := range a.Entries() {
-		want = append(want, testutil.FirstPass(t, engineView{a}, i))
+		want = append(want, testutil.FirstPass(t, engineView(a), i))
 	}
 	return want
 }
@@ -104,7 +104,7 @@ func TestOpenAtCheckpointKinds(t *testing.T) {
 				if !small && (st.Count < 3 || len(withCP) < 2) || small && (st.Evicted == 0 || st.Bytes > limit) {
 					t.Fatalf("%+v over entries %v", st, withCP)
 				}
-				resumed := testutil.RandomReads(t, engineView{a}, byIndex(want), uint64(len(tc.name)), cpReads(), 5000)
+				resumed := testutil.RandomReads(t, engineView(a), byIndex(want), uint64(len(tc.name)), cpReads(), 5000)
 				if !small && resumed < cpReads()/5 || !testing.Short() && resumed == 0 {
 					t.Fatalf("%d of %d reads resumed", resumed, cpReads())
 				}
@@ -138,7 +138,7 @@ func TestCheckpointKindsPersist(t *testing.T) {
 					if cp.Entry < 0 || cp.EntryOff+100 >= int64(len(want[cp.Entry])) {
 						continue
 					}
-					testutil.CheckRestored(t, engineView{b}, tamper, cp.Entry, cp.EntryOff, want[cp.Entry])
+					testutil.CheckRestored(t, engineView(b), tamper, cp.Entry, cp.EntryOff, want[cp.Entry])
 				}
 				st := b.checkpointStats()
 				if tamper == "none" && st.Verified == 0 || tamper != "none" && (st.Rejected == 0 || st.Verified != 0) {
@@ -168,7 +168,7 @@ func TestCheckpointKindsConcurrent(t *testing.T) {
 		a := openSeekArchive(t, tc.name)
 		a.setCheckpoints(engine.CheckpointPolicy{Interval: 16 << 10, MaxMemory: 1 << 30})
 		want := firstPass(t, a)
-		testutil.ConcurrentResumes(t, engineView{a}, byIndex(want), 7)
+		testutil.ConcurrentResumes(t, engineView(a), byIndex(want), 7)
 		// Close the archive with a resumed reader open.
 		cp := a.cps.Snapshot()[1]
 		r, _, err := a.openAt(cp.Entry, cp.EntryOff+1)

@@ -18,9 +18,7 @@ import (
 // checkpoint of another archive, or of this one before its data
 // changed, is dropped there and the read decodes from an earlier point.
 
-var _ engine.CheckpointPersister = engineView{}
-
-// exportCheckpoints serves engine.CheckpointPersister (through engineView).
+// exportCheckpoints serves engine.CheckpointPersister (through the table in engine_view.go).
 func (a *Archive) exportCheckpoints() ([]engine.Checkpoint, error) {
 	if a.closed.Load() {
 		return nil, errClosed
@@ -74,18 +72,9 @@ func (a *Archive) cpInput(cp engine.Checkpoint) (cpcache.Input, error) {
 	return in, nil
 }
 
-// restoreCheckpoints serves engine.CheckpointPersister (through engineView).
+// restoreCheckpoints serves engine.CheckpointPersister (through the table in engine_view.go).
 func (a *Archive) restoreCheckpoints(cps []engine.Checkpoint) error {
-	if a.cps.Interval() <= 0 {
-		return nil // takes none, uses none
-	}
-	for _, cp := range cps {
-		if err := a.fitCP(&cp); err != nil {
-			return err
-		}
-		a.cps.Restore(cp)
-	}
-	return nil
+	return a.cps.RestoreAll(cps, a.fitCP)
 }
 
 // fitCP checks a restored checkpoint's fields against its folder and

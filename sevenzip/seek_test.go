@@ -71,7 +71,7 @@ func TestOpenAtCopy(t *testing.T) {
 				}
 				want := readEntry(t, a, i)
 				starts := a.folderStarts
-				testutil.CheckEntryAt(t, engineView{a}, i, e.Name, want, true, 1, 15, 16, 17, 31, 32, 1000, e.Size-1)
+				testutil.CheckEntryAt(t, engineView(a), i, e.Name, want, true, 1, 15, 16, 17, 31, 32, 1000, e.Size-1)
 				if a.folderStarts != starts {
 					t.Fatalf("%s: OpenAt started %d folder decoders", e.Name, a.folderStarts-starts)
 				}

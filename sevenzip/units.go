@@ -1,6 +1,6 @@
 package sevenzip
 
-// units serves engine.Units (through engineView): a 7z folder is decoded as one stream, so
+// units serves engine.Units (through the table in engine_view.go): a 7z folder is decoded as one stream, so
 // the entries of a folder are one unit; an entry without data (empty
 // file, directory) is a unit of its own. Folders whose decoders need
 // more than Limits.MaxMemory / Config.Workers (at least 2) are one unit
@@ -35,7 +35,7 @@ func (a *Archive) units() []int {
 	return u
 }
 
-// setEntryWorkers serves engine.EntryWorkers (through engineView): how many goroutines a
+// setEntryWorkers serves engine.EntryWorkers (through the table in engine_view.go): how many goroutines a
 // folder opened from now on may decode on (LZMA2 blocks, lzma.Reader2MT).
 func (a *Archive) setEntryWorkers(n int) { a.workers.Store(int32(max(n, 1))) }
 

@@ -13,6 +13,7 @@ import (
 
 	"github.com/go-unarc/unarc/internal/aes7z"
 	"github.com/go-unarc/unarc/internal/bcj"
+	"github.com/go-unarc/unarc/internal/optfn"
 )
 
 // FileHeader describes an entry for Writer.CreateHeader.
@@ -166,13 +167,8 @@ func putState(st *wstate) {
 // password, the key is derived here, once.
 func NewWriter(w io.Writer, opts ...WriterOption) (*Writer, error) {
 	c := defaultConfig()
-	for _, o := range opts {
-		if o == nil {
-			continue
-		}
-		if err := o(&c); err != nil {
-			return nil, err
-		}
+	if err := optfn.Apply(&c, opts); err != nil {
+		return nil, err
 	}
 	if c.encHeaders && !c.hasPW {
 		return nil, invalid("encrypted headers need a password")

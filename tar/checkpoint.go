@@ -62,16 +62,7 @@ func cpKindOf(k compKind) string {
 // cpStream is a decoder of a whole compressed stream that can snapshot
 // its state (see the kinds above).
 type cpStream interface {
-	io.Reader
-	CanCheckpoint() bool
-	CheckpointSize() int
-	// Checkpoint appends the state to dst; out and in are the stream's.
-	Checkpoint(dst []byte) (state []byte, out, in int64)
-	// Total is the output handed out so far, from the stream's start.
-	Total() int64
-	// PauseAt asks the decoder to stop where it can checkpoint at or
-	// after out (a no-op for those that stop there anyway).
-	PauseAt(out int64)
+	engine.StreamCheckpointer
 	Close()
 }
 

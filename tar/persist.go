@@ -20,7 +20,6 @@ import (
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/indexfmt"
 	"github.com/go-unarc/unarc/internal/pool"
-	"github.com/go-unarc/unarc/internal/srcsize"
 )
 
 // The persistable index of a tarball (engine.Indexer; the root's
@@ -84,9 +83,7 @@ type ixState struct {
 	verified []atomic.Bool // entry i's header was decoded and matched
 }
 
-var _ engine.Indexer = engineView{}
-
-// exportIndex serves engine.Indexer (through engineView) (no key: tar has none). An archive
+// exportIndex serves engine.Indexer (through the table in engine_view.go) (no key: tar has none). An archive
 // cut short (Warnings) has no index.
 func (a *Archive) exportIndex(bool) ([]byte, error) {
 	a.mu.Lock()
@@ -129,10 +126,7 @@ func (a *Archive) exportIndex(bool) ([]byte, error) {
 // openIndex is Format.OpenIndex for tar: it rebuilds the Archive from a
 // payload ExportIndex made (see above for what it checks).
 func openIndex(ra io.ReaderAt, size int64, payload []byte, cfg *arc.Config) (arc.Archive, error) {
-	if err := srcsize.Negative(size); err != nil {
-		return nil, err
-	}
-	c, err := conf.New(conf.From(cfg))
+	c, err := conf.ForIndex(size, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -369,9 +363,7 @@ func (a *Archive) checkIndexed(i int, byOffset bool) error {
 	return a.checkHeader(i, byOffset)
 }
 
-var _ engine.EntryChecker = engineView{}
-
-// checkEntry serves engine.EntryChecker (through engineView): before Extract acts on entry i
+// checkEntry serves engine.EntryChecker (through the table in engine_view.go): before Extract acts on entry i
 // of an Archive opened from an index without opening it (a directory, a
 // symlink, a hard link, a device), its header is checked as Open checks
 // one (read again, or decoded again from the kept pass or the nearest
@@ -671,9 +663,7 @@ func (hd *headerDecoder) header(h *tar.Header) {
 	h.Uid, h.Gid, h.Format = int(uid), int(gid), tar.Format(format)
 }
 
-var _ engine.CheckpointPersister = engineView{}
-
-// exportCheckpoints serves engine.CheckpointPersister (through engineView): each checkpoint
+// exportCheckpoints serves engine.CheckpointPersister (through the table in engine_view.go): each checkpoint
 // of the stream with the Check of the up to CheckSpan bytes that follow
 // it (fewer at the stream's end).
 func (a *Archive) exportCheckpoints() ([]engine.Checkpoint, error) {
@@ -711,25 +701,21 @@ func (a *Archive) exportCheckpoints() ([]engine.Checkpoint, error) {
 	return out, nil
 }
 
-// restoreCheckpoints serves engine.CheckpointPersister (through engineView). The fields of
+// restoreCheckpoints serves engine.CheckpointPersister (through the table in engine_view.go). The fields of
 // each must fit the stream (kind, offsets inside the archive and the
 // limits, a state no larger than the decoder's); the decoder checks the
 // state when it resumes, and findCP its Check before its first use.
 func (a *Archive) restoreCheckpoints(cps []engine.Checkpoint) error {
-	if a.cps.Interval() <= 0 {
-		return nil
-	}
 	kind := cpKindOf(a.kind)
-	for _, cp := range cps {
+	return a.cps.RestoreAll(cps, func(cp *engine.Checkpoint) error {
 		if kind == "" || cp.Kind != kind || cp.Stream != 0 || cp.Out <= 0 || cp.Out > 1<<62 ||
-			cp.In <= 0 || cpInByte(&cp) >= a.size || cp.CheckLen <= 0 || cp.CheckLen > engine.CheckSpan ||
+			cp.In <= 0 || cpInByte(cp) >= a.size || cp.CheckLen <= 0 || cp.CheckLen > engine.CheckSpan ||
 			int64(len(cp.State)) > a.cpStateMax() {
 			return engine.Stale("checkpoint does not fit the stream")
 		}
 		cp.Entry, cp.EntryOff = -1, 0
-		a.cps.Restore(cp)
-	}
-	return nil
+		return nil
+	})
 }
 
 // cpStateMax bounds a checkpoint state of the stream, as its

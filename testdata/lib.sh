@@ -6,7 +6,7 @@
 #
 # It stops on errors and unset names, fixes TZ=UTC and LC_ALL=C, moves
 # to the script's folder, sets out (that folder) and src (a temporary
-# folder, removed on exit), and defines the content generators below:
+# folder, removed on exit; a script may use it as its work folder), and defines the content generators below:
 # awk over a fixed Lehmer sequence, so the files are the same on every
 # machine and an archive differs only by the tools' salts and IVs.
 set -eu
@@ -14,7 +14,8 @@ export TZ=UTC LC_ALL=C
 cd "$(dirname "$0")"
 out=$(pwd)
 src=$(mktemp -d)
-trap 'rm -rf "$src"' EXIT
+libtmp=$src # removed on exit even if a script points src elsewhere
+trap 'rm -rf "$libtmp"' EXIT
 
 gen() { # gen SEED BYTES KIND: hex text rows (txt) or noise (bin)
 	awk -v seed="$1" -v n="$2" -v kind="$3" 'BEGIN {

@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/internal/optfn"
 	core "github.com/go-unarc/unarc/internal/xz"
 )
 
@@ -73,6 +74,9 @@ func WithSingleStream() ReaderOption {
 	}
 }
 
+// The Reader and its methods mirror package bzip2's on purpose: each public
+// codec documents its own methods over its internal implementation.
+
 // Reader decodes .xz data: one stream, or concatenated streams with their
 // padding. Create it with NewReader; decode with Read or io.Copy (WriteTo
 // writes straight from the LZMA2 window when the block has no filter);
@@ -88,13 +92,8 @@ type Reader struct {
 // with an error matching unarc.ErrFormat.
 func NewReader(r io.Reader, opts ...ReaderOption) (*Reader, error) {
 	var c readerConfig
-	for _, o := range opts {
-		if o == nil {
-			continue
-		}
-		if err := o(&c); err != nil {
-			return nil, err
-		}
+	if err := optfn.Apply(&c, opts); err != nil {
+		return nil, err
 	}
 	z, err := core.NewReader(r, c.opts...)
 	if err != nil {

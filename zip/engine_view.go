@@ -1,59 +1,25 @@
 package zip
 
-import (
-	"io"
+import "github.com/go-unarc/unarc/internal/engine"
 
-	"github.com/go-unarc/unarc/internal/engine"
-)
-
-// engineView is an Archive as the root sees it through internal/engine:
-// the capability methods (units, workers, seeking, checkpoints, the
-// index, entry checks) are declared on it and forward to the Archive's
-// own, so they stay out of the package's API. engine.View returns it for
-// an *Archive (a one-pointer struct: no allocation in an interface).
-type engineView struct{ *Archive }
-
+// The capability methods (units, workers, seeking, checkpoints, the
+// index, entry checks) are unexported methods of Archive; the root sees
+// them through the view engine.View returns for an *Archive, built from
+// this table, so they stay out of the package's API. The four formats'
+// tables look alike on purpose: Go reaches no other package's unexported
+// methods, so each format names its own here (the forwarding is engine's).
 func init() {
-	engine.RegisterView(func(a any) any {
-		if x, ok := a.(*Archive); ok {
-			return engineView{x}
-		}
-		return nil
+	engine.RegisterMethods(&engine.Methods[*Archive]{
+		Units:              (*Archive).units,
+		SetEntryWorkers:    (*Archive).setEntryWorkers,
+		SetWorkerPool:      (*Archive).setWorkerPool,
+		OpenAt:             (*Archive).openAt,
+		StartAt:            (*Archive).startAt,
+		SetCheckpoints:     (*Archive).setCheckpoints,
+		CheckpointStats:    (*Archive).checkpointStats,
+		ExportCheckpoints:  (*Archive).exportCheckpoints,
+		RestoreCheckpoints: (*Archive).restoreCheckpoints,
+		ExportIndex:        (*Archive).exportIndex,
+		CheckEntry:         (*Archive).checkEntry,
 	})
 }
-
-var (
-	_ engine.Units               = engineView{}
-	_ engine.EntryWorkers        = engineView{}
-	_ engine.SharedWorkers       = engineView{}
-	_ engine.EntrySeeker         = engineView{}
-	_ engine.Checkpointer        = engineView{}
-	_ engine.CheckpointReporter  = engineView{}
-	_ engine.CheckpointPersister = engineView{}
-	_ engine.Indexer             = engineView{}
-	_ engine.EntryChecker        = engineView{}
-)
-
-func (v engineView) Units() []int { return v.units() }
-
-func (v engineView) SetEntryWorkers(n int) { v.setEntryWorkers(n) }
-
-func (v engineView) SetWorkerPool(p *engine.WorkerPool) { v.setWorkerPool(p) }
-
-func (v engineView) OpenAt(i int, off int64) (io.ReadCloser, int64, error) { return v.openAt(i, off) }
-
-func (v engineView) StartAt(i int, off int64) int64 { return v.startAt(i, off) }
-
-func (v engineView) SetCheckpoints(p engine.CheckpointPolicy) { v.setCheckpoints(p) }
-
-func (v engineView) CheckpointStats() engine.CheckpointStats { return v.checkpointStats() }
-
-func (v engineView) ExportCheckpoints() ([]engine.Checkpoint, error) { return v.exportCheckpoints() }
-
-func (v engineView) RestoreCheckpoints(cps []engine.Checkpoint) error {
-	return v.restoreCheckpoints(cps)
-}
-
-func (v engineView) ExportIndex(withKeys bool) ([]byte, error) { return v.exportIndex(withKeys) }
-
-func (v engineView) CheckEntry(i int) error { return v.checkEntry(i) }

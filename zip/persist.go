@@ -8,7 +8,6 @@ import (
 	"github.com/go-unarc/unarc/internal/engine/conf"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/indexfmt"
-	"github.com/go-unarc/unarc/internal/srcsize"
 )
 
 // The persistable index of a ZIP archive (engine.Indexer; the root's
@@ -44,7 +43,7 @@ const persistVersion = 2
 // fourteen one-byte fields.
 const minFileSize = indexfmt.MinEntrySize + 14
 
-// exportIndex serves engine.Indexer (through engineView) (withKeys is ignored: no key is
+// exportIndex serves engine.Indexer (through the table in engine_view.go) (withKeys is ignored: no key is
 // stored for ZIP).
 func (a *Archive) exportIndex(withKeys bool) ([]byte, error) {
 	e := &indexfmt.Encoder{B: make([]byte, 0, 64*len(a.files)+256)}
@@ -99,10 +98,7 @@ func (a *Archive) exportIndex(withKeys bool) ([]byte, error) {
 
 // openIndex is Format.OpenIndex for ZIP.
 func openIndex(ra io.ReaderAt, size int64, payload []byte, cfg *arc.Config) (arc.Archive, error) {
-	if err := srcsize.Negative(size); err != nil {
-		return nil, err
-	}
-	c, err := conf.New(conf.From(cfg))
+	c, err := conf.ForIndex(size, cfg)
 	if err != nil {
 		return nil, err
 	}
@@ -199,9 +195,7 @@ func openIndex(ra io.ReaderAt, size int64, payload []byte, cfg *arc.Config) (arc
 	return a, nil
 }
 
-var _ engine.EntryChecker = engineView{}
-
-// checkEntry serves engine.EntryChecker (through engineView): in an Archive opened from an
+// checkEntry serves engine.EntryChecker (through the table in engine_view.go): in an Archive opened from an
 // index whose central directory is longer than the open's digest covers
 // whole, the first call digests all of it (once).
 func (a *Archive) checkEntry(int) error { return a.ixCheck.Check() }

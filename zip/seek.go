@@ -10,7 +10,7 @@ import (
 	"github.com/go-unarc/unarc/internal/zipcrypto"
 )
 
-// openAt serves engine.EntrySeeker (through engineView). A stored entry, plain or WinZip
+// openAt serves engine.EntrySeeker (through the table in engine_view.go). A stored entry, plain or WinZip
 // AES, is read from off directly: AES-CTR's key stream for block k is
 // the counter k+1 enciphered. Nothing but the bytes read is decrypted;
 // neither the CRC nor the AES authentication code can be checked then.
@@ -142,7 +142,7 @@ func (r *storedAt) Read(p []byte) (int, error) {
 
 func (r *storedAt) Close() error { return nil }
 
-// startAt serves engine.EntrySeeker (through engineView): where OpenAt(i, off) would start.
+// startAt serves engine.EntrySeeker (through the table in engine_view.go): where OpenAt(i, off) would start.
 func (a *Archive) startAt(i int, off int64) int64 {
 	if i < 0 || i >= len(a.files) || off <= 0 {
 		return 0
@@ -162,13 +162,13 @@ func (a *Archive) startAt(i int, off int64) int64 {
 	return 0
 }
 
-// setCheckpoints serves engine.Checkpointer (through engineView).
+// setCheckpoints serves engine.Checkpointer (through the table in engine_view.go).
 func (a *Archive) setCheckpoints(p engine.CheckpointPolicy) {
 	a.cps.SetPolicy(p)
 	a.cps.SetInput(a.cpInput) // restored ones must match the archive's bytes
 }
 
-// checkpointStats serves engine.CheckpointReporter (through engineView).
+// checkpointStats serves engine.CheckpointReporter (through the table in engine_view.go).
 func (a *Archive) checkpointStats() engine.CheckpointStats { return a.cps.Stats() }
 
 // cpKindOf is the checkpoint kind of entry f ("": it takes none): a

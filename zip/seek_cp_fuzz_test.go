@@ -80,7 +80,7 @@ func FuzzCheckpointRestore(f *testing.F) {
 		}
 		want := wants[n]
 		off := min(max(out, 0)+100, int64(len(want))-1)
-		got, start, err := testutil.ReadAt(engineView{a}, i, off, 4096)
+		got, start, err := testutil.ReadAt(engineView(a), i, off, 4096)
 		if err != nil {
 			if !isSentinel(err) {
 				t.Fatalf("unclassified error: %v", err)

@@ -74,7 +74,7 @@ func openSeekZip(t testutil.TB, name string, pol engine.CheckpointPolicy) (*Arch
 // OpenAt from 0, which takes the checkpoints.
 func readAllAt(t testutil.TB, a *Archive, i int) []byte {
 	t.Helper()
-	return testutil.FirstPass(t, engineView{a}, i)
+	return testutil.FirstPass(t, engineView(a), i)
 }
 
 // TestOpenAtCheckpointKinds: BZip2 entries (7zz, Info-ZIP, WinZip AES)
@@ -108,7 +108,7 @@ func TestOpenAtCheckpointKinds(t *testing.T) {
 						t.Fatalf("kind %q", cp.Kind)
 					}
 				}
-				resumed := testutil.RandomReads(t, engineView{a}, map[int][]byte{i: want}, uint64(len(tc.name)), cpReads(), 5000)
+				resumed := testutil.RandomReads(t, engineView(a), map[int][]byte{i: want}, uint64(len(tc.name)), cpReads(), 5000)
 				if !small && resumed < cpReads()/4 || !testing.Short() && resumed == 0 {
 					t.Fatalf("%d of %d reads resumed from a checkpoint", resumed, cpReads())
 				}
@@ -163,7 +163,7 @@ func TestCheckpointKindsPersist(t *testing.T) {
 					t.Fatal(err)
 				}
 				for _, cp := range cps {
-					testutil.CheckRestored(t, engineView{b}, tamper, i, cp.Out, want)
+					testutil.CheckRestored(t, engineView(b), tamper, i, cp.Out, want)
 				}
 				st := b.checkpointStats()
 				if tamper == "none" && st.Verified != int64(len(cps)) || tamper != "none" && st.Rejected != int64(len(cps)) {
@@ -192,7 +192,7 @@ func TestCheckpointKindsConcurrent(t *testing.T) {
 		a, _ := openSeekZip(t, tc.name, engine.CheckpointPolicy{Interval: 16 << 10, MaxMemory: 1 << 30})
 		i := entryNamed(t, a, "words.txt")
 		want := readAllAt(t, a, i)
-		testutil.ConcurrentResumes(t, engineView{a}, map[int][]byte{i: want}, 9)
+		testutil.ConcurrentResumes(t, engineView(a), map[int][]byte{i: want}, 9)
 	}
 }
 
@@ -241,7 +241,7 @@ func TestZipCryptoCheckpointPassword(t *testing.T) {
 		if err := w.restoreCheckpoints(cps); err != nil {
 			t.Fatal(err)
 		}
-		got, _, err := testutil.ReadAt(engineView{w}, i, cps[1].Out+10, 100)
+		got, _, err := testutil.ReadAt(engineView(w), i, cps[1].Out+10, 100)
 		if !errors.Is(err, errs.ErrPassword) {
 			t.Fatalf("password %q: %d bytes, %v", pw, len(got), err)
 		}

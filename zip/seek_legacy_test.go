@@ -78,7 +78,7 @@ func TestLegacyCheckpoints(t *testing.T) {
 				step = max(int64(len(want))/15, 97)
 			}
 			for off := int64(1); off < int64(len(want)); off += step {
-				got, start, err := testutil.ReadAt(engineView{a}, i, off, 700)
+				got, start, err := testutil.ReadAt(engineView(a), i, off, 700)
 				if err != nil || !bytes.Equal(got, want[off:min(off+700, int64(len(want)))]) {
 					t.Fatalf("%s/%s at %d (from %d): %v", name, f.Name, off, start, err)
 				}
@@ -114,7 +114,7 @@ func TestLegacyCheckpoints(t *testing.T) {
 				}
 				for _, cp := range cps {
 					off := min(cp.Out+50, int64(len(want))-1)
-					got, start, err := testutil.ReadAt(engineView{r}, i, off, 500)
+					got, start, err := testutil.ReadAt(engineView(r), i, off, 500)
 					if err != nil || !bytes.Equal(got, want[off:off+int64(len(got))]) || !tamper && start != cp.Out {
 						t.Fatalf("%s/%s tampered %v at %d (from %d): %v", name, f.Name, tamper, off, start, err)
 					}

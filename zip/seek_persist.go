@@ -20,9 +20,7 @@ import (
 // holds no key state in the clear, and one restored under another
 // password is rejected.
 
-var _ engine.CheckpointPersister = engineView{}
-
-// exportCheckpoints serves engine.CheckpointPersister (through engineView).
+// exportCheckpoints serves engine.CheckpointPersister (through the table in engine_view.go).
 func (a *Archive) exportCheckpoints() ([]engine.Checkpoint, error) {
 	size := func(cp engine.Checkpoint) int64 {
 		if i := cp.Stream; i >= 0 && i < len(a.files) && cp.Kind == cpKindOf(&a.files[i]) {
@@ -30,36 +28,25 @@ func (a *Archive) exportCheckpoints() ([]engine.Checkpoint, error) {
 		}
 		return -1
 	}
-	cps, err := cpcache.Export(a.cps.Snapshot(), size, func(cp engine.Checkpoint) (uint32, error) { return a.cpSum(cp.Stream, cp) })
-	if err == nil {
-		err = a.cps.SealInputs(cps)
-	}
-	if err != nil {
-		return nil, err
-	}
-	return cps, nil
+	return a.cps.ExportSealed(size, func(cp engine.Checkpoint) (uint32, error) { return a.cpSum(cp.Stream, cp) })
 }
 
-// restoreCheckpoints serves engine.CheckpointPersister (through engineView).
+// restoreCheckpoints serves engine.CheckpointPersister (through the table in engine_view.go).
 func (a *Archive) restoreCheckpoints(cps []engine.Checkpoint) error {
-	if a.cps.Interval() <= 0 {
-		return nil
-	}
-	for _, cp := range cps {
+	return a.cps.RestoreAll(cps, func(cp *engine.Checkpoint) error {
 		i := cp.Stream
 		if i < 0 || i >= len(a.files) {
 			return engine.Stale("checkpoint of an entry the archive does not have")
 		}
 		f := &a.files[i]
 		usize := int64(f.usize)
-		if kind := cpKindOf(f); kind == "" || cp.Kind != kind || cp.Out <= 0 || cp.Out >= usize || cp.In <= 0 || cpInByte(cp) > int64(f.csize) ||
+		if kind := cpKindOf(f); kind == "" || cp.Kind != kind || cp.Out <= 0 || cp.Out >= usize || cp.In <= 0 || cpInByte(*cp) > int64(f.csize) ||
 			cp.CheckLen != min(engine.CheckSpan, usize-cp.Out) || !stateFits(f, cp.State) {
 			return engine.Stale("checkpoint does not fit its entry")
 		}
 		cp.Entry, cp.EntryOff = i, cp.Out
-		a.cps.Restore(cp)
-	}
-	return nil
+		return nil
+	})
 }
 
 // stateFits checks the size (and, for Deflate, the flavour) of a

@@ -26,7 +26,7 @@ func TestOpenAtStored(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			testutil.CheckOpenAt(t, engineView{a}, a.Entries(), func(e *arc.Entry) (string, int64, bool) {
+			testutil.CheckOpenAt(t, engineView(a), a.Entries(), func(e *arc.Entry) (string, int64, bool) {
 				return e.Name, e.Size, tc.direct || tc.name == "deflate.zip" && e.Method == "Store"
 			}, 1, 15, 16, 17, 1000)
 		})
@@ -47,7 +47,7 @@ func TestOpenAtDeflateCheckpoint(t *testing.T) {
 				t.Fatal(err)
 			}
 			a.setCheckpoints(engine.CheckpointPolicy{Interval: 16 << 10, MaxMemory: mem})
-			want := testutil.FirstPass(t, engineView{a}, 0)
+			want := testutil.FirstPass(t, engineView(a), 0)
 			st := a.checkpointStats()
 			if mem > 1<<20 && st.Count < 4 || mem < 1<<20 && (st.Evicted == 0 || st.Count != 1) {
 				t.Fatalf("%s, %d bytes: %+v", name, mem, st)

@@ -218,7 +218,7 @@ func TestZstdCheckpointRandom(t *testing.T) {
 		want := readAllAt(t, a, i)
 		for k := 0; k < cpReads(); k++ {
 			off := int64(k*7919*31) % int64(len(want))
-			got, start, err := testutil.ReadAt(engineView{a}, i, off, 3000)
+			got, start, err := testutil.ReadAt(engineView(a), i, off, 3000)
 			if err != nil || !bytes.Equal(got, want[off:min(off+3000, int64(len(want)))]) {
 				t.Fatalf("frames of %d: at %d (from %d): %v", every, off, start, err)
 			}

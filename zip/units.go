@@ -6,7 +6,7 @@ import (
 	"github.com/go-unarc/unarc/internal/engine"
 )
 
-// units serves engine.Units (through engineView): every ZIP entry is compressed on its own,
+// units serves engine.Units (through the table in engine_view.go): every ZIP entry is compressed on its own,
 // so each is a unit of its own.
 func (a *Archive) units() []int {
 	u := make([]int, len(a.entries))
@@ -24,10 +24,10 @@ type entryWorkers struct {
 	pool atomic.Pointer[engine.WorkerPool]
 }
 
-// setEntryWorkers serves engine.EntryWorkers (through engineView).
+// setEntryWorkers serves engine.EntryWorkers (through the table in engine_view.go).
 func (a *Archive) setEntryWorkers(n int) { a.workers.n.Store(int32(max(n, 1))) }
 
-// setWorkerPool serves engine.SharedWorkers (through engineView): BZip2 entries opened while
+// setWorkerPool serves engine.SharedWorkers (through the table in engine_view.go): BZip2 entries opened while
 // p is set borrow their extra goroutines from it.
 func (a *Archive) setWorkerPool(p *engine.WorkerPool) { a.workers.pool.Store(p) }
 

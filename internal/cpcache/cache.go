@@ -198,6 +198,23 @@ func (c *Cache) Add(cp engine.Checkpoint) {
 	}
 }
 
+// RestoreAll restores each of cps, read from an index, after fit has
+// checked it against the archive and set its Entry and EntryOff; it stops
+// at the first checkpoint fit refuses (those before it stay). A Cache
+// that takes no checkpoints (Interval 0) restores none and checks none.
+func (c *Cache) RestoreAll(cps []engine.Checkpoint, fit func(cp *engine.Checkpoint) error) error {
+	if c.Interval() <= 0 {
+		return nil
+	}
+	for _, cp := range cps {
+		if err := fit(&cp); err != nil {
+			return err
+		}
+		c.Restore(cp)
+	}
+	return nil
+}
+
 // Restore keeps cp, read from an index, as Add does, but unverified:
 // FindChecked checks it before it is resumed from. A checkpoint of the
 // same stream and offset already held is kept instead.

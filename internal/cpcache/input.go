@@ -68,6 +68,19 @@ func (c *Cache) SetInput(input func(engine.Checkpoint) (Input, error)) {
 	c.mu.Unlock()
 }
 
+// ExportSealed is the checkpoints of the Cache readied for an index:
+// Export of a Snapshot, then SealInputs.
+func (c *Cache) ExportSealed(size func(engine.Checkpoint) int64, sum func(engine.Checkpoint) (uint32, error)) ([]engine.Checkpoint, error) {
+	cps, err := Export(c.Snapshot(), size, sum)
+	if err == nil {
+		err = c.SealInputs(cps)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return cps, nil
+}
+
 // SealInputs sets the Input of each of cps (for an index) from the
 // archive's bytes, as SetInput's function describes them: one pass per
 // input.

@@ -119,3 +119,19 @@ type CheckpointPersister interface {
 	// it is dropped (and the read decodes from an earlier point).
 	RestoreCheckpoints([]Checkpoint) error
 }
+
+// StreamCheckpointer is a decoder of a whole stream that snapshots its
+// state where it can and pauses where it is told to: tar's compressed
+// streams and the ZIP legacy decoders (the testutil harnesses drive it).
+type StreamCheckpointer interface {
+	io.Reader
+	CanCheckpoint() bool
+	CheckpointSize() int
+	// Checkpoint appends the state to dst; out and in are the stream's.
+	Checkpoint(dst []byte) (state []byte, out, in int64)
+	// Total is the output handed out so far, from the stream's start.
+	Total() int64
+	// PauseAt asks the decoder to stop where it can checkpoint at or
+	// after out (a no-op for those that stop there anyway).
+	PauseAt(out int64)
+}

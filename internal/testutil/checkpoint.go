@@ -3,18 +3,13 @@ package testutil
 import (
 	"bytes"
 	"io"
+
+	"github.com/go-unarc/unarc/internal/engine"
 )
 
 // CheckpointDecoder is a decoder that takes checkpoints where it can and
 // pauses where it is told to (the ZIP legacy decoders' shape).
-type CheckpointDecoder interface {
-	io.Reader
-	CanCheckpoint() bool
-	CheckpointSize() int
-	Checkpoint(dst []byte) (state []byte, out, in int64)
-	Total() int64
-	PauseAt(out int64)
-}
+type CheckpointDecoder = engine.StreamCheckpointer
 
 // Taken is a checkpoint TakeCheckpoints took.
 type Taken struct {

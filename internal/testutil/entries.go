@@ -45,6 +45,21 @@ type Opener interface {
 	AtOpener
 }
 
+// EntryFuncs is an Opener made of two functions: a format Archive's
+// Open and the unexported openAt the root reaches through engine.View.
+type EntryFuncs struct {
+	OpenFunc   func(i int) (io.ReadCloser, error)
+	OpenAtFunc func(i int, off int64) (io.ReadCloser, int64, error)
+}
+
+// Open is OpenFunc.
+func (f EntryFuncs) Open(i int) (io.ReadCloser, error) { return f.OpenFunc(i) }
+
+// OpenAt is OpenAtFunc.
+func (f EntryFuncs) OpenAt(i int, off int64) (io.ReadCloser, int64, error) {
+	return f.OpenAtFunc(i, off)
+}
+
 // CheckOpenAt reads each entry of a of 100 bytes or more (info gives
 // its name, size and whether OpenAt starts right at the offset asked)
 // whole, then checks it with CheckEntryAt at each of offs and at its

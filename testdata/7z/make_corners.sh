@@ -1,12 +1,9 @@
 #!/bin/sh
 # Rebuilds the 7z reading-corner archives (issue 14, items 7-9) with the
 # reference 7zz; make.sh runs it last. Inputs are generated here.
-set -eu
-export TZ=UTC
-here=$(cd "$(dirname "$0")" && pwd)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-cd "$tmp"
+. "$(dirname "$0")/../lib.sh"
+here=$out
+cd "$src"
 python3 - <<'PY'
 with open("eos-a.txt", "w") as f:
     f.write("".join("record %06d of the end-marker test\n" % i for i in range(8192 // 36 + 1))[:8192])

@@ -5,12 +5,10 @@
 # few passwords (ASCII, Latin-1 + BMP symbols, a character outside the
 # BMP). 7zz picks salt and IV at random, so a rebuild changes the bytes but
 # not what the test checks.
-set -eu
-export TZ=UTC
-here=$(cd "$(dirname "$0")" && pwd)
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-cd "$tmp"
+. "$(dirname "$0")/../lib.sh"
+export LC_ALL=C.UTF-8 # the passwords are UTF-8
+here=$out
+cd "$src"
 i=0
 : > kat.txt
 while [ $i -lt 40 ]; do

@@ -4,12 +4,9 @@
 # and solid entries cross block and segment boundaries. Deterministic
 # inputs from the inline Python; run from anywhere:
 # sh testdata/rar5u/make-pipe.sh
-set -eu
-export TZ=UTC
-here=$(cd "$(dirname "$0")" && pwd)
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work"
+. "$(dirname "$0")/../lib.sh"
+here=$out
+cd "$src"
 python3 - <<'PY'
 import random, struct, math
 rng = random.Random(17)

@@ -6,12 +6,9 @@
 # Not made here: the ARM filter (rar stopped emitting it in 5.80; the shared
 # corpus has libarchive's rar5_arm.rar) and algorithm version 1 (rar 7 uses
 # it only for dictionaries above 4 GB); bitgen_test.go builds such streams.
-set -eu
-export TZ=UTC
-here=$(cd "$(dirname "$0")" && pwd)
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work"
+. "$(dirname "$0")/../lib.sh"
+here=$out
+cd "$src"
 python3 "$here/gen.py"
 touch -d '2024-01-02 03:04:05' *
 RAR="rar a -cfg- -idq -ep -tsm0 -tsc0 -tsa0 -qo- -mt1"

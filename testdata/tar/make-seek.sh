@@ -20,11 +20,8 @@
 # size) comes before the fifth. Run from anywhere:
 # sh testdata/tar/make-seek.sh. Needs GNU tar, gzip, bzip2, lzip, xz,
 # zstd, awk.
-set -eu
-cd "$(dirname "$0")"
-out=$(pwd)
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+. "$(dirname "$0")/../lib.sh"
+work=$src
 src=$work/src
 mkdir -p "$src"
 i=0

@@ -5,11 +5,8 @@
 # bzip2, xz (also .lzma), zstd and lzip, over tarballs and single files.
 # Run from anywhere: sh testdata/tar/make.sh. Needs GNU tar, bsdtar,
 # gzip, pigz, bzip2, xz, zstd, lzip (../shared/tools/install-reference-tools.sh).
-set -eu
-cd "$(dirname "$0")"
-out=$(pwd)
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+. "$(dirname "$0")/../lib.sh"
+work=$src
 src=$work/src
 mkdir -p "$src/dir/sub" "$src/empty"
 printf 'hello, tar\n' > "$src/hello.txt"

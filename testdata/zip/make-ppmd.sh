@@ -6,12 +6,7 @@
 # 7zz picks order 3+level, memory 2^(level-1) MiB shrunk to the input
 # size, and restoration "cut off" from -mx7 up; ":a=N" forces the
 # restoration method (0 restart, 1 cut off).
-set -eu
-export TZ=UTC LC_ALL=C.UTF-8
-out=$(cd "$(dirname "$0")" && pwd)
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
-cd "$work"
+. "$(dirname "$0")/lib.sh"
 
 printf 'hello, world\n' > hello.txt
 : > empty.txt
@@ -23,11 +18,7 @@ done > text.txt
 # Base64 of sha256 outputs: compressible (6 bits a byte) but with no long
 # matches. 16 KiB for the general archives; 87 KiB fill a 1 MiB order-16
 # model, so the restart and cut-off archives restore it.
-i=0
-while [ $i -lt 2048 ]; do
-	printf 'rand%d' $i | sha256sum | cut -c1-64 | xxd -r -p
-	i=$((i + 1))
-done | base64 > randbig.txt
+randbin 2048 | base64 >randbig.txt
 head -c 16384 randbig.txt > rand64.txt
 # 9 MiB of one repeated line so 7zz keeps the 256 MiB model it was asked for
 # (it shrinks the model to 16x the input size otherwise).

@@ -14,6 +14,7 @@ import (
 
 	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/internal/engine"
+	"github.com/go-unarc/unarc/internal/srcsize"
 )
 
 // New applies opts to a zero Config, checks the result, and resolves
@@ -66,6 +67,15 @@ func MustLimits(l arc.Limits) engine.Limits {
 		panic(err)
 	}
 	return b
+}
+
+// ForIndex is the Config a format's OpenIndex (arc.Format.OpenIndex)
+// starts from: cfg resolved (New), after a negative size is refused.
+func ForIndex(size int64, cfg *arc.Config) (arc.Config, error) {
+	if err := srcsize.Negative(size); err != nil {
+		return arc.Config{}, err
+	}
+	return New(From(cfg))
 }
 
 // From is the Option that sets every field of *c at once (it replaces
