@@ -31,6 +31,22 @@ const (
 	ctrlDict     = 0xE0 // and above: dictionary reset
 )
 
+// headerRest is how many header bytes follow control byte c: the
+// unpacked size (2), for an LZMA chunk the packed size (2 more) and with
+// new properties their byte (1 more). It is 0 when c starts no chunk
+// (the end byte or an invalid one). Reader2 and Reader2MT's scan share it.
+func headerRest(c byte) int {
+	switch {
+	case c >= ctrlProps:
+		return 5
+	case c >= ctrlLZMA:
+		return 4
+	case c == ctrlCopy || c == ctrlCopyDict:
+		return 2
+	}
+	return 0
+}
+
 type chunkKind uint8
 
 const (
@@ -212,13 +228,8 @@ func (z *Reader2) header() error {
 		return ErrPastSize
 	}
 	var h [5]byte
-	n := 2
-	switch {
-	case c >= ctrlProps:
-		n = 5
-	case c >= ctrlLZMA:
-		n = 4
-	case c > ctrlCopy:
+	n := headerRest(c)
+	if n == 0 {
 		return errs.Corrupt("lzma2: bad control byte %#x", c)
 	}
 	for i := range n {
