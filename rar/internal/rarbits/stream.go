@@ -24,6 +24,16 @@ const (
 // (io.EOF at the end of the entry).
 type Stepper interface{ Step() }
 
+// Restorer is a decoder whose checkpoints Stream.ResetAt resumes: its
+// Reset, and RestoreState, which takes a checkpoint's state (after a
+// non-solid Reset) given the dictionary the checkpoint must have at
+// least and the entry's size.
+type Restorer interface {
+	Stepper
+	Reset(src io.Reader, dictSize, unpackedSize int64, solid bool) error
+	RestoreState(src io.Reader, state []byte, minDict, size int64) error
+}
+
 // Stream is what the RAR 1.5, 2.0 and 2.9 decoders share around their
 // algorithm: the pooled ring window, the stream positions, the decoded
 // run waiting for the caller and the sticky error; and on them Read,
