@@ -89,6 +89,24 @@ func (s *Stream) Continue(solid bool) error {
 	return nil
 }
 
+// Enter is how the RAR 1.5 and 2.0 decoders' Reset starts: Continue,
+// a known size (their streams have no end marker), br reading src, then
+// Begin, calling fresh when the stream starts afresh (to reset the
+// decoder's adaptive state).
+func (s *Stream) Enter(br *Reader, src io.Reader, dict, size int64, solid bool, fresh func()) error {
+	if err := s.Continue(solid); err != nil {
+		return err
+	}
+	if size < 0 {
+		return errs.Corrupt("%s: unknown unpacked size", s.name)
+	}
+	br.Reset(src)
+	if s.Begin(dict, size, solid) {
+		fresh()
+	}
+	return nil
+}
+
 // Begin starts an entry of size bytes (-1: unknown) under dictionary
 // dict (0 or more than MaxWindow: MaxWindow), continuing the stream when
 // solid and one is in progress. It reports whether the stream starts

@@ -16,7 +16,6 @@ package unpack15
 import (
 	"io"
 
-	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/rar/internal/rarbits"
 )
 
@@ -69,22 +68,14 @@ func NewDecoder() *Decoder {
 }
 
 // Reset prepares d to decode one entry of unpackedSize bytes from src.
-// (unpack20's Reset has the same calls into rarbits.Stream around its own
-// state; everything they share lives in Stream.)
+// (It starts as unpack20's does, with rarbits.Stream.Enter.)
 // With solid set the entry continues the previous one's window and
 // adaptive tables; an unfinished previous entry is decoded to its end
 // first.
 func (d *Decoder) Reset(src io.Reader, dictSize, unpackedSize int64, solid bool) error {
 	d.cpFn = nil
-	if err := d.Continue(solid); err != nil {
+	if err := d.Enter(&d.br, src, dictSize, unpackedSize, solid, d.s.init); err != nil {
 		return err
-	}
-	if unpackedSize < 0 {
-		return errs.Corrupt("rar v15: unknown unpacked size")
-	}
-	d.br.Reset(src)
-	if d.Begin(dictSize, unpackedSize, solid) {
-		d.s.init()
 	}
 	d.s.flagsCnt, d.s.flagBuf, d.s.stMode, d.s.lCount = 0, 0, false, 0
 	d.first = true

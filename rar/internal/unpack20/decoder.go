@@ -104,24 +104,22 @@ func NewDecoder() *Decoder {
 // unfinished previous entry is decoded to its end first.
 func (d *Decoder) Reset(src io.Reader, dictSize, unpackedSize int64, solid bool) error {
 	d.cpFn = nil
-	if err := d.Continue(solid); err != nil {
+	if err := d.Enter(&d.br, src, dictSize, unpackedSize, solid, d.fresh); err != nil {
 		return err
-	}
-	if unpackedSize < 0 {
-		return errs.Corrupt("rar v20: unknown unpacked size")
-	}
-	d.br.Reset(src)
-	if d.Begin(dictSize, unpackedSize, solid) {
-		d.tablesRead = false
-		d.oldDist = [4]uint32{}
-		d.oldDistPtr, d.lastDist, d.lastLength = 0, 0, 0
-		clear(d.oldTable[:])
-		d.audio = false
-		d.channels, d.cur, d.channelDelta = 1, 0, 0
-		d.av = [4]audioVars{}
 	}
 	d.header = !solid || !d.tablesRead
 	return nil
+}
+
+// fresh resets the adaptive state for a stream that starts afresh.
+func (d *Decoder) fresh() {
+	d.tablesRead = false
+	d.oldDist = [4]uint32{}
+	d.oldDistPtr, d.lastDist, d.lastLength = 0, 0, 0
+	clear(d.oldTable[:])
+	d.audio = false
+	d.channels, d.cur, d.channelDelta = 1, 0, 0
+	d.av = [4]audioVars{}
 }
 
 // Close returns the window and input buffer to the pool.
