@@ -52,9 +52,6 @@ type Decoder struct {
 
 	s state
 
-	cpNext int64                // entry offset of the next checkpoint (checkpoint.go)
-	cpFn   func(*Decoder) int64 // the checkpoint hook, or nil
-
 	// Stream (window, positions, Read, WriteTo) comes last: in front of
 	// br it cost about 4% CPU time in BenchmarkDecode (same-run A/B).
 	rarbits.Stream
@@ -73,7 +70,6 @@ func NewDecoder() *Decoder {
 // adaptive tables; an unfinished previous entry is decoded to its end
 // first.
 func (d *Decoder) Reset(src io.Reader, dictSize, unpackedSize int64, solid bool) error {
-	d.cpFn = nil
 	if err := d.Enter(&d.br, src, dictSize, unpackedSize, solid, d.s.init); err != nil {
 		return err
 	}
@@ -103,7 +99,6 @@ func (s *state) init() {
 
 // Close returns the window and input buffer to the pool.
 func (d *Decoder) Close() error {
-	d.cpFn = nil
 	d.Release()
 	d.br.Release()
 	return nil
@@ -111,23 +106,4 @@ func (d *Decoder) Close() error {
 
 // Step is for rarbits.Stream: it hands out decoded output, or decodes
 // more, or ends the entry.
-func (d *Decoder) Step() {
-	if d.Wr < d.Pos {
-		d.Flush(d.Pos)
-		return
-	}
-	if d.Done || d.Pos >= d.End {
-		d.Err = io.EOF
-		return
-	}
-	limit := min(d.Wr+int64(len(d.Win))-margin, d.End)
-	if d.cpFn != nil {
-		if d.Wr-d.Start >= d.cpNext && d.CanCheckpoint() {
-			d.cpNext = d.cpFn(d)
-		}
-		limit = d.CPLimit(d.cpNext, limit)
-	}
-	if err := d.decode(limit); err != nil {
-		d.Err = err
-	}
-}
+func (d *Decoder) Step() { d.StepLZ(d.CanCheckpoint, d.decode) }

@@ -50,7 +50,11 @@ const maxLength = 224 + 31 + 3 + 3
 // ResetAt and Close clear it. While a checkpoint is due, decode passes
 // stop at its offset.
 func (d *Decoder) OnCheckpoint(next int64, fn func(d *Decoder) int64) {
-	d.cpNext, d.cpFn = next, fn
+	if fn == nil {
+		d.SetHook(next, nil)
+		return
+	}
+	d.SetHook(next, func() int64 { return fn(d) })
 }
 
 // CanCheckpoint reports whether d is between decode passes with all it

@@ -86,9 +86,6 @@ type Decoder struct {
 
 	main, dist, rep, bitLen huffman
 	md                      [4]huffman
-
-	cpNext int64                // entry offset of the next checkpoint (checkpoint.go)
-	cpFn   func(*Decoder) int64 // the checkpoint hook, or nil
 }
 
 // NewDecoder returns a Decoder ready for Reset.
@@ -103,7 +100,6 @@ func NewDecoder() *Decoder {
 // solid set the entry continues the previous one's window and tables; an
 // unfinished previous entry is decoded to its end first.
 func (d *Decoder) Reset(src io.Reader, dictSize, unpackedSize int64, solid bool) error {
-	d.cpFn = nil
 	if err := d.Enter(&d.br, src, dictSize, unpackedSize, solid, d.fresh); err != nil {
 		return err
 	}
@@ -124,7 +120,6 @@ func (d *Decoder) fresh() {
 
 // Close returns the window and input buffer to the pool.
 func (d *Decoder) Close() error {
-	d.cpFn = nil
 	d.Release()
 	d.br.Release()
 	return nil
@@ -132,26 +127,7 @@ func (d *Decoder) Close() error {
 
 // Step is for rarbits.Stream: it hands out decoded output, or decodes
 // more, or ends the entry.
-func (d *Decoder) Step() {
-	if d.Wr < d.Pos {
-		d.Flush(d.Pos)
-		return
-	}
-	if d.Done {
-		d.Err = io.EOF
-		return
-	}
-	limit := min(d.Wr+int64(len(d.Win))-margin, d.End)
-	if d.cpFn != nil {
-		if d.Wr-d.Start >= d.cpNext && d.CanCheckpoint() {
-			d.cpNext = d.cpFn(d)
-		}
-		limit = d.CPLimit(d.cpNext, limit)
-	}
-	if err := d.decode(limit); err != nil {
-		d.Err = err
-	}
-}
+func (d *Decoder) Step() { d.StepLZ(d.CanCheckpoint, d.decode) }
 
 // decode fills the window up to limit; at the end of the entry it reads
 // the table switch that may follow (unrar ReadLastTables), so a solid
