@@ -185,7 +185,7 @@ func (z *ReaderZip) finish() error {
 // Deliberate copy of Reader7z.Close: another model type and pool.
 func (z *ReaderZip) Close() error {
 	if z.m != nil {
-		z.m.release()
+		z.m.releaseArena()
 		model8Pool.put(z.m)
 		z.m = nil
 	}
