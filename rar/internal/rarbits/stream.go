@@ -121,6 +121,27 @@ func (s *Stream) Enter(br *Reader, src io.Reader, dict, size int64, solid bool, 
 // clear it.
 func (s *Stream) SetHook(next int64, fn func() int64) { s.cpNext, s.cpFn = next, fn }
 
+// Hook is a decoder's checkpoint callback as SetHook takes it: fn
+// called on d; nil when fn is nil.
+func Hook[D any](d D, fn func(D) int64) func() int64 {
+	if fn == nil {
+		return nil
+	}
+	return func() int64 { return fn(d) }
+}
+
+// Idle reports whether the RAR 1.5 or 2.0 stream is between decode
+// passes with all it decoded handed out and the entry unfinished: what
+// their CanCheckpoint requires of the stream (also at the start of an
+// entry that continues a solid stream).
+func (s *Stream) Idle() bool {
+	return s.Err == nil && s.Started && !s.Done && len(s.Out) == 0 && s.Wr == s.Pos &&
+		s.Pos < s.End && s.Win != nil
+}
+
+// EntryOffset is the entry's output handed out so far.
+func (s *Stream) EntryOffset() int64 { return s.Wr - s.Start }
+
 // StepLZ is the Step of the RAR 1.5 and 2.0 decoders (no filters): hand
 // out what is decoded, end the entry, or have decode run a pass up to
 // limit, which keeps Margin bytes of undelivered output from being

@@ -46,23 +46,15 @@ const maxLength = 0xffff
 // ResetAt and Close clear it. While a checkpoint is due, decode passes
 // stop at its offset.
 func (d *Decoder) OnCheckpoint(next int64, fn func(d *Decoder) int64) {
-	if fn == nil {
-		d.SetHook(next, nil)
-		return
-	}
-	d.SetHook(next, func() int64 { return fn(d) })
+	d.SetHook(next, rarbits.Hook(d, fn))
 }
 
 // CanCheckpoint reports whether d is between decode passes with all it
 // decoded handed out, so Checkpoint may be taken; also at the start of
 // an entry that continues a solid stream.
 func (d *Decoder) CanCheckpoint() bool {
-	return d.Err == nil && d.Started && !d.Done && len(d.Out) == 0 && d.Wr == d.Pos &&
-		d.Pos < d.End && d.Win != nil && !d.br.Overrun()
+	return d.Idle() && !d.br.Overrun()
 }
-
-// EntryOffset is the entry's output handed out so far.
-func (d *Decoder) EntryOffset() int64 { return d.Wr - d.Start }
 
 // InputBits is the bit position in the entry's packed data of the next
 // unread bit.

@@ -134,9 +134,6 @@ func (d *Decoder) CanCheckpoint() bool {
 		!d.br.Overrun()
 }
 
-// EntryOffset is the entry's output handed out so far.
-func (d *Decoder) EntryOffset() int64 { return d.Wr - d.Start }
-
 // InputBits is the bit position in the entry's packed data of the next
 // unread bit.
 func (d *Decoder) InputBits() int64 { return d.br.BitPos() }
