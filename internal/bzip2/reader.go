@@ -71,7 +71,9 @@ type walk struct {
 	rnPos int // randomised blocks: next table index
 }
 
-// NewReader returns a reader decoding the bzip2 data in r.
+// NewReader returns a reader decoding the bzip2 data in r. (It and the
+// start of Reset have the shape of xz's: the codec constructor pattern,
+// too small to share across packages.)
 func NewReader(r io.Reader, opts ...Option) (*Reader, error) {
 	z := new(Reader)
 	if err := z.Reset(r, opts...); err != nil {

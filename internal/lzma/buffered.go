@@ -7,8 +7,8 @@ package lzma
 // or Close.
 func (z *Reader) Buffered() []byte {
 	in := &z.in
-	if in.buf == nil || in.ip >= in.end {
+	if in.Buf == nil || in.IP >= in.End {
 		return nil
 	}
-	return in.buf[in.ip:in.end]
+	return in.Buf[in.IP:in.End]
 }

@@ -36,7 +36,7 @@ func (s *core) begin(next stepper, r io.Reader, n int, size int64) {
 
 // inputOffset is the offset in the stream's input of the next byte the
 // decoder will consume.
-func (s *core) inputOffset() int64 { return s.inBase + s.in.read - int64(s.in.avail()) }
+func (s *core) inputOffset() int64 { return s.inBase + s.in.Base + int64(s.in.IP) }
 
 // Read decodes into p.
 func (s *core) Read(p []byte) (int, error) {

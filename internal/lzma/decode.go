@@ -229,6 +229,8 @@ func norm(rng, code uint32, in []byte, ip int) (uint32, uint32, int) {
 // disagreement on, from the plain tree. offs is 0x100 while they agree and
 // 0 after, so the eight (unrolled) steps have no branch on the data either
 // (the structure of 7-Zip's matched-literal loop); offs+bit+sym < 0x300.
+// The eight steps are written out on purpose (the duplicate-code scan
+// lists them): in a loop the compiler keeps the branch litStep avoids.
 func litMatched(probs *[litSize]uint16, match uint32, rng, code uint32, in []byte, ip int) (uint32, uint32, int, uint32) {
 	sym := uint32(1)
 	offs := uint32(0x100)

@@ -450,7 +450,9 @@ func (e *encoder) optimum(position uint32) int {
 					o.price, o.len, o.dist, o.extra = p, uint32(l), dist+4, 0
 				}
 				if l == int(matches[offs]) {
-					// match, literal, rep0
+					// match, literal, rep0 (its tail repeats the rep case's
+					// above on purpose: this is the optimal parser's inner
+					// loop, not folded without a BenchmarkEncode A/B)
 					d2 := data - int(dist) - 1
 					l2 := l + 1
 					limit := min(l2+fb, numAvailFull)

@@ -136,14 +136,14 @@ func (z *Reader) reset(r io.Reader, p Props, size int64) error {
 // (specification, "Init" of the range decoder): a zero byte, then the
 // first code value.
 func initRange(d *decoder, in *input) error {
-	if in.avail() < 5 {
-		in.fill(5)
-		if in.avail() < 5 {
+	if in.Avail() < 5 {
+		in.Fill(5)
+		if in.Avail() < 5 {
 			return in.endErr(errs.Truncated("lzma range coder init"))
 		}
 	}
-	b := in.buf[in.ip : in.ip+5]
-	in.ip += 5
+	b := in.Buf[in.IP : in.IP+5]
+	in.IP += 5
 	if b[0] != 0 {
 		return errs.Corrupt("lzma: first range coder byte is %#x, want 0", b[0])
 	}
@@ -161,18 +161,18 @@ func initRange(d *decoder, in *input) error {
 func (z *Reader) run(limit int) (status, error) {
 	in, w := &z.in, &z.w
 	for w.pos < limit {
-		final := in.eof || in.err != nil
-		inLimit := in.end - maxSymbolBytes
+		final := in.EOF || in.Err != nil
+		inLimit := in.End - maxSymbolBytes
 		if final {
-			inLimit = in.end
+			inLimit = in.End
 		}
-		if in.ip > inLimit {
-			in.fill(maxSymbolBytes + 1)
+		if in.IP > inLimit {
+			in.Fill(maxSymbolBytes + 1)
 			continue
 		}
-		ip, symStart, st := z.d.decode(w, limit, in.buf, in.ip, inLimit)
-		in.ip = ip
-		if ip > in.end {
+		ip, symStart, st := z.d.decode(w, limit, in.Buf, in.IP, inLimit)
+		in.IP = ip
+		if ip > in.End {
 			w.pos = symStart
 			return st, in.endErr(errs.Truncated("lzma stream"))
 		}

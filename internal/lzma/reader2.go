@@ -31,6 +31,22 @@ const (
 	ctrlDict     = 0xE0 // and above: dictionary reset
 )
 
+// headerRest is how many header bytes follow control byte c: the
+// unpacked size (2), for an LZMA chunk the packed size (2 more) and with
+// new properties their byte (1 more). It is 0 when c starts no chunk
+// (the end byte or an invalid one). Reader2 and Reader2MT's scan share it.
+func headerRest(c byte) int {
+	switch {
+	case c >= ctrlProps:
+		return 5
+	case c >= ctrlLZMA:
+		return 4
+	case c == ctrlCopy || c == ctrlCopyDict:
+		return 2
+	}
+	return 0
+}
+
 type chunkKind uint8
 
 const (
@@ -139,12 +155,12 @@ func (z *Reader2) step() {
 func (z *Reader2) copyChunk(limit int) error {
 	in, w := &z.in, &z.w
 	for w.pos < limit {
-		if in.avail() == 0 && !in.fill(1) {
+		if in.Avail() == 0 && !in.Fill(1) {
 			return in.endErr(errs.Truncated("lzma2 uncompressed chunk"))
 		}
-		n := copy(w.buf[w.pos:limit], in.buf[in.ip:in.end])
+		n := copy(w.buf[w.pos:limit], in.Buf[in.IP:in.End])
 		w.pos += n
-		in.ip += n
+		in.IP += n
 	}
 	return nil
 }
@@ -153,22 +169,22 @@ func (z *Reader2) copyChunk(limit int) error {
 func (z *Reader2) lzmaChunk(limit int) error {
 	in, w := &z.in, &z.w
 	for w.pos < limit {
-		segEnd := in.ip + z.packed
+		segEnd := in.IP + z.packed
 		final := true // the segment ends where the chunk does
-		if segEnd > in.end {
-			segEnd = in.end
-			final = in.eof || in.err != nil
+		if segEnd > in.End {
+			segEnd = in.End
+			final = in.EOF || in.Err != nil
 		}
 		inLimit := segEnd - maxSymbolBytes
 		if final {
 			inLimit = segEnd
 		}
-		if in.ip > inLimit {
-			in.fill(maxSymbolBytes + 1)
+		if in.IP > inLimit {
+			in.Fill(maxSymbolBytes + 1)
 			continue
 		}
-		ip0 := in.ip
-		ip, symStart, st := z.d.decode(w, limit, in.buf, in.ip, inLimit)
+		ip0 := in.IP
+		ip, symStart, st := z.d.decode(w, limit, in.Buf, in.IP, inLimit)
 		if ip > segEnd {
 			w.pos = symStart
 			if segEnd == ip0+z.packed {
@@ -176,7 +192,7 @@ func (z *Reader2) lzmaChunk(limit int) error {
 			}
 			return in.endErr(errs.Truncated("lzma2 chunk"))
 		}
-		in.ip = ip
+		in.IP = ip
 		z.packed -= ip - ip0
 		switch st {
 		case stEnd:
@@ -194,10 +210,10 @@ func (z *Reader2) header() error {
 	in := &z.in
 	c, ok := in.readByte()
 	if !ok {
-		if z.size >= 0 && z.total == z.size && in.err == nil {
+		if z.size >= 0 && z.total == z.size && in.Err == nil {
 			return io.EOF // the end byte is optional when the size is known
 		}
-		if z.edge != nil && z.edge.paused && in.err == nil {
+		if z.edge != nil && z.edge.paused && in.Err == nil {
 			return io.EOF // Reader2MT takes over at a dictionary reset
 		}
 		return in.endErr(errs.Truncated("lzma2 chunk header"))
@@ -212,13 +228,8 @@ func (z *Reader2) header() error {
 		return ErrPastSize
 	}
 	var h [5]byte
-	n := 2
-	switch {
-	case c >= ctrlProps:
-		n = 5
-	case c >= ctrlLZMA:
-		n = 4
-	case c > ctrlCopy:
+	n := headerRest(c)
+	if n == 0 {
 		return errs.Corrupt("lzma2: bad control byte %#x", c)
 	}
 	for i := range n {
@@ -268,10 +279,10 @@ func (z *Reader2) header() error {
 		return errs.Corrupt("lzma2: chunk of %d packed bytes", packed)
 	}
 	// The range coder init bytes are part of the chunk.
-	if in.avail() < 5 {
-		in.fill(5)
+	if in.Avail() < 5 {
+		in.Fill(5)
 	}
-	if in.avail() < 5 {
+	if in.Avail() < 5 {
 		return in.endErr(errs.Truncated("lzma2 chunk"))
 	}
 	if err := initRange(&z.d, in); err != nil {

@@ -150,13 +150,8 @@ func (z *Reader2MT) scan() {
 	}
 	unpacked := 0
 	for {
-		n := 2
-		switch {
-		case c >= ctrlProps:
-			n = 5
-		case c >= ctrlLZMA:
-			n = 4
-		case c != ctrlCopy && c != ctrlCopyDict:
+		n := headerRest(c)
+		if n == 0 {
 			z.takeOver(raw)
 			return
 		}

@@ -43,10 +43,11 @@ func (e *encoder) keepFor(c *chunker) int {
 // encStream is what Writer and Writer2 share: the encoder, the window
 // refill and the sticky error.
 type encStream struct {
-	e     encoder
-	w     io.Writer
-	err   error
-	total int64 // bytes written by the caller
+	e      encoder
+	w      io.Writer
+	err    error
+	total  int64 // bytes written by the caller
+	closed bool
 }
 
 // moreEncoder encodes what the window holds, keeping the look-ahead.
@@ -132,6 +133,36 @@ func (s *encStream) sizeErr(n int64) error {
 	return fmt.Errorf("lzma: %w: KnownSize(%d) but %d bytes written", errs.ErrInvalidOption, s.e.cfg.knownSize, n)
 }
 
+// close is Close for both writers: it encodes the rest with encode, has
+// finish write the stream's end (end marker and range coder flush, or
+// LZMA2's end byte), and calls release however it ends. A second Close
+// returns nil after a clean one, else the first's error.
+func (s *encStream) close(encode func(final bool) error, finish func() error, release func()) error {
+	if s.closed {
+		if s.err == ErrWriterClosed {
+			return nil // closed cleanly before
+		}
+		return s.err
+	}
+	s.closed = true
+	defer release()
+	if s.err != nil {
+		return s.err
+	}
+	if k := s.e.cfg.knownSize; k >= 0 && k != s.total {
+		s.err = s.sizeErr(s.total)
+		return s.err
+	}
+	if err := encode(true); err != nil {
+		return err
+	}
+	if err := finish(); err != nil {
+		return err
+	}
+	s.err = ErrWriterClosed
+	return nil
+}
+
 func (s *encStream) write(b []byte) error {
 	if len(b) == 0 {
 		return nil
@@ -153,7 +184,6 @@ type Writer struct {
 	marker bool
 	opts   [16]WriterOption
 	nopts  int
-	closed bool
 }
 
 const (
@@ -273,24 +303,12 @@ func (z *Writer) ReadFrom(r io.Reader) (int64, error) {
 // writer. With KnownSize, a different number of bytes written is an
 // error matching errs.ErrInvalidOption.
 func (z *Writer) Close() error {
-	if z.closed {
-		if z.err == ErrWriterClosed {
-			return nil // closed cleanly before
-		}
-		return z.err
-	}
-	z.closed = true
-	defer z.e.close()
-	if z.err != nil {
-		return z.err
-	}
-	if k := z.e.cfg.knownSize; k >= 0 && k != z.total {
-		z.err = z.sizeErr(z.total)
-		return z.err
-	}
-	if err := z.encode(true); err != nil {
-		return err
-	}
+	return z.close(z.encode, z.finish, z.e.close)
+}
+
+// finish ends the stream: the end marker if any, then the range coder's
+// last bytes.
+func (z *Writer) finish() error {
 	if z.marker {
 		z.e.encodeEndMarker()
 	}
@@ -299,7 +317,6 @@ func (z *Writer) Close() error {
 		return err
 	}
 	z.e.rc.out = z.e.rc.out[:0]
-	z.err = ErrWriterClosed
 	return nil
 }
 
@@ -308,12 +325,11 @@ func (z *Writer) Close() error {
 // Close writes the end byte; Reset reuses every buffer.
 type Writer2 struct {
 	encStream
-	c      chunker
-	outp   *[]byte // pooled chunk buffer
-	opts   [16]WriterOption
-	nopts  int
-	closed bool
-	mt     *mtWriter // block mode (writer2_mt.go); nil: one solid stream
+	c     chunker
+	outp  *[]byte // pooled chunk buffer
+	opts  [16]WriterOption
+	nopts int
+	mt    *mtWriter // block mode (writer2_mt.go); nil: one solid stream
 }
 
 // NewWriter2 returns an LZMA2 encoder writing to w.
@@ -414,30 +430,10 @@ func (z *Writer2) Close() error {
 	if z.mt != nil {
 		return z.mt.close()
 	}
-	if z.closed {
-		if z.err == ErrWriterClosed {
-			return nil // closed cleanly before
-		}
-		return z.err
-	}
-	z.closed = true
-	defer z.release()
-	if z.err != nil {
-		return z.err
-	}
-	if k := z.e.cfg.knownSize; k >= 0 && k != z.total {
-		z.err = z.sizeErr(z.total)
-		return z.err
-	}
-	if err := z.encode(true); err != nil {
-		return err
-	}
-	if err := z.write(endByte[:]); err != nil {
-		return err
-	}
-	z.err = ErrWriterClosed
-	return nil
+	return z.close(z.encode, z.writeEnd, z.release)
 }
+
+func (z *Writer2) writeEnd() error { return z.write(endByte[:]) }
 
 func (z *Writer2) release() {
 	z.e.close()

@@ -39,3 +39,20 @@ func (l *idle[T]) put(v *T) {
 		l.free = append(l.free, v)
 	}
 }
+
+// arenaModel is a model kind of idle: its arena goes back to
+// internal/pool before the model is kept.
+type arenaModel[T any] interface {
+	*T
+	releaseArena()
+}
+
+// closeModel releases *m's arena, keeps the model in l and clears *m
+// (nothing when *m is nil): the readers' Close.
+func closeModel[T any, P arenaModel[T]](l *idle[T], m **T) {
+	if *m != nil {
+		P(*m).releaseArena()
+		l.put(*m)
+		*m = nil
+	}
+}

@@ -87,16 +87,23 @@ func init() {
 	for i := 11; i < 256; i++ {
 		ns2BSIndx[i] = 3 << 1
 	}
-	for i := 0; i < 3; i++ {
-		ns2Indx[i] = uint8(i)
+	fillNS2Indx(ns2Indx[:], 3)
+}
+
+// fillNS2Indx fills a NS2Indx table (PPMd7: first 3, PPMd8: 5): the
+// counts below first map to themselves, then each next index m covers
+// m-first+1 counts.
+func fillNS2Indx(t []uint8, first int) {
+	for i := range first {
+		t[i] = uint8(i)
 	}
-	m, step := 3, 1
-	for i := 3; i < 256; i++ {
-		ns2Indx[i] = uint8(m)
+	m, step := first, 1
+	for i := first; i < len(t); i++ {
+		t[i] = uint8(m)
 		step--
 		if step == 0 {
 			m++
-			step = m - 2
+			step = m - first + 1
 		}
 	}
 }
@@ -124,8 +131,6 @@ type Model struct {
 	prevSuccess, maxOrder  uint32
 	hiBitsFlag             uint32
 	runLength, initRL      int32
-
-	size uint32
 
 	ps [MaxOrder]uint32 // createSuccessors scratch, kept here to skip zeroing it
 
@@ -176,22 +181,16 @@ func (m *Model) Init(order, memSize int) error {
 // use.
 func (m *Model) Release() {
 	m.releaseArena()
-	m.size = 0
 }
 
-func (m *Model) numStats(c uint32) uint32  { return m.u16(c) }
-func (m *Model) setNumStats(c, v uint32)   { m.put16(c, v) }
-func (m *Model) summFreq(c uint32) uint32  { return m.u16(c + 2) }
-func (m *Model) setSummFreq(c, v uint32)   { m.put16(c+2, v) }
-func (m *Model) stats(c uint32) uint32     { return m.u32(c + 4) }
-func (m *Model) setStats(c, v uint32)      { m.put32(c+4, v) }
-func (m *Model) successor(s uint32) uint32 { return m.u32(s + 2) }
-func oneState(c uint32) uint32             { return c + 2 }
-func hiBits3(sym uint32) uint32            { return ((sym + 0xC0) >> (8 - 3)) & (1 << 3) }
-func hiBits4(sym uint32) uint32            { return ((sym + 0xC0) >> (8 - 4)) & (1 << 4) }
-func i2u(indx uint32) uint32               { return uint32(indx2Units[indx]) }
-func u2i(nu uint32) uint32                 { return uint32(units2Indx[nu-1]) }
-func u2b(nu uint32) uint32                 { return nu * unitSize }
+func (m *Model) numStats(c uint32) uint32 { return m.u16(c) }
+func (m *Model) setNumStats(c, v uint32)  { m.put16(c, v) }
+func oneState(c uint32) uint32            { return c + 2 }
+func hiBits3(sym uint32) uint32           { return ((sym + 0xC0) >> (8 - 3)) & (1 << 3) }
+func hiBits4(sym uint32) uint32           { return ((sym + 0xC0) >> (8 - 4)) & (1 << 4) }
+func i2u(indx uint32) uint32              { return uint32(indx2Units[indx]) }
+func u2i(nu uint32) uint32                { return uint32(units2Indx[nu-1]) }
+func u2b(nu uint32) uint32                { return nu * unitSize }
 func b2u(b bool) uint32 {
 	if b {
 		return 1
@@ -218,23 +217,10 @@ func (m *Model) restart() {
 	m.runLength = m.initRL
 	m.prevSuccess = 0
 
-	m.hiUnit -= unitSize
-	mc := m.hiUnit
-	s := m.loUnit
-	m.loUnit += u2b(256 / 2)
+	mc, s := m.newRoot()
 	m.minContext, m.maxContext = mc, mc
 	m.foundState = s
 	m.setNumStats(mc, 256)
-	m.setSummFreq(mc, 256+1)
-	m.setStats(mc, s)
-	m.put32(mc+8, 0)
-	st := m.mem[s : s+256*stateSize]
-	for i := 0; i < 256; i++ {
-		r := st[i*stateSize : i*stateSize+stateSize]
-		r[0] = byte(i)
-		r[1] = 1
-		r[2], r[3], r[4], r[5] = 0, 0, 0, 0
-	}
 
 	m.binSumm = initBinSumm
 	m.see = initSee

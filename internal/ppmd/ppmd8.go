@@ -51,18 +51,7 @@ var (
 )
 
 func init() {
-	for i := 0; i < 5; i++ {
-		ns2Indx8[i] = uint8(i)
-	}
-	m, k := 5, 1
-	for i := 5; i < 260; i++ {
-		ns2Indx8[i] = uint8(m)
-		k--
-		if k == 0 {
-			m++
-			k = m - 4
-		}
-	}
+	fillNS2Indx(ns2Indx8[:], 5)
 	i := 0
 	for m := 0; m < 25; m++ {
 		for int(ns2Indx8[i]) == m {
@@ -98,7 +87,7 @@ type model8 struct {
 	restoreMethod          uint32
 	runLength, initRL      int32
 
-	size, alignOffset uint32
+	alignOffset uint32
 
 	ps [MaxOrder8 + 1]uint32
 
@@ -137,8 +126,7 @@ func (m *model8) init8(order int, memSize uint32, restore int) error {
 	}
 	align := (4 - memSize) & 3
 	n := int(align) + int(memSize)
-	// Deliberate copy of Model.Init's tail: the two models set their own
-	// fields.
+	// Model.Init ends alike: the two models set their own fields.
 	m.useArena(n)
 	m.stamped = true
 	m.size = memSize
@@ -153,20 +141,10 @@ func (m *model8) init8(order int, memSize uint32, restore int) error {
 	return nil
 }
 
-func (m *model8) release() {
-	m.releaseArena()
-	m.size = 0
-}
-
-func (m *model8) numStats(c uint32) uint32  { return uint32(m.mem[c]) }
-func (m *model8) flags(c uint32) uint32     { return uint32(m.mem[c+1]) }
-func (m *model8) summFreq(c uint32) uint32  { return m.u16(c + 2) }
-func (m *model8) setSummFreq(c, v uint32)   { m.put16(c+2, v) }
-func (m *model8) stats(c uint32) uint32     { return m.u32(c + 4) }
-func (m *model8) setStats(c, v uint32)      { m.put32(c+4, v) }
-func (m *model8) suffix(c uint32) uint32    { return m.u32(c + 8) }
-func (m *model8) successor(s uint32) uint32 { return m.u32(s + 2) }
-func (m *model8) setSuccessor(s, v uint32)  { m.put32(s+2, v) }
+func (m *model8) numStats(c uint32) uint32 { return uint32(m.mem[c]) }
+func (m *model8) flags(c uint32) uint32    { return uint32(m.mem[c+1]) }
+func (m *model8) suffix(c uint32) uint32   { return m.u32(c + 8) }
+func (m *model8) setSuccessor(s, v uint32) { m.put32(s+2, v) }
 
 func (m *model8) swapStates(a, b uint32) {
 	pa, pb := stateAt(m.mem, a), stateAt(m.mem, b)
@@ -274,24 +252,11 @@ func (m *model8) restart() {
 	m.runLength = m.initRL
 	m.prevSuccess = 0
 
-	m.hiUnit -= unitSize
-	mc := m.hiUnit
-	s := m.loUnit
-	m.loUnit += u2b(256 / 2)
+	mc, s := m.newRoot()
 	m.minContext, m.maxContext = mc, mc
 	m.foundState = s
 	m.mem[mc] = 255
 	m.mem[mc+1] = 0
-	m.setSummFreq(mc, 256+1)
-	m.setStats(mc, s)
-	m.put32(mc+8, 0)
-	st := m.mem[s : s+256*stateSize]
-	for i := 0; i < 256; i++ {
-		r := st[i*stateSize : i*stateSize+stateSize]
-		r[0] = byte(i)
-		r[1] = 1
-		r[2], r[3], r[4], r[5] = 0, 0, 0, 0
-	}
 	copy(m.binSumm[:25], initBinSumm8[:])
 	m.see = initSee8
 	m.dummySee = see{summ: 0, shift: periodBits, count: 64}

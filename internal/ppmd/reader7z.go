@@ -95,7 +95,10 @@ func (z *Reader7z) Reset(r io.Reader, order int, mem uint32, size int64) error {
 }
 
 // Read decodes into p. At the end of the stream it checks that the range
-// decoder finished cleanly (code 0) and returns io.EOF.
+// decoder finished cleanly (code 0) and returns io.EOF. (ReaderZip.Read
+// is its twin on purpose: one generic loop would call decodeSymbol
+// indirectly for every symbol, as Go shares one instantiation among
+// pointer types.)
 func (z *Reader7z) Read(p []byte) (int, error) {
 	if z.err != nil {
 		return 0, z.err
@@ -146,11 +149,7 @@ func (z *Reader7z) Read(p []byte) (int, error) {
 
 // Close returns the model to the pool. Later Reads fail.
 func (z *Reader7z) Close() error {
-	if z.m != nil {
-		z.m.Release()
-		modelPool.put(z.m)
-		z.m = nil
-	}
+	closeModel(&modelPool, &z.m)
 	z.rc.detach(z.bufr)
 	z.err = errClosed
 	return nil

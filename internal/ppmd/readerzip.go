@@ -110,7 +110,7 @@ func (z *ReaderZip) start(maxMem int64) error {
 // NewReaderZip or Reset).
 func (z *ReaderZip) Header() ZipHeader { return z.hdr }
 
-// Read decodes into p.
+// Read decodes into p (a twin of Reader7z.Read: see there why).
 func (z *ReaderZip) Read(p []byte) (int, error) {
 	if z.err != nil {
 		return 0, z.err
@@ -182,13 +182,8 @@ func (z *ReaderZip) finish() error {
 }
 
 // Close returns the model arena to the pool. Later Reads fail.
-// Deliberate copy of Reader7z.Close: another model type and pool.
 func (z *ReaderZip) Close() error {
-	if z.m != nil {
-		z.m.release()
-		model8Pool.put(z.m)
-		z.m = nil
-	}
+	closeModel(&model8Pool, &z.m)
 	z.rc.detach(z.bufr)
 	z.err = errClosed
 	return nil

@@ -28,6 +28,7 @@ import (
 type units struct {
 	mem        []byte  // the arena
 	memp       *[]byte // pooled backing of mem
+	size       uint32  // the model's memory (PPMd8: after alignOffset); 0 when released
 	freeList   [numIndexes]uint32
 	stamps     [numIndexes]uint32 // PPMd8: free blocks per class
 	stamped    bool               // PPMd8's free-block layout
@@ -56,14 +57,45 @@ func (u *units) useArena(n int) {
 	u.mem = (*u.memp)[:n:n]
 }
 
-// releaseArena gives the arena back to the pool.
+// releaseArena gives the arena back to the pool: both models' Release.
 func (u *units) releaseArena() {
 	pool.Put(u.memp)
 	u.memp = nil
 	u.mem = nil
+	u.size = 0
 }
 
 // Arena accessors.
+
+// Context and state fields at the same offsets in both models (PPMd7 and
+// PPMd8): a context's SummFreq (+2) and Stats (+4), a state's Successor
+// (+2). The rest differ (numStats is 16 bits in PPMd7, 8 in PPMd8).
+
+func (u *units) summFreq(c uint32) uint32  { return u.u16(c + 2) }
+func (u *units) setSummFreq(c, v uint32)   { u.put16(c+2, v) }
+func (u *units) stats(c uint32) uint32     { return u.u32(c + 4) }
+func (u *units) setStats(c, v uint32)      { u.put32(c+4, v) }
+func (u *units) successor(s uint32) uint32 { return u.u32(s + 2) }
+
+// newRoot allocates a restarted model's order-0 context and its 256
+// states (each symbol once, frequency 1, no successor), with no suffix;
+// the caller sets the symbol count, whose width differs.
+func (u *units) newRoot() (mc, s uint32) {
+	u.hiUnit -= unitSize
+	mc, s = u.hiUnit, u.loUnit
+	u.loUnit += u2b(256 / 2)
+	u.setSummFreq(mc, 256+1)
+	u.setStats(mc, s)
+	u.put32(mc+8, 0)
+	st := u.mem[s : s+256*stateSize]
+	for i := range 256 {
+		r := st[i*stateSize : i*stateSize+stateSize]
+		r[0] = byte(i)
+		r[1] = 1
+		r[2], r[3], r[4], r[5] = 0, 0, 0, 0
+	}
+	return mc, s
+}
 
 func (u *units) u16(off uint32) uint32 { return get16(u.mem, off) }
 func (u *units) u32(off uint32) uint32 { return get32(u.mem, off) }

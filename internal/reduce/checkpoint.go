@@ -20,7 +20,7 @@ import (
 // history (the window, or all the output when shorter).
 const (
 	cpVersion = 1
-	cpHead    = 7
+	cpHead    = 1 + 1 + 1 + 1 + 1 + 2 // the fields before the history, as listed
 )
 
 func (z *Reader) window() int { return 256 << z.factor }

@@ -21,7 +21,7 @@ import (
 // every code, and the defined, leaf and queue bitmaps (8 per 64 codes).
 const (
 	cpVersion = 1
-	cpHead    = 7
+	cpHead    = 1 + 1 + 2 + 1 + 2 // the fields before the tables, as listed
 	// StateSize is the size of every state.
 	StateSize = cpHead + numCodes*5 + 3*words*8
 )

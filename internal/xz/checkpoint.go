@@ -231,6 +231,6 @@ func (z *Reader) restore(b []byte, out, in int64) error {
 	z.streams, z.hdrSize, z.blockAt, z.dictProp = int(streams), hdr, blockAt, dictProp
 	z.unc, z.total, z.blocks, z.index = unc, out, rec, records{}
 	z.out, z.nflt, z.dists, z.st = src, nflt, dists, stData
-	z.in.base = in
+	z.in.Base = in
 	return nil
 }

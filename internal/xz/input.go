@@ -4,80 +4,26 @@ import (
 	"io"
 
 	"github.com/go-unarc/unarc/internal/errs"
-	"github.com/go-unarc/unarc/internal/pool"
+	"github.com/go-unarc/unarc/internal/inbuf"
 )
 
 // inBufSize is the input buffer; it holds any block header (at most 1024
 // bytes) and the stream header or footer whole.
 const inBufSize = 64 << 10
 
-// input buffers the compressed stream: buf[ip:end] is read and unused.
-// Deliberately not lzma's input: that one keeps inSlack zero bytes after
-// the data for its range decoder's unchecked reads and fills by want,
-// this one serves whole headers and blocks (need); they share only the
-// field list and the pooled buffer.
-type input struct {
-	r   io.Reader
-	p   *[]byte
-	buf []byte
-	ip  int
-	end int
-	// base is how many bytes of r came before buf[0]: base+ip is the
-	// input offset of the next byte (checkpoints).
-	base int64
-	eof  bool  // r reported io.EOF
-	err  error // a read error other than io.EOF
-}
+// input buffers the compressed stream: Buf[IP:End] is read and unused,
+// Base+IP the input offset of the next byte (checkpoints). The refill is
+// inbuf's, shared with lzma (which keeps slack after the data for its
+// range decoder; this one has none and serves whole headers and blocks).
+type input struct{ inbuf.Buffer }
 
-func (in *input) reset(r io.Reader) {
-	if in.p == nil {
-		in.p = pool.Get(inBufSize)
-	}
-	in.buf = (*in.p)[:inBufSize]
-	in.r, in.ip, in.end, in.eof, in.err, in.base = r, 0, 0, false, nil, 0
-}
+func (in *input) reset(r io.Reader) { in.Reset(r, inBufSize, 0) }
 
-func (in *input) release() {
-	pool.Put(in.p)
-	*in = input{}
-}
+func (in *input) release() { in.Release() }
 
-func (in *input) avail() int { return in.end - in.ip }
+func (in *input) avail() int { return in.Avail() }
 
-// need reads until at least n (<= inBufSize) bytes are buffered or the
-// input ends; it reports whether they are.
-func (in *input) need(n int) bool {
-	if in.end-in.ip >= n {
-		return true
-	}
-	if in.eof || in.err != nil {
-		return false
-	}
-	if in.ip > 0 {
-		in.base += int64(in.ip)
-		in.end = copy(in.buf, in.buf[in.ip:in.end])
-		in.ip = 0
-	}
-	for empty := 0; in.end < n; {
-		k, err := in.r.Read(in.buf[in.end:])
-		in.end += k
-		if err == io.EOF {
-			in.eof = true
-			break
-		}
-		if err != nil {
-			in.err = err
-			break
-		}
-		if k == 0 {
-			if empty++; empty == 100 {
-				in.err = io.ErrNoProgress
-				break
-			}
-		}
-	}
-	return in.end-in.ip >= n
-}
+func (in *input) need(n int) bool { return in.Need(n) }
 
 // more reads at least one more byte when the buffer is empty; false at the
 // end of input or on an error.
@@ -86,8 +32,8 @@ func (in *input) more() bool { return in.need(1) }
 // endErr is the error for input that ended early: the read error if there
 // was one, else a truncation naming what.
 func (in *input) endErr(what string) error {
-	if in.err != nil {
-		return in.err
+	if in.Err != nil {
+		return in.Err
 	}
 	return errs.Truncated(what)
 }
@@ -115,15 +61,15 @@ func (f *framer) Read(p []byte) (int, error) {
 		if !in.more() {
 			return 0, f.eofErr()
 		}
-		c := in.buf[in.ip]
+		c := in.Buf[in.IP]
 		switch {
 		case c == 0x00:
 			f.rem, f.done = 1, true
 		case c == 0x01 || c == 0x02:
 			if in.need(3) {
-				f.rem = 3 + (int(in.buf[in.ip+1])<<8 | int(in.buf[in.ip+2])) + 1
+				f.rem = 3 + (int(in.Buf[in.IP+1])<<8 | int(in.Buf[in.IP+2])) + 1
 			} else {
-				f.rem, f.done = in.avail(), true
+				f.rem, f.done = in.Avail(), true
 			}
 		case c >= 0x80:
 			h := 5
@@ -131,20 +77,20 @@ func (f *framer) Read(p []byte) (int, error) {
 				h = 6
 			}
 			if in.need(h) {
-				f.rem = h + (int(in.buf[in.ip+3])<<8 | int(in.buf[in.ip+4])) + 1
+				f.rem = h + (int(in.Buf[in.IP+3])<<8 | int(in.Buf[in.IP+4])) + 1
 			} else {
-				f.rem, f.done = in.avail(), true
+				f.rem, f.done = in.Avail(), true
 			}
 		default: // an invalid control byte: the decoder reports it
 			f.rem, f.done = 1, true
 		}
 	}
-	if in.avail() == 0 && !in.more() {
+	if in.Avail() == 0 && !in.more() {
 		return 0, f.eofErr()
 	}
-	n := min(len(p), f.rem, in.avail())
-	copy(p, in.buf[in.ip:in.ip+n])
-	in.ip += n
+	n := min(len(p), f.rem, in.Avail())
+	copy(p, in.Buf[in.IP:in.IP+n])
+	in.IP += n
 	f.rem -= n
 	f.total += int64(n)
 	return n, nil
@@ -153,8 +99,8 @@ func (f *framer) Read(p []byte) (int, error) {
 // eofErr: the input ended inside the LZMA2 stream. io.EOF lets the decoder
 // report the truncation; a read error passes through.
 func (f *framer) eofErr() error {
-	if f.in.err != nil {
-		return f.in.err
+	if f.in.Err != nil {
+		return f.in.Err
 	}
 	return io.EOF
 }

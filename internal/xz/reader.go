@@ -300,7 +300,7 @@ func (z *Reader) account(p []byte) error {
 // the index, footers and padding. It sets stData when a block starts and
 // returns io.EOF at the end.
 func (z *Reader) next() error {
-	if z.in.buf == nil {
+	if z.in.Buf == nil {
 		return ErrClosed // a zero Reader, never Reset
 	}
 	switch z.st {
@@ -310,7 +310,7 @@ func (z *Reader) next() error {
 		if !z.in.more() {
 			return z.in.endErr("xz block header")
 		}
-		if z.in.buf[z.in.ip] == 0x00 {
+		if z.in.Buf[z.in.IP] == 0x00 {
 			if err := z.readIndex(); err != nil {
 				return err
 			}
@@ -329,8 +329,8 @@ func (z *Reader) streamHeader() error {
 	if !in.need(headerSize) {
 		// A short input that is not even the start of the magic is
 		// something else, not a cut stream.
-		m := min(in.avail(), len(headerMagic))
-		if !bytes.Equal(in.buf[in.ip:in.ip+m], headerMagic[:m]) {
+		m := min(in.Avail(), len(headerMagic))
+		if !bytes.Equal(in.Buf[in.IP:in.IP+m], headerMagic[:m]) {
 			if first {
 				return fmt.Errorf("%w: xz: no stream header magic", errs.ErrFormat)
 			}
@@ -338,7 +338,7 @@ func (z *Reader) streamHeader() error {
 		}
 		return in.endErr("xz stream header")
 	}
-	h := in.buf[in.ip : in.ip+headerSize]
+	h := in.Buf[in.IP : in.IP+headerSize]
 	if !bytes.Equal(h[:6], headerMagic[:]) {
 		if first {
 			return fmt.Errorf("%w: xz: no stream header magic", errs.ErrFormat)
@@ -351,7 +351,7 @@ func (z *Reader) streamHeader() error {
 	if err := z.setFlags(h[6], h[7]); err != nil {
 		return err
 	}
-	in.ip += headerSize
+	in.IP += headerSize
 	z.streams++
 	z.blocks, z.index = records{}, records{}
 	z.st = stBlock
@@ -404,11 +404,11 @@ const vliMax = 1<<63 - 1
 
 func (z *Reader) blockHeader() error {
 	in := &z.in
-	size := (int(in.buf[in.ip]) + 1) * 4
+	size := (int(in.Buf[in.IP]) + 1) * 4
 	if !in.need(size) {
 		return in.endErr("xz block header")
 	}
-	h := in.buf[in.ip : in.ip+size]
+	h := in.Buf[in.IP : in.IP+size]
 	if crc32.ChecksumIEEE(h[:size-4]) != binary.LittleEndian.Uint32(h[size-4:]) {
 		return errs.Corrupt("xz: block header CRC32 mismatch")
 	}
@@ -518,9 +518,9 @@ func (z *Reader) blockHeader() error {
 		return err
 	}
 
-	in.ip += size
+	in.IP += size
 	z.hdrSize = int64(size)
-	z.blockAt, z.dictProp = in.base+int64(in.ip), props0
+	z.blockAt, z.dictProp = in.Base+int64(in.IP), props0
 	z.frame.reset(in)
 	var err error
 	if z.lz == nil {
@@ -596,7 +596,7 @@ func (z *Reader) endBlock() error {
 	if !in.need(pad + z.csize) {
 		return in.endErr("xz block check")
 	}
-	b := in.buf[in.ip : in.ip+pad+z.csize]
+	b := in.Buf[in.IP : in.IP+pad+z.csize]
 	for _, c := range b[:pad] {
 		if c != 0 {
 			return errs.Corrupt("xz: block padding is not zero")
@@ -617,7 +617,7 @@ func (z *Reader) endBlock() error {
 			return fmt.Errorf("%w: xz: SHA-256 of block %d", errs.ErrChecksum, z.blocks.n+1)
 		}
 	}
-	in.ip += pad + z.csize
+	in.IP += pad + z.csize
 	z.blocks.add(uint64(z.hdrSize+comp+int64(z.csize)), uint64(z.unc))
 	z.st = stBlock
 	return nil
@@ -634,8 +634,8 @@ func (r *indexReader) byte() (byte, error) {
 	if !r.in.more() {
 		return 0, r.in.endErr("xz index")
 	}
-	c := r.in.buf[r.in.ip]
-	r.in.ip++
+	c := r.in.Buf[r.in.IP]
+	r.in.IP++
 	r.crc = crcByte(r.crc, c)
 	r.n++
 	return c, nil
@@ -699,10 +699,10 @@ func (z *Reader) readIndex() error {
 	if !z.in.need(4) {
 		return z.in.endErr("xz index")
 	}
-	if binary.LittleEndian.Uint32(z.in.buf[z.in.ip:]) != crc {
+	if binary.LittleEndian.Uint32(z.in.Buf[z.in.IP:]) != crc {
 		return errs.Corrupt("xz: index CRC32 mismatch")
 	}
-	z.in.ip += 4
+	z.in.IP += 4
 	if z.index != z.blocks {
 		return errs.Corrupt("xz: index records do not match the blocks")
 	}
@@ -715,7 +715,7 @@ func (z *Reader) footer() error {
 	if !in.need(headerSize) {
 		return in.endErr("xz stream footer")
 	}
-	f := in.buf[in.ip : in.ip+headerSize]
+	f := in.Buf[in.IP : in.IP+headerSize]
 	if !bytes.Equal(f[10:12], footerMagic[:]) {
 		return errs.Corrupt("xz: no stream footer magic")
 	}
@@ -728,7 +728,7 @@ func (z *Reader) footer() error {
 	if f[8] != z.flags[0] || f[9] != z.flags[1] {
 		return errs.Corrupt("xz: stream footer flags differ from the header's")
 	}
-	in.ip += headerSize
+	in.IP += headerSize
 	if z.cfg.single {
 		return z.end()
 	}
@@ -751,21 +751,21 @@ func (z *Reader) padding() error {
 	in := &z.in
 	for {
 		if !in.more() {
-			if in.err != nil {
-				return in.err
+			if in.Err != nil {
+				return in.Err
 			}
 			return z.end()
 		}
-		if in.buf[in.ip] != 0 {
+		if in.Buf[in.IP] != 0 {
 			z.st = stStream
 			return nil
 		}
 		if !in.need(4) {
 			return errs.Corrupt("xz: stream padding is not a multiple of four bytes")
 		}
-		if binary.LittleEndian.Uint32(in.buf[in.ip:]) != 0 {
+		if binary.LittleEndian.Uint32(in.Buf[in.IP:]) != 0 {
 			return errs.Corrupt("xz: stream padding is not a multiple of four bytes")
 		}
-		in.ip += 4
+		in.IP += 4
 	}
 }

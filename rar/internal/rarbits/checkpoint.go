@@ -2,6 +2,7 @@ package rarbits
 
 import (
 	"encoding/binary"
+	"io"
 	"math"
 )
 
@@ -32,14 +33,57 @@ func (s *Stream) AppendCPHeader(dst []byte, magic uint32) []byte {
 	return b.AppendUint64(dst, uint64(s.Pos-s.Start))
 }
 
-// ParseCPHeader reads the header at the start of st; false when st is
-// shorter than min (the decoder's fixed part) or has another magic.
-func ParseCPHeader(st []byte, magic uint32, min int) (CPHeader, bool) {
+// ParseCPHeader reads the header at the start of st and returns a
+// CPReader of the fields after it; false when st is shorter than min
+// (the decoder's fixed part) or has another magic.
+func ParseCPHeader(st []byte, magic uint32, min int) (CPHeader, *CPReader, bool) {
 	b := binary.LittleEndian
 	if len(st) < max(min, CPHeaderLen) || b.Uint32(st) != magic {
-		return CPHeader{}, false
+		return CPHeader{}, nil, false
 	}
-	return CPHeader{WinLen: b.Uint32(st[4:]), Dict: b.Uint64(st[8:]), Pos: b.Uint64(st[16:]), EntryOff: b.Uint64(st[24:])}, true
+	h := CPHeader{WinLen: b.Uint32(st[4:]), Dict: b.Uint64(st[8:]), Pos: b.Uint64(st[16:]), EntryOff: b.Uint64(st[24:])}
+	return h, &CPReader{st: st, p: CPHeaderLen}, true
+}
+
+// CPReader reads a checkpoint's little-endian fields in order. The
+// caller has checked that the fixed part is there (ParseCPHeader's min).
+type CPReader struct {
+	st []byte
+	p  int
+}
+
+// Byte reads one byte.
+func (r *CPReader) Byte() byte { r.p++; return r.st[r.p-1] }
+
+// U16 reads a uint16.
+func (r *CPReader) U16() uint16 { r.p += 2; return binary.LittleEndian.Uint16(r.st[r.p-2:]) }
+
+// U32 reads a uint32.
+func (r *CPReader) U32() uint32 { r.p += 4; return binary.LittleEndian.Uint32(r.st[r.p-4:]) }
+
+// U64 reads a uint64.
+func (r *CPReader) U64() uint64 { r.p += 8; return binary.LittleEndian.Uint64(r.st[r.p-8:]) }
+
+// Bytes reads n bytes (aliasing the state).
+func (r *CPReader) Bytes(n int) []byte { r.p += n; return r.st[r.p-n : r.p] }
+
+// Rest is what follows the fields read so far: the history.
+func (r *CPReader) Rest() []byte { return r.st[r.p:] }
+
+// CheckHistory reports what in a state does not fit header h: a distance
+// of dists reaching past the history it keeps, or a history hist that is
+// not Keep bytes long; "" when all fit.
+func (h *CPHeader) CheckHistory(hist []byte, dists ...uint32) string {
+	keep := h.Keep()
+	for _, d := range dists {
+		if uint64(d) > keep {
+			return "distance outside the window"
+		}
+	}
+	if uint64(len(hist)) != keep {
+		return "length"
+	}
+	return ""
 }
 
 // Fits reports whether h fits a stream whose dictionary is at least
@@ -88,14 +132,21 @@ func WindowFor(dict int64) int64 {
 	return n
 }
 
-// ResetAt is a decoder's ResetAt: reset (its non-solid Reset), then
-// restore given the dictionary the checkpoint must have at least (the
-// declared one as Reset takes it); restore's error stays in s.Err.
-func (s *Stream) ResetAt(reset func() error, dict int64, restore func(minDict int64) error) error {
-	if err := reset(); err != nil {
+// ResetAt prepares the decoder to continue an entry from a checkpoint:
+// src holds the entry's packed data from byte InputBits/8 of the
+// checkpoint on; dictSize and unpackedSize are the entry's, as for Reset
+// (non-solid). State that does not fit them is ErrCorrupt. Reading then
+// yields the entry's content from the checkpoint's EntryOffset.
+//
+// It is the decoder's non-solid Reset, then its RestoreState given the
+// declared dictionary as Reset takes it; that error stays in s.Err. The
+// decoder given to Init must be a Restorer.
+func (s *Stream) ResetAt(src io.Reader, dictSize, unpackedSize int64, state []byte) error {
+	d := s.dec.(Restorer)
+	if err := d.Reset(src, dictSize, unpackedSize, false); err != nil {
 		return err
 	}
-	if err := restore(ClampDict(dict)); err != nil {
+	if err := d.RestoreState(src, state, ClampDict(dictSize), unpackedSize); err != nil {
 		s.Err = err
 		return err
 	}

@@ -24,6 +24,16 @@ const (
 // (io.EOF at the end of the entry).
 type Stepper interface{ Step() }
 
+// Restorer is a decoder whose checkpoints Stream.ResetAt resumes: its
+// Reset, and RestoreState, which takes a checkpoint's state (after a
+// non-solid Reset) given the dictionary the checkpoint must have at
+// least and the entry's size.
+type Restorer interface {
+	Stepper
+	Reset(src io.Reader, dictSize, unpackedSize int64, solid bool) error
+	RestoreState(src io.Reader, state []byte, minDict, size int64) error
+}
+
 // Stream is what the RAR 1.5, 2.0 and 2.9 decoders share around their
 // algorithm: the pooled ring window, the stream positions, the decoded
 // run waiting for the caller and the sticky error; and on them Read,
@@ -50,6 +60,11 @@ type Stream struct {
 	winp *[]byte
 	dec  Stepper
 	name string // "rar v15" etc., for errors
+
+	// The checkpoint hook of StepLZ (SetHook): cpFn, or nil, is called
+	// when the entry offset handed out reaches cpNext.
+	cpNext int64
+	cpFn   func() int64
 }
 
 // Init ties s to the decoder that embeds it; name prefixes its errors.
@@ -59,7 +74,9 @@ func (s *Stream) Init(dec Stepper, name string) { s.dec, s.name = dec, name }
 // decodes (and drops) what the caller left unread of the previous one,
 // from that one's source; it fails when the previous entry did not end
 // cleanly, since a solid successor depends on all of it.
+// It clears the checkpoint hook (SetHook).
 func (s *Stream) Continue(solid bool) error {
+	s.cpFn = nil
 	if !solid || !s.Started {
 		return nil
 	}
@@ -77,6 +94,79 @@ func (s *Stream) Continue(solid bool) error {
 		return errs.Corrupt("%s: solid entry follows a broken one", s.name)
 	}
 	return nil
+}
+
+// Enter is how the RAR 1.5 and 2.0 decoders' Reset starts: Continue,
+// a known size (their streams have no end marker), br reading src, then
+// Begin, calling fresh when the stream starts afresh (to reset the
+// decoder's adaptive state).
+func (s *Stream) Enter(br *Reader, src io.Reader, dict, size int64, solid bool, fresh func()) error {
+	if err := s.Continue(solid); err != nil {
+		return err
+	}
+	if size < 0 {
+		return errs.Corrupt("%s: unknown unpacked size", s.name)
+	}
+	br.Reset(src)
+	if s.Begin(dict, size, solid) {
+		fresh()
+	}
+	return nil
+}
+
+// SetHook sets the checkpoint hook of StepLZ: fn (nil: none) is called
+// whenever the decoder can take a checkpoint and the entry offset handed
+// out has reached next; it returns the next offset to call it at
+// (math.MaxInt64: never). Continue (so Reset and ResetAt) and Release
+// clear it.
+func (s *Stream) SetHook(next int64, fn func() int64) { s.cpNext, s.cpFn = next, fn }
+
+// Hook is a decoder's checkpoint callback as SetHook takes it: fn
+// called on d; nil when fn is nil.
+func Hook[D any](d D, fn func(D) int64) func() int64 {
+	if fn == nil {
+		return nil
+	}
+	return func() int64 { return fn(d) }
+}
+
+// Idle reports whether the RAR 1.5 or 2.0 stream is between decode
+// passes with all it decoded handed out and the entry unfinished: what
+// their CanCheckpoint requires of the stream (also at the start of an
+// entry that continues a solid stream).
+func (s *Stream) Idle() bool {
+	return s.Err == nil && s.Started && !s.Done && len(s.Out) == 0 && s.Wr == s.Pos &&
+		s.Pos < s.End && s.Win != nil
+}
+
+// EntryOffset is the entry's output handed out so far.
+func (s *Stream) EntryOffset() int64 { return s.Wr - s.Start }
+
+// StepLZ is the Step of the RAR 1.5 and 2.0 decoders (no filters): hand
+// out what is decoded, end the entry, or have decode run a pass up to
+// limit, which keeps Margin bytes of undelivered output from being
+// overwritten and stops at the entry's end and at a due checkpoint. The
+// hook runs first when a checkpoint is due and can reports that the
+// decoder can take one.
+func (s *Stream) StepLZ(can func() bool, decode func(limit int64) error) {
+	if s.Wr < s.Pos {
+		s.Flush(s.Pos)
+		return
+	}
+	if s.Done || s.Pos >= s.End {
+		s.Err = io.EOF
+		return
+	}
+	limit := min(s.Wr+int64(len(s.Win))-Margin, s.End)
+	if s.cpFn != nil {
+		if s.Wr-s.Start >= s.cpNext && can() {
+			s.cpNext = s.cpFn()
+		}
+		limit = s.CPLimit(s.cpNext, limit)
+	}
+	if err := decode(limit); err != nil {
+		s.Err = err
+	}
 }
 
 // Begin starts an entry of size bytes (-1: unknown) under dictionary
@@ -206,6 +296,7 @@ func (s *Stream) WriteTo(w io.Writer) (int64, error) {
 // Release returns the window to the pool and ends the stream: a later
 // Read fails, and the next Reset starts afresh.
 func (s *Stream) Release() {
+	s.cpFn = nil
 	if s.winp != nil {
 		pool.Put(s.winp)
 		s.winp, s.Win, s.Mask = nil, nil, 0

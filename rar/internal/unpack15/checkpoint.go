@@ -46,19 +46,15 @@ const maxLength = 0xffff
 // ResetAt and Close clear it. While a checkpoint is due, decode passes
 // stop at its offset.
 func (d *Decoder) OnCheckpoint(next int64, fn func(d *Decoder) int64) {
-	d.cpNext, d.cpFn = next, fn
+	d.SetHook(next, rarbits.Hook(d, fn))
 }
 
 // CanCheckpoint reports whether d is between decode passes with all it
 // decoded handed out, so Checkpoint may be taken; also at the start of
 // an entry that continues a solid stream.
 func (d *Decoder) CanCheckpoint() bool {
-	return d.Err == nil && d.Started && !d.Done && len(d.Out) == 0 && d.Wr == d.Pos &&
-		d.Pos < d.End && d.Win != nil && !d.br.Overrun()
+	return d.Idle() && !d.br.Overrun()
 }
-
-// EntryOffset is the entry's output handed out so far.
-func (d *Decoder) EntryOffset() int64 { return d.Wr - d.Start }
 
 // InputBits is the bit position in the entry's packed data of the next
 // unread bit.
@@ -108,64 +104,42 @@ func (d *Decoder) Checkpoint(dst []byte) []byte {
 
 func cpCorrupt(what string) error { return errs.Corrupt("rar v15: checkpoint %s", what) }
 
-// ResetAt prepares d to continue an entry from a checkpoint: src holds
-// the entry's packed data from byte InputBits/8 of the checkpoint on;
-// dictSize and unpackedSize are the entry's, as for Reset (non-solid).
-// State that does not fit them is ErrCorrupt. Reading d then yields the
-// entry's content from the checkpoint's EntryOffset.
-func (d *Decoder) ResetAt(src io.Reader, dictSize, unpackedSize int64, state []byte) error {
-	return d.Stream.ResetAt(func() error { return d.Reset(src, dictSize, unpackedSize, false) }, dictSize,
-		func(minDict int64) error { return d.restore(src, state, minDict, unpackedSize) })
-}
-
-func (d *Decoder) restore(src io.Reader, st []byte, minDict, size int64) error {
-	b := binary.LittleEndian
-	h, ok := rarbits.ParseCPHeader(st, cpMagic, cpHeader)
+// RestoreState is for rarbits.Stream.ResetAt (d's ResetAt): it takes
+// the state of a checkpoint after a non-solid Reset.
+func (d *Decoder) RestoreState(src io.Reader, st []byte, minDict, size int64) error {
+	h, r, ok := rarbits.ParseCPHeader(st, cpMagic, cpHeader)
 	if !ok {
 		return cpCorrupt("header")
 	}
-	p := rarbits.CPHeaderLen
-	u32 := func() uint32 { v := b.Uint32(st[p:]); p += 4; return v }
-	u64 := func() uint64 { v := b.Uint64(st[p:]); p += 8; return v }
-	flags := st[p]
-	p++
+	flags := r.Byte()
 	var s state
 	for _, cs := range []*[256]uint16{&s.chSet, &s.chSetA, &s.chSetB, &s.chSetC} {
 		for i := range cs {
-			cs[i] = b.Uint16(st[p:])
-			p += 2
+			cs[i] = r.U16()
 		}
 	}
 	for _, t := range []*[256]uint8{&s.nToPl, &s.nToPlB, &s.nToPlC} {
-		p += copy(t[:], st[p:p+256])
+		copy(t[:], r.Bytes(256))
 	}
 	for _, w := range s.words() {
 		if w != nil {
-			*w = u32()
+			*w = r.U32()
 		}
 	}
-	s.flagsCnt = int(int32(u32()))
-	bits := u64()
+	s.flagsCnt = int(int32(r.U32()))
+	bits := r.U64()
 	s.stMode = flags&2 != 0
 	if !h.Fits(minDict, size) || flags > 3 || s.oldDistPtr > 3 || s.buf60 > 1 || s.lastLength > maxLength ||
 		s.flagsCnt < -1 || s.flagsCnt > 8 || bits > math.MaxInt64/2 {
 		return cpCorrupt("fields")
 	}
-	keep := h.Keep()
-	for _, o := range s.oldDist {
-		if uint64(o) > keep {
-			return cpCorrupt("distance outside the window")
-		}
-	}
-	if uint64(s.lastDist) > keep {
-		return cpCorrupt("distance outside the window")
-	}
-	if uint64(len(st)-p) != keep {
-		return cpCorrupt("length")
+	hist := r.Rest()
+	if bad := h.CheckHistory(hist, s.oldDist[0], s.oldDist[1], s.oldDist[2], s.oldDist[3], s.lastDist); bad != "" {
+		return cpCorrupt(bad)
 	}
 	d.s = s
 	d.first = flags&1 != 0
-	d.RestoreCP(&h, size, st[p:])
+	d.RestoreCP(&h, size, hist)
 	d.br.ResetAt(src, int64(bits))
 	return nil
 }

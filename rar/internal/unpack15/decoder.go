@@ -16,7 +16,6 @@ package unpack15
 import (
 	"io"
 
-	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/rar/internal/rarbits"
 )
 
@@ -53,9 +52,6 @@ type Decoder struct {
 
 	s state
 
-	cpNext int64                // entry offset of the next checkpoint (checkpoint.go)
-	cpFn   func(*Decoder) int64 // the checkpoint hook, or nil
-
 	// Stream (window, positions, Read, WriteTo) comes last: in front of
 	// br it cost about 4% CPU time in BenchmarkDecode (same-run A/B).
 	rarbits.Stream
@@ -69,22 +65,13 @@ func NewDecoder() *Decoder {
 }
 
 // Reset prepares d to decode one entry of unpackedSize bytes from src.
-// (unpack20's Reset has the same calls into rarbits.Stream around its own
-// state; everything they share lives in Stream.)
+// (It starts as unpack20's does, with rarbits.Stream.Enter.)
 // With solid set the entry continues the previous one's window and
 // adaptive tables; an unfinished previous entry is decoded to its end
 // first.
 func (d *Decoder) Reset(src io.Reader, dictSize, unpackedSize int64, solid bool) error {
-	d.cpFn = nil
-	if err := d.Continue(solid); err != nil {
+	if err := d.Enter(&d.br, src, dictSize, unpackedSize, solid, d.s.init); err != nil {
 		return err
-	}
-	if unpackedSize < 0 {
-		return errs.Corrupt("rar v15: unknown unpacked size")
-	}
-	d.br.Reset(src)
-	if d.Begin(dictSize, unpackedSize, solid) {
-		d.s.init()
 	}
 	d.s.flagsCnt, d.s.flagBuf, d.s.stMode, d.s.lCount = 0, 0, false, 0
 	d.first = true
@@ -112,7 +99,6 @@ func (s *state) init() {
 
 // Close returns the window and input buffer to the pool.
 func (d *Decoder) Close() error {
-	d.cpFn = nil
 	d.Release()
 	d.br.Release()
 	return nil
@@ -120,23 +106,4 @@ func (d *Decoder) Close() error {
 
 // Step is for rarbits.Stream: it hands out decoded output, or decodes
 // more, or ends the entry.
-func (d *Decoder) Step() {
-	if d.Wr < d.Pos {
-		d.Flush(d.Pos)
-		return
-	}
-	if d.Done || d.Pos >= d.End {
-		d.Err = io.EOF
-		return
-	}
-	limit := min(d.Wr+int64(len(d.Win))-margin, d.End)
-	if d.cpFn != nil {
-		if d.Wr-d.Start >= d.cpNext && d.CanCheckpoint() {
-			d.cpNext = d.cpFn(d)
-		}
-		limit = d.CPLimit(d.cpNext, limit)
-	}
-	if err := d.decode(limit); err != nil {
-		d.Err = err
-	}
-}
+func (d *Decoder) Step() { d.StepLZ(d.CanCheckpoint, d.decode) }

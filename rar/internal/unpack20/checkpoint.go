@@ -50,19 +50,15 @@ const maxLength = 224 + 31 + 3 + 3
 // ResetAt and Close clear it. While a checkpoint is due, decode passes
 // stop at its offset.
 func (d *Decoder) OnCheckpoint(next int64, fn func(d *Decoder) int64) {
-	d.cpNext, d.cpFn = next, fn
+	d.SetHook(next, rarbits.Hook(d, fn))
 }
 
 // CanCheckpoint reports whether d is between decode passes with all it
 // decoded handed out, so Checkpoint may be taken; also at the start of
 // an entry that continues a solid stream.
 func (d *Decoder) CanCheckpoint() bool {
-	return d.Err == nil && d.Started && !d.Done && len(d.Out) == 0 && d.Wr == d.Pos &&
-		d.Pos < d.End && d.Win != nil && (d.tablesRead || d.header) && !d.br.Overrun()
+	return d.Idle() && (d.tablesRead || d.header) && !d.br.Overrun()
 }
-
-// EntryOffset is the entry's output handed out so far.
-func (d *Decoder) EntryOffset() int64 { return d.Wr - d.Start }
 
 // InputBits is the bit position in the entry's packed data of the next
 // unread bit.
@@ -115,30 +111,15 @@ func (d *Decoder) Checkpoint(dst []byte) []byte {
 
 func cpCorrupt(what string) error { return errs.Corrupt("rar v20: checkpoint %s", what) }
 
-// ResetAt prepares d to continue an entry from a checkpoint: src holds
-// the entry's packed data from byte InputBits/8 of the checkpoint on;
-// dictSize and unpackedSize are the entry's, as for Reset (non-solid).
-// State that does not fit them is ErrCorrupt. Reading d then yields the
-// entry's content from the checkpoint's EntryOffset. (unpack15's ResetAt
-// and the start of its restore read the same: the shared part is
-// rarbits.Stream.ResetAt and ParseCPHeader; each restore reads its own
-// state.)
-func (d *Decoder) ResetAt(src io.Reader, dictSize, unpackedSize int64, state []byte) error {
-	return d.Stream.ResetAt(func() error { return d.Reset(src, dictSize, unpackedSize, false) }, dictSize,
-		func(minDict int64) error { return d.restore(src, state, minDict, unpackedSize) })
-}
-
-func (d *Decoder) restore(src io.Reader, st []byte, minDict, size int64) error {
-	b := binary.LittleEndian
-	h, ok := rarbits.ParseCPHeader(st, cpMagic, cpHeader)
+// RestoreState is for rarbits.Stream.ResetAt (d's ResetAt): it takes
+// the state of a checkpoint after a non-solid Reset.
+func (d *Decoder) RestoreState(src io.Reader, st []byte, minDict, size int64) error {
+	h, r, ok := rarbits.ParseCPHeader(st, cpMagic, cpHeader)
 	if !ok {
 		return cpCorrupt("header")
 	}
-	p := rarbits.CPHeaderLen
-	u32 := func() uint32 { v := b.Uint32(st[p:]); p += 4; return v }
-	u64 := func() uint64 { v := b.Uint64(st[p:]); p += 8; return v }
-	flags, channels, cur := st[p], int(st[p+1]), int(st[p+2])
-	p += 3
+	u32 := r.U32
+	flags, channels, cur := r.Byte(), int(r.Byte()), int(r.Byte())
 	var old [4]uint32
 	for i := range old {
 		old[i] = u32()
@@ -159,24 +140,15 @@ func (d *Decoder) restore(src io.Reader, st []byte, minDict, size int64) error {
 		}
 		v.byteCount, v.lastChar = u32(), int32(u32())
 	}
-	table := st[p : p+len(d.oldTable)]
-	p += len(d.oldTable)
-	bits := u64()
+	table := r.Bytes(len(d.oldTable))
+	bits := r.U64()
 	if !h.Fits(minDict, size) || flags > 7 || flags&3 == 0 || channels < 1 || channels > 4 || cur >= channels ||
 		ptr > 3 || lastLen > maxLength || bits > math.MaxInt64/2 {
 		return cpCorrupt("fields")
 	}
-	keep := h.Keep()
-	for _, o := range old {
-		if uint64(o) > keep {
-			return cpCorrupt("distance outside the window")
-		}
-	}
-	if uint64(lastDist) > keep {
-		return cpCorrupt("distance outside the window")
-	}
-	if uint64(len(st)-p) != keep {
-		return cpCorrupt("length")
+	hist := r.Rest()
+	if bad := h.CheckHistory(hist, old[0], old[1], old[2], old[3], lastDist); bad != "" {
+		return cpCorrupt(bad)
 	}
 	for _, l := range table {
 		if l > 15 {
@@ -201,7 +173,7 @@ func (d *Decoder) restore(src io.Reader, st []byte, minDict, size int64) error {
 	}
 	d.oldDist, d.oldDistPtr, d.lastDist, d.lastLength = old, ptr, lastDist, lastLen
 	d.channelDelta, d.av = chDelta, av
-	d.RestoreCP(&h, size, st[p:])
+	d.RestoreCP(&h, size, hist)
 	d.br.ResetAt(src, int64(bits))
 	return nil
 }

@@ -86,9 +86,6 @@ type Decoder struct {
 
 	main, dist, rep, bitLen huffman
 	md                      [4]huffman
-
-	cpNext int64                // entry offset of the next checkpoint (checkpoint.go)
-	cpFn   func(*Decoder) int64 // the checkpoint hook, or nil
 }
 
 // NewDecoder returns a Decoder ready for Reset.
@@ -103,30 +100,26 @@ func NewDecoder() *Decoder {
 // solid set the entry continues the previous one's window and tables; an
 // unfinished previous entry is decoded to its end first.
 func (d *Decoder) Reset(src io.Reader, dictSize, unpackedSize int64, solid bool) error {
-	d.cpFn = nil
-	if err := d.Continue(solid); err != nil {
+	if err := d.Enter(&d.br, src, dictSize, unpackedSize, solid, d.fresh); err != nil {
 		return err
-	}
-	if unpackedSize < 0 {
-		return errs.Corrupt("rar v20: unknown unpacked size")
-	}
-	d.br.Reset(src)
-	if d.Begin(dictSize, unpackedSize, solid) {
-		d.tablesRead = false
-		d.oldDist = [4]uint32{}
-		d.oldDistPtr, d.lastDist, d.lastLength = 0, 0, 0
-		clear(d.oldTable[:])
-		d.audio = false
-		d.channels, d.cur, d.channelDelta = 1, 0, 0
-		d.av = [4]audioVars{}
 	}
 	d.header = !solid || !d.tablesRead
 	return nil
 }
 
+// fresh resets the adaptive state for a stream that starts afresh.
+func (d *Decoder) fresh() {
+	d.tablesRead = false
+	d.oldDist = [4]uint32{}
+	d.oldDistPtr, d.lastDist, d.lastLength = 0, 0, 0
+	clear(d.oldTable[:])
+	d.audio = false
+	d.channels, d.cur, d.channelDelta = 1, 0, 0
+	d.av = [4]audioVars{}
+}
+
 // Close returns the window and input buffer to the pool.
 func (d *Decoder) Close() error {
-	d.cpFn = nil
 	d.Release()
 	d.br.Release()
 	return nil
@@ -134,26 +127,7 @@ func (d *Decoder) Close() error {
 
 // Step is for rarbits.Stream: it hands out decoded output, or decodes
 // more, or ends the entry.
-func (d *Decoder) Step() {
-	if d.Wr < d.Pos {
-		d.Flush(d.Pos)
-		return
-	}
-	if d.Done {
-		d.Err = io.EOF
-		return
-	}
-	limit := min(d.Wr+int64(len(d.Win))-margin, d.End)
-	if d.cpFn != nil {
-		if d.Wr-d.Start >= d.cpNext && d.CanCheckpoint() {
-			d.cpNext = d.cpFn(d)
-		}
-		limit = d.CPLimit(d.cpNext, limit)
-	}
-	if err := d.decode(limit); err != nil {
-		d.Err = err
-	}
-}
+func (d *Decoder) Step() { d.StepLZ(d.CanCheckpoint, d.decode) }
 
 // decode fills the window up to limit; at the end of the entry it reads
 // the table switch that may follow (unrar ReadLastTables), so a solid

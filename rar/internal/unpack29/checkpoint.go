@@ -134,9 +134,6 @@ func (d *Decoder) CanCheckpoint() bool {
 		!d.br.Overrun()
 }
 
-// EntryOffset is the entry's output handed out so far.
-func (d *Decoder) EntryOffset() int64 { return d.Wr - d.Start }
-
 // InputBits is the bit position in the entry's packed data of the next
 // unread bit.
 func (d *Decoder) InputBits() int64 { return d.br.BitPos() }
@@ -212,17 +209,11 @@ func (d *Decoder) Checkpoint(dst []byte) []byte {
 
 func cpCorrupt(what string) error { return errs.Corrupt("rar v29: checkpoint %s", what) }
 
-// ResetAt prepares d to continue an entry from a checkpoint: src holds
-// the entry's packed data from byte InputBits/8 of the checkpoint on;
-// dictSize and unpackedSize are the entry's, as for Reset (non-solid).
-// State that does not fit them is ErrCorrupt. Reading d then yields the
-// entry's content from the checkpoint's EntryOffset.
-func (d *Decoder) ResetAt(src io.Reader, dictSize, unpackedSize int64, state []byte) error {
-	return d.Stream.ResetAt(func() error { return d.Reset(src, dictSize, unpackedSize, false) }, dictSize,
-		func(minDict int64) error { return d.restore(src, state, max(minDict, 2*vmMemSize), unpackedSize) })
-}
-
-func (d *Decoder) restore(src io.Reader, st []byte, minDict, size int64) error {
+// RestoreState is for rarbits.Stream.ResetAt (d's ResetAt): it takes
+// the state of a checkpoint after a non-solid Reset. The window holds
+// the VM's memory too: at least 2*vmMemSize.
+func (d *Decoder) RestoreState(src io.Reader, st []byte, minDict, size int64) error {
+	minDict = max(minDict, 2*vmMemSize)
 	b := binary.LittleEndian
 	if len(st) < cpHeader || b.Uint32(st) != cpMagic {
 		return cpCorrupt("header")
