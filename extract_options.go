@@ -97,9 +97,6 @@ func buildExtractOptions(opts []ExtractOption) (*extractOptions, error) {
 	return xo, nil
 }
 
-// keep reports whether the call's filter chooses e.
-func (xo *extractOptions) keep(e *Entry) bool { return xo.filter == nil || xo.filter(e) }
-
 // WithOverwrite sets Extract's policy for paths that already exist
 // (default OverwriteError).
 func WithOverwrite(p Overwrite) ExtractOption {

@@ -21,8 +21,6 @@ func (in *input) reset(r io.Reader) { in.Reset(r, inBufSize, 0) }
 
 func (in *input) release() { in.Release() }
 
-func (in *input) avail() int { return in.Avail() }
-
 func (in *input) need(n int) bool { return in.Need(n) }
 
 // more reads at least one more byte when the buffer is empty; false at the

@@ -19,9 +19,6 @@ import (
 	"github.com/go-unarc/unarc/rar/internal/rarbits"
 )
 
-// margin is window room for one symbol's output.
-const margin = rarbits.Margin
-
 // state is everything RAR 1.5 adapts as it goes; a solid entry continues
 // it, a new stream starts from initState.
 type state struct {

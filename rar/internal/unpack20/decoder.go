@@ -21,9 +21,6 @@ import (
 )
 
 const (
-	// margin is window room for one symbol's output.
-	margin = rarbits.Margin
-
 	mainSyms  = 298 // NC20: 256 literals, repeat, 4 old distances, table switch, 8 short, 28 lengths
 	distSyms  = 48  // DC20
 	repSyms   = 28  // RC20
