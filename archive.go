@@ -35,6 +35,7 @@ import (
 // one, else from the entry's start (in a solid block, the block's).
 type Archive struct {
 	a            arc.Archive
+	view         any // engine.View(a), made once: the capabilities the format has
 	format       string
 	opts         *options
 	pw           *passwords
@@ -106,7 +107,7 @@ func openArchive(r io.ReaderAt, size int64, o *options, cfg *arc.Config, pw *pas
 			a.Close()
 			return nil, archiveErr(err)
 		}
-		return &Archive{a: a, format: o.index.format, opts: o, pw: pw, acct: acct,
+		return &Archive{a: a, view: engine.View(a), format: o.index.format, opts: o, pw: pw, acct: acct,
 			src: src, srcSize: size, sections: sections}, nil
 	}
 	f, err := detectAt(r, size)
@@ -120,7 +121,7 @@ func openArchive(r io.ReaderAt, size int64, o *options, cfg *arc.Config, pw *pas
 	if err := admit(a, o); err != nil {
 		return nil, err
 	}
-	return &Archive{a: a, format: formatName(a, f), opts: o, pw: pw, acct: acct, src: src, srcSize: size}, nil
+	return &Archive{a: a, view: engine.View(a), format: formatName(a, f), opts: o, pw: pw, acct: acct, src: src, srcSize: size}, nil
 }
 
 // admit checks an opened archive's entry count against the limits

@@ -105,7 +105,7 @@ func (a *Archive) extract(ctx context.Context, dir string, xo *extractOptions) e
 	if err != nil {
 		return err
 	}
-	if c, ok := engine.View(a.a).(engine.EntryChecker); ok {
+	if c, ok := a.view.(engine.EntryChecker); ok {
 		x.check = func(e *Entry) error { return c.CheckEntry(e.Index) }
 	}
 	if x.xo.filter != nil {

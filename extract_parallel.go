@@ -41,7 +41,7 @@ type staged struct {
 // come in entry order).
 func (a *Archive) parallelPlan(ents []*Entry, keep func(*Entry) bool) (parallel.Plan, bool) {
 	var p parallel.Plan
-	us, ok := engine.View(a.a).(engine.Units)
+	us, ok := a.view.(engine.Units)
 	if !ok || a.opts.workers <= 1 {
 		return p, false
 	}
@@ -72,13 +72,13 @@ func (a *Archive) parallelPlan(ents []*Entry, keep func(*Entry) bool) (parallel.
 // fixed share, workers/units.
 func (a *Archive) withEntryWorkers(p *parallel.Plan, units int) func() {
 	n := a.opts.workers
-	sw, shared := engine.View(a.a).(engine.SharedWorkers)
+	sw, shared := a.view.(engine.SharedWorkers)
 	if shared {
 		wp := engine.NewWorkerPool(0)
 		p.Idle = wp.Release
 		sw.SetWorkerPool(wp)
 	}
-	ew, ok := engine.View(a.a).(engine.EntryWorkers)
+	ew, ok := a.view.(engine.EntryWorkers)
 	if ok {
 		ew.SetEntryWorkers(max(1, n/max(units, 1)))
 	}

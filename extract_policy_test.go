@@ -12,6 +12,8 @@ import (
 	"sync"
 	"syscall"
 	"testing"
+
+	"github.com/go-unarc/unarc/internal/engine"
 )
 
 // entryErrs maps each failed entry name to its error.
@@ -254,7 +256,7 @@ func TestExtractFilter(t *testing.T) {
 	a := newFake(
 		file("a.txt", "a"), file("docs/b.txt", "b"), file("docs/c.txt", "c"), file("z.txt", "z"), file("zz.txt", "zz"))
 	ca := &openRecorder{fakeArchive: a.a.(*fakeArchive)}
-	a.a = ca
+	a.a, a.view = ca, engine.View(ca)
 	dest := t.TempDir()
 	if err := a.Extract(context.Background(), dest, WithFilter(func(e *Entry) bool { return strings.HasPrefix(e.Name, "docs/") })); err != nil {
 		t.Fatal(err)

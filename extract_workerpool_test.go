@@ -55,7 +55,7 @@ func TestSharedWorkerPool(t *testing.T) {
 		for _, verify := range []bool{false, true} {
 			a := newFakeOpts([]Option{WithWorkers(workers)}, list...)
 			pf := &poolFake{fakeArchive: a.a.(*fakeArchive)}
-			a.a = pf
+			a.a, a.view = pf, engine.View(pf)
 			var err error
 			if verify {
 				_, err = a.Verify(context.Background())

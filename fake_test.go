@@ -11,6 +11,7 @@ import (
 
 	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/internal/crc32x"
+	"github.com/go-unarc/unarc/internal/engine"
 )
 
 // fakeEntry is one member of an in-memory test archive: content is
@@ -56,7 +57,7 @@ func newFakeOpts(opts []Option, list ...fakeEntry) *Archive {
 		panic(err)
 	}
 	fa.acct = newAccount(&o.bounds)
-	return &Archive{a: fa, format: "fake", opts: o, acct: fa.acct}
+	return &Archive{a: fa, view: engine.View(fa), format: "fake", opts: o, acct: fa.acct}
 }
 
 func (f *fakeArchive) Entries() []*Entry { return f.ents }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/engine"
 	"github.com/go-unarc/unarc/internal/testutil"
 )
 
@@ -103,7 +104,7 @@ func TestFSSeekHead(t *testing.T) {
 	content := strings.Repeat("0123456789abcdef", 200)
 	a := newFake(file("f", content))
 	ca := &countingArchive{Archive: a.a}
-	a.a = ca
+	a.a, a.view = ca, engine.View(ca)
 	f, err := a.Open("f")
 	if err != nil {
 		t.Fatal(err)
@@ -144,7 +145,7 @@ func TestFSSub(t *testing.T) {
 	a := newFake(dir("d"), file("d/f.txt", "file"), dir("d/e"), file("d/e/g.txt", "gee"),
 		symlink("d/up", "../top.txt"), file("top.txt", "top"), symlink("dl", "d"))
 	ca := &countingArchive{Archive: a.a}
-	a.a = ca
+	a.a, a.view = ca, engine.View(ca)
 	for _, root := range []string{"d", "dl"} {
 		sub, err := fs.Sub(a, root)
 		if err != nil {

@@ -169,7 +169,7 @@ func (a *Archive) Index(opts ...IndexOption) (*Index, error) {
 			return nil, err
 		}
 	}
-	ix, ok := engine.View(a.a).(engine.Indexer)
+	ix, ok := a.view.(engine.Indexer)
 	if !ok || indexOpener(a.format) == nil {
 		return nil, archiveErr(errs.Unsupported("%s: no persistable index", a.format))
 	}
@@ -182,7 +182,7 @@ func (a *Archive) Index(opts ...IndexOption) (*Index, error) {
 		return nil, archiveErr(err)
 	}
 	sections := a.sections
-	if p, ok := engine.View(a.a).(engine.CheckpointPersister); ok && c.checkpoints {
+	if p, ok := a.view.(engine.CheckpointPersister); ok && c.checkpoints {
 		cps, err := p.ExportCheckpoints()
 		if err != nil {
 			return nil, archiveErr(err)

@@ -137,7 +137,7 @@ type CheckpointStats struct {
 // CheckpointStats reports the checkpoints the Archive holds; zero for a
 // format that takes none.
 func (a *Archive) CheckpointStats() CheckpointStats {
-	if r, ok := engine.View(a.a).(engine.CheckpointReporter); ok {
+	if r, ok := a.view.(engine.CheckpointReporter); ok {
 		// The format's own record has the same fields: the root defines
 		// what a user reads, the format packages' plumbing stays theirs.
 		return CheckpointStats(r.CheckpointStats())
@@ -222,7 +222,7 @@ func (a *Archive) checkEntry(e *Entry) error {
 // openAt opens e at the nearest point at or before off that the format
 // reaches cheaply, returning that point; from 0 it is OpenEntry.
 func (a *Archive) openAt(e *Entry, off int64) (io.ReadCloser, int64, error) {
-	sk, ok := engine.View(a.a).(engine.EntrySeeker)
+	sk, ok := a.view.(engine.EntrySeeker)
 	if !ok || off == 0 {
 		if ok {
 			// The format may still start a decoder that takes
@@ -277,13 +277,13 @@ func (s *SeekableEntry) position(off int64) error {
 	if s.rc != nil && off >= s.rpos && off-s.rpos <= seekAhead {
 		return nil
 	}
-	if _, ok := engine.View(s.a.a).(engine.EntrySeeker); !ok {
+	if _, ok := s.a.view.(engine.EntrySeeker); !ok {
 		if s.rc != nil && off >= s.rpos {
 			return nil // nothing better than decoding ahead
 		}
 		return s.reopen(nil, 0)
 	}
-	if s.rc != nil && off >= s.rpos && engine.View(s.a.a).(engine.EntrySeeker).StartAt(s.e.Index, off) <= s.rpos {
+	if s.rc != nil && off >= s.rpos && s.a.view.(engine.EntrySeeker).StartAt(s.e.Index, off) <= s.rpos {
 		return nil // the current decoder is at least as close
 	}
 	rc, start, err := s.a.openAt(s.e, off)
