@@ -110,8 +110,14 @@ func parsePAXRecord(s string) (k, v, rest string, ok bool) {
 }
 
 // mergePAX sets h's fields from the PAX records (an empty value keeps the
-// header's own) and keeps the records in h.PAXRecords.
+// header's own) and keeps the records in h.PAXRecords. A record whose
+// value does not parse makes it return errHeader, after every other
+// record is applied and without setting PAXRecords: the result does not
+// depend on the map's order. (archive/tar stops at the first bad record
+// in map order, so for a global header, whose error both ignore, its
+// fields vary from run to run; ours do not.)
 func mergePAX(h *tar.Header, recs map[string]string) error {
+	var bad error
 	for k, v := range recs {
 		if v == "" {
 			continue
@@ -147,8 +153,11 @@ func mergePAX(h *tar.Header, recs map[string]string) error {
 			}
 		}
 		if err != nil {
-			return errHeader
+			bad = errHeader
 		}
+	}
+	if bad != nil {
+		return bad
 	}
 	h.PAXRecords = recs
 	return nil

@@ -296,7 +296,15 @@ func compareSteps(t *testing.T, mode string, want, got []step) {
 		if w.err != nil {
 			return
 		}
-		if !reflect.DeepEqual(w.h, g.h) {
+		if w.h.Typeflag == tar.TypeXGlobalHeader && w.h.PAXRecords == nil && g.h.PAXRecords == nil {
+			// A bad record in a global header: archive/tar applied the
+			// records before it in random map order and ignored the
+			// error (mergePAX's doc), so only the kind is comparable.
+			if w.h.Typeflag != g.h.Typeflag || w.h.Format != g.h.Format {
+				t.Errorf("%s: header %d differs:\narchive/tar %+v\nours        %+v", mode, i, *w.h, *g.h)
+				return
+			}
+		} else if !reflect.DeepEqual(w.h, g.h) {
 			t.Errorf("%s: header %d differs:\narchive/tar %+v\nours        %+v", mode, i, *w.h, *g.h)
 			return
 		}
