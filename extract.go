@@ -903,8 +903,21 @@ func readLinkTarget(open func() (io.ReadCloser, error)) (string, error) {
 	return meta.ReadLinkTarget(rc)
 }
 
-// symlink and hardlink share x.destination, x.tempLinkName and x.place;
-// the lines around those calls are alike but each makes its own link.
+// linkSlot is where a link entry is made: its final path dst, the
+// temporary name tmp it is created under (place then moves it to dst),
+// and whether it replaces what is there. ok is false when the entry is
+// not to be made: skipped by the overwrite policy (err nil) or refused.
+func (x *extractor) linkSlot(e *Entry, rel string) (dst, tmp string, replace, ok bool, err error) {
+	dst, replace, err = x.destination(e, rel)
+	if err == errSkip {
+		return "", "", false, false, nil
+	}
+	if err != nil {
+		return "", "", false, false, err
+	}
+	return dst, x.tempLinkName(dst), replace, true, nil
+}
+
 func (x *extractor) symlink(e *Entry, target, rel string) error {
 	if e.Link == LinkJunction {
 		return fmt.Errorf("%w: %q: junctions are not extracted", errs.ErrInsecurePath, e.Name)
@@ -915,14 +928,10 @@ func (x *extractor) symlink(e *Entry, target, rel string) error {
 	if x.sameLink(rel, target) {
 		return nil
 	}
-	dst, replace, err := x.destination(e, rel)
-	if err == errSkip {
-		return nil
-	}
-	if err != nil {
+	dst, tmp, replace, ok, err := x.linkSlot(e, rel)
+	if !ok {
 		return err
 	}
-	tmp := x.tempLinkName(dst)
 	if d, name := x.on(tmp); true {
 		err = d.Symlink(target, name)
 	}
@@ -1021,14 +1030,10 @@ func (x *extractor) hardlink(e *Entry, rel string) error {
 	if src == "" {
 		return fmt.Errorf("%w: hard link %q -> %q: target is not a file extracted before it", errs.ErrInsecurePath, e.Name, e.LinkTarget)
 	}
-	dst, replace, err := x.destination(e, rel)
-	if err == errSkip {
-		return nil
-	}
-	if err != nil {
+	dst, tmp, replace, ok, err := x.linkSlot(e, rel)
+	if !ok {
 		return err
 	}
-	tmp := x.tempLinkName(dst)
 	if err := x.root.Link(src, tmp); err != nil {
 		return fsErr(err)
 	}

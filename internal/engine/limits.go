@@ -14,17 +14,9 @@ import "math"
 // false from Resolved, and TestResolveLimitsOnlyProducer checks that no
 // package builds one as a literal.
 type Limits struct {
-	MaxDictionary   int64
-	MaxMemory       int64
-	MaxHeaderMemory int64
-	MaxEntries      int64
-	MaxEntrySize    int64
-	MaxTotalSize    int64
-	MaxRatio        float64 // +Inf when lifted
-	RatioFloor      int64
-	MaxNameLength   int64
-	MaxPathDepth    int64
-	MaxKDFRounds    int64
+	// The bounds, by arc.Limits' names; a lifted one is math.MaxInt64
+	// (MaxRatio +Inf).
+	LimitsRequest
 
 	resolved bool // set by ResolveLimits only
 }
@@ -32,7 +24,7 @@ type Limits struct {
 // LimitsRequest is arc.Limits as a user writes it (zero: the default,
 // negative: lifted). Its fields are arc.Limits' in the same order, so
 // arc converts one into the other; a field added to one and not the
-// other stops the build there.
+// other stops the build there. Limits holds the same fields resolved.
 type LimitsRequest struct {
 	MaxDictionary   int64
 	MaxMemory       int64
@@ -68,7 +60,7 @@ func ResolveLimits(req, def LimitsRequest) Limits {
 	if ratio < 0 {
 		ratio = math.Inf(1)
 	}
-	return Limits{
+	return Limits{resolved: true, LimitsRequest: LimitsRequest{
 		MaxDictionary:   pick(req.MaxDictionary, def.MaxDictionary),
 		MaxMemory:       pick(req.MaxMemory, def.MaxMemory),
 		MaxHeaderMemory: pick(req.MaxHeaderMemory, def.MaxHeaderMemory),
@@ -80,8 +72,7 @@ func ResolveLimits(req, def LimitsRequest) Limits {
 		MaxNameLength:   pick(req.MaxNameLength, def.MaxNameLength),
 		MaxPathDepth:    pick(req.MaxPathDepth, def.MaxPathDepth),
 		MaxKDFRounds:    pick(req.MaxKDFRounds, def.MaxKDFRounds),
-		resolved:        true,
-	}
+	}}
 }
 
 // Resolved reports whether l came from ResolveLimits. A zero Limits
@@ -91,8 +82,4 @@ func (l *Limits) Resolved() bool { return l.resolved }
 
 // Request returns l's bounds as the arc.Limits fields they came from
 // resolved (arc.Limits.WithDefaults converts it back).
-func (l *Limits) Request() LimitsRequest {
-	return LimitsRequest{l.MaxDictionary, l.MaxMemory, l.MaxHeaderMemory, l.MaxEntries,
-		l.MaxEntrySize, l.MaxTotalSize, l.MaxRatio, l.RatioFloor, l.MaxNameLength,
-		l.MaxPathDepth, l.MaxKDFRounds}
-}
+func (l *Limits) Request() LimitsRequest { return l.LimitsRequest }
