@@ -40,9 +40,11 @@
 //   - threads: WithThreads encodes LZMA2 blocks on several goroutines,
 //     the archive's bytes not depending on it.
 //
-// The output is an io.WriteSeeker or io.WriterAt, whose first 32 bytes
-// (the start header) are written at Close; WithSpool and
-// WithDeferredStartHeader write to a plain io.Writer.
+// The output is any io.Writer. The archive's first 32 bytes (the start
+// header) are known only at Close: an io.WriteSeeker or io.WriterAt gets
+// them in place, any other writer gets the whole archive at Close from
+// a temporary spool file (or WithSpool's, or in order with
+// WithDeferredStartHeader).
 //
 // # Security
 //

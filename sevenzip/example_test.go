@@ -15,8 +15,8 @@ import (
 // Writing a 7z archive encrypted with AES-256, file names included
 // (WithEncryptedHeaders, as 7-Zip's -mhe=on), and reading it back with
 // Open and the password. The output is an *os.File, so Close patches the
-// start header in place; WithSpool or WithDeferredStartHeader serve
-// outputs that cannot seek.
+// start header in place; a writer that cannot seek (a bytes.Buffer)
+// receives the archive at Close from a temporary spool file.
 func ExampleNewWriter() {
 	f, err := os.CreateTemp("", "example-*.7z")
 	if err != nil {

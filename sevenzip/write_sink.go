@@ -2,7 +2,9 @@ package sevenzip
 
 import (
 	"errors"
+	"fmt"
 	"io"
+	"os"
 
 	"github.com/go-unarc/unarc/internal/errs"
 )
@@ -19,6 +21,7 @@ type sink struct {
 	base   int64 // WriteSeeker offset of the archive start
 	spool  io.ReadWriteSeeker
 	final  io.Writer // with a spool: where the archive goes at Close
+	tmp    *os.File  // the spool when the writer made it (removed at the end)
 	defer_ bool
 	start  [sigHeaderSize]byte
 
@@ -30,7 +33,9 @@ type sink struct {
 
 var errSinkFailed = errors.New("7z writer: the archive failed")
 
-var errNotSeekable = invalid("output is neither an io.WriteSeeker nor an io.WriterAt; pass WithSpool or WithDeferredStartHeader")
+// spoolPattern names the temporary file a plain io.Writer's archive is
+// spooled to (os.CreateTemp, in os.TempDir).
+const spoolPattern = "unarc-7z-*.spool"
 
 func newSink(w io.Writer, c *writerConfig) (*sink, error) {
 	s := &sink{}
@@ -73,7 +78,13 @@ func newSink(w io.Writer, c *writerConfig) (*sink, error) {
 			s.at = at
 			break
 		}
-		return nil, errNotSeekable
+		// A plain io.Writer: the archive is spooled to a temporary file
+		// and copied to w at Close, after its start header.
+		f, err := os.CreateTemp("", spoolPattern)
+		if err != nil {
+			return nil, fmt.Errorf("7z writer: spool for a plain io.Writer: %w", err)
+		}
+		s.w, s.spool, s.final, s.tmp = f, f, w, f
 	}
 	// The start header stays zero until Close, as 7-Zip leaves it: a
 	// reader recognises an unfinished archive.
@@ -195,14 +206,19 @@ func (s *sink) finish(start [sigHeaderSize]byte) error {
 		if err == io.EOF {
 			err = errors.New("7z writer: the spool holds less than was written to it")
 		}
+		if rerr := s.dropTemp(); err == nil {
+			err = rerr
+		}
 		return err
 	}
 	return patchSeeker(s.ws, s.base, start[:])
 }
 
-// abort closes the volumes still open after a failure.
+// abort closes the volumes still open after a failure, and removes the
+// writer's own spool.
 func (s *sink) abort() {
 	s.failed = true
+	s.dropTemp()
 	for i, v := range s.vols {
 		if c, ok := v.(io.Closer); ok && (i == 0 || i == len(s.vols)-1) {
 			c.Close()
@@ -224,5 +240,19 @@ func patchSeeker(ws io.WriteSeeker, off int64, b []byte) error {
 		return err
 	}
 	_, err = ws.Seek(end, io.SeekStart)
+	return err
+}
+
+// dropTemp closes and removes the spool the writer made, if any.
+func (s *sink) dropTemp() error {
+	f := s.tmp
+	if f == nil {
+		return nil
+	}
+	s.tmp = nil
+	err := f.Close()
+	if rerr := os.Remove(f.Name()); err == nil {
+		err = rerr
+	}
 	return err
 }

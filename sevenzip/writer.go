@@ -158,13 +158,16 @@ func putState(st *wstate) {
 	}
 }
 
-// NewWriter returns a Writer that writes an archive to w, which must be
-// an io.WriteSeeker or io.WriterAt (the 32-byte start header at the
-// archive's first byte is written last), unless WithSpool or
-// WithDeferredStartHeader says how to write to a plain io.Writer, or
-// WithVolumes sends the archive to volumes. An io.WriteSeeker's archive
-// starts at its current offset; an io.WriterAt's at offset 0. With a
-// password, the key is derived here, once.
+// NewWriter returns a Writer that writes an archive to w. The 32-byte
+// start header at the archive's first byte is written last, so an
+// io.WriteSeeker or io.WriterAt (an *os.File) is written in place: an
+// io.WriteSeeker's archive starts at its current offset, an
+// io.WriterAt's at offset 0. Any other io.Writer (a bytes.Buffer, a
+// network stream) receives the whole archive at Close, spooled until
+// then to a temporary file in os.TempDir that Close or Abort removes;
+// WithSpool names another spool, WithDeferredStartHeader writes in
+// order without one, and WithVolumes sends the archive to volumes.
+// With a password, the key is derived here, once.
 func NewWriter(w io.Writer, opts ...WriterOption) (*Writer, error) {
 	c := defaultConfig()
 	if err := optfn.Apply(&c, opts); err != nil {
@@ -193,6 +196,7 @@ func NewWriter(w io.Writer, opts ...WriterOption) (*Writer, error) {
 	if c.hasPW {
 		if err := zw.deriveKey(); err != nil {
 			zw.release()
+			out.abort()
 			return nil, err
 		}
 	}

@@ -214,12 +214,40 @@ func TestWriterOutputs(t *testing.T) {
 		t.Error("WriteSeeker output after a prefix differs")
 	}
 
-	// A plain io.Writer: refused without a strategy.
+	// A plain io.Writer: spooled to a temporary file, which Close removes.
+	tmpdir := t.TempDir()
+	t.Setenv("TMPDIR", tmpdir)
 	var buf bytes.Buffer
-	if _, err := NewWriter(&buf); !errors.Is(err, errs.ErrInvalidOption) {
+	zw, err = NewWriter(&buf, append(opts, seed())...)
+	if err != nil {
 		t.Fatalf("plain io.Writer: %v", err)
 	}
-	// ... with a spool.
+	if left, _ := filepath.Glob(filepath.Join(tmpdir, "unarc-7z-*")); len(left) != 1 {
+		t.Errorf("spool files while writing: %v", left)
+	}
+	addFiles(t, zw, files)
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(buf.Bytes(), ref) {
+		t.Error("output through the temporary spool differs")
+	}
+	if left, _ := filepath.Glob(filepath.Join(tmpdir, "unarc-7z-*")); len(left) != 0 {
+		t.Errorf("spool files left after Close: %v", left)
+	}
+	// Abort removes it too.
+	buf.Reset()
+	zw, err = NewWriter(&buf, append(opts, seed())...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	addFiles(t, zw, files)
+	zw.Abort()
+	if left, _ := filepath.Glob(filepath.Join(tmpdir, "unarc-7z-*")); len(left) != 0 || buf.Len() != 0 {
+		t.Errorf("after Abort: spool files %v, %d bytes written", left, buf.Len())
+	}
+	// ... with a spool of the caller's.
+	buf.Reset()
 	var spool memFile
 	zw, err = NewWriter(&buf, append(opts, seed(), WithSpool(&spool))...)
 	if err != nil {
