@@ -38,6 +38,17 @@ var ErrInvalidOption = errs.ErrInvalidOption
 // archive, and so the unarc command exits 0 on it, printing the warning.
 var ErrNoEnd = errs.ErrNoEnd
 
+// ErrNotice is matched by a warning (Archive.Warnings, Reader.Warnings)
+// that cannot change what is extracted: a redundant record that
+// disagrees with the one every reader uses (a ZIP's Zip64 end record
+// against its 32-bit one, the end record's directory size or offset
+// when the entries' own offsets are right), unknown bytes between
+// records, a cut archive comment. The warning also matches the class
+// it belongs to (ErrCorrupt, ErrTruncated); the unarc command prints it
+// and exits 0, as 7zz does. A warning that does not match it may mean
+// that readers differ on the data (docs/cli.md lists the classes).
+var ErrNotice = errs.ErrNotice
+
 // ErrInvalidName is matched by the error of a writer (sevenzip.Writer)
 // given an entry name it refuses: absolute, with a drive letter, a "..",
 // "." or empty element, or already written. Like ErrInvalidOption it

@@ -199,10 +199,10 @@ func findDirectory(ra io.ReaderAt, size int64) (*directory, error) {
 		return nil, errNoEnd
 	}
 	if chosen.commentLen > len(chosen.comment) {
-		chosen.warn(errs.Truncated(fmt.Sprintf("archive comment cut: %d of its %d bytes present", len(chosen.comment), chosen.commentLen)))
+		chosen.warn(errs.Notice(errs.Truncated(fmt.Sprintf("archive comment cut: %d of its %d bytes present", len(chosen.comment), chosen.commentLen))))
 	} else if t := size - (chosen.eocd + endLen + int64(chosen.commentLen)); t > 0 {
 		// 7zz: "There are data after the end of archive" (a warning).
-		chosen.warn(fmt.Errorf("%d bytes of data after the end of the archive", t))
+		chosen.warn(errs.Notice(fmt.Errorf("%d bytes of data after the end of the archive", t)))
 	}
 	return chosen, nil
 }
@@ -268,7 +268,7 @@ func parseEnd(ra io.ReaderAt, buf []byte, start int64, pos int) *directory {
 	case !found && inDir:
 		return d
 	case !found && complete:
-		d.warn(errs.Corrupt("Zip64 locator without its end record; the 32-bit end record is used"))
+		d.warn(errs.Notice(errs.Corrupt("Zip64 locator without its end record; the 32-bit end record is used")))
 		return d
 	case !found:
 		d.warn(errs.Corrupt("Zip64 end of central directory record missing"))
@@ -292,13 +292,13 @@ func parseEnd(ra io.ReaderAt, buf []byte, start int64, pos int) *directory {
 		// headers), and so do we. Where that directory ends at the 32-bit
 		// record, both "records" lie inside it: nothing to warn about.
 		if !inDir {
-			d.warn(errs.Corrupt("Zip64 end record disagrees with the end of central directory record; the latter is used"))
+			d.warn(errs.Notice(errs.Corrupt("Zip64 end record disagrees with the end of central directory record; the latter is used")))
 		}
 		return d
 	}
 	if l := le.Uint64(rec[4:]); l < end64Len-12 || uint64(recOff)+12+l != uint64(locAbs) {
 		// 7zz: "Headers Error" and "There are data after the end of archive".
-		d64.warn(errs.Corrupt("Zip64 end record (%d bytes at %d) does not end at its locator (%d)", l, recOff, locAbs))
+		d64.warn(errs.Notice(errs.Corrupt("Zip64 end record (%d bytes at %d) does not end at its locator (%d)", l, recOff, locAbs)))
 	}
 	return &d64
 }
@@ -504,7 +504,7 @@ func (a *Archive) readDirectory(d *directory) error {
 			base, start = 0, d.end
 		case d.offset < uint64(a.size) && a.centralAt(int64(d.offset)):
 			base, start = 0, int64(d.offset)
-			d.warn(errs.Corrupt("the end record says the central directory is %d bytes; it starts at %d, %d bytes before the record", d.size, start, d.end-start))
+			d.warn(errs.Notice(errs.Corrupt("the end record says the central directory is %d bytes; it starts at %d, %d bytes before the record", d.size, start, d.end-start)))
 		case d.needed >= 62:
 			// APPNOTE 7.3: version 6.2 encrypts the central directory.
 			return errs.Unsupported("encrypted central directory (PKWARE strong encryption)")
@@ -610,13 +610,13 @@ func (a *Archive) readDirectory(d *directory) error {
 		if !countOK && read < int64(d.size) {
 			return errs.Corrupt("central directory header %d has a bad signature", len(a.files))
 		}
-		d.warn(errs.Corrupt("%d bytes of unknown data between the central directory and its end record", avail-read))
+		d.warn(errs.Notice(errs.Corrupt("%d bytes of unknown data between the central directory and its end record", avail-read)))
 	}
 	if !countOK && !d.scanned {
 		d.warn(errs.Corrupt("the end record says %d entries; the central directory holds %d", d.count, n))
 	}
 	if read != int64(d.size) && !d.scanned && start == d.end-int64(d.size) {
-		d.warn(errs.Corrupt("the end record says the central directory is %d bytes; it is %d", d.size, read))
+		d.warn(errs.Notice(errs.Corrupt("the end record says the central directory is %d bytes; it is %d", d.size, read)))
 	}
 	if a.diskStarts == nil && base != 0 && len(a.files) > 0 {
 		f0 := &a.files[0]
@@ -628,18 +628,18 @@ func (a *Archive) readDirectory(d *directory) error {
 			for i := range a.files {
 				a.files[i].headerOff -= base
 			}
-			d.warn(errs.Corrupt("the end record's central directory offset is off by %d bytes; the entries' offsets are right", -base))
+			d.warn(errs.Notice(errs.Corrupt("the end record's central directory offset is off by %d bytes; the entries' offsets are right", -base)))
 			base = 0
 		case base == 4 && sigAt(a.ra, a.size, 0) == sigSpannedMark:
 			// The spanning marker of a one-segment split archive
 			// (APPNOTE 8.5.4) left out of the offsets: 7zz does not open
 			// it; bsdtar and unzip read it, and so do we, silently.
 		case base > 0:
-			d.warn(fmt.Errorf("%d bytes of data before the archive that its offsets do not count", base))
+			d.warn(errs.Notice(fmt.Errorf("%d bytes of data before the archive that its offsets do not count", base)))
 		}
 	}
 	if d.zip64 && a.diskStarts == nil && d.end-base != d.locOff {
-		d.warn(errs.Corrupt("the Zip64 locator says the Zip64 end record is at %d; it is at %d", d.locOff, d.end))
+		d.warn(errs.Notice(errs.Corrupt("the Zip64 locator says the Zip64 end record is at %d; it is at %d", d.locOff, d.end)))
 	}
 	a.base = base
 	if err := checkOverlap(a.files, start); err != nil {

@@ -654,8 +654,11 @@ func (c *cli) warnings(name string, src *source, code int, done error) int {
 			continue
 		}
 		fmt.Fprintf(c.stderr, "unarc: %s: warning: %s\n", name, msg(err.Error()))
-		if errors.Is(err, unarc.ErrNoEnd) {
-			continue // a missing end-of-archive record: unrar exits 0
+		if errors.Is(err, unarc.ErrNoEnd) || errors.Is(err, unarc.ErrNotice) {
+			// A missing end-of-archive record (unrar exits 0), or a
+			// warning that cannot change what is extracted (7zz exits 0):
+			// docs/cli.md, "Warnings".
+			continue
 		}
 		if wc := exitCode(err); code == 0 && wc != 1 {
 			code = wc

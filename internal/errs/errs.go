@@ -182,3 +182,22 @@ func IsNoEnd(err error) bool {
 	var ne *noEndError
 	return errors.As(err, &ne)
 }
+
+// noticeError marks a warning that cannot change what is extracted: a
+// redundant record that disagrees with the one the reader used (every
+// reader uses the same), bytes the archive's offsets do not count. It
+// still matches what it wraps (ErrCorrupt, ErrTruncated); the command
+// line prints it and exits 0, as 7zz does.
+type noticeError struct{ error }
+
+func (e *noticeError) Unwrap() error { return e.error }
+
+// Is makes a Notice warning match ErrNotice, besides what it wraps.
+func (e *noticeError) Is(target error) bool { return target == ErrNotice }
+
+// ErrNotice is matched by a warning marked by Notice.
+var ErrNotice = errors.New("notice")
+
+// Notice marks the warning err as one that cannot change what is
+// extracted (see noticeError).
+func Notice(err error) error { return &noticeError{err} }

@@ -51,3 +51,15 @@ func TestNoEnd(t *testing.T) {
 		t.Error("a plain truncation matches ErrNoEnd")
 	}
 }
+
+// TestNotice: a Notice warning matches ErrNotice and what it wraps, and
+// nothing else matches ErrNotice.
+func TestNotice(t *testing.T) {
+	w := Notice(Corrupt("Zip64 end record disagrees"))
+	if !errors.Is(w, ErrNotice) || !errors.Is(w, ErrCorrupt) || w.Error() != "corrupt data: Zip64 end record disagrees" {
+		t.Errorf("Notice warning %q: ErrNotice %v, ErrCorrupt %v", w, errors.Is(w, ErrNotice), errors.Is(w, ErrCorrupt))
+	}
+	if errors.Is(Corrupt("x"), ErrNotice) || errors.Is(NoEnd(Truncated("cut")), ErrNotice) {
+		t.Error("an unmarked warning matches ErrNotice")
+	}
+}
