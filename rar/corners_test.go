@@ -713,3 +713,49 @@ func cornerSeeds(tb testutil.TB) [][]byte {
 	out = append(out, bad, storedOld(36, files))
 	return out
 }
+
+// TestDamagedProtectHeader: a RAR 2.x recovery record (0x78) whose header
+// fails its CRC between two files is skipped with a warning that matches
+// ErrCorrupt and ErrNotice (unrar skips it and reads the files after
+// it); both files read exactly, through Archive and Reader. When the
+// damage is in its data size, the skip lands off a block boundary and
+// the archive is refused: the next header's CRC is what vouches for the
+// skip.
+func TestDamagedProtectHeader(t *testing.T) {
+	files := map[string][]byte{"a.txt": []byte("first file\n"), "b.bin": aesCTRZeros(700, 3)}
+	base := blocks4(t, storedOld(20, files))
+	bs := append([]block4{base[0], base[1], protect2x(hfl4LongBlk, 2, 4)}, base[2:]...)
+	good := join4(bs)
+	protOff := len(sig4) + len(base[0].head) + len(base[0].data) + len(base[1].head) + len(base[1].data)
+	if good[protOff+2] != head4Protect {
+		t.Fatalf("no protect head at %d", protOff)
+	}
+
+	damaged := bytes.Clone(good)
+	damaged[protOff+len(protect2x(hfl4LongBlk, 2, 4).head)-1] ^= 0x55 // in the "Protect!" mark
+	got, err := readBoth(t, damaged, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range files {
+		if !bytes.Equal(got[name], want) {
+			t.Errorf("%s: %q", name, got[name])
+		}
+	}
+	a := openBytes(t, damaged, nil)
+	var notice error
+	for _, w := range a.Warnings() {
+		if errors.Is(w, errs.ErrNotice) {
+			notice = w
+		}
+	}
+	if notice == nil || !errors.Is(notice, errs.ErrCorrupt) || len(a.Entries()) != 2 {
+		t.Errorf("%d entries, warnings %v: want a notice matching ErrCorrupt", len(a.Entries()), a.Warnings())
+	}
+
+	badSize := bytes.Clone(good)
+	badSize[protOff+7] ^= 0x10 // the data size: the skip misses the next block
+	if _, err := readBoth(t, badSize, ""); err == nil {
+		t.Error("a protect head with a damaged data size read without an error")
+	}
+}

@@ -144,8 +144,11 @@ func (p *headerReader) readHeader4() (*header4, error) {
 		// goes on. So do we: the entry is listed but cannot be read
 		// (unrar still extracts its data and checks the data CRC; we
 		// refuse it, as its sizes, name and flags are unverified), and
-		// the next blocks are read. Any other block is corrupt.
-		if hd.typ != head4File && hd.typ != head4NewSub {
+		// the next blocks are read. An old recovery record (0x78) is
+		// skipped with a warning, as unrar does: its data size is
+		// unverified, but the next header's CRC shows whether the skip
+		// landed on a block. Any other block is corrupt.
+		if hd.typ != head4File && hd.typ != head4NewSub && hd.typ != head4Protect {
 			return nil, errs.Corrupt("RAR block header CRC (block type %#x)", hd.typ)
 		}
 		hd.badCRC = true
@@ -385,6 +388,12 @@ func (p *headerReader) next4() (*file, error) {
 		case head4Main, head4Mark:
 			return nil, errs.Corrupt("RAR block type %#x repeated", hd.typ)
 		case head4Protect:
+			if hd.badCRC {
+				// Recovery data is no entry's: skipping it cannot change
+				// what is extracted, so the warning is a notice.
+				p.warn.add(warnBrokenRecovery, errs.Notice(fmt.Errorf("%w: the recovery record's header CRC does not match; it is skipped", errs.ErrCorrupt)))
+				continue
+			}
 			p.warn.add(warnRecovery, ErrRecoveryRecord)
 		default:
 			// Old comments, AV, subblocks: skipped.

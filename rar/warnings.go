@@ -19,12 +19,13 @@ type warnings struct {
 type warnKind uint
 
 const (
-	warnTruncated    warnKind = iota // end-of-archive record missing or cut
-	warnLocked                       // archive locked against changes (-k)
-	warnRecovery                     // recovery record present (-rr)
-	warnCut                          // the listing stopped at a damaged header
-	warnVersions                     // older file versions were not listed
-	warnBrokenHeader                 // a file/service header or comment failed its CRC
+	warnTruncated      warnKind = iota // end-of-archive record missing or cut
+	warnLocked                         // archive locked against changes (-k)
+	warnRecovery                       // recovery record present (-rr)
+	warnCut                            // the listing stopped at a damaged header
+	warnVersions                       // older file versions were not listed
+	warnBrokenHeader                   // a file/service header or comment failed its CRC
+	warnBrokenRecovery                 // an old recovery record's header failed its CRC (skipped)
 )
 
 // add records err under kind unless that kind was recorded before.
