@@ -34,11 +34,13 @@ type Archive struct {
 	// diskStarts is set for spanned archives: the offset of each disk in
 	// the joined volumes (see volume.go).
 	diskStarts []int64
-	warns      []error       // Warnings
-	keys       keyCache      // WinZip AES key derivations (crypt.go)
-	workers    entryWorkers  // SetEntryWorkers (units.go)
-	dirStart   int64         // where the central directory starts (persist.go)
-	cps        cpcache.Cache // Deflate checkpoints of seekable readers (seek.go)
+	// missing are the disks of a spanned set that are not there (volume.go).
+	missing  []missingDisk
+	warns    []error       // Warnings
+	keys     keyCache      // WinZip AES key derivations (crypt.go)
+	workers  entryWorkers  // SetEntryWorkers (units.go)
+	dirStart int64         // where the central directory starts (persist.go)
+	cps      cpcache.Cache // Deflate checkpoints of seekable readers (seek.go)
 	// ixCheck is what an open from an index left to check before an
 	// entry is acted on (persist.go), or nil.
 	ixCheck *indexfmt.Later
@@ -103,7 +105,7 @@ func Open(ra io.ReaderAt, size int64, opts ...arc.Option) (*Archive, error) {
 		if err := a.joinVolumes(d.disk); err != nil {
 			return nil, err
 		}
-		if d, err = findDirectory(a.ra, a.size); err != nil {
+		if d, err = findDirectoryFrom(a.ra, a.size, a.diskStarts[len(a.diskStarts)-2]); err != nil {
 			if err == errNoEnd {
 				err = errs.Corrupt("spanned ZIP: no end of central directory record in the joined volumes")
 			}
@@ -125,6 +127,9 @@ func Open(ra io.ReaderAt, size int64, opts ...arc.Option) (*Archive, error) {
 	}
 	if err != nil {
 		return nil, err
+	}
+	if len(a.missing) > 0 {
+		a.warns = append(a.warns, a.missingWarning())
 	}
 	a.readLinks()
 	return a, nil
@@ -162,12 +167,19 @@ func (a *Archive) Warnings() []error { return a.warns }
 // directory; so do we, without reading every local header).
 // It returns errNoEnd when there is no end record at all.
 func findDirectory(ra io.ReaderAt, size int64) (*directory, error) {
-	if size < endLen {
-		return nil, fmt.Errorf("%w: %d bytes is too short for a ZIP archive", errs.ErrFormat, size)
+	return findDirectoryFrom(ra, size, 0)
+}
+
+// findDirectoryFrom is findDirectory looking no earlier than floor: in a
+// joined spanned set, the start of the last disk, which holds the end
+// records (the disks before it may be missing, volume.go).
+func findDirectoryFrom(ra io.ReaderAt, size, floor int64) (*directory, error) {
+	if size-floor < endLen {
+		return nil, fmt.Errorf("%w: %d bytes is too short for a ZIP archive", errs.ErrFormat, size-floor)
 	}
 	n := int64(endLen + 65535 + end64LocLen)
-	if n > size {
-		n = size
+	if n > size-floor {
+		n = size - floor
 	}
 	bp := pool.Get(int(n))
 	defer pool.Put(bp)
@@ -495,6 +507,9 @@ func (a *Archive) readDirectory(d *directory) error {
 	if a.diskStarts != nil {
 		// Offsets are per disk; the directory's start is known from its end.
 		base = 0
+		if err := a.missingErr(d.cdDisk); err != nil {
+			return err // the directory starts on a missing disk
+		}
 		if start < 0 || d.cdDisk >= uint32(len(a.diskStarts)) || a.diskStarts[d.cdDisk]+int64(d.offset) != start {
 			return errs.Corrupt("spanned ZIP: central directory not where disk %d offset %d says", d.cdDisk, d.offset)
 		}
@@ -642,7 +657,18 @@ func (a *Archive) readDirectory(d *directory) error {
 		d.warn(errs.Notice(errs.Corrupt("the Zip64 locator says the Zip64 end record is at %d; it is at %d", d.locOff, d.end)))
 	}
 	a.base = base
-	if err := checkOverlap(a.files, start); err != nil {
+	present := a.files
+	if a.missing != nil {
+		// Entries on a missing disk are never read; where they would lie
+		// in the joined set is a guess (volume.go), so they are left out.
+		present = nil
+		for i := range a.files {
+			if a.missingErr(a.files[i].disk) == nil {
+				present = append(present, a.files[i])
+			}
+		}
+	}
+	if err := checkOverlap(present, start); err != nil {
 		return err
 	}
 	a.entries = make([]*arc.Entry, len(a.files))

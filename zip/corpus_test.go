@@ -436,8 +436,22 @@ func TestSpannedMissing(t *testing.T) {
 	}
 	cfg := volumeConfig(dir, name)
 	cfg.Name = filepath.Join(t.TempDir(), "elsewhere.zip")
-	_, err = Open(bytes.NewReader(data), int64(len(data)), conf.From(cfg))
-	if !errors.Is(err, errs.ErrTruncated) || !errors.Is(err, fs.ErrNotExist) {
-		t.Errorf("missing volume: %v", err)
+	// The other disks missing: the set opens (TestSpannedMissingDisk), the
+	// warning names them, and an entry on the first disk fails with them.
+	a, err := Open(bytes.NewReader(data), int64(len(data)), conf.From(cfg))
+	if err != nil {
+		t.Fatalf("missing volume: %v", err)
+	}
+	defer a.Close()
+	if w := a.Warnings(); len(w) == 0 || !errors.Is(w[len(w)-1], errs.ErrTruncated) || !errors.Is(w[len(w)-1], fs.ErrNotExist) || errors.Is(w[len(w)-1], errs.ErrNotice) {
+		t.Errorf("missing volume: warnings %v", w)
+	}
+	for i := range a.Entries() {
+		if a.files[i].disk == 0 {
+			if _, err := a.Open(i); !errors.Is(err, errs.ErrTruncated) || !errors.Is(err, fs.ErrNotExist) {
+				t.Errorf("entry %d on the missing disk: %v", i, err)
+			}
+			break
+		}
 	}
 }

@@ -232,6 +232,11 @@ func (a *Archive) Open(i int) (io.ReadCloser, error) {
 // ones (APPNOTE 4.3.7).
 func (a *Archive) dataOffset(f *file, hdr []byte) (int64, error) {
 	off := f.headerOff
+	if a.missing != nil {
+		if err := a.missingErr(f.disk); err != nil {
+			return 0, err
+		}
+	}
 	if off < 0 || off > a.size-localLen {
 		return 0, errs.Corrupt("local header offset %d outside the archive", off)
 	}

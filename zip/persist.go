@@ -46,6 +46,9 @@ const minFileSize = indexfmt.MinEntrySize + 14
 // exportIndex serves engine.Indexer (through the table in engine_view.go) (withKeys is ignored: no key is
 // stored for ZIP).
 func (a *Archive) exportIndex(withKeys bool) ([]byte, error) {
+	if a.missing != nil {
+		return nil, errs.Unsupported("ZIP: a spanned set with a missing disk is not indexed")
+	}
 	e := &indexfmt.Encoder{B: make([]byte, 0, 64*len(a.files)+256)}
 	e.Byte(persistVersion)
 	e.Uvarint(uint64(a.size))

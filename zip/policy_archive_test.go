@@ -359,8 +359,8 @@ func splitSet() (z01, last []byte) {
 
 // TestMultiDisk: a split set reads as one archive when its other disks
 // can be opened, as 7zz reads it; a single file whose end record names
-// other disks is a missing volume (7zz: "Missing volume : x.z01",
-// entries unavailable), and a one-segment archive with the spanning
+// other disks opens with the entries on them failing as a missing volume
+// (7zz: "Missing volume : x.z01", those entries unavailable), and a one-segment archive with the spanning
 // marker reads (7zz: Ok; with offsets not counting the marker 7zz does
 // not open it, bsdtar and unzip read it: so do we).
 func TestMultiDisk(t *testing.T) {
@@ -393,10 +393,20 @@ func TestMultiDisk(t *testing.T) {
 	if len(a.Entries()) != 2 || len(a.Warnings()) != 0 {
 		t.Errorf("%d entries, warnings %v", len(a.Entries()), a.Warnings())
 	}
-	// Without its first disk.
+	// Without its first disk: the entry on it fails naming the missing
+	// volume (7zz: entries unavailable), the other reads (7zz too).
 	none := func(string) (io.ReaderAt, int64, error) { return nil, 0, fs.ErrNotExist }
-	if _, err := Open(bytes.NewReader(last), int64(len(last)), conf.From(&arc.Config{Name: "x.zip", OpenVolume: none})); !errors.Is(err, errs.ErrTruncated) {
-		t.Errorf("missing volume: %v, want ErrTruncated", err)
+	a, err = Open(bytes.NewReader(last), int64(len(last)), conf.From(&arc.Config{Name: "x.zip", OpenVolume: none}))
+	if err != nil {
+		t.Fatalf("missing volume: %v", err)
+	}
+	if _, err := a.Open(0); !errors.Is(err, errs.ErrTruncated) {
+		t.Errorf("entry on the missing volume: %v, want ErrTruncated", err)
+	}
+	if rc, err := a.Open(1); err != nil {
+		t.Errorf("entry on the last disk: %v", err)
+	} else if b, err := io.ReadAll(rc); err != nil || !bytes.Equal(b, two()[1].data) {
+		t.Errorf("entry on the last disk: %q, %v", b, err)
 	}
 	if _, err := Open(bytes.NewReader(last), int64(len(last)), nil); !errors.Is(err, errs.ErrUnsupported) {
 		t.Errorf("no access to volumes: %v, want ErrUnsupported", err)
