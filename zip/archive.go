@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"slices"
+	"sync"
 	"unsafe"
 
 	"github.com/go-unarc/unarc/arc"
@@ -35,8 +36,12 @@ type Archive struct {
 	// the joined volumes (see volume.go).
 	diskStarts []int64
 	// missing are the disks of a spanned set that are not there (volume.go).
-	missing  []missingDisk
-	warns    []error       // Warnings
+	missing []missingDisk
+	warns   []error // Warnings (fixMu guards it once the Archive is open)
+	// fixMu guards fixed, the entries whose local header names another
+	// method (recoverMethod: nil means refused), and warns.
+	fixMu    sync.Mutex
+	fixed    map[int]*file
 	keys     keyCache      // WinZip AES key derivations (crypt.go)
 	workers  entryWorkers  // SetEntryWorkers (units.go)
 	dirStart int64         // where the central directory starts (persist.go)
@@ -153,7 +158,11 @@ func noEnd(ra io.ReaderAt) error {
 // not at its locator), data before or after the archive that its offsets
 // do not account for, a cut comment, a missing end record (matching
 // errs.ErrTruncated). Every entry listed can still be read exactly.
-func (a *Archive) Warnings() []error { return a.warns }
+func (a *Archive) Warnings() []error {
+	a.fixMu.Lock()
+	defer a.fixMu.Unlock()
+	return slices.Clip(a.warns)
+}
 
 // findDirectory locates the end of central directory record, scanning the
 // last 64 KiB + 22 bytes backwards (the comment is at most 65,535 bytes),

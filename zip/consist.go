@@ -1,6 +1,9 @@
 package zip
 
 import (
+	"fmt"
+	"io"
+
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/pool"
 )
@@ -11,9 +14,12 @@ import (
 // make two readers see different content, the entry is refused as
 // corrupt, from both APIs: method, name, and (when no data descriptor
 // is in play) CRC-32 and sizes. 7zz refuses the same differences of
-// method, sizes and CRC ("Headers Error"); it accepts a different
-// local name, which we refuse on purpose: the name is what a signer
-// and an installer disagreeing on would exploit.
+// sizes and CRC ("Headers Error"); it accepts a different local name,
+// which we refuse on purpose: the name is what a signer and an
+// installer disagreeing on would exploit. A different method alone is
+// what 7zz reads by the local header when that checks out: Archive.Open
+// does so too when only one of the two methods yields data whose CRC
+// checks (recoverMethod); the Reader, which cannot try both, refuses it.
 
 // localInfo is what a local header says about an entry, as the Reader
 // remembers it until the central directory comes (stream_dir.go).
@@ -95,11 +101,12 @@ func (f *file) agrees(l *localInfo) error {
 	if f.aes {
 		method = methodAES
 	}
+	var diff error
 	if l.method != method {
-		return errs.Corrupt("local header says method %s, the central directory %s", methodName(l.method), methodName(method))
+		diff = &methodDiffers{local: l.method, err: errs.Corrupt("local header says method %s, the central directory %s", methodName(l.method), methodName(method))}
 	}
 	if l.descriptor {
-		return nil
+		return diff
 	}
 	switch {
 	case l.crc != f.crc:
@@ -109,7 +116,66 @@ func (f *file) agrees(l *localInfo) error {
 	case l.usize != f.usize:
 		return errs.Corrupt("local header size %d differs from the central directory's %d", l.usize, f.usize)
 	}
-	return nil
+	return diff
+}
+
+// methodDiffers is checkLocal's error when the local header agrees with
+// the central one on all but the method (l.method, as stored).
+type methodDiffers struct {
+	local uint16
+	err   error
+}
+
+func (m *methodDiffers) Error() string { return m.err.Error() }
+func (m *methodDiffers) Unwrap() error { return m.err }
+
+// recoverMethod decides entry i, whose local header names another method
+// than the central directory (md), at most once per Archive. 7zz reads
+// such an entry by the local header's method when that decodes and the
+// CRC checks; so do we, and only when the central directory's method
+// does not also yield data that checks, which would leave two readers
+// free to see two contents: both methods are tried to the end. A
+// recovered entry reads through a copy of its file with the local
+// method, and the archive gains a warning; anything else keeps the
+// refusal. Encrypted entries are not recovered.
+func (a *Archive) recoverMethod(i int, dataOff int64, md *methodDiffers) (*file, error) {
+	a.fixMu.Lock()
+	defer a.fixMu.Unlock()
+	if fx, ok := a.fixed[i]; ok {
+		if fx == nil {
+			return nil, md
+		}
+		return fx, nil
+	}
+	if a.fixed == nil {
+		a.fixed = make(map[int]*file)
+	}
+	a.fixed[i] = nil // refused unless shown otherwise below
+	f := &a.files[i]
+	if f.Encrypted || f.aes || f.flags&flagMasked != 0 || noCRC(f) {
+		return nil, md
+	}
+	fx := *f
+	fx.method = md.local
+	if checkOpen(&fx, &a.cfg) != nil {
+		return nil, md
+	}
+	checks := func(f *file) bool {
+		rc, err := a.openData(f, dataOff)
+		if err != nil {
+			return false
+		}
+		defer rc.Close()
+		_, err = io.Copy(io.Discard, rc)
+		return err == nil
+	}
+	if checks(f) || !checks(&fx) {
+		return nil, md
+	}
+	a.fixed[i] = &fx
+	a.warns = append(a.warns, fmt.Errorf("%w: %s: local header says method %s, the central directory %s; read as %s, whose data checks out (the central directory's does not)",
+		errs.ErrCorrupt, f.Name, methodName(md.local), methodName(f.method), methodName(md.local)))
+	return &fx, nil
 }
 
 // rawNameIs reports whether name is f's name as the central directory

@@ -168,12 +168,22 @@ func (a *Archive) Open(i int) (io.ReadCloser, error) {
 	if err := checkOpen(f, &a.cfg); err != nil {
 		return nil, err
 	}
-	s := openPool.Get()
-	dataOff, err := a.dataOffset(f, s.hdr[:])
+	var hdr [localLen]byte
+	dataOff, err := a.dataOffset(f, hdr[:])
+	if md, ok := err.(*methodDiffers); ok {
+		f, err = a.recoverMethod(i, dataOff, md)
+	}
 	if err != nil {
-		openPool.Put(s)
 		return nil, err
 	}
+	return a.openData(f, dataOff)
+}
+
+// openData returns a reader of entry f's content, whose data starts at
+// dataOff (dataOffset).
+func (a *Archive) openData(f *file, dataOff int64) (io.ReadCloser, error) {
+	var err error
+	s := openPool.Get()
 	s.sec = section{ra: a.ra, off: dataOff, end: dataOff + int64(f.csize)}
 	var src io.Reader = &s.sec
 	if f.Encrypted {
@@ -229,7 +239,10 @@ func (a *Archive) Open(i int) (io.ReadCloser, error) {
 
 // dataOffset reads f's local header (into hdr) to find where its data
 // starts: the local name and extra lengths may differ from the central
-// ones (APPNOTE 4.3.7).
+// ones (APPNOTE 4.3.7). When the local header disagrees with the central
+// one on the method alone, the error is a *methodDiffers and the offset
+// is returned with it; Open may recover such an entry (recoverMethod),
+// every other caller fails on it.
 func (a *Archive) dataOffset(f *file, hdr []byte) (int64, error) {
 	off := f.headerOff
 	if a.missing != nil {
@@ -246,12 +259,13 @@ func (a *Archive) dataOffset(f *file, hdr []byte) (int64, error) {
 	if le.Uint32(hdr) != sigLocal {
 		return 0, errs.Corrupt("no local header at offset %d", off)
 	}
-	if err := a.checkLocal(f, hdr); err != nil {
-		return 0, err
+	diff := a.checkLocal(f, hdr)
+	if _, ok := diff.(*methodDiffers); diff != nil && !ok {
+		return 0, diff
 	}
 	data := off + localLen + int64(le.Uint16(hdr[26:])) + int64(le.Uint16(hdr[28:]))
 	if f.csize > uint64(a.size) || data > a.size-int64(f.csize) {
 		return 0, errs.Truncated(fmt.Sprintf("data (%d bytes at %d) beyond the end of the archive", f.csize, data))
 	}
-	return data, nil
+	return data, diff // a *methodDiffers comes with the data's offset (Open recovers)
 }
