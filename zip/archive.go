@@ -660,6 +660,11 @@ func (a *Archive) readDirectory(d *directory) error {
 			// it; bsdtar and unzip read it, and so do we, silently.
 		case base > 0:
 			d.warn(errs.Notice(fmt.Errorf("%d bytes of data before the archive that its offsets do not count", base)))
+		case base < 0:
+			// Bytes the offsets count were removed from the front (a
+			// stub cut off an archive zip -A adjusted): the local
+			// headers are where the corrected offsets say.
+			d.warn(errs.Notice(fmt.Errorf("the archive's offsets count %d bytes before it that are not there", -base)))
 		}
 	}
 	if d.zip64 && a.diskStarts == nil && d.end-base != d.locOff {

@@ -109,3 +109,33 @@ func TestLocalMethodRecovery(t *testing.T) {
 		})
 	}
 }
+
+// TestOffsetsOffBySameAmount: a ZIP whose stored offsets are all off by
+// one amount reads with a warning, both ways: bytes removed from its
+// start after the offsets were written (a self-extractor's stub cut off
+// an archive zip -A adjusted), and bytes put before it that the offsets
+// do not count.
+func TestOffsetsOffBySameAmount(t *testing.T) {
+	adjusted := readTestdata(t, "sfx-adjusted.zip")
+	plain := readTestdata(t, "sfx-unadjusted.zip")
+	stub := bytes.Index(plain, []byte("PK\x03\x04"))
+	if stub <= 0 || !bytes.Equal(adjusted[:stub], plain[:stub]) {
+		t.Fatalf("stub of %d bytes", stub)
+	}
+	want, _, err := readNamed(t, plain, "text.txt")
+	if err != nil || len(want) == 0 {
+		t.Fatalf("text.txt: %v", err)
+	}
+	for name, data := range map[string][]byte{
+		"stub-removed": adjusted[stub:],
+		"stub-added":   append(bytes.Repeat([]byte{0x90}, 333), plain[stub:]...),
+	} {
+		got, warns, err := readNamed(t, data, "text.txt")
+		if err != nil || !bytes.Equal(got, want) {
+			t.Errorf("%s: %d bytes, %v", name, len(got), err)
+		}
+		if len(warns) != 1 || !errors.Is(warns[0], errs.ErrNotice) {
+			t.Errorf("%s: warnings %v: want one notice", name, warns)
+		}
+	}
+}
