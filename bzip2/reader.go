@@ -6,21 +6,12 @@ import (
 	"io"
 
 	core "github.com/go-unarc/unarc/internal/bzip2"
+	"github.com/go-unarc/unarc/internal/codecreader"
 	"github.com/go-unarc/unarc/internal/errs"
-	"github.com/go-unarc/unarc/internal/optfn"
 )
 
 // ErrClosed: Read after Close without a Reset.
 var ErrClosed = errors.New("bzip2: reader closed")
-
-// pub returns err with the implementation's ErrClosed replaced by this
-// package's.
-func pub(err error) error {
-	if err != nil && err != io.EOF && errors.Is(err, core.ErrClosed) {
-		return ErrClosed
-	}
-	return err
-}
 
 // ReaderOption configures NewReader. Options apply in order; a value that
 // cannot be meant makes NewReader fail with an error matching
@@ -28,9 +19,7 @@ func pub(err error) error {
 type ReaderOption func(*readerConfig) error
 
 // readerConfig collects the options of the implementation.
-type readerConfig struct {
-	opts []core.Option
-}
+type readerConfig = codecreader.Config[core.Option]
 
 // WithMaxMemory limits the decoder memory to n bytes: the block table of
 // the block size a stream declares (4 bytes per byte: 400,000 bytes per
@@ -46,7 +35,7 @@ func WithMaxMemory(n int64) ReaderOption {
 		if n < 0 {
 			return fmt.Errorf("bzip2: %w: WithMaxMemory(%d)", errs.ErrInvalidOption, n)
 		}
-		c.opts = append(c.opts, core.MaxMemory(n))
+		c.Opts = append(c.Opts, core.MaxMemory(n))
 		return nil
 	}
 }
@@ -61,54 +50,44 @@ func WithWorkers(n int) ReaderOption {
 		if n < 1 {
 			return fmt.Errorf("bzip2: %w: WithWorkers(%d)", errs.ErrInvalidOption, n)
 		}
-		c.opts = append(c.opts, core.Workers(n))
+		c.Opts = append(c.Opts, core.Workers(n))
 		return nil
 	}
 }
 
 // The Reader and its methods mirror package xz's on purpose: each public
-// codec documents its own methods over its internal implementation.
+// codec documents its own Reader and methods, which forward to
+// internal/codecreader's Reader, where the logic is written once.
 
 // Reader decodes bzip2 data: one stream or concatenated streams. Create
 // it with NewReader; decode with Read or io.Copy (WriteTo); Close returns
 // its buffers to the package's pools and stops its goroutines. A Reader
 // is not safe for concurrent use.
 type Reader struct {
-	z    *core.Reader
-	opts []core.Option
+	r codecreader.Reader[*core.Reader, core.Option]
 }
 
 // NewReader returns a reader of the bzip2 data in r. Nothing is read
 // before the first Read; data that does not start with "BZh" then fails
 // with an error matching unarc.ErrFormat.
 func NewReader(r io.Reader, opts ...ReaderOption) (*Reader, error) {
-	var c readerConfig
-	if err := optfn.Apply(&c, opts); err != nil {
-		return nil, err
-	}
-	z, err := core.NewReader(r, c.opts...)
+	c, err := codecreader.Open(core.NewReader, r, opts, core.ErrClosed, ErrClosed)
 	if err != nil {
 		return nil, err
 	}
-	return &Reader{z: z, opts: c.opts}, nil
+	return &Reader{c}, nil
 }
 
 // Reset makes z decode new bzip2 data from r with the same options,
 // keeping its buffers. It may be called after Close.
-func (z *Reader) Reset(r io.Reader) error { return z.z.Reset(r, z.opts...) }
+func (z *Reader) Reset(r io.Reader) error { return z.r.Reset(r) }
 
 // Read decodes into p.
-func (z *Reader) Read(p []byte) (int, error) {
-	n, err := z.z.Read(p)
-	return n, pub(err)
-}
+func (z *Reader) Read(p []byte) (int, error) { return z.r.Read(p) }
 
 // WriteTo writes the rest of the decoded data to w.
-func (z *Reader) WriteTo(w io.Writer) (int64, error) {
-	n, err := z.z.WriteTo(w)
-	return n, pub(err)
-}
+func (z *Reader) WriteTo(w io.Writer) (int64, error) { return z.r.WriteTo(w) }
 
 // Close stops the reader's goroutines and returns its buffers to the
 // pools. Reads fail afterwards, with ErrClosed, until Reset.
-func (z *Reader) Close() error { return z.z.Close() }
+func (z *Reader) Close() error { return z.r.Close() }

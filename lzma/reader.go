@@ -4,6 +4,7 @@ import (
 	"errors"
 	"io"
 
+	"github.com/go-unarc/unarc/internal/codecreader"
 	core "github.com/go-unarc/unarc/internal/lzma"
 )
 
@@ -17,16 +18,10 @@ var (
 )
 
 // pub returns err with the implementation's closed errors replaced by
-// this package's.
+// this package's, by the rule bzip2 and xz use.
 func pub(err error) error {
-	switch {
-	case err == nil || err == io.EOF:
-	case errors.Is(err, core.ErrClosed):
-		return ErrClosed
-	case errors.Is(err, core.ErrWriterClosed):
-		return ErrWriterClosed
-	}
-	return err
+	err = codecreader.Replace(err, core.ErrClosed, ErrClosed)
+	return codecreader.Replace(err, core.ErrWriterClosed, ErrWriterClosed)
 }
 
 // Props are the LZMA model properties: literal context bits (LC), literal

@@ -316,89 +316,70 @@ func (p *headerReader) skipData() error {
 	return nil
 }
 
+// next4 reads one RAR4 block and acts on it: it returns the entry of a
+// file header, io.EOF at the volume's end, or nil, nil for a block that
+// is no entry (next reads on).
 func (p *headerReader) next4() (*file, error) {
-	for {
-		if err := p.skipData(); err != nil {
-			return nil, err
+	hd, err := p.readHeader4()
+	if err == io.EOF {
+		// RAR 2.0 and later end every volume with an end-of-archive
+		// block: without it the file was cut at a block boundary
+		// (unrar: "unexpected end of archive"). The entries before
+		// are complete, so this is a warning, not an error.
+		p.done = true
+		if p.endBlock4 || !p.sawBlock4 {
+			p.warn.add(warnTruncated, p.noEnd(errs.Truncated("RAR volume ends without its end-of-archive block")))
 		}
-		hd, err := p.readHeader4()
-		if err == io.EOF {
-			// RAR 2.0 and later end every volume with an end-of-archive
-			// block: without it the file was cut at a block boundary
-			// (unrar: "unexpected end of archive"). The entries before
-			// are complete, so this is a warning, not an error.
-			p.done = true
-			if p.endBlock4 || !p.sawBlock4 {
-				p.warn.add(warnTruncated, p.noEnd(errs.Truncated("RAR volume ends without its end-of-archive block")))
-			}
-			return nil, io.EOF
-		}
-		if err != nil {
-			return nil, err
-		}
-		p.pending = hd.addSize
-		p.sawBlock4 = true
-		switch hd.typ {
-		case head4File:
-			if hd.flags&lhdSplitBefore == 0 || hd.badCRC {
-				if err := p.index.admitNew(p.lim); err != nil {
-					return nil, err
-				}
-			}
+		return nil, io.EOF
+	}
+	if err != nil {
+		return nil, err
+	}
+	p.pending = hd.addSize
+	p.sawBlock4 = true
+	switch hd.typ {
+	case head4File:
+		return p.entry(hd.flags&lhdSplitBefore == 0 || hd.badCRC, func() (*file, error) {
 			f, err := p.file4(hd, false)
-			if err != nil {
-				return nil, err
-			}
-			if hd.badCRC {
+			if err == nil && hd.badCRC {
 				// Listed as an entry of its own whatever its (unverified)
 				// flags say, so the damage is seen, never dropped.
 				f.first, f.split, f.isVersion = true, false, false
 				f.broken = errs.Corrupt("RAR file header CRC mismatch")
 				p.warn.add(warnBrokenHeader, fmt.Errorf("%w: a file header's CRC does not match (%s)", errs.ErrCorrupt, f.e.Name))
 			}
-			if err := p.index.admit(p.lim, f); err != nil {
-				return nil, err
-			}
-			return f, nil
-		case head4NewSub:
-			f, err := p.file4(hd, true)
-			if err != nil {
-				return nil, err
-			}
-			if hd.badCRC {
-				p.warn.add(warnBrokenHeader, fmt.Errorf("%w: a service header's CRC does not match", errs.ErrCorrupt))
-				continue // its data area is skipped
-			}
-			if f.e.Name == "RR" {
-				p.warn.add(warnRecovery, ErrRecoveryRecord)
-			}
-			if f.e.Name == "CMT" && !p.haveCmt && f.crypt == cryptNone && !f.split && f.first {
-				if f.method == 0 {
-					if err := p.readComment(hd.addSize); err != nil {
-						return nil, err
-					}
-				} else if err := p.packedComment(f); err != nil {
-					return nil, err
-				}
-			}
-		case head4End:
-			p.more = hd.flags&earcNextVolume != 0
-			p.done = true
-			return nil, io.EOF
-		case head4Main, head4Mark:
-			return nil, errs.Corrupt("RAR block type %#x repeated", hd.typ)
-		case head4Protect:
-			if hd.badCRC {
-				// Recovery data is no entry's: skipping it cannot change
-				// what is extracted, so the warning is a notice.
-				p.warn.add(warnBrokenRecovery, errs.Notice(fmt.Errorf("%w: the recovery record's header CRC does not match; it is skipped", errs.ErrCorrupt)))
-				continue
-			}
-			p.warn.add(warnRecovery, ErrRecoveryRecord)
-		default:
-			// Old comments, AV, subblocks: skipped.
+			return f, err
+		})
+	case head4NewSub:
+		f, err := p.file4(hd, true)
+		if err != nil {
+			return nil, err
 		}
+		if hd.badCRC {
+			p.warn.add(warnBrokenHeader, fmt.Errorf("%w: a service header's CRC does not match", errs.ErrCorrupt))
+			return nil, nil // its data area is skipped
+		}
+		if err := p.service(f, hd.addSize); err != nil {
+			return nil, err
+		}
+	case head4End:
+		p.more = hd.flags&earcNextVolume != 0
+		p.done = true
+		return nil, io.EOF
+	case head4Main, head4Mark:
+		return nil, errs.Corrupt("RAR block type %#x repeated", hd.typ)
+	case head4Protect:
+		if hd.badCRC {
+			// Recovery data is no entry's: skipping it cannot change
+			// what is extracted, so the warning is a notice.
+			p.warn.add(warnBrokenRecovery, errs.Notice(fmt.Errorf("%w: the recovery record's header CRC does not match; it is skipped", errs.ErrCorrupt)))
+			return nil, nil // its data area is skipped
+		}
+		p.warn.add(warnRecovery, ErrRecoveryRecord)
+	default:
+		// Old comments, AV, subblocks: skipped.
 	}
+	return nil, nil
 }
 
 // file4 parses a file header or a service header (same layout).

@@ -267,73 +267,48 @@ func (p *headerReader) noEnd(err error) error {
 	return errs.NoEnd(err)
 }
 
-// next5 is next4's loop over RAR5 headers: the loops look alike, the
-// headers and the end-of-volume rules they apply do not.
+// next5 is next4 for RAR5 headers: the steps look alike, the headers
+// and the end-of-volume rules they apply do not.
 func (p *headerReader) next5() (*file, error) {
-	for {
-		if err := p.skipData(); err != nil {
-			return nil, err
-		}
-		hd, err := p.readHeader5()
-		if err == io.EOF {
-			// rar ends a RAR5 volume with an end-of-archive header: its
-			// absence may mean the file was cut at a header boundary, or
-			// a writer left it out. What precedes is whole, and unrar
-			// takes it without a word: a warning, not an error, as RAR4.
-			p.done = true
-			p.warn.add(warnTruncated, p.noEnd(errs.Truncated("RAR5 volume ends without its end-of-archive header")))
-			return nil, io.EOF
-		}
+	hd, err := p.readHeader5()
+	if err == io.EOF {
+		// rar ends a RAR5 volume with an end-of-archive header: its
+		// absence may mean the file was cut at a header boundary, or
+		// a writer left it out. What precedes is whole, and unrar
+		// takes it without a word: a warning, not an error, as RAR4.
+		p.done = true
+		p.warn.add(warnTruncated, p.noEnd(errs.Truncated("RAR5 volume ends without its end-of-archive header")))
+		return nil, io.EOF
+	}
+	if err != nil {
+		return nil, err
+	}
+	p.pending = hd.dataSize
+	switch hd.typ {
+	case head5File:
+		return p.entry(hd.flags&hfl5SplitBefore == 0, func() (*file, error) { return p.file5(hd, false) })
+	case head5Service:
+		f, err := p.file5(hd, true)
 		if err != nil {
 			return nil, err
 		}
-		p.pending = hd.dataSize
-		switch hd.typ {
-		case head5File:
-			if hd.flags&hfl5SplitBefore == 0 {
-				if err := p.index.admitNew(p.lim); err != nil {
-					return nil, err
-				}
-			}
-			f, err := p.file5(hd, false)
-			if err != nil {
-				return nil, err
-			}
-			if err := p.index.admit(p.lim, f); err != nil {
-				return nil, err
-			}
-			return f, nil
-		case head5Service:
-			f, err := p.file5(hd, true)
-			if err != nil {
-				return nil, err
-			}
-			if f.e.Name == "CMT" && !p.haveCmt && f.crypt == cryptNone &&
-				hd.flags&(hfl5SplitBefore|hfl5SplitAfter) == 0 {
-				if f.method == 0 {
-					if err := p.readComment(hd.dataSize); err != nil {
-						return nil, err
-					}
-				} else if err := p.packedComment(f); err != nil {
-					return nil, err
-				}
-			}
-			if f.e.Name == "RR" {
-				p.warn.add(warnRecovery, ErrRecoveryRecord)
-			}
-			// QO, ACL, STM, RR and unknown service headers are skipped.
-		case head5End:
-			fl := hd.body.vint()
-			p.more = fl&1 != 0
-			p.done = true
-			return nil, io.EOF
-		case head5Crypt, head5Main:
-			return nil, errs.Corrupt("RAR5 header type %d repeated", hd.typ)
-		default:
-			// Unknown header types are skipped with their data (technote:
-			// readers skip what they do not know).
+		// file5 sets f.first and f.split from the split flags.
+		if err := p.service(f, hd.dataSize); err != nil {
+			return nil, err
 		}
+		// QO, ACL, STM, RR and unknown service headers are skipped.
+	case head5End:
+		fl := hd.body.vint()
+		p.more = fl&1 != 0
+		p.done = true
+		return nil, io.EOF
+	case head5Crypt, head5Main:
+		return nil, errs.Corrupt("RAR5 header type %d repeated", hd.typ)
+	default:
+		// Unknown header types are skipped with their data (technote:
+		// readers skip what they do not know).
 	}
+	return nil, nil
 }
 
 // file5 parses a file or service header (they share the layout).

@@ -123,21 +123,28 @@ func (p *headerReader) begin(vol int) error {
 }
 
 // next returns the next file entry of the current volume, or io.EOF at
-// the volume's end. The entry's data area is left pending.
+// the volume's end. The entry's data area is left pending. It skips the
+// data area before each header, then next4 or next5 reads the header
+// and acts on it.
 func (p *headerReader) next() (*file, error) {
-	if p.pending > 0 {
-		if err := p.s.skip(p.pending, "data area"); err != nil {
+	for {
+		if err := p.skipData(); err != nil {
 			return nil, err
 		}
-		p.pending = 0
+		if p.done {
+			return nil, io.EOF
+		}
+		var f *file
+		var err error
+		if p.version == 5 {
+			f, err = p.next5()
+		} else {
+			f, err = p.next4()
+		}
+		if f != nil || err != nil {
+			return f, err
+		}
 	}
-	if p.done {
-		return nil, io.EOF
-	}
-	if p.version == 5 {
-		return p.next5()
-	}
-	return p.next4()
 }
 
 // header returns a reusable buffer of n bytes, from internal/pool.
@@ -158,6 +165,42 @@ func (p *headerReader) release() {
 	pool.Put(p.hbp)
 	p.hbp, p.hbuf = nil, nil
 	p.s.release()
+}
+
+// entry returns the file that parse makes of a file header, admitted to
+// the index: a header that starts a new entry (isNew) is first checked
+// against MaxEntries, before parse allocates anything for it.
+func (p *headerReader) entry(isNew bool, parse func() (*file, error)) (*file, error) {
+	if isNew {
+		if err := p.index.admitNew(p.lim); err != nil {
+			return nil, err
+		}
+	}
+	f, err := parse()
+	if err != nil {
+		return nil, err
+	}
+	if err := p.index.admit(p.lim, f); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// service acts on the service headers RAR4 and RAR5 share (the
+// caller skips the rest with their data): the recovery record (RR) is a
+// warning; the archive comment (CMT, size bytes of data) is read when it
+// is the first one, unencrypted and in one piece, stored or packed.
+func (p *headerReader) service(f *file, size int64) error {
+	switch {
+	case f.e.Name == "RR":
+		p.warn.add(warnRecovery, ErrRecoveryRecord)
+	case f.e.Name == "CMT" && !p.haveCmt && f.crypt == cryptNone && !f.split && f.first:
+		if f.method == 0 {
+			return p.readComment(size)
+		}
+		return p.packedComment(f)
+	}
+	return nil
 }
 
 // readComment reads a stored comment of n bytes from the pending data.

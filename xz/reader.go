@@ -5,22 +5,13 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/go-unarc/unarc/internal/codecreader"
 	"github.com/go-unarc/unarc/internal/errs"
-	"github.com/go-unarc/unarc/internal/optfn"
 	core "github.com/go-unarc/unarc/internal/xz"
 )
 
 // ErrClosed: Read after Close without a Reset.
 var ErrClosed = errors.New("xz: reader closed")
-
-// pub returns err with the implementation's ErrClosed replaced by this
-// package's.
-func pub(err error) error {
-	if err != nil && err != io.EOF && errors.Is(err, core.ErrClosed) {
-		return ErrClosed
-	}
-	return err
-}
 
 // ReaderOption configures NewReader. Options apply in order; a value that
 // cannot be meant makes NewReader fail with an error matching
@@ -28,16 +19,14 @@ func pub(err error) error {
 type ReaderOption func(*readerConfig) error
 
 // readerConfig collects the options of the implementation.
-type readerConfig struct {
-	opts []core.Option
-}
+type readerConfig = codecreader.Config[core.Option]
 
 func nonNegative(name string, n int64, o core.Option) ReaderOption {
 	return func(c *readerConfig) error {
 		if n < 0 {
 			return fmt.Errorf("xz: %w: %s(%d)", errs.ErrInvalidOption, name, n)
 		}
-		c.opts = append(c.opts, o)
+		c.Opts = append(c.Opts, o)
 		return nil
 	}
 }
@@ -69,13 +58,14 @@ func WithUncompressedSize(n int64) ReaderOption {
 // and stream padding are decoded, as xz does.
 func WithSingleStream() ReaderOption {
 	return func(c *readerConfig) error {
-		c.opts = append(c.opts, core.SingleStream())
+		c.Opts = append(c.Opts, core.SingleStream())
 		return nil
 	}
 }
 
 // The Reader and its methods mirror package bzip2's on purpose: each public
-// codec documents its own methods over its internal implementation.
+// codec documents its own Reader and methods, which forward to
+// internal/codecreader's Reader, where the logic is written once.
 
 // Reader decodes .xz data: one stream, or concatenated streams with their
 // padding. Create it with NewReader; decode with Read or io.Copy (WriteTo
@@ -83,41 +73,30 @@ func WithSingleStream() ReaderOption {
 // Close returns its buffers to the package's pools. A Reader is not safe
 // for concurrent use.
 type Reader struct {
-	z    *core.Reader
-	opts []core.Option
+	r codecreader.Reader[*core.Reader, core.Option]
 }
 
 // NewReader returns a reader of the .xz data in r. Nothing is read before
 // the first Read; data that does not start with the .xz magic then fails
 // with an error matching unarc.ErrFormat.
 func NewReader(r io.Reader, opts ...ReaderOption) (*Reader, error) {
-	var c readerConfig
-	if err := optfn.Apply(&c, opts); err != nil {
-		return nil, err
-	}
-	z, err := core.NewReader(r, c.opts...)
+	c, err := codecreader.Open(core.NewReader, r, opts, core.ErrClosed, ErrClosed)
 	if err != nil {
 		return nil, err
 	}
-	return &Reader{z: z, opts: c.opts}, nil
+	return &Reader{c}, nil
 }
 
 // Reset makes z decode new .xz data from r with the same options, keeping
 // its buffers. It may be called after Close.
-func (z *Reader) Reset(r io.Reader) error { return z.z.Reset(r, z.opts...) }
+func (z *Reader) Reset(r io.Reader) error { return z.r.Reset(r) }
 
 // Read decodes into p.
-func (z *Reader) Read(p []byte) (int, error) {
-	n, err := z.z.Read(p)
-	return n, pub(err)
-}
+func (z *Reader) Read(p []byte) (int, error) { return z.r.Read(p) }
 
 // WriteTo writes the rest of the data to w.
-func (z *Reader) WriteTo(w io.Writer) (int64, error) {
-	n, err := z.z.WriteTo(w)
-	return n, pub(err)
-}
+func (z *Reader) WriteTo(w io.Writer) (int64, error) { return z.r.WriteTo(w) }
 
 // Close returns the buffers to the pools. Reads fail afterwards, with
 // ErrClosed, until Reset.
-func (z *Reader) Close() error { return z.z.Close() }
+func (z *Reader) Close() error { return z.r.Close() }

@@ -6,6 +6,7 @@ import (
 	"io"
 	"unsafe"
 
+	"github.com/go-unarc/unarc/internal/codecreader"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/pool"
 )
@@ -71,15 +72,10 @@ type walk struct {
 	rnPos int // randomised blocks: next table index
 }
 
-// NewReader returns a reader decoding the bzip2 data in r. (It and the
-// start of Reset have the shape of xz's: the codec constructor pattern,
-// too small to share across packages.)
+// NewReader returns a reader decoding the bzip2 data in r: a new Reader
+// that Reset sets up.
 func NewReader(r io.Reader, opts ...Option) (*Reader, error) {
-	z := new(Reader)
-	if err := z.Reset(r, opts...); err != nil {
-		return nil, err
-	}
-	return z, nil
+	return codecreader.New[Reader](r, opts...)
 }
 
 // Reset makes z decode new bzip2 data from r, keeping its buffers.

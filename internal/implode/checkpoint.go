@@ -30,12 +30,6 @@ func (z *Reader) flagByte() byte {
 	return b
 }
 
-// CanCheckpoint reports whether Checkpoint may be taken now.
-func (z *Reader) CanCheckpoint() bool { return z.header && z.Drained() }
-
-// Total is the output decoded so far.
-func (z *Reader) Total() int64 { return int64(z.W) }
-
 // CheckpointSize is the size of the state Checkpoint appends now.
 func (z *Reader) CheckpointSize() int { return 2 + z.HistoryLen(z.window()) }
 
@@ -44,7 +38,7 @@ func (z *Reader) CheckpointSize() int { return 2 + z.HistoryLen(z.window()) }
 // it.
 func (z *Reader) Checkpoint(dst []byte) (state []byte, out, inBits int64) {
 	dst = append(dst, cpVersion, z.flagByte())
-	return z.AppendHistory(dst, z.window()), int64(z.W), z.br.Consumed()
+	return z.AppendHistory(dst, z.window()), int64(z.W), z.Br.Consumed()
 }
 
 // ResetAt makes z continue a stream from a checkpoint: hdr reads the
@@ -60,18 +54,10 @@ func (z *Reader) ResetAt(hdr, r io.Reader, size int64, bigWindow, literals bool,
 }
 
 func (z *Reader) resetAt(r io.Reader, st []byte, out, in int64) error {
-	if err := z.readHeader(); err != nil {
-		return err
+	fits := len(st) >= 2 && st[0] == cpVersion && st[1] == z.flagByte()
+	var hist []byte
+	if fits {
+		hist = st[2:]
 	}
-	bad := errs.Corrupt("implode: checkpoint does not fit the stream")
-	if len(st) < 2 || st[0] != cpVersion || st[1] != z.flagByte() || in < z.br.Consumed() {
-		return bad
-	}
-	if err := z.br.ResetAt(r, "implode data", in); err != nil {
-		return err
-	}
-	if !z.RestoreHistory(st[2:], out, z.window()) {
-		return bad
-	}
-	return nil
+	return z.ResumeAt(r, in, hist, out, z.window(), fits, errs.Corrupt("implode: checkpoint does not fit the stream"))
 }

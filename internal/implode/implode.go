@@ -24,7 +24,6 @@ import (
 	"io"
 
 	"github.com/go-unarc/unarc/internal/errs"
-	"github.com/go-unarc/unarc/internal/lsb"
 	"github.com/go-unarc/unarc/internal/pool"
 	"github.com/go-unarc/unarc/internal/ringout"
 )
@@ -70,13 +69,11 @@ const Memory = int64(3*(4<<pbits+4*maxNodes)+256+ringSize) + 4<<10
 // Reader decodes one Implode stream. Reset reuses it for the next stream;
 // Close returns its tables to the pool.
 type Reader struct {
-	ringout.Out // Read, WriteTo; W, R, Left, Err
-	br          lsb.Reader
-	t           *tables
-	lowBits     uint // plain low distance bits: 6 or 7
-	literals    bool // a literal tree is present
-	minMatch    int
-	header      bool
+	ringout.Decoder // Read, WriteTo; W, R, Left, Err; Br
+	t               *tables
+	lowBits         uint // plain low distance bits: 6 or 7
+	literals        bool // a literal tree is present
+	minMatch        int
 }
 
 // NewReader returns a decoder of an Implode stream that decodes to size
@@ -91,9 +88,7 @@ func NewReader(r io.Reader, size int64, bigWindow, literals bool) *Reader {
 // Reset makes z decode a new stream from r.
 func (z *Reader) Reset(r io.Reader, size int64, bigWindow, literals bool) {
 	tablePool.Hold(&z.t)
-	z.br.Reset(r, "implode data")
-	z.Start(z.t.ring[:], z, size)
-	z.header = false
+	z.Init(z.t.ring[:], z, r, "implode data", size)
 	z.lowBits, z.literals, z.minMatch = 6, literals, 2
 	if bigWindow {
 		z.lowBits = 7
@@ -110,21 +105,20 @@ func (z *Reader) Reset(r io.Reader, size int64, bigWindow, literals bool) {
 // Close fails.
 func (z *Reader) Close() error {
 	tablePool.Drop(&z.t)
-	z.br.Release()
-	z.Stop(errClosed)
+	z.End(errClosed)
 	return nil
 }
 
 // readTree reads one tree description of n symbols and builds t.
 func (z *Reader) readTree(t *tree, n int, name string) error {
-	nb, err := z.br.Read(8)
+	nb, err := z.Br.Read(8)
 	if err != nil {
 		return err
 	}
 	lens := z.t.lens[:n]
 	k := 0
 	for range nb + 1 {
-		b, err := z.br.Read(8)
+		b, err := z.Br.Read(8)
 		if err != nil {
 			return err
 		}
@@ -212,7 +206,7 @@ func (t *tree) build(lens []uint8) bool {
 
 // decode reads one symbol of t.
 func (z *Reader) decode(t *tree) (int, error) {
-	br := &z.br
+	br := &z.Br
 	if br.N < pbits {
 		br.Fill()
 	}
@@ -246,7 +240,8 @@ func (z *Reader) decode(t *tree) (int, error) {
 	}
 }
 
-func (z *Reader) readHeader() error {
+// Header reads the trees, for ringout.Decoder.
+func (z *Reader) Header() error {
 	t := z.t
 	if z.literals {
 		if err := z.readTree(&t.lit, 256, "literal"); err != nil {
@@ -256,23 +251,14 @@ func (z *Reader) readHeader() error {
 	if err := z.readTree(&t.length, 64, "length"); err != nil {
 		return err
 	}
-	if err := z.readTree(&t.dist, 64, "distance"); err != nil {
-		return err
-	}
-	z.header = true
-	return nil
+	return z.readTree(&t.dist, 64, "distance")
 }
 
-// Fill is for ringout.Out: it decodes until the ring holds as much
+// Decode is for ringout.Decoder: it decodes until the ring holds as much
 // undelivered data as it safely can, or the stream ends.
-func (z *Reader) Fill() error {
-	if !z.header {
-		if err := z.readHeader(); err != nil {
-			return err
-		}
-	}
+func (z *Reader) Decode() error {
 	t := z.t
-	br := &z.br
+	br := &z.Br
 	for lim := z.Limit(maxMatch); z.Left > 0 && z.W < lim; {
 		if br.N < 1+8 {
 			br.Fill()

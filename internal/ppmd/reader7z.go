@@ -107,9 +107,7 @@ func (z *Reader7z) Read(p []byte) (int, error) {
 		return 0, errClosed
 	}
 	n := 0
-	if z.left >= 0 && int64(len(p)) > z.left {
-		p = p[:z.left]
-	}
+	p = clip(p, z.left)
 	m, rc := z.m, &z.rc
 	defer rc.sync()
 	for n < len(p) {
@@ -131,20 +129,38 @@ func (z *Reader7z) Read(p []byte) (int, error) {
 		p[n] = byte(sym)
 		n++
 	}
-	if z.left >= 0 {
-		z.left -= int64(n)
-		if z.left == 0 {
-			if rc.code != 0 {
-				z.err = errs.Corrupt("ppmd: data after the last symbol")
-			} else {
-				z.err = io.EOF
-			}
-			if n == 0 {
-				return 0, z.err
-			}
+	if used(&z.left, n) {
+		if rc.code != 0 {
+			z.err = errs.Corrupt("ppmd: data after the last symbol")
+		} else {
+			z.err = io.EOF
+		}
+		if n == 0 {
+			return 0, z.err
 		}
 	}
 	return n, nil
+}
+
+// clip returns p cut to the left bytes a stream still has to produce
+// (left < 0: no declared size), before the decoding loop of
+// Reader7z.Read and ReaderZip.Read.
+func clip(p []byte, left int64) []byte {
+	if left >= 0 && int64(len(p)) > left {
+		return p[:left]
+	}
+	return p
+}
+
+// used counts the n bytes a Read produced off *left, when the stream has
+// a declared size, and reports whether that size is now used up (the
+// stream must end there).
+func used(left *int64, n int) bool {
+	if *left < 0 {
+		return false
+	}
+	*left -= int64(n)
+	return *left == 0
 }
 
 // Close returns the model to the pool. Later Reads fail.

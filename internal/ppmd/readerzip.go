@@ -115,9 +115,7 @@ func (z *ReaderZip) Read(p []byte) (int, error) {
 	if z.err != nil {
 		return 0, z.err
 	}
-	if z.left >= 0 && int64(len(p)) > z.left {
-		p = p[:z.left]
-	}
+	p = clip(p, z.left)
 	m, rc := z.m, &z.rc
 	defer rc.sync()
 	n := 0
@@ -141,13 +139,10 @@ func (z *ReaderZip) Read(p []byte) (int, error) {
 		p[n] = byte(sym)
 		n++
 	}
-	if z.left >= 0 {
-		z.left -= int64(n)
-		if z.left == 0 {
-			z.err = z.end()
-			if n == 0 || z.err != io.EOF {
-				return n, z.err
-			}
+	if used(&z.left, n) {
+		z.err = z.end()
+		if n == 0 || z.err != io.EOF {
+			return n, z.err
 		}
 	}
 	return n, nil

@@ -25,12 +25,6 @@ const (
 
 func (z *Reader) window() int { return 256 << z.factor }
 
-// CanCheckpoint reports whether Checkpoint may be taken now.
-func (z *Reader) CanCheckpoint() bool { return z.header && z.Drained() }
-
-// Total is the output decoded so far.
-func (z *Reader) Total() int64 { return int64(z.W) }
-
 // CheckpointSize is the size of the state Checkpoint appends now.
 func (z *Reader) CheckpointSize() int { return cpHead + z.HistoryLen(z.window()) }
 
@@ -40,7 +34,7 @@ func (z *Reader) CheckpointSize() int { return cpHead + z.HistoryLen(z.window())
 func (z *Reader) Checkpoint(dst []byte) (state []byte, out, inBits int64) {
 	dst = append(dst, cpVersion, byte(z.factor), z.last, z.state, z.v)
 	dst = binary.LittleEndian.AppendUint16(dst, uint16(z.length))
-	return z.AppendHistory(dst, z.window()), int64(z.W), z.br.Consumed()
+	return z.AppendHistory(dst, z.window()), int64(z.W), z.Br.Consumed()
 }
 
 // ResetAt makes z continue a stream from a checkpoint: hdr reads the
@@ -56,22 +50,17 @@ func (z *Reader) ResetAt(hdr, r io.Reader, size int64, factor int, state []byte,
 }
 
 func (z *Reader) resetAt(r io.Reader, st []byte, out, in int64) error {
-	if err := z.readSets(); err != nil {
+	fits := len(st) >= cpHead && st[0] == cpVersion && uint(st[1]) == z.factor && st[3] <= 3
+	var hist []byte
+	length := 0
+	if fits {
+		hist = st[cpHead:]
+		length = int(binary.LittleEndian.Uint16(st[5:]))
+		lmask := 0xFF >> z.factor
+		fits = length <= lmask+255
+	}
+	if err := z.ResumeAt(r, in, hist, out, z.window(), fits, errs.Corrupt("reduce: checkpoint does not fit the stream")); err != nil {
 		return err
-	}
-	bad := errs.Corrupt("reduce: checkpoint does not fit the stream")
-	if len(st) < cpHead || st[0] != cpVersion || uint(st[1]) != z.factor || st[3] > 3 || in < z.br.Consumed() {
-		return bad
-	}
-	length := int(binary.LittleEndian.Uint16(st[5:]))
-	if lmask := 0xFF >> z.factor; length > lmask+255 {
-		return bad
-	}
-	if err := z.br.ResetAt(r, "reduce data", in); err != nil {
-		return err
-	}
-	if !z.RestoreHistory(st[cpHead:], out, z.window()) {
-		return bad
 	}
 	z.last, z.state, z.v, z.length = st[2], st[3], st[4], length
 	return nil

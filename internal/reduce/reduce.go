@@ -22,7 +22,6 @@ import (
 	"io"
 
 	"github.com/go-unarc/unarc/internal/errs"
-	"github.com/go-unarc/unarc/internal/lsb"
 	"github.com/go-unarc/unarc/internal/pool"
 	"github.com/go-unarc/unarc/internal/ringout"
 )
@@ -63,15 +62,13 @@ const Memory = int64(256*(maxSet+2)+ringSize) + 4<<10
 // Reader decodes one Reduce stream. Reset reuses it for the next stream;
 // Close returns its tables to the pool.
 type Reader struct {
-	ringout.Out // Read, WriteTo; W, R, Left, Err
-	br          lsb.Reader
-	t           *tables
-	factor      uint
-	header      bool  // the follower sets have been read
-	last        byte  // the previous byte of the probabilistic layer
-	state       uint8 // run layer: 0 plain, 1 after DLE, 2 length byte, 3 distance byte
-	v           byte  // the byte after DLE
-	length      int
+	ringout.Decoder // Read, WriteTo; W, R, Left, Err; Br
+	t               *tables
+	factor          uint
+	last            byte  // the previous byte of the probabilistic layer
+	state           uint8 // run layer: 0 plain, 1 after DLE, 2 length byte, 3 distance byte
+	v               byte  // the byte after DLE
+	length          int
 }
 
 // NewReader returns a decoder of a Reduce stream with the given reduction
@@ -85,10 +82,9 @@ func NewReader(r io.Reader, size int64, factor int) *Reader {
 // Reset makes z decode a new stream from r.
 func (z *Reader) Reset(r io.Reader, size int64, factor int) {
 	tablePool.Hold(&z.t)
-	z.br.Reset(r, "reduce data")
-	z.Start(z.t.ring[:], z, size)
+	z.Init(z.t.ring[:], z, r, "reduce data", size)
 	z.factor = uint(factor)
-	z.header, z.last, z.state, z.v, z.length = false, 0, 0, 0, 0
+	z.last, z.state, z.v, z.length = 0, 0, 0, 0
 	switch {
 	case factor < 1 || factor > 4:
 		z.Err = errs.Corrupt("reduce: factor %d", factor)
@@ -101,42 +97,35 @@ func (z *Reader) Reset(r io.Reader, size int64, factor int) {
 // Close fails.
 func (z *Reader) Close() error {
 	tablePool.Drop(&z.t)
-	z.br.Release()
-	z.Stop(errClosed)
+	z.End(errClosed)
 	return nil
 }
 
-func (z *Reader) readSets() error {
+// Header reads the follower sets, for ringout.Decoder.
+func (z *Reader) Header() error {
 	t := z.t
 	for j := 255; j >= 0; j-- {
-		n, err := z.br.Read(6)
+		n, err := z.Br.Read(6)
 		if err != nil {
 			return err
 		}
 		t.count[j] = uint8(n)
 		for i := range n {
-			c, err := z.br.Read(8)
+			c, err := z.Br.Read(8)
 			if err != nil {
 				return err
 			}
 			t.sets[j][i] = byte(c)
 		}
 	}
-	z.header = true
 	return nil
 }
 
-// Fill is for ringout.Out: it decodes until the ring holds as much
-// undelivered data as it safely can, or the stream ends. (Its prologue
-// is implode's Fill's on purpose: the loop bodies are the codecs.)
-func (z *Reader) Fill() error {
-	if !z.header {
-		if err := z.readSets(); err != nil {
-			return err
-		}
-	}
+// Decode is for ringout.Decoder: it decodes until the ring holds as much
+// undelivered data as it safely can, or the stream ends.
+func (z *Reader) Decode() error {
 	t := z.t
-	br := &z.br
+	br := &z.Br
 	lmask := 0xFF >> z.factor
 	for lim := z.Limit(maxMatch); z.Left > 0 && z.W < lim; {
 		// The probabilistic layer: one byte.

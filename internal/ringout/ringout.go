@@ -1,9 +1,13 @@
-// Package ringout is the output side shared by the ZIP decoders that
-// decode into a ring buffer of their own (implode, reduce): Read and
-// WriteTo straight from the ring, the count of bytes still to come and
-// the sticky error. The decoder embeds Out, points it at its ring in
-// Reset and fills the ring in Fill; the hot loop writes the ring itself
-// and advances W.
+// Package ringout is the plumbing shared by the ZIP decoders that
+// decode into a ring buffer of their own (implode, reduce). Out is the
+// output side: Read and WriteTo straight from the ring, the count of
+// bytes still to come and the sticky error; a Filler fills the ring. The
+// hot loop writes the ring itself and advances W.
+//
+// Decoder adds the rest those decoders share: the input bit reader, the
+// header read once before the data, and resuming from a checkpoint. A
+// decoder embeds a Decoder, points it at its ring and its Coder in Reset
+// (Init), and decodes in Coder.Decode.
 package ringout
 
 import "io"

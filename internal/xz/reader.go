@@ -12,6 +12,7 @@ import (
 	"io"
 
 	"github.com/go-unarc/unarc/internal/bcj"
+	"github.com/go-unarc/unarc/internal/codecreader"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/lzma"
 	"github.com/go-unarc/unarc/internal/pool"
@@ -141,13 +142,10 @@ func crcByte(crc uint32, c byte) uint32 {
 	return ^crc
 }
 
-// NewReader returns a reader decoding the .xz data in r.
+// NewReader returns a reader decoding the .xz data in r: a new Reader
+// that Reset sets up.
 func NewReader(r io.Reader, opts ...Option) (*Reader, error) {
-	z := new(Reader)
-	if err := z.Reset(r, opts...); err != nil {
-		return nil, err
-	}
-	return z, nil
+	return codecreader.New[Reader](r, opts...)
 }
 
 // Reset makes z decode new .xz data from r, keeping its buffers. Options
