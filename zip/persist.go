@@ -43,9 +43,10 @@ const persistVersion = 2
 // fourteen one-byte fields.
 const minFileSize = indexfmt.MinEntrySize + 14
 
-// exportIndex serves engine.Indexer (through the table in engine_view.go) (withKeys is ignored: no key is
+// ExportIndex serves engine.Indexer (withKeys is ignored: no key is
 // stored for ZIP).
-func (a *Archive) exportIndex(withKeys bool) ([]byte, error) {
+func (c *capable) ExportIndex(withKeys bool) ([]byte, error) {
+	a := (*Archive)(c)
 	e := &indexfmt.Encoder{B: make([]byte, 0, 64*len(a.files)+256)}
 	e.Byte(persistVersion)
 	e.Uvarint(uint64(a.size))
@@ -195,7 +196,7 @@ func openIndex(ra io.ReaderAt, size int64, payload []byte, cfg *arc.Config) (arc
 	return a, nil
 }
 
-// checkEntry serves engine.EntryChecker (through the table in engine_view.go): in an Archive opened from an
+// CheckEntry serves engine.EntryChecker: in an Archive opened from an
 // index whose central directory is longer than the open's digest covers
 // whole, the first call digests all of it (once).
-func (a *Archive) checkEntry(int) error { return a.ixCheck.Check() }
+func (c *capable) CheckEntry(int) error { return c.ixCheck.Check() }

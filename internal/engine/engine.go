@@ -78,12 +78,34 @@ type Warner interface {
 // capability interfaces, nil for an Archive of another package.
 var views []func(a any) any
 
-// RegisterView adds a format package's view: from its init, a function
-// that returns, for an Archive of its package, the value whose methods
-// are the Archive's capabilities (Units, OpenAt, ExportIndex …), and nil
-// for anything else. The capability methods are declared on that
-// unexported type, so they stay out of the package's API.
-func RegisterView(view func(a any) any) { views = append(views, view) }
+// RegisterView registers, from a format package's init, the capability
+// view of its Archive type A. The capabilities (Units, EntryWorkers,
+// SharedWorkers, EntrySeeker, Checkpointer, CheckpointReporter,
+// CheckpointPersister, Indexer, EntryChecker) are plumbing between the
+// format and the root, not part of the format's API, so they are not
+// methods of A. The package declares an unexported type over the same
+// struct,
+//
+//	type capable Archive
+//
+// whose exported methods (OpenAt, ExportIndex …) are the
+// implementations, and registers the conversion:
+//
+//	engine.RegisterView(func(a *Archive) any { return (*capable)(a) })
+//
+// The methods of an unexported type are not in godoc; the root reaches
+// them by type assertions on View's result, which has exactly the
+// capabilities the format declares (tar's view has no Units). Next to
+// the type, compile-time checks (var _ engine.EntrySeeker =
+// (*capable)(nil) …) keep the signatures those of the interfaces.
+func RegisterView[A any](view func(a A) any) {
+	views = append(views, func(x any) any {
+		if a, ok := x.(A); ok {
+			return view(a)
+		}
+		return nil
+	})
+}
 
 // View returns what the capability interfaces are asked of for a format
 // Archive a: its package's registered view, else a itself.
