@@ -1,5 +1,12 @@
 package rar
 
+import "github.com/go-unarc/unarc/internal/engine"
+
+var (
+	_ engine.Units        = (*capable)(nil)
+	_ engine.EntryWorkers = (*capable)(nil)
+)
+
 // SetEntryWorkers serves engine.EntryWorkers: how many goroutines one
 // entry's decoder may use (a RAR5 decoder pipelines with two or more,
 // unpack50.Decoder.SetWorkers); a solid run is one unit, so it gets what

@@ -1,5 +1,12 @@
 package sevenzip
 
+import "github.com/go-unarc/unarc/internal/engine"
+
+var (
+	_ engine.Units        = (*capable)(nil)
+	_ engine.EntryWorkers = (*capable)(nil)
+)
+
 // Units serves engine.Units: a 7z folder is decoded as one stream, so
 // the entries of a folder are one unit; an entry without data (empty
 // file, directory) is a unit of its own. Folders whose decoders need

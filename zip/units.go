@@ -6,6 +6,12 @@ import (
 	"github.com/go-unarc/unarc/internal/engine"
 )
 
+var (
+	_ engine.Units         = (*capable)(nil)
+	_ engine.EntryWorkers  = (*capable)(nil)
+	_ engine.SharedWorkers = (*capable)(nil)
+)
+
 // Units serves engine.Units: every ZIP entry is compressed on its own,
 // so each is a unit of its own.
 func (c *capable) Units() []int {
