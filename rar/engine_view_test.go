@@ -2,7 +2,10 @@ package rar
 
 import "github.com/go-unarc/unarc/internal/testutil"
 
-// engineView is a's Open and openAt, for the testutil seek harnesses.
+// caps is a's capabilities, for the tests that call them directly.
+func (a *Archive) caps() *capable { return (*capable)(a) }
+
+// engineView is a's Open and OpenAt, for the testutil seek harnesses.
 func engineView(a *Archive) testutil.EntryFuncs {
-	return testutil.EntryFuncs{OpenFunc: a.Open, OpenAtFunc: a.openAt}
+	return testutil.EntryFuncs{OpenFunc: a.Open, OpenAtFunc: a.caps().OpenAt}
 }

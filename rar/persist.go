@@ -110,8 +110,9 @@ func partialRanges(all []indexfmt.Range) bool {
 	return len(all) > indexfmt.MaxRanges || indexfmt.Partial(all)
 }
 
-// exportIndex serves engine.Indexer (through the table in engine_view.go).
-func (a *Archive) exportIndex(withKeys bool) ([]byte, error) {
+// ExportIndex serves engine.Indexer.
+func (c *capable) ExportIndex(withKeys bool) ([]byte, error) {
+	a := (*Archive)(c)
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.closed.Load() {
@@ -456,7 +457,7 @@ func cloneOrNil(b []byte) []byte {
 	return append([]byte(nil), b...)
 }
 
-// checkEntry serves engine.EntryChecker (through the table in engine_view.go): in an Archive opened from an
+// CheckEntry serves engine.EntryChecker: in an Archive opened from an
 // index whose digests sampled its header regions (or hashed a long one
 // by its ends), the first call digests all of them (once).
-func (a *Archive) checkEntry(int) error { return a.ixCheck.Check() }
+func (c *capable) CheckEntry(int) error { return c.ixCheck.Check() }

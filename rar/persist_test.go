@@ -52,7 +52,7 @@ func TestPersistVolumeHeaders(t *testing.T) {
 	if len(a.vols) != 2 {
 		t.Fatalf("%d volumes", len(a.vols))
 	}
-	p, err := a.exportIndex(false)
+	p, err := a.caps().ExportIndex(false)
 	if err != nil {
 		t.Fatal(err)
 	}

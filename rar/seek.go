@@ -8,7 +8,7 @@ import (
 	"github.com/go-unarc/unarc/rar/internal/rarcrypto"
 )
 
-// openAt serves engine.EntrySeeker (through the table in engine_view.go). A stored entry (-m0) is read from
+// OpenAt serves engine.EntrySeeker. A stored entry (-m0) is read from
 // off directly, across volumes; encrypted with AES-CBC (RAR5, RAR 3.x)
 // it is deciphered from the block of off, whose IV is the ciphertext
 // block before it (the entry's IV for block 0). The CRC or BLAKE2sp
@@ -19,7 +19,8 @@ import (
 // checkpoint of their own at or before off: they resume from it
 // (seekcp.go). Entries without one decode again from the start of the
 // entry or solid run.
-func (a *Archive) openAt(i int, off int64) (io.ReadCloser, int64, error) {
+func (c *capable) OpenAt(i int, off int64) (io.ReadCloser, int64, error) {
+	a := (*Archive)(c)
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if a.closed.Load() {
@@ -79,8 +80,9 @@ func (a *Archive) openAt(i int, off int64) (io.ReadCloser, int64, error) {
 	return r, off, nil
 }
 
-// startAt serves engine.EntrySeeker (through the table in engine_view.go): where OpenAt(i, off) would start.
-func (a *Archive) startAt(i int, off int64) int64 {
+// StartAt serves engine.EntrySeeker: where OpenAt(i, off) would start.
+func (c *capable) StartAt(i int, off int64) int64 {
+	a := (*Archive)(c)
 	a.mu.Lock()
 	defer a.mu.Unlock()
 	if i < 0 || i >= len(a.entries) || off <= 0 {

@@ -82,7 +82,7 @@ func TestSeekRAR29Checkpoints(t *testing.T) {
 			}
 			a := openCP4(t, name, 64<<20)
 			want := contents(t, a)
-			st := a.checkpointStats()
+			st := a.caps().CheckpointStats()
 			if st.Count == 0 {
 				t.Fatal("no checkpoints taken")
 			}
@@ -159,7 +159,7 @@ func TestSeekRAR29PPMd(t *testing.T) {
 	for _, name := range names {
 		a := openCP4(t, name, 64<<20)
 		if testing.Short() {
-			a.setCheckpoints(engine.CheckpointPolicy{Interval: 24 << 10, MaxMemory: 64 << 20})
+			a.caps().SetCheckpoints(engine.CheckpointPolicy{Interval: 24 << 10, MaxMemory: 64 << 20})
 		}
 		want := contents(t, a)
 		big := 0
@@ -235,7 +235,7 @@ func TestSeekRAR29BadCheckpoint(t *testing.T) {
 	bad.State = append([]byte("rcp5"), cp.State[4:]...)
 	a.cps.Clear()
 	a.cps.Add(bad)
-	if _, _, err := a.openAt(0, cp.Out); !errors.Is(err, errs.ErrCorrupt) {
+	if _, _, err := a.caps().OpenAt(0, cp.Out); !errors.Is(err, errs.ErrCorrupt) {
 		t.Fatalf("foreign checkpoint: %v", err)
 	}
 }
@@ -269,11 +269,11 @@ func TestSeekRAR29Persist(t *testing.T) {
 				}
 				in[k] = cp
 			}
-			if err := b.restoreCheckpoints(in); err != nil {
+			if err := b.caps().RestoreCheckpoints(in); err != nil {
 				t.Fatalf("%s %s: %v", name, alter, err)
 			}
 			checkReads(t, b, want, 5, 60)
-			st := b.checkpointStats()
+			st := b.caps().CheckpointStats()
 			if alter == "" && (st.Verified == 0 || st.Rejected != 0) || alter != "" && (st.Rejected == 0 || st.Verified != 0) {
 				t.Fatalf("%s %q: %+v", name, alter, st)
 			}
@@ -289,7 +289,7 @@ func TestSeekRAR29Persist(t *testing.T) {
 			b := openCP4(t, name, 64<<20)
 			cp := cps[len(cps)-1]
 			f(&cp)
-			if err := b.restoreCheckpoints([]engine.Checkpoint{cp}); !errors.Is(err, arc.ErrStaleIndex) {
+			if err := b.caps().RestoreCheckpoints([]engine.Checkpoint{cp}); !errors.Is(err, arc.ErrStaleIndex) {
 				t.Fatalf("%s %s: %v", name, what, err)
 			}
 		}
@@ -305,7 +305,7 @@ func TestSeekRAR20Checkpoints(t *testing.T) {
 	} {
 		a := openCP4(t, c.name, 64<<20)
 		want := contents(t, a)
-		st := a.checkpointStats()
+		st := a.caps().CheckpointStats()
 		for _, cp := range a.cps.Snapshot() {
 			if cp.Kind != c.kind {
 				t.Fatalf("%s: kind %q", c.name, cp.Kind)
@@ -321,11 +321,11 @@ func TestSeekRAR20Checkpoints(t *testing.T) {
 			t.Fatalf("%s: %d exported, %v", c.name, len(cps), err)
 		}
 		b := openCP4(t, c.name, 64<<20)
-		if err := b.restoreCheckpoints(cps); err != nil {
+		if err := b.caps().RestoreCheckpoints(cps); err != nil {
 			t.Fatal(err)
 		}
 		checkReads(t, b, want, 21, 50)
-		if st := b.checkpointStats(); st.Verified == 0 || st.Rejected != 0 {
+		if st := b.caps().CheckpointStats(); st.Verified == 0 || st.Rejected != 0 {
 			t.Fatalf("%s: restored: %+v", c.name, st)
 		}
 	}

@@ -26,7 +26,7 @@ func contents(t testutil.TB, a *Archive) [][]byte {
 	t.Helper()
 	var out [][]byte
 	for i := range a.Entries() {
-		rc, _, err := a.openAt(i, 0)
+		rc, _, err := a.caps().OpenAt(i, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -42,7 +42,7 @@ func contents(t testutil.TB, a *Archive) [][]byte {
 
 // readAt reads n bytes of entry i at off through OpenAt.
 func readAt(a *Archive, i int, off int64, n int) ([]byte, int64, error) {
-	rc, start, err := a.openAt(i, off)
+	rc, start, err := a.caps().OpenAt(i, off)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -66,7 +66,7 @@ func TestSeekRAR5Checkpoints(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			a := openCP(t, name, 64<<20)
 			want := contents(t, a)
-			st := a.checkpointStats()
+			st := a.caps().CheckpointStats()
 			if st.Count == 0 {
 				t.Fatal("no checkpoints taken")
 			}

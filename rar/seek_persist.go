@@ -15,12 +15,15 @@ import (
 // its Check: one that fails is dropped and the read starts from an
 // earlier point.
 
-// ExportCheckpoints implements engine.CheckpointPersister.
+// ExportCheckpoints serves engine.CheckpointPersister.
 //
 // A RAR 1.5-encrypted entry's checkpoints start with the cipher's keys,
 // which decrypt the rest of the entry without the password, so they stay
 // out (derived keys never go into an index unasked; RAR 2.0's cipher
 // state is a key difference the ciphertext gives, and may go).
+func (c *capable) ExportCheckpoints() ([]engine.Checkpoint, error) {
+	return (*Archive)(c).exportCheckpoints(false)
+}
 
 // exportCheckpoints is ExportCheckpoints, with RAR 1.5 cipher keys too
 // when withKeys15 (the tests restore those).
@@ -40,8 +43,9 @@ func (a *Archive) exportCheckpoints(withKeys15 bool) ([]engine.Checkpoint, error
 	return a.cps.ExportSealed(size, func(cp engine.Checkpoint) (uint32, error) { return a.cpSum(cp.Stream, cp) })
 }
 
-// restoreCheckpoints serves engine.CheckpointPersister (through the table in engine_view.go).
-func (a *Archive) restoreCheckpoints(cps []engine.Checkpoint) error {
+// RestoreCheckpoints serves engine.CheckpointPersister.
+func (c *capable) RestoreCheckpoints(cps []engine.Checkpoint) error {
+	a := (*Archive)(c)
 	return a.cps.RestoreAll(cps, func(cp *engine.Checkpoint) error {
 		fi := cp.Stream
 		if fi < 0 || fi >= len(a.files) || !a.cpEntry(a.files[fi]) {

@@ -53,14 +53,15 @@ import (
 // resumes there instead of decoding the run before it (offset 0 still
 // decodes the run: that reader verifies the checksum).
 
-// setCheckpoints serves engine.Checkpointer (through the table in engine_view.go).
-func (a *Archive) setCheckpoints(p engine.CheckpointPolicy) {
+// SetCheckpoints serves engine.Checkpointer.
+func (c *capable) SetCheckpoints(p engine.CheckpointPolicy) {
+	a := (*Archive)(c)
 	a.cps.SetPolicy(p)
 	a.cps.SetInput(a.cpInput) // restored ones must match the archive's bytes
 }
 
-// checkpointStats serves engine.CheckpointReporter (through the table in engine_view.go).
-func (a *Archive) checkpointStats() engine.CheckpointStats { return a.cps.Stats() }
+// CheckpointStats serves engine.CheckpointReporter.
+func (c *capable) CheckpointStats() engine.CheckpointStats { return c.cps.Stats() }
 
 // resumed counts OpenAt calls that restarted from a checkpoint (tests).
 var resumed atomic.Int64

@@ -27,7 +27,7 @@ func openOldEncrypted(t *testing.T, name string, ver byte) *Archive {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a.setCheckpoints(engine.CheckpointPolicy{Interval: 4096, MaxMemory: 64 << 20})
+	a.caps().SetCheckpoints(engine.CheckpointPolicy{Interval: 4096, MaxMemory: 64 << 20})
 	t.Cleanup(func() { a.Close() })
 	return a
 }
@@ -48,7 +48,7 @@ func TestSeekOldEncrypted(t *testing.T) {
 		t.Run(c.kind, func(t *testing.T) {
 			a := openOldEncrypted(t, c.name, c.ver)
 			want := contents(t, a)
-			st := a.checkpointStats()
+			st := a.caps().CheckpointStats()
 			for _, cp := range a.cps.Snapshot() {
 				if cp.Kind != c.kind || !a.files[cp.Stream].e.Encrypted {
 					t.Fatalf("kind %q of %s", cp.Kind, a.files[cp.Stream].e.Name)
@@ -80,11 +80,11 @@ func TestSeekOldEncrypted(t *testing.T) {
 					}
 					in[k] = cp
 				}
-				if err := b.restoreCheckpoints(in); err != nil {
+				if err := b.caps().RestoreCheckpoints(in); err != nil {
 					t.Fatal(err)
 				}
 				checkReads(t, b, want, 16, 60)
-				st := b.checkpointStats()
+				st := b.caps().CheckpointStats()
 				if !alter && (st.Verified == 0 || st.Rejected != 0) || alter && (st.Rejected == 0 || st.Verified != 0) {
 					t.Fatalf("altered %v: %+v", alter, st)
 				}
@@ -116,9 +116,9 @@ func FuzzCheckpointOld(f *testing.F) {
 		if err != nil {
 			f.Fatal(err)
 		}
-		a.setCheckpoints(engine.CheckpointPolicy{Interval: 16 << 10, MaxMemory: 64 << 20})
+		a.caps().SetCheckpoints(engine.CheckpointPolicy{Interval: 16 << 10, MaxMemory: 64 << 20})
 		for i := range a.Entries() {
-			rc, _, err := a.openAt(i, 0)
+			rc, _, err := a.caps().OpenAt(i, 0)
 			if err != nil {
 				f.Fatal(err)
 			}
@@ -148,7 +148,7 @@ func FuzzCheckpointOld(f *testing.F) {
 			t.Fatal(err)
 		}
 		defer a.Close()
-		a.setCheckpoints(engine.CheckpointPolicy{Interval: 16 << 10, MaxMemory: 64 << 20})
+		a.caps().SetCheckpoints(engine.CheckpointPolicy{Interval: 16 << 10, MaxMemory: 64 << 20})
 		if stream < 0 || stream >= int64(len(a.files)) {
 			return
 		}
@@ -162,7 +162,7 @@ func FuzzCheckpointOld(f *testing.F) {
 		if sealed := []engine.Checkpoint{cp}; a.cps.SealInputs(sealed) == nil {
 			cp = sealed[0]
 		}
-		if err := a.restoreCheckpoints([]engine.Checkpoint{cp}); err != nil {
+		if err := a.caps().RestoreCheckpoints([]engine.Checkpoint{cp}); err != nil {
 			return
 		}
 		i := cp.Entry

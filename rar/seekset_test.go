@@ -29,7 +29,7 @@ func openCPIn(t *testing.T, dir, name string, mem int64) *Archive {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a.setCheckpoints(engine.CheckpointPolicy{Interval: 4096, MaxMemory: mem})
+	a.caps().SetCheckpoints(engine.CheckpointPolicy{Interval: 4096, MaxMemory: mem})
 	t.Cleanup(func() { a.Close() })
 	return a
 }
@@ -51,7 +51,7 @@ func TestSeekEvict(t *testing.T) {
 	for _, s := range seekSets {
 		b := s.open(t, s.solid, 64<<20)
 		want := contents(t, b)
-		st := b.checkpointStats()
+		st := b.caps().CheckpointStats()
 		one := st.Bytes/int64(st.Count) + 1000
 		a := s.open(t, s.solid, one)
 		for k := 0; k < 2; k++ {
@@ -67,7 +67,7 @@ func TestSeekEvict(t *testing.T) {
 				}
 			}
 		}
-		st = a.checkpointStats()
+		st = a.caps().CheckpointStats()
 		if st.Evicted == 0 || st.Bytes > one {
 			t.Fatalf("%s: stats %+v with MaxMemory %d", s.kind, st, one)
 		}
@@ -87,7 +87,7 @@ func TestSeekBadCheckpoint(t *testing.T) {
 		bad.State = bytes.Clone(cp.State[:len(cp.State)-1])
 		a.cps.Clear()
 		a.cps.Add(bad)
-		if _, _, err := a.openAt(0, cp.Out); !errors.Is(err, errs.ErrCorrupt) {
+		if _, _, err := a.caps().OpenAt(0, cp.Out); !errors.Is(err, errs.ErrCorrupt) {
 			t.Fatalf("%s: cut checkpoint: %v", s.kind, err)
 		}
 	}
@@ -130,7 +130,7 @@ func TestSeekOpenTakesNone(t *testing.T) {
 				}
 				rc.Close()
 			}
-			if st := a.checkpointStats(); st.Taken != 0 {
+			if st := a.caps().CheckpointStats(); st.Taken != 0 {
 				t.Fatalf("%s: Open took %+v", name, st)
 			}
 		}

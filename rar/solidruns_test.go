@@ -41,7 +41,7 @@ func openS5(t *testing.T, cfg *arc.Config) (*Archive, map[int][]byte) {
 func runsOf(a *Archive, want map[int][]byte) [][]int {
 	byUnit := map[int][]int{}
 	var order []int
-	for i, u := range a.units() {
+	for i, u := range a.caps().Units() {
 		if _, ok := want[i]; !ok {
 			continue
 		}

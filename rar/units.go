@@ -1,10 +1,17 @@
 package rar
 
-// setEntryWorkers serves engine.EntryWorkers (through the table in engine_view.go): how many goroutines one
+import "github.com/go-unarc/unarc/internal/engine"
+
+var (
+	_ engine.Units        = (*capable)(nil)
+	_ engine.EntryWorkers = (*capable)(nil)
+)
+
+// SetEntryWorkers serves engine.EntryWorkers: how many goroutines one
 // entry's decoder may use (a RAR5 decoder pipelines with two or more,
 // unpack50.Decoder.SetWorkers); a solid run is one unit, so it gets what
 // the units running beside it leave.
-func (a *Archive) setEntryWorkers(n int) { a.workers.Store(int32(max(n, 1))) }
+func (c *capable) SetEntryWorkers(n int) { c.workers.Store(int32(max(n, 1))) }
 
 // entryWorkers is the goroutines the next entry opened may decode with.
 func (a *Archive) entryWorkers() int {
@@ -14,14 +21,15 @@ func (a *Archive) entryWorkers() int {
 	return max(a.p.cfg.Workers, 1)
 }
 
-// units serves engine.Units (through the table in engine_view.go). A non-solid entry is a unit of its own. A
+// Units serves engine.Units. A non-solid entry is a unit of its own. A
 // solid entry belongs to the run that starts at the nearest earlier
 // entry whose solid flag is clear: RAR (4 and 5) marks every file that
 // continues the previous file's dictionary, and starts the stream afresh
 // only at a file without the flag (the first file of the archive, and of
 // a volume when rar was told to). A file copy or hard link reads its
 // source's content, so it goes with its source.
-func (a *Archive) units() []int {
+func (c *capable) Units() []int {
+	a := (*Archive)(c)
 	u := make([]int, len(a.entries))
 	for i := range u {
 		fi := i

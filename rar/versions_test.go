@@ -134,7 +134,7 @@ func TestVersionsOnlyReal(t *testing.T) {
 			if w := a.Warnings(); len(w) != 0 {
 				t.Errorf("warnings %v", w)
 			}
-			p, err := a.exportIndex(false)
+			p, err := a.caps().ExportIndex(false)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -110,7 +110,7 @@ func TestSolidFolderCRC(t *testing.T) {
 		}
 		defer a.Close()
 		n := int64(len(files[1]))
-		rc, got, err := a.openAt(1, n-10)
+		rc, got, err := a.caps().OpenAt(1, n-10)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -195,7 +195,7 @@ func TestBigFoldersTakeTurns(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer a.Close()
-	u := a.units()
+	u := a.caps().Units()
 	if len(u) != 4 || u[0] != u[2] || u[1] == u[3] || u[1] == u[0] || u[3] == u[0] {
 		t.Fatalf("units %v: want the two big folders together, the small ones apart", u)
 	}
@@ -210,7 +210,7 @@ func TestBigFoldersTakeTurns(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer a8.Close()
-	u = a8.units()
+	u = a8.caps().Units()
 	if u[0] != u[1] || u[1] != u[3] || u[2] == u[0] {
 		t.Fatalf("units %v with 8 workers: want every folder above 256 MiB together, the 16 MiB one apart", u)
 	}

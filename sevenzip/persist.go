@@ -62,10 +62,11 @@ func (a *Archive) addPackRanges(si *streamsInfo) {
 	}
 }
 
-// exportIndex serves engine.Indexer (through the table in engine_view.go). withKeys stores the keys derived
+// ExportIndex serves engine.Indexer. withKeys stores the keys derived
 // from the password that opened the encrypted headers (the only one the
 // archive has proved right); an archive with plain headers stores none.
-func (a *Archive) exportIndex(withKeys bool) ([]byte, error) {
+func (c *capable) ExportIndex(withKeys bool) ([]byte, error) {
+	a := (*Archive)(c)
 	if a.closed.Load() {
 		return nil, errClosed
 	}
@@ -242,7 +243,7 @@ func (a *Archive) storedKey(p *aes7z.Props) ([32]byte, bool) {
 	return k, ok
 }
 
-// checkEntry serves engine.EntryChecker (through the table in engine_view.go): in an Archive opened from an
+// CheckEntry serves engine.EntryChecker: in an Archive opened from an
 // index whose header regions are longer than the open's digest covers
 // whole, the first call digests all of them (once).
-func (a *Archive) checkEntry(int) error { return a.ixCheck.Check() }
+func (c *capable) CheckEntry(int) error { return c.ixCheck.Check() }

@@ -23,7 +23,7 @@ func TestPersistHeaderRegions(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer a.Close()
-	p, err := a.exportIndex(false)
+	p, err := a.caps().ExportIndex(false)
 	if err != nil {
 		t.Fatal(err)
 	}

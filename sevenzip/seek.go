@@ -172,22 +172,24 @@ func shapeOf(f *folder) chainShape {
 	return sh
 }
 
-// setCheckpoints serves engine.Checkpointer (through the table in engine_view.go).
-func (a *Archive) setCheckpoints(p engine.CheckpointPolicy) {
+// SetCheckpoints serves engine.Checkpointer.
+func (c *capable) SetCheckpoints(p engine.CheckpointPolicy) {
+	a := (*Archive)(c)
 	a.cps.SetPolicy(p)
 	a.cps.SetInput(a.cpInput) // restored ones must match the archive's bytes
 }
 
-// checkpointStats serves engine.CheckpointReporter (through the table in engine_view.go).
-func (a *Archive) checkpointStats() engine.CheckpointStats { return a.cps.Stats() }
+// CheckpointStats serves engine.CheckpointReporter.
+func (c *capable) CheckpointStats() engine.CheckpointStats { return c.cps.Stats() }
 
-// openAt serves engine.EntrySeeker (through the table in engine_view.go): a reader of entry i from a point
+// OpenAt serves engine.EntrySeeker: a reader of entry i from a point
 // at or before off (see the comment at the top of this file: Copy/AES
 // directly; LZMA2, LZMA, BZip2, PPMd, Deflate and Deflate64 chains, with
 // one BCJ-family or Delta filter after the coder or none, such a filter
 // over Copy, and BCJ2 folders, from checkpoints). From 0 it
 // verifies the CRC as Open's reader does; from elsewhere it cannot.
-func (a *Archive) openAt(i int, off int64) (io.ReadCloser, int64, error) {
+func (c *capable) OpenAt(i int, off int64) (io.ReadCloser, int64, error) {
+	a := (*Archive)(c)
 	if i < 0 || i >= len(a.entries) {
 		return nil, 0, fmt.Errorf("7z: no entry %d", i)
 	}
@@ -218,8 +220,9 @@ func (a *Archive) openAt(i int, off int64) (io.ReadCloser, int64, error) {
 	return a.entryFrom(i, fr, start), start, nil
 }
 
-// startAt serves engine.EntrySeeker (through the table in engine_view.go): where OpenAt(i, off) would start.
-func (a *Archive) startAt(i int, off int64) int64 {
+// StartAt serves engine.EntrySeeker: where OpenAt(i, off) would start.
+func (c *capable) StartAt(i int, off int64) int64 {
+	a := (*Archive)(c)
 	if i < 0 || i >= len(a.entries) || a.stream[i] < 0 || off <= 0 {
 		return 0
 	}

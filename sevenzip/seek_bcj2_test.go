@@ -33,10 +33,10 @@ func FuzzCheckpointResume7z(f *testing.F) {
 	var arcs []orig
 	for k, name := range resumeFuzzArchives {
 		a := openSeekArchive(f, name)
-		a.setCheckpoints(engine.CheckpointPolicy{Interval: 64 << 10, MaxMemory: 1 << 30})
+		a.caps().SetCheckpoints(engine.CheckpointPolicy{Interval: 64 << 10, MaxMemory: 1 << 30})
 		var data []byte
 		for i := range a.Entries() {
-			r, _, err := a.openAt(i, 0)
+			r, _, err := a.caps().OpenAt(i, 0)
 			if err != nil {
 				f.Fatal(err)
 			}
@@ -135,7 +135,7 @@ func TestBCJ2CheckpointTampered(t *testing.T) {
 	}
 	for name, mod := range plausible {
 		b := openSeekArchive(t, "bcj2-lzma.7z")
-		b.setCheckpoints(pol)
+		b.caps().SetCheckpoints(pol)
 		var mcps []engine.Checkpoint
 		for _, cp := range cps {
 			cp.State = bytes.Clone(cp.State)
@@ -148,7 +148,7 @@ func TestBCJ2CheckpointTampered(t *testing.T) {
 		if len(mcps) == 0 {
 			t.Fatalf("%s: no checkpoint to alter", name)
 		}
-		if err := b.restoreCheckpoints(mcps); err != nil {
+		if err := b.caps().RestoreCheckpoints(mcps); err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
 		for _, cp := range mcps {
@@ -161,7 +161,7 @@ func TestBCJ2CheckpointTampered(t *testing.T) {
 				t.Fatalf("%s: entry %d at %d: %v, bytes differ", name, cp.Entry, off, err)
 			}
 		}
-		if st := b.checkpointStats(); st.Rejected == 0 || st.Verified != 0 {
+		if st := b.caps().CheckpointStats(); st.Rejected == 0 || st.Verified != 0 {
 			t.Fatalf("%s: %+v", name, st)
 		}
 	}
@@ -175,7 +175,7 @@ func TestCheckpointEveryOffset7z(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			skipSlowKind(t, name)
 			a := openSeekArchive(t, name)
-			a.setCheckpoints(engine.CheckpointPolicy{Interval: 16 << 10, MaxMemory: 1 << 30})
+			a.caps().SetCheckpoints(engine.CheckpointPolicy{Interval: 16 << 10, MaxMemory: 1 << 30})
 			want := firstPass(t, a)
 			for _, cp := range a.cps.Snapshot() {
 				if cp.Entry < 0 {
@@ -302,8 +302,8 @@ func TestBCJ2AESCheckpoints(t *testing.T) {
 				return // its headers are encrypted: a wrong password does not open it
 			}
 			w, _ := openWithPassword(t, name, "wrong")
-			w.setCheckpoints(cpPolicy)
-			if err := w.restoreCheckpoints(cps); err != nil {
+			w.caps().SetCheckpoints(cpPolicy)
+			if err := w.caps().RestoreCheckpoints(cps); err != nil {
 				t.Fatal(err)
 			}
 			for _, cp := range sparse(cps, 3) {
@@ -315,7 +315,7 @@ func TestBCJ2AESCheckpoints(t *testing.T) {
 					t.Fatalf("wrong password: entry %d at %d: %d bytes from %d, %v", cp.Entry, cp.EntryOff+7, len(got), start, err)
 				}
 			}
-			if st := w.checkpointStats(); st.Verified != 0 || st.Rejected == 0 {
+			if st := w.caps().CheckpointStats(); st.Verified != 0 || st.Rejected == 0 {
 				t.Fatalf("wrong password: %+v", st)
 			}
 		})

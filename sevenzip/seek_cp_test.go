@@ -64,9 +64,9 @@ var cpPolicy = engine.CheckpointPolicy{Interval: 16 << 10, MaxMemory: 1 << 30}
 func exportedCPs(t testutil.TB, name string, least int) (*Archive, [][]byte, []engine.Checkpoint) {
 	t.Helper()
 	a := openSeekArchive(t, name)
-	a.setCheckpoints(cpPolicy)
+	a.caps().SetCheckpoints(cpPolicy)
 	want := firstPass(t, a)
-	cps, err := a.exportCheckpoints()
+	cps, err := a.caps().ExportCheckpoints()
 	if err != nil || len(cps) < least {
 		t.Fatal(len(cps), err)
 	}
@@ -84,16 +84,16 @@ func TestOpenAtCheckpointKinds(t *testing.T) {
 			t.Run(tc.name, func(t *testing.T) {
 				skipSlowKind(t, tc.name)
 				a := openSeekArchive(t, tc.name)
-				a.setCheckpoints(engine.CheckpointPolicy{Interval: 16 << 10, MaxMemory: 1 << 30})
+				a.caps().SetCheckpoints(engine.CheckpointPolicy{Interval: 16 << 10, MaxMemory: 1 << 30})
 				want := firstPass(t, a)
 				cps := a.cps.Snapshot()
 				limit := int64(len(cps[len(cps)-1].State)) // room for one of the largest
 				if small {
 					a = openSeekArchive(t, tc.name)
-					a.setCheckpoints(engine.CheckpointPolicy{Interval: 16 << 10, MaxMemory: limit})
+					a.caps().SetCheckpoints(engine.CheckpointPolicy{Interval: 16 << 10, MaxMemory: limit})
 					firstPass(t, a)
 				}
-				st := a.checkpointStats()
+				st := a.caps().CheckpointStats()
 				withCP := map[int]bool{}
 				for _, cp := range cps {
 					withCP[cp.Entry] = true
@@ -125,9 +125,9 @@ func TestCheckpointKindsPersist(t *testing.T) {
 			_, want, cps := exportedCPs(t, tc.name, 2)
 			for _, tamper := range []string{"none", "state", "in"} {
 				b := openSeekArchive(t, tc.name)
-				b.setCheckpoints(pol)
+				b.caps().SetCheckpoints(pol)
 				mod := testutil.Tampered(cps, tamper)
-				if err := b.restoreCheckpoints(mod); err != nil {
+				if err := b.caps().RestoreCheckpoints(mod); err != nil {
 					t.Fatal(err)
 				}
 				read := cps
@@ -140,14 +140,14 @@ func TestCheckpointKindsPersist(t *testing.T) {
 					}
 					testutil.CheckRestored(t, engineView(b), tamper, cp.Entry, cp.EntryOff, want[cp.Entry])
 				}
-				st := b.checkpointStats()
+				st := b.caps().CheckpointStats()
 				if tamper == "none" && st.Verified == 0 || tamper != "none" && (st.Rejected == 0 || st.Verified != 0) {
 					t.Fatalf("%s: %+v", tamper, st)
 				}
 			}
 			b := openSeekArchive(t, tc.name)
-			b.setCheckpoints(pol)
-			testutil.RefuseBad(t, cps[0], b.restoreCheckpoints,
+			b.caps().SetCheckpoints(pol)
+			testutil.RefuseBad(t, cps[0], b.caps().RestoreCheckpoints,
 				func(cp *engine.Checkpoint) { cp.Kind = "lzma2" },
 				func(cp *engine.Checkpoint) { cp.Out = 1 << 40 },
 				func(cp *engine.Checkpoint) { cp.In = 1 << 40 },
@@ -166,12 +166,12 @@ func TestCheckpointKindsConcurrent(t *testing.T) {
 			continue
 		}
 		a := openSeekArchive(t, tc.name)
-		a.setCheckpoints(engine.CheckpointPolicy{Interval: 16 << 10, MaxMemory: 1 << 30})
+		a.caps().SetCheckpoints(engine.CheckpointPolicy{Interval: 16 << 10, MaxMemory: 1 << 30})
 		want := firstPass(t, a)
 		testutil.ConcurrentResumes(t, engineView(a), byIndex(want), 7)
 		// Close the archive with a resumed reader open.
 		cp := a.cps.Snapshot()[1]
-		r, _, err := a.openAt(cp.Entry, cp.EntryOff+1)
+		r, _, err := a.caps().OpenAt(cp.Entry, cp.EntryOff+1)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -217,7 +217,7 @@ func TestFilterCheckpointTampered(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			pol := engine.CheckpointPolicy{Interval: 16 << 10, MaxMemory: 1 << 30}
 			a := openSeekArchive(t, name)
-			a.setCheckpoints(pol)
+			a.caps().SetCheckpoints(pol)
 			want := firstPass(t, a)
 			for _, cp := range a.cps.Snapshot() {
 				if cp.Entry < 0 {
@@ -234,7 +234,7 @@ func TestFilterCheckpointTampered(t *testing.T) {
 					}
 				}
 			}
-			cps, err := a.exportCheckpoints()
+			cps, err := a.caps().ExportCheckpoints()
 			if err != nil || len(cps) < 2 {
 				t.Fatal(len(cps), err)
 			}
@@ -280,8 +280,8 @@ func TestFilterCheckpointTampered(t *testing.T) {
 					continue
 				}
 				b := openSeekArchive(t, name)
-				b.setCheckpoints(pol)
-				if err := b.restoreCheckpoints(mod); err != nil {
+				b.caps().SetCheckpoints(pol)
+				if err := b.caps().RestoreCheckpoints(mod); err != nil {
 					t.Fatalf("%s: %v", tamper, err)
 				}
 				for _, cp := range mod {
@@ -293,7 +293,7 @@ func TestFilterCheckpointTampered(t *testing.T) {
 						t.Fatalf("%s: entry %d at %d: %v, bytes differ", tamper, cp.Entry, cp.EntryOff, err)
 					}
 				}
-				if st := b.checkpointStats(); st.Rejected == 0 || st.Verified != 0 {
+				if st := b.caps().CheckpointStats(); st.Rejected == 0 || st.Verified != 0 {
 					t.Fatalf("%s: %+v", tamper, st)
 				}
 			}

@@ -18,8 +18,9 @@ import (
 // checkpoint of another archive, or of this one before its data
 // changed, is dropped there and the read decodes from an earlier point.
 
-// exportCheckpoints serves engine.CheckpointPersister (through the table in engine_view.go).
-func (a *Archive) exportCheckpoints() ([]engine.Checkpoint, error) {
+// ExportCheckpoints serves engine.CheckpointPersister.
+func (c *capable) ExportCheckpoints() ([]engine.Checkpoint, error) {
+	a := (*Archive)(c)
 	if a.closed.Load() {
 		return nil, errClosed
 	}
@@ -72,8 +73,9 @@ func (a *Archive) cpInput(cp engine.Checkpoint) (cpcache.Input, error) {
 	return in, nil
 }
 
-// restoreCheckpoints serves engine.CheckpointPersister (through the table in engine_view.go).
-func (a *Archive) restoreCheckpoints(cps []engine.Checkpoint) error {
+// RestoreCheckpoints serves engine.CheckpointPersister.
+func (c *capable) RestoreCheckpoints(cps []engine.Checkpoint) error {
+	a := (*Archive)(c)
 	return a.cps.RestoreAll(cps, a.fitCP)
 }
 

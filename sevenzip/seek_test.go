@@ -88,7 +88,7 @@ func TestOpenAtCheckpoint(t *testing.T) {
 	for _, name := range []string{"lzma2.7z", "lzma2-aes.7z"} {
 		for _, interval := range []int64{64 << 10, 0} {
 			a := openSeekArchive(t, name)
-			a.setCheckpoints(engine.CheckpointPolicy{Interval: interval, MaxMemory: 1 << 30})
+			a.caps().SetCheckpoints(engine.CheckpointPolicy{Interval: interval, MaxMemory: 1 << 30})
 			big := -1
 			for i, e := range a.Entries() {
 				if big < 0 || e.Size > a.entries[big].Size {
@@ -98,7 +98,7 @@ func TestOpenAtCheckpoint(t *testing.T) {
 			want := readEntry(t, a, big)
 			// The first pass, through OpenAt, takes the checkpoints.
 			for i := range a.Entries() {
-				r, _, err := a.openAt(i, 0)
+				r, _, err := a.caps().OpenAt(i, 0)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -108,7 +108,7 @@ func TestOpenAtCheckpoint(t *testing.T) {
 			dropIdle(a) // only checkpoints are left
 			starts := a.folderStarts
 			off := int64(len(want)) - 100
-			r, start, err := a.openAt(big, off)
+			r, start, err := a.caps().OpenAt(big, off)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -120,7 +120,7 @@ func TestOpenAtCheckpoint(t *testing.T) {
 			if !bytes.Equal(got, want[start:]) {
 				t.Fatalf("%s: bytes from %d differ", name, start)
 			}
-			st := a.checkpointStats()
+			st := a.caps().CheckpointStats()
 			if interval > 0 && (start == 0 || a.folderStarts != starts) {
 				t.Fatalf("%s: start %d, %d folder starts, %+v", name, start, a.folderStarts-starts, st)
 			}

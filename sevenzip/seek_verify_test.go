@@ -32,13 +32,13 @@ func TestRestoredCheckpointShiftedInput(t *testing.T) {
 			fromStart := cb.n.Load() - n0
 			for _, d := range []int64{1, -1} {
 				b, c := openCounted(t, name)
-				b.setCheckpoints(pol)
+				b.caps().SetCheckpoints(pol)
 				var mod []engine.Checkpoint
 				for _, cp := range cps {
 					cp.In += d
 					mod = append(mod, cp)
 				}
-				if err := b.restoreCheckpoints(mod); err != nil {
+				if err := b.caps().RestoreCheckpoints(mod); err != nil {
 					t.Fatal(err)
 				}
 				n0 := c.n.Load()
@@ -47,7 +47,7 @@ func TestRestoredCheckpointShiftedInput(t *testing.T) {
 					t.Fatalf("shift %d: %v, bytes differ (from %d)", d, err, start)
 				}
 				cost := c.n.Load() - n0
-				st := b.checkpointStats()
+				st := b.caps().CheckpointStats()
 				// A check reads at most its span's packed bytes (at most
 				// the span, plus the pack reader's buffer).
 				bound := fromStart + int64(st.Rejected)*(engine.CheckSpan+2*packBufSize)
@@ -59,7 +59,7 @@ func TestRestoredCheckpointShiftedInput(t *testing.T) {
 				if got, _, err := entryAt(b, last.Entry, off, 100); err != nil || !bytes.Equal(got, want[last.Entry][off:off+100]) {
 					t.Fatal(err)
 				}
-				if again, st2 := c.n.Load()-n0, b.checkpointStats(); again > fromStart+2*packBufSize || st2.Rejected != st.Rejected {
+				if again, st2 := c.n.Load()-n0, b.caps().CheckpointStats(); again > fromStart+2*packBufSize || st2.Rejected != st.Rejected {
 					t.Fatalf("shift %d: second read %d bytes, from the start %d; %+v", d, again, fromStart, st2)
 				}
 			}
@@ -88,8 +88,8 @@ func TestRestoredCheckpointCheckedOnce(t *testing.T) {
 				}
 				costAt := func(off int64) int64 {
 					b, c := openCounted(t, name)
-					b.setCheckpoints(pol)
-					if err := b.restoreCheckpoints([]engine.Checkpoint{cp}); err != nil {
+					b.caps().SetCheckpoints(pol)
+					if err := b.caps().RestoreCheckpoints([]engine.Checkpoint{cp}); err != nil {
 						t.Fatal(err)
 					}
 					n0 := c.n.Load()
@@ -97,7 +97,7 @@ func TestRestoredCheckpointCheckedOnce(t *testing.T) {
 					if err != nil || !bytes.Equal(got, want[e][off:off+10]) || start < cp.EntryOff {
 						t.Fatalf("entry %d at %d: %v, start %d (checkpoint at %d)", e, off, err, start, cp.EntryOff)
 					}
-					if st := b.checkpointStats(); st.Verified != 1 {
+					if st := b.caps().CheckpointStats(); st.Verified != 1 {
 						t.Fatalf("%+v", st)
 					}
 					return c.n.Load() - n0

@@ -1,6 +1,13 @@
 package sevenzip
 
-// units serves engine.Units (through the table in engine_view.go): a 7z folder is decoded as one stream, so
+import "github.com/go-unarc/unarc/internal/engine"
+
+var (
+	_ engine.Units        = (*capable)(nil)
+	_ engine.EntryWorkers = (*capable)(nil)
+)
+
+// Units serves engine.Units: a 7z folder is decoded as one stream, so
 // the entries of a folder are one unit; an entry without data (empty
 // file, directory) is a unit of its own. Folders whose decoders need
 // more than Limits.MaxMemory / Config.Workers (at least 2) are one unit
@@ -8,7 +15,8 @@ package sevenzip
 // not (two 1.8 GiB PPMd models under a 2 GiB limit), so they take turns;
 // beside one of them the other workers decode folders of less than
 // their share, so all at once stay under twice MaxMemory.
-func (a *Archive) units() []int {
+func (c *capable) Units() []int {
+	a := (*Archive)(c)
 	u := make([]int, len(a.entries))
 	big := make(map[int]bool)
 	firstBig := -1
@@ -35,9 +43,9 @@ func (a *Archive) units() []int {
 	return u
 }
 
-// setEntryWorkers serves engine.EntryWorkers (through the table in engine_view.go): how many goroutines a
+// SetEntryWorkers serves engine.EntryWorkers: how many goroutines a
 // folder opened from now on may decode on (LZMA2 blocks, lzma.Reader2MT).
-func (a *Archive) setEntryWorkers(n int) { a.workers.Store(int32(max(n, 1))) }
+func (c *capable) SetEntryWorkers(n int) { c.workers.Store(int32(max(n, 1))) }
 
 func (a *Archive) entryWorkerCount() int {
 	if n := a.workers.Load(); n > 0 {

@@ -37,7 +37,7 @@ func TestLZMA2BlocksWorkers(t *testing.T) {
 			t.Fatal(err)
 		}
 		if c.set > 0 {
-			a.setEntryWorkers(c.set)
+			a.caps().SetEntryWorkers(c.set)
 		}
 		rc, err := a.Open(0)
 		if err != nil {

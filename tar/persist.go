@@ -83,9 +83,10 @@ type ixState struct {
 	verified []atomic.Bool // entry i's header was decoded and matched
 }
 
-// exportIndex serves engine.Indexer (through the table in engine_view.go) (no key: tar has none). An archive
+// ExportIndex serves engine.Indexer (no key: tar has none). An archive
 // cut short (Warnings) has no index.
-func (a *Archive) exportIndex(bool) ([]byte, error) {
+func (c *capable) ExportIndex(bool) ([]byte, error) {
+	a := (*Archive)(c)
 	a.mu.Lock()
 	closed := a.closed
 	a.mu.Unlock()
@@ -363,13 +364,14 @@ func (a *Archive) checkIndexed(i int, byOffset bool) error {
 	return a.checkHeader(i, byOffset)
 }
 
-// checkEntry serves engine.EntryChecker (through the table in engine_view.go): before Extract acts on entry i
+// CheckEntry serves engine.EntryChecker: before Extract acts on entry i
 // of an Archive opened from an index without opening it (a directory, a
 // symlink, a hard link, a device), its header is checked as Open checks
 // one (read again, or decoded again from the kept pass or the nearest
 // checkpoint), whatever its size. A regular file with data is left to
 // Open, which checks it in the pass that reads it.
-func (a *Archive) checkEntry(i int) error {
+func (c *capable) CheckEntry(i int) error {
+	a := (*Archive)(c)
 	if a.ix == nil {
 		return nil
 	}
@@ -663,10 +665,11 @@ func (hd *headerDecoder) header(h *tar.Header) {
 	h.Uid, h.Gid, h.Format = int(uid), int(gid), tar.Format(format)
 }
 
-// exportCheckpoints serves engine.CheckpointPersister (through the table in engine_view.go): each checkpoint
+// ExportCheckpoints serves engine.CheckpointPersister: each checkpoint
 // of the stream with the Check of the up to CheckSpan bytes that follow
 // it (fewer at the stream's end).
-func (a *Archive) exportCheckpoints() ([]engine.Checkpoint, error) {
+func (c *capable) ExportCheckpoints() ([]engine.Checkpoint, error) {
+	a := (*Archive)(c)
 	cps := a.cps.Snapshot()
 	out := cps[:0]
 	bufp := pool.Get(engine.CheckSpan)
@@ -701,11 +704,12 @@ func (a *Archive) exportCheckpoints() ([]engine.Checkpoint, error) {
 	return out, nil
 }
 
-// restoreCheckpoints serves engine.CheckpointPersister (through the table in engine_view.go). The fields of
+// RestoreCheckpoints serves engine.CheckpointPersister. The fields of
 // each must fit the stream (kind, offsets inside the archive and the
 // limits, a state no larger than the decoder's); the decoder checks the
 // state when it resumes, and findCP its Check before its first use.
-func (a *Archive) restoreCheckpoints(cps []engine.Checkpoint) error {
+func (c *capable) RestoreCheckpoints(cps []engine.Checkpoint) error {
+	a := (*Archive)(c)
 	kind := cpKindOf(a.kind)
 	return a.cps.RestoreAll(cps, func(cp *engine.Checkpoint) error {
 		if kind == "" || cp.Kind != kind || cp.Stream != 0 || cp.Out <= 0 || cp.Out > 1<<62 ||

@@ -24,7 +24,7 @@ func reopen(p, data []byte, cp int64) (*Archive, error) {
 		return nil, err
 	}
 	b := x.(*Archive)
-	b.setCheckpoints(engine.CheckpointPolicy{Interval: cp, MaxMemory: 64 << 20})
+	b.caps().SetCheckpoints(engine.CheckpointPolicy{Interval: cp, MaxMemory: 64 << 20})
 	return b, nil
 }
 
@@ -33,7 +33,7 @@ func movedIndex(t *testing.T, a *Archive, i int, off int64) []byte {
 	t.Helper()
 	orig := a.offs[i]
 	a.offs[i] = off
-	p, err := a.exportIndex(false)
+	p, err := a.caps().ExportIndex(false)
 	a.offs[i] = orig
 	if err != nil {
 		t.Fatal(err)
@@ -116,7 +116,7 @@ func TestIndexVerifiedOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer a.Close()
-	p, err := a.exportIndex(false)
+	p, err := a.caps().ExportIndex(false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,7 +200,7 @@ func TestHeaderRangesBounded(t *testing.T) {
 			t.Fatalf("entry %d's headers [%d, %d) outside every range", i, s, d)
 		}
 	}
-	p, err := a.exportIndex(false)
+	p, err := a.caps().ExportIndex(false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -271,7 +271,7 @@ func indexFuzzRefs(t testutil.TB) []fuzzRef {
 					r.at[a.offs[i]] = i
 				}
 			}
-			if r.index, err = a.exportIndex(false); err != nil {
+			if r.index, err = a.caps().ExportIndex(false); err != nil {
 				panic(err)
 			}
 			a.Close()
@@ -305,7 +305,7 @@ func FuzzIndexImport(f *testing.F) {
 		}
 		a := x.(*Archive)
 		defer a.Close()
-		a.setCheckpoints(engine.CheckpointPolicy{Interval: 16 << 10, MaxMemory: 16 << 20})
+		a.caps().SetCheckpoints(engine.CheckpointPolicy{Interval: 16 << 10, MaxMemory: 16 << 20})
 		for i, e := range a.ents {
 			if i >= 64 {
 				break
@@ -331,7 +331,7 @@ func FuzzIndexImport(f *testing.F) {
 				}
 			}
 		}
-		if _, err := a.exportIndex(false); err != nil {
+		if _, err := a.caps().ExportIndex(false); err != nil {
 			t.Fatalf("export of a reopened archive: %v", err)
 		}
 	})
@@ -358,7 +358,7 @@ func TestIndexForgedShape(t *testing.T) {
 	}
 	defer a.Close()
 	a.bare, a.ents = true, []*arc.Entry{bareEntry(a.kind, &decomp{}, "x.gz", int64(len(data)))}
-	p, err := a.exportIndex(false)
+	p, err := a.caps().ExportIndex(false)
 	if err != nil {
 		t.Fatal(err)
 	}

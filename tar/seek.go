@@ -33,8 +33,9 @@ import (
 // keeps. A GNU sparse entry is read through the header reader from its
 // header as Open does (start 0): its data offsets are not the content's.
 
-// openAt serves engine.EntrySeeker (through the table in engine_view.go).
-func (a *Archive) openAt(i int, off int64) (io.ReadCloser, int64, error) {
+// OpenAt serves engine.EntrySeeker.
+func (c *capable) OpenAt(i int, off int64) (io.ReadCloser, int64, error) {
+	a := (*Archive)(c)
 	if i < 0 || i >= len(a.ents) {
 		return nil, 0, fmt.Errorf("tar: no entry %d", i)
 	}
@@ -69,8 +70,9 @@ func (a *Archive) openAt(i int, off int64) (io.ReadCloser, int64, error) {
 	return r, max(p.pos-data, 0), nil
 }
 
-// startAt serves engine.EntrySeeker (through the table in engine_view.go): where OpenAt(i, off) would start.
-func (a *Archive) startAt(i int, off int64) int64 {
+// StartAt serves engine.EntrySeeker: where OpenAt(i, off) would start.
+func (c *capable) StartAt(i int, off int64) int64 {
+	a := (*Archive)(c)
 	if i < 0 || i >= len(a.ents) || off <= 0 {
 		return 0
 	}
@@ -99,14 +101,15 @@ func (a *Archive) startAt(i int, off int64) int64 {
 	return max(at-data, 0)
 }
 
-// setCheckpoints serves engine.Checkpointer (through the table in engine_view.go).
-func (a *Archive) setCheckpoints(p engine.CheckpointPolicy) {
+// SetCheckpoints serves engine.Checkpointer.
+func (c *capable) SetCheckpoints(p engine.CheckpointPolicy) {
+	a := (*Archive)(c)
 	a.cps.SetPolicy(p)
 	a.cps.SetInput(a.cpInput) // restored ones must match the archive's bytes
 }
 
-// checkpointStats serves engine.CheckpointReporter (through the table in engine_view.go).
-func (a *Archive) checkpointStats() engine.CheckpointStats { return a.cps.Stats() }
+// CheckpointStats serves engine.CheckpointReporter.
+func (c *capable) CheckpointStats() engine.CheckpointStats { return c.cps.Stats() }
 
 // cpRange is where entry i's content lies in the decoded stream (end -1:
 // at the stream's end), when it is read through checkpoints.

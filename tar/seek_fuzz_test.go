@@ -32,7 +32,7 @@ func cpFuzzArchives(t testutil.TB) ([]*Archive, [][]engine.Checkpoint) {
 			if err != nil {
 				panic(err)
 			}
-			a.setCheckpoints(engine.CheckpointPolicy{Interval: 4 << 10, MaxMemory: 64 << 20})
+			a.caps().SetCheckpoints(engine.CheckpointPolicy{Interval: 4 << 10, MaxMemory: 64 << 20})
 			if _, _, err := readFrom(a, len(a.ents)-1, 0, 1<<30); err != nil {
 				panic(err)
 			}

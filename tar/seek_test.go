@@ -47,7 +47,7 @@ func openSeek(t testutil.TB, name string) (*Archive, [][]byte) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a.setCheckpoints(engine.CheckpointPolicy{Interval: seekEvery, MaxMemory: 64 << 20})
+	a.caps().SetCheckpoints(engine.CheckpointPolicy{Interval: seekEvery, MaxMemory: 64 << 20})
 	want := make([][]byte, len(a.Entries()))
 	for i := range want {
 		rc, err := a.Open(i)
@@ -65,7 +65,7 @@ func openSeek(t testutil.TB, name string) (*Archive, [][]byte) {
 
 // readFrom reads n bytes of entry i at off through OpenAt.
 func readFrom(a *Archive, i int, off, n int64) ([]byte, int64, error) {
-	rc, start, err := a.openAt(i, off)
+	rc, start, err := a.caps().OpenAt(i, off)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -116,7 +116,7 @@ func TestSeekRandom(t *testing.T) {
 					resumed++
 				}
 			}
-			st := a.checkpointStats()
+			st := a.caps().CheckpointStats()
 			t.Logf("%d checkpoints, %d bytes; %d of %d reads started inside the entry", st.Count, st.Bytes, resumed, rounds)
 			if total := sumLen(want); total > 4*seekEvery && (st.Count == 0 || resumed == 0 && !testing.Short()) {
 				t.Errorf("%d checkpoints taken, %d reads resumed inside an entry", st.Count, resumed)
@@ -163,7 +163,7 @@ func TestSeekBackwardStartsAtCheckpoint(t *testing.T) {
 						continue
 					}
 					dropPass(a) // only checkpoints count
-					rc, start, err := a.openAt(i, off)
+					rc, start, err := a.caps().OpenAt(i, off)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -186,7 +186,7 @@ func TestSeekBackwardStartsAtCheckpoint(t *testing.T) {
 				}
 			}
 			if resumed == 0 {
-				t.Fatalf("no read resumed from a checkpoint: %+v", a.checkpointStats())
+				t.Fatalf("no read resumed from a checkpoint: %+v", a.caps().CheckpointStats())
 			}
 		})
 	}
@@ -208,10 +208,10 @@ func dropPass(a *Archive) {
 func TestSeekSequentialKeepsPass(t *testing.T) {
 	a, want := openSeek(t, "seek.tar.gz")
 	defer a.Close()
-	a.setCheckpoints(engine.CheckpointPolicy{Interval: 1 << 40, MaxMemory: 64 << 20}) // none due
+	a.caps().SetCheckpoints(engine.CheckpointPolicy{Interval: 1 << 40, MaxMemory: 64 << 20}) // none due
 	var prev int64
 	for i := range want {
-		rc, start, err := a.openAt(i, 0)
+		rc, start, err := a.caps().OpenAt(i, 0)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -318,7 +318,7 @@ func TestSeekTrailerChecked(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			a.setCheckpoints(engine.CheckpointPolicy{Interval: 1 << 10, MaxMemory: 64 << 20})
+			a.caps().SetCheckpoints(engine.CheckpointPolicy{Interval: 1 << 10, MaxMemory: 64 << 20})
 			last := len(a.ents) - 1
 			var n int64
 			if !a.bare {

@@ -97,10 +97,10 @@ func TestBZip2WorkerPool(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a.setEntryWorkers(1) // four units on four workers
+	a.caps().SetEntryWorkers(1) // four units on four workers
 	for _, free := range []int{0, 3} {
 		wp := engine.NewWorkerPool(free)
-		a.setWorkerPool(wp)
+		a.caps().SetWorkerPool(wp)
 		rc, err := a.Open(0)
 		if err != nil {
 			t.Fatal(err)
@@ -125,7 +125,7 @@ func TestBZip2WorkerPool(t *testing.T) {
 			t.Fatalf("pool of %d: %d free after Close", free, wp.Free())
 		}
 	}
-	a.setWorkerPool(nil)
+	a.caps().SetWorkerPool(nil)
 	rc, err := a.Open(0)
 	if err != nil {
 		t.Fatal(err)

@@ -43,9 +43,10 @@ const persistVersion = 2
 // fourteen one-byte fields.
 const minFileSize = indexfmt.MinEntrySize + 14
 
-// exportIndex serves engine.Indexer (through the table in engine_view.go) (withKeys is ignored: no key is
+// ExportIndex serves engine.Indexer (withKeys is ignored: no key is
 // stored for ZIP).
-func (a *Archive) exportIndex(withKeys bool) ([]byte, error) {
+func (c *capable) ExportIndex(withKeys bool) ([]byte, error) {
+	a := (*Archive)(c)
 	if a.missing != nil {
 		return nil, errs.Unsupported("ZIP: a spanned set with a missing disk is not indexed")
 	}
@@ -198,7 +199,7 @@ func openIndex(ra io.ReaderAt, size int64, payload []byte, cfg *arc.Config) (arc
 	return a, nil
 }
 
-// checkEntry serves engine.EntryChecker (through the table in engine_view.go): in an Archive opened from an
+// CheckEntry serves engine.EntryChecker: in an Archive opened from an
 // index whose central directory is longer than the open's digest covers
 // whole, the first call digests all of it (once).
-func (a *Archive) checkEntry(int) error { return a.ixCheck.Check() }
+func (c *capable) CheckEntry(int) error { return c.ixCheck.Check() }

@@ -22,7 +22,7 @@ func TestPersistDirectoryRegion(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := a.exportIndex(false)
+	p, err := a.caps().ExportIndex(false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +54,7 @@ func TestPersistOverlap(t *testing.T) {
 		t.Fatal("want 2 entries")
 	}
 	a.files[1].headerOff = a.files[0].headerOff
-	p, err := a.exportIndex(false)
+	p, err := a.caps().ExportIndex(false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,7 +10,7 @@ import (
 	"github.com/go-unarc/unarc/internal/zipcrypto"
 )
 
-// openAt serves engine.EntrySeeker (through the table in engine_view.go). A stored entry, plain or WinZip
+// OpenAt serves engine.EntrySeeker. A stored entry, plain or WinZip
 // AES, is read from off directly: AES-CTR's key stream for block k is
 // the counter k+1 enciphered. Nothing but the bytes read is decrypted;
 // neither the CRC nor the AES authentication code can be checked then.
@@ -50,7 +50,8 @@ import (
 // stream still checks each later frame's checksum. Every other entry
 // (other methods, PKWARE strong encryption) opens from the start as
 // Open does, returning start 0.
-func (a *Archive) openAt(i int, off int64) (io.ReadCloser, int64, error) {
+func (c *capable) OpenAt(i int, off int64) (io.ReadCloser, int64, error) {
+	a := (*Archive)(c)
 	if i < 0 || i >= len(a.files) {
 		return nil, 0, fmt.Errorf("zip: entry index %d out of range", i)
 	}
@@ -142,8 +143,9 @@ func (r *storedAt) Read(p []byte) (int, error) {
 
 func (r *storedAt) Close() error { return nil }
 
-// startAt serves engine.EntrySeeker (through the table in engine_view.go): where OpenAt(i, off) would start.
-func (a *Archive) startAt(i int, off int64) int64 {
+// StartAt serves engine.EntrySeeker: where OpenAt(i, off) would start.
+func (c *capable) StartAt(i int, off int64) int64 {
+	a := (*Archive)(c)
 	if i < 0 || i >= len(a.files) || off <= 0 {
 		return 0
 	}
@@ -162,14 +164,15 @@ func (a *Archive) startAt(i int, off int64) int64 {
 	return 0
 }
 
-// setCheckpoints serves engine.Checkpointer (through the table in engine_view.go).
-func (a *Archive) setCheckpoints(p engine.CheckpointPolicy) {
+// SetCheckpoints serves engine.Checkpointer.
+func (c *capable) SetCheckpoints(p engine.CheckpointPolicy) {
+	a := (*Archive)(c)
 	a.cps.SetPolicy(p)
 	a.cps.SetInput(a.cpInput) // restored ones must match the archive's bytes
 }
 
-// checkpointStats serves engine.CheckpointReporter (through the table in engine_view.go).
-func (a *Archive) checkpointStats() engine.CheckpointStats { return a.cps.Stats() }
+// CheckpointStats serves engine.CheckpointReporter.
+func (c *capable) CheckpointStats() engine.CheckpointStats { return c.cps.Stats() }
 
 // cpKindOf is the checkpoint kind of entry f ("": it takes none): a
 // Deflate, Deflate64, BZip2, PPMd, LZMA, XZ, Zstandard or legacy entry

@@ -36,7 +36,7 @@ func openCPFuzz(t testutil.TB, k int, pol engine.CheckpointPolicy) (*Archive, in
 		if err != nil {
 			t.Fatal(err)
 		}
-		a.setCheckpoints(pol)
+		a.caps().SetCheckpoints(pol)
 		return a, entryNamed(t, a, e.entry)
 	}
 	a, _ := openSeekZip(t, e.archive, pol)
@@ -54,7 +54,7 @@ func FuzzCheckpointRestore(f *testing.F) {
 	for k := range cpFuzzEntries {
 		a, i := openCPFuzz(f, k, pol)
 		wants = append(wants, readAllAt(f, a, i))
-		cps, err := a.exportCheckpoints()
+		cps, err := a.caps().ExportCheckpoints()
 		if err != nil || len(cps) == 0 {
 			f.Fatal(cpFuzzEntries[k].archive, len(cps), err)
 		}
@@ -72,7 +72,7 @@ func FuzzCheckpointRestore(f *testing.F) {
 		if sealed := []engine.Checkpoint{cp}; a.cps.SealInputs(sealed) == nil {
 			cp = sealed[0]
 		}
-		if err := a.restoreCheckpoints([]engine.Checkpoint{cp}); err != nil {
+		if err := a.caps().RestoreCheckpoints([]engine.Checkpoint{cp}); err != nil {
 			if !errors.Is(err, arc.ErrStaleIndex) {
 				t.Fatalf("restore: %v", err)
 			}

@@ -66,7 +66,7 @@ func openSeekZip(t testutil.TB, name string, pol engine.CheckpointPolicy) (*Arch
 	if err != nil {
 		t.Fatal(err)
 	}
-	a.setCheckpoints(pol)
+	a.caps().SetCheckpoints(pol)
 	return a, b
 }
 
@@ -99,7 +99,7 @@ func TestOpenAtCheckpointKinds(t *testing.T) {
 					a, _ = openSeekZip(t, tc.name, engine.CheckpointPolicy{Interval: 16 << 10, MaxMemory: limit})
 					readAllAt(t, a, i)
 				}
-				st := a.checkpointStats()
+				st := a.caps().CheckpointStats()
 				if !small && st.Count < 2 || small && (st.Evicted == 0 || st.Bytes > limit) {
 					t.Fatalf("%+v", st)
 				}
@@ -116,7 +116,7 @@ func TestOpenAtCheckpointKinds(t *testing.T) {
 				// checks its own end (BZip2: the stream CRC).
 				cps := a.cps.Snapshot()
 				last := cps[len(cps)-1]
-				r, start, err := a.openAt(i, int64(len(want))-1)
+				r, start, err := a.caps().OpenAt(i, int64(len(want))-1)
 				if err != nil || start != last.Out {
 					t.Fatal(start, err)
 				}
@@ -152,20 +152,20 @@ func TestCheckpointKindsPersist(t *testing.T) {
 			a, _ := openSeekZip(t, tc.name, pol)
 			i := entryNamed(t, a, "words.txt")
 			want := readAllAt(t, a, i)
-			cps, err := a.exportCheckpoints()
+			cps, err := a.caps().ExportCheckpoints()
 			if err != nil || len(cps) < 2 {
 				t.Fatal(len(cps), err)
 			}
 			for _, tamper := range []string{"none", "state", "in"} {
 				b, _ := openSeekZip(t, tc.name, pol)
 				mod := testutil.Tampered(cps, tamper)
-				if err := b.restoreCheckpoints(mod); err != nil {
+				if err := b.caps().RestoreCheckpoints(mod); err != nil {
 					t.Fatal(err)
 				}
 				for _, cp := range cps {
 					testutil.CheckRestored(t, engineView(b), tamper, i, cp.Out, want)
 				}
-				st := b.checkpointStats()
+				st := b.caps().CheckpointStats()
 				if tamper == "none" && st.Verified != int64(len(cps)) || tamper != "none" && st.Rejected != int64(len(cps)) {
 					t.Fatalf("%s: %+v", tamper, st)
 				}
@@ -173,7 +173,7 @@ func TestCheckpointKindsPersist(t *testing.T) {
 			// A checkpoint of another kind or at an offset outside the
 			// entry is a stale index.
 			b, _ := openSeekZip(t, tc.name, pol)
-			testutil.RefuseBad(t, cps[0], b.restoreCheckpoints,
+			testutil.RefuseBad(t, cps[0], b.caps().RestoreCheckpoints,
 				func(cp *engine.Checkpoint) { cp.Kind = "deflate" },
 				func(cp *engine.Checkpoint) { cp.Out = int64(len(want)) },
 				testutil.CutCheck)
@@ -228,7 +228,7 @@ func TestZipCryptoCheckpointPassword(t *testing.T) {
 	a, b := openSeekZip(t, "zc-deflate.zip", pol)
 	i := entryNamed(t, a, "words.txt")
 	readAllAt(t, a, i)
-	cps, err := a.exportCheckpoints()
+	cps, err := a.caps().ExportCheckpoints()
 	if err != nil || len(cps) < 2 {
 		t.Fatal(len(cps), err)
 	}
@@ -237,15 +237,15 @@ func TestZipCryptoCheckpointPassword(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		w.setCheckpoints(pol)
-		if err := w.restoreCheckpoints(cps); err != nil {
+		w.caps().SetCheckpoints(pol)
+		if err := w.caps().RestoreCheckpoints(cps); err != nil {
 			t.Fatal(err)
 		}
 		got, _, err := testutil.ReadAt(engineView(w), i, cps[1].Out+10, 100)
 		if !errors.Is(err, errs.ErrPassword) {
 			t.Fatalf("password %q: %d bytes, %v", pw, len(got), err)
 		}
-		if st := w.checkpointStats(); st.Verified != 0 {
+		if st := w.caps().CheckpointStats(); st.Verified != 0 {
 			t.Fatalf("%+v", st)
 		}
 	}

@@ -59,7 +59,7 @@ func TestLegacyCheckpoints(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			a.setCheckpoints(pol)
+			a.caps().SetCheckpoints(pol)
 			return a
 		}
 		a := open()
@@ -90,7 +90,7 @@ func TestLegacyCheckpoints(t *testing.T) {
 				t.Fatalf("%s/%s: %d reads resumed", name, f.Name, resumed)
 			}
 			var cps []engine.Checkpoint
-			all, err := a.exportCheckpoints()
+			all, err := a.caps().ExportCheckpoints()
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -109,7 +109,7 @@ func TestLegacyCheckpoints(t *testing.T) {
 					}
 					mod[k] = cp
 				}
-				if err := r.restoreCheckpoints(mod); err != nil {
+				if err := r.caps().RestoreCheckpoints(mod); err != nil {
 					t.Fatal(err)
 				}
 				for _, cp := range cps {
@@ -119,7 +119,7 @@ func TestLegacyCheckpoints(t *testing.T) {
 						t.Fatalf("%s/%s tampered %v at %d (from %d): %v", name, f.Name, tamper, off, start, err)
 					}
 				}
-				if st := r.checkpointStats(); tamper && st.Rejected != int64(len(cps)) || !tamper && st.Verified != int64(len(cps)) {
+				if st := r.caps().CheckpointStats(); tamper && st.Rejected != int64(len(cps)) || !tamper && st.Verified != int64(len(cps)) {
 					t.Fatalf("%s/%s tampered %v: %+v", name, f.Name, tamper, st)
 				}
 			}
@@ -128,7 +128,7 @@ func TestLegacyCheckpoints(t *testing.T) {
 				wg.Add(1)
 				go func() {
 					defer wg.Done()
-					r, start, err := a.openAt(i, int64(len(want))*int64(g+1)/4)
+					r, start, err := a.caps().OpenAt(i, int64(len(want))*int64(g+1)/4)
 					if err != nil {
 						t.Error(err)
 						return

@@ -20,8 +20,9 @@ import (
 // holds no key state in the clear, and one restored under another
 // password is rejected.
 
-// exportCheckpoints serves engine.CheckpointPersister (through the table in engine_view.go).
-func (a *Archive) exportCheckpoints() ([]engine.Checkpoint, error) {
+// ExportCheckpoints serves engine.CheckpointPersister.
+func (c *capable) ExportCheckpoints() ([]engine.Checkpoint, error) {
+	a := (*Archive)(c)
 	size := func(cp engine.Checkpoint) int64 {
 		if i := cp.Stream; i >= 0 && i < len(a.files) && cp.Kind == cpKindOf(&a.files[i]) {
 			return int64(a.files[i].usize)
@@ -31,8 +32,9 @@ func (a *Archive) exportCheckpoints() ([]engine.Checkpoint, error) {
 	return a.cps.ExportSealed(size, func(cp engine.Checkpoint) (uint32, error) { return a.cpSum(cp.Stream, cp) })
 }
 
-// restoreCheckpoints serves engine.CheckpointPersister (through the table in engine_view.go).
-func (a *Archive) restoreCheckpoints(cps []engine.Checkpoint) error {
+// RestoreCheckpoints serves engine.CheckpointPersister.
+func (c *capable) RestoreCheckpoints(cps []engine.Checkpoint) error {
+	a := (*Archive)(c)
 	return a.cps.RestoreAll(cps, func(cp *engine.Checkpoint) error {
 		i := cp.Stream
 		if i < 0 || i >= len(a.files) {

@@ -46,15 +46,15 @@ func TestOpenAtDeflateCheckpoint(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			a.setCheckpoints(engine.CheckpointPolicy{Interval: 16 << 10, MaxMemory: mem})
+			a.caps().SetCheckpoints(engine.CheckpointPolicy{Interval: 16 << 10, MaxMemory: mem})
 			want := testutil.FirstPass(t, engineView(a), 0)
-			st := a.checkpointStats()
+			st := a.caps().CheckpointStats()
 			if mem > 1<<20 && st.Count < 4 || mem < 1<<20 && (st.Evicted == 0 || st.Count != 1) {
 				t.Fatalf("%s, %d bytes: %+v", name, mem, st)
 			}
 			resumed := 0
 			for off := int64(len(want)) - 1; off > 0; off -= 9973 {
-				r, start, err := a.openAt(0, off)
+				r, start, err := a.caps().OpenAt(0, off)
 				if err != nil {
 					t.Fatal(err)
 				}

@@ -160,10 +160,10 @@ func TestZstdCheckpointDecodesLess(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		a.setCheckpoints(pol)
+		a.caps().SetCheckpoints(pol)
 		i := entryNamed(t, a, "words.txt")
 		want := readAllAt(t, a, i)
-		st := a.checkpointStats()
+		st := a.caps().CheckpointStats()
 		if every == 0 {
 			if st.Count != 0 {
 				t.Fatalf("single frame: %+v", st)
@@ -184,7 +184,7 @@ func TestZstdCheckpointDecodesLess(t *testing.T) {
 			offs = offs[:2]
 		}
 		for _, off := range offs {
-			rc, start, err := a.openAt(i, off)
+			rc, start, err := a.caps().OpenAt(i, off)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -213,7 +213,7 @@ func TestZstdCheckpointRandom(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		a.setCheckpoints(engine.CheckpointPolicy{Interval: 16 << 10, MaxMemory: 1 << 20})
+		a.caps().SetCheckpoints(engine.CheckpointPolicy{Interval: 16 << 10, MaxMemory: 1 << 20})
 		i := entryNamed(t, a, "words.txt")
 		want := readAllAt(t, a, i)
 		for k := 0; k < cpReads(); k++ {

@@ -74,7 +74,7 @@ func TestSpannedMissingDisk(t *testing.T) {
 	if w := warning(a); !errors.Is(w, errs.ErrNotice) {
 		t.Errorf("unneeded: warning %v is not a notice", w)
 	}
-	if _, err := a.exportIndex(false); !errors.Is(err, errs.ErrUnsupported) {
+	if _, err := a.caps().ExportIndex(false); !errors.Is(err, errs.ErrUnsupported) {
 		t.Errorf("index of a set with a missing disk: %v", err)
 	}
 

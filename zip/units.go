@@ -6,9 +6,16 @@ import (
 	"github.com/go-unarc/unarc/internal/engine"
 )
 
-// units serves engine.Units (through the table in engine_view.go): every ZIP entry is compressed on its own,
+var (
+	_ engine.Units         = (*capable)(nil)
+	_ engine.EntryWorkers  = (*capable)(nil)
+	_ engine.SharedWorkers = (*capable)(nil)
+)
+
+// Units serves engine.Units: every ZIP entry is compressed on its own,
 // so each is a unit of its own.
-func (a *Archive) units() []int {
+func (c *capable) Units() []int {
+	a := (*Archive)(c)
 	u := make([]int, len(a.entries))
 	for i := range u {
 		u[i] = i
@@ -24,12 +31,12 @@ type entryWorkers struct {
 	pool atomic.Pointer[engine.WorkerPool]
 }
 
-// setEntryWorkers serves engine.EntryWorkers (through the table in engine_view.go).
-func (a *Archive) setEntryWorkers(n int) { a.workers.n.Store(int32(max(n, 1))) }
+// SetEntryWorkers serves engine.EntryWorkers.
+func (c *capable) SetEntryWorkers(n int) { c.workers.n.Store(int32(max(n, 1))) }
 
-// setWorkerPool serves engine.SharedWorkers (through the table in engine_view.go): BZip2 entries opened while
+// SetWorkerPool serves engine.SharedWorkers: BZip2 entries opened while
 // p is set borrow their extra goroutines from it.
-func (a *Archive) setWorkerPool(p *engine.WorkerPool) { a.workers.pool.Store(p) }
+func (c *capable) SetWorkerPool(p *engine.WorkerPool) { c.workers.pool.Store(p) }
 
 // entryWorkerCount is what an entry opened now may use.
 func (a *Archive) entryWorkerCount() int {

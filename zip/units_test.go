@@ -63,7 +63,7 @@ func TestZstdConcurrentSame(t *testing.T) {
 				t.Fatal(err)
 			}
 			if set > 0 {
-				a.setEntryWorkers(set)
+				a.caps().SetEntryWorkers(set)
 				if got := a.entryWorkerCount(); got != set {
 					t.Errorf("SetEntryWorkers(%d): %d", set, got)
 				}

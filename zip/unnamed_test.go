@@ -102,7 +102,7 @@ func TestUnnamedEntryIndex(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := a.exportIndex(false)
+	p, err := a.caps().ExportIndex(false)
 	if err != nil {
 		t.Fatal(err)
 	}

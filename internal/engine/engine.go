@@ -78,12 +78,47 @@ type Warner interface {
 // capability interfaces, nil for an Archive of another package.
 var views []func(a any) any
 
-// RegisterView adds a format package's view: from its init, a function
-// that returns, for an Archive of its package, the value whose methods
-// are the Archive's capabilities (Units, OpenAt, ExportIndex …), and nil
-// for anything else. The capability methods are declared on that
-// unexported type, so they stay out of the package's API.
-func RegisterView(view func(a any) any) { views = append(views, view) }
+// Capabilities are what every format's view has (RegisterView): seeking
+// inside entries, checkpoints (kept, reported, persisted), the
+// persistable index and entry checks. Some views have more, which the
+// root asks for one by one: Units and EntryWorkers (formats whose entries
+// can share decoder state), SharedWorkers.
+type Capabilities interface {
+	EntrySeeker
+	Checkpointer
+	CheckpointReporter
+	CheckpointPersister
+	Indexer
+	EntryChecker
+}
+
+// RegisterView registers, from a format package's init, the capability
+// view of its Archive type A. The capabilities are plumbing between the
+// format and the root, not part of the format's API, so they are not
+// methods of A. The package declares an unexported type over the same
+// struct,
+//
+//	type capable Archive
+//
+// whose exported methods (OpenAt, ExportIndex …) are the
+// implementations, and registers the conversion:
+//
+//	engine.RegisterView(func(a *Archive) engine.Capabilities { return (*capable)(a) })
+//
+// The methods of an unexported type are not in godoc; the root reaches
+// them by type assertions on View's result. view's result type checks
+// at compile time that capable has the Capabilities; a check beside each
+// further method (var _ engine.Units = (*capable)(nil)) that it has that
+// one. View's result has exactly the methods capable declares (tar's has
+// no Units).
+func RegisterView[A any](view func(a A) Capabilities) {
+	views = append(views, func(x any) any {
+		if a, ok := x.(A); ok {
+			return view(a)
+		}
+		return nil
+	})
+}
 
 // View returns what the capability interfaces are asked of for a format
 // Archive a: its package's registered view, else a itself.

@@ -93,6 +93,21 @@ func (e *rangeEnc) direct(v uint32, n int) {
 	}
 }
 
+// codeBit codes bit b (0 or 1) with the probability *p on the coder state
+// rng, low, and adapts *p; it returns the new state, which the caller
+// normalises. It is small enough to inline, so tree and literal keep the
+// state in registers.
+func codeBit(p *uint16, b, rng uint32, low uint64) (uint32, uint64) {
+	v := *p
+	bound := (rng >> kNumBitModelTotalBits) * uint32(v)
+	if b == 0 {
+		*p = v + (kBitModelTotal-v)>>kNumMoveBits
+		return bound, low
+	}
+	*p = v - v>>kNumMoveBits
+	return rng - bound, low + uint64(bound)
+}
+
 // tree encodes the n low bits of sym high bit first through the bit tree
 // probs (probs[1..1<<n-1]), with the coder state in registers.
 func (e *rangeEnc) tree(probs []uint16, n int, sym uint32) {
@@ -100,17 +115,7 @@ func (e *rangeEnc) tree(probs []uint16, n int, sym uint32) {
 	m := uint32(1)
 	for i := n - 1; i >= 0; i-- {
 		b := sym >> uint(i) & 1
-		p := &probs[m]
-		v := *p
-		bound := (rng >> kNumBitModelTotalBits) * uint32(v)
-		if b == 0 {
-			rng = bound
-			*p = v + (kBitModelTotal-v)>>kNumMoveBits
-		} else {
-			low += uint64(bound)
-			rng -= bound
-			*p = v - v>>kNumMoveBits
-		}
+		rng, low = codeBit(&probs[m], b, rng, low)
 		if rng < 1<<24 {
 			rng <<= 8
 			e.low = low
@@ -123,9 +128,8 @@ func (e *rangeEnc) tree(probs []uint16, n int, sym uint32) {
 }
 
 // literal encodes byte c through the literal coder probs (0x300 of them);
-// after a match (matched) it codes against match byte mb. The bit coder
-// is written out here as in tree (deliberate copy): with the coder state
-// in locals it runs once per literal bit, and a call would spill them.
+// after a match (matched) it codes against match byte mb. As in tree, the
+// coder state stays in locals across the bits (codeBit inlines).
 func (e *rangeEnc) literal(probs []uint16, c uint32, matched bool, mb uint32) {
 	probs = probs[:0x300]
 	rng, low := e.rng, e.low
@@ -140,16 +144,7 @@ func (e *rangeEnc) literal(probs []uint16, c uint32, matched bool, mb uint32) {
 		b := sym >> 7 & 1
 		sym <<= 1
 		offs &^= mb ^ sym
-		v := *p
-		bound := (rng >> kNumBitModelTotalBits) * uint32(v)
-		if b == 0 {
-			rng = bound
-			*p = v + (kBitModelTotal-v)>>kNumMoveBits
-		} else {
-			low += uint64(bound)
-			rng -= bound
-			*p = v - v>>kNumMoveBits
-		}
+		rng, low = codeBit(p, b, rng, low)
 		if rng < 1<<24 {
 			rng <<= 8
 			e.low = low

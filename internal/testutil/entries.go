@@ -46,7 +46,7 @@ type Opener interface {
 }
 
 // EntryFuncs is an Opener made of two functions: a format Archive's
-// Open and the unexported openAt the root reaches through engine.View.
+// Open and the OpenAt of its capability view (engine.View).
 type EntryFuncs struct {
 	OpenFunc   func(i int) (io.ReadCloser, error)
 	OpenAtFunc func(i int, off int64) (io.ReadCloser, int64, error)
