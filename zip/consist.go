@@ -161,7 +161,7 @@ func (a *Archive) recoverMethod(i int, dataOff int64, md *methodDiffers) (*file,
 		return nil, md
 	}
 	checks := func(f *file) bool {
-		rc, err := a.openData(f, dataOff)
+		rc, err := a.openData(nil, f, dataOff)
 		if err != nil {
 			return false
 		}

@@ -168,22 +168,25 @@ func (a *Archive) Open(i int) (io.ReadCloser, error) {
 	if err := checkOpen(f, &a.cfg); err != nil {
 		return nil, err
 	}
-	var hdr [localLen]byte
-	dataOff, err := a.dataOffset(f, hdr[:])
+	s := openPool.Get()
+	dataOff, err := a.dataOffset(f, s.hdr[:])
 	if md, ok := err.(*methodDiffers); ok {
 		f, err = a.recoverMethod(i, dataOff, md)
 	}
 	if err != nil {
+		openPool.Put(s)
 		return nil, err
 	}
-	return a.openData(f, dataOff)
+	return a.openData(s, f, dataOff)
 }
 
 // openData returns a reader of entry f's content, whose data starts at
-// dataOff (dataOffset).
-func (a *Archive) openData(f *file, dataOff int64) (io.ReadCloser, error) {
+// dataOff (dataOffset), on the pooled state s (nil: a new one).
+func (a *Archive) openData(s *openState, f *file, dataOff int64) (io.ReadCloser, error) {
 	var err error
-	s := openPool.Get()
+	if s == nil {
+		s = openPool.Get()
+	}
 	s.sec = section{ra: a.ra, off: dataOff, end: dataOff + int64(f.csize)}
 	var src io.Reader = &s.sec
 	if f.Encrypted {
