@@ -1,0 +1,178 @@
+package sevenzip
+
+import (
+	"encoding/binary"
+	"errors"
+	"io"
+
+	"github.com/andybalholm/brotli"
+
+	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/internal/pool"
+)
+
+// Brotli, as 7-Zip-zstd and NanaZip store it, decoded by
+// andybalholm/brotli on the caller's goroutine. 7-Zip-zstd writes its
+// streams through the zstdmt library, which puts a 16-byte header
+// before each brotli stream (one per thread's chunk), little endian:
+//
+//	magic u32 0x184D2A50 (a zstd skippable frame's), size u32 8,
+//	compressed size u32 (the brotli stream that follows),
+//	"BR" u16 0x5242, uncompressed size u16 (in 64 KiB units, a hint)
+//
+// A coder's stream is one or more such frames, or (other writers) one
+// bare brotli stream. Properties as ZSTD's (3 or 5 bytes). Large-window
+// brotli (window above 16 MiB) is not read: the decoder has no support
+// for it, so its memory stays within the 16 MiB window. No checkpoints.
+
+const mBrotli = 0x04F71102
+
+const (
+	brFrameMagic = 0x184D2A50
+	brFrameSize  = 8 // the skippable frame's content: compressed size, "BR", size hint
+	brFrameLen   = 16
+	brMagic      = 0x5242
+)
+
+// brotliMem is the decoder's ring buffer at the largest window (16 MiB,
+// plus its write-ahead slack), its input buffer and Huffman tables.
+const brotliMem = 16<<20 + 1<<20
+
+var brotliReaders = pool.Of[brotliReader]{}
+
+func init() {
+	register(&method{
+		ids:   []uint64{mBrotli},
+		name:  "BROTLI",
+		label: levelLabel("BROTLI"),
+		mem:   brotliMem,
+		open:  openBrotli,
+	})
+}
+
+// brotliReader decodes a coder's stream: framed brotli streams one after
+// the other, or a bare one.
+type brotliReader struct {
+	br     *brotli.Reader
+	src    io.Reader
+	in     brotliIn // what br reads: the current stream
+	head   [brFrameLen]byte
+	frames int
+	err    error
+}
+
+// brotliIn hands out pre (bytes read to look for a header), then lr.
+type brotliIn struct {
+	pre []byte
+	lr  io.LimitedReader
+}
+
+func (b *brotliIn) Read(p []byte) (int, error) {
+	if len(b.pre) > 0 {
+		n := copy(p, b.pre)
+		b.pre = b.pre[n:]
+		return n, nil
+	}
+	return b.lr.Read(p)
+}
+
+func openBrotli(c *coder, in []io.Reader, _ int64, _ coderPlan, env *decodeEnv) (io.Reader, error) {
+	if err := checkZstdProps("BROTLI", c); err != nil {
+		return nil, err
+	}
+	r := brotliReaders.Get()
+	r.src, r.frames, r.err = in[0], 0, nil
+	env.onClose(r)
+	if err := r.next(); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// next starts the next brotli stream: it reads a frame header when the
+// coder's stream starts with one (then every stream must have one); it
+// returns io.EOF at the end of a framed stream.
+func (r *brotliReader) next() error {
+	n, err := io.ReadFull(r.src, r.head[:])
+	if n == 0 && err == io.EOF && r.frames > 0 {
+		return io.EOF
+	}
+	h := r.head[:n]
+	isFrame := n == brFrameLen && binary.LittleEndian.Uint32(h) == brFrameMagic &&
+		binary.LittleEndian.Uint32(h[4:]) == brFrameSize && binary.LittleEndian.Uint16(h[12:]) == brMagic
+	switch {
+	case r.frames == 0 && !isFrame:
+		if err != nil && err != io.ErrUnexpectedEOF {
+			return errs.EOF(err, "7z: BROTLI stream")
+		}
+		// A bare stream: what was read is its start, and it runs to
+		// the end of the coder's input.
+		r.in = brotliIn{pre: h, lr: io.LimitedReader{R: r.src, N: 1<<63 - 1}}
+	case !isFrame:
+		if err != nil {
+			return errs.EOF(err, "7z: BROTLI frame header")
+		}
+		return errs.Corrupt("7z: BROTLI: no frame header before stream %d", r.frames+1)
+	default:
+		r.in = brotliIn{lr: io.LimitedReader{R: r.src, N: int64(binary.LittleEndian.Uint32(h[8:]))}}
+		var b [1]byte
+		if _, err := io.ReadFull(&r.in.lr, b[:]); err != nil {
+			return errs.EOF(err, "7z: BROTLI stream")
+		}
+		r.head[0] = b[0]
+		r.in.pre = r.head[:1]
+	}
+	r.frames++
+	// Large-window brotli (WBITS 0x11 in the first 7 bits) needs a
+	// decoder the library does not have.
+	if len(r.in.pre) > 0 && r.in.pre[0]&0x7F == 0x11 {
+		return errs.Unsupported("7z: large-window BROTLI stream")
+	}
+	if r.br == nil {
+		r.br = brotli.NewReader(&r.in)
+	} else {
+		r.br.Reset(&r.in)
+	}
+	return nil
+}
+
+func (r *brotliReader) Read(p []byte) (int, error) {
+	for r.err == nil {
+		n, err := r.br.Read(p)
+		switch {
+		case err == nil || n > 0 && err == io.EOF:
+			return n, nil
+		case err != io.EOF:
+			r.err = brotliErr(err)
+		default: // this stream ended at its input's end
+			if r.in.lr.N > 0 && r.in.lr.N < 1<<63-1 {
+				r.err = errs.Truncated("7z: BROTLI frame")
+			} else {
+				r.err = r.next()
+			}
+		}
+	}
+	return 0, r.err
+}
+
+// brotliErr maps the decoder's errors to the sentinels.
+func brotliErr(err error) error {
+	switch {
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return errs.Truncated("7z: BROTLI stream")
+	case errors.Is(err, errs.ErrCorrupt), errors.Is(err, errs.ErrTruncated), errors.Is(err, errs.ErrPassword):
+		return err // the input's own error (a pack reader, 7zAES)
+	}
+	return errs.Corrupt("7z: BROTLI: %v", err)
+}
+
+// Close keeps the decoder (its input buffer and tables) for the next
+// BROTLI coder.
+func (r *brotliReader) Close() error {
+	if r.br != nil {
+		r.br.Reset(nil)
+	}
+	r.src, r.in = nil, brotliIn{}
+	brotliReaders.Put(r)
+	return nil
+}
