@@ -9,9 +9,12 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
+	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/engine/conf"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/testutil"
 )
@@ -238,4 +241,54 @@ func readEveryEntry(b []byte) error {
 		}
 	}
 	return nil
+}
+
+// TestZstdWindowBound: a ZSTD frame declaring a 2 GiB window (issue 30's
+// hostile frame, here in a 7z folder) is refused as ErrLimit before
+// anything is allocated when the window is above MaxDictionary, and is
+// otherwise lowered to the coder's output size, so it decodes with
+// little memory.
+func TestZstdWindowBound(t *testing.T) {
+	// More than a block (128 KiB), so the encoder writes the frame
+	// header before it knows the content size: with a window descriptor.
+	files := []tfile{{name: "f", data: sample7zx()[0].data}}
+	for len(files[0].data) < 400<<10 {
+		files[0].data = append(files[0].data, files[0].data...)
+	}
+	b := writeArchive(t, files, WithMethod(Zstd), WithFilter(FilterNone), WithSolid(0, 1))
+	// The pack stream starts at byte 32: magic, then the frame header
+	// descriptor (no single segment: the window descriptor follows).
+	if string(b[32:36]) != "\x28\xb5\x2f\xfd" || b[36]&0x20 != 0 {
+		t.Fatalf("unexpected frame header % x", b[32:40])
+	}
+	b[37] = 21 << 3 // 2 GiB
+	a, err := Open(bytes.NewReader(b), int64(len(b)), conf.From(&arc.Config{Limits: arc.Limits{MaxDictionary: 1 << 30}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	if _, err := a.Open(0); !errors.Is(err, errs.ErrLimit) {
+		t.Fatalf("window above MaxDictionary: %v, want ErrLimit", err)
+	}
+	var ms runtime.MemStats
+	runtime.ReadMemStats(&ms)
+	before := ms.TotalAlloc
+	checkOurs(t, b, files, "")
+	runtime.ReadMemStats(&ms)
+	if got := ms.TotalAlloc - before; got > 16<<20 {
+		t.Errorf("decoding allocated %d bytes for a 2 GiB window over %d bytes", got, len(files[0].data))
+	}
+}
+
+// TestBrotliLargeWindow: a large-window brotli stream (which the decoder
+// cannot read) is ErrUnsupported, not a data error.
+func TestBrotliLargeWindow(t *testing.T) {
+	b := writeArchive(t, sample7zx(), WithMethod(Brotli), WithFilter(FilterNone))
+	if string(b[32:36]) != "\x50\x2a\x4d\x18" {
+		t.Fatalf("no frame header: % x", b[32:48])
+	}
+	b[48] = 0x11 // WBITS: large window
+	if err := readEveryEntry(b); !errors.Is(err, errs.ErrUnsupported) {
+		t.Fatalf("large window: %v, want ErrUnsupported", err)
+	}
 }
