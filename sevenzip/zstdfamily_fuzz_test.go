@@ -40,7 +40,7 @@ func fuzzHeader7zx() []byte {
 }
 
 // encode7zxChain encodes b as chain i of zstdFamilyChains does.
-func encode7zxChain(tb testing.TB, i int, b []byte) []byte {
+func encode7zxChain(tb testutil.TB, i int, b []byte) []byte {
 	var out bytes.Buffer
 	switch i {
 	case 0:
