@@ -23,7 +23,8 @@ import (
 // A coder's stream is one or more such frames, or (other writers) one
 // bare brotli stream. Properties as ZSTD's (3 or 5 bytes). Large-window
 // brotli (window above 16 MiB) is not read: the decoder has no support
-// for it, so its memory stays within the 16 MiB window. No checkpoints.
+// for it, so its memory stays within the 16 MiB window (brotliMemory).
+// No checkpoints.
 
 const mBrotli = 0x04F71102
 
@@ -34,31 +35,93 @@ const (
 	brMagic      = 0x5242
 )
 
-// brotliMem is the decoder's ring buffer at the largest window (16 MiB,
-// plus its write-ahead slack), its input buffer and Huffman tables.
-const brotliMem = 16<<20 + 1<<20
+// brotliTables is what the decoder holds beside its ring buffer: the
+// Huffman tables of a meta-block at their largest (up to 256 trees for
+// each of literals, commands and distances, about 1.1 MB each), the
+// context maps, the input buffer and the ring buffer's slack.
+const brotliTables = 4 << 20
+
+// brotliMaxWindow is the largest window a (not large-window) stream has.
+const brotliMaxWindow = 16 << 20
 
 var brotliReaders = pool.Of[brotliReader]{}
 
 func init() {
 	register(&method{
-		ids:   []uint64{mBrotli},
-		name:  "BROTLI",
-		label: levelLabel("BROTLI"),
-		mem:   brotliMem,
-		open:  openBrotli,
+		ids:    []uint64{mBrotli},
+		name:   "BROTLI",
+		label:  levelLabel("BROTLI"),
+		memory: brotliMemory,
+		open:   openBrotli,
 	})
+}
+
+// brotliMemory is the coder's window and tables. When the coder reads a
+// pack stream directly, its first stream's window (WBITS, in its first
+// byte, after the frame header if there is one) is counted, and one above
+// MaxDictionary refused before anything is built; behind another coder
+// the largest window is counted. Each stream's window is checked against
+// MaxDictionary again when it starts (next).
+func brotliMemory(a *Archive, si *streamsInfo, f *folder, inBase, _ []int, ci int) (int64, bool, error) {
+	if checkZstdProps("BROTLI", &f.coders[ci]) != nil || f.coders[ci].numIn != 1 {
+		return -1, false, nil // open reports it
+	}
+	w := int64(brotliMaxWindow)
+	if off, end, ok := a.packRange(si, f, inBase[ci]); ok {
+		var b [brFrameLen + 1]byte
+		n, _ := a.ra.ReadAt(b[:min(int64(len(b)), max(end-off, 0))], off)
+		first := -1
+		if n == len(b) && isBrotliFrame(b[:brFrameLen]) {
+			first = int(b[brFrameLen])
+		} else if n > 0 {
+			first = int(b[0])
+		}
+		if first >= 0 {
+			bits, large := brotliWindowBits(byte(first))
+			if large {
+				return -1, false, nil // open reports it
+			}
+			w = 1 << bits
+		}
+	}
+	if w > a.cfg.Bounds.MaxDictionary {
+		return 0, false, errs.Limit("7z: BROTLI window of %d bytes, above MaxDictionary (%d)", w, a.cfg.Bounds.MaxDictionary)
+	}
+	return w + brotliTables, false, nil
+}
+
+// brotliWindowBits decodes WBITS from a stream's first byte (RFC 7932
+// 9.1), or reports the large-window marker.
+func brotliWindowBits(b byte) (bits int, large bool) {
+	switch {
+	case b&1 == 0:
+		return 16, false
+	case b>>1&7 != 0:
+		return 17 + int(b>>1&7), false
+	case b>>4&7 == 1:
+		return 0, true
+	case b>>4&7 != 0:
+		return 8 + int(b>>4&7), false
+	}
+	return 17, false
+}
+
+// isBrotliFrame reports whether h (16 bytes) is 7-Zip-zstd's frame header.
+func isBrotliFrame(h []byte) bool {
+	return binary.LittleEndian.Uint32(h) == brFrameMagic && binary.LittleEndian.Uint32(h[4:]) == brFrameSize &&
+		binary.LittleEndian.Uint16(h[12:]) == brMagic
 }
 
 // brotliReader decodes a coder's stream: framed brotli streams one after
 // the other, or a bare one.
 type brotliReader struct {
-	br     *brotli.Reader
-	src    io.Reader
-	in     brotliIn // what br reads: the current stream
-	head   [brFrameLen]byte
-	frames int
-	err    error
+	br      *brotli.Reader
+	src     io.Reader
+	in      brotliIn // what br reads: the current stream
+	head    [brFrameLen]byte
+	frames  int
+	maxDict int64
+	err     error
 }
 
 // brotliIn hands out pre (bytes read to look for a header), then lr.
@@ -81,7 +144,7 @@ func openBrotli(c *coder, in []io.Reader, _ int64, _ coderPlan, env *decodeEnv) 
 		return nil, err
 	}
 	r := brotliReaders.Get()
-	r.src, r.frames, r.err = in[0], 0, nil
+	r.src, r.frames, r.err, r.maxDict = in[0], 0, nil, env.limits.MaxDictionary
 	env.onClose(r)
 	if err := r.next(); err != nil {
 		return nil, err
@@ -98,8 +161,7 @@ func (r *brotliReader) next() error {
 		return io.EOF
 	}
 	h := r.head[:n]
-	isFrame := n == brFrameLen && binary.LittleEndian.Uint32(h) == brFrameMagic &&
-		binary.LittleEndian.Uint32(h[4:]) == brFrameSize && binary.LittleEndian.Uint16(h[12:]) == brMagic
+	isFrame := n == brFrameLen && isBrotliFrame(h)
 	switch {
 	case r.frames == 0 && !isFrame:
 		if err != nil && err != io.ErrUnexpectedEOF {
@@ -123,10 +185,17 @@ func (r *brotliReader) next() error {
 		r.in.pre = r.head[:1]
 	}
 	r.frames++
-	// Large-window brotli (WBITS 0x11 in the first 7 bits) needs a
-	// decoder the library does not have.
-	if len(r.in.pre) > 0 && r.in.pre[0]&0x7F == 0x11 {
-		return errs.Unsupported("7z: large-window BROTLI stream")
+	// Large-window brotli needs a decoder the library does not have;
+	// any other window is held to MaxDictionary before the decoder
+	// allocates it.
+	if len(r.in.pre) > 0 {
+		bits, large := brotliWindowBits(r.in.pre[0])
+		if large {
+			return errs.Unsupported("7z: large-window BROTLI stream")
+		}
+		if w := int64(1) << bits; w > r.maxDict {
+			return errs.Limit("7z: BROTLI window of %d bytes, above MaxDictionary (%d)", w, r.maxDict)
+		}
 	}
 	if r.br == nil {
 		r.br = brotli.NewReader(&r.in)

@@ -99,39 +99,50 @@ func zstdMemory(a *Archive, si *streamsInfo, f *folder, inBase, outBase []int, c
 	return min(w, lim.MaxDictionary) + zstdOverhead, false, nil
 }
 
+// packRange returns where the pack stream that input in of folder f
+// is lies in the archive ([off, end) of a.ra); false when the input
+// comes from another coder.
+func (a *Archive) packRange(si *streamsInfo, f *folder, in int) (off, end int64, ok bool) {
+	for _, bp := range f.bindPairs {
+		if bp.in == in {
+			return 0, 0, false
+		}
+	}
+	for k, p := range f.packed {
+		if p == in {
+			pi := f.firstPack + k
+			off = a.base + si.packPos + si.packOff[pi]
+			return off, off + si.packSizes[pi], true
+		}
+	}
+	return 0, 0, false
+}
+
 // firstZstdHeader reads the header of the first zstd frame of the pack
 // stream that input in of folder f is, past skippable frames; false
 // when the input is not a pack stream or holds no readable header
 // (open reports what is wrong with it).
 func (a *Archive) firstZstdHeader(si *streamsInfo, f *folder, in int) (zstdframe.Header, bool) {
-	for _, bp := range f.bindPairs {
-		if bp.in == in {
+	off, end, ok := a.packRange(si, f, in)
+	if !ok {
+		return zstdframe.Header{}, false
+	}
+	var b [zstdframe.MaxHeaderLen]byte
+	for range 4 { // skippable frames first: a few at most
+		n, _ := a.ra.ReadAt(b[:min(int64(len(b)), max(end-off, 0))], off)
+		if n < 8 {
 			return zstdframe.Header{}, false
 		}
-	}
-	for k, p := range f.packed {
-		if p != in {
+		m := binary.LittleEndian.Uint32(b[:])
+		if m&0xFFFFFFF0 == 0x184D2A50 {
+			off += 8 + int64(binary.LittleEndian.Uint32(b[4:]))
 			continue
 		}
-		pi := f.firstPack + k
-		off, end := a.base+si.packPos+si.packOff[pi], a.base+si.packPos+si.packOff[pi]+si.packSizes[pi]
-		var b [zstdframe.MaxHeaderLen]byte
-		for range 4 { // skippable frames first: a few at most
-			n, _ := a.ra.ReadAt(b[:min(int64(len(b)), max(end-off, 0))], off)
-			if n < 8 {
-				return zstdframe.Header{}, false
-			}
-			m := binary.LittleEndian.Uint32(b[:])
-			if m&0xFFFFFFF0 == 0x184D2A50 {
-				off += 8 + int64(binary.LittleEndian.Uint32(b[4:]))
-				continue
-			}
-			if m != zstdframe.Magic || n < zstdframe.HeaderLen(b[4]) {
-				return zstdframe.Header{}, false
-			}
-			h, err := zstdframe.ParseHeader(b[:n])
-			return h, err == nil
+		if m != zstdframe.Magic || n < zstdframe.HeaderLen(b[4]) {
+			return zstdframe.Header{}, false
 		}
+		h, err := zstdframe.ParseHeader(b[:n])
+		return h, err == nil
 	}
 	return zstdframe.Header{}, false
 }

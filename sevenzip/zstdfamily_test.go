@@ -292,3 +292,27 @@ func TestBrotliLargeWindow(t *testing.T) {
 		t.Fatalf("large window: %v, want ErrUnsupported", err)
 	}
 }
+
+// TestBrotliWindowBound: a BROTLI coder's window (its first stream's
+// WBITS, 4 MiB from our writer) is counted, and refused as ErrLimit
+// before decoding when it is above MaxDictionary.
+func TestBrotliWindowBound(t *testing.T) {
+	files := sample7zx()
+	b := writeArchive(t, files, WithMethod(Brotli), WithFilter(FilterNone))
+	a, err := Open(bytes.NewReader(b), int64(len(b)), conf.From(&arc.Config{Limits: arc.Limits{MaxDictionary: 1 << 20}}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	if _, err := a.Open(0); !errors.Is(err, errs.ErrLimit) {
+		t.Fatalf("4 MiB window, MaxDictionary 1 MiB: %v, want ErrLimit", err)
+	}
+	d, err := Open(bytes.NewReader(b), int64(len(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	if got := d.folderMemory(0); got != 4<<20+brotliTables+packReaderMem {
+		t.Errorf("folder memory %d, want the 4 MiB window and the tables", got)
+	}
+}
