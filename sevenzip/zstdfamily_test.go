@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"flag"
+	"fmt"
 	"hash/crc32"
 	"io"
 	"math/rand/v2"
@@ -14,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/engine"
 	"github.com/go-unarc/unarc/internal/engine/conf"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/testutil"
@@ -315,4 +317,78 @@ func TestBrotliWindowBound(t *testing.T) {
 	if got := d.folderMemory(0); got != 4<<20+brotliTables+packReaderMem {
 		t.Errorf("folder memory %d, want the 4 MiB window and the tables", got)
 	}
+}
+
+// TestSeekZstdFamily: reads at offsets inside the entries are right,
+// from checkpoints where the chain takes them (Swap over LZMA2 or Copy:
+// the filter's held bytes are in them; a filter reading a whole small
+// file at once takes none, so those cases are larger) and from the
+// folder's start for the three coders, which take none.
+func TestSeekZstdFamily(t *testing.T) {
+	for _, s := range samples7zx {
+		if s.pw != "" {
+			continue
+		}
+		t.Run(s.name, func(t *testing.T) {
+			b, err := os.ReadFile(filepath.Join("..", "testdata", "7zx", s.name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkSeek7zx(t, b, false)
+		})
+	}
+	// LZMA2 takes its checkpoints between chunks (2 MiB of output).
+	big := []tfile{{name: "big", data: bytes.Repeat(sample7zx()[0].data, 600)}, {name: "odd", data: []byte("abcde")}}
+	for _, f := range []Filter{FilterSwap2, FilterSwap4} {
+		for _, m := range []Method{LZMA2, Copy} {
+			t.Run(fmt.Sprintf("big-%d-%v", f, m), func(t *testing.T) {
+				checkSeek7zx(t, writeArchive(t, big, WithMethod(m), WithFilter(f), WithLevel(1)), true)
+			})
+		}
+	}
+}
+
+// checkSeek7zx reads every entry of archive b at a few offsets after a
+// first pass that takes checkpoints every 4 KiB; with wantCP some must
+// have been taken and a read resumed at one.
+func checkSeek7zx(t *testing.T, b []byte, wantCP bool) {
+	a, err := Open(bytes.NewReader(b), int64(len(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	a.setCheckpoints(engine.CheckpointPolicy{Interval: 4 << 10, MaxMemory: 1 << 30})
+	for i := range a.Entries() { // the first pass takes the checkpoints
+		r, _, err := a.openAt(i, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, r)
+		r.Close()
+	}
+	resumed := false // an openAt started past the entry's start: at a checkpoint
+	for i, e := range a.Entries() {
+		want := readEntry(t, a, i)
+		for _, off := range []int64{0, 1, 2, 3, 5, e.Size / 2, e.Size/2 + 1, e.Size - 3, e.Size - 1} {
+			if off < 0 || off >= e.Size {
+				continue
+			}
+			dropIdle(a)
+			r, start, err := a.openAt(i, off)
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := io.ReadAll(r)
+			r.Close()
+			if err != nil || start > off || !bytes.Equal(got, want[start:]) {
+				t.Fatalf("%s at %d: from %d, %d bytes (%v)", e.Name, off, start, len(got), err)
+			}
+			resumed = resumed || start > 0
+		}
+	}
+	st := a.checkpointStats()
+	if wantCP && (st.Taken == 0 || !resumed) {
+		t.Errorf("checkpoints: %+v", st)
+	}
+	t.Logf("checkpoints: %+v", st)
 }
