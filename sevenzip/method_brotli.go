@@ -119,6 +119,7 @@ type brotliReader struct {
 	src     io.Reader
 	in      brotliIn // what br reads: the current stream
 	head    [brFrameLen]byte
+	framed  bool // the stream is in 7-Zip-zstd's frames
 	frames  int
 	maxDict int64
 	err     error
@@ -170,6 +171,7 @@ func (r *brotliReader) next() error {
 		// A bare stream: what was read is its start, and it runs to
 		// the end of the coder's input.
 		r.in = brotliIn{pre: h, lr: io.LimitedReader{R: r.src, N: 1<<63 - 1}}
+		r.framed = false
 	case !isFrame:
 		if err != nil {
 			return errs.EOF(err, "7z: BROTLI frame header")
@@ -177,6 +179,7 @@ func (r *brotliReader) next() error {
 		return errs.Corrupt("7z: BROTLI: no frame header before stream %d", r.frames+1)
 	default:
 		r.in = brotliIn{lr: io.LimitedReader{R: r.src, N: int64(binary.LittleEndian.Uint32(h[8:]))}}
+		r.framed = true
 		var b [1]byte
 		if _, err := io.ReadFull(&r.in.lr, b[:]); err != nil {
 			return errs.EOF(err, "7z: BROTLI stream")
@@ -214,8 +217,8 @@ func (r *brotliReader) Read(p []byte) (int, error) {
 		case err != io.EOF:
 			r.err = brotliErr(err)
 		default: // this stream ended at its input's end
-			if r.in.lr.N > 0 && r.in.lr.N < 1<<63-1 {
-				r.err = errs.Truncated("7z: BROTLI frame")
+			if r.framed && r.in.lr.N > 0 {
+				r.err = errs.Truncated("7z: BROTLI frame") // the pack stream ended inside it
 			} else {
 				r.err = r.next()
 			}

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"unicode/utf16"
 
+	"github.com/andybalholm/brotli"
 	"github.com/klauspost/compress/zstd"
 	"github.com/pierrec/lz4/v4"
 
@@ -16,14 +17,15 @@ import (
 )
 
 // zstdFamilyChains are the coder chains FuzzZstdFamily puts over its
-// input: each of the three coders alone, and the two Swap filters
-// (over the input itself, and over ZSTD).
+// input: each of the three coders alone, the two Swap filters (over the
+// input itself, and over ZSTD), and BROTLI without 7-Zip-zstd's frames.
 var zstdFamilyChains = [][]coderSpec{
 	{{id: []byte{0x04, 0xF7, 0x11, 0x01}, props: []byte{1, 5, 3, 0, 0}}},
 	{{id: []byte{0x04, 0xF7, 0x11, 0x02}, props: []byte{1, 0, 5}}},
 	{{id: []byte{0x04, 0xF7, 0x11, 0x04}, props: []byte{1, 9, 5, 0, 0}}},
 	{{id: []byte{0x02, 0x03, 0x02}}},
 	{{id: []byte{0x02, 0x03, 0x04}}, {id: []byte{0x04, 0xF7, 0x11, 0x01}, props: []byte{1, 5, 3, 0, 0}}},
+	{{id: []byte{0x04, 0xF7, 0x11, 0x02}, props: []byte{1, 0, 5}}}, // a bare brotli stream, without frames
 }
 
 // fuzzHeader7zx is a plain header of about 2 KiB (one empty file with a
@@ -56,6 +58,11 @@ func encode7zxChain(tb testutil.TB, i int, b []byte) []byte {
 		w := lz4.NewWriter(&out)
 		if _, err := w.Write(b); err != nil || w.Close() != nil {
 			tb.Fatal("lz4 encoder failed")
+		}
+	case 5:
+		w := brotli.NewWriterLevel(&out, 5)
+		if _, err := w.Write(b); err != nil || w.Close() != nil {
+			tb.Fatal("brotli encoder failed")
 		}
 	case 3, 4:
 		w := bcj.NewWriter(&out, [2]bcj.Kind{bcj.Swap2, bcj.Swap4}[i-3], 0, 0)
