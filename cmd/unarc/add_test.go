@@ -153,7 +153,7 @@ func TestAddErrors(t *testing.T) {
 	for _, args := range [][]string{
 		{"a", arch},
 		{"a", "-l", "12", arch, src},
-		{"a", "-m", "zstd", arch, src},
+		{"a", "-m", "lzham", arch, src},
 		{"a", "-he", arch, src},
 		{"a", "-mf", "delta:999", arch, src},
 		{"a", arch, filepath.Join(dir, "missing")},
