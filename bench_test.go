@@ -4,10 +4,14 @@ import (
 	"bytes"
 	"io"
 	"os"
+	"path/filepath"
 	"testing"
+
+	"github.com/klauspost/compress/zstd"
 
 	"github.com/go-unarc/unarc"
 	"github.com/go-unarc/unarc/internal/testutil"
+	"github.com/go-unarc/unarc/sevenzip"
 )
 
 // benchCase is one archive of the mixed-200 workload (DESIGN.md), made by
@@ -19,6 +23,9 @@ type benchCase struct {
 	args     []string
 	password string
 	noReader bool // the format cannot be read forward-only (7z)
+	// gen, if set, writes the archive to path instead of tool (no
+	// reference tool writes it).
+	gen func(tb testutil.TB, path string)
 }
 
 var benchCases = []benchCase{
@@ -32,6 +39,9 @@ var benchCases = []benchCase{
 	{name: "7z-lzma2", file: "7z-lzma2.7z", tool: "7zz", args: []string{"a", "-t7z", "-m0=lzma2", "-mx5", "-mmt1", "-md8m", "{out}"}, noReader: true},
 	{name: "7z-lzma", file: "7z-lzma.7z", tool: "7zz", args: []string{"a", "-t7z", "-m0=lzma", "-mx5", "-mmt1", "-md8m", "{out}"}, noReader: true},
 	{name: "7z-ppmd", file: "7z-ppmd.7z", tool: "7zz", args: []string{"a", "-t7z", "-m0=ppmd", "-mx5", "-mmt1", "{out}"}, noReader: true},
+	// No tool here writes 7z with Zstandard (issue 33): our writer does,
+	// at zstd level 3 as tar-zst's zstd -3, one solid folder.
+	{name: "7z-zstd", file: "7z-zstd-l3.7z", gen: writeSevenZstd, noReader: true},
 	{name: "7z-aes", file: "7z-aes.7z", tool: "7zz", args: []string{"a", "-t7z", "-m0=lzma2", "-mx5", "-mmt1", "-md8m", "-pSECRET", "-mhe=on", "{out}"}, password: "SECRET", noReader: true},
 	{name: "rar5", file: "mixed-rar5.rar", tool: "rar", args: rar5Args()},
 	{name: "rar5-solid", file: "mixed-rar5-solid.rar", tool: "rar", args: rar5Args("-s")},
@@ -79,7 +89,18 @@ func rar5Args(extra ...string) []string {
 // every iteration measures decoding, not the disk.
 func loadBench(b testutil.TB, c benchCase) []byte {
 	b.Helper()
-	p := testutil.MixedArchive(b, c.file, c.tool, c.args...)
+	var p string
+	if c.gen != nil {
+		p = filepath.Join(testutil.CacheDir(b), c.file)
+		if _, err := os.Stat(p); err != nil {
+			c.gen(b, p+".tmp")
+			if err := os.Rename(p+".tmp", p); err != nil {
+				b.Fatal(err)
+			}
+		}
+	} else {
+		p = testutil.MixedArchive(b, c.file, c.tool, c.args...)
+	}
 	data, err := os.ReadFile(p)
 	if err != nil {
 		b.Fatal(err)
@@ -176,6 +197,9 @@ func BenchmarkExtract(b *testing.B) {
 					extractArchive(b, data, opts)
 				}
 			})
+			if c.name == "7z-zstd" {
+				b.Run("klauspost", func(b *testing.B) { benchZstdAlone(b, data) })
+			}
 			if c.noReader {
 				return
 			}
@@ -189,5 +213,73 @@ func BenchmarkExtract(b *testing.B) {
 				}
 			})
 		})
+	}
+}
+
+// writeSevenZstd writes the workload as 7z with Zstandard at level 3
+// (WithLevel(3) is zstd 3), one solid folder.
+func writeSevenZstd(tb testutil.TB, path string) {
+	f, err := os.Create(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer f.Close()
+	zw, err := sevenzip.NewWriter(f, sevenzip.WithMethod(sevenzip.Zstd), sevenzip.WithLevel(3), sevenzip.WithFilter(sevenzip.FilterNone))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for i := 0; i < testutil.MixedFiles; i++ {
+		w, err := zw.Create(testutil.MixedName(i))
+		if err != nil {
+			tb.Fatal(err)
+		}
+		if _, err := w.Write(testutil.Mixed(i)); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	if err := zw.Close(); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// benchZstdAlone is klauspost's decoder alone (serial, low memory, as
+// the 7z coder makes it) on the 7z-zstd archive's folder: the same
+// encoder over the same bytes makes the same stream, which is checked
+// against the archive's pack stream (it starts at byte 32).
+func benchZstdAlone(b *testing.B, archive []byte) {
+	var ref bytes.Buffer
+	zw, err := zstd.NewWriter(&ref, zstd.WithEncoderLevel(zstd.EncoderLevelFromZstd(3)), zstd.WithEncoderConcurrency(1))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for i := 0; i < testutil.MixedFiles; i++ {
+		zw.Write(testutil.Mixed(i))
+	}
+	if err := zw.Close(); err != nil {
+		b.Fatal(err)
+	}
+	if len(archive) < 32+ref.Len() || !bytes.Equal(archive[32:32+ref.Len()], ref.Bytes()) {
+		b.Fatal("the reference stream is not the archive's pack stream")
+	}
+	zd, err := zstd.NewReader(nil, zstd.WithDecoderConcurrency(1), zstd.WithDecoderLowmem(true))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer zd.Close()
+	run := func() {
+		if err := zd.Reset(bytes.NewReader(ref.Bytes())); err != nil {
+			b.Fatal(err)
+		}
+		n, err := io.Copy(io.Discard, zd)
+		if err != nil || n != testutil.MixedTotalSize {
+			b.Fatalf("%d bytes (%v)", n, err)
+		}
+	}
+	run()
+	b.SetBytes(testutil.MixedTotalSize)
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		run()
 	}
 }

@@ -40,6 +40,11 @@ func FuzzOpen(f *testing.F) {
 	f.Add(cat(fakeExe(512), forgedStart(100, 200, 0x12345678), fakeExe(300)))
 	hdr := cat([]byte{idHeader, idFilesInfo, 1, idName, 5, 0, 'f', 0, 0, 0, idEmptyStream, 1, 0x80, idEnd, idEnd})
 	f.Add(encodedArchive(nil, hdr, []coderSpec{{id: []byte{0x06, 0xF1, 0x07, 0x01}, props: aesCoderProps(30)}}, make([]byte, 32)))
+	// Issue 33: the header encoded by ZSTD, BROTLI, LZ4 and the Swap
+	// filters (FuzzZstdFamily fuzzes those decoders with roomier limits).
+	for i, chain := range zstdFamilyChains {
+		f.Add(encodedArchive(nil, hdr, chain, encode7zxChain(f, i, hdr)))
+	}
 	f.Fuzz(func(t *testing.T, data []byte) {
 		defer testutil.FuzzBound(t, testutil.FuzzTimeout, 256<<20)()
 		fixCRCs(data)

@@ -14,6 +14,10 @@ const packReaderMem = packBufSize
 // building it.
 type coderPlan struct {
 	grow bool // LZMA/LZMA2: start the window small and grow it with output
+	// in bounds the bytes a single-input coder reads (inputBound), -1
+	// when only its output size is known: the stream coders (Zstd)
+	// judge the windows their frames declare by it.
+	in int64
 }
 
 // planFolder sums the decoder memory of folder fi and fails with
@@ -24,6 +28,10 @@ func (a *Archive) planFolder(si *streamsInfo, f *folder, inBase, outBase []int) 
 	total := int64(len(f.packed)) * packReaderMem
 	for ci := range f.coders {
 		m := methodOf(f.coders[ci].method)
+		plans[ci].in = -1
+		if m != nil && m.role == roleCoder && f.coders[ci].numIn == 1 {
+			plans[ci].in = a.inputBound(si, f, inBase, outBase, ci, 0)
+		}
 		n := int64(filterMem) // what an unknown method would hold; newCoder refuses it
 		switch {
 		case m == nil:

@@ -27,6 +27,7 @@ func (c *copyEnc) Close() error                { return nil }
 type coderCache struct {
 	cp copyEnc
 	lz lzmaCoders
+	st streamCoders
 }
 
 // get returns the encoder of cfg's method writing into dst (for the
@@ -36,13 +37,17 @@ func (c *coderCache) get(cfg *writerConfig, dst io.Writer, header bool, size int
 		c.cp.w = dst
 		return &c.cp, wcoder{method: mCopy}, nil
 	}
+	if !header && (cfg.method == Zstd || cfg.method == Brotli || cfg.method == LZ4) {
+		return c.st.get(cfg, dst)
+	}
 	return c.lz.get(cfg, dst, header, size)
 }
 
 // closed notes that the open encoder was closed by the writer.
-func (c *coderCache) closed() { c.lz.open, c.lz.hdrOpen = nil, nil }
+func (c *coderCache) closed() { c.lz.open, c.lz.hdrOpen, c.st.open = nil, nil, nil }
 
 func (c *coderCache) release() {
 	c.cp.w = nil
 	c.lz.release()
+	c.st.release()
 }

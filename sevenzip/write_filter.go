@@ -97,6 +97,10 @@ func filterSpec(f Filter, dist int) (kind bcj.Kind, method uint64) {
 		return bcj.SPARC, mSPARC2
 	case FilterDelta:
 		return bcj.Delta, mDelta
+	case FilterSwap2:
+		return bcj.Swap2, mSwap2
+	case FilterSwap4:
+		return bcj.Swap4, mSwap4
 	}
 	return 0, 0
 }

@@ -14,7 +14,10 @@ type Method uint8
 const (
 	LZMA2 Method = iota // the default, as 7-Zip's
 	LZMA
-	Copy // stored
+	Copy   // stored
+	Zstd   // Zstandard (klauspost/compress), 7-Zip-zstd's ZSTD coder
+	Brotli // Brotli (andybalholm/brotli), 7-Zip-zstd's BROTLI coder, framed as it writes it
+	LZ4    // LZ4 frames (pierrec/lz4), 7-Zip-zstd's LZ4 coder
 )
 
 func (m Method) String() string {
@@ -25,6 +28,12 @@ func (m Method) String() string {
 		return "LZMA"
 	case Copy:
 		return "Copy"
+	case Zstd:
+		return "Zstd"
+	case Brotli:
+		return "Brotli"
+	case LZ4:
+		return "LZ4"
 	}
 	return fmt.Sprintf("Method(%d)", uint8(m))
 }
@@ -46,6 +55,8 @@ const (
 	FilterPPC
 	FilterSPARC
 	FilterDelta // distance set by DeltaDistance (default 1)
+	FilterSwap2 // 7-Zip's Swap2: each 2-byte group's byte order reversed
+	FilterSwap4 // 7-Zip's Swap4: each 4-byte group's
 )
 
 // WriterOption configures NewWriter. Options apply in order; a value that
@@ -93,10 +104,12 @@ func defaultConfig() writerConfig {
 	return writerConfig{method: LZMA2, level: 5, cycles: 19, deltaDist: 1}
 }
 
-// WithMethod sets the compression method (default LZMA2).
+// WithMethod sets the compression method (default LZMA2). Zstd, Brotli
+// and LZ4 are the 7-Zip-zstd family's coders: 7-Zip-zstd, NanaZip and
+// py7zr (Zstd, Brotli) read them, 7-Zip itself does not.
 func WithMethod(m Method) WriterOption {
 	return func(c *writerConfig) error {
-		if m > Copy {
+		if m > LZ4 {
 			return invalid("method %d", m)
 		}
 		c.method = m
@@ -181,7 +194,7 @@ func WithBlockSize(n int) WriterOption {
 // WithFilter sets the filter of every folder (default FilterAuto).
 func WithFilter(f Filter) WriterOption {
 	return func(c *writerConfig) error {
-		if f > FilterDelta {
+		if f > FilterSwap4 {
 			return invalid("filter %d", f)
 		}
 		c.filter = f

@@ -30,12 +30,13 @@ const addUsage = `add (a):
                      they point to under their name
   -he                encrypt the headers too (names, sizes); needs -p
   -l LEVEL           compression level 0..9 (default 5; 0 stores)
-  -m METHOD          lzma2 (default), lzma or copy
+  -m METHOD          lzma2 (default), lzma, copy, or the 7-Zip-zstd family's
+                     zstd, brotli, lz4 (7-Zip itself cannot read these)
   -md SIZE           dictionary size (default from the level)
   -ms SIZE|N|off     solid block: at most SIZE bytes (64M) or N files (100f)
                      per block; off = one block per file (default: one block)
   -mf FILTER         auto (default: BCJ/ARM64/ARM for executables), none,
-                     x86, arm, armt, arm64, delta:N
+                     x86, arm, armt, arm64, delta:N, swap2, swap4
   -mt N              encoder threads (the archive's bytes do not depend on it)
   -v SIZE            split into volumes ARCHIVE.001, .002, … of SIZE bytes
   -q                 no progress line
@@ -86,8 +87,14 @@ func (c *cli) add(args []string) int {
 		opts = append(opts, sevenzip.WithMethod(sevenzip.LZMA))
 	case "copy":
 		opts = append(opts, sevenzip.WithMethod(sevenzip.Copy))
+	case "zstd":
+		opts = append(opts, sevenzip.WithMethod(sevenzip.Zstd))
+	case "brotli":
+		opts = append(opts, sevenzip.WithMethod(sevenzip.Brotli))
+	case "lz4":
+		opts = append(opts, sevenzip.WithMethod(sevenzip.LZ4))
 	default:
-		return fail("-m %s: want lzma2, lzma or copy", method)
+		return fail("-m %s: want lzma2, lzma, copy, zstd, brotli or lz4", method)
 	}
 	if level < 0 || level > 9 {
 		return fail("-l %d: want 0..9", level)
@@ -183,6 +190,10 @@ func parseFilter(s string) (sevenzip.WriterOption, error) {
 		return sevenzip.WithFilter(sevenzip.FilterARMT), nil
 	case s == "arm64":
 		return sevenzip.WithFilter(sevenzip.FilterARM64), nil
+	case s == "swap2":
+		return sevenzip.WithFilter(sevenzip.FilterSwap2), nil
+	case s == "swap4":
+		return sevenzip.WithFilter(sevenzip.FilterSwap4), nil
 	case s == "delta" || strings.HasPrefix(s, "delta:"):
 		n := 1
 		if d, ok := strings.CutPrefix(s, "delta:"); ok {
@@ -193,7 +204,7 @@ func parseFilter(s string) (sevenzip.WriterOption, error) {
 		}
 		return sevenzip.WithDelta(n), nil
 	}
-	return nil, fmt.Errorf("-mf %s: want auto, none, x86, arm, armt, arm64 or delta:N", s)
+	return nil, fmt.Errorf("-mf %s: want auto, none, x86, arm, armt, arm64, delta:N, swap2 or swap4", s)
 }
 
 // writeArchive writes the archive to a temporary name beside it and

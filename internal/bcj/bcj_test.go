@@ -31,7 +31,7 @@ func TestChunking(t *testing.T) {
 		t.Skip("slow (tens of seconds under -race); the run without -short covers it")
 	}
 	in := codeLike(200<<10, 7)
-	for k := X86; k <= Delta; k++ {
+	for k := X86; k <= Swap4; k++ {
 		t.Run(k.String(), func(t *testing.T) {
 			whole, err := io.ReadAll(NewReader(bytes.NewReader(in), k, 0, 4))
 			if err != nil {
@@ -70,6 +70,39 @@ func TestDelta(t *testing.T) {
 		}
 		if !bytes.Equal(got, want) {
 			t.Errorf("dist %d: wrong output", dist)
+		}
+	}
+}
+
+// TestSwap checks Swap2 and Swap4 against their definition, a trailing
+// partial group passing unchanged, and that the Writer is the inverse.
+func TestSwap(t *testing.T) {
+	in := []byte("0123456789abcdefg")
+	for _, c := range []struct {
+		k    Kind
+		want string
+	}{{Swap2, "1032547698badcfeg"}, {Swap4, "32107654ba98fedcg"}} {
+		for n := range len(in) + 1 {
+			got, err := io.ReadAll(NewReader(iotest.OneByteReader(bytes.NewReader(in[:n])), c.k, 0, 0))
+			if err != nil {
+				t.Fatal(err)
+			}
+			g := map[Kind]int{Swap2: 2, Swap4: 4}[c.k]
+			want := c.want[:n-n%g] + string(in[n-n%g:n])
+			if string(got) != want {
+				t.Fatalf("%v of %q: got %q, want %q", c.k, in[:n], got, want)
+			}
+			var enc bytes.Buffer
+			w := NewWriter(&enc, c.k, 0, 0)
+			if _, err := w.Write([]byte(want)); err != nil {
+				t.Fatal(err)
+			}
+			if err := w.Close(); err != nil {
+				t.Fatal(err)
+			}
+			if enc.String() != string(in[:n]) {
+				t.Fatalf("%v encodes %q to %q, want %q", c.k, want, enc.Bytes(), in[:n])
+			}
 		}
 	}
 }

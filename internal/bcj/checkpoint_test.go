@@ -39,7 +39,7 @@ func TestCheckpointResume(t *testing.T) {
 	for i := range dense {
 		dense[i] = []byte{0xE8, 0xE8, 0x00, 0xFF, byte(r.Uint32())}[r.IntN(5)]
 	}
-	for k := X86; k <= Delta; k++ {
+	for k := X86; k <= Swap4; k++ {
 		t.Run(k.String(), func(t *testing.T) {
 			src := src
 			if k == X86 {

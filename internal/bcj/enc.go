@@ -47,7 +47,7 @@ func (f *Writer) Reset(w io.Writer, k Kind, start uint32, dist int) {
 	bufp := f.bufp
 	*f = Writer{w: w, kind: k, bufp: bufp, ip: start, dist: dist}
 	switch k {
-	case X86, ARM, ARMT, ARM64, PPC, SPARC, Delta:
+	case X86, ARM, ARMT, ARM64, PPC, SPARC, Delta, Swap2, Swap4:
 	default:
 		f.err = ErrWriterKind
 	}
@@ -117,6 +117,10 @@ func (f *Writer) convert(b []byte) int {
 	case Delta:
 		f.deltaEnc(b)
 		return len(b)
+	case Swap2: // its own inverse
+		return swap(b, 2)
+	case Swap4:
+		return swap(b, 4)
 	}
 	return len(b)
 }

@@ -307,3 +307,21 @@ func riscv(b []byte, ip uint32) int {
 	}
 	return i
 }
+
+// swap reverses the byte order of each whole group of g (2 or 4) bytes
+// of b and returns how many bytes it converted; the partial group left
+// waits for more input, and at the end of the stream passes unchanged,
+// as 7-Zip's Swap2 and Swap4 leave it.
+func swap(b []byte, g int) int {
+	n := len(b) - len(b)%g
+	if g == 2 {
+		for i := 0; i < n; i += 2 {
+			b[i], b[i+1] = b[i+1], b[i]
+		}
+		return n
+	}
+	for i := 0; i < n; i += 4 {
+		b[i], b[i+1], b[i+2], b[i+3] = b[i+3], b[i+2], b[i+1], b[i]
+	}
+	return n
+}

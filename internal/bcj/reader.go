@@ -25,9 +25,11 @@ const (
 	IA64
 	RISCV
 	Delta
+	Swap2 // byte order of each 2-byte group reversed (7-Zip's Swap2)
+	Swap4 // of each 4-byte group (Swap4)
 )
 
-var kindNames = [...]string{X86: "BCJ", ARM: "ARM", ARMT: "ARMT", ARM64: "ARM64", PPC: "PPC", SPARC: "SPARC", IA64: "IA64", RISCV: "RISCV", Delta: "Delta"}
+var kindNames = [...]string{X86: "BCJ", ARM: "ARM", ARMT: "ARMT", ARM64: "ARM64", PPC: "PPC", SPARC: "SPARC", IA64: "IA64", RISCV: "RISCV", Delta: "Delta", Swap2: "Swap2", Swap4: "Swap4"}
 
 func (k Kind) String() string {
 	if int(k) < len(kindNames) && kindNames[k] != "" {
@@ -160,6 +162,10 @@ func (f *Reader) convert(b []byte) int {
 	case Delta:
 		f.delta(b)
 		return len(b)
+	case Swap2:
+		return swap(b, 2)
+	case Swap4:
+		return swap(b, 4)
 	}
 	return len(b)
 }
