@@ -63,10 +63,11 @@ func SingleStream() Option { return Option{kind: optSingle, v: 1} }
 // serial. Close stops the goroutines.
 //
 // With Workers, MaxMemory (when not 0) also bounds the blocks in
-// flight: each costs its packed bytes, its output and its window
-// (the smaller of the dictionary and its size), plus FilterBufferSize
-// per filter; fewer blocks are read ahead when more would not fit, and
-// a block of which two would not fit is decoded serially.
+// flight: each costs its packed bytes and its output (each rounded up
+// to a power of two, as the pool hands out buffers) and its window (the
+// smaller of the dictionary and its size), plus FilterBufferSize per
+// filter; fewer blocks are read ahead when more would not fit, and a
+// block of which two would not fit is decoded serially.
 func Workers(n int) Option { return Option{kind: optWorkers, v: int64(n)} }
 
 // FilterBufferSize is what MaxMemory counts for each filter before LZMA2

@@ -8,6 +8,7 @@ import (
 	"hash/crc32"
 	"hash/crc64"
 	"io"
+	"math/bits"
 	"sync"
 	"sync/atomic"
 
@@ -194,11 +195,19 @@ func (z *Reader) mtNeed(bi *blockInfo) (int64, bool) {
 	}
 	raw := int64(bi.size) + bi.comp + (-bi.comp & 3) + int64(z.csize)
 	win := min(max(bi.dict, 4096), max(bi.unc, 4096))
-	need := raw + bi.unc + win + int64(bi.nf-1)*FilterBufferSize
+	need := pooled(raw) + pooled(bi.unc) + win + int64(bi.nf-1)*FilterBufferSize
 	if z.cfg.maxMem > 0 && 2*need > z.cfg.maxMem {
 		return 0, false
 	}
 	return need, true
+}
+
+// pooled is what pool.Get(n) holds: n rounded up to a power of two.
+func pooled(n int64) int64 {
+	if n <= 1 {
+		return n
+	}
+	return 1 << bits.Len64(uint64(n-1))
 }
 
 // scan queues blocks for the workers from the input position (see the
