@@ -8,8 +8,9 @@ import (
 	"github.com/go-unarc/unarc/internal/xz"
 )
 
-// xz (package xz), streams concatenated and padded; checkpoints between
-// LZMA2 chunks ("xz").
+// xz (package xz), streams concatenated and padded, blocks that declare
+// their sizes (xz -T) decoded on Workers goroutines; checkpoints between
+// LZMA2 chunks when it decodes serially ("xz").
 
 var xzPool = pool.Of[xz.Reader]{}
 
@@ -21,9 +22,9 @@ func init() {
 		suffixes: [][2]string{{".txz", ".tar"}, {".xz", ""}},
 		sniff:    func(b []byte) bool { return len(b) >= 6 && string(b[:6]) == "\xfd7zXZ\x00" },
 		check:    xzCheck,
-		open: func(_ *decomp, src io.Reader, _ int64, lim *engine.Limits, _ int, _ uint64) (decoder, error) {
+		open: func(_ *decomp, src io.Reader, _ int64, lim *engine.Limits, workers int, _ uint64) (decoder, error) {
 			z := xzPool.Get()
-			return xzDecoder{z}, z.Reset(src, xz.MaxMemory(lim.MaxMemory), xz.MaxDict(lim.MaxDictionary))
+			return xzDecoder{z}, z.Reset(src, xz.MaxMemory(lim.MaxMemory), xz.MaxDict(lim.MaxDictionary), xz.Workers(workers))
 		},
 		aheadWindow: lzmaWindow,
 		cpKind:      cpXZ,
@@ -61,7 +62,7 @@ func (x xzDecoder) release() {
 	xzPool.Put(x.z)
 }
 
-// xzStream is an xz.Reader over the whole file (its concatenated
+// xzStream is a serial xz.Reader over the whole file (its concatenated
 // streams too); its checkpoints count from the file's start.
 type xzStream struct{ z *xz.Reader }
 

@@ -10,7 +10,10 @@
 //
 // A Reader decodes forward from any io.Reader, on the caller's goroutine,
 // block after block; it is not safe for concurrent use. Reset reuses its
-// buffers for the next input.
+// buffers for the next input. With WithWorkers(n), blocks whose headers
+// declare both sizes (xz -T writes them) are read ahead and decoded n at
+// a time on goroutines that Close stops, then handed on in order; the
+// output and the errors stay those of one worker.
 //
 // # Memory
 //
@@ -19,7 +22,9 @@
 // 10 KiB), a 64 KiB buffer per filter and a 64 KiB input buffer, all
 // from pools that Close returns them to. WithMaxMemory and WithMaxDict
 // refuse a block from its header, before allocating, when its declared
-// dictionary and filters exceed the limit.
+// dictionary and filters exceed the limit. With WithWorkers, each block
+// in flight adds its packed bytes and its output; WithMaxMemory bounds
+// them all together.
 //
 // # Errors
 //

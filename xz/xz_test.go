@@ -15,7 +15,7 @@ import (
 // limit below the block's dictionary fails with ErrLimit; Reset decodes
 // the next input with the same options.
 func TestOptions(t *testing.T) {
-	for _, o := range []xz.ReaderOption{xz.WithMaxMemory(-1), xz.WithMaxDict(-1), xz.WithUncompressedSize(-1)} {
+	for _, o := range []xz.ReaderOption{xz.WithMaxMemory(-1), xz.WithMaxDict(-1), xz.WithUncompressedSize(-1), xz.WithWorkers(0)} {
 		if _, err := xz.NewReader(bytes.NewReader(nil), o); !errors.Is(err, errs.ErrInvalidOption) {
 			t.Errorf("NewReader: %v", err)
 		}
@@ -38,6 +38,11 @@ func TestOptions(t *testing.T) {
 	r.Reset(bytes.NewReader(data))
 	if n, err := io.Copy(io.Discard, r); n != 1150 || err != nil {
 		t.Errorf("after Close and Reset: %d, %v", n, err)
+	}
+	r.Close()
+	r, _ = xz.NewReader(bytes.NewReader(data), xz.WithWorkers(2))
+	if n, err := io.Copy(io.Discard, r); n != 1150 || err != nil {
+		t.Errorf("WithWorkers(2): %d, %v", n, err)
 	}
 	r.Close()
 	r, _ = xz.NewReader(bytes.NewReader(data), xz.WithMaxDict(4096))

@@ -117,6 +117,7 @@ func (z *Reader) ResetAt(r io.Reader, state []byte, out, in int64, opts ...Optio
 	if err := z.Reset(r, opts...); err != nil {
 		return err
 	}
+	z.cfg.workers = 0 // a resumed reader is serial
 	if err := z.restore(state, out, in); err != nil {
 		z.err = err
 		return err
@@ -209,7 +210,7 @@ func (z *Reader) restore(b []byte, out, in int64) error {
 	if declUnc >= 0 && lzOut > declUnc {
 		return bad
 	}
-	if err := z.checkMemory(dict, nflt, out-unc); err != nil {
+	if err := z.checkMemory(dict, declUnc, nflt, out-unc); err != nil {
 		return err
 	}
 	z.frame.reset(&z.in)

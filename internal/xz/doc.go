@@ -41,6 +41,15 @@
 // and go back on Close; Reset keeps them, so a warm reader allocates
 // nothing per stream.
 //
+// # Parallel blocks
+//
+// With Workers(n), blocks whose headers declare both sizes (xz -T, and
+// liblzma's multi-threaded encoder) are read ahead whole and decoded n
+// at a time on worker goroutines (parallel.go), within MaxMemory, and
+// delivered in order; everything else, and everything after a block a
+// worker finds wrong, goes through the serial path, so the output and the
+// errors are those of one worker.
+//
 // This is the implementation behind the public xz package, which wraps it
 // with functional options and a small surface; the format packages
 // (sevenzip, tar, zip, rar) use this package directly for what only they

@@ -16,6 +16,7 @@ const (
 	optMaxDict
 	optSingle
 	optSize
+	optWorkers
 )
 
 // MaxMemory limits the memory one block may need to n bytes: its LZMA2
@@ -46,6 +47,29 @@ func UncompressedSize(n int64) Option { return Option{kind: optSize, v: n} }
 // Without it, further streams and stream padding are decoded, as xz does.
 func SingleStream() Option { return Option{kind: optSingle, v: 1} }
 
+// Workers lets the reader decode up to n blocks at once, each on its own
+// goroutine (at most 256), when their headers declare both their
+// compressed and uncompressed sizes, as xz -T and liblzma's
+// multi-threaded encoder write them: a block's packed bytes are read
+// ahead and decoded, its check and sizes verified, into a buffer of its
+// declared size, and the blocks are handed on in order. A block whose
+// header declares no sizes, or that does not fit MaxMemory as described
+// there, is decoded on the caller's goroutine as with one worker, and
+// anything a worker finds wrong in a block makes the caller decode that
+// block and the rest of the stream serially: the output, the errors and
+// where they are reported are those of one worker. 0 and 1 (the
+// default) decode serially; a negative n makes NewReader and Reset
+// fail. ResetAt ignores it: a reader resumed from a checkpoint is
+// serial. Close stops the goroutines.
+//
+// With Workers, MaxMemory (when not 0) also bounds the blocks in
+// flight: each costs its packed bytes and its output (each rounded up
+// to a power of two, as the pool hands out buffers) and its window (the
+// smaller of the dictionary and its size), plus FilterBufferSize per
+// filter; fewer blocks are read ahead when more would not fit, and a
+// block of which two would not fit is decoded serially.
+func Workers(n int) Option { return Option{kind: optWorkers, v: int64(n)} }
+
 // FilterBufferSize is what MaxMemory counts for each filter before LZMA2
 // in a chain.
 const FilterBufferSize = 64 << 10
@@ -55,6 +79,7 @@ type config struct {
 	maxDict int64 // 0: no limit
 	size    int64 // -1: unknown
 	single  bool
+	workers int // blocks decoded at once (<= 1: serial)
 }
 
 func (c *config) apply(opts []Option) error {
@@ -73,6 +98,11 @@ func (c *config) apply(opts []Option) error {
 			c.maxDict = o.v
 		case optSize:
 			c.size = max(o.v, -1)
+		case optWorkers:
+			if o.v < 0 {
+				return fmt.Errorf("xz: Workers(%d) is negative", o.v)
+			}
+			c.workers = int(min(o.v, maxWorkers))
 		case optSingle:
 			c.single = o.v != 0
 		default:

@@ -74,6 +74,7 @@ const (
 	stBlock                // next: a block header or the index
 	stData                 // decoding a block
 	stPadding              // after a footer: stream padding, another stream or the end
+	stQueue                // delivering blocks decoded by workers (parallel.go)
 )
 
 // Reader decodes an .xz stream (or concatenated streams). Create it with
@@ -112,6 +113,8 @@ type Reader struct {
 
 	hw      hashWriter
 	scratch *[]byte // WriteTo buffer when filters are in the chain
+
+	mt *mtState // Workers > 1 (parallel.go); kept over Reset
 }
 
 // records summarizes index records so the index can be checked against
@@ -155,6 +158,7 @@ func (z *Reader) Reset(r io.Reader, opts ...Option) error {
 		z.err = err
 		return err
 	}
+	z.mtReset()
 	z.in.reset(r)
 	z.st, z.err, z.streams, z.out, z.total = stStream, nil, 0, nil, 0
 	return nil
@@ -162,6 +166,10 @@ func (z *Reader) Reset(r io.Reader, opts ...Option) error {
 
 // Close returns the buffers to the pools. Reads fail afterwards until Reset.
 func (z *Reader) Close() error {
+	if z.mt != nil {
+		z.mt.drain()
+		z.mt.stop()
+	}
 	if z.lz != nil {
 		z.lz.Close()
 	}
@@ -181,6 +189,19 @@ func (z *Reader) Close() error {
 // Read decodes into p.
 func (z *Reader) Read(p []byte) (int, error) {
 	for z.err == nil {
+		if z.st == stQueue {
+			j := z.front()
+			if j == nil {
+				continue
+			}
+			if len(p) == 0 {
+				return 0, nil
+			}
+			n := copy(p, (*j.out)[z.mt.off:j.bi.unc])
+			z.mt.off += int64(n)
+			z.total += int64(n)
+			return n, nil
+		}
 		if z.st != stData {
 			z.err = z.next()
 			continue
@@ -213,6 +234,25 @@ func (z *Reader) Read(p []byte) (int, error) {
 func (z *Reader) WriteTo(w io.Writer) (int64, error) {
 	var total int64
 	for z.err == nil {
+		if z.st == stQueue {
+			j := z.front()
+			if j == nil {
+				continue
+			}
+			buf := (*j.out)[z.mt.off:j.bi.unc]
+			n, err := w.Write(buf)
+			z.mt.off += int64(n)
+			z.total += int64(n)
+			total += int64(n)
+			if err == nil && n < len(buf) {
+				err = io.ErrShortWrite
+			}
+			if err != nil {
+				z.err = err
+				break
+			}
+			continue
+		}
 		if z.st != stData {
 			z.err = z.next()
 			continue
@@ -314,6 +354,15 @@ func (z *Reader) next() error {
 			}
 			return z.footer()
 		}
+		if z.mtOn() {
+			if z.scan() {
+				z.st = stQueue
+				return nil
+			}
+			if z.mt.serial {
+				return nil // the input was stitched: start over on it
+			}
+		}
 		return z.blockHeader()
 	case stPadding:
 		return z.padding()
@@ -400,7 +449,30 @@ func vli(b []byte) (uint64, int) {
 
 const vliMax = 1<<63 - 1
 
+// blockInfo is what a block header says.
+type blockInfo struct {
+	size      int   // header bytes
+	comp, unc int64 // declared sizes (-1: none)
+	nf        int   // filters, LZMA2 included
+	kinds     [maxFilters - 1]bcj.Kind
+	starts    [maxFilters - 1]uint32
+	dists     [maxFilters - 1]int
+	dict      int64
+	prop      byte
+}
+
 func (z *Reader) blockHeader() error {
+	var bi blockInfo
+	if err := z.parseHeader(&bi, z.total); err != nil {
+		return err
+	}
+	return z.startBlock(&bi)
+}
+
+// parseHeader reads the block header at the input position into bi
+// without consuming it, and checks it against the limits for a block
+// whose output starts at offset start.
+func (z *Reader) parseHeader(bi *blockInfo, start int64) error {
 	in := &z.in
 	size := (int(in.Buf[in.IP]) + 1) * 4
 	if !in.need(size) {
@@ -424,7 +496,7 @@ func (z *Reader) blockHeader() error {
 		p += n
 		return v, nil
 	}
-	z.declComp, z.declUnc = -1, -1
+	bi.size, bi.comp, bi.unc = size, -1, -1
 	if flags&0x40 != 0 {
 		v, err := field("compressed size")
 		if err != nil {
@@ -433,7 +505,7 @@ func (z *Reader) blockHeader() error {
 		if v == 0 || v > vliMax {
 			return errs.Corrupt("xz: block compressed size %d", v)
 		}
-		z.declComp = int64(v)
+		bi.comp = int64(v)
 	}
 	if flags&0x80 != 0 {
 		v, err := field("uncompressed size")
@@ -443,14 +515,10 @@ func (z *Reader) blockHeader() error {
 		if v > vliMax {
 			return errs.Corrupt("xz: block uncompressed size %d", v)
 		}
-		z.declUnc = int64(v)
+		bi.unc = int64(v)
 	}
 	nf := int(flags&3) + 1
-	var kinds [maxFilters - 1]bcj.Kind
-	var starts [maxFilters - 1]uint32
-	var dists [maxFilters - 1]int
-	var dict int64
-	var props0 byte
+	bi.nf = nf
 	for i := range nf {
 		id, err := field("filter ID")
 		if err != nil {
@@ -477,26 +545,26 @@ func (z *Reader) blockHeader() error {
 			if props[0]&0xC0 != 0 {
 				return errs.Unsupported("xz: LZMA2 property byte %#02x", props[0])
 			}
-			if dict, err = lzma.DictSizeLZMA2(props[0]); err != nil {
+			if bi.dict, err = lzma.DictSizeLZMA2(props[0]); err != nil {
 				return err
 			}
-			props0 = props[0]
+			bi.prop = props[0]
 		case id < uint64(len(bcjKinds)) && bcjKinds[id].kind != 0:
 			if last {
 				return errs.Unsupported("xz: the filter chain ends with %s, not LZMA2", bcjKinds[id].kind)
 			}
 			k := bcjKinds[id]
-			kinds[i] = k.kind
+			bi.kinds[i] = k.kind
 			switch {
 			case k.kind == bcj.Delta:
 				if len(props) != 1 {
 					return errs.Unsupported("xz: Delta with %d property bytes", len(props))
 				}
-				dists[i] = int(props[0]) + 1
+				bi.dists[i] = int(props[0]) + 1
 			case len(props) == 4:
-				starts[i] = binary.LittleEndian.Uint32(props)
-				if starts[i]%k.align != 0 {
-					return errs.Unsupported("xz: %s start offset %d not a multiple of %d", k.kind, starts[i], k.align)
+				bi.starts[i] = binary.LittleEndian.Uint32(props)
+				if bi.starts[i]%k.align != 0 {
+					return errs.Unsupported("xz: %s start offset %d not a multiple of %d", k.kind, bi.starts[i], k.align)
 				}
 			case len(props) != 0:
 				return errs.Unsupported("xz: %s with %d property bytes", k.kind, len(props))
@@ -512,33 +580,37 @@ func (z *Reader) blockHeader() error {
 	}
 
 	// Memory, from the header alone, before anything is allocated.
-	if err := z.checkMemory(dict, nf-1, z.total); err != nil {
-		return err
-	}
+	return z.checkMemory(bi.dict, bi.unc, nf-1, start)
+}
 
-	in.IP += size
-	z.hdrSize = int64(size)
-	z.blockAt, z.dictProp = in.Base+int64(in.IP), props0
+// startBlock consumes the block header bi describes and sets up the
+// serial decoding of its data.
+func (z *Reader) startBlock(bi *blockInfo) error {
+	in := &z.in
+	in.IP += bi.size
+	z.declComp, z.declUnc = bi.comp, bi.unc
+	z.hdrSize = int64(bi.size)
+	z.blockAt, z.dictProp = in.Base+int64(in.IP), bi.prop
 	z.frame.reset(in)
 	var err error
 	if z.lz == nil {
-		z.lz, err = lzma.NewReader2(&z.frame, dict, z.declUnc, lzma.GrowWindow())
+		z.lz, err = lzma.NewReader2(&z.frame, bi.dict, z.declUnc, lzma.GrowWindow())
 	} else {
-		err = z.lz.Reset(&z.frame, dict, z.declUnc, lzma.GrowWindow())
+		err = z.lz.Reset(&z.frame, bi.dict, z.declUnc, lzma.GrowWindow())
 	}
 	if err != nil {
 		return err
 	}
 	var src io.Reader = z.lz
-	for i := nf - 2; i >= 0; i-- {
+	for i := bi.nf - 2; i >= 0; i-- {
 		if z.flt[i] == nil {
-			z.flt[i] = bcj.NewReader(src, kinds[i], starts[i], dists[i])
+			z.flt[i] = bcj.NewReader(src, bi.kinds[i], bi.starts[i], bi.dists[i])
 		} else {
-			z.flt[i].Reset(src, kinds[i], starts[i], dists[i])
+			z.flt[i].Reset(src, bi.kinds[i], bi.starts[i], bi.dists[i])
 		}
 		src = z.flt[i]
 	}
-	z.out, z.nflt, z.dists = src, nf-1, dists
+	z.out, z.nflt, z.dists = src, bi.nf-1, bi.dists
 	z.unc = 0
 	switch z.check {
 	case checkCRC32:
@@ -552,13 +624,13 @@ func (z *Reader) blockHeader() error {
 	return nil
 }
 
-// checkMemory checks a block's window (dictionary dict, for a block
-// that starts at output offset start) and nflt filter buffers against
-// the limits.
-func (z *Reader) checkMemory(dict int64, nflt int, start int64) error {
+// checkMemory checks a block's window (dictionary dict, declared
+// uncompressed size declUnc or -1, for a block that starts at output
+// offset start) and nflt filter buffers against the limits.
+func (z *Reader) checkMemory(dict, declUnc int64, nflt int, start int64) error {
 	window := max(dict, 4096)
-	if z.declUnc >= 0 {
-		window = min(window, z.declUnc)
+	if declUnc >= 0 {
+		window = min(window, declUnc)
 	}
 	if z.cfg.size >= 0 {
 		window = min(window, z.cfg.size-start)

@@ -52,7 +52,7 @@ func codeLike(seed uint64, n int) []byte {
 
 // compress runs a tool over data and returns its output (file name
 // "{in}" and "{out}" in args are replaced).
-func compress(t *testing.T, data []byte, tool string, args ...string) []byte {
+func compress(t testing.TB, data []byte, tool string, args ...string) []byte {
 	t.Helper()
 	if _, err := exec.LookPath(tool); err != nil {
 		t.Skipf("%s not installed", tool)
