@@ -1,0 +1,255 @@
+package ar
+
+import (
+	"bufio"
+	"bytes"
+	"io"
+	"strconv"
+
+	"github.com/go-unarc/unarc/internal/engine"
+	"github.com/go-unarc/unarc/internal/errs"
+)
+
+const (
+	magic      = "!<arch>\n"
+	headerSize = 60
+)
+
+// header is one member's parsed header.
+type header struct {
+	name     string
+	mtime    int64
+	uid, gid int64
+	mode     int64
+	off      int64 // the member's data (after a BSD name)
+	size     int64 // its data bytes (a BSD name not counted)
+}
+
+// source is what headers are parsed from: the input at a position, read
+// forward. An input that ends early is ErrTruncated.
+type source interface {
+	full(p []byte) error
+	skip(n int64) error
+	pos() int64
+	// atEnd reports whether the input has no more bytes.
+	atEnd() (bool, error)
+}
+
+// raSource reads an io.ReaderAt of known size.
+type raSource struct {
+	ra   io.ReaderAt
+	size int64
+	off  int64
+}
+
+func (s *raSource) full(p []byte) error {
+	if int64(len(p)) > s.size-s.off {
+		return errs.Truncated("ar header")
+	}
+	n, err := s.ra.ReadAt(p, s.off)
+	s.off += int64(n)
+	if n == len(p) {
+		return nil
+	}
+	if err == nil || err == io.EOF {
+		return errs.Truncated("ar header")
+	}
+	return err
+}
+
+func (s *raSource) skip(n int64) error {
+	if n > s.size-s.off {
+		s.off = s.size
+		return errs.Truncated("ar member data")
+	}
+	s.off += n
+	return nil
+}
+
+func (s *raSource) pos() int64           { return s.off }
+func (s *raSource) atEnd() (bool, error) { return s.off >= s.size, nil }
+
+// streamSource reads a stream forward.
+type streamSource struct {
+	br  *bufio.Reader
+	off int64
+}
+
+func (s *streamSource) full(p []byte) error {
+	n, err := io.ReadFull(s.br, p)
+	s.off += int64(n)
+	if err == io.EOF || err == io.ErrUnexpectedEOF {
+		return errs.Truncated("ar header")
+	}
+	return err
+}
+
+func (s *streamSource) skip(n int64) error {
+	for n > 0 {
+		k, err := s.br.Discard(int(min(n, 1<<30)))
+		s.off += int64(k)
+		n -= int64(k)
+		if err == io.EOF {
+			return errs.Truncated("ar member data")
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (s *streamSource) pos() int64 { return s.off }
+
+func (s *streamSource) atEnd() (bool, error) {
+	_, err := s.br.Peek(1)
+	if err == io.EOF {
+		return true, nil
+	}
+	return false, err
+}
+
+// parser reads the members of an ar archive: System V/GNU (names ending
+// in '/', the "//" table of long names and "/N" names into it, the "/"
+// and "/SYM64/" symbol tables) and BSD ("#1/N": the name is the first N
+// bytes of the data; "__.SYMDEF" symbol tables). The symbol tables and
+// the name table are the linker's and ar's own records, not members:
+// they are skipped, as ar t skips them.
+type parser struct {
+	src   source
+	lim   *engine.Limits
+	rem   int64  // data and padding of the current member not yet passed
+	names []byte // the GNU long-name table
+	hb    [headerSize]byte
+	seen  int64
+}
+
+// next returns the next member's header, positioned at its data; io.EOF
+// after the last. mem is the header memory the caller holds.
+func (p *parser) next(mem int64) (*header, error) {
+	for {
+		if p.rem > 0 {
+			if err := p.src.skip(p.rem); err != nil {
+				return nil, err
+			}
+			p.rem = 0
+		}
+		if end, err := p.src.atEnd(); end || err != nil {
+			if err == nil {
+				err = io.EOF
+			}
+			return nil, err
+		}
+		if p.seen++; p.seen > p.lim.MaxEntries {
+			return nil, errs.Limit("ar: more than MaxEntries (%d) members", p.lim.MaxEntries)
+		}
+		start := p.src.pos()
+		b := p.hb[:]
+		if err := p.src.full(b); err != nil {
+			return nil, err
+		}
+		if b[58] != '`' || b[59] != '\n' {
+			return nil, errs.Corrupt("ar: no member header at offset %d", start)
+		}
+		h := &header{}
+		var err error
+		fields := [5]*int64{&h.mtime, &h.uid, &h.gid, &h.mode, &h.size}
+		spans := [5][2]int{{16, 28}, {28, 34}, {34, 40}, {40, 48}, {48, 58}}
+		for i, sp := range spans {
+			base := 10
+			if i == 3 {
+				base = 8
+			}
+			if *fields[i], err = number(b[sp[0]:sp[1]], base); err != nil || *fields[i] < 0 {
+				return nil, errs.Corrupt("ar: member header at offset %d: bad field %q", start, b[sp[0]:sp[1]])
+			}
+		}
+		h.off = p.src.pos()
+		p.rem = h.size + h.size&1
+		raw := string(bytes.TrimRight(b[:16], " "))
+		switch {
+		case raw == "/" || raw == "/SYM64/" || raw == "__.SYMDEF" || raw == "__.SYMDEF SORTED":
+			continue
+		case raw == "//":
+			if h.size > p.lim.MaxHeaderMemory-mem {
+				return nil, errs.Limit("ar: a name table of %d bytes passes MaxHeaderMemory (%d bytes)", h.size, p.lim.MaxHeaderMemory)
+			}
+			if p.names, err = p.read(h.size); err != nil {
+				return nil, err
+			}
+			continue
+		case len(raw) > 3 && raw[:3] == "#1/":
+			n, err := strconv.ParseInt(raw[3:], 10, 64)
+			if err != nil || n < 0 || n > h.size {
+				return nil, errs.Corrupt("ar: BSD name length %q of a %d-byte member", raw[3:], h.size)
+			}
+			if n > p.lim.MaxHeaderMemory-mem {
+				return nil, errs.Limit("ar: a name of %d bytes passes MaxHeaderMemory (%d bytes)", n, p.lim.MaxHeaderMemory)
+			}
+			nb, err := p.read(n)
+			if err != nil {
+				return nil, err
+			}
+			if i := bytes.IndexByte(nb, 0); i >= 0 {
+				nb = nb[:i] // names are padded with NULs
+			}
+			h.name = string(nb)
+			h.off += n
+			h.size -= n
+		case len(raw) > 1 && raw[0] == '/':
+			i, err := strconv.ParseInt(raw[1:], 10, 64)
+			if err != nil || i < 0 || i >= int64(len(p.names)) {
+				return nil, errs.Corrupt("ar: long name %q is not in the name table (%d bytes)", raw, len(p.names))
+			}
+			t := p.names[i:]
+			if e := bytes.Index(t, []byte("/\n")); e >= 0 {
+				t = t[:e]
+			} else if e := bytes.IndexByte(t, '\n'); e >= 0 {
+				t = t[:e]
+			}
+			h.name = string(t)
+		default:
+			h.name = trimSlash(raw)
+		}
+		if h.name == "" {
+			return nil, errs.Corrupt("ar: member at offset %d has no name", start)
+		}
+		if h.size > p.lim.MaxEntrySize {
+			return nil, errs.Limit("ar: member %q of %d bytes passes MaxEntrySize (%d)", h.name, h.size, p.lim.MaxEntrySize)
+		}
+		return h, nil
+	}
+}
+
+// trimSlash drops the '/' a GNU short name ends with.
+func trimSlash(s string) string {
+	if len(s) > 1 && s[len(s)-1] == '/' {
+		return s[:len(s)-1]
+	}
+	return s
+}
+
+// read reads n bytes of the current member in pieces, so the buffer
+// grows only as the input holds them, and counts them off its data.
+func (p *parser) read(n int64) ([]byte, error) {
+	var b []byte
+	for int64(len(b)) < n {
+		k := int(min(n-int64(len(b)), 4096))
+		b = append(b, make([]byte, k)...)
+		if err := p.src.full(b[len(b)-k:]); err != nil {
+			return nil, err
+		}
+	}
+	p.rem -= n
+	return b, nil
+}
+
+// number parses a decimal or octal header field padded with spaces; all
+// spaces is 0 (the name table's mode).
+func number(b []byte, base int) (int64, error) {
+	s := bytes.TrimRight(b, " ")
+	if len(s) == 0 {
+		return 0, nil
+	}
+	return strconv.ParseInt(string(s), base, 64)
+}
