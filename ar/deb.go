@@ -28,8 +28,11 @@ func errNoData() error {
 // bytes (a section of ra: random access, no copy).
 func openFormat(ra io.ReaderAt, size int64, cfg *arc.Config) (arc.Archive, error) {
 	a, err := Open(ra, size, conf.From(cfg))
-	if err != nil || !cfg.DebData {
-		return a, err
+	switch {
+	case err != nil:
+		return nil, err
+	case !cfg.DebData:
+		return a, nil
 	}
 	for i, e := range a.ents {
 		if isDebData(e.Name) {
@@ -43,9 +46,16 @@ func openFormat(ra io.ReaderAt, size int64, cfg *arc.Config) (arc.Archive, error
 // cfg.DebData the data tarball, read by the tar package from the
 // member's data as the stream passes it.
 func newFormatReader(r io.Reader, cfg *arc.Config) (arc.Reader, error) {
-	z, err := newReader(r, cfg)
-	if err != nil || !cfg.DebData {
-		return z, err
+	c, err := conf.New(conf.From(cfg))
+	if err != nil {
+		return nil, err
+	}
+	z, err := newReader(r, &c)
+	switch {
+	case err != nil:
+		return nil, err
+	case !cfg.DebData:
+		return z, nil
 	}
 	for {
 		e, err := z.Next()

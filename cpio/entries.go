@@ -209,7 +209,7 @@ func sortByOffset(hs []*header) {
 
 // push queues h's entry; with g, as a hard link to g.first.
 func (l *lister) push(h *header, g *group) error {
-	it := item{e: entryOf(h), off: h.off, size: h.size, sum: h.sum, crc: h.kind == kindCRC}
+	it := item{e: entryOf(h), off: h.off, size: h.size, sum: h.sum, crc: hasSum(h)}
 	switch {
 	case g != nil:
 		it.e.Link, it.e.LinkTarget = arc.LinkHardlink, g.first
@@ -278,12 +278,16 @@ func entryOf(h *header) *arc.Entry {
 		th.Devmajor, th.Devminor = int64(h.rmajor), int64(h.rminor)
 	}
 	e.Mode = mode
-	if h.kind == kindCRC {
+	if hasSum(h) {
 		e.HashKind = "cpio sum"
 		e.Hash = binary.BigEndian.AppendUint32(nil, h.sum)
 	}
 	return e
 }
+
+// hasSum reports whether h's data has a byte sum to verify: a regular
+// file of the crc format (GNU cpio writes 0 for a symlink's target).
+func hasSum(h *header) bool { return h.kind == kindCRC && h.mode&typeMask == typeReg }
 
 // sumReader adds up the bytes read from r and, at its end, compares
 // the sum with the one the crc header stored.
