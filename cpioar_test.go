@@ -19,6 +19,7 @@ import (
 // nodes, which bsdtar makes as root and unarc never does, are left out
 // of bsdtar's tree. bsdtar stops at a cpio archive's trailer: the
 // concatenated sample is compared with both parts extracted in turn.
+// The compressed cpio archives are read through tar's decompressors.
 // A .deb opened WithDebData is compared with bsdtar's extraction of its
 // data tarball.
 func TestCpioArMatchBsdtar(t *testing.T) {
@@ -46,6 +47,8 @@ func TestCpioArMatchBsdtar(t *testing.T) {
 		{file: "cpio/bin.cpio"}, {file: "cpio/bin-be.cpio"}, {file: "cpio/odc.cpio"},
 		{file: "cpio/newc.cpio"}, {file: "cpio/crc.cpio"},
 		{file: "cpio/concat.cpio", ref: []string{"cpio/newc.cpio", "cpio/odc.cpio"}},
+		{file: "cpio/newc.cpio.gz"}, {file: "cpio/newc.cpio.bz2"}, {file: "cpio/newc.cpio.xz"},
+		{file: "cpio/newc.cpio.zst"}, {file: "cpio/newc.cpio.lzma"},
 		{file: "ar/gnu.a"}, {file: "ar/gnu-u.a"}, {file: "ar/bsd.a"},
 		{file: "ar/pkg-gz.deb"}, {file: "ar/pkg-none.deb"},
 	}
@@ -131,4 +134,57 @@ func compareModes(t *testing.T, want, got string) {
 		}
 		return nil
 	})
+}
+
+// TestCompressedCpio: a cpio archive in each compressor lists as
+// cpio.gz … with the stream's check, entries read in any order (a later
+// one first decodes the stream again) and match the plain archive's, and
+// PreferReader sends it to the forward Reader, which lists the same.
+func TestCompressedCpio(t *testing.T) {
+	plain, err := unarc.OpenFile("testdata/cpio/newc.cpio")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer plain.Close()
+	want := map[string]string{}
+	for _, e := range plain.Entries() {
+		b, err := plain.ReadFile(e.Name)
+		if err == nil {
+			want[e.Name] = string(b)
+		}
+	}
+	for ext, check := range map[string]string{"gz": "gzip CRC32", "bz2": "bzip2 CRC32", "xz": "xz CRC64", "zst": "zstd XXH64", "lzma": ""} {
+		t.Run(ext, func(t *testing.T) {
+			file := "testdata/cpio/newc.cpio." + ext
+			a, err := unarc.OpenFile(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer a.Close()
+			if a.Format() != "cpio."+ext || a.StreamCheck() != check {
+				t.Errorf("Format %q, StreamCheck %q", a.Format(), a.StreamCheck())
+			}
+			ents := a.Entries()
+			for i := len(ents) - 1; i >= 0; i-- {
+				e := ents[i]
+				w, ok := want[e.Name]
+				if !ok || e.Link != unarc.LinkNone {
+					continue
+				}
+				b, err := a.ReadFile(e.Name)
+				if err != nil || string(b) != w {
+					t.Errorf("%s: %d bytes, %v", e.Name, len(b), err)
+				}
+			}
+			f, err := os.Open(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer f.Close()
+			st, _ := f.Stat()
+			if !unarc.PreferReader(f, st.Size()) {
+				t.Errorf("PreferReader is false")
+			}
+		})
+	}
 }

@@ -34,8 +34,14 @@
 // the entries before the cut and reports it in Warnings), a damaged
 // header unarc.ErrCorrupt.
 //
-// Compressed cpio archives (an initramfs in gzip, xz, zstd …) are not
-// read yet: the root opens such a stream as one compressed file.
+// # Compressed archives
+//
+// Through the root, a cpio archive inside gzip, bzip2, xz, zstd, lzip or
+// .lzma (an initramfs image, an RPM payload) is read as the archive, by
+// the tar package's decompressors (see internal/inner): FormatName says
+// "cpio.gz", "cpio.xz" …, StreamCheck the stream's checksum, entries'
+// Method the compressor. This package's own Open and NewReader read
+// plain cpio.
 package cpio
 
 import (
@@ -110,12 +116,17 @@ func sniff(ra io.ReaderAt, size int64) bool {
 
 // Archive is random access over a cpio archive (or several concatenated)
 // in an io.ReaderAt: Open reads every header, skipping the data by
-// offset, and an entry is read from its data offset.
+// offset, and an entry is read from its data offset. Inside a compressed
+// stream (through the root) the archive is listed by decoding the stream
+// once, and an entry is read by decoding it again from the start, or
+// from where the last closed entry ended when entries are read in
+// stored order (stream.go).
 type Archive struct {
 	ra    io.ReaderAt
 	items []item
 	ents  []*arc.Entry
 	warns []error
+	st    *streamed // inside a compressed stream, else nil
 }
 
 // Open lists the archive in ra (size bytes), with the options applied in
@@ -133,27 +144,35 @@ func Open(ra io.ReaderAt, size int64, opts ...arc.Option) (*Archive, error) {
 		return nil, errs.ErrFormat
 	}
 	a := &Archive{ra: ra}
-	l := &lister{p: parser{src: src, lim: &cfg.Bounds}, lim: &cfg.Bounds, keep: true}
+	if err := a.list(&lister{p: parser{src: src, lim: &cfg.Bounds}, lim: &cfg.Bounds, keep: true}, size); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// list reads every header with l. size is the input's (-1: a stream),
+// which an entry's data must not pass. An input cut short after whole
+// entries is a warning (and damage to a compressed stream).
+func (a *Archive) list(l *lister, size int64) error {
 	for {
 		it, err := l.next()
 		if err == io.EOF {
-			break
+			a.warns = append(a.warns, l.endWarnings()...)
+			return nil
 		}
-		if err == nil && it.off+it.size > size {
+		if err == nil && size >= 0 && it.off+it.size > size {
 			err = errs.Truncated(fmt.Sprintf("cpio: entry %q needs %d bytes past the end of the input", it.e.Name, it.off+it.size-size))
 		}
 		if err != nil {
-			if !errors.Is(err, errs.ErrTruncated) || len(a.ents) == 0 {
-				return nil, err
+			if len(a.ents) == 0 || !(errors.Is(err, errs.ErrTruncated) || size < 0 && (errors.Is(err, errs.ErrCorrupt) || errors.Is(err, errs.ErrChecksum))) {
+				return err
 			}
 			a.warns = append(a.warns, errs.Incomplete(fmt.Errorf("the archive ends after %d entries: %w", len(a.ents), err)))
-			return a, nil
+			return nil
 		}
 		a.items = append(a.items, it)
 		a.ents = append(a.ents, it.e)
 	}
-	a.warns = append(a.warns, l.endWarnings()...)
-	return a, nil
 }
 
 // endWarnings are what the end of the input says: no trailer, or bytes
@@ -179,8 +198,14 @@ func (a *Archive) Comment() string { return "" }
 // listed), one without its trailer, and data after the last trailer.
 func (a *Archive) Warnings() []error { return a.warns }
 
-// Close releases nothing: the Archive holds no decoder.
-func (a *Archive) Close() error { return nil }
+// Close releases the decoder of a compressed stream; a plain archive
+// holds none.
+func (a *Archive) Close() error {
+	if a.st != nil {
+		return a.st.close()
+	}
+	return nil
+}
 
 // Open returns a reader of entry i's data; for the crc format reading it
 // to its end verifies the byte sum.
@@ -189,7 +214,23 @@ func (a *Archive) Open(i int) (io.ReadCloser, error) {
 		return nil, fmt.Errorf("cpio: no entry %d", i)
 	}
 	it := &a.items[i]
-	r := &entryReader{r: io.NewSectionReader(a.ra, it.off, it.size)}
+	r := &entryReader{}
+	switch {
+	case it.target != "":
+		r.r = strings.NewReader(it.target)
+	case it.size == 0:
+		r.r = eofReader{}
+	case a.st != nil:
+		c, err := a.st.seek(it.off)
+		if err != nil {
+			return nil, err
+		}
+		r.c, r.st = c, a.st
+		r.r = io.LimitReader(c, it.size)
+		r.left = it.size
+	default:
+		r.r = io.NewSectionReader(a.ra, it.off, it.size)
+	}
 	if it.crc {
 		r.sum = sumReader{r: r.r, want: it.sum, name: it.e.Name}
 		r.r = &r.sum
@@ -197,10 +238,14 @@ func (a *Archive) Open(i int) (io.ReadCloser, error) {
 	return r, nil
 }
 
-// entryReader reads one entry's data.
+// entryReader reads one entry's data: from the input, or through a
+// decoding pass c of a compressed stream, which Close hands back.
 type entryReader struct {
-	r   io.Reader
-	sum sumReader
+	r    io.Reader
+	sum  sumReader
+	c    *cursor
+	st   *streamed
+	left int64 // bytes of a pass not yet read
 }
 
 func (r *entryReader) Read(p []byte) (int, error) {
@@ -208,13 +253,24 @@ func (r *entryReader) Read(p []byte) (int, error) {
 		return 0, errClosed
 	}
 	n, err := r.r.Read(p)
+	r.left -= int64(n)
+	if err == io.EOF && r.left > 0 && r.c != nil {
+		err = errs.Truncated("cpio entry data")
+	}
 	if err == io.ErrUnexpectedEOF {
 		err = errs.Truncated("cpio entry data")
 	}
 	return n, err
 }
 
-func (r *entryReader) Close() error { r.r = nil; return nil }
+func (r *entryReader) Close() error {
+	r.r = nil
+	if r.c != nil {
+		r.st.put(r.c)
+		r.c = nil
+	}
+	return nil
+}
 
 // Reader reads a cpio archive (or several concatenated) forward-only
 // from a stream.
@@ -228,6 +284,9 @@ type Reader struct {
 	body  io.Reader
 	warns []error
 	err   error
+	name  string    // FormatName
+	check string    // StreamCheck
+	done  io.Closer // the decoder of a compressed stream, closed by Close
 }
 
 // NewReader starts reading r (positioned at the archive's first byte),
@@ -241,7 +300,7 @@ func NewReader(r io.Reader, opts ...arc.Option) (*Reader, error) {
 	if !ok {
 		br = bufio.NewReader(r)
 	}
-	z := &Reader{src: streamSource{br: br}}
+	z := &Reader{src: streamSource{br: br}, name: "cpio"}
 	if b, err := z.src.peek(6); err != nil {
 		return nil, err
 	} else if kindOf(b) == 0 {
@@ -301,11 +360,25 @@ func (z *Reader) Read(p []byte) (int, error) {
 // trailer and data after the last trailer.
 func (z *Reader) Warnings() []error { return z.warns }
 
-// Close ends reading; it does not close the underlying reader.
+// FormatName says what was read: "cpio", or inside a compressed stream
+// "cpio.gz", "cpio.xz" ….
+func (z *Reader) FormatName() string { return z.name }
+
+// StreamCheck names the checksum of the compressed stream that covers
+// every entry ("gzip CRC32" …), "" for none or a plain archive.
+func (z *Reader) StreamCheck() string { return z.check }
+
+// Close ends reading; it does not close the underlying reader (through
+// the root, the decoder of a compressed stream is released).
 func (z *Reader) Close() error {
 	z.body = nil
 	if z.err == nil {
 		z.err = errClosed
+	}
+	if z.done != nil {
+		d := z.done
+		z.done = nil
+		return d.Close()
 	}
 	return nil
 }

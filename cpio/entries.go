@@ -67,7 +67,8 @@ type lister struct {
 	ends   int   // p.ends when the groups were last reset
 	queue  []item
 	groups map[linkKey]*group
-	err    error // what ends the listing, after the queue
+	err    error  // what ends the listing, after the queue
+	method string // the compressor's name, inside a compressed stream
 }
 
 // next returns the next entry, or io.EOF after the last.
@@ -210,6 +211,9 @@ func sortByOffset(hs []*header) {
 // push queues h's entry; with g, as a hard link to g.first.
 func (l *lister) push(h *header, g *group) error {
 	it := item{e: entryOf(h), off: h.off, size: h.size, sum: h.sum, crc: hasSum(h)}
+	if l.method != "" {
+		it.e.Method, it.e.PackedSize = l.method, -1
+	}
 	switch {
 	case g != nil:
 		it.e.Link, it.e.LinkTarget = arc.LinkHardlink, g.first

@@ -15,6 +15,9 @@
 #   crc.cpio       SVR4 with the byte sum (070702)
 #   concat.cpio    newc.cpio then odc.cpio, each padded to 512 bytes by
 #                  cpio, as an initramfs image joins several archives
+#   newc.cpio.gz, .bz2, .xz, .zst, .lzma
+#                  newc.cpio compressed by gzip -n, bzip2, xz, zstd and
+#                  xz --format=lzma, as initramfs images are
 . "$(dirname "$0")/../lib.sh"
 
 t=$src/in
@@ -40,6 +43,11 @@ for h in bin odc newc crc; do
 	find . -mindepth 1 | LC_ALL=C sort | cpio -o --quiet -H "$h" -R 1000:1000 > "$out/$h.cpio"
 done
 cat "$out/newc.cpio" "$out/odc.cpio" > "$out/concat.cpio"
+gzip -n -9 -c "$out/newc.cpio" > "$out/newc.cpio.gz"
+bzip2 -9 -c "$out/newc.cpio" > "$out/newc.cpio.bz2"
+xz -c "$out/newc.cpio" > "$out/newc.cpio.xz"
+zstd -q -19 -c "$out/newc.cpio" > "$out/newc.cpio.zst"
+xz --format=lzma -c "$out/newc.cpio" > "$out/newc.cpio.lzma"
 
 # bin-be.cpio: swap the bytes of each 16-bit header word (13 words per
 # header); the name (padded to even) and the data (padded to even) stay.
