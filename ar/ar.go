@@ -33,7 +33,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"strings"
 	"time"
 
 	"github.com/go-unarc/unarc/arc"
@@ -54,7 +53,11 @@ var Format = arc.Format{
 	NewReader:  newFormatReader,
 }
 
-func sniffHead(head []byte) bool { return strings.HasPrefix(string(head), magic) }
+// sniffHead compares the magic without converting all of head (up to
+// the root's whole peek buffer) to a string.
+func sniffHead(head []byte) bool {
+	return len(head) >= len(magic) && string(head[:len(magic)]) == magic
+}
 
 func sniff(ra io.ReaderAt, size int64) bool {
 	var b [len(magic)]byte

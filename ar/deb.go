@@ -8,6 +8,7 @@ import (
 	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/internal/engine/conf"
 	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/internal/srcsize"
 	"github.com/go-unarc/unarc/tar"
 )
 
@@ -27,19 +28,48 @@ func errNoData() error {
 // package's data tarball, opened by the tar package over the member's
 // bytes (a section of ra: random access, no copy).
 func openFormat(ra io.ReaderAt, size int64, cfg *arc.Config) (arc.Archive, error) {
-	a, err := Open(ra, size, conf.From(cfg))
-	switch {
-	case err != nil:
-		return nil, err
-	case !cfg.DebData:
+	if !cfg.DebData {
+		a, err := Open(ra, size, conf.From(cfg))
+		if err != nil {
+			return nil, err
+		}
 		return a, nil
 	}
-	for i, e := range a.ents {
-		if isDebData(e.Name) {
-			return tar.Format.Open(io.NewSectionReader(ra, a.items[i].off, e.Size), e.Size, cfg)
+	if err := srcsize.Check(ra, size); err != nil {
+		return nil, err
+	}
+	if !sniff(ra, size) {
+		return nil, errs.ErrFormat
+	}
+	c, err := conf.New(conf.From(cfg))
+	if err != nil {
+		return nil, err
+	}
+	h, err := findData(&parser{src: &raSource{ra: ra, size: size, off: int64(len(magic))}, lim: &c.Bounds})
+	if err != nil {
+		return nil, err
+	}
+	if h.off+h.size > size {
+		return nil, errs.Truncated("ar: the data tarball passes the end of the input")
+	}
+	return tar.Format.Open(io.NewSectionReader(ra, h.off, h.size), h.size, cfg)
+}
+
+// findData passes the members before the data tarball and returns its
+// header, the parser at its data.
+func findData(p *parser) (*header, error) {
+	for {
+		h, err := p.next(0)
+		if err == io.EOF {
+			return nil, errNoData()
+		}
+		if err != nil {
+			return nil, err
+		}
+		if isDebData(h.name) {
+			return h, nil
 		}
 	}
-	return nil, errNoData()
 }
 
 // newFormatReader is Format.NewReader: the ar archive, or with
@@ -51,22 +81,16 @@ func newFormatReader(r io.Reader, cfg *arc.Config) (arc.Reader, error) {
 		return nil, err
 	}
 	z, err := newReader(r, &c)
-	switch {
-	case err != nil:
+	if err != nil {
 		return nil, err
-	case !cfg.DebData:
+	}
+	if !cfg.DebData {
 		return z, nil
 	}
-	for {
-		e, err := z.Next()
-		if err == io.EOF {
-			return nil, errNoData()
-		}
-		if err != nil {
-			return nil, err
-		}
-		if isDebData(e.Name) {
-			return tar.Format.NewReader(z, cfg)
-		}
+	h, err := findData(&z.p)
+	if err != nil {
+		return nil, err
 	}
+	z.left = h.size
+	return tar.Format.NewReader(z, cfg)
 }

@@ -275,18 +275,28 @@ func (r *entryReader) Close() error {
 // Reader reads a cpio archive (or several concatenated) forward-only
 // from a stream.
 type Reader struct {
-	l     lister
-	src   streamSource
-	left  int64 // data of the current entry not read
-	data  dataReader
-	sum   sumReader
-	tgt   strings.Reader
-	body  io.Reader
-	warns []error
-	err   error
-	name  string    // FormatName
-	check string    // StreamCheck
-	done  io.Closer // the decoder of a compressed stream, closed by Close
+	l      lister
+	src    streamSource
+	left   int64 // data of the current entry not read
+	data   dataReader
+	sum    sumReader
+	tgt    strings.Reader
+	body   io.Reader
+	warns  []error
+	err    error
+	name   string    // FormatName
+	check  string    // StreamCheck
+	done   io.Closer // the decoder of a compressed stream, closed by Close
+	pooled bool      // src.br is from readers
+}
+
+// release gives back the pooled buffer.
+func (z *Reader) release() {
+	if z.pooled {
+		z.pooled = false
+		release(z.src.br)
+		z.src.br = nil
+	}
 }
 
 // NewReader starts reading r (positioned at the archive's first byte),
@@ -298,13 +308,15 @@ func NewReader(r io.Reader, opts ...arc.Option) (*Reader, error) {
 	}
 	br, ok := r.(*bufio.Reader)
 	if !ok {
-		br = bufio.NewReader(r)
+		br = newBuffered(r)
 	}
-	z := &Reader{src: streamSource{br: br}, name: "cpio"}
-	if b, err := z.src.peek(6); err != nil {
+	z := &Reader{src: streamSource{br: br}, name: "cpio", pooled: !ok}
+	if b, err := z.src.peek(6); err != nil || kindOf(b) == 0 {
+		z.release()
+		if err == nil {
+			err = errs.ErrFormat
+		}
 		return nil, err
-	} else if kindOf(b) == 0 {
-		return nil, errs.ErrFormat
 	}
 	lim := cfg.Bounds
 	z.l = lister{p: parser{src: &z.src, lim: &lim}, lim: &lim}
@@ -375,6 +387,7 @@ func (z *Reader) Close() error {
 	if z.err == nil {
 		z.err = errClosed
 	}
+	z.release()
 	if z.done != nil {
 		d := z.done
 		z.done = nil

@@ -8,6 +8,7 @@ import (
 
 	"github.com/go-unarc/unarc/internal/engine"
 	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/internal/pool"
 )
 
 // kind is one of the four header formats.
@@ -166,6 +167,22 @@ func (s *raSource) peek(n int) ([]byte, error) {
 type streamSource struct {
 	br  *bufio.Reader
 	off int64
+}
+
+// readers are the buffers over streams (4 KiB each), kept between
+// archives: a Reader takes one unless handed a *bufio.Reader.
+var readers pool.Of[bufio.Reader]
+
+// newBuffered returns a pooled reader over r; release gives it back.
+func newBuffered(r io.Reader) *bufio.Reader {
+	br := readers.Get()
+	br.Reset(r)
+	return br
+}
+
+func release(br *bufio.Reader) {
+	br.Reset(nil)
+	readers.Put(br)
 }
 
 func (s *streamSource) full(p []byte) error {

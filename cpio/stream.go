@@ -49,6 +49,13 @@ type cursor struct {
 	pos int64
 }
 
+// close ends the pass and gives its buffer back.
+func (c *cursor) close() {
+	c.rc.Close()
+	release(c.br)
+	c.br = nil
+}
+
 func (c *cursor) Read(p []byte) (int, error) {
 	n, err := c.br.Read(p)
 	c.pos += int64(n)
@@ -67,7 +74,8 @@ func openStream(open func() (io.ReadCloser, error), done io.Closer, s inner.Stre
 		return nil, err
 	}
 	defer rc.Close()
-	src := &streamSource{br: bufio.NewReader(rc)}
+	src := &streamSource{br: newBuffered(rc)}
+	defer release(src.br)
 	if b, err := src.peek(6); err != nil || kindOf(b) == 0 {
 		if err == nil {
 			err = errs.ErrFormat
@@ -97,13 +105,13 @@ func (s *streamed) seek(off int64) (*cursor, error) {
 		if err != nil {
 			return nil, err
 		}
-		c = &cursor{rc: rc, br: bufio.NewReader(rc)}
+		c = &cursor{rc: rc, br: newBuffered(rc)}
 	}
 	for c.pos < off {
 		n, err := c.br.Discard(int(min(off-c.pos, 1<<30)))
 		c.pos += int64(n)
 		if err != nil {
-			c.rc.Close()
+			c.close()
 			if err == io.EOF {
 				err = errs.Truncated("cpio: the stream ends before an entry it listed")
 			}
@@ -124,7 +132,7 @@ func (s *streamed) put(c *cursor) {
 	}
 	s.mu.Unlock()
 	if old != nil {
-		old.rc.Close()
+		old.close()
 	}
 }
 
@@ -134,7 +142,7 @@ func (s *streamed) close() error {
 	s.idle, s.closed = nil, true
 	s.mu.Unlock()
 	if c != nil {
-		c.rc.Close()
+		c.close()
 	}
 	return s.done.Close()
 }
