@@ -28,7 +28,6 @@ package ar
 
 import (
 	"archive/tar"
-	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -38,7 +37,7 @@ import (
 	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/internal/engine/conf"
 	"github.com/go-unarc/unarc/internal/errs"
-	"github.com/go-unarc/unarc/internal/srcsize"
+	"github.com/go-unarc/unarc/internal/fwd"
 )
 
 // Format registers ar with the root, detected by its magic "!<arch>\n"
@@ -90,10 +89,7 @@ type Archive struct {
 // order (none: default limits). It lists an ar archive (a .deb too);
 // the Format opens a .deb's data tarball under arc.WithDebData.
 func Open(ra io.ReaderAt, size int64, opts ...arc.Option) (*Archive, error) {
-	if err := srcsize.Check(ra, size); err != nil {
-		return nil, err
-	}
-	cfg, err := conf.New(opts...)
+	cfg, err := conf.ForInput(ra, size, opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -101,7 +97,7 @@ func Open(ra io.ReaderAt, size int64, opts ...arc.Option) (*Archive, error) {
 		return nil, errs.ErrFormat
 	}
 	a := &Archive{ra: ra}
-	p := &parser{src: &raSource{ra: ra, size: size, off: int64(len(magic))}, lim: &cfg.Bounds}
+	p := &parser{src: &fwd.At{RA: ra, Size: size, Off: int64(len(magic)), Name: "ar"}, lim: &cfg.Bounds}
 	var mem int64
 	for {
 		h, err := p.next(mem)
@@ -167,7 +163,7 @@ func (a *Archive) Open(i int) (io.ReadCloser, error) {
 // Reader reads an ar archive forward-only from a stream.
 type Reader struct {
 	p    parser
-	src  streamSource
+	src  fwd.Stream
 	n    int
 	left int64
 	err  error
@@ -184,13 +180,12 @@ func NewReader(r io.Reader, opts ...arc.Option) (*Reader, error) {
 }
 
 func newReader(r io.Reader, cfg *arc.Config) (*Reader, error) {
-	br, ok := r.(*bufio.Reader)
-	if !ok {
-		br = bufio.NewReader(r)
-	}
-	z := &Reader{src: streamSource{br: br}}
+	z := &Reader{}
+	z.src.Name = "ar"
+	z.src.Reset(r)
 	var b [len(magic)]byte
-	if err := z.src.full(b[:]); err != nil || !sniffHead(b[:]) {
+	if err := z.src.Full(b[:]); err != nil || !sniffHead(b[:]) {
+		z.src.Release()
 		if err != nil && !isTruncated(err) {
 			return nil, err
 		}
@@ -230,10 +225,9 @@ func (z *Reader) Read(p []byte) (int, error) {
 	if int64(len(p)) > z.left {
 		p = p[:z.left]
 	}
-	n, err := z.src.br.Read(p)
+	n, err := z.src.Read(p)
 	z.left -= int64(n)
 	z.p.rem -= int64(n)
-	z.src.off += int64(n)
 	if err == io.EOF {
 		err = errs.Truncated("ar member data")
 	}
@@ -243,6 +237,7 @@ func (z *Reader) Read(p []byte) (int, error) {
 // Close ends reading; it does not close the underlying reader.
 func (z *Reader) Close() error {
 	z.left = 0
+	z.src.Release()
 	if z.err == nil {
 		z.err = errClosed
 	}

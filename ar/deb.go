@@ -8,7 +8,7 @@ import (
 	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/internal/engine/conf"
 	"github.com/go-unarc/unarc/internal/errs"
-	"github.com/go-unarc/unarc/internal/srcsize"
+	"github.com/go-unarc/unarc/internal/fwd"
 	"github.com/go-unarc/unarc/tar"
 )
 
@@ -35,17 +35,14 @@ func openFormat(ra io.ReaderAt, size int64, cfg *arc.Config) (arc.Archive, error
 		}
 		return a, nil
 	}
-	if err := srcsize.Check(ra, size); err != nil {
+	c, err := conf.ForInput(ra, size, conf.From(cfg))
+	if err != nil {
 		return nil, err
 	}
 	if !sniff(ra, size) {
 		return nil, errs.ErrFormat
 	}
-	c, err := conf.New(conf.From(cfg))
-	if err != nil {
-		return nil, err
-	}
-	h, err := findData(&parser{src: &raSource{ra: ra, size: size, off: int64(len(magic))}, lim: &c.Bounds})
+	h, err := findData(&parser{src: &fwd.At{RA: ra, Size: size, Off: int64(len(magic)), Name: "ar"}, lim: &c.Bounds})
 	if err != nil {
 		return nil, err
 	}

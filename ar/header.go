@@ -1,13 +1,13 @@
 package ar
 
 import (
-	"bufio"
 	"bytes"
 	"io"
 	"strconv"
 
 	"github.com/go-unarc/unarc/internal/engine"
 	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/internal/fwd"
 )
 
 const (
@@ -25,90 +25,6 @@ type header struct {
 	size     int64 // its data bytes (a BSD name not counted)
 }
 
-// source is what headers are parsed from: the input at a position, read
-// forward. An input that ends early is ErrTruncated.
-type source interface {
-	full(p []byte) error
-	skip(n int64) error
-	pos() int64
-	// atEnd reports whether the input has no more bytes.
-	atEnd() (bool, error)
-}
-
-// raSource reads an io.ReaderAt of known size.
-type raSource struct {
-	ra   io.ReaderAt
-	size int64
-	off  int64
-}
-
-func (s *raSource) full(p []byte) error {
-	if int64(len(p)) > s.size-s.off {
-		return errs.Truncated("ar header")
-	}
-	n, err := s.ra.ReadAt(p, s.off)
-	s.off += int64(n)
-	if n == len(p) {
-		return nil
-	}
-	if err == nil || err == io.EOF {
-		return errs.Truncated("ar header")
-	}
-	return err
-}
-
-func (s *raSource) skip(n int64) error {
-	if n > s.size-s.off {
-		s.off = s.size
-		return errs.Truncated("ar member data")
-	}
-	s.off += n
-	return nil
-}
-
-func (s *raSource) pos() int64           { return s.off }
-func (s *raSource) atEnd() (bool, error) { return s.off >= s.size, nil }
-
-// streamSource reads a stream forward.
-type streamSource struct {
-	br  *bufio.Reader
-	off int64
-}
-
-func (s *streamSource) full(p []byte) error {
-	n, err := io.ReadFull(s.br, p)
-	s.off += int64(n)
-	if err == io.EOF || err == io.ErrUnexpectedEOF {
-		return errs.Truncated("ar header")
-	}
-	return err
-}
-
-func (s *streamSource) skip(n int64) error {
-	for n > 0 {
-		k, err := s.br.Discard(int(min(n, 1<<30)))
-		s.off += int64(k)
-		n -= int64(k)
-		if err == io.EOF {
-			return errs.Truncated("ar member data")
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func (s *streamSource) pos() int64 { return s.off }
-
-func (s *streamSource) atEnd() (bool, error) {
-	_, err := s.br.Peek(1)
-	if err == io.EOF {
-		return true, nil
-	}
-	return false, err
-}
-
 // parser reads the members of an ar archive: System V/GNU (names ending
 // in '/', the "//" table of long names and "/N" names into it, the "/"
 // and "/SYM64/" symbol tables) and BSD ("#1/N": the name is the first N
@@ -116,7 +32,7 @@ func (s *streamSource) atEnd() (bool, error) {
 // the name table are the linker's and ar's own records, not members:
 // they are skipped, as ar t skips them.
 type parser struct {
-	src   source
+	src   fwd.Source
 	lim   *engine.Limits
 	rem   int64  // data and padding of the current member not yet passed
 	names []byte // the GNU long-name table
@@ -129,12 +45,12 @@ type parser struct {
 func (p *parser) next(mem int64) (*header, error) {
 	for {
 		if p.rem > 0 {
-			if err := p.src.skip(p.rem); err != nil {
+			if err := p.src.Skip(p.rem); err != nil {
 				return nil, err
 			}
 			p.rem = 0
 		}
-		if end, err := p.src.atEnd(); end || err != nil {
+		if b, err := p.src.Peek(1); len(b) == 0 || err != nil {
 			if err == nil {
 				err = io.EOF
 			}
@@ -143,9 +59,9 @@ func (p *parser) next(mem int64) (*header, error) {
 		if p.seen++; p.seen > p.lim.MaxEntries {
 			return nil, errs.Limit("ar: more than MaxEntries (%d) members", p.lim.MaxEntries)
 		}
-		start := p.src.pos()
+		start := p.src.Pos()
 		b := p.hb[:]
-		if err := p.src.full(b); err != nil {
+		if err := p.src.Full(b); err != nil {
 			return nil, err
 		}
 		if b[58] != '`' || b[59] != '\n' {
@@ -164,7 +80,7 @@ func (p *parser) next(mem int64) (*header, error) {
 				return nil, errs.Corrupt("ar: member header at offset %d: bad field %q", start, b[sp[0]:sp[1]])
 			}
 		}
-		h.off = p.src.pos()
+		h.off = p.src.Pos()
 		p.rem = h.size + h.size&1
 		raw := string(bytes.TrimRight(b[:16], " "))
 		switch {
@@ -236,7 +152,7 @@ func (p *parser) read(n int64) ([]byte, error) {
 	for int64(len(b)) < n {
 		k := int(min(n-int64(len(b)), 4096))
 		b = append(b, make([]byte, k)...)
-		if err := p.src.full(b[len(b)-k:]); err != nil {
+		if err := p.src.Full(b[len(b)-k:]); err != nil {
 			return nil, err
 		}
 	}

@@ -45,7 +45,6 @@
 package cpio
 
 import (
-	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -54,7 +53,7 @@ import (
 	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/internal/engine/conf"
 	"github.com/go-unarc/unarc/internal/errs"
-	"github.com/go-unarc/unarc/internal/srcsize"
+	"github.com/go-unarc/unarc/internal/fwd"
 )
 
 // Format registers cpio with the root. It has no Magic: the ASCII
@@ -132,15 +131,12 @@ type Archive struct {
 // Open lists the archive in ra (size bytes), with the options applied in
 // order (none: default limits).
 func Open(ra io.ReaderAt, size int64, opts ...arc.Option) (*Archive, error) {
-	if err := srcsize.Check(ra, size); err != nil {
-		return nil, err
-	}
-	cfg, err := conf.New(opts...)
+	cfg, err := conf.ForInput(ra, size, opts...)
 	if err != nil {
 		return nil, err
 	}
-	src := &raSource{ra: ra, size: size}
-	if b, _ := src.peek(6); kindOf(b) == 0 {
+	src := &fwd.At{RA: ra, Size: size, Name: "cpio"}
+	if b, _ := src.Peek(6); kindOf(b) == 0 {
 		return nil, errs.ErrFormat
 	}
 	a := &Archive{ra: ra}
@@ -182,7 +178,7 @@ func (l *lister) endWarnings() []error {
 	case l.p.ends == 0 && l.n > 0:
 		return []error{errs.Incomplete(errs.Truncated("cpio: the archive ends without its TRAILER!!! entry"))}
 	case l.p.junk:
-		return []error{errs.Notice(errs.Corrupt("cpio: data that is no cpio archive follows the last trailer, at offset %d", l.p.src.pos()))}
+		return []error{errs.Notice(errs.Corrupt("cpio: data that is no cpio archive follows the last trailer, at offset %d", l.p.src.Pos()))}
 	}
 	return nil
 }
@@ -226,7 +222,7 @@ func (a *Archive) Open(i int) (io.ReadCloser, error) {
 			return nil, err
 		}
 		r.c, r.st = c, a.st
-		r.r = io.LimitReader(c, it.size)
+		r.r = io.LimitReader(&c.src, it.size)
 		r.left = it.size
 	default:
 		r.r = io.NewSectionReader(a.ra, it.off, it.size)
@@ -275,28 +271,18 @@ func (r *entryReader) Close() error {
 // Reader reads a cpio archive (or several concatenated) forward-only
 // from a stream.
 type Reader struct {
-	l      lister
-	src    streamSource
-	left   int64 // data of the current entry not read
-	data   dataReader
-	sum    sumReader
-	tgt    strings.Reader
-	body   io.Reader
-	warns  []error
-	err    error
-	name   string    // FormatName
-	check  string    // StreamCheck
-	done   io.Closer // the decoder of a compressed stream, closed by Close
-	pooled bool      // src.br is from readers
-}
-
-// release gives back the pooled buffer.
-func (z *Reader) release() {
-	if z.pooled {
-		z.pooled = false
-		release(z.src.br)
-		z.src.br = nil
-	}
+	l     lister
+	src   fwd.Stream
+	left  int64 // data of the current entry not read
+	data  dataReader
+	sum   sumReader
+	tgt   strings.Reader
+	body  io.Reader
+	warns []error
+	err   error
+	name  string    // FormatName
+	check string    // StreamCheck
+	done  io.Closer // the decoder of a compressed stream, closed by Close
 }
 
 // NewReader starts reading r (positioned at the archive's first byte),
@@ -306,13 +292,11 @@ func NewReader(r io.Reader, opts ...arc.Option) (*Reader, error) {
 	if err != nil {
 		return nil, err
 	}
-	br, ok := r.(*bufio.Reader)
-	if !ok {
-		br = newBuffered(r)
-	}
-	z := &Reader{src: streamSource{br: br}, name: "cpio", pooled: !ok}
-	if b, err := z.src.peek(6); err != nil || kindOf(b) == 0 {
-		z.release()
+	z := &Reader{name: "cpio"}
+	z.src.Name = "cpio"
+	z.src.Reset(r)
+	if b, err := z.src.Peek(6); err != nil || kindOf(b) == 0 {
+		z.src.Release()
 		if err == nil {
 			err = errs.ErrFormat
 		}
@@ -387,7 +371,7 @@ func (z *Reader) Close() error {
 	if z.err == nil {
 		z.err = errClosed
 	}
-	z.release()
+	z.src.Release()
 	if z.done != nil {
 		d := z.done
 		z.done = nil
@@ -407,10 +391,9 @@ func (d *dataReader) Read(p []byte) (int, error) {
 	if int64(len(p)) > z.left {
 		p = p[:z.left]
 	}
-	n, err := z.src.br.Read(p)
+	n, err := z.src.Read(p)
 	z.left -= int64(n)
 	z.l.p.rem -= int64(n)
-	z.src.off += int64(n)
 	if err == io.EOF {
 		err = errs.Truncated("cpio entry data")
 	}

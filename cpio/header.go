@@ -1,14 +1,13 @@
 package cpio
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/binary"
 	"io"
 
 	"github.com/go-unarc/unarc/internal/engine"
 	"github.com/go-unarc/unarc/internal/errs"
-	"github.com/go-unarc/unarc/internal/pool"
+	"github.com/go-unarc/unarc/internal/fwd"
 )
 
 // kind is one of the four header formats.
@@ -105,123 +104,9 @@ type header struct {
 	off            int64 // where the data starts in the input
 }
 
-// source is what headers are parsed from: the input at a position, read
-// forward. Both implementations report an input that ends early as
-// ErrTruncated.
-type source interface {
-	// full reads len(p) bytes.
-	full(p []byte) error
-	// skip moves n bytes forward.
-	skip(n int64) error
-	// pos is the position in the input.
-	pos() int64
-	// peek returns up to n bytes ahead without consuming them (fewer at
-	// the end of the input).
-	peek(n int) ([]byte, error)
-}
-
-// raSource reads an io.ReaderAt of known size.
-type raSource struct {
-	ra   io.ReaderAt
-	size int64
-	off  int64
-	buf  [512]byte
-}
-
-func (s *raSource) full(p []byte) error {
-	if int64(len(p)) > s.size-s.off {
-		return errs.Truncated("cpio header")
-	}
-	n, err := s.ra.ReadAt(p, s.off)
-	s.off += int64(n)
-	if n == len(p) {
-		return nil
-	}
-	if err == nil || err == io.EOF {
-		return errs.Truncated("cpio header")
-	}
-	return err
-}
-
-func (s *raSource) skip(n int64) error {
-	if n > s.size-s.off {
-		s.off = s.size
-		return errs.Truncated("cpio entry data")
-	}
-	s.off += n
-	return nil
-}
-
-func (s *raSource) pos() int64 { return s.off }
-
-func (s *raSource) peek(n int) ([]byte, error) {
-	n = int(min(int64(min(n, len(s.buf))), s.size-s.off))
-	m, err := s.ra.ReadAt(s.buf[:n], s.off)
-	if m == n {
-		err = nil
-	}
-	return s.buf[:m], err
-}
-
-// streamSource reads a stream forward.
-type streamSource struct {
-	br  *bufio.Reader
-	off int64
-}
-
-// readers are the buffers over streams (4 KiB each), kept between
-// archives: a Reader takes one unless handed a *bufio.Reader.
-var readers pool.Of[bufio.Reader]
-
-// newBuffered returns a pooled reader over r; release gives it back.
-func newBuffered(r io.Reader) *bufio.Reader {
-	br := readers.Get()
-	br.Reset(r)
-	return br
-}
-
-func release(br *bufio.Reader) {
-	br.Reset(nil)
-	readers.Put(br)
-}
-
-func (s *streamSource) full(p []byte) error {
-	n, err := io.ReadFull(s.br, p)
-	s.off += int64(n)
-	if err == io.EOF || err == io.ErrUnexpectedEOF {
-		return errs.Truncated("cpio header")
-	}
-	return err
-}
-
-func (s *streamSource) skip(n int64) error {
-	for n > 0 {
-		k, err := s.br.Discard(int(min(n, 1<<30)))
-		s.off += int64(k)
-		n -= int64(k)
-		if err == io.EOF {
-			return errs.Truncated("cpio entry data")
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func (s *streamSource) pos() int64 { return s.off }
-
-func (s *streamSource) peek(n int) ([]byte, error) {
-	b, err := s.br.Peek(n)
-	if err == io.EOF || err == bufio.ErrBufferFull {
-		err = nil
-	}
-	return b, err
-}
-
 // parser reads the headers of one or more concatenated cpio archives.
 type parser struct {
-	src  source
+	src  fwd.Source
 	lim  *engine.Limits
 	rem  int64 // bytes of the current entry's data (and padding) not yet passed
 	hbuf [newcSize]byte
@@ -241,7 +126,7 @@ var errEnd = io.EOF
 func (p *parser) next(mem int64) (*header, error) {
 	for {
 		if p.rem > 0 {
-			if err := p.src.skip(p.rem); err != nil {
+			if err := p.src.Skip(p.rem); err != nil {
 				return nil, err
 			}
 			p.rem = 0
@@ -254,7 +139,7 @@ func (p *parser) next(mem int64) (*header, error) {
 			return h, nil
 		}
 		p.ends++
-		if err := p.src.skip(p.rem); err != nil {
+		if err := p.src.Skip(p.rem); err != nil {
 			return nil, err
 		}
 		p.rem = 0
@@ -271,7 +156,7 @@ func (p *parser) next(mem int64) (*header, error) {
 // another archive's magic follows it.
 func (p *parser) skipZeros() (bool, error) {
 	for {
-		b, err := p.src.peek(512)
+		b, err := p.src.Peek(512)
 		if err != nil {
 			return false, err
 		}
@@ -283,15 +168,15 @@ func (p *parser) skipZeros() (bool, error) {
 			z++
 		}
 		if z == len(b) {
-			if err := p.src.skip(int64(z)); err != nil {
+			if err := p.src.Skip(int64(z)); err != nil {
 				return false, err
 			}
 			continue
 		}
-		if err := p.src.skip(int64(z)); err != nil {
+		if err := p.src.Skip(int64(z)); err != nil {
 			return false, err
 		}
-		if b, err = p.src.peek(6); err != nil {
+		if b, err = p.src.Peek(6); err != nil {
 			return false, err
 		}
 		if kindOf(b) == 0 {
@@ -306,9 +191,9 @@ func (p *parser) skipZeros() (bool, error) {
 // leaves the position at the entry's data, with p.rem its data and
 // padding.
 func (p *parser) header(mem int64) (*header, error) {
-	start := p.src.pos()
+	start := p.src.Pos()
 	b := p.hbuf[:binSize]
-	if err := p.src.full(b); err != nil {
+	if err := p.src.Full(b); err != nil {
 		return nil, err
 	}
 	k := kindOf(b)
@@ -334,7 +219,7 @@ func (p *parser) header(mem int64) (*header, error) {
 		h.size = int64(w(11)<<16 | w(12))
 	case kindODC:
 		b = p.hbuf[:odcSize]
-		if err := p.src.full(b[binSize:]); err != nil {
+		if err := p.src.Full(b[binSize:]); err != nil {
 			return nil, err
 		}
 		var f [10]uint64
@@ -352,7 +237,7 @@ func (p *parser) header(mem int64) (*header, error) {
 		h.mtime, nameSize, h.size = int64(f[7]), int64(f[8]), int64(f[9])
 	default:
 		b = p.hbuf[:newcSize]
-		if err := p.src.full(b[binSize:]); err != nil {
+		if err := p.src.Full(b[binSize:]); err != nil {
 			return nil, err
 		}
 		var f [13]uint64
@@ -378,10 +263,10 @@ func (p *parser) header(mem int64) (*header, error) {
 		return nil, err
 	}
 	h.name = name
-	if err := p.src.skip(pad(start+k.headerSize()+nameSize, k.align()) - (start + k.headerSize() + nameSize)); err != nil {
+	if err := p.src.Skip(pad(start+k.headerSize()+nameSize, k.align()) - (start + k.headerSize() + nameSize)); err != nil {
 		return nil, err
 	}
-	h.off = p.src.pos()
+	h.off = p.src.Pos()
 	if h.size > p.lim.MaxEntrySize {
 		return nil, errs.Limit("cpio: entry %q of %d bytes passes MaxEntrySize (%d)", name, h.size, p.lim.MaxEntrySize)
 	}
@@ -396,7 +281,7 @@ func (p *parser) readName(n int64) (string, error) {
 	for int64(len(p.nbuf)) < n {
 		k := int(min(n-int64(len(p.nbuf)), 4096))
 		p.nbuf = append(p.nbuf, make([]byte, k)...)
-		if err := p.src.full(p.nbuf[len(p.nbuf)-k:]); err != nil {
+		if err := p.src.Full(p.nbuf[len(p.nbuf)-k:]); err != nil {
 			return "", err
 		}
 	}

@@ -1,13 +1,13 @@
 package cpio
 
 import (
-	"bufio"
 	"io"
 	"sync"
 
 	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/internal/engine/conf"
 	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/internal/fwd"
 	"github.com/go-unarc/unarc/internal/inner"
 )
 
@@ -42,24 +42,16 @@ type streamed struct {
 	closed bool
 }
 
-// cursor is one decoding pass over the stream, at pos.
+// cursor is one decoding pass over the stream, at src.Off.
 type cursor struct {
 	rc  io.ReadCloser
-	br  *bufio.Reader
-	pos int64
+	src fwd.Stream
 }
 
 // close ends the pass and gives its buffer back.
 func (c *cursor) close() {
 	c.rc.Close()
-	release(c.br)
-	c.br = nil
-}
-
-func (c *cursor) Read(p []byte) (int, error) {
-	n, err := c.br.Read(p)
-	c.pos += int64(n)
-	return n, err
+	c.src.Release()
 }
 
 // openStream lists a cpio archive from a decoded stream that open
@@ -74,9 +66,9 @@ func openStream(open func() (io.ReadCloser, error), done io.Closer, s inner.Stre
 		return nil, err
 	}
 	defer rc.Close()
-	src := &streamSource{br: newBuffered(rc)}
-	defer release(src.br)
-	if b, err := src.peek(6); err != nil || kindOf(b) == 0 {
+	src := fwd.NewStream(rc, "cpio")
+	defer src.Release()
+	if b, err := src.Peek(6); err != nil || kindOf(b) == 0 {
 		if err == nil {
 			err = errs.ErrFormat
 		}
@@ -94,7 +86,7 @@ func openStream(open func() (io.ReadCloser, error), done io.Closer, s inner.Stre
 func (s *streamed) seek(off int64) (*cursor, error) {
 	s.mu.Lock()
 	c := s.idle
-	if c != nil && c.pos <= off {
+	if c != nil && c.src.Off <= off {
 		s.idle = nil
 	} else {
 		c = nil
@@ -105,18 +97,13 @@ func (s *streamed) seek(off int64) (*cursor, error) {
 		if err != nil {
 			return nil, err
 		}
-		c = &cursor{rc: rc, br: newBuffered(rc)}
+		c = &cursor{rc: rc}
+		c.src.Name = "cpio"
+		c.src.Reset(rc)
 	}
-	for c.pos < off {
-		n, err := c.br.Discard(int(min(off-c.pos, 1<<30)))
-		c.pos += int64(n)
-		if err != nil {
-			c.close()
-			if err == io.EOF {
-				err = errs.Truncated("cpio: the stream ends before an entry it listed")
-			}
-			return nil, err
-		}
+	if err := c.src.Skip(off - c.src.Off); err != nil {
+		c.close()
+		return nil, err
 	}
 	return c, nil
 }

@@ -17,7 +17,6 @@ import (
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/inner"
 	"github.com/go-unarc/unarc/internal/pool"
-	"github.com/go-unarc/unarc/internal/srcsize"
 )
 
 // Format registers tar (plain, or inside gzip, bzip2, xz, zstd, lzip or
@@ -317,10 +316,7 @@ func (c *cursor) drain(kind compKind) error {
 // Open lists the archive in ra (size bytes), with the options applied in
 // order (none: default limits, no name).
 func Open(ra io.ReaderAt, size int64, opts ...arc.Option) (*Archive, error) {
-	if err := srcsize.Check(ra, size); err != nil {
-		return nil, err
-	}
-	cfg, err := conf.New(opts...)
+	cfg, err := conf.ForInput(ra, size, opts...)
 	if err != nil {
 		return nil, err
 	}
