@@ -27,12 +27,9 @@
 package ar
 
 import (
-	"archive/tar"
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"time"
 
 	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/internal/engine/conf"
@@ -129,14 +126,9 @@ func isTruncated(err error) bool { return errors.Is(err, errs.ErrTruncated) }
 
 // entryOf makes the Entry of h, the idx-th member.
 func entryOf(h *header, idx int) *arc.Entry {
-	mode := fs.FileMode(h.mode & 0o777)
-	if h.mode&0o170000 == 0o040000 {
-		mode |= fs.ModeDir
-	}
-	th := &tar.Header{Name: h.name, Mode: h.mode & 0o7777, Uid: int(h.uid), Gid: int(h.gid),
-		Size: h.size, ModTime: time.Unix(h.mtime, 0), Typeflag: tar.TypeReg}
-	return &arc.Entry{Name: h.name, Size: h.size, PackedSize: h.size, Modified: th.ModTime,
-		Mode: mode, Method: "stored", Index: idx, Sys: th}
+	e := fwd.UnixEntry(h.name, h.mode, int(h.uid), int(h.gid), h.size, h.mtime)
+	e.Index = idx
+	return e
 }
 
 // Entries lists the members in stored order.

@@ -44,11 +44,8 @@ type parser struct {
 // after the last. mem is the header memory the caller holds.
 func (p *parser) next(mem int64) (*header, error) {
 	for {
-		if p.rem > 0 {
-			if err := p.src.Skip(p.rem); err != nil {
-				return nil, err
-			}
-			p.rem = 0
+		if err := fwd.SkipRest(p.src, &p.rem); err != nil {
+			return nil, err
 		}
 		if b, err := p.src.Peek(1); len(b) == 0 || err != nil {
 			if err == nil {

@@ -14,6 +14,7 @@ import (
 
 	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/internal/fwd"
 )
 
 func sample(t testing.TB, name string) []byte {
@@ -211,13 +212,13 @@ func TestHostile(t *testing.T) {
 		data []byte
 		want error
 	}{
-		{"size past the end", newc("f", 1<<30, 2, typeReg|0o644), errs.ErrTruncated},
-		{"huge name", newc("f", 0, 1<<31, typeReg|0o644), errs.ErrLimit},
-		{"name past the end", newc("f", 0, 3000, typeReg|0o644), errs.ErrTruncated},
-		{"symlink target over the header memory", newc("l", 1<<20, 2, typeLink|0o777), errs.ErrLimit},
-		{"many entries", bytes.Repeat(newc("f", 0, 2, typeReg|0o644), 10), errs.ErrLimit},
+		{"size past the end", newc("f", 1<<30, 2, fwd.TypeReg|0o644), errs.ErrTruncated},
+		{"huge name", newc("f", 0, 1<<31, fwd.TypeReg|0o644), errs.ErrLimit},
+		{"name past the end", newc("f", 0, 3000, fwd.TypeReg|0o644), errs.ErrTruncated},
+		{"symlink target over the header memory", newc("l", 1<<20, 2, fwd.TypeLink|0o777), errs.ErrLimit},
+		{"many entries", bytes.Repeat(newc("f", 0, 2, fwd.TypeReg|0o644), 10), errs.ErrLimit},
 		{"bad digit", append([]byte("070701zz"), make([]byte, 200)...), errs.ErrCorrupt},
-		{"empty name", newc("", 0, 0, typeReg), errs.ErrCorrupt},
+		{"empty name", newc("", 0, 0, fwd.TypeReg), errs.ErrCorrupt},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -259,7 +260,7 @@ func TestHostile(t *testing.T) {
 // size bytes of data to follow.
 func newcLink(name string, size int64) []byte {
 	h := fmt.Sprintf("070701%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X",
-		7, typeReg|0o644, 0, 0, 2, 0, size, 0, 0, 0, 0, len(name)+1, 0)
+		7, fwd.TypeReg|0o644, 0, 0, 2, 0, size, 0, 0, 0, 0, len(name)+1, 0)
 	b := append([]byte(h), name...)
 	b = append(b, 0)
 	for len(b)%4 != 0 {
@@ -274,10 +275,10 @@ func TestModes(t *testing.T) {
 		mode uint32
 		want fs.FileMode
 	}{
-		{typeReg | 0o4755, fs.ModeSetuid | 0o755},
-		{typeDir | 0o1777, fs.ModeDir | fs.ModeSticky | 0o777},
-		{typeBlock | 0o660, fs.ModeDevice | 0o660},
-		{typeSocket | 0o600, fs.ModeSocket | 0o600},
+		{fwd.TypeReg | 0o4755, fs.ModeSetuid | 0o755},
+		{fwd.TypeDir | 0o1777, fs.ModeDir | fs.ModeSticky | 0o777},
+		{fwd.TypeBlock | 0o660, fs.ModeDevice | 0o660},
+		{fwd.TypeSocket | 0o600, fs.ModeSocket | 0o600},
 	} {
 		if got := entryOf(&header{mode: c.mode, name: "x"}).Mode; got != c.want {
 			t.Errorf("mode %o: %v, want %v", c.mode, got, c.want)

@@ -7,23 +7,11 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"time"
 
 	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/internal/engine"
 	"github.com/go-unarc/unarc/internal/errs"
-)
-
-// Mode type bits of a cpio header (S_IFMT and its values).
-const (
-	typeMask   = 0o170000
-	typeSocket = 0o140000
-	typeLink   = 0o120000
-	typeReg    = 0o100000
-	typeBlock  = 0o060000
-	typeDir    = 0o040000
-	typeChar   = 0o020000
-	typeFifo   = 0o010000
+	"github.com/go-unarc/unarc/internal/fwd"
 )
 
 // entryCost is what the index keeps per entry besides its strings.
@@ -120,8 +108,8 @@ func (l *lister) charge(n int64) error {
 
 // add files h: into the queue, or held as a link waiting for its data.
 func (l *lister) add(h *header) error {
-	t := h.mode & typeMask
-	if h.nlink > 1 && t != typeDir {
+	t := h.mode & fwd.TypeMask
+	if h.nlink > 1 && t != fwd.TypeDir {
 		if l.groups == nil {
 			l.groups = map[linkKey]*group{}
 		}
@@ -220,7 +208,7 @@ func (l *lister) push(h *header, g *group) error {
 		it.e.Sys.(*tar.Header).Typeflag = tar.TypeLink
 		it.e.Sys.(*tar.Header).Linkname = g.first
 		it.e.Size, it.e.PackedSize, it.size = 0, 0, 0
-	case h.mode&typeMask == typeLink:
+	case h.mode&fwd.TypeMask == fwd.TypeLink:
 		if h.size > l.lim.MaxHeaderMemory-l.mem {
 			return errs.Limit("cpio: a symlink target of %d bytes passes MaxHeaderMemory (%d bytes)", h.size, l.lim.MaxHeaderMemory)
 		}
@@ -243,45 +231,11 @@ func (l *lister) push(h *header, g *group) error {
 // entryOf makes the Entry of h; Sys is an *archive/tar.Header with the
 // owner, mode and device numbers, as tar's entries have.
 func entryOf(h *header) *arc.Entry {
-	mode := fs.FileMode(h.mode & 0o777)
-	if h.mode&0o4000 != 0 {
-		mode |= fs.ModeSetuid
-	}
-	if h.mode&0o2000 != 0 {
-		mode |= fs.ModeSetgid
-	}
-	if h.mode&0o1000 != 0 {
-		mode |= fs.ModeSticky
-	}
-	th := &tar.Header{Name: h.name, Mode: int64(h.mode & 0o7777), Uid: int(h.uid), Gid: int(h.gid),
-		Size: h.size, ModTime: time.Unix(h.mtime, 0), Typeflag: tar.TypeReg}
-	e := &arc.Entry{Name: h.name, Size: h.size, PackedSize: h.size, Modified: th.ModTime,
-		Method: "stored", Sys: th}
-	switch h.mode & typeMask {
-	case typeDir:
-		mode |= fs.ModeDir
-		th.Typeflag = tar.TypeDir
-		e.Size, e.PackedSize = 0, 0
-	case typeLink:
-		mode |= fs.ModeSymlink
-		e.Link = arc.LinkSymlink
-		th.Typeflag = tar.TypeSymlink
-	case typeChar:
-		mode |= fs.ModeDevice | fs.ModeCharDevice
-		th.Typeflag = tar.TypeChar
-	case typeBlock:
-		mode |= fs.ModeDevice
-		th.Typeflag = tar.TypeBlock
-	case typeFifo:
-		mode |= fs.ModeNamedPipe
-		th.Typeflag = tar.TypeFifo
-	case typeSocket:
-		mode |= fs.ModeSocket
-	}
-	if mode&(fs.ModeDevice|fs.ModeNamedPipe|fs.ModeSocket) != 0 {
+	e := fwd.UnixEntry(h.name, int64(h.mode), int(h.uid), int(h.gid), h.size, h.mtime)
+	if e.Mode&(fs.ModeDevice|fs.ModeNamedPipe|fs.ModeSocket) != 0 {
+		th := e.Sys.(*tar.Header)
 		th.Devmajor, th.Devminor = int64(h.rmajor), int64(h.rminor)
 	}
-	e.Mode = mode
 	if hasSum(h) {
 		e.HashKind = "cpio sum"
 		e.Hash = binary.BigEndian.AppendUint32(nil, h.sum)
@@ -291,7 +245,7 @@ func entryOf(h *header) *arc.Entry {
 
 // hasSum reports whether h's data has a byte sum to verify: a regular
 // file of the crc format (GNU cpio writes 0 for a symlink's target).
-func hasSum(h *header) bool { return h.kind == kindCRC && h.mode&typeMask == typeReg }
+func hasSum(h *header) bool { return h.kind == kindCRC && h.mode&fwd.TypeMask == fwd.TypeReg }
 
 // sumReader adds up the bytes read from r and, at its end, compares
 // the sum with the one the crc header stored.

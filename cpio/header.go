@@ -125,11 +125,8 @@ var errEnd = io.EOF
 // take; the name may use what is left of MaxHeaderMemory.
 func (p *parser) next(mem int64) (*header, error) {
 	for {
-		if p.rem > 0 {
-			if err := p.src.Skip(p.rem); err != nil {
-				return nil, err
-			}
-			p.rem = 0
+		if err := fwd.SkipRest(p.src, &p.rem); err != nil {
+			return nil, err
 		}
 		h, err := p.header(mem)
 		if err != nil {
@@ -139,10 +136,9 @@ func (p *parser) next(mem int64) (*header, error) {
 			return h, nil
 		}
 		p.ends++
-		if err := p.src.Skip(p.rem); err != nil {
+		if err := fwd.SkipRest(p.src, &p.rem); err != nil {
 			return nil, err
 		}
-		p.rem = 0
 		if more, err := p.skipZeros(); !more || err != nil {
 			if err == nil {
 				err = errEnd

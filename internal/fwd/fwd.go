@@ -1,15 +1,18 @@
-// Package fwd is the input a header parser reads forward: an io.ReaderAt
-// of known size from a position, which skips data by moving it, or a
-// stream through a pooled bufio.Reader, which skips data by reading it.
-// The cpio and ar packages read their headers and data through it. An
-// input that ends early is an error matching errs.ErrTruncated, named
-// after the format and the part being read.
+// Package fwd is what the cpio and ar readers share: the input a header
+// parser reads forward (an io.ReaderAt of known size from a position,
+// which skips data by moving it, or a stream through a pooled
+// bufio.Reader, which skips data by reading it) and the Entry of a
+// member with a Unix mode. An input that ends early is an error matching
+// errs.ErrTruncated, named after the format and the part being read.
 package fwd
 
 import (
+	"archive/tar"
 	"bufio"
 	"io"
+	"time"
 
+	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/pool"
 )
@@ -153,4 +156,60 @@ func (s *Stream) Read(p []byte) (int, error) {
 	n, err := s.BR.Read(p)
 	s.Off += int64(n)
 	return n, err
+}
+
+// SkipRest passes *rem bytes, what is left of the current member's data
+// and padding, and clears it: where a parser's next header starts.
+func SkipRest(s Source, rem *int64) error {
+	if *rem > 0 {
+		if err := s.Skip(*rem); err != nil {
+			return err
+		}
+		*rem = 0
+	}
+	return nil
+}
+
+// Unix mode type bits (S_IFMT and its values), as cpio and ar store them.
+const (
+	TypeMask   = 0o170000
+	TypeSocket = 0o140000
+	TypeLink   = 0o120000
+	TypeReg    = 0o100000
+	TypeBlock  = 0o060000
+	TypeDir    = 0o040000
+	TypeChar   = 0o020000
+	TypeFifo   = 0o010000
+)
+
+// UnixEntry is the Entry of a member whose header stores a Unix mode
+// (type and permission bits; no type bits is a regular file), owner,
+// size and modification time: Sys is an *archive/tar.Header holding
+// them (Uid, Gid; the caller adds device numbers and link names), as
+// tar's entries have, and Mode is what that header's FileInfo says. A
+// directory's size is 0; a symlink is a LinkSymlink whose target the
+// caller sets.
+func UnixEntry(name string, mode int64, uid, gid int, size, mtime int64) *arc.Entry {
+	th := &tar.Header{Name: name, Mode: mode & 0o7777, Uid: uid, Gid: gid, Size: size,
+		ModTime: time.Unix(mtime, 0), Typeflag: tar.TypeReg}
+	e := &arc.Entry{Name: name, Size: size, PackedSize: size, Modified: th.ModTime, Method: "stored", Sys: th}
+	switch mode & TypeMask {
+	case TypeDir:
+		th.Typeflag = tar.TypeDir
+		e.Size, e.PackedSize = 0, 0
+	case TypeLink:
+		th.Typeflag = tar.TypeSymlink
+		e.Link = arc.LinkSymlink
+	case TypeChar:
+		th.Typeflag = tar.TypeChar
+	case TypeBlock:
+		th.Typeflag = tar.TypeBlock
+	case TypeFifo:
+		th.Typeflag = tar.TypeFifo
+	case TypeSocket:
+		th.Mode |= 0o140000 // FileInfo knows a socket by its mode bits
+	}
+	e.Mode = th.FileInfo().Mode()
+	th.Mode &= 0o7777
+	return e
 }
