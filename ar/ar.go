@@ -86,28 +86,21 @@ type Archive struct {
 // order (none: default limits). It lists an ar archive (a .deb too);
 // the Format opens a .deb's data tarball under arc.WithDebData.
 func Open(ra io.ReaderAt, size int64, opts ...arc.Option) (*Archive, error) {
-	cfg, err := conf.ForInput(ra, size, opts...)
+	p, err := openParser(ra, size, opts...)
 	if err != nil {
 		return nil, err
 	}
-	if !sniff(ra, size) {
-		return nil, errs.ErrFormat
-	}
 	a := &Archive{ra: ra}
-	p := &parser{src: &fwd.At{RA: ra, Size: size, Off: int64(len(magic)), Name: "ar"}, lim: &cfg.Bounds}
 	var mem int64
 	for {
 		h, err := p.next(mem)
 		if err == io.EOF {
 			return a, nil
 		}
-		if err == nil && h.off+h.size > size {
-			err = errs.Truncated(fmt.Sprintf("ar: member %q needs %d bytes past the end of the input", h.name, h.off+h.size-size))
-		}
 		if err == nil {
 			e := entryOf(h, len(a.ents))
-			if mem += entryCost + 2*int64(len(h.name)); mem > cfg.Bounds.MaxHeaderMemory {
-				err = errs.Limit("ar: headers need more than MaxHeaderMemory (%d bytes)", cfg.Bounds.MaxHeaderMemory)
+			if mem += entryCost + 2*int64(len(h.name)); mem > p.lim.MaxHeaderMemory {
+				err = errs.Limit("ar: headers need more than MaxHeaderMemory (%d bytes)", p.lim.MaxHeaderMemory)
 			} else {
 				a.items = append(a.items, item{e: e, off: h.off})
 				a.ents = append(a.ents, e)
@@ -120,6 +113,19 @@ func Open(ra io.ReaderAt, size int64, opts ...arc.Option) (*Archive, error) {
 		a.warns = append(a.warns, errs.Incomplete(fmt.Errorf("the archive ends after %d members: %w", len(a.ents), err)))
 		return a, nil
 	}
+}
+
+// openParser starts parsing the ar archive in ra (size bytes) after its
+// magic, with the options resolved: how Open and a .deb's data begin.
+func openParser(ra io.ReaderAt, size int64, opts ...arc.Option) (*parser, error) {
+	cfg, err := conf.ForInput(ra, size, opts...)
+	if err != nil {
+		return nil, err
+	}
+	if !sniff(ra, size) {
+		return nil, errs.ErrFormat
+	}
+	return &parser{src: &fwd.At{RA: ra, Size: size, Off: int64(len(magic)), Name: "ar"}, lim: &cfg.Bounds, end: size}, nil
 }
 
 func isTruncated(err error) bool { return errors.Is(err, errs.ErrTruncated) }
@@ -184,7 +190,7 @@ func newReader(r io.Reader, cfg *arc.Config) (*Reader, error) {
 		return nil, errs.ErrFormat
 	}
 	lim := cfg.Bounds
-	z.p = parser{src: &z.src, lim: &lim}
+	z.p = parser{src: &z.src, lim: &lim, end: -1}
 	return z, nil
 }
 
@@ -237,3 +243,7 @@ func (z *Reader) Close() error {
 }
 
 var errClosed = errors.New("ar: read after Close")
+
+// errNoData is the error of a package opened with arc.WithDebData that
+// has no data tarball.
+var errNoData = fmt.Errorf("%w: ar: no data.tar member (not a Debian package)", errs.ErrFormat)

@@ -1,14 +1,11 @@
 package ar
 
 import (
-	"fmt"
 	"io"
 	"strings"
 
 	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/internal/engine/conf"
-	"github.com/go-unarc/unarc/internal/errs"
-	"github.com/go-unarc/unarc/internal/fwd"
 	"github.com/go-unarc/unarc/tar"
 )
 
@@ -16,12 +13,6 @@ import (
 // tarball: data.tar, or data.tar with a compressor's suffix.
 func isDebData(name string) bool {
 	return name == "data.tar" || strings.HasPrefix(name, "data.tar.")
-}
-
-// errNoData is the error of a package opened with arc.WithDebData that
-// has no data tarball.
-func errNoData() error {
-	return fmt.Errorf("%w: ar: no data.tar member (not a Debian package)", errs.ErrFormat)
 }
 
 // openFormat is Format.Open: the ar archive, or with cfg.DebData the
@@ -35,19 +26,13 @@ func openFormat(ra io.ReaderAt, size int64, cfg *arc.Config) (arc.Archive, error
 		}
 		return a, nil
 	}
-	c, err := conf.ForInput(ra, size, conf.From(cfg))
+	p, err := openParser(ra, size, conf.From(cfg))
 	if err != nil {
 		return nil, err
 	}
-	if !sniff(ra, size) {
-		return nil, errs.ErrFormat
-	}
-	h, err := findData(&parser{src: &fwd.At{RA: ra, Size: size, Off: int64(len(magic)), Name: "ar"}, lim: &c.Bounds})
+	h, err := findData(p)
 	if err != nil {
 		return nil, err
-	}
-	if h.off+h.size > size {
-		return nil, errs.Truncated("ar: the data tarball passes the end of the input")
 	}
 	return tar.Format.Open(io.NewSectionReader(ra, h.off, h.size), h.size, cfg)
 }
@@ -58,7 +43,7 @@ func findData(p *parser) (*header, error) {
 	for {
 		h, err := p.next(0)
 		if err == io.EOF {
-			return nil, errNoData()
+			return nil, errNoData
 		}
 		if err != nil {
 			return nil, err

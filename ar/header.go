@@ -2,6 +2,7 @@ package ar
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"strconv"
 
@@ -36,6 +37,7 @@ type parser struct {
 	lim   *engine.Limits
 	rem   int64  // data and padding of the current member not yet passed
 	names []byte // the GNU long-name table
+	end   int64  // the input's size, which no member may pass; -1: a stream
 	hb    [headerSize]byte
 	seen  int64
 }
@@ -126,6 +128,9 @@ func (p *parser) next(mem int64) (*header, error) {
 		}
 		if h.name == "" {
 			return nil, errs.Corrupt("ar: member at offset %d has no name", start)
+		}
+		if p.end >= 0 && h.off+h.size > p.end {
+			return nil, errs.Truncated(fmt.Sprintf("ar: member %q needs %d bytes past the end of the input", h.name, h.off+h.size-p.end))
 		}
 		if h.size > p.lim.MaxEntrySize {
 			return nil, errs.Limit("ar: member %q of %d bytes passes MaxEntrySize (%d)", h.name, h.size, p.lim.MaxEntrySize)
