@@ -170,6 +170,7 @@ func TestHostile(t *testing.T) {
 		{"negative size", magic + hdr("f/", "-5"), errs.ErrCorrupt},
 		{"long name index out of range", magic + hdr("//", "6") + "abcd/\n" + hdr("/99", "0"), errs.ErrCorrupt},
 		{"long name without a table", magic + hdr("/0", "0"), errs.ErrCorrupt},
+		{"long name inside another", magic + hdr("//", "12") + "abcd/\nefgh/\n" + hdr("/2", "0"), errs.ErrCorrupt},
 		{"name table over the header memory", magic + hdr("//", "100000") + strings.Repeat("x", 100000), errs.ErrLimit},
 		{"BSD name longer than the member", magic + hdr("#1/20", "4") + "abcd", errs.ErrCorrupt},
 		{"BSD name over the header memory", magic + hdr("#1/9000", "9000") + strings.Repeat("x", 9000), errs.ErrLimit},
@@ -192,10 +193,22 @@ func TestHostile(t *testing.T) {
 			}
 		})
 	}
+	// Many members naming one long name of a large table: each name is
+	// made once, not scanned again per member (which was quadratic).
+	table := strings.Repeat("x", 1<<20) + "/\n"
+	many := magic + hdr("//", fmt.Sprint(len(table))) + table + strings.Repeat(hdr("/0", "0"), 20000)
+	a, err := Open(strings.NewReader(many), int64(len(many)), arc.WithLimits(arc.Limits{MaxHeaderMemory: arc.Unlimited}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := len(a.Entries()); n != 20000 || len(a.Entries()[0].Name) != 1<<20 {
+		t.Errorf("%d entries", n)
+	}
+
 	// A member cut after whole ones: Open keeps those, with a warning.
 	data := sample(t, "gnu.a")
 	cut := data[:len(data)-100]
-	a, err := Open(bytes.NewReader(cut), int64(len(cut)))
+	a, err = Open(bytes.NewReader(cut), int64(len(cut)))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -35,9 +35,10 @@ type header struct {
 type parser struct {
 	src   fwd.Source
 	lim   *engine.Limits
-	rem   int64  // data and padding of the current member not yet passed
-	names []byte // the GNU long-name table
-	end   int64  // the input's size, which no member may pass; -1: a stream
+	rem   int64          // data and padding of the current member not yet passed
+	names []byte         // the GNU long-name table
+	long  map[int]string // names made from it, by offset
+	end   int64          // the input's size, which no member may pass; -1: a stream
 	hb    [headerSize]byte
 	seen  int64
 }
@@ -92,6 +93,7 @@ func (p *parser) next(mem int64) (*header, error) {
 			if p.names, err = p.read(h.size); err != nil {
 				return nil, err
 			}
+			p.long = nil
 			continue
 		case len(raw) > 3 && raw[:3] == "#1/":
 			n, err := strconv.ParseInt(raw[3:], 10, 64)
@@ -113,16 +115,10 @@ func (p *parser) next(mem int64) (*header, error) {
 			h.size -= n
 		case len(raw) > 1 && raw[0] == '/':
 			i, err := strconv.ParseInt(raw[1:], 10, 64)
-			if err != nil || i < 0 || i >= int64(len(p.names)) {
-				return nil, errs.Corrupt("ar: long name %q is not in the name table (%d bytes)", raw, len(p.names))
+			if err != nil || i < 0 || i >= int64(len(p.names)) || i > 0 && !isNameEnd(p.names[i-1]) {
+				return nil, errs.Corrupt("ar: long name %q is not a name in the name table (%d bytes)", raw, len(p.names))
 			}
-			t := p.names[i:]
-			if e := bytes.Index(t, []byte("/\n")); e >= 0 {
-				t = t[:e]
-			} else if e := bytes.IndexByte(t, '\n'); e >= 0 {
-				t = t[:e]
-			}
-			h.name = string(t)
+			h.name = p.longName(int(i))
 		default:
 			h.name = trimSlash(raw)
 		}
@@ -137,6 +133,29 @@ func (p *parser) next(mem int64) (*header, error) {
 		}
 		return h, nil
 	}
+}
+
+// isNameEnd reports whether c ends a name in the long-name table: GNU
+// and System V end them with "/\n", Microsoft's .lib with a NUL.
+func isNameEnd(c byte) bool { return c == '\n' || c == 0 }
+
+// longName is the name starting at i in the table. Each is made once
+// (members may name the same one again), so the table is scanned once
+// in all however many members refer into it.
+func (p *parser) longName(i int) string {
+	if s, ok := p.long[i]; ok {
+		return s
+	}
+	e := i
+	for e < len(p.names) && !isNameEnd(p.names[e]) {
+		e++
+	}
+	s := trimSlash(string(p.names[i:e]))
+	if p.long == nil {
+		p.long = map[int]string{}
+	}
+	p.long[i] = s
+	return s
 }
 
 // trimSlash drops the '/' a GNU short name ends with.

@@ -256,6 +256,30 @@ func TestHostile(t *testing.T) {
 	}
 }
 
+// TestManyPendingLinks: links waiting for data that never comes are
+// listed at the trailer in stored order, sorted in n log n (an
+// insertion sort made 20,000 of them a quadratic stall).
+func TestManyPendingLinks(t *testing.T) {
+	var b []byte
+	for i := range 20000 {
+		h := fmt.Sprintf("070701%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X",
+			i+1, fwd.TypeReg|0o644, 0, 0, 2, 0, 0, 0, 0, 0, 0, 6, 0)
+		b = append(b, h...)
+		b = append(b, fmt.Sprintf("%05d\x00", i)...)
+		for len(b)%4 != 0 {
+			b = append(b, 0)
+		}
+	}
+	a, err := Open(bytes.NewReader(b), int64(len(b)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ents := a.Entries()
+	if len(ents) != 20000 || ents[0].Name != "00000" || ents[19999].Name != "19999" {
+		t.Errorf("%d entries", len(ents))
+	}
+}
+
 // newcLink is a newc header of a file with two links (inode 7) and
 // size bytes of data to follow.
 func newcLink(name string, size int64) []byte {

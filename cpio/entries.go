@@ -2,11 +2,13 @@ package cpio
 
 import (
 	"archive/tar"
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
+	"slices"
 
 	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/internal/engine"
@@ -165,7 +167,7 @@ func (l *lister) flush() {
 	for _, g := range l.groups {
 		pend = append(pend, g.pending...)
 	}
-	sortByOffset(pend)
+	slices.SortFunc(pend, func(a, b *header) int { return cmp.Compare(a.off, b.off) })
 	firsts := map[linkKey]*group{}
 	for _, p := range pend {
 		k := linkKey{p.dev, p.ino}
@@ -184,16 +186,6 @@ func (l *lister) flush() {
 		}
 	}
 	l.groups = nil
-}
-
-// sortByOffset sorts headers by their data offset (insertion sort: the
-// pending lists are short and nearly sorted).
-func sortByOffset(hs []*header) {
-	for i := 1; i < len(hs); i++ {
-		for j := i; j > 0 && hs[j].off < hs[j-1].off; j-- {
-			hs[j], hs[j-1] = hs[j-1], hs[j]
-		}
-	}
 }
 
 // push queues h's entry; with g, as a hard link to g.first.
