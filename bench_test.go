@@ -25,7 +25,8 @@ type benchCase struct {
 	noReader bool // the format cannot be read forward-only (7z)
 	// gen, if set, writes the archive to path instead of tool (no
 	// reference tool writes it).
-	gen func(tb testutil.TB, path string)
+	gen     func(tb testutil.TB, path string)
+	debData bool // a .deb read as its data tarball (WithDebData)
 }
 
 var benchCases = []benchCase{
@@ -52,6 +53,15 @@ var benchCases = []benchCase{
 	tarCase("tar-gz", "gz", "-z"),       // gzip -6 (tar -czf)
 	tarCase("tar-zst", "zst", "--zstd"), // zstd -3
 	tarCase("tar-xz", "xz", "-J"),       // xz -6
+	// An initramfs-style cpio.gz (GNU cpio -H newc, gzip -6) and a .deb
+	// (dpkg-deb -Zgzip) read as its data tarball.
+	{name: "cpio-gz", file: "mixed-cpio.cpio.gz", tool: "sh", args: []string{"-c",
+		`out=$1; shift; printf '%s\n' "$@" | cpio -o --quiet -H newc | gzip -6 > "$out"`, "sh", "{out}"}},
+	{name: "deb", file: "mixed-deb.deb", tool: "sh", args: []string{"-c",
+		`out=$1; shift; d=$(mktemp -d) && mkdir -p "$d/p/DEBIAN" && cp "$@" "$d/p/" &&
+		printf 'Package: mixed\nVersion: 1\nArchitecture: all\nMaintainer: m <m@example.invalid>\nDescription: mixed-200\n' > "$d/p/DEBIAN/control" &&
+		dpkg-deb --root-owner-group -Zgzip --build "$d/p" "$out" >/dev/null; rc=$?; rm -rf "$d"; exit $rc`, "sh", "{out}"},
+		debData: true},
 }
 
 // tarCase is a GNU tar tarball of mixed-200 through its compressor
@@ -115,6 +125,9 @@ func benchOptions(c benchCase) []unarc.Option {
 	opts := []unarc.Option{unarc.WithWorkers(1)}
 	if c.password != "" {
 		opts = append(opts, unarc.WithPassword(c.password))
+	}
+	if c.debData {
+		opts = append(opts, unarc.WithDebData())
 	}
 	return opts
 }

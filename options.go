@@ -46,6 +46,16 @@ type options struct {
 	ctx context.Context
 
 	checkpoints engine.CheckpointPolicy // OpenSeekable (seekable.go)
+	debData     bool                    // WithDebData
+}
+
+// WithDebData opens a Debian package (.deb) as its data tarball
+// (data.tar, .gz, .xz, .zst, .bz2, .lzma): the files the package
+// installs, rather than the ar archive of debian-binary, control.tar.*
+// and data.tar.* it is. A package without a data tarball fails with
+// ErrFormat; other formats ignore the option.
+func WithDebData() Option {
+	return func(o *options) error { o.debData = true; return nil }
 }
 
 // WithPassword sets the password used for every encrypted entry and for
@@ -227,7 +237,7 @@ func buildOptions(opts []Option) (*options, error) {
 // password state and key-derivation budget.
 func (o *options) config() (*arc.Config, *passwords) {
 	pw := newPasswords(o)
-	cfg := &arc.Config{Limits: o.limits, DecodeName: o.decodeName}
+	cfg := &arc.Config{Limits: o.limits, DecodeName: o.decodeName, DebData: o.debData}
 	cfg.Bounds = o.bounds
 	cfg.Budget = conf.NewBudget(o.bounds)
 	cfg.Workers = o.workers

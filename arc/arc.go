@@ -216,6 +216,10 @@ type Config struct {
 	// FileVersions lists older file versions (RAR "name;N") as entries of
 	// their own; by default they are skipped, as unrar does without -ver.
 	FileVersions bool
+	// DebData opens a Debian package's data tarball (its data.tar.*
+	// member) as the archive, instead of the ar archive the package is:
+	// the files it installs. Other formats ignore it.
+	DebData bool
 	// DecodeName decodes an entry name stored in a legacy code page (a ZIP
 	// name without the UTF-8 flag). Nil means CP437, as APPNOTE says.
 	DecodeName func(raw []byte) string

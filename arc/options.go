@@ -87,6 +87,13 @@ func WithName(name string) Option {
 	return func(c *Config) error { c.Name = name; return nil }
 }
 
+// WithDebData opens a Debian package (.deb) as its data tarball, the
+// files it installs, rather than as the ar archive of debian-binary,
+// control.tar.* and data.tar.* it is (Config.DebData).
+func WithDebData() Option {
+	return func(c *Config) error { c.DebData = true; return nil }
+}
+
 // WithFileVersions lists older file versions (RAR "name;N") as entries.
 func WithFileVersions() Option {
 	return func(c *Config) error { c.FileVersions = true; return nil }

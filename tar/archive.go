@@ -15,8 +15,8 @@ import (
 	"github.com/go-unarc/unarc/internal/engine"
 	"github.com/go-unarc/unarc/internal/engine/conf"
 	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/internal/inner"
 	"github.com/go-unarc/unarc/internal/pool"
-	"github.com/go-unarc/unarc/internal/srcsize"
 )
 
 // Format registers tar (plain, or inside gzip, bzip2, xz, zstd, lzip or
@@ -32,10 +32,24 @@ var Format = arc.Format{
 	SniffHead:    sniffBytes,
 	PreferReader: preferReader,
 	Open: func(ra io.ReaderAt, size int64, cfg *arc.Config) (arc.Archive, error) {
-		return Open(ra, size, conf.From(cfg))
+		a, err := Open(ra, size, conf.From(cfg))
+		switch {
+		case err != nil:
+			return nil, err
+		case a.inner != nil:
+			return a.openInner(cfg)
+		}
+		return a, nil
 	},
 	NewReader: func(r io.Reader, cfg *arc.Config) (arc.Reader, error) {
-		return NewReader(r, conf.From(cfg))
+		z, err := NewReader(r, conf.From(cfg))
+		switch {
+		case err != nil:
+			return nil, err
+		case z.inner != nil:
+			return z.readInner(cfg)
+		}
+		return z, nil
 	},
 	OpenIndex:  openIndex,
 	IndexNames: []string{"tar"}, // and each compressor's (register)
@@ -153,6 +167,7 @@ type Archive struct {
 	dmgAt   int
 	cps     cpcache.Cache // seek.go
 	ix      *ixState      // opened from an index (persist.go)
+	inner   *inner.Format // a compressed single file that is an archive of that format (inner.go)
 
 	mu     sync.Mutex
 	idle   *cursor // compressed tar: the decoder after the last closed entry
@@ -301,10 +316,7 @@ func (c *cursor) drain(kind compKind) error {
 // Open lists the archive in ra (size bytes), with the options applied in
 // order (none: default limits, no name).
 func Open(ra io.ReaderAt, size int64, opts ...arc.Option) (*Archive, error) {
-	if err := srcsize.Check(ra, size); err != nil {
-		return nil, err
-	}
-	cfg, err := conf.New(opts...)
+	cfg, err := conf.ForInput(ra, size, opts...)
 	if err != nil {
 		return nil, err
 	}
@@ -337,6 +349,7 @@ func Open(ra io.ReaderAt, size int64, opts ...arc.Option) (*Archive, error) {
 	defer c.free()
 	if !isHeader(c.hb[:m]) {
 		a.bare = true
+		a.inner = inner.Match(c.hb[:m])
 		a.ents = []*arc.Entry{bareEntry(a.kind, &c.dec, cfg.Name, size)}
 		return a, nil
 	}
@@ -771,7 +784,8 @@ func preferReader(ra io.ReaderAt, size int64) bool {
 }
 
 // isCompressedTar reports whether head, the first bytes of an input, is a
-// compressed stream whose content starts with a tar header. It decodes
+// compressed stream whose content starts with a tar header, or with an
+// archive of a format registered with internal/inner (a cpio.gz). It decodes
 // head, so the stream's first block must be whole in it: a few KiB for
 // gzip, xz, lzip and .lzma, which decode as they read, but up to 128 KiB
 // (and the frame header) for zstd and up to 900 KiB for bzip2 (false
@@ -784,5 +798,6 @@ func isCompressedTar(head []byte) bool {
 		return false
 	}
 	var b [blockSize]byte
-	return isHeader(b[:peekDecoded(kind, head, b[:])])
+	d := b[:peekDecoded(kind, head, b[:])]
+	return isHeader(d) || inner.Match(d) != nil
 }

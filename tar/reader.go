@@ -8,6 +8,7 @@ import (
 	"github.com/go-unarc/unarc/internal/engine"
 	"github.com/go-unarc/unarc/internal/engine/conf"
 	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/internal/inner"
 )
 
 // Reader reads a tar archive, plain or compressed, or a compressed single
@@ -26,6 +27,7 @@ type Reader struct {
 	err   error
 	raw   [blockSize]byte // the input's first bytes, when r cannot peek
 	pre   prefixReader
+	inner *inner.Format // a compressed single file that is an archive of that format (inner.go)
 }
 
 // NewReader starts reading r (positioned at the archive's first byte),
@@ -61,6 +63,7 @@ func NewReader(r io.Reader, opts ...arc.Option) (*Reader, error) {
 	}
 	if z.kind != kindNone && !isHeader(z.c.hb[:m]) {
 		z.bare = true
+		z.inner = inner.Match(z.c.hb[:m])
 		return z, nil
 	}
 	z.c.openTar()

@@ -50,6 +50,9 @@ flags (all commands):
                      RAR solid runs, 7z folders) run in parallel, results and
                      errors come in archive order; -j 1 decodes in order.
                      A stream (-) is always read on one.
+  -deb-data          a Debian package (.deb) is its data tarball, the files
+                     it installs (without: the ar archive of debian-binary,
+                     control.tar.* and data.tar.*)
 test (t):
   -digest D          also compute content digests while decoding: blake3,
                      sha256 or blake3,sha256; printed as b3sum/sha256sum
@@ -158,6 +161,7 @@ type command struct {
 	limits    unarc.Limits
 	noLimits  bool
 	noSpace   bool // -no-space-check
+	debData   bool // -deb-data
 	archive   string
 	patterns  []string
 	sum       summary // t and x: what the line printed on success says
@@ -228,6 +232,7 @@ func (cmd *command) flagSet() *flag.FlagSet {
 	fl.SetOutput(io.Discard)
 	fl.StringVar(&cmd.password, "p", "", "")
 	fl.BoolVar(&cmd.quiet, "q", false, "")
+	fl.BoolVar(&cmd.debData, "deb-data", false, "")
 	limitFlags(fl, &cmd.limits, &cmd.noLimits, &cmd.noSpace)
 	if cmd.name != "l" {
 		fl.IntVar(&cmd.workers, "j", 0, "")
@@ -498,6 +503,9 @@ func (c *cli) exec(cmd *command, m *matcher) int {
 	base := []unarc.Option{unarc.WithLimits(cmd.limits), unarc.WithContext(c.ctx)}
 	if cmd.workers > 0 {
 		base = append(base, unarc.WithWorkers(cmd.workers))
+	}
+	if cmd.debData {
+		base = append(base, unarc.WithDebData())
 	}
 	if cmd.password != "" {
 		base = append(base, unarc.WithPassword(cmd.password))

@@ -11,6 +11,7 @@ package conf
 
 import (
 	"fmt"
+	"io"
 
 	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/internal/engine"
@@ -25,6 +26,15 @@ func New(opts ...arc.Option) (arc.Config, error) {
 		return arc.Config{}, err
 	}
 	return c, nil
+}
+
+// ForInput is how a format's Open starts: it checks that ra holds size
+// bytes (srcsize.Check) and resolves opts (New).
+func ForInput(ra io.ReaderAt, size int64, opts ...arc.Option) (arc.Config, error) {
+	if err := srcsize.Check(ra, size); err != nil {
+		return arc.Config{}, err
+	}
+	return New(opts...)
 }
 
 // Apply is New into *dst (zeroed first), for a format that keeps its
