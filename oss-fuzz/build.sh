@@ -12,11 +12,13 @@ rm -rf "$pristine" && cp -a "$SRC/unarc" "$pristine"
 
 seeds_for() { # the testdata folders whose files seed a target of package $1
   case $1 in
-  .) echo testdata/zip testdata/rar testdata/7z testdata/tar ;;
+  .) echo testdata/zip testdata/rar testdata/7z testdata/tar testdata/cpio testdata/ar ;;
   zip) echo testdata/zip ;;
   rar) echo testdata/rar testdata/rar29 testdata/rar5u ;;
-  sevenzip) echo testdata/7z ;;
+  sevenzip) echo testdata/7z testdata/7zx ;;
   tar) echo testdata/tar ;;
+  cpio) echo testdata/cpio ;;
+  ar) echo testdata/ar ;;
   internal/xz) echo testdata/xz ;;
   esac
 }

@@ -199,7 +199,7 @@ var errBoom = errors.New("boom")
 
 // mtStream makes a stream of n blocks of size bytes each with xz -T2
 // (skips without xz).
-func mtStream(t testing.TB, blocks, size int) (data, xzData []byte) {
+func mtStream(t testutil.TB, blocks, size int) (data, xzData []byte) {
 	data = codeLike(7, blocks*size)
 	return data, compress(t, data, "xz", "-T2", fmt.Sprintf("--block-size=%d", size), "-6", "-c", "{in}")
 }

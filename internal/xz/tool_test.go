@@ -1,6 +1,8 @@
 package xz
 
 import (
+	"github.com/go-unarc/unarc/internal/testutil"
+
 	"bytes"
 	"encoding/binary"
 	"fmt"
@@ -52,7 +54,7 @@ func codeLike(seed uint64, n int) []byte {
 
 // compress runs a tool over data and returns its output (file name
 // "{in}" and "{out}" in args are replaced).
-func compress(t testing.TB, data []byte, tool string, args ...string) []byte {
+func compress(t testutil.TB, data []byte, tool string, args ...string) []byte {
 	t.Helper()
 	if _, err := exec.LookPath(tool); err != nil {
 		t.Skipf("%s not installed", tool)
