@@ -1,8 +1,6 @@
 package xz
 
 import (
-	"github.com/go-unarc/unarc/internal/testutil"
-
 	"bytes"
 	"encoding/binary"
 	"fmt"
@@ -11,6 +9,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"github.com/go-unarc/unarc/internal/testutil"
 )
 
 // codeLike returns n bytes of instruction-like words: branches and
