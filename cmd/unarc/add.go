@@ -15,7 +15,9 @@ import (
 )
 
 const addUsage = `add (a):
-  unarc a [flags] ARCHIVE PATH…   write a new 7z archive (- for standard output)
+  unarc a [flags] ARCHIVE PATH…   write a new 7z archive (- for standard output),
+  or a tarball when ARCHIVE ends in .tar, .tar.gz/.tgz, .tar.zst/.tzst,
+  .tar.xz/.txz or .tar.lz/.tlz (-l and -mt apply; the 7z flags do not)
   PATHs are stored relative to their parent directory, as 7zz a stores
   them (a/b/dir is stored as dir/…); symlinks are stored as links (7zz -snl),
   a PATH that is a symlink too unless -H; pipes, sockets and devices are
@@ -29,7 +31,11 @@ const addUsage = `add (a):
   -H                 follow symlinks given as PATH (bsdtar -H): store what
                      they point to under their name
   -he                encrypt the headers too (names, sizes); needs -p
-  -l LEVEL           compression level 0..9 (default 5; 0 stores)
+  -l LEVEL           compression level 0..9 (default 5; 0 stores); for a
+                     tarball the compressor's -0..-9 (default: gzip 6,
+                     zstd 3, xz 6, lzip 6)
+  -t TYPE            7z, tar, tar.gz, tar.zst, tar.xz or tar.lz, whatever
+                     the name (-t tar: compressed as the name says)
   -m METHOD          lzma2 (default), lzma or copy
   -md SIZE           dictionary size (default from the level)
   -ms SIZE|N|off     solid block: at most SIZE bytes (64M) or N files (100f)
@@ -46,7 +52,7 @@ func (c *cli) add(args []string) int {
 	fl := flag.NewFlagSet("unarc a", flag.ContinueOnError)
 	fl.SetOutput(io.Discard)
 	var (
-		password, method, solid, filter string
+		password, method, solid, filter, typ string
 		he, quiet, follow               bool
 		level, threads                  int
 		dict, volume                    int64
@@ -59,6 +65,7 @@ func (c *cli) add(args []string) int {
 	fl.StringVar(&method, "m", "lzma2", "")
 	fl.StringVar(&solid, "ms", "", "")
 	fl.StringVar(&filter, "mf", "auto", "")
+	fl.StringVar(&typ, "t", "", "")
 	fl.IntVar(&threads, "mt", 0, "")
 	fl.Var(sizeFlag{&dict}, "md", "")
 	fl.Var(sizeFlag{&volume}, "v", "")
@@ -78,6 +85,11 @@ func (c *cli) add(args []string) int {
 		return fail("need ARCHIVE and at least one PATH")
 	}
 	archive, paths := pos[0], pos[1:]
+	if comp, ok, err := tarTarget(archive, typ); err != nil {
+		return fail("%v", err)
+	} else if ok {
+		return c.addTar(fl, archive, paths, comp, level, threads, follow, quiet)
+	}
 	opts := []sevenzip.WriterOption{sevenzip.WithLevel(level), sevenzip.WithThreads(threads)}
 	switch strings.ToLower(method) {
 	case "lzma2":
@@ -239,33 +251,14 @@ func (c *cli) writeArchive(archive string, paths []string, volume int64, opts []
 			return nil
 		}
 	default:
-		if _, err := os.Lstat(archive); err == nil {
-			return errors.New("it exists (unarc a writes new archives only, it does not update them)")
-		}
-		// Created with 0666 so the umask applies, as for any new file.
-		tmpName := filepath.Join(filepath.Dir(archive), fmt.Sprintf(".%s.tmp-%d", filepath.Base(archive), os.Getpid()))
-		tmp, err := os.OpenFile(tmpName, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+		tmp, done, err := createArchive(archive)
 		if err != nil {
 			return err
 		}
 		if st, err := tmp.Stat(); err == nil {
 			skip = append(skip, st)
 		}
-		out = tmp
-		finish = func(ok bool) error {
-			cerr := tmp.Close()
-			if ok && cerr == nil {
-				// Link refuses to replace a file that appeared meanwhile;
-				// where hard links are not supported, rename.
-				if err := os.Link(tmp.Name(), archive); errors.Is(err, fs.ErrExist) {
-					cerr = err
-				} else if err != nil {
-					cerr = os.Rename(tmp.Name(), archive)
-				}
-			}
-			os.Remove(tmp.Name())
-			return cerr
-		}
+		out, finish = tmp, done
 	}
 	zw, err := sevenzip.NewWriter(out, opts...)
 	if err != nil {
@@ -307,6 +300,37 @@ func (c *cli) writeArchive(archive string, paths []string, volume int64, opts []
 		err = ferr
 	}
 	return err
+}
+
+// createArchive creates a temporary file beside archive, which must not
+// exist; finish(true) closes it and gives it the archive's name,
+// finish(false) removes it, so a failed run leaves no half-written
+// archive under the final name.
+func createArchive(archive string) (*os.File, func(ok bool) error, error) {
+	if _, err := os.Lstat(archive); err == nil {
+		return nil, nil, errors.New("it exists (unarc a writes new archives only, it does not update them)")
+	}
+	// Created with 0666 so the umask applies, as for any new file.
+	tmpName := filepath.Join(filepath.Dir(archive), fmt.Sprintf(".%s.tmp-%d", filepath.Base(archive), os.Getpid()))
+	tmp, err := os.OpenFile(tmpName, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+	if err != nil {
+		return nil, nil, err
+	}
+	finish := func(ok bool) error {
+		cerr := tmp.Close()
+		if ok && cerr == nil {
+			// Link refuses to replace a file that appeared meanwhile;
+			// where hard links are not supported, rename.
+			if err := os.Link(tmp.Name(), archive); errors.Is(err, fs.ErrExist) {
+				cerr = err
+			} else if err != nil {
+				cerr = os.Rename(tmp.Name(), archive)
+			}
+		}
+		os.Remove(tmp.Name())
+		return cerr
+	}
+	return tmp, finish, nil
 }
 
 // dirFS is os.DirFS without its refusal of names that are not UTF-8:
