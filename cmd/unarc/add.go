@@ -53,9 +53,9 @@ func (c *cli) add(args []string) int {
 	fl.SetOutput(io.Discard)
 	var (
 		password, method, solid, filter, typ string
-		he, quiet, follow               bool
-		level, threads                  int
-		dict, volume                    int64
+		he, quiet, follow                    bool
+		level, threads                       int
+		dict, volume                         int64
 	)
 	fl.StringVar(&password, "p", "", "")
 	fl.BoolVar(&he, "he", false, "")
