@@ -52,11 +52,12 @@ func (c *cli) add(args []string) int {
 	fl := flag.NewFlagSet("unarc a", flag.ContinueOnError)
 	fl.SetOutput(io.Discard)
 	var (
-		password, method, solid, filter, typ string
-		he, quiet, follow                    bool
-		level, threads                       int
-		dict, volume                         int64
+		password, method, solid, filter string
+		he, quiet, follow               bool
+		level, threads                  int
+		dict, volume                    int64
 	)
+	var typ string // -t: the archive's type, else from its name
 	fl.StringVar(&password, "p", "", "")
 	fl.BoolVar(&he, "he", false, "")
 	fl.BoolVar(&quiet, "q", false, "")
