@@ -167,7 +167,7 @@ func sameTree(want, got []wfile) error {
 	for i := range want {
 		w, g := &want[i].h, &got[i].h
 		if w.Name != g.Name || w.Typeflag != g.Typeflag || w.Linkname != g.Linkname ||
-			w.Mode&0o7777 != g.Mode&0o7777 || !w.ModTime.Round(time.Second).Equal(g.ModTime) ||
+			w.Mode&0o7777 != g.Mode&0o7777 || !w.ModTime.Equal(g.ModTime) ||
 			!bytes.Equal(want[i].data, got[i].data) {
 			return fmt.Errorf("entry %d: got %q %c %q %o %v (%d bytes), want %q %c %q %o %v (%d bytes)", i,
 				g.Name, g.Typeflag, g.Linkname, g.Mode, g.ModTime, len(got[i].data),
