@@ -147,7 +147,7 @@ func (z *Writer) Write(p []byte) (int, error) {
 			pool.Put(b.in)
 			b.in, in = bigger, *bigger
 		}
-		k := min(cap(in)-len(in), len(p))
+		k := min(cap(in)-len(in), z.block-len(in), len(p)) // the pool rounds capacities up
 		*b.in = append(in, p[:k]...)
 		p = p[k:]
 		n += k
