@@ -148,38 +148,12 @@ func (c *cli) add(args []string) int {
 		return fail("%v", err)
 	}
 	opts = append(opts, f)
-	for _, p := range paths {
-		if _, err := os.Lstat(p); err != nil {
-			fmt.Fprintf(c.stderr, "unarc: %s: %s\n", displayName(archive), msg(err.Error()))
-			return 1
-		}
-	}
-	var prog *progress
-	if c.stderrTTY && c.con != nil && !quiet {
-		prog = startProgress(c.con, 0)
-	}
-	// A file that cannot be stored as it is costs only itself: reported
-	// here, counted, and exit 1 at the end.
-	warned := 0
-	opts = append(opts, sevenzip.WithFileErrors(func(name string, err error) error {
-		if cerr := c.ctx.Err(); cerr != nil {
-			return cerr
-		}
-		warned++
-		c.note(prog, "unarc: %s: %s: %s", displayName(archive), name, msg(err.Error()))
-		return nil
-	}))
-	err = c.writeArchive(archive, paths, volume, opts, prog)
-	prog.end()
-	if err != nil {
-		fmt.Fprintf(c.stderr, "unarc: %s: %s\n", displayName(archive), msg(err.Error()))
-		return exitCode(err)
-	}
-	if warned > 0 {
-		fmt.Fprintf(c.stderr, "unarc: %s: written, but %d files could not be stored as they were (see above)\n", displayName(archive), warned)
+	run, ok := c.startAdd(archive, paths, quiet)
+	if !ok {
 		return 1
 	}
-	return 0
+	opts = append(opts, sevenzip.WithFileErrors(run.fileError))
+	return run.end(c.writeArchive(archive, paths, volume, opts, run.prog))
 }
 
 func parseFilter(s string) (sevenzip.WriterOption, error) {

@@ -2,7 +2,6 @@ package main
 
 import (
 	archivetar "archive/tar"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -84,36 +83,11 @@ func (c *cli) addTar(fl *flag.FlagSet, archive string, paths []string, comp tar.
 	if level < 0 || level > 9 {
 		return fail("-l %d: want 0..9", level)
 	}
-	for _, p := range paths {
-		if _, err := os.Lstat(p); err != nil {
-			fmt.Fprintf(c.stderr, "unarc: %s: %s\n", displayName(archive), msg(err.Error()))
-			return 1
-		}
-	}
-	var prog *progress
-	if c.stderrTTY && c.con != nil && !quiet {
-		prog = startProgress(c.con, 0)
-	}
-	warned := 0
-	warn := func(name string, err error) error {
-		if cerr := c.ctx.Err(); cerr != nil {
-			return cerr
-		}
-		warned++
-		c.note(prog, "unarc: %s: %s: %s", displayName(archive), name, msg(err.Error()))
-		return nil
-	}
-	err := c.writeTar(archive, paths, opts, follow, prog, warn)
-	prog.end()
-	if err != nil {
-		fmt.Fprintf(c.stderr, "unarc: %s: %s\n", displayName(archive), msg(err.Error()))
-		return exitCode(err)
-	}
-	if warned > 0 {
-		fmt.Fprintf(c.stderr, "unarc: %s: written, but %d files could not be stored as they were (see above)\n", displayName(archive), warned)
+	run, ok := c.startAdd(archive, paths, quiet)
+	if !ok {
 		return 1
 	}
-	return 0
+	return run.end(c.writeTar(archive, paths, opts, follow, run.prog, run.fileError))
 }
 
 // writeTar writes the tarball (to a temporary name renamed at the end,
@@ -182,7 +156,7 @@ func addTarTree(tw *tar.Writer, fsys fs.FS, root string, follow bool, self os.Fi
 	})
 }
 
-var errTarShrank = errors.New("the file shrank while it was read: stored with zeros at its end")
+var errTarShrank = fmt.Errorf("the file shrank while it was read: stored with zeros at its end")
 
 // addTarFile stores one file: its header from archive/tar's
 // FileInfoHeader (type, mode, times, owner), then its contents. A file
