@@ -130,7 +130,7 @@ func (s *stream) open(w io.Writer, opts []WriterOption) error {
 	if cfg.comp != XZ {
 		cfg.block = 0
 	}
-	if cfg.comp == Gzip || cfg.comp == Lzip {
+	if cfg.comp == Lzip {
 		cfg.threads = 1
 	}
 	s.key = encKey{comp: cfg.comp, level: cfg.level, threads: cfg.threads, block: cfg.block}
@@ -191,11 +191,15 @@ func (s *stream) Close() error {
 	return s.err
 }
 
-// gzip: klauspost/compress, one member.
+// gzip: klauspost/compress, one member; with threads, independent
+// members compressed in parallel (encode_gzip.go).
 
 type gzipEncoder struct{ *gzip.Writer }
 
 func newGzipEncoder(k encKey) (encoder, error) {
+	if k.threads > 1 {
+		return newGzipMembers(k)
+	}
 	g, err := gzip.NewWriterLevel(io.Discard, k.level)
 	if err != nil {
 		return nil, invalid("gzip level %d", k.level)

@@ -310,12 +310,15 @@ var singleTools = map[Compression]string{Gzip: "gzip", Zstd: "zstd", XZ: "xz", L
 // their sizes.
 func TestCompressorTools(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	inputs := [][]byte{nil, []byte("x"), make([]byte, 300<<10)}
-	for i := range inputs[2] {
-		if i%3 == 0 {
-			inputs[2][i] = byte(rng.Uint32())
-		} else {
-			inputs[2][i] = byte(i / 1000)
+	// The last is several gzip members with threads.
+	inputs := [][]byte{nil, []byte("x"), make([]byte, 300<<10), make([]byte, 2500<<10)}
+	for _, in := range inputs[2:] {
+		for i := range in {
+			if i%3 == 0 {
+				in[i] = byte(rng.Uint32())
+			} else {
+				in[i] = byte(i / 1000)
+			}
 		}
 	}
 	for _, c := range []Compression{Gzip, Zstd, XZ, Lzip} {
@@ -327,7 +330,7 @@ func TestCompressorTools(t *testing.T) {
 		for i, in := range inputs {
 			for _, threads := range []int{1, 2} {
 				var buf bytes.Buffer
-				z, err := NewCompressor(&buf, c, WithBlockSize(64<<10), WithThreads(threads), WithLevel(1+i*2))
+				z, err := NewCompressor(&buf, c, WithBlockSize(64<<10), WithThreads(threads), WithLevel([]int{1, 3, 5, 1}[i]))
 				if err != nil {
 					t.Fatal(err)
 				}

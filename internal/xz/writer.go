@@ -11,6 +11,7 @@ import (
 	"io"
 
 	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/internal/inorder"
 	"github.com/go-unarc/unarc/internal/lzma"
 	"github.com/go-unarc/unarc/internal/pool"
 )
@@ -52,7 +53,7 @@ type Writer struct {
 	block   int // block size in bytes
 	csize   int // check size
 	cur     *wblock
-	busy    []*wblock // being encoded, oldest first
+	busy    inorder.Queue[*wblock] // being encoded
 	free    []*wblock
 	recs    []uint64 // unpadded size, uncompressed size of each block written
 	started bool     // stream header written
@@ -68,7 +69,7 @@ type wblock struct {
 	lz    *lzma.Writer2
 	check [sha256.Size]byte
 	err   error
-	done  chan struct{}
+	z     *Writer
 }
 
 // firstIn is the first input buffer of a block; it doubles up to the
@@ -106,6 +107,7 @@ func (z *Writer) setup(o WriterOptions) error {
 	z.nopts = copy(z.lzopts[:], o.LZMA)
 	z.o = o
 	z.o.LZMA = nil
+	z.busy.Max = o.Threads
 	bs := o.BlockSize
 	if bs == 0 {
 		// The dictionary the options choose: the encoder says it.
@@ -186,25 +188,13 @@ func (z *Writer) endBlock() {
 		z.emit(b)
 		return
 	}
-	b.done = make(chan struct{})
-	go func() {
-		b.encode(z)
-		close(b.done)
-	}()
-	z.busy = append(z.busy, b)
-	if len(z.busy) >= z.o.Threads {
-		z.emitOldest()
+	b.z = z
+	if done, ok := z.busy.Add(b, encodeBlock); ok {
+		z.emit(done)
 	}
 }
 
-func (z *Writer) emitOldest() {
-	b := z.busy[0]
-	<-b.done
-	copy(z.busy, z.busy[1:])
-	z.busy[len(z.busy)-1] = nil
-	z.busy = z.busy[:len(z.busy)-1]
-	z.emit(b)
-}
+func encodeBlock(b *wblock) { b.encode(b.z) }
 
 // encode compresses b.in into b.out and computes its check. It reads
 // only z's options, which do not change while blocks are in flight.
@@ -306,8 +296,8 @@ func (z *Writer) Flush() error {
 	if z.cur != nil && len(*z.cur.in) > 0 {
 		z.endBlock()
 	}
-	for len(z.busy) > 0 {
-		z.emitOldest()
+	for b, ok := z.busy.Next(); ok; b, ok = z.busy.Next() {
+		z.emit(b)
 	}
 	return z.err
 }
@@ -359,14 +349,11 @@ func (z *Writer) Close() error {
 // drain waits for blocks in flight and drops the current one (Reset
 // after an error or without Close).
 func (z *Writer) drain() {
-	for _, b := range z.busy {
-		<-b.done
+	for b, ok := z.busy.Next(); ok; b, ok = z.busy.Next() {
 		pool.Put(b.in)
 		b.in = nil
 		z.free = append(z.free, b)
 	}
-	clear(z.busy)
-	z.busy = z.busy[:0]
 	if z.cur != nil {
 		pool.Put(z.cur.in)
 		z.cur.in = nil
