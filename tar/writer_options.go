@@ -68,8 +68,10 @@ func WithLevel(n int) WriterOption {
 
 // WithThreads sets how many goroutines compress (0: GOMAXPROCS; default
 // 1). zstd runs klauspost's concurrent encoder; xz encodes that many
-// blocks at once; gzip and lzip compress on one goroutine whatever the
-// setting. The output of xz does not depend on it.
+// blocks at once (its output does not depend on it); gzip above 1
+// compresses 1 MiB pieces as independent members at once, as pigz -i
+// (its output then differs from one goroutine's); lzip compresses on
+// one goroutine whatever the setting.
 func WithThreads(n int) WriterOption {
 	return func(cfg *writerConfig) error {
 		if n < 0 || n > 256 {
