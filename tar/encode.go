@@ -133,7 +133,7 @@ func (s *stream) open(w io.Writer, opts []WriterOption) error {
 	if cfg.comp == Lzip {
 		cfg.threads = 1
 	}
-	s.key = encKey{comp: cfg.comp, level: cfg.level, threads: cfg.threads, block: cfg.block}
+	s.key = encKey(cfg)
 	e, err := getEncoder(s.key, w)
 	if err != nil {
 		return err
