@@ -45,25 +45,17 @@ var newEncoders = map[Compression]func(k encKey) (encoder, error){
 
 func encoderOf(c Compression) func(encKey) (encoder, error) { return newEncoders[c] }
 
-// encPool keeps up to encKeep idle encoders per key.
-var encPool struct {
-	sync.Mutex
-	free map[encKey][]encoder
-}
-
-const encKeep = 2
+// encPools holds a sync.Pool of idle encoders per key (the collector
+// may empty them: an idle encoder holds megabytes).
+var encPools sync.Map // encKey → *sync.Pool
 
 func getEncoder(k encKey, w io.Writer) (encoder, error) {
-	encPool.Lock()
-	if l := encPool.free[k]; len(l) > 0 {
-		e := l[len(l)-1]
-		l[len(l)-1] = nil
-		encPool.free[k] = l[:len(l)-1]
-		encPool.Unlock()
-		e.reset(w)
-		return e, nil
+	if p, ok := encPools.Load(k); ok {
+		if e, ok := p.(*sync.Pool).Get().(encoder); ok {
+			e.reset(w)
+			return e, nil
+		}
 	}
-	encPool.Unlock()
 	e, err := newEncoders[k.comp](k)
 	if err != nil {
 		return nil, err
@@ -74,14 +66,11 @@ func getEncoder(k encKey, w io.Writer) (encoder, error) {
 
 func putEncoder(k encKey, e encoder) {
 	e.reset(nil)
-	encPool.Lock()
-	defer encPool.Unlock()
-	if encPool.free == nil {
-		encPool.free = make(map[encKey][]encoder)
+	p, ok := encPools.Load(k)
+	if !ok {
+		p, _ = encPools.LoadOrStore(k, new(sync.Pool))
 	}
-	if l := encPool.free[k]; len(l) < encKeep {
-		encPool.free[k] = append(l, e)
-	}
+	p.(*sync.Pool).Put(e)
 }
 
 // defaultLevel is each tool's.
@@ -109,7 +98,7 @@ var errStreamClosed = errors.New("tar: compressor closed")
 // block, lzip a member).
 func NewCompressor(w io.Writer, c Compression, opts ...WriterOption) (io.WriteCloser, error) {
 	s := new(stream)
-	if err := s.open(w, append(opts, WithCompression(c))); err != nil {
+	if err := s.open(w, append(opts[:len(opts):len(opts)], WithCompression(c))); err != nil {
 		return nil, err
 	}
 	return s, nil

@@ -343,6 +343,11 @@ func (z *Writer) Close() error {
 	z.write(f[:])
 	*bp = idx
 	pool.Put(bp)
+	for _, b := range z.free {
+		if b.out.Cap() > 1<<20 {
+			b.out = bytes.Buffer{} // an idle writer keeps no block's output
+		}
+	}
 	return z.err
 }
 
