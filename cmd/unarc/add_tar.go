@@ -109,10 +109,11 @@ func (c *cli) writeTar(archive string, paths []string, opts []tar.WriterOption, 
 		finish(false)
 		return err
 	}
+	t := &tarTree{tw: tw, self: self, warn: warn, links: map[[2]uint64]string{}}
 	for _, p := range paths {
 		clean := filepath.Clean(p)
 		fsys := progressFS{dirFS(filepath.Dir(clean)), prog, c}
-		if err = addTarTree(tw, fsys, filepath.Base(clean), follow, self, warn); err != nil {
+		if err = t.add(fsys, filepath.Base(clean), follow); err != nil {
 			break
 		}
 	}
@@ -125,9 +126,17 @@ func (c *cli) writeTar(archive string, paths []string, opts []tar.WriterOption, 
 	return err
 }
 
-// addTarTree adds root and what is under it. A file that cannot be
-// stored as it is goes to warn, whose error stops the walk.
-func addTarTree(tw *tar.Writer, fsys fs.FS, root string, follow bool, self os.FileInfo, warn func(string, error) error) error {
+// tarTree adds trees to a tarball.
+type tarTree struct {
+	tw    *tar.Writer
+	self  os.FileInfo // our own output, never added
+	warn  func(name string, err error) error
+	links map[[2]uint64]string // the first name stored of each file with several
+}
+
+// add adds root and what is under it. A file that cannot be stored as
+// it is goes to warn, whose error stops the walk.
+func (t *tarTree) add(fsys fs.FS, root string, follow bool) error {
 	if !follow {
 		// fs.WalkDir follows a root symlink (it calls fs.Stat).
 		info, err := fs.Lstat(fsys, root)
@@ -135,7 +144,7 @@ func addTarTree(tw *tar.Writer, fsys fs.FS, root string, follow bool, self os.Fi
 			return err
 		}
 		if info.Mode()&fs.ModeSymlink != 0 {
-			return addTarFile(tw, fsys, root, info, warn)
+			return t.file(fsys, root, info)
 		}
 	}
 	return fs.WalkDir(fsys, root, func(name string, d fs.DirEntry, err error) error {
@@ -143,26 +152,37 @@ func addTarTree(tw *tar.Writer, fsys fs.FS, root string, follow bool, self os.Fi
 			if d == nil && name == root {
 				return err
 			}
-			return warn(name, err)
+			return t.warn(name, err)
 		}
 		info, err := d.Info()
 		if err != nil {
-			return warn(name, err)
+			return t.warn(name, err)
 		}
-		if self != nil && os.SameFile(info, self) {
+		if t.self != nil && os.SameFile(info, t.self) {
 			return nil
 		}
-		return addTarFile(tw, fsys, name, info, warn)
+		return t.file(fsys, name, info)
 	})
 }
 
 var errTarShrank = fmt.Errorf("the file shrank while it was read: stored with zeros at its end")
 
-// addTarFile stores one file: its header from archive/tar's
-// FileInfoHeader (type, mode, times, owner), then its contents. A file
-// that shrinks is padded with zeros and one that grows cut to its size,
-// as GNU tar does, each reported.
-func addTarFile(tw *tar.Writer, fsys fs.FS, name string, info fs.FileInfo, warn func(string, error) error) error {
+// file stores one file: its header from archive/tar's FileInfoHeader
+// (type, mode, times, owner), then its contents. A file that shrinks is
+// padded with zeros and one that grows cut to its size, as GNU tar does,
+// each reported. A second name of a file is stored as a hard link to
+// the first.
+func (t *tarTree) file(fsys fs.FS, name string, info fs.FileInfo) error {
+	tw, warn := t.tw, t.warn
+	id, several := linkID(info)
+	if first, ok := t.links[id]; several && ok {
+		h, err := archivetar.FileInfoHeader(info, "")
+		if err != nil {
+			return warn(name, err)
+		}
+		h.Name, h.Typeflag, h.Linkname, h.Size = path.Clean(name), archivetar.TypeLink, first, 0
+		return tw.WriteHeader(keepTimes(h))
+	}
 	var link string
 	if info.Mode()&fs.ModeSymlink != 0 {
 		var err error
@@ -186,19 +206,14 @@ func addTarFile(tw *tar.Writer, fsys fs.FS, name string, info fs.FileInfo, warn 
 		return warn(name, err)
 	}
 	h.Name = path.Clean(name)
-	// Modification times to the nanosecond, as the 7z writer keeps them
-	// to 100 ns: a PAX record where the second is not whole (GNU tar
-	// --format=posix writes one for every file). Access and change
-	// times are left out, as GNU tar's default format leaves them.
-	h.AccessTime, h.ChangeTime = time.Time{}, time.Time{}
-	if h.ModTime.Nanosecond() != 0 {
-		h.Format = archivetar.FormatPAX
-	}
 	if info.IsDir() {
 		h.Name += "/"
 	}
-	if err := tw.WriteHeader(h); err != nil {
+	if err := tw.WriteHeader(keepTimes(h)); err != nil {
 		return err
+	}
+	if several {
+		t.links[id] = h.Name
 	}
 	if f == nil {
 		return nil
@@ -214,6 +229,18 @@ func addTarFile(tw *tar.Writer, fsys fs.FS, name string, info fs.FileInfo, warn 
 		return warn(name, err)
 	}
 	return nil
+}
+
+// keepTimes keeps h's modification time to the nanosecond, as the 7z
+// writer keeps it to 100 ns: a PAX record where the second is not whole
+// (GNU tar --format=posix writes one for every file). Access and change
+// times are left out, as GNU tar's default format leaves them.
+func keepTimes(h *archivetar.Header) *archivetar.Header {
+	h.AccessTime, h.ChangeTime = time.Time{}, time.Time{}
+	if h.ModTime.Nanosecond() != 0 {
+		h.Format = archivetar.FormatPAX
+	}
+	return h
 }
 
 // zeros reads as an endless run of zero bytes.

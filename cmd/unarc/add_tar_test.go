@@ -4,6 +4,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"strings"
 	"testing"
 )
 
@@ -11,6 +13,9 @@ import (
 // does), and unarc x and GNU tar extract the tree as it was.
 func TestAddTar(t *testing.T) {
 	src := makeTree(t)
+	if err := os.Link(filepath.Join(src, "a.txt"), filepath.Join(src, "hard.txt")); err != nil {
+		t.Fatal(err)
+	}
 	for _, c := range []struct{ name, t string }{
 		{"out.tar", ""}, {"out.tgz", ""}, {"out.tar.zst", ""}, {"out.tar.xz", ""}, {"out.tlz", ""},
 		{"out.bin", "tar.xz"}, {"out.tar.gz", "tar"},
@@ -39,6 +44,9 @@ func TestAddTar(t *testing.T) {
 				t.Fatalf("tar -x: %v\n%s", err, b)
 			}
 			sameTree(t, filepath.Dir(src), outTar)
+			if list, _ := exec.Command("tar", "-tvf", arch).Output(); runtime.GOOS != "windows" && !strings.Contains(string(list), "src/hard.txt link to src/a.txt") {
+				t.Errorf("no hard link in\n%s", list)
+			}
 		})
 	}
 	if code, _, _ := runCLI("a", "-p", "pw", filepath.Join(t.TempDir(), "o.tgz"), src); code != 1 {
