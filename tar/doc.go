@@ -1,5 +1,5 @@
 // Package tar reads tar archives, plain or inside a stream compressor,
-// and single compressed files.
+// and single compressed files, and writes them (gzip, zstd, xz, lzip).
 //
 // # Formats
 //
@@ -63,6 +63,14 @@
 // is an error matching unarc.ErrTruncated, a damaged header or stream
 // unarc.ErrCorrupt, a checksum mismatch unarc.ErrChecksum, a limit
 // passed unarc.ErrLimit.
+//
+// # Writing
+//
+// NewWriter writes a tar archive with archive/tar's header writing
+// (WriteHeader takes an *archive/tar.Header), plain or compressed with
+// gzip, zstd, xz or lzip (WithCompression, WithLevel, WithThreads,
+// WithBlockSize); NewCompressor writes a single compressed file with
+// the same encoders. bzip2 and .lzma are not written.
 //
 // Most programs use the root package, which detects the format, and
 // adds extraction and the fs.FS view; this package can also be used on

@@ -15,7 +15,9 @@ import (
 )
 
 const addUsage = `add (a):
-  unarc a [flags] ARCHIVE PATH…   write a new 7z archive (- for standard output)
+  unarc a [flags] ARCHIVE PATH…   write a new 7z archive (- for standard output),
+  or a tarball when ARCHIVE ends in .tar, .tar.gz/.tgz, .tar.zst/.tzst,
+  .tar.xz/.txz or .tar.lz/.tlz (-l and -mt apply; the 7z flags do not)
   PATHs are stored relative to their parent directory, as 7zz a stores
   them (a/b/dir is stored as dir/…); symlinks are stored as links (7zz -snl),
   a PATH that is a symlink too unless -H; pipes, sockets and devices are
@@ -29,7 +31,11 @@ const addUsage = `add (a):
   -H                 follow symlinks given as PATH (bsdtar -H): store what
                      they point to under their name
   -he                encrypt the headers too (names, sizes); needs -p
-  -l LEVEL           compression level 0..9 (default 5; 0 stores)
+  -l LEVEL           compression level 0..9 (default 5; 0 stores); for a
+                     tarball the compressor's -0..-9 (default: gzip 6,
+                     zstd 3, xz 6, lzip 6)
+  -t TYPE            7z, tar, tar.gz, tar.zst, tar.xz or tar.lz, whatever
+                     the name (-t tar: compressed as the name says)
   -m METHOD          lzma2 (default), lzma, copy, or the 7-Zip-zstd family's
                      zstd, brotli, lz4 (7-Zip itself cannot read these)
   -md SIZE           dictionary size (default from the level)
@@ -52,6 +58,7 @@ func (c *cli) add(args []string) int {
 		level, threads                  int
 		dict, volume                    int64
 	)
+	var typ string // -t: the archive's type, else from its name
 	fl.StringVar(&password, "p", "", "")
 	fl.BoolVar(&he, "he", false, "")
 	fl.BoolVar(&quiet, "q", false, "")
@@ -60,6 +67,7 @@ func (c *cli) add(args []string) int {
 	fl.StringVar(&method, "m", "lzma2", "")
 	fl.StringVar(&solid, "ms", "", "")
 	fl.StringVar(&filter, "mf", "auto", "")
+	fl.StringVar(&typ, "t", "", "")
 	fl.IntVar(&threads, "mt", 0, "")
 	fl.Var(sizeFlag{&dict}, "md", "")
 	fl.Var(sizeFlag{&volume}, "v", "")
@@ -79,6 +87,11 @@ func (c *cli) add(args []string) int {
 		return fail("need ARCHIVE and at least one PATH")
 	}
 	archive, paths := pos[0], pos[1:]
+	if comp, ok, err := tarTarget(archive, typ); err != nil {
+		return fail("%v", err)
+	} else if ok {
+		return c.addTar(fl, archive, paths, comp, level, threads, follow, quiet)
+	}
 	opts := []sevenzip.WriterOption{sevenzip.WithLevel(level), sevenzip.WithThreads(threads)}
 	switch strings.ToLower(method) {
 	case "lzma2":
@@ -142,38 +155,12 @@ func (c *cli) add(args []string) int {
 		return fail("%v", err)
 	}
 	opts = append(opts, f)
-	for _, p := range paths {
-		if _, err := os.Lstat(p); err != nil {
-			fmt.Fprintf(c.stderr, "unarc: %s: %s\n", displayName(archive), msg(err.Error()))
-			return 1
-		}
-	}
-	var prog *progress
-	if c.stderrTTY && c.con != nil && !quiet {
-		prog = startProgress(c.con, 0)
-	}
-	// A file that cannot be stored as it is costs only itself: reported
-	// here, counted, and exit 1 at the end.
-	warned := 0
-	opts = append(opts, sevenzip.WithFileErrors(func(name string, err error) error {
-		if cerr := c.ctx.Err(); cerr != nil {
-			return cerr
-		}
-		warned++
-		c.note(prog, "unarc: %s: %s: %s", displayName(archive), name, msg(err.Error()))
-		return nil
-	}))
-	err = c.writeArchive(archive, paths, volume, opts, prog)
-	prog.end()
-	if err != nil {
-		fmt.Fprintf(c.stderr, "unarc: %s: %s\n", displayName(archive), msg(err.Error()))
-		return exitCode(err)
-	}
-	if warned > 0 {
-		fmt.Fprintf(c.stderr, "unarc: %s: written, but %d files could not be stored as they were (see above)\n", displayName(archive), warned)
+	run, ok := c.startAdd(archive, paths, quiet)
+	if !ok {
 		return 1
 	}
-	return 0
+	opts = append(opts, sevenzip.WithFileErrors(run.fileError))
+	return run.end(c.writeArchive(archive, paths, volume, opts, run.prog))
 }
 
 func parseFilter(s string) (sevenzip.WriterOption, error) {
@@ -250,33 +237,14 @@ func (c *cli) writeArchive(archive string, paths []string, volume int64, opts []
 			return nil
 		}
 	default:
-		if _, err := os.Lstat(archive); err == nil {
-			return errors.New("it exists (unarc a writes new archives only, it does not update them)")
-		}
-		// Created with 0666 so the umask applies, as for any new file.
-		tmpName := filepath.Join(filepath.Dir(archive), fmt.Sprintf(".%s.tmp-%d", filepath.Base(archive), os.Getpid()))
-		tmp, err := os.OpenFile(tmpName, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+		tmp, done, err := createArchive(archive)
 		if err != nil {
 			return err
 		}
 		if st, err := tmp.Stat(); err == nil {
 			skip = append(skip, st)
 		}
-		out = tmp
-		finish = func(ok bool) error {
-			cerr := tmp.Close()
-			if ok && cerr == nil {
-				// Link refuses to replace a file that appeared meanwhile;
-				// where hard links are not supported, rename.
-				if err := os.Link(tmp.Name(), archive); errors.Is(err, fs.ErrExist) {
-					cerr = err
-				} else if err != nil {
-					cerr = os.Rename(tmp.Name(), archive)
-				}
-			}
-			os.Remove(tmp.Name())
-			return cerr
-		}
+		out, finish = tmp, done
 	}
 	zw, err := sevenzip.NewWriter(out, opts...)
 	if err != nil {
@@ -318,6 +286,37 @@ func (c *cli) writeArchive(archive string, paths []string, volume int64, opts []
 		err = ferr
 	}
 	return err
+}
+
+// createArchive creates a temporary file beside archive, which must not
+// exist; finish(true) closes it and gives it the archive's name,
+// finish(false) removes it, so a failed run leaves no half-written
+// archive under the final name.
+func createArchive(archive string) (*os.File, func(ok bool) error, error) {
+	if _, err := os.Lstat(archive); err == nil {
+		return nil, nil, errors.New("it exists (unarc a writes new archives only, it does not update them)")
+	}
+	// Created with 0666 so the umask applies, as for any new file.
+	tmpName := filepath.Join(filepath.Dir(archive), fmt.Sprintf(".%s.tmp-%d", filepath.Base(archive), os.Getpid()))
+	tmp, err := os.OpenFile(tmpName, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o666)
+	if err != nil {
+		return nil, nil, err
+	}
+	finish := func(ok bool) error {
+		cerr := tmp.Close()
+		if ok && cerr == nil {
+			// Link refuses to replace a file that appeared meanwhile;
+			// where hard links are not supported, rename.
+			if err := os.Link(tmp.Name(), archive); errors.Is(err, fs.ErrExist) {
+				cerr = err
+			} else if err != nil {
+				cerr = os.Rename(tmp.Name(), archive)
+			}
+		}
+		os.Remove(tmp.Name())
+		return cerr
+	}
+	return tmp, finish, nil
 }
 
 // dirFS is os.DirFS without its refusal of names that are not UTF-8:
