@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/go-unarc/unarc/internal/aes7z"
+	"github.com/go-unarc/unarc/internal/archwrite"
 	"github.com/go-unarc/unarc/internal/bcj"
 	"github.com/go-unarc/unarc/internal/optfn"
 )
@@ -277,47 +278,6 @@ func (w *Writer) Create(name string) (io.Writer, error) {
 	return w.CreateHeader(&FileHeader{Name: name})
 }
 
-// specialTypes are the file types stored with their Unix type and no
-// data, as 7-Zip stores them.
-const specialTypes = fs.ModeNamedPipe | fs.ModeSocket | fs.ModeDevice | fs.ModeCharDevice
-
-// unixMode converts an fs.FileMode to st_mode.
-func unixMode(m fs.FileMode) uint32 {
-	st := uint32(m.Perm())
-	if m&fs.ModeSetuid != 0 {
-		st |= 0o4000
-	}
-	if m&fs.ModeSetgid != 0 {
-		st |= 0o2000
-	}
-	if m&fs.ModeSticky != 0 {
-		st |= 0o1000
-	}
-	switch {
-	case m&fs.ModeDir != 0:
-		st |= 0o040000
-	case m&fs.ModeSymlink != 0:
-		st |= 0o120000
-	case m&fs.ModeNamedPipe != 0:
-		st |= 0o010000
-	case m&fs.ModeSocket != 0:
-		st |= 0o140000
-	case m&fs.ModeCharDevice != 0:
-		st |= 0o020000
-	case m&fs.ModeDevice != 0:
-		st |= 0o060000
-	default:
-		st |= 0o100000
-	}
-	return st
-}
-
-func filetime(t time.Time) uint64 {
-	// 100 ns intervals since 1601-01-01 UTC.
-	const epochDiff = 116444736000000000
-	return uint64(t.Unix())*1e7 + uint64(t.Nanosecond()/100) + epochDiff
-}
-
 // CreateHeader adds an entry described by h and returns the io.Writer
 // for its content (directories take none; a symlink's content is its
 // target).
@@ -341,11 +301,11 @@ func (w *Writer) CreateHeader(h *FileHeader) (io.Writer, error) {
 		r.hasTime |= 1 << i
 		switch i {
 		case 0:
-			r.ctime = filetime(t)
+			r.ctime = archwrite.Filetime(t)
 		case 1:
-			r.atime = filetime(t)
+			r.atime = archwrite.Filetime(t)
 		case 2:
-			r.mtime = filetime(t)
+			r.mtime = archwrite.Filetime(t)
 		}
 	}
 	attr := h.Attributes &^ (0x10 | 0x20 | attrUnixExt | 0xFFFF0000)
@@ -359,7 +319,7 @@ func (w *Writer) CreateHeader(h *FileHeader) (io.Writer, error) {
 		mode |= fs.ModeDir
 	}
 	if h.Mode&^fs.ModeDir != 0 || h.Mode&fs.ModeSymlink != 0 {
-		attr |= attrUnixExt | unixMode(mode)<<16
+		attr |= attrUnixExt | archwrite.UnixMode(mode)<<16
 		if mode&0o200 == 0 {
 			attr |= 0x01
 		}
@@ -368,7 +328,7 @@ func (w *Writer) CreateHeader(h *FileHeader) (io.Writer, error) {
 	w.st.names[name] = struct{}{}
 	w.st.files = append(w.st.files, r)
 	w.curIdx = len(w.st.files) - 1
-	w.cur = entryState{active: true, noData: isDir || mode&specialTypes != 0, link: mode&fs.ModeSymlink != 0}
+	w.cur = entryState{active: true, noData: isDir || mode&archwrite.SpecialTypes != 0, link: mode&fs.ModeSymlink != 0}
 	return &entryWriter{w: w, idx: w.curIdx}, nil
 }
 
