@@ -1,0 +1,130 @@
+package zip
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/go-unarc/unarc/internal/errs"
+)
+
+// WriterOption configures NewWriter. Options apply in order; a value that
+// cannot be meant is an error matching unarc.ErrInvalidOption, returned
+// by the Writer's first Create, CreateHeader, CreateRaw, AddFS or Close.
+type WriterOption func(*writerConfig) error
+
+func invalid(format string, args ...any) error {
+	return fmt.Errorf("zip writer: %w: %s", errs.ErrInvalidOption, fmt.Sprintf(format, args...))
+}
+
+// writerConfig is what the options set.
+type writerConfig struct {
+	method     uint16
+	level      int
+	password   string
+	zipCrypto  bool
+	random     io.Reader
+	cleanNames bool
+	followRoot bool
+	fileErrors func(name string, err error) error
+}
+
+func defaultConfig() writerConfig {
+	return writerConfig{method: Deflate, level: 5}
+}
+
+// WithMethod sets the method of Create and AddFS (default Deflate):
+// Store, Deflate, LZMA or Zstd.
+func WithMethod(m uint16) WriterOption {
+	return func(c *writerConfig) error {
+		if !writable(m) {
+			return invalid("method %d (want Store, Deflate, LZMA or Zstd)", m)
+		}
+		c.method = m
+		return nil
+	}
+}
+
+// WithLevel sets the compression level 0..9, on 7-Zip's -mx scale
+// (default 5): 0 stores every entry; Deflate takes the level as
+// klauspost/compress/flate's, Zstd maps 1..2, 3..5, 6..7 and 8..9 to
+// its fastest, default, better and best speeds, LZMA uses it as 7-Zip
+// does (level 5: 16 MiB dictionary).
+func WithLevel(l int) WriterOption {
+	return func(c *writerConfig) error {
+		if l < 0 || l > 9 {
+			return invalid("level %d (want 0..9)", l)
+		}
+		c.level = l
+		return nil
+	}
+}
+
+// WithPassword encrypts the data of every file (not directories nor
+// symlinks, which bsdtar could not read then) with
+// WinZip AES-256, version AE-2: a random 16-byte salt per entry, keys
+// from PBKDF2-HMAC-SHA1 (1000 rounds), AES in CTR mode, and an
+// HMAC-SHA1-80 authentication code after the data; the CRC is not
+// stored (the code checks the data). Names, sizes and times stay
+// readable. 7-Zip, WinZip, bsdtar and unarc read it; Info-ZIP unzip does
+// not.
+func WithPassword(pw string) WriterOption {
+	return func(c *writerConfig) error {
+		if pw == "" {
+			return invalid("empty password")
+		}
+		c.password = pw
+		return nil
+	}
+}
+
+// WithZipCrypto makes WithPassword use the traditional PKWARE cipher
+// ("ZipCrypto", APPNOTE 6.1) instead of AES, for readers that know no
+// other (Info-ZIP unzip, old systems). It is weak: a known-plaintext
+// attack recovers the keys from 12 bytes of known content in hours, so
+// it hides nothing from a determined reader.
+func WithZipCrypto() WriterOption {
+	return func(c *writerConfig) error { c.zipCrypto = true; return nil }
+}
+
+// WithRandom sets the source of the AES salts and ZipCrypto headers
+// (default crypto/rand). A fixed source makes encrypted archives
+// reproducible (tests, deduplicating backups); it must not be reused
+// across archives whose secrecy matters.
+func WithRandom(r io.Reader) WriterOption {
+	return func(c *writerConfig) error {
+		if r == nil {
+			return invalid("nil random source")
+		}
+		c.random = r
+		return nil
+	}
+}
+
+// WithCleanNames makes CreateHeader clean entry names it would refuse
+// (see FileHeader.Name) instead, as the 7z writer's option does: a drive
+// letter and leading slashes are cut, empty and "." elements dropped,
+// and ".." elements resolved as path.Clean does. A name that is empty
+// once cleaned, or that an earlier entry has, is still refused.
+func WithCleanNames() WriterOption {
+	return func(c *writerConfig) error { c.cleanNames = true; return nil }
+}
+
+// WithFollowRoot makes AddTree follow a symlink given as its root: the
+// file or tree it points to is stored under the link's name.
+func WithFollowRoot() WriterOption {
+	return func(c *writerConfig) error { c.followRoot = true; return nil }
+}
+
+// WithFileErrors makes AddFS and AddTree go on past a file they cannot
+// store as it is (as the 7z writer's WithFileErrors): handle gets its
+// name in fsys and what happened; when it returns an error, the walk
+// stops with it.
+func WithFileErrors(handle func(name string, err error) error) WriterOption {
+	return func(c *writerConfig) error {
+		if handle == nil {
+			return invalid("nil file error handler")
+		}
+		c.fileErrors = handle
+		return nil
+	}
+}

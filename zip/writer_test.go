@@ -1,0 +1,354 @@
+package zip
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-unarc/unarc/arc"
+	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/internal/testutil"
+)
+
+// wfile is one entry of a test tree.
+type wfile struct {
+	name   string // no trailing slash
+	mode   fs.FileMode
+	mod    time.Time
+	data   []byte // a symlink's target for links
+	method uint16
+}
+
+// randomTree makes a tree of n entries from seed: directories, empty
+// and compressible and random files, symlinks, unicode names, old and
+// far-future times, modes.
+func randomTree(seed uint64, n int) []wfile {
+	r := rand.New(rand.NewPCG(seed, 7))
+	names := []string{"a", "b.txt", "data.bin", "ünï", "日本語", "spaced name", "x-y_z", "Ω", "emoji-🙂", ".hidden"}
+	times := []time.Time{
+		time.Date(2024, 5, 6, 7, 8, 10, 0, time.UTC),
+		time.Date(1975, 1, 2, 3, 4, 6, 0, time.UTC),
+		time.Date(1904, 2, 29, 12, 0, 0, 0, time.UTC),
+		time.Date(2036, 12, 31, 23, 59, 58, 0, time.UTC),
+		time.Date(2100, 1, 1, 0, 0, 0, 0, time.UTC),
+		time.Date(2400, 6, 1, 0, 0, 0, 0, time.UTC),
+		time.Date(1700, 6, 1, 0, 0, 0, 0, time.UTC),
+	}
+	methods := []uint16{Deflate, Deflate, Store, Zstd, LZMA}
+	var files []wfile
+	dirs := []string{""}
+	seen := map[string]bool{}
+	for len(files) < n {
+		parent := dirs[r.IntN(len(dirs))]
+		name := names[r.IntN(len(names))] + fmt.Sprint(r.IntN(50))
+		if parent != "" {
+			name = parent + "/" + name
+		}
+		if seen[name] {
+			continue
+		}
+		seen[name] = true
+		f := wfile{name: name, mod: times[r.IntN(len(times))], method: methods[r.IntN(len(methods))]}
+		switch k := r.IntN(10); {
+		case k < 2:
+			f.mode = fs.ModeDir | 0o755
+			dirs = append(dirs, name)
+		case k < 3:
+			f.mode = fs.ModeSymlink | 0o777
+			f.data = []byte("target " + fmt.Sprint(r.IntN(9)))
+		default:
+			f.mode = []fs.FileMode{0o644, 0o600, 0o755, 0o444}[r.IntN(4)]
+			switch r.IntN(4) {
+			case 0:
+				// empty
+			case 1:
+				f.data = testutil.RandomBytes(r.IntN(3000), r.Uint64())
+			case 2:
+				f.data = bytes.Repeat([]byte("text line "+fmt.Sprint(r.IntN(100))+"\n"), r.IntN(5000))
+			case 3:
+				f.data = append(testutil.RandomBytes(r.IntN(100), r.Uint64()), bytes.Repeat([]byte{'z'}, r.IntN(1<<16))...)
+			}
+		}
+		files = append(files, f)
+	}
+	return files
+}
+
+// writeTree writes files with w; CreateHeader with each file's method.
+func writeTree(t testutil.TB, zw *Writer, files []wfile) {
+	t.Helper()
+	for _, f := range files {
+		h := &FileHeader{Name: f.name, Modified: f.mod, Method: f.method}
+		h.SetMode(f.mode)
+		ew, err := zw.CreateHeader(h)
+		if err != nil {
+			t.Fatalf("%s: %v", f.name, err)
+		}
+		if len(f.data) > 0 {
+			if _, err := ew.Write(f.data); err != nil {
+				t.Fatalf("%s: %v", f.name, err)
+			}
+		}
+	}
+}
+
+// checkTree reads archive b with our Archive and compares it with files.
+func checkTree(t testutil.TB, b []byte, files []wfile, pw string) {
+	t.Helper()
+	var opts []arc.Option
+	if pw != "" {
+		opts = append(opts, arc.WithPassword(pw))
+	}
+	a, err := Open(bytes.NewReader(b), int64(len(b)), opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := a.Warnings(); len(w) > 0 {
+		t.Errorf("warnings: %v", w)
+	}
+	ents := a.Entries()
+	if len(ents) != len(files) {
+		t.Fatalf("%d entries, want %d", len(ents), len(files))
+	}
+	for i, f := range files {
+		e := ents[i]
+		want := f.name
+		if f.mode.IsDir() {
+			want += "/"
+		}
+		if e.Name != want {
+			t.Errorf("entry %d: name %q, want %q", i, e.Name, want)
+		}
+		if e.Mode != f.mode {
+			t.Errorf("%s: mode %v, want %v", f.name, e.Mode, f.mode)
+		}
+		if !f.mod.IsZero() && !e.Modified.Equal(f.mod) {
+			t.Errorf("%s: modified %v, want %v", f.name, e.Modified, f.mod)
+		}
+		if f.mode.IsDir() {
+			continue
+		}
+		got, err := testutil.ReadClose(a.Open(i))
+		if err != nil {
+			t.Errorf("%s: %v", f.name, err)
+			continue
+		}
+		if f.mode&fs.ModeSymlink != 0 {
+			if e.LinkTarget != string(f.data) {
+				t.Errorf("%s: link target %q, want %q", f.name, e.LinkTarget, f.data)
+			}
+			continue
+		}
+		if !bytes.Equal(got, f.data) {
+			t.Errorf("%s: content differs (%d bytes, want %d)", f.name, len(got), len(f.data))
+		}
+	}
+}
+
+// onlyWriter hides everything of an io.Writer but Write (no Seek).
+type onlyWriter struct{ w io.Writer }
+
+func (o onlyWriter) Write(p []byte) (int, error) { return o.w.Write(p) }
+
+// seekBuffer is an in-memory io.WriteSeeker.
+type seekBuffer struct {
+	b   []byte
+	pos int
+}
+
+func (s *seekBuffer) Write(p []byte) (int, error) {
+	if end := s.pos + len(p); end > len(s.b) {
+		s.b = append(s.b, make([]byte, end-len(s.b))...)
+	}
+	copy(s.b[s.pos:], p)
+	s.pos += len(p)
+	return len(p), nil
+}
+
+func (s *seekBuffer) Seek(off int64, whence int) (int64, error) {
+	switch whence {
+	case io.SeekCurrent:
+		off += int64(s.pos)
+	case io.SeekEnd:
+		off += int64(len(s.b))
+	}
+	s.pos = int(off)
+	return off, nil
+}
+
+func TestWriterRoundTrip(t *testing.T) {
+	for _, seekable := range []bool{false, true} {
+		for _, pw := range []string{"", "pässword"} {
+			t.Run(fmt.Sprintf("seek=%v,pw=%q", seekable, pw), func(t *testing.T) {
+				files := randomTree(1, 60)
+				// One entry larger than the head, compressible, and one not.
+				files = append(files,
+					wfile{name: "big.txt", mode: 0o644, mod: time.Unix(1e9, 0).UTC(), method: Deflate,
+						data: testutil.Words(headSize+300000, 3, []string{"alpha", "beta", "gamma"}, 100)},
+					wfile{name: "big.bin", mode: 0o644, mod: time.Unix(1e9, 0).UTC(), method: Deflate,
+						data: testutil.RandomBytes(headSize+5000, 4)},
+					wfile{name: "big.zst", mode: 0o644, mod: time.Unix(1e9, 0).UTC(), method: Zstd,
+						data: testutil.Words(headSize+1000, 5, []string{"x", "yy"}, 10)})
+				var opts []WriterOption
+				if pw != "" {
+					opts = append(opts, WithPassword(pw), WithRandom(rand.NewChaCha8([32]byte{1})))
+				}
+				var b []byte
+				if seekable {
+					sb := &seekBuffer{}
+					zw := NewWriter(sb, opts...)
+					writeTree(t, zw, files)
+					if err := zw.Close(); err != nil {
+						t.Fatal(err)
+					}
+					b = sb.b
+				} else {
+					var buf bytes.Buffer
+					zw := NewWriter(onlyWriter{&buf}, opts...)
+					writeTree(t, zw, files)
+					if err := zw.Close(); err != nil {
+						t.Fatal(err)
+					}
+					b = buf.Bytes()
+				}
+				checkTree(t, b, files, pw)
+			})
+		}
+	}
+}
+
+func TestWriterNames(t *testing.T) {
+	var buf bytes.Buffer
+	zw := NewWriter(&buf)
+	for _, bad := range []string{"", "/abs", "C:/x", "a/../b", "a//b", "./", "a\x00b"} {
+		if _, err := zw.Create(bad); !errors.Is(err, ErrInvalidName) {
+			t.Errorf("%q: %v, want ErrInvalidName", bad, err)
+		}
+	}
+	if _, err := zw.Create("ok"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := zw.Create("ok"); !errors.Is(err, ErrInvalidName) {
+		t.Errorf("duplicate: %v", err)
+	}
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := zw.Create("late"); err == nil {
+		t.Error("Create after Close succeeded")
+	}
+}
+
+func TestWriterBadOption(t *testing.T) {
+	zw := NewWriter(io.Discard, WithLevel(12))
+	if _, err := zw.Create("x"); !errors.Is(err, errs.ErrInvalidOption) {
+		t.Errorf("Create: %v", err)
+	}
+	if err := zw.Close(); !errors.Is(err, errs.ErrInvalidOption) {
+		t.Errorf("Close: %v", err)
+	}
+}
+
+func TestWriterStaleEntry(t *testing.T) {
+	zw := NewWriter(io.Discard)
+	w1, _ := zw.Create("a")
+	zw.Create("b")
+	if _, err := w1.Write([]byte("x")); err == nil {
+		t.Error("stale write succeeded")
+	}
+	zw.Close()
+}
+
+func TestWriterZip64(t *testing.T) {
+	defer func(z, c uint64) { zip64Max, countMax = z, c }(zip64Max, countMax)
+	zip64Max, countMax = 1000, 5
+	files := randomTree(9, 20)
+	files = append(files, wfile{name: "big", mode: 0o644, method: Store, data: testutil.RandomBytes(headSize+10, 1)})
+	for _, seekable := range []bool{false, true} {
+		var b []byte
+		if seekable {
+			sb := &seekBuffer{}
+			zw := NewWriter(sb)
+			writeTree(t, zw, files)
+			if err := zw.Close(); err != nil {
+				t.Fatal(err)
+			}
+			b = sb.b
+		} else {
+			var buf bytes.Buffer
+			zw := NewWriter(onlyWriter{&buf})
+			writeTree(t, zw, files)
+			if err := zw.Close(); err != nil {
+				t.Fatal(err)
+			}
+			b = buf.Bytes()
+		}
+		if !bytes.Contains(b, []byte("PK\x06\x06")) {
+			t.Error("no Zip64 end record")
+		}
+		checkTree(t, b, files, "")
+	}
+}
+
+func TestWriterReproducible(t *testing.T) {
+	files := randomTree(3, 30)
+	write := func() []byte {
+		var buf bytes.Buffer
+		zw := NewWriter(&buf, WithPassword("pw"), WithRandom(rand.NewChaCha8([32]byte{5})))
+		writeTree(t, zw, files)
+		if err := zw.Close(); err != nil {
+			t.Fatal(err)
+		}
+		return buf.Bytes()
+	}
+	if a, b := write(), write(); !bytes.Equal(a, b) {
+		t.Error("two runs wrote different bytes")
+	}
+}
+
+func TestWriterStoredWhenIncompressible(t *testing.T) {
+	var buf bytes.Buffer
+	zw := NewWriter(&buf)
+	w, _ := zw.Create("r")
+	w.Write(testutil.RandomBytes(5000, 1))
+	w, _ = zw.Create("t")
+	w.Write([]byte(strings.Repeat("abc", 5000)))
+	zw.Close()
+	a, err := Open(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := a.Entries()[0].Method; m != "Store" {
+		t.Errorf("random data: %s", m)
+	}
+	if m := a.Entries()[1].Method; m != "Deflate" {
+		t.Errorf("text: %s", m)
+	}
+}
+
+func TestWriterDumpForTools(t *testing.T) {
+	dir := os.Getenv("ZIPW_DUMP")
+	if dir == "" {
+		t.Skip("ZIPW_DUMP not set")
+	}
+	files := randomTree(1, 60)
+	for _, pw := range []string{"", "pw"} {
+		var buf bytes.Buffer
+		var opts []WriterOption
+		if pw != "" {
+			opts = append(opts, WithPassword(pw))
+		}
+		zw := NewWriter(onlyWriter{&buf}, opts...)
+		writeTree(t, zw, files)
+		zw.Close()
+		os.WriteFile(filepath.Join(dir, "t"+pw+".zip"), buf.Bytes(), 0o644)
+	}
+}

@@ -1,0 +1,157 @@
+package zip
+
+import (
+	"bytes"
+	"fmt"
+	"io/fs"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+)
+
+// toolCase is a reference tool that extracts a ZIP into a directory.
+type toolCase struct {
+	name    string
+	tool    string
+	args    func(archive, dir, pw string) []string
+	methods []uint16 // the methods it reads (all entries use one of them)
+	aes     bool     // it reads WinZip AES
+}
+
+var zipTools = []toolCase{
+	{name: "7zz", tool: "7zz", aes: true, methods: []uint16{Store, Deflate, LZMA, Zstd},
+		args: func(a, d, pw string) []string {
+			args := []string{"x", "-y", "-snl", "-o" + d, a}
+			if pw != "" {
+				args = append(args, "-p"+pw)
+			}
+			return args
+		}},
+	{name: "unzip", tool: "unzip", methods: []uint16{Store, Deflate},
+		args: func(a, d, pw string) []string { return []string{"-q", a, "-d", d} }},
+	{name: "bsdtar", tool: "bsdtar", aes: true, methods: []uint16{Store, Deflate, LZMA, Zstd},
+		args: func(a, d, pw string) []string {
+			args := []string{"-x", "-p", "-f", a, "-C", d}
+			if pw != "" {
+				args = append(args, "--passphrase", pw)
+			}
+			return args
+		}},
+}
+
+// TestWriterTools writes random trees and checks that the reference
+// tools extract them as written: names, types, contents, link targets,
+// file modes and (in the range every tool reads) modification times.
+// -short checks 3 trees, else 50.
+func TestWriterTools(t *testing.T) {
+	trees := 50
+	if testing.Short() {
+		trees = 3
+	}
+	for _, tc := range zipTools {
+		if _, err := exec.LookPath(tc.tool); err != nil {
+			t.Logf("%s not installed: skipped", tc.tool)
+			continue
+		}
+		t.Run(tc.name, func(t *testing.T) {
+			for seed := range uint64(trees) {
+				files := randomTree(100+seed, 25)
+				for i := range files {
+					files[i].method = tc.methods[int(seed+uint64(i))%len(tc.methods)]
+				}
+				pws := []string{""}
+				if tc.aes {
+					pws = append(pws, "pä55")
+				}
+				for _, pw := range pws {
+					if pw != "" && tc.name == "bsdtar" {
+						// libarchive decrypts only Store and Deflate.
+						for i := range files {
+							files[i].method = []uint16{Store, Deflate}[i%2]
+						}
+					}
+					checkTool(t, tc, files, pw, seed)
+				}
+			}
+		})
+	}
+}
+
+func checkTool(t *testing.T, tc toolCase, files []wfile, pw string, seed uint64) {
+	t.Helper()
+	dir := t.TempDir()
+	archive := filepath.Join(dir, "t.zip")
+	var buf bytes.Buffer
+	opts := []WriterOption{WithRandom(rand.NewChaCha8([32]byte{byte(seed)}))}
+	if pw != "" {
+		opts = append(opts, WithPassword(pw))
+	}
+	zw := NewWriter(&buf, opts...)
+	writeTree(t, zw, files)
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(archive, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	checkTree(t, buf.Bytes(), files, pw)
+	out := filepath.Join(dir, "out")
+	os.Mkdir(out, 0o755)
+	cmd := exec.Command(tc.tool, tc.args(archive, out, pw)...)
+	cmd.Env = append(os.Environ(), "TZ=UTC")
+	if msg, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("seed %d, pw %q: %s: %v\n%s", seed, pw, tc.tool, err, msg)
+	}
+	compareDir(t, fmt.Sprintf("%s seed %d pw %q", tc.name, seed, pw), out, files)
+}
+
+// compareDir checks the tree extracted into dir against files.
+func compareDir(t *testing.T, what, dir string, files []wfile) {
+	t.Helper()
+	for _, f := range files {
+		p := filepath.Join(dir, filepath.FromSlash(f.name))
+		st, err := os.Lstat(p)
+		if err != nil {
+			t.Errorf("%s: %v", what, err)
+			continue
+		}
+		if st.Mode().Type() != f.mode.Type() {
+			t.Errorf("%s: %s: type %v, want %v", what, f.name, st.Mode().Type(), f.mode.Type())
+			continue
+		}
+		switch {
+		case f.mode.IsDir():
+			continue
+		case f.mode&fs.ModeSymlink != 0:
+			if target, _ := os.Readlink(p); target != string(f.data) {
+				t.Errorf("%s: %s: link to %q, want %q", what, f.name, target, f.data)
+			}
+			continue
+		}
+		if st.Mode().Perm() != f.mode.Perm() {
+			t.Errorf("%s: %s: mode %v, want %v", what, f.name, st.Mode().Perm(), f.mode.Perm())
+		}
+		if y := f.mod.Year(); y >= 1980 && y < 2038 && !st.ModTime().Equal(f.mod) {
+			t.Errorf("%s: %s: modified %v, want %v", what, f.name, st.ModTime().UTC(), f.mod)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Errorf("%s: %v", what, err)
+		} else if !bytes.Equal(b, f.data) {
+			t.Errorf("%s: %s: content differs (%d bytes, want %d)", what, f.name, len(b), len(f.data))
+		}
+	}
+	// Nothing more than the tree.
+	n := 0
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if p != dir {
+			n++
+		}
+		return nil
+	})
+	if n != len(files) {
+		t.Errorf("%s: %d paths extracted, want %d", what, n, len(files))
+	}
+}
