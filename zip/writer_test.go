@@ -153,6 +153,37 @@ func checkTree(t testutil.TB, b []byte, files []wfile, pw string) {
 	}
 }
 
+// checkStream reads archive b with the forward Reader and compares the
+// contents with files.
+func checkStream(t testutil.TB, b []byte, files []wfile, pw string) {
+	t.Helper()
+	var opts []arc.Option
+	if pw != "" {
+		opts = append(opts, arc.WithPassword(pw))
+	}
+	z, err := NewReader(bytes.NewReader(b), opts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer z.Close()
+	for i, f := range files {
+		e, err := z.Next()
+		if err != nil {
+			t.Fatalf("entry %d (%s): %v", i, f.name, err)
+		}
+		got, err := io.ReadAll(z)
+		if err != nil {
+			t.Fatalf("%s: %v", e.Name, err)
+		}
+		if f.mode.IsRegular() && !bytes.Equal(got, f.data) {
+			t.Errorf("stream: %s: content differs (%d bytes, want %d)", f.name, len(got), len(f.data))
+		}
+	}
+	if _, err := z.Next(); err != io.EOF {
+		t.Errorf("after the last entry: %v", err)
+	}
+}
+
 // onlyWriter hides everything of an io.Writer but Write (no Seek).
 type onlyWriter struct{ w io.Writer }
 
@@ -220,6 +251,7 @@ func TestWriterRoundTrip(t *testing.T) {
 					b = buf.Bytes()
 				}
 				checkTree(t, b, files, pw)
+				checkStream(t, b, files, pw)
 			})
 		}
 	}

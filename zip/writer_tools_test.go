@@ -155,3 +155,44 @@ func compareDir(t *testing.T, what, dir string, files []wfile) {
 		t.Errorf("%s: %d paths extracted, want %d", what, n, len(files))
 	}
 }
+
+// TestWriterZipCrypto checks ZipCrypto archives, with and without data
+// descriptors, with our readers and, when installed, unzip -P and 7zz.
+func TestWriterZipCrypto(t *testing.T) {
+	files := randomTree(77, 30)
+	for i := range files {
+		files[i].method = []uint16{Store, Deflate}[i%2]
+	}
+	files = append(files, wfile{name: "big", mode: 0o644, method: Deflate, mod: files[0].mod,
+		data: bytes.Repeat([]byte("0123456789abcdef"), headSize/8)})
+	dir := t.TempDir()
+	archive := filepath.Join(dir, "zc.zip")
+	var buf bytes.Buffer
+	zw := NewWriter(&buf, WithPassword("zc pw"), WithZipCrypto(), WithRandom(rand.NewChaCha8([32]byte{9})))
+	writeTree(t, zw, files)
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	checkTree(t, buf.Bytes(), files, "zc pw")
+	checkStream(t, buf.Bytes(), files, "zc pw")
+	os.WriteFile(archive, buf.Bytes(), 0o644)
+	for _, tool := range [][]string{{"unzip", "-q", "-P", "zc pw", archive, "-d"}, {"7zz", "x", "-y", "-snl", "-pzc pw", archive, "-o"}} {
+		if _, err := exec.LookPath(tool[0]); err != nil {
+			t.Logf("%s not installed: skipped", tool[0])
+			continue
+		}
+		out := filepath.Join(dir, tool[0])
+		args := append([]string{}, tool[1:]...)
+		if tool[0] == "7zz" {
+			args[len(args)-1] += out
+		} else {
+			args = append(args, out)
+		}
+		cmd := exec.Command(tool[0], args...)
+		cmd.Env = append(os.Environ(), "TZ=UTC")
+		if msg, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("%s: %v\n%s", tool[0], err, msg)
+		}
+		compareDir(t, tool[0]+" ZipCrypto", out, files)
+	}
+}
