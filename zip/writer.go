@@ -254,8 +254,16 @@ func (w *Writer) create(h *FileHeader, raw bool) (io.Writer, error) {
 		return nil, invalid("entry comment of %d bytes", len(h.Comment))
 	}
 	mode := h.Mode()
-	if h.ExternalAttrs>>16 != 0 && mode.IsDir() {
-		isDir = true
+	extAttr := h.ExternalAttrs
+	if extAttr>>16 != 0 {
+		switch {
+		case mode.IsDir():
+			isDir = true
+		case isDir:
+			// The name's trailing slash wins over the mode's type.
+			mode = fs.ModeDir | mode.Perm()
+			extAttr = archwrite.UnixMode(mode)<<16 | extAttr&0xffff
+		}
 	}
 	if isDir {
 		name += "/"
@@ -267,8 +275,8 @@ func (w *Writer) create(h *FileHeader, raw bool) (io.Writer, error) {
 	if !raw && !writable(method) {
 		return nil, errs.Unsupported("writing ZIP method %d", method)
 	}
-	isLink := h.ExternalAttrs>>16 != 0 && mode&fs.ModeSymlink != 0
-	noData := isDir || (h.ExternalAttrs>>16 != 0 && mode&archwrite.SpecialTypes != 0)
+	isLink := extAttr>>16 != 0 && mode&fs.ModeSymlink != 0
+	noData := isDir || (extAttr>>16 != 0 && mode&archwrite.SpecialTypes != 0)
 	if noData || w.cfg.level == 0 && !raw {
 		method = Store
 	}
@@ -278,12 +286,12 @@ func (w *Writer) create(h *FileHeader, raw bool) (io.Writer, error) {
 	r.name, r.comment, r.mtime = name, h.Comment, h.Modified
 	r.real = method
 	r.dosDate, r.dosTime = dosDateTime(h.Modified)
-	r.extAttr = h.ExternalAttrs
+	r.extAttr = extAttr
 	if isDir {
 		r.extAttr |= dosDir
 	}
 	r.madeBy = verMadeBy
-	if h.ExternalAttrs>>16 != 0 {
+	if extAttr>>16 != 0 {
 		r.madeBy |= hostUnix << 8
 	}
 	if needsUTF8(name) || needsUTF8(h.Comment) {

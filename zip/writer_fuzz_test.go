@@ -97,14 +97,17 @@ func FuzzZipWriter(f *testing.F) {
 			if err != nil {
 				t.Fatalf("%q: %v", e.name, err)
 			}
+			// What the reader lists: the cleaned name, as stored.
+			name, dir := splitForTest(zw, e.name)
+			e.name = name
+			if dir {
+				e.mode, e.data = fs.ModeDir|e.mode.Perm(), nil
+			}
 			if len(e.data) > 0 {
 				if _, err := w.Write(e.data); err != nil {
 					t.Fatal(err)
 				}
 			}
-			// What the reader lists: the cleaned name, as stored.
-			name, _ := splitForTest(zw, e.name)
-			e.name = name
 			kept = append(kept, e)
 		}
 		if err := zw.Close(); err != nil {

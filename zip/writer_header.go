@@ -43,9 +43,10 @@ type FileHeader struct {
 	// Modified is the modification time: stored as an MS-DOS time (UTC,
 	// clamped to 1980..2107), in the extended timestamp field 0x5455
 	// (seconds, 1970..2038, the range its readers agree on) and, for a
-	// time outside that range, in the NTFS field 0x000a (100 ns, from
-	// 1601; 7-Zip and unarc read it, Info-ZIP unzip and bsdtar take the
-	// MS-DOS time). A zero time stores 1980-01-01 and no field.
+	// time outside that range or with a fraction of a second, in the
+	// NTFS field 0x000a (100 ns, from 1601; 7-Zip and unarc read it,
+	// Info-ZIP unzip and bsdtar take the other two). A zero time stores
+	// 1980-01-01 and no field.
 	Modified time.Time
 
 	// CRC32, CompressedSize64 and UncompressedSize64 are used by
@@ -170,30 +171,35 @@ func needsUTF8(s string) bool {
 	return false
 }
 
-// appendTimeExtra appends the time fields of r: 0x5455 with the
-// modification time, or, outside its range, 0x000a.
+// appendTimeExtra appends the time fields of t: NTFS (0x000a) when t
+// has a fraction of a second or lies outside 1970..2038, then 0x5455
+// when it lies inside (Info-ZIP and libarchive read only that one).
 func appendTimeExtra(b []byte, t time.Time) []byte {
 	if t.IsZero() {
 		return b
 	}
-	if unixTimeFits(t) {
+	fits := unixTimeFits(t)
+	if !fits || t.Nanosecond() != 0 {
+		if t.Year() < 1601 {
+			t = time.Date(1601, 1, 1, 0, 0, 0, 0, time.UTC)
+		}
+		ft := archwrite.Filetime(t)
+		b = le.AppendUint16(b, extraNTFS)
+		b = le.AppendUint16(b, 32)
+		b = le.AppendUint32(b, 0)  // reserved
+		b = le.AppendUint16(b, 1)  // tag 1: times
+		b = le.AppendUint16(b, 24) // its size
+		b = le.AppendUint64(b, ft) // mtime
+		b = le.AppendUint64(b, ft) // atime
+		b = le.AppendUint64(b, ft) // ctime
+	}
+	if fits {
 		b = le.AppendUint16(b, extraExtTime)
 		b = le.AppendUint16(b, 5)
 		b = append(b, 1)
-		return le.AppendUint32(b, uint32(int32(t.Unix())))
+		b = le.AppendUint32(b, uint32(t.Unix()))
 	}
-	if t.Year() < 1601 {
-		t = time.Date(1601, 1, 1, 0, 0, 0, 0, time.UTC)
-	}
-	ft := archwrite.Filetime(t)
-	b = le.AppendUint16(b, extraNTFS)
-	b = le.AppendUint16(b, 32)
-	b = le.AppendUint32(b, 0)     // reserved
-	b = le.AppendUint16(b, 1)     // tag 1: times
-	b = le.AppendUint16(b, 24)    // its size
-	b = le.AppendUint64(b, ft)    // mtime
-	b = le.AppendUint64(b, ft)    // atime
-	return le.AppendUint64(b, ft) // ctime
+	return b
 }
 
 // appendAESExtra appends the WinZip AES field: vendor version 2 (AE-2),
