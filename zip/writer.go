@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"crypto/rand"
 	"errors"
+	"fmt"
 	"hash/crc32"
 	"io"
 	"io/fs"
@@ -12,6 +13,7 @@ import (
 	"github.com/go-unarc/unarc/internal/archwrite"
 	"github.com/go-unarc/unarc/internal/errs"
 	"github.com/go-unarc/unarc/internal/optfn"
+	"github.com/go-unarc/unarc/internal/zipcrypto"
 )
 
 // ErrInvalidName is matched (errors.Is) by the error of CreateHeader,
@@ -208,7 +210,7 @@ func (w *Writer) Create(name string) (io.Writer, error) {
 // target, as Info-ZIP stores it). The Writer computes the CRC-32 and
 // sizes; h is not changed.
 func (w *Writer) CreateHeader(h *FileHeader) (io.Writer, error) {
-	return w.create(h, false)
+	return w.create(h, false, 0)
 }
 
 // CreateRaw adds an entry whose data the caller has compressed already
@@ -217,7 +219,39 @@ func (w *Writer) CreateHeader(h *FileHeader) (io.Writer, error) {
 // h.CompressedSize64 bytes; h.CRC32 and h.UncompressedSize64 describe
 // the content.
 func (w *Writer) CreateRaw(h *FileHeader) (io.Writer, error) {
-	return w.create(h, true)
+	return w.create(h, true, flagLZMAEOS)
+}
+
+// Copy copies entry i of a (an Archive of this package) into the
+// archive without decompressing it, as archive/zip's Copy copies a
+// File: its compressed bytes, method, CRC-32, sizes, name, comment,
+// time and mode. An encrypted entry cannot be copied (ErrUnsupported);
+// with WithPassword, the copy is enciphered.
+func (w *Writer) Copy(a *Archive, i int) error {
+	if i < 0 || i >= len(a.files) {
+		return fmt.Errorf("zip writer: entry index %d out of range", i)
+	}
+	f := &a.files[i]
+	if f.Encrypted {
+		return errs.Unsupported("copying an encrypted entry")
+	}
+	var hdr [localLen]byte
+	off, err := a.dataOffset(f, hdr[:])
+	if err != nil {
+		return err
+	}
+	h := &FileHeader{Name: f.Name, Comment: f.Comment, Method: f.method, Modified: f.Modified,
+		CRC32: f.crc, CompressedSize64: f.csize, UncompressedSize64: f.usize}
+	h.SetMode(f.Mode)
+	ew, err := w.create(h, true, f.flags&flagLZMAEOS)
+	if err != nil {
+		return err
+	}
+	if f.csize == 0 {
+		return nil
+	}
+	_, err = io.Copy(ew, io.NewSectionReader(a.ra, off, int64(f.csize)))
+	return err
 }
 
 // entry is the entry being written.
@@ -242,7 +276,9 @@ type entryWriter struct {
 	gen int
 }
 
-func (w *Writer) create(h *FileHeader, raw bool) (io.Writer, error) {
+// create adds the entry h describes; for a raw entry, eos says whether
+// an LZMA stream ends with an end marker (flag bit 1).
+func (w *Writer) create(h *FileHeader, raw bool, eos uint16) (io.Writer, error) {
 	if err := w.endEntry(); err != nil {
 		return nil, err
 	}
@@ -311,6 +347,9 @@ func (w *Writer) create(h *FileHeader, raw bool) (io.Writer, error) {
 	w.gen++
 	if raw {
 		r.crc, r.usize, r.csize = h.CRC32, h.UncompressedSize64, h.CompressedSize64
+		w.setMethod(method)
+		r.flags = r.flags&^flagLZMAEOS | r.flags&eos
+		r.csize += cryptOverheadW(e.crypt)
 		if err := w.writeLocal(true); err != nil {
 			return nil, err
 		}
@@ -385,6 +424,17 @@ func (h *entryWriter) Write(p []byte) (int, error) {
 	return total, nil
 }
 
+// cryptOverheadW is what encryption kind adds to an entry's data.
+func cryptOverheadW(kind int) uint64 {
+	switch kind {
+	case cryptAES:
+		return aesOverhead
+	case cryptZip:
+		return zipcrypto.HeaderLen
+	}
+	return 0
+}
+
 // fail makes err the Writer's sticky error.
 func (w *Writer) fail(err error) error {
 	if w.err == nil {
@@ -445,9 +495,6 @@ func (w *Writer) writeLocal(known bool) error {
 			r.flags |= flagDescriptor
 		}
 		r.crc, r.csize, r.usize = 0, 0, 0
-	}
-	if e.raw {
-		w.setMethod(r.real)
 	}
 	if e.crypt == cryptAES {
 		r.crc = 0 // AE-2: the authentication code checks the data
@@ -543,13 +590,7 @@ func (w *Writer) finishSmall() error {
 	}
 	w.setMethod(m)
 	r := &e.r
-	r.crc, r.usize, r.csize = e.crc, e.usize, uint64(len(data))
-	switch e.crypt {
-	case cryptAES:
-		r.csize += aesOverhead
-	case cryptZip:
-		r.csize += 12
-	}
+	r.crc, r.usize, r.csize = e.crc, e.usize, uint64(len(data))+cryptOverheadW(e.crypt)
 	if err := w.writeLocal(true); err != nil {
 		return err
 	}
@@ -608,17 +649,9 @@ func (w *Writer) finishEntry() error {
 	}
 	csize := uint64(w.out.off - e.dataOff)
 	if e.raw {
-		over := uint64(0)
-		switch e.crypt {
-		case cryptAES:
-			over = aesOverhead
-		case cryptZip:
-			over = 12
-		}
-		if csize != r.csize+over {
+		if csize != r.csize {
 			return errRawSize
 		}
-		r.csize = csize
 		return nil
 	}
 	r.csize, r.usize, r.crc = csize, e.usize, e.crc

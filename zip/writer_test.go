@@ -384,3 +384,37 @@ func TestWriterDumpForTools(t *testing.T) {
 		os.WriteFile(filepath.Join(dir, "t"+pw+".zip"), buf.Bytes(), 0o644)
 	}
 }
+
+// TestWriterCopy copies every entry of an archive (with CreateRaw's
+// path), plain and into an encrypted archive, and reads the copies back.
+func TestWriterCopy(t *testing.T) {
+	files := randomTree(11, 40)
+	var src bytes.Buffer
+	zw := NewWriter(&src)
+	writeTree(t, zw, files)
+	if err := zw.Close(); err != nil {
+		t.Fatal(err)
+	}
+	a, err := Open(bytes.NewReader(src.Bytes()), int64(src.Len()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pw := range []string{"", "copy pw"} {
+		var dst bytes.Buffer
+		var opts []WriterOption
+		if pw != "" {
+			opts = append(opts, WithPassword(pw))
+		}
+		cw := NewWriter(onlyWriter{&dst}, opts...)
+		for i := range a.Entries() {
+			if err := cw.Copy(a, i); err != nil {
+				t.Fatalf("copy %d: %v", i, err)
+			}
+		}
+		if err := cw.Close(); err != nil {
+			t.Fatal(err)
+		}
+		checkTree(t, dst.Bytes(), files, pw)
+		checkStream(t, dst.Bytes(), files, pw)
+	}
+}
