@@ -526,7 +526,7 @@ func (w *Writer) startStream() error {
 	if m != Store {
 		st.cbuf = st.cbuf[:0]
 		st.sw = switchWriter{buf: &st.cbuf}
-		c, err := st.enc.get(m, w.cfg.level, &st.sw)
+		c, err := st.enc.get(m, w.cfg.level, &st.sw, false)
 		if err != nil {
 			return err
 		}
@@ -570,7 +570,7 @@ func (w *Writer) finishSmall() error {
 	if m != Store {
 		st.cbuf = st.cbuf[:0]
 		st.sw = switchWriter{buf: &st.cbuf}
-		c, err := st.enc.get(m, w.cfg.level, &st.sw)
+		c, err := st.enc.get(m, w.cfg.level, &st.sw, true)
 		if err != nil {
 			return err
 		}

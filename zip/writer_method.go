@@ -41,8 +41,8 @@ type encoders struct {
 	flateLevel int
 	zstd       *zstd.Encoder
 	zstdLevel  zstd.EncoderLevel
-	lzma       *lzma.Writer
-	lzmaLevel  int
+	lzma       [2]*lzma.Writer // an entry's whole, a long entry's
+	lzmaLevel  [2]int
 	open       io.Closer // an encoder with a stream open (closed on release)
 }
 
@@ -65,8 +65,8 @@ func zstdLevel(l int) zstd.EncoderLevel {
 }
 
 // get returns the encoder of method m at level l with a new stream to
-// dst.
-func (e *encoders) get(m uint16, l int, dst io.Writer) (compressor, error) {
+// dst; whole says the entry is in the head, all of it.
+func (e *encoders) get(m uint16, l int, dst io.Writer, whole bool) (compressor, error) {
 	switch m {
 	case Deflate:
 		if e.flate == nil || e.flateLevel != l {
@@ -98,19 +98,26 @@ func (e *encoders) get(m uint16, l int, dst io.Writer) (compressor, error) {
 		e.open = e.zstd
 		return e.zstd, nil
 	case LZMA:
+		// An entry that fits the head needs no larger dictionary: the
+		// level's (16 MiB at 5, 64 MiB from 7) would cost ten times it
+		// in encoder memory for nothing.
+		k, opts := 1, []lzma.WriterOption{lzma.Level(l)}
+		if whole {
+			k, opts = 0, append(opts, lzma.DictSize(headSize))
+		}
 		var err error
-		if e.lzma == nil || e.lzmaLevel != l {
-			e.lzma, err = lzma.NewWriterZip(dst, lzma.Level(l))
-			e.lzmaLevel = l
+		if e.lzma[k] == nil || e.lzmaLevel[k] != l {
+			e.lzma[k], err = lzma.NewWriterZip(dst, opts...)
+			e.lzmaLevel[k] = l
 		} else {
-			err = e.lzma.Reset(dst)
+			err = e.lzma[k].Reset(dst)
 		}
 		if err != nil {
-			e.lzma = nil
+			e.lzma[k] = nil
 			return nil, err
 		}
-		e.open = e.lzma
-		return lzmaFlusher{e.lzma}, nil
+		e.open = e.lzma[k]
+		return lzmaFlusher{e.lzma[k]}, nil
 	}
 	return nil, invalid("method %d", m)
 }
