@@ -418,3 +418,58 @@ func TestWriterCopy(t *testing.T) {
 		checkStream(t, dst.Bytes(), files, pw)
 	}
 }
+
+// failWriter fails once n bytes have been written.
+type failWriter struct{ n int }
+
+var errSink = errors.New("sink failed")
+
+func (f *failWriter) Write(p []byte) (int, error) {
+	if len(p) > f.n {
+		n := f.n
+		f.n = 0
+		return n, errSink
+	}
+	f.n -= len(p)
+	return len(p), nil
+}
+
+// TestWriterSinkError: an output error is the Writer's from then on
+// (sticky), at every point of the archive, and Close still returns the
+// pooled state.
+func TestWriterSinkError(t *testing.T) {
+	files := randomTree(21, 20)
+	files = append(files, wfile{name: "big", mode: 0o644, method: Deflate,
+		data: testutil.Words(headSize+70000, 1, []string{"q", "rs"}, 5)})
+	var full bytes.Buffer
+	zw := NewWriter(&full)
+	writeTree(t, zw, files)
+	zw.Close()
+	for _, n := range []int{0, 10, 100, 5000, full.Len() / 2, full.Len() - 30} {
+		zw := NewWriter(&failWriter{n: n}, WithPassword("x"))
+		var err error
+		for _, f := range files {
+			h := &FileHeader{Name: f.name, Method: f.method, Modified: f.mod}
+			h.SetMode(f.mode)
+			var w io.Writer
+			if w, err = zw.CreateHeader(h); err != nil {
+				break
+			}
+			if len(f.data) > 0 {
+				if _, err = w.Write(f.data); err != nil {
+					break
+				}
+			}
+		}
+		cerr := zw.Close()
+		if err == nil {
+			err = cerr
+		}
+		if !errors.Is(err, errSink) {
+			t.Errorf("failing after %d bytes: %v", n, err)
+		}
+		if zw.st != nil {
+			t.Errorf("failing after %d bytes: state not released", n)
+		}
+	}
+}
