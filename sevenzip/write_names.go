@@ -47,7 +47,7 @@ func escapeName(s string) string {
 func (w *Writer) entryName(raw string) (name string, dir bool, err error) {
 	name, dir = archwrite.SplitName(raw)
 	name = escapeName(name)
-	if w.cfg.cleanNames {
+	if w.cfg.CleanNames {
 		name = archwrite.CleanName(name)
 	}
 	if why := archwrite.CheckName(name); why != "" {

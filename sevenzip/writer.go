@@ -8,7 +8,6 @@ import (
 	"hash/crc32"
 	"io"
 	"io/fs"
-	"sync"
 	"time"
 
 	"github.com/go-unarc/unarc/internal/aes7z"
@@ -128,36 +127,18 @@ type wstate struct {
 	coders  coderCache
 }
 
-// Free writer states are kept on a short list the garbage collector does
-// not empty (a sync.Pool drops its items every other GC, and a new state
-// means new encoders). Their encoders hold no windows once closed: those
-// went back to internal/pool.
-const maxFreeStates = 4
-
-var freeStates struct {
-	sync.Mutex
-	l []*wstate
-}
+// freeStates keeps the states of closed writers; their encoders hold no
+// windows once closed: those went back to internal/pool.
+var freeStates = archwrite.FreeList[wstate]{Max: 4}
 
 func getState() *wstate {
-	freeStates.Lock()
-	defer freeStates.Unlock()
-	if n := len(freeStates.l); n > 0 {
-		st := freeStates.l[n-1]
-		freeStates.l[n-1] = nil
-		freeStates.l = freeStates.l[:n-1]
+	if st := freeStates.Get(); st != nil {
 		return st
 	}
 	return new(wstate)
 }
 
-func putState(st *wstate) {
-	freeStates.Lock()
-	defer freeStates.Unlock()
-	if len(freeStates.l) < maxFreeStates {
-		freeStates.l = append(freeStates.l, st)
-	}
-}
+func putState(st *wstate) { freeStates.Put(st) }
 
 // NewWriter returns a Writer that writes an archive to w. The 32-byte
 // start header at the archive's first byte is written last, so an
@@ -183,14 +164,14 @@ func NewWriter(w io.Writer, opts ...WriterOption) (*Writer, error) {
 	if c.level == 0 {
 		c.method = Copy
 	}
-	if c.random == nil {
-		c.random = rand.Reader
+	if c.Random == nil {
+		c.Random = rand.Reader
 	}
 	out, err := newSink(w, &c)
 	if err != nil {
 		return nil, err
 	}
-	zw := &Writer{cfg: c, out: out, rand: c.random, curIdx: -1}
+	zw := &Writer{cfg: c, out: out, rand: c.Random, curIdx: -1}
 	zw.st = getState()
 	zw.st.files = zw.st.files[:0]
 	zw.st.folders = zw.st.folders[:0]

@@ -67,8 +67,8 @@ func (w *Writer) AddTree(fsys fs.FS, root string, skip func(name string, d fs.Di
 func (w *Writer) tree() *archwrite.Tree {
 	return &archwrite.Tree{
 		Prefix:     "7z writer",
-		FollowRoot: w.cfg.followRoot,
-		FileErrors: w.cfg.fileErrors,
+		FollowRoot: w.cfg.FollowRoot,
+		FileErrors: w.cfg.FileErrors,
 		Create: func(name string, mod time.Time, mode fs.FileMode) (io.Writer, error) {
 			return w.CreateHeader(&FileHeader{Name: name, Modified: mod, Mode: mode})
 		},

@@ -3,12 +3,13 @@ package sevenzip
 import (
 	"bytes"
 	"errors"
-	"github.com/go-unarc/unarc/internal/archwrite"
-	"github.com/go-unarc/unarc/internal/testutil"
 	"io/fs"
 	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/go-unarc/unarc/internal/archwrite"
+	"github.com/go-unarc/unarc/internal/testutil"
 )
 
 // entryNames reads back the names of the archive in b.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/go-unarc/unarc/internal/archwrite"
 	"github.com/go-unarc/unarc/internal/errs"
 )
 
@@ -71,9 +72,7 @@ type writerConfig struct {
 	solidBytes int64 // 0: no limit
 	solidFiles int   // 0: no limit
 
-	cleanNames bool
-	followRoot bool
-	fileErrors func(name string, err error) error
+	archwrite.Common
 
 	password   string
 	hasPW      bool
@@ -81,7 +80,6 @@ type writerConfig struct {
 	plainHdr   bool // header compression off
 	cycles     int
 	saltLen    int
-	random     io.Reader
 
 	spool    io.ReadWriteSeeker
 	deferred bool
@@ -221,14 +219,14 @@ func WithSolid(maxBytes int64, maxFiles int) WriterOption {
 // ("C:/x/../../y" is stored as "y"). A name that is empty once cleaned,
 // or that an earlier entry has, is still refused.
 func WithCleanNames() WriterOption {
-	return func(c *writerConfig) error { c.cleanNames = true; return nil }
+	return common(archwrite.CleanNames)
 }
 
 // WithFollowRoot makes AddTree follow a symlink given as its root, as
 // tar -h or bsdtar -H do: the file or tree it points to is stored under
 // the link's name. Symlinks under the root are stored as links.
 func WithFollowRoot() WriterOption {
-	return func(c *writerConfig) error { c.followRoot = true; return nil }
+	return common(archwrite.FollowRoot)
 }
 
 // WithFileErrors makes AddFS and AddTree go on past a file they cannot
@@ -241,13 +239,7 @@ func WithFollowRoot() WriterOption {
 // most the size its Stat gave. When handle returns an error, AddTree
 // stops with it; when it returns nil, the walk goes on.
 func WithFileErrors(handle func(name string, err error) error) WriterOption {
-	return func(c *writerConfig) error {
-		if handle == nil {
-			return invalid("nil file error handler")
-		}
-		c.fileErrors = handle
-		return nil
-	}
+	return common(archwrite.FileErrors(handle))
 }
 
 // WithPassword encrypts the data of every file with 7zAES (AES-256-CBC,
@@ -303,14 +295,11 @@ func WithSalt(n int) WriterOption {
 // fixed source makes encrypted archives reproducible (tests,
 // deduplicating backups); it must not be reused across archives whose
 // secrecy matters.
-func WithRandom(r io.Reader) WriterOption {
-	return func(c *writerConfig) error {
-		if r == nil {
-			return invalid("nil random source")
-		}
-		c.random = r
-		return nil
-	}
+func WithRandom(r io.Reader) WriterOption { return common(archwrite.Random(r)) }
+
+// common wraps an option every writer has.
+func common(o archwrite.Opt) WriterOption {
+	return func(c *writerConfig) error { return o(&c.Common) }
 }
 
 // WithSpool lets NewWriter write to a plain io.Writer: the archive is

@@ -8,7 +8,6 @@ import (
 	"hash/crc32"
 	"io"
 	"io/fs"
-	"sync"
 
 	"github.com/go-unarc/unarc/internal/archwrite"
 	"github.com/go-unarc/unarc/internal/errs"
@@ -106,35 +105,17 @@ type wstate struct {
 	sw    switchWriter
 }
 
-// Free writer states are kept on a short list the garbage collector does
-// not empty (a sync.Pool drops its items every other GC, and a new state
-// means new encoders).
-const maxFreeStates = 4
-
-var freeStates struct {
-	sync.Mutex
-	l []*wstate
-}
+// freeStates keeps the states of closed writers for the next.
+var freeStates = archwrite.FreeList[wstate]{Max: 4}
 
 func getState() *wstate {
-	freeStates.Lock()
-	defer freeStates.Unlock()
-	if n := len(freeStates.l); n > 0 {
-		st := freeStates.l[n-1]
-		freeStates.l[n-1] = nil
-		freeStates.l = freeStates.l[:n-1]
+	if st := freeStates.Get(); st != nil {
 		return st
 	}
 	return &wstate{names: make(map[string]struct{})}
 }
 
-func putState(st *wstate) {
-	freeStates.Lock()
-	defer freeStates.Unlock()
-	if len(freeStates.l) < maxFreeStates {
-		freeStates.l = append(freeStates.l, st)
-	}
-}
+func putState(st *wstate) { freeStates.Put(st) }
 
 // switchWriter is what a compressor writes to: the compressed head's
 // buffer first, the output once the entry is written.
@@ -172,8 +153,8 @@ func NewWriter(w io.Writer, opts ...WriterOption) *Writer {
 		zw.err = err
 		return zw
 	}
-	if zw.cfg.random == nil {
-		zw.cfg.random = rand.Reader
+	if zw.cfg.Random == nil {
+		zw.cfg.Random = rand.Reader
 	}
 	zw.st = getState()
 	st := zw.st
@@ -362,7 +343,7 @@ func (w *Writer) create(h *FileHeader, raw bool, eos uint16) (io.Writer, error) 
 // trailing slash), or an error matching ErrInvalidName.
 func (w *Writer) entryName(raw string) (name string, dir bool, err error) {
 	name, dir = archwrite.SplitName(raw)
-	if w.cfg.cleanNames {
+	if w.cfg.CleanNames {
 		name = archwrite.CleanName(name)
 	}
 	if why := archwrite.CheckName(name); why != "" {
@@ -513,7 +494,7 @@ func (w *Writer) writeLocal(known bool) error {
 	if r.flags&flagDescriptor != 0 {
 		check = byte(r.dosTime >> 8)
 	}
-	return w.st.crypt.start(e.crypt, &w.out, w.cfg.password, w.cfg.random, check)
+	return w.st.crypt.start(e.crypt, &w.out, w.cfg.password, w.cfg.Random, check)
 }
 
 // startStream writes an entry that outgrew the head: it judges the

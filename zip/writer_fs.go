@@ -34,8 +34,8 @@ func (w *Writer) AddTree(fsys fs.FS, root string, skip func(name string, d fs.Di
 	}
 	t := &archwrite.Tree{
 		Prefix:     "zip writer",
-		FollowRoot: w.cfg.followRoot,
-		FileErrors: w.cfg.fileErrors,
+		FollowRoot: w.cfg.FollowRoot,
+		FileErrors: w.cfg.FileErrors,
 		Create: func(name string, mod time.Time, mode fs.FileMode) (io.Writer, error) {
 			h := &FileHeader{Name: name, Modified: mod, Method: w.cfg.method}
 			h.SetMode(mode)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/go-unarc/unarc/internal/archwrite"
 	"github.com/go-unarc/unarc/internal/errs"
 )
 
@@ -18,14 +19,11 @@ func invalid(format string, args ...any) error {
 
 // writerConfig is what the options set.
 type writerConfig struct {
-	method     uint16
-	level      int
-	password   string
-	zipCrypto  bool
-	random     io.Reader
-	cleanNames bool
-	followRoot bool
-	fileErrors func(name string, err error) error
+	method    uint16
+	level     int
+	password  string
+	zipCrypto bool
+	archwrite.Common
 }
 
 func defaultConfig() writerConfig {
@@ -90,15 +88,7 @@ func WithZipCrypto() WriterOption {
 // (default crypto/rand). A fixed source makes encrypted archives
 // reproducible (tests, deduplicating backups); it must not be reused
 // across archives whose secrecy matters.
-func WithRandom(r io.Reader) WriterOption {
-	return func(c *writerConfig) error {
-		if r == nil {
-			return invalid("nil random source")
-		}
-		c.random = r
-		return nil
-	}
-}
+func WithRandom(r io.Reader) WriterOption { return common(archwrite.Random(r)) }
 
 // WithCleanNames makes CreateHeader clean entry names it would refuse
 // (see FileHeader.Name) instead, as the 7z writer's option does: a drive
@@ -106,13 +96,13 @@ func WithRandom(r io.Reader) WriterOption {
 // and ".." elements resolved as path.Clean does. A name that is empty
 // once cleaned, or that an earlier entry has, is still refused.
 func WithCleanNames() WriterOption {
-	return func(c *writerConfig) error { c.cleanNames = true; return nil }
+	return common(archwrite.CleanNames)
 }
 
 // WithFollowRoot makes AddTree follow a symlink given as its root: the
 // file or tree it points to is stored under the link's name.
 func WithFollowRoot() WriterOption {
-	return func(c *writerConfig) error { c.followRoot = true; return nil }
+	return common(archwrite.FollowRoot)
 }
 
 // WithFileErrors makes AddFS and AddTree go on past a file they cannot
@@ -120,11 +110,10 @@ func WithFollowRoot() WriterOption {
 // name in fsys and what happened; when it returns an error, the walk
 // stops with it.
 func WithFileErrors(handle func(name string, err error) error) WriterOption {
-	return func(c *writerConfig) error {
-		if handle == nil {
-			return invalid("nil file error handler")
-		}
-		c.fileErrors = handle
-		return nil
-	}
+	return common(archwrite.FileErrors(handle))
+}
+
+// common wraps an option every writer has.
+func common(o archwrite.Opt) WriterOption {
+	return func(c *writerConfig) error { return o(&c.Common) }
 }
