@@ -67,8 +67,7 @@ type Writer struct {
 	cfg  writerConfig
 	out  *sink
 	st   *wstate
-	err  error // sticky: the archive cannot be completed
-	done bool
+	life archwrite.Lifecycle
 	rand io.Reader
 
 	cur    entryState // the entry being written, when cur.active
@@ -155,13 +154,13 @@ func NewWriter(w io.Writer, opts ...WriterOption) (*Writer, error) {
 	if err := optfn.Apply(&c, opts); err != nil {
 		return nil, err
 	}
-	if c.encHeaders && !c.hasPW {
+	if c.encHeaders && c.Password == "" {
 		return nil, invalid("encrypted headers need a password")
 	}
 	if c.lcSet && c.method == LZMA2 && c.lc+c.lp > 4 {
 		return nil, invalid("LZMA2 with lc+lp = %d > 4", c.lc+c.lp)
 	}
-	if c.level == 0 {
+	if c.Level == 0 {
 		c.method = Copy
 	}
 	if c.Random == nil {
@@ -175,7 +174,7 @@ func NewWriter(w io.Writer, opts ...WriterOption) (*Writer, error) {
 	zw.st = getState()
 	zw.st.files = zw.st.files[:0]
 	zw.st.folders = zw.st.folders[:0]
-	if c.hasPW {
+	if c.Password != "" {
 		if err := zw.deriveKey(); err != nil {
 			zw.release()
 			out.abort()
@@ -194,7 +193,7 @@ func (w *Writer) deriveKey() error {
 		}
 		p.Salt = w.salt[:n]
 	}
-	key, err := aes7z.Key(w.cfg.password, &p)
+	key, err := aes7z.Key(w.cfg.Password, &p)
 	if err != nil {
 		return err
 	}
@@ -334,14 +333,14 @@ type entryState struct {
 func (h *entryWriter) Write(p []byte) (int, error) {
 	w := h.w
 	e := &w.cur
-	if !e.active || h.idx != w.curIdx || w.done {
-		if w.done {
+	if !e.active || h.idx != w.curIdx || w.life.Done {
+		if w.life.Done {
 			return 0, errWriterClosed
 		}
 		return 0, errStaleEntry
 	}
-	if w.err != nil {
-		return 0, w.err
+	if w.life.Err != nil {
+		return 0, w.life.Err
 	}
 	if e.noData {
 		if len(p) == 0 {
@@ -370,7 +369,7 @@ func (h *entryWriter) Write(p []byte) (int, error) {
 	}
 	if len(p) > 0 {
 		if _, err := w.fo.head.Write(p); err != nil {
-			w.err = err
+			w.life.Fail(err)
 			return 0, err
 		}
 	}
@@ -404,7 +403,7 @@ func (w *Writer) startEntry() error {
 	e.started = true
 	if e.n > 0 {
 		if _, err := fo.head.Write(w.st.sniff[:e.n]); err != nil {
-			w.err = err
+			w.life.Fail(err)
 			return err
 		}
 		e.n = 0
@@ -414,11 +413,11 @@ func (w *Writer) startEntry() error {
 
 // endEntry completes the current entry.
 func (w *Writer) endEntry() error {
-	if w.done {
+	if w.life.Done {
 		return errWriterClosed
 	}
-	if w.err != nil {
-		return w.err
+	if w.life.Err != nil {
+		return w.life.Err
 	}
 	e := &w.cur
 	if !e.active {
@@ -445,7 +444,7 @@ func (w *Writer) openFolder(f Filter) error {
 	fo := &w.fo
 	*fo = folderState{filter: f}
 	if err := w.openChain(&fo.folderChain, f, w.hasKey, false, 0); err != nil {
-		w.err = err
+		w.life.Fail(err)
 		return err
 	}
 	return nil
@@ -459,7 +458,7 @@ func (w *Writer) closeFolder() error {
 	}
 	r, err := w.closeChain(&fo.folderChain, fo.unpack, fo.files)
 	if err != nil {
-		w.err = err
+		w.life.Fail(err)
 		return err
 	}
 	w.st.folders = append(w.st.folders, r)
@@ -470,42 +469,34 @@ func (w *Writer) closeFolder() error {
 // the start header in place. It does not close the underlying writer.
 // The pooled coders and buffers go back on every return, error or not.
 func (w *Writer) Close() error {
-	if w.done {
-		return errWriterClosed
+	return w.life.Close(errWriterClosed, w.finish, w.end)
+}
+
+// finish writes what Close adds.
+func (w *Writer) finish() error {
+	if err := w.endEntry(); err != nil {
+		return err
 	}
-	err := w.endEntry()
-	if err == nil {
-		err = w.closeFolder()
+	if err := w.closeFolder(); err != nil {
+		return err
 	}
-	if err == nil {
-		err = w.writeHeader()
-	}
-	w.done = true
+	return w.writeHeader()
+}
+
+// end gives the pooled state back; after a failure the output is
+// abandoned.
+func (w *Writer) end(failed bool) {
 	w.release()
-	if err != nil {
-		if w.err == nil {
-			w.err = err
-		}
+	if failed {
 		w.out.abort()
 	}
-	return err
 }
 
 // Abort gives up the archive: nothing more is written (the start header
 // stays zero, so readers see an unfinished archive) and the pooled
 // coders and buffers go back, as after Close. Volumes the writer created
 // are closed. Abort after Close does nothing.
-func (w *Writer) Abort() {
-	if w.done {
-		return
-	}
-	w.done = true
-	if w.err == nil {
-		w.err = errAborted
-	}
-	w.release()
-	w.out.abort()
-}
+func (w *Writer) Abort() { w.life.Abort(errAborted, w.end) }
 
 var errAborted = errors.New("7z writer: aborted")
 
@@ -513,7 +504,7 @@ var errAborted = errors.New("7z writer: aborted")
 // successful Close; with WithDeferredStartHeader the caller writes it as
 // the archive's first bytes.
 func (w *Writer) StartHeader() ([sigHeaderSize]byte, error) {
-	if !w.done || w.err != nil {
+	if !w.life.Done || w.life.Err != nil {
 		return [sigHeaderSize]byte{}, errors.New("7z writer: no start header: Close has not succeeded")
 	}
 	return w.out.start, nil

@@ -60,7 +60,6 @@ func invalid(format string, args ...any) error {
 // writerConfig is what the options set.
 type writerConfig struct {
 	method     Method
-	level      int
 	dict       int // 0: from the level
 	lc, lp, pb int
 	lcSet      bool
@@ -74,8 +73,6 @@ type writerConfig struct {
 
 	archwrite.Common
 
-	password   string
-	hasPW      bool
 	encHeaders bool
 	plainHdr   bool // header compression off
 	cycles     int
@@ -88,7 +85,9 @@ type writerConfig struct {
 }
 
 func defaultConfig() writerConfig {
-	return writerConfig{method: LZMA2, level: 5, cycles: 19, deltaDist: 1}
+	c := writerConfig{method: LZMA2, cycles: 19, deltaDist: 1}
+	c.Level = 5
+	return c
 }
 
 // WithMethod sets the compression method (default LZMA2).
@@ -107,15 +106,7 @@ func WithMethod(m Method) WriterOption {
 // 16, 32, 64, 128, 256, 256 MiB) and the encoder's effort (fast parser
 // and HC4 below 5, optimal parser and BT4 from 5). Default 5. The
 // encoder needs about 10 times the dictionary in memory at level 5.
-func WithLevel(l int) WriterOption {
-	return func(c *writerConfig) error {
-		if l < 0 || l > 9 {
-			return invalid("level %d (want 0..9)", l)
-		}
-		c.level = l
-		return nil
-	}
-}
+func WithLevel(l int) WriterOption { return common(archwrite.Level(l)) }
 
 // WithDictSize overrides the dictionary size the level chooses
 // (4 KiB .. 1.5 GiB).
@@ -245,15 +236,7 @@ func WithFileErrors(handle func(name string, err error) error) WriterOption {
 // WithPassword encrypts the data of every file with 7zAES (AES-256-CBC,
 // key from SHA-256 iterated 2^19 times by default). The key is derived
 // once, in NewWriter.
-func WithPassword(pw string) WriterOption {
-	return func(c *writerConfig) error {
-		if pw == "" {
-			return invalid("empty password")
-		}
-		c.password, c.hasPW = pw, true
-		return nil
-	}
-}
+func WithPassword(pw string) WriterOption { return common(archwrite.Password(pw)) }
 
 // WithEncryptedHeaders encrypts the header too (7-Zip's -mhe), hiding
 // names, sizes and times; it needs WithPassword.

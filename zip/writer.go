@@ -49,8 +49,7 @@ var ErrInvalidName = errs.ErrInvalidName
 // (WithRandom), a Writer writes the same bytes.
 type Writer struct {
 	cfg     writerConfig
-	err     error // sticky: the archive cannot be completed
-	done    bool
+	life    archwrite.Lifecycle
 	out     output
 	st      *wstate
 	cur     entry
@@ -150,7 +149,7 @@ func (w outWriter) Write(p []byte) (int, error) {
 func NewWriter(w io.Writer, opts ...WriterOption) *Writer {
 	zw := &Writer{cfg: defaultConfig()}
 	if err := optfn.Apply(&zw.cfg, opts); err != nil {
-		zw.err = err
+		zw.life.Err = err
 		return zw
 	}
 	if zw.cfg.Random == nil {
@@ -294,7 +293,7 @@ func (w *Writer) create(h *FileHeader, raw bool, eos uint16) (io.Writer, error) 
 	}
 	isLink := extAttr>>16 != 0 && mode&fs.ModeSymlink != 0
 	noData := isDir || (extAttr>>16 != 0 && mode&archwrite.SpecialTypes != 0)
-	if noData || w.cfg.level == 0 && !raw {
+	if noData || w.cfg.Level == 0 && !raw {
 		method = Store
 	}
 	e := &w.cur
@@ -317,7 +316,7 @@ func (w *Writer) create(h *FileHeader, raw bool, eos uint16) (io.Writer, error) 
 	r.offset = uint64(w.out.off)
 	// Symlinks stay in clear: bsdtar cannot read an encrypted one, and
 	// the target says no more than the names around it.
-	if w.cfg.password != "" && !isDir && !isLink {
+	if w.cfg.Password != "" && !isDir && !isLink {
 		e.crypt = cryptAES
 		if w.cfg.zipCrypto {
 			e.crypt = cryptZip
@@ -361,12 +360,12 @@ func (h *entryWriter) Write(p []byte) (int, error) {
 	w := h.w
 	e := &w.cur
 	switch {
-	case w.done:
+	case w.life.Done:
 		return 0, errWriterClosed
 	case !e.active || h.gen != w.gen:
 		return 0, errStaleEntry
-	case w.err != nil:
-		return 0, w.err
+	case w.life.Err != nil:
+		return 0, w.life.Err
 	case len(p) == 0:
 		return 0, nil
 	case e.noData:
@@ -417,12 +416,7 @@ func cryptOverheadW(kind int) uint64 {
 }
 
 // fail makes err the Writer's sticky error.
-func (w *Writer) fail(err error) error {
-	if w.err == nil {
-		w.err = err
-	}
-	return err
-}
+func (w *Writer) fail(err error) error { return w.life.Fail(err) }
 
 // writeData writes bytes of the entry's data the caller owns: enciphered
 // when the entry is.
@@ -494,7 +488,7 @@ func (w *Writer) writeLocal(known bool) error {
 	if r.flags&flagDescriptor != 0 {
 		check = byte(r.dosTime >> 8)
 	}
-	return w.st.crypt.start(e.crypt, &w.out, w.cfg.password, w.cfg.Random, check)
+	return w.st.crypt.start(e.crypt, &w.out, w.cfg.Password, w.cfg.Random, check)
 }
 
 // startStream writes an entry that outgrew the head: it judges the
@@ -507,7 +501,7 @@ func (w *Writer) startStream() error {
 	if m != Store {
 		st.cbuf = st.cbuf[:0]
 		st.sw = switchWriter{buf: &st.cbuf}
-		c, err := st.enc.get(m, w.cfg.level, &st.sw, false)
+		c, err := st.enc.get(m, w.cfg.Level, &st.sw, false)
 		if err != nil {
 			return err
 		}
@@ -551,7 +545,7 @@ func (w *Writer) finishSmall() error {
 	if m != Store {
 		st.cbuf = st.cbuf[:0]
 		st.sw = switchWriter{buf: &st.cbuf}
-		c, err := st.enc.get(m, w.cfg.level, &st.sw, true)
+		c, err := st.enc.get(m, w.cfg.Level, &st.sw, true)
 		if err != nil {
 			return err
 		}
@@ -586,11 +580,11 @@ func (w *Writer) finishSmall() error {
 
 // endEntry completes the current entry.
 func (w *Writer) endEntry() error {
-	if w.done {
+	if w.life.Done {
 		return errWriterClosed
 	}
-	if w.err != nil {
-		return w.err
+	if w.life.Err != nil {
+		return w.life.Err
 	}
 	e := &w.cur
 	if !e.active {
@@ -697,11 +691,11 @@ func (w *Writer) SetComment(comment string) error {
 // Flush passes what the Writer has buffered to the underlying writer.
 // The entry being written keeps its held-back head (see Writer).
 func (w *Writer) Flush() error {
-	if w.done {
+	if w.life.Done {
 		return errWriterClosed
 	}
-	if w.err != nil {
-		return w.err
+	if w.life.Err != nil {
+		return w.life.Err
 	}
 	if err := w.out.bw.Flush(); err != nil {
 		return w.fail(err)
@@ -713,22 +707,18 @@ func (w *Writer) Flush() error {
 // the end records. It does not close the underlying writer. The pooled
 // coders and buffers go back on every return, error or not.
 func (w *Writer) Close() error {
-	if w.done {
-		return errWriterClosed
+	return w.life.Close(errWriterClosed, w.finish, func(bool) { w.release() })
+}
+
+// finish writes what Close adds.
+func (w *Writer) finish() error {
+	if err := w.endEntry(); err != nil {
+		return err
 	}
-	err := w.endEntry()
-	if err == nil {
-		err = w.writeDirectory()
+	if err := w.writeDirectory(); err != nil {
+		return err
 	}
-	if err == nil {
-		err = w.out.bw.Flush()
-	}
-	w.done = true
-	w.release()
-	if err != nil {
-		w.fail(err)
-	}
-	return err
+	return w.out.bw.Flush()
 }
 
 // writeDirectory writes the central directory and the end records.
@@ -779,13 +769,6 @@ func (w *Writer) release() {
 // Abort gives up the archive: nothing more is written, and the pooled
 // coders and buffers go back, as after Close. Abort after Close does
 // nothing.
-func (w *Writer) Abort() {
-	if w.done {
-		return
-	}
-	w.done = true
-	w.fail(errAborted)
-	w.release()
-}
+func (w *Writer) Abort() { w.life.Abort(errAborted, func(bool) { w.release() }) }
 
 var errAborted = errors.New("zip writer: aborted")

@@ -29,8 +29,8 @@ func (w *Writer) AddFS(fsys fs.FS) error { return w.AddTree(fsys, ".", nil) }
 // left out (a directory with everything under it). A root that is a
 // symlink is stored as a link, unless WithFollowRoot is set.
 func (w *Writer) AddTree(fsys fs.FS, root string, skip func(name string, d fs.DirEntry) bool) error {
-	if w.err != nil {
-		return w.err
+	if w.life.Err != nil {
+		return w.life.Err
 	}
 	t := &archwrite.Tree{
 		Prefix:     "zip writer",

@@ -27,7 +27,9 @@ type writerConfig struct {
 }
 
 func defaultConfig() writerConfig {
-	return writerConfig{method: Deflate, level: 5}
+	c := writerConfig{method: Deflate}
+	c.Level = 5
+	return c
 }
 
 // WithMethod sets the method of Create and AddFS (default Deflate):
@@ -47,15 +49,7 @@ func WithMethod(m uint16) WriterOption {
 // klauspost/compress/flate's, Zstd maps 1..2, 3..5, 6..7 and 8..9 to
 // its fastest, default, better and best speeds, LZMA uses it as 7-Zip
 // does (level 5: 16 MiB dictionary).
-func WithLevel(l int) WriterOption {
-	return func(c *writerConfig) error {
-		if l < 0 || l > 9 {
-			return invalid("level %d (want 0..9)", l)
-		}
-		c.level = l
-		return nil
-	}
-}
+func WithLevel(l int) WriterOption { return common(archwrite.Level(l)) }
 
 // WithPassword encrypts the data of every file (not directories nor
 // symlinks, which bsdtar could not read then) with
@@ -65,15 +59,7 @@ func WithLevel(l int) WriterOption {
 // stored (the code checks the data). Names, sizes and times stay
 // readable. 7-Zip, WinZip, bsdtar and unarc read it; Info-ZIP unzip does
 // not.
-func WithPassword(pw string) WriterOption {
-	return func(c *writerConfig) error {
-		if pw == "" {
-			return invalid("empty password")
-		}
-		c.password = pw
-		return nil
-	}
-}
+func WithPassword(pw string) WriterOption { return common(archwrite.Password(pw)) }
 
 // WithZipCrypto makes WithPassword use the traditional PKWARE cipher
 // ("ZipCrypto", APPNOTE 6.1) instead of AES, for readers that know no

@@ -15,6 +15,8 @@ type Common struct {
 	FollowRoot bool
 	FileErrors func(name string, err error) error
 	Random     io.Reader
+	Level      int    // 0..9, 7-Zip's -mx scale
+	Password   string // "": no encryption
 }
 
 // Opt is a change of Common; each writer's WriterOption wraps one.
@@ -77,4 +79,70 @@ func (f *FreeList[T]) Put(st *T) {
 	if len(f.l) < f.Max {
 		f.l = append(f.l, st)
 	}
+}
+
+// Level is WithLevel(l): 0..9 on 7-Zip's -mx scale.
+func Level(l int) Opt {
+	return func(c *Common) error {
+		if l < 0 || l > 9 {
+			return fmt.Errorf("%w: level %d (want 0..9)", errs.ErrInvalidOption, l)
+		}
+		c.Level = l
+		return nil
+	}
+}
+
+// Password is WithPassword(pw); an empty one is refused (an unset
+// variable must not write an archive in clear).
+func Password(pw string) Opt {
+	return func(c *Common) error {
+		if pw == "" {
+			return fmt.Errorf("%w: empty password", errs.ErrInvalidOption)
+		}
+		c.Password = pw
+		return nil
+	}
+}
+
+// Lifecycle is how a writer ends: once, with a sticky error, its pooled
+// state released on every way out.
+type Lifecycle struct {
+	Done bool
+	Err  error // sticky: the archive cannot be completed
+}
+
+// Fail records err as the sticky error (the first one stays) and
+// returns it.
+func (l *Lifecycle) Fail(err error) error {
+	if l.Err == nil {
+		l.Err = err
+	}
+	return err
+}
+
+// Close runs finish (the writer's last records) once, then release,
+// told whether finish failed; closed is the error of a second Close.
+func (l *Lifecycle) Close(closed error, finish func() error, release func(failed bool)) error {
+	if l.Done {
+		return closed
+	}
+	err := finish()
+	l.Done = true
+	if err != nil {
+		l.Fail(err)
+	}
+	release(err != nil)
+	return err
+}
+
+// Abort ends the writer without finishing it: aborted becomes its
+// error (unless it had one) and release runs. Abort after Close does
+// nothing.
+func (l *Lifecycle) Abort(aborted error, release func(failed bool)) {
+	if l.Done {
+		return
+	}
+	l.Done = true
+	l.Fail(aborted)
+	release(true)
 }
