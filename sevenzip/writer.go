@@ -413,16 +413,10 @@ func (w *Writer) startEntry() error {
 
 // endEntry completes the current entry.
 func (w *Writer) endEntry() error {
-	if w.life.Done {
-		return errWriterClosed
-	}
-	if w.life.Err != nil {
-		return w.life.Err
+	if err := w.life.Check(errWriterClosed); err != nil || !w.cur.active {
+		return err
 	}
 	e := &w.cur
-	if !e.active {
-		return nil
-	}
 	e.active = false
 	if e.size == 0 {
 		return nil // an empty file or a directory: no stream

@@ -209,16 +209,12 @@ func WithSolid(maxBytes int64, maxFiles int) WriterOption {
 // path.Clean does, those that would climb above the root dropped
 // ("C:/x/../../y" is stored as "y"). A name that is empty once cleaned,
 // or that an earlier entry has, is still refused.
-func WithCleanNames() WriterOption {
-	return common(archwrite.CleanNames)
-}
+func WithCleanNames() WriterOption { return common(archwrite.CleanNames) }
 
 // WithFollowRoot makes AddTree follow a symlink given as its root, as
 // tar -h or bsdtar -H do: the file or tree it points to is stored under
 // the link's name. Symlinks under the root are stored as links.
-func WithFollowRoot() WriterOption {
-	return common(archwrite.FollowRoot)
-}
+func WithFollowRoot() WriterOption { return common(archwrite.FollowRoot) }
 
 // WithFileErrors makes AddFS and AddTree go on past a file they cannot
 // store as it is, calling handle with its name in fsys and what

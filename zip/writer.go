@@ -580,16 +580,10 @@ func (w *Writer) finishSmall() error {
 
 // endEntry completes the current entry.
 func (w *Writer) endEntry() error {
-	if w.life.Done {
-		return errWriterClosed
-	}
-	if w.life.Err != nil {
-		return w.life.Err
+	if err := w.life.Check(errWriterClosed); err != nil || !w.cur.active {
+		return err
 	}
 	e := &w.cur
-	if !e.active {
-		return nil
-	}
 	e.active = false
 	if err := w.finishEntry(); err != nil {
 		return w.fail(err)

@@ -81,15 +81,11 @@ func WithRandom(r io.Reader) WriterOption { return common(archwrite.Random(r)) }
 // letter and leading slashes are cut, empty and "." elements dropped,
 // and ".." elements resolved as path.Clean does. A name that is empty
 // once cleaned, or that an earlier entry has, is still refused.
-func WithCleanNames() WriterOption {
-	return common(archwrite.CleanNames)
-}
+func WithCleanNames() WriterOption { return common(archwrite.CleanNames) }
 
 // WithFollowRoot makes AddTree follow a symlink given as its root: the
 // file or tree it points to is stored under the link's name.
-func WithFollowRoot() WriterOption {
-	return common(archwrite.FollowRoot)
-}
+func WithFollowRoot() WriterOption { return common(archwrite.FollowRoot) }
 
 // WithFileErrors makes AddFS and AddTree go on past a file they cannot
 // store as it is (as the 7z writer's WithFileErrors): handle gets its

@@ -120,6 +120,14 @@ func (l *Lifecycle) Fail(err error) error {
 	return err
 }
 
+// Check returns closed after Close or Abort, else the sticky error.
+func (l *Lifecycle) Check(closed error) error {
+	if l.Done {
+		return closed
+	}
+	return l.Err
+}
+
 // Close runs finish (the writer's last records) once, then release,
 // told whether finish failed; closed is the error of a second Close.
 func (l *Lifecycle) Close(closed error, finish func() error, release func(failed bool)) error {
