@@ -102,6 +102,8 @@ type wstate struct {
 	enc   encoders
 	crypt encryptor
 	sw    switchWriter
+	job   job // the serial path's
+	par   workers
 }
 
 // freeStates keeps the states of closed writers for the next.
@@ -114,7 +116,11 @@ func getState() *wstate {
 	return &wstate{names: make(map[string]struct{})}
 }
 
-func putState(st *wstate) { freeStates.Put(st) }
+func putState(st *wstate) {
+	if !freeStates.Put(st) {
+		st.par.stop() // not kept: its workers end
+	}
+}
 
 // switchWriter is what a compressor writes to: the compressed head's
 // buffer first, the output once the entry is written.
@@ -154,6 +160,9 @@ func NewWriter(w io.Writer, opts ...WriterOption) *Writer {
 	}
 	if zw.cfg.Random == nil {
 		zw.cfg.Random = rand.Reader
+	}
+	if zw.cfg.threads == 0 {
+		zw.cfg.threads = defaultThreads()
 	}
 	zw.st = getState()
 	st := zw.st
@@ -313,7 +322,6 @@ func (w *Writer) create(h *FileHeader, raw bool, eos uint16) (io.Writer, error) 
 	if needsUTF8(name) || needsUTF8(h.Comment) {
 		r.flags |= flagUTF8
 	}
-	r.offset = uint64(w.out.off)
 	// Symlinks stay in clear: bsdtar cannot read an encrypted one, and
 	// the target says no more than the names around it.
 	if w.cfg.Password != "" && !isDir && !isLink {
@@ -326,11 +334,14 @@ func (w *Writer) create(h *FileHeader, raw bool, eos uint16) (io.Writer, error) 
 	w.st.names[name] = struct{}{}
 	w.gen++
 	if raw {
+		if err := w.drain(); err != nil {
+			return nil, w.fail(err)
+		}
 		r.crc, r.usize, r.csize = h.CRC32, h.UncompressedSize64, h.CompressedSize64
-		w.setMethod(method)
+		setEntryMethod(e, method)
 		r.flags = r.flags&^flagLZMAEOS | r.flags&eos
 		r.csize += cryptOverheadW(e.crypt)
-		if err := w.writeLocal(true); err != nil {
+		if err := w.writeLocal(e, true); err != nil {
 			return nil, err
 		}
 		e.streaming = true
@@ -383,6 +394,11 @@ func (h *entryWriter) Write(p []byte) (int, error) {
 	if !e.streaming {
 		st := w.st
 		c := min(len(p), headSize-len(st.head))
+		if len(st.head)+c > cap(st.head) {
+			// Full size at once: head buffers travel with jobs, and a
+			// small one grown step by step would allocate per archive.
+			st.head = append(make([]byte, 0, headSize), st.head...)
+		}
 		st.head = append(st.head, p[:c]...)
 		p = p[c:]
 		if len(p) == 0 {
@@ -436,10 +452,9 @@ func (w *Writer) dataWriter() io.Writer {
 	return outWriter{&w.out}
 }
 
-// setMethod fills in r's header method and version for compression
+// setEntryMethod fills in e's header method and version for compression
 // method m.
-func (w *Writer) setMethod(m uint16) {
-	e := &w.cur
+func setEntryMethod(e *entry, m uint16) {
 	r := &e.r
 	r.real, r.method = m, m
 	r.version = methodVersion(m)
@@ -459,11 +474,11 @@ func (w *Writer) setMethod(m uint16) {
 	}
 }
 
-// writeLocal writes the entry's local header and starts its encryption.
-// known says the CRC and sizes in r are final.
-func (w *Writer) writeLocal(known bool) error {
-	e := &w.cur
+// writeLocal writes e's local header, here, and starts its encryption.
+// known says the CRC and sizes in e.r are final.
+func (w *Writer) writeLocal(e *entry, known bool) error {
 	r := &e.r
+	r.offset = uint64(w.out.off)
 	if !known {
 		e.patch = w.out.seeker != nil && e.crypt != cryptZip
 		if !e.patch {
@@ -494,6 +509,9 @@ func (w *Writer) writeLocal(known bool) error {
 // startStream writes an entry that outgrew the head: it judges the
 // method by the head, writes the local header and passes the head on.
 func (w *Writer) startStream() error {
+	if err := w.drain(); err != nil {
+		return err
+	}
 	e := &w.cur
 	st := w.st
 	e.streaming = true
@@ -520,8 +538,8 @@ func (w *Writer) startStream() error {
 			}
 		}
 	}
-	w.setMethod(m)
-	if err := w.writeLocal(false); err != nil {
+	setEntryMethod(e, m)
+	if err := w.writeLocal(e, false); err != nil {
 		return err
 	}
 	if e.comp == nil {
@@ -532,50 +550,95 @@ func (w *Writer) startStream() error {
 	return err
 }
 
-// finishSmall writes an entry that ended within the head: compressed
-// whole (or stored), with its sizes in the local header.
-func (w *Writer) finishSmall() error {
-	e := &w.cur
-	st := w.st
-	data := st.head
-	m := e.r.real
-	if len(data) == 0 {
-		m = Store
+// job is an entry that ended within the head: compressed whole (by
+// compress, on a worker with WithThreads), then written in archive
+// order (by writeJob).
+type job struct {
+	e    entry
+	head []byte // the entry's bytes
+	cbuf []byte // compressed
+	sw   switchWriter
+	m    uint16 // the method after compress
+	data []byte // what writeJob writes: head or cbuf
+	err  error
+	done chan struct{} // compress finished (parallel jobs)
+}
+
+// compress compresses j.head with enc, or stores it when that is not
+// smaller.
+func (j *job) compress(enc *encoders, level int) {
+	j.data, j.m, j.err = j.head, j.e.r.real, nil
+	if len(j.head) == 0 || j.e.noData {
+		j.m = Store
 	}
-	if m != Store {
-		st.cbuf = st.cbuf[:0]
-		st.sw = switchWriter{buf: &st.cbuf}
-		c, err := st.enc.get(m, w.cfg.Level, &st.sw, true)
-		if err != nil {
-			return err
-		}
-		_, err = c.Write(data)
-		if cerr := c.Close(); err == nil {
-			err = cerr
-		}
-		st.enc.done()
-		if err != nil {
-			return err
-		}
-		if len(st.cbuf) < len(data) {
-			data = st.cbuf
-		} else {
-			m = Store
-		}
+	if j.m == Store {
+		return
 	}
-	w.setMethod(m)
+	if cap(j.cbuf) < len(j.head)+len(j.head)/8+64 {
+		j.cbuf = make([]byte, 0, headSize+headSize/8+64)
+	}
+	j.cbuf = j.cbuf[:0]
+	j.sw = switchWriter{buf: &j.cbuf}
+	c, err := enc.get(j.m, level, &j.sw, true)
+	if err != nil {
+		j.err = err
+		return
+	}
+	_, err = c.Write(j.head)
+	if cerr := c.Close(); err == nil {
+		err = cerr
+	}
+	enc.done()
+	j.sw = switchWriter{}
+	switch {
+	case err != nil:
+		j.err = err
+	case len(j.cbuf) < len(j.head):
+		j.data = j.cbuf
+	default:
+		j.m = Store
+	}
+}
+
+// writeJob writes j's entry: local header with its sizes, then the data.
+func (w *Writer) writeJob(j *job) error {
+	if j.err != nil {
+		return j.err
+	}
+	e := &j.e
+	setEntryMethod(e, j.m)
 	r := &e.r
-	r.crc, r.usize, r.csize = e.crc, e.usize, uint64(len(data))+cryptOverheadW(e.crypt)
-	if err := w.writeLocal(true); err != nil {
+	if !e.noData {
+		r.crc, r.usize, r.csize = e.crc, e.usize, uint64(len(j.data))+cryptOverheadW(e.crypt)
+	}
+	if err := w.writeLocal(e, true); err != nil {
 		return err
 	}
-	if e.crypt == 0 {
-		return w.out.write(data)
+	w.st.recs = append(w.st.recs, *r)
+	switch {
+	case e.noData:
+		return nil
+	case e.crypt == 0:
+		return w.out.write(j.data)
 	}
-	if err := st.crypt.writeOwned(data); err != nil {
+	if err := w.st.crypt.writeOwned(j.data); err != nil {
 		return err
 	}
-	return st.crypt.finish()
+	return w.st.crypt.finish()
+}
+
+// finishSmall hands the entry that ended within the head (or has no
+// data) to a job: compressed here, or queued for the workers.
+func (w *Writer) finishSmall() error {
+	st := w.st
+	if w.cfg.threads > 1 {
+		return w.queue()
+	}
+	j := &st.job
+	j.e = w.cur
+	j.head, st.head = st.head, j.head[:0]
+	j.compress(&st.enc, w.cfg.Level)
+	return w.writeJob(j)
 }
 
 // endEntry completes the current entry.
@@ -585,6 +648,12 @@ func (w *Writer) endEntry() error {
 	}
 	e := &w.cur
 	e.active = false
+	if !e.streaming {
+		if err := w.finishSmall(); err != nil {
+			return w.fail(err)
+		}
+		return nil
+	}
 	if err := w.finishEntry(); err != nil {
 		return w.fail(err)
 	}
@@ -596,13 +665,6 @@ func (w *Writer) endEntry() error {
 func (w *Writer) finishEntry() error {
 	e := &w.cur
 	r := &e.r
-	if !e.streaming {
-		if e.noData {
-			w.setMethod(Store)
-			return w.writeLocal(true)
-		}
-		return w.finishSmall()
-	}
 	if e.comp != nil {
 		err := e.comp.Close()
 		w.st.enc.done()
@@ -682,14 +744,18 @@ func (w *Writer) SetComment(comment string) error {
 	return nil
 }
 
-// Flush passes what the Writer has buffered to the underlying writer.
-// The entry being written keeps its held-back head (see Writer).
+// Flush passes what the Writer has buffered to the underlying writer,
+// the entries the workers compress included. The entry being written
+// keeps its held-back head (see Writer).
 func (w *Writer) Flush() error {
 	if w.life.Done {
 		return errWriterClosed
 	}
 	if w.life.Err != nil {
 		return w.life.Err
+	}
+	if err := w.drain(); err != nil {
+		return w.fail(err)
 	}
 	if err := w.out.bw.Flush(); err != nil {
 		return w.fail(err)
@@ -707,6 +773,9 @@ func (w *Writer) Close() error {
 // finish writes what Close adds.
 func (w *Writer) finish() error {
 	if err := w.endEntry(); err != nil {
+		return err
+	}
+	if err := w.drain(); err != nil {
 		return err
 	}
 	if err := w.writeDirectory(); err != nil {
@@ -738,6 +807,7 @@ func (w *Writer) release() {
 	}
 	w.st = nil
 	w.cur = entry{}
+	st.par.abandon()
 	st.enc.release()
 	st.crypt.forget()
 	st.crypt.out = nil

@@ -20,8 +20,7 @@ func invalid(format string, args ...any) error {
 // writerConfig is what the options set.
 type writerConfig struct {
 	method    uint16
-	level     int
-	password  string
+	threads   int // 0: one per CPU
 	zipCrypto bool
 	archwrite.Common
 }
@@ -50,6 +49,21 @@ func WithMethod(m uint16) WriterOption {
 // its fastest, default, better and best speeds, LZMA uses it as 7-Zip
 // does (level 5: 16 MiB dictionary).
 func WithLevel(l int) WriterOption { return common(archwrite.Level(l)) }
+
+// WithThreads sets how many goroutines compress entries (default 0:
+// one per CPU; 1 compresses on the caller's). Entries that end within
+// the held-back first MiB are compressed in parallel and written in
+// order; the archive's bytes do not depend on the count. A longer entry
+// is compressed on the caller's goroutine.
+func WithThreads(n int) WriterOption {
+	return func(c *writerConfig) error {
+		if n < 0 || n > 256 {
+			return invalid("threads %d (want 0..256)", n)
+		}
+		c.threads = n
+		return nil
+	}
+}
 
 // WithPassword encrypts the data of every file (not directories nor
 // symlinks, which bsdtar could not read then) with

@@ -473,3 +473,40 @@ func TestWriterSinkError(t *testing.T) {
 		}
 	}
 }
+
+// TestWriterThreads: the bytes do not depend on WithThreads, with AES
+// (salts drawn in archive order) and a sink that seeks.
+func TestWriterThreads(t *testing.T) {
+	files := randomTree(31, 80)
+	files = append(files, wfile{name: "big", mode: 0o644, method: Deflate,
+		data: testutil.Words(headSize+5000, 2, []string{"k", "lm"}, 9)})
+	files = append(files, randomTree(32, 20)...)
+	var first []byte
+	for _, n := range []int{1, 2, 4, 7} {
+		sb := &seekBuffer{}
+		zw := NewWriter(sb, WithThreads(n), WithPassword("t"), WithRandom(rand.NewChaCha8([32]byte{3})))
+		writeTree(t, zw, dedup(files))
+		if err := zw.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if first == nil {
+			first = sb.b
+			checkTree(t, sb.b, dedup(files), "t")
+		} else if !bytes.Equal(first, sb.b) {
+			t.Errorf("%d threads wrote other bytes than 1", n)
+		}
+	}
+}
+
+// dedup drops entries whose name an earlier one has.
+func dedup(files []wfile) []wfile {
+	seen := map[string]bool{}
+	var out []wfile
+	for _, f := range files {
+		if !seen[f.name] {
+			seen[f.name] = true
+			out = append(out, f)
+		}
+	}
+	return out
+}

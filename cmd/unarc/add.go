@@ -36,13 +36,14 @@ const addUsage = `add (a):
   -l LEVEL           compression level 0..9 (default 5; 0 stores)
   -m METHOD          7z: lzma2 (default), lzma or copy;
                      ZIP: deflate (default), store, lzma or zstd
-  The options below are 7z's only.
+  The options below are 7z's only, but -mt.
   -md SIZE           dictionary size (default from the level)
   -ms SIZE|N|off     solid block: at most SIZE bytes (64M) or N files (100f)
                      per block; off = one block per file (default: one block)
   -mf FILTER         auto (default: BCJ/ARM64/ARM for executables), none,
                      x86, arm, armt, arm64, delta:N
-  -mt N              encoder threads (the archive's bytes do not depend on it)
+  -mt N              encoder threads (the archive's bytes do not depend on it;
+                     ZIP too: entries compressed in parallel)
   -v SIZE            split into volumes ARCHIVE.001, .002, … of SIZE bytes
   -q                 no progress line
 `
@@ -98,7 +99,7 @@ func (c *cli) add(args []string) int {
 		return fail("-t %s: want 7z or zip", format)
 	}
 	if format == "zip" {
-		return c.addZip(fl, archive, paths, password, method, level, follow, quiet, fail)
+		return c.addZip(fl, archive, paths, password, method, level, threads, follow, quiet, fail)
 	}
 	if method == "" {
 		method = "lzma2"
@@ -226,11 +227,11 @@ func (c *cli) runAdd(archive string, paths []string, volume int64, quiet bool, m
 }
 
 // addZip is unarc a for a ZIP archive.
-func (c *cli) addZip(fl *flag.FlagSet, archive string, paths []string, password, method string, level int, follow, quiet bool, fail func(string, ...any) int) int {
+func (c *cli) addZip(fl *flag.FlagSet, archive string, paths []string, password, method string, level, threads int, follow, quiet bool, fail func(string, ...any) int) int {
 	bad := ""
 	fl.Visit(func(f *flag.Flag) {
 		switch f.Name {
-		case "he", "md", "ms", "mf", "mt", "v":
+		case "he", "md", "ms", "mf", "v":
 			bad = f.Name
 		}
 	})
@@ -240,7 +241,10 @@ func (c *cli) addZip(fl *flag.FlagSet, archive string, paths []string, password,
 	if level < 0 || level > 9 {
 		return fail("-l %d: want 0..9", level)
 	}
-	opts := []zip.WriterOption{zip.WithLevel(level)}
+	if threads < 0 || threads > 256 {
+		return fail("-mt %d: want 0..256", threads)
+	}
+	opts := []zip.WriterOption{zip.WithLevel(level), zip.WithThreads(threads)}
 	switch strings.ToLower(method) {
 	case "", "deflate":
 	case "store", "copy":

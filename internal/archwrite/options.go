@@ -72,13 +72,16 @@ func (f *FreeList[T]) Get() *T {
 	return nil
 }
 
-// Put keeps st for a later Get, unless the list is full.
-func (f *FreeList[T]) Put(st *T) {
+// Put keeps st for a later Get, unless the list is full; it reports
+// whether st was kept.
+func (f *FreeList[T]) Put(st *T) bool {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if len(f.l) < f.Max {
 		f.l = append(f.l, st)
+		return true
 	}
+	return false
 }
 
 // Level is WithLevel(l): 0..9 on 7-Zip's -mx scale.

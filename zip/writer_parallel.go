@@ -1,0 +1,141 @@
+package zip
+
+import "runtime"
+
+// workers compress the entries that end within the head on several
+// goroutines (WithThreads); the Writer writes them in archive order as
+// they complete. At most 2 jobs per worker are in flight, each holding
+// its entry (up to the 1 MiB head) and the compressed bytes. The
+// goroutines live with the pooled state, parked on their channel, and
+// end when a state is not kept (stop).
+type workers struct {
+	n     int       // goroutines started
+	work  chan *job // to the workers
+	free  []*job    // jobs not in flight
+	queue []*job    // in flight, in archive order
+	level int       // the level the workers compress at
+}
+
+// start readies n workers at level.
+func (p *workers) start(n, level int) {
+	if p.n != n || p.level != level {
+		p.stop()
+		p.n, p.level = n, level
+		p.work = make(chan *job, 2*n)
+		for range n {
+			go worker(p.work, level)
+		}
+	}
+}
+
+// worker compresses jobs with encoders of its own.
+func worker(work chan *job, level int) {
+	var enc encoders
+	defer enc.release()
+	for j := range work {
+		j.compress(&enc, level)
+		j.done <- struct{}{}
+	}
+}
+
+// stop ends the workers (the queue must be empty).
+func (p *workers) stop() {
+	if p.work != nil {
+		close(p.work)
+		p.work, p.n = nil, 0
+	}
+}
+
+// queue hands the current entry (in the head) to the workers and
+// writes the entries that are done, in order.
+func (w *Writer) queue() error {
+	st := w.st
+	p := &st.par
+	p.start(w.cfg.threads, w.cfg.Level)
+	if len(p.queue) >= 2*p.n {
+		if err := w.writeNext(true); err != nil {
+			return err
+		}
+	}
+	var j *job
+	if k := len(p.free); k > 0 {
+		j, p.free = p.free[k-1], p.free[:k-1]
+	} else {
+		j = &job{done: make(chan struct{}, 1)}
+	}
+	j.e = w.cur
+	j.head, st.head = st.head, j.head[:0]
+	p.queue = append(p.queue, j)
+	if j.e.noData || len(j.head) == 0 || j.e.r.real == Store {
+		j.compress(nil, 0) // stored: nothing for a worker
+		j.done <- struct{}{}
+	} else {
+		p.work <- j
+	}
+	for len(p.queue) > 0 && ready(p.queue[0]) {
+		if err := w.writeDone(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// ready reports whether j is done, taking its signal.
+func ready(j *job) bool {
+	select {
+	case <-j.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// writeNext waits (when wait) for the oldest job, and writes it.
+func (w *Writer) writeNext(wait bool) error {
+	p := &w.st.par
+	if wait {
+		<-p.queue[0].done
+	}
+	return w.writeDone()
+}
+
+// writeDone writes the oldest job, which is done, and frees it.
+func (w *Writer) writeDone() error {
+	p := &w.st.par
+	j := p.queue[0]
+	copy(p.queue, p.queue[1:])
+	p.queue[len(p.queue)-1] = nil
+	p.queue = p.queue[:len(p.queue)-1]
+	err := w.writeJob(j)
+	j.e = entry{}
+	p.free = append(p.free, j)
+	return err
+}
+
+// drain writes every queued entry: before anything else goes to the
+// output.
+func (w *Writer) drain() error {
+	if w.st == nil {
+		return nil
+	}
+	for len(w.st.par.queue) > 0 {
+		if err := w.writeNext(true); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// abandon waits for the jobs in flight after an error, dropping them.
+func (p *workers) abandon() {
+	for _, j := range p.queue {
+		<-j.done
+		j.e = entry{}
+		p.free = append(p.free, j)
+	}
+	clear(p.queue)
+	p.queue = p.queue[:0]
+}
+
+// defaultThreads is WithThreads(0): one worker per CPU.
+func defaultThreads() int { return runtime.GOMAXPROCS(0) }
