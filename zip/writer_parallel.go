@@ -1,6 +1,10 @@
 package zip
 
-import "runtime"
+import (
+	"io"
+	"runtime"
+	"sync"
+)
 
 // workers compress the entries that end within the head on several
 // goroutines (WithThreads); the Writer writes them in archive order as
@@ -9,29 +13,50 @@ import "runtime"
 // goroutines live with the pooled state, parked on their channel, and
 // end when a state is not kept (stop).
 type workers struct {
-	n     int       // goroutines started
-	work  chan *job // to the workers
-	free  []*job    // jobs not in flight
-	queue []*job    // in flight, in archive order
-	level int       // the level the workers compress at
+	n      int       // goroutines started
+	work   chan *job // to the workers
+	free   []*job    // jobs not in flight
+	queue  []*job    // in flight, in archive order
+	level  int       // the level the workers compress at
+	method uint16    // the method whose encoders they made at start
 }
 
-// start readies n workers at level.
-func (p *workers) start(n, level int) {
-	if p.n != n || p.level != level {
+// start readies n workers at level, their encoders for method made.
+func (p *workers) start(n, level int, method uint16) {
+	if p.n != n || p.level != level || p.method != method {
 		p.stop()
-		p.n, p.level = n, level
+		p.n, p.level, p.method = n, level, method
 		p.work = make(chan *job, 2*n)
+		var ready sync.WaitGroup
+		ready.Add(n)
 		for range n {
-			go worker(p.work, level)
+			go worker(p.work, level, method, &ready)
+		}
+		ready.Wait() // their allocations belong to this archive
+		// All the jobs at once, taken in turn (first in, first out), so
+		// each has its buffers after the first 2n entries whatever the
+		// timing: a job made when the workers happen to fall behind
+		// would allocate them in a later archive.
+		p.free = p.free[:0]
+		for range 2 * n {
+			p.free = append(p.free, &job{done: make(chan struct{}, 1)})
 		}
 	}
 }
 
-// worker compresses jobs with encoders of its own.
-func worker(work chan *job, level int) {
+// worker compresses jobs with encoders of its own, the one of the
+// Writer's method made at once: made at its first job, it would be
+// made in whichever archive first kept two workers busy.
+func worker(work chan *job, level int, method uint16, ready *sync.WaitGroup) {
 	var enc encoders
 	defer enc.release()
+	if method != Store {
+		if c, err := enc.get(method, level, io.Discard, true); err == nil {
+			c.Close()
+			enc.done()
+		}
+	}
+	ready.Done()
 	for j := range work {
 		j.compress(&enc, level)
 		j.done <- struct{}{}
@@ -51,18 +76,16 @@ func (p *workers) stop() {
 func (w *Writer) queue() error {
 	st := w.st
 	p := &st.par
-	p.start(w.cfg.threads, w.cfg.Level)
+	p.start(w.cfg.threads, w.cfg.Level, w.cfg.method)
 	if len(p.queue) >= 2*p.n {
 		if err := w.writeNext(true); err != nil {
 			return err
 		}
 	}
-	var j *job
-	if k := len(p.free); k > 0 {
-		j, p.free = p.free[k-1], p.free[:k-1]
-	} else {
-		j = &job{done: make(chan struct{}, 1)}
-	}
+	j := p.free[0] // there is one: at most 2n are in flight
+	copy(p.free, p.free[1:])
+	p.free[len(p.free)-1] = nil
+	p.free = p.free[:len(p.free)-1]
 	j.e = w.cur
 	j.head, st.head = st.head, j.head[:0]
 	p.queue = append(p.queue, j)
