@@ -72,28 +72,30 @@ func BenchmarkZipWriter(b *testing.B) {
 		off := 16<<20 + i*(16<<10)
 		os.WriteFile(p, mixed[off:off+16<<10], 0o644)
 	}
-	b.Run("tree-20M-unarc", func(b *testing.B) {
-		b.SetBytes(20 << 20)
-		out := filepath.Join(dir, "unarc.zip")
-		cpu := testutil.CPUTime()
-		for b.Loop() {
-			f, err := os.Create(out)
-			if err != nil {
-				b.Fatal(err)
+	for _, threads := range []int{1, 0} {
+		b.Run(fmt.Sprintf("tree-20M-unarc-t%d", threads), func(b *testing.B) {
+			b.SetBytes(20 << 20)
+			out := filepath.Join(dir, "unarc.zip")
+			cpu := testutil.CPUTime()
+			for b.Loop() {
+				f, err := os.Create(out)
+				if err != nil {
+					b.Fatal(err)
+				}
+				zw := NewWriter(f, WithThreads(threads))
+				if err := zw.AddFS(os.DirFS(src)); err != nil {
+					b.Fatal(err)
+				}
+				if err := zw.Close(); err != nil {
+					b.Fatal(err)
+				}
+				f.Close()
 			}
-			zw := NewWriter(f)
-			if err := zw.AddFS(os.DirFS(src)); err != nil {
-				b.Fatal(err)
-			}
-			if err := zw.Close(); err != nil {
-				b.Fatal(err)
-			}
-			f.Close()
-		}
-		b.ReportMetric(testutil.CPUSince(cpu).Seconds()/float64(b.N), "cpu-s/op")
-		st, _ := os.Stat(out)
-		b.ReportMetric(float64(st.Size()), "bytes")
-	})
+			b.ReportMetric(testutil.CPUSince(cpu).Seconds()/float64(b.N), "cpu-s/op")
+			st, _ := os.Stat(out)
+			b.ReportMetric(float64(st.Size()), "bytes")
+		})
+	}
 	for _, tool := range []struct {
 		name string
 		args []string
