@@ -45,8 +45,12 @@ var ErrInvalidName = errs.ErrInvalidName
 // (as archive/zip writes it), unless FileHeader.UncompressedSize64 said
 // so beforehand, which puts a Zip64 field in its local header.
 //
+// Entries that end within the held-back MiB are compressed on
+// WithThreads goroutines (one per CPU by default) and written in order.
+//
 // Given the same entries, times, options and random source
-// (WithRandom), a Writer writes the same bytes.
+// (WithRandom), a Writer writes the same bytes, whatever the thread
+// count.
 type Writer struct {
 	cfg     writerConfig
 	life    archwrite.Lifecycle
