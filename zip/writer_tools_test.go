@@ -9,6 +9,9 @@ import (
 	"os/exec"
 	"path/filepath"
 	"testing"
+	"time"
+
+	"github.com/go-unarc/unarc/internal/testutil"
 )
 
 // toolCase is a reference tool that extracts a ZIP into a directory.
@@ -58,6 +61,15 @@ func TestWriterTools(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			for seed := range uint64(trees) {
 				files := randomTree(100+seed, 25)
+				if seed < 2 {
+					// Past the held-back head: written with a data
+					// descriptor (the sink does not seek), compressed
+					// and stored.
+					mt := time.Date(2020, 2, 3, 4, 5, 6, 0, time.UTC)
+					files = append(files,
+						wfile{name: "big.txt", mode: 0o644, mod: mt, data: testutil.Words(headSize+100000, 7, []string{"ab", "cde"}, 20)},
+						wfile{name: "big.bin", mode: 0o600, mod: mt, data: testutil.RandomBytes(headSize+3000, 8)})
+				}
 				for i := range files {
 					files[i].method = tc.methods[int(seed+uint64(i))%len(tc.methods)]
 				}
@@ -88,13 +100,30 @@ func checkTool(t *testing.T, tc toolCase, files []wfile, pw string, seed uint64)
 	if pw != "" {
 		opts = append(opts, WithPassword(pw))
 	}
-	zw := NewWriter(&buf, opts...)
-	writeTree(t, zw, files)
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(archive, buf.Bytes(), 0o644); err != nil {
-		t.Fatal(err)
+	if seed%2 == 0 {
+		// A sink that does not seek: data descriptors.
+		zw := NewWriter(&buf, opts...)
+		writeTree(t, zw, files)
+		if err := zw.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(archive, buf.Bytes(), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	} else {
+		// A file: local headers patched.
+		f, err := os.Create(archive)
+		if err != nil {
+			t.Fatal(err)
+		}
+		zw := NewWriter(f, opts...)
+		writeTree(t, zw, files)
+		if err := zw.Close(); err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+		b, _ := os.ReadFile(archive)
+		buf.Write(b)
 	}
 	checkTree(t, buf.Bytes(), files, pw)
 	out := filepath.Join(dir, "out")
