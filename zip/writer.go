@@ -46,7 +46,10 @@ var ErrInvalidName = errs.ErrInvalidName
 // so beforehand, which puts a Zip64 field in its local header.
 //
 // Entries that end within the held-back MiB are compressed on
-// WithThreads goroutines (one per CPU by default) and written in order.
+// WithThreads goroutines (one per CPU by default) and written in order;
+// a longer Deflate entry is cut into 1 MiB segments compressed apart, as
+// pigz does (each primed with the previous one's last 32 KiB), which
+// the same goroutines compress.
 //
 // Given the same entries, times, options and random source
 // (WithRandom), a Writer writes the same bytes, whatever the thread
@@ -108,6 +111,7 @@ type wstate struct {
 	sw    switchWriter
 	job   job // the serial path's
 	par   workers
+	tail  [segDict]byte // the last bytes of the previous segment
 }
 
 // freeStates keeps the states of closed writers for the next.
@@ -255,6 +259,7 @@ type entry struct {
 	streaming bool // its header is written (past the head, or raw)
 	patch     bool // the local header is patched at the end (else a descriptor follows)
 	comp      compressor
+	seg       bool // Deflate in segments (writer_parallel.go) past the head
 	r         rec
 	crc       uint32
 	usize     uint64
@@ -413,9 +418,12 @@ func (h *entryWriter) Write(p []byte) (int, error) {
 		}
 	}
 	var err error
-	if e.comp != nil {
+	switch {
+	case e.seg:
+		err = w.writeSegmented(p)
+	case e.comp != nil:
 		_, err = e.comp.Write(p)
-	} else {
+	default:
 		err = w.writeData(p)
 	}
 	if err != nil {
@@ -550,8 +558,19 @@ func (w *Writer) startStream() error {
 		return w.writeData(st.head)
 	}
 	st.sw.w = w.dataWriter()
-	_, err := st.sw.w.Write(st.cbuf)
-	return err
+	if _, err := st.sw.w.Write(st.cbuf); err != nil {
+		return err
+	}
+	if m == Deflate {
+		// The rest goes in segments compressed apart, the head's
+		// compressor left as it is (its stream ends byte-aligned).
+		st.enc.done()
+		st.sw = switchWriter{}
+		e.comp, e.seg = nil, true
+		copy(st.tail[:], st.head[len(st.head)-segDict:])
+		st.head = st.head[:0]
+	}
+	return nil
 }
 
 // job is an entry that ended within the head: compressed whole (by
@@ -566,11 +585,21 @@ type job struct {
 	data []byte // what writeJob writes: head or cbuf
 	err  error
 	done chan struct{} // compress finished (parallel jobs)
+
+	// A segment of a long Deflate entry: compressed with the previous
+	// segment's last bytes as dictionary, ended by a sync flush, or by
+	// the final block when final.
+	seg, final bool
+	dict       [segDict]byte
 }
 
 // compress compresses j.head with enc, or stores it when that is not
 // smaller.
 func (j *job) compress(enc *encoders, level int) {
+	if j.seg {
+		j.compressSegment(enc, level)
+		return
+	}
 	j.data, j.m, j.err = j.head, j.e.r.real, nil
 	if len(j.head) == 0 || j.e.noData {
 		j.m = Store
@@ -657,6 +686,14 @@ func (w *Writer) endEntry() error {
 			return w.fail(err)
 		}
 		return nil
+	}
+	if e.seg {
+		if err := w.segment(true); err != nil {
+			return w.fail(err)
+		}
+		if err := w.drain(); err != nil {
+			return w.fail(err)
+		}
 	}
 	if err := w.finishEntry(); err != nil {
 		return w.fail(err)

@@ -122,6 +122,22 @@ func (e *encoders) get(m uint16, l int, dst io.Writer, whole bool) (compressor, 
 	return nil, invalid("method %d", m)
 }
 
+// deflateDict returns the Deflate encoder at level with a new stream to
+// dst whose window starts with dict.
+func (e *encoders) deflateDict(l int, dst io.Writer, dict []byte) *flate.Writer {
+	if e.flate == nil || e.flateLevel != l {
+		fw, err := flate.NewWriterDict(dst, l, dict)
+		if err != nil {
+			panic("zip writer: Deflate level " + itoa(l)) // levels are checked by WithLevel
+		}
+		e.flate, e.flateLevel = fw, l
+	} else {
+		e.flate.ResetDict(dst, dict)
+	}
+	e.open = e.flate
+	return e.flate
+}
+
 // done says the open stream was closed.
 func (e *encoders) done() { e.open = nil }
 

@@ -52,9 +52,10 @@ func WithLevel(l int) WriterOption { return common(archwrite.Level(l)) }
 
 // WithThreads sets how many goroutines compress entries (default 0:
 // one per CPU; 1 compresses on the caller's). Entries that end within
-// the held-back first MiB are compressed in parallel and written in
-// order; the archive's bytes do not depend on the count. A longer entry
-// is compressed on the caller's goroutine.
+// the held-back first MiB, and the 1 MiB segments of longer Deflate
+// entries, are compressed in parallel and written in order; the
+// archive's bytes do not depend on the count. Longer Zstd and LZMA
+// entries are compressed on the caller's goroutine.
 func WithThreads(n int) WriterOption {
 	return func(c *writerConfig) error {
 		if n < 0 || n > 256 {

@@ -129,8 +129,13 @@ func (w *Writer) writeDone() error {
 	copy(p.queue, p.queue[1:])
 	p.queue[len(p.queue)-1] = nil
 	p.queue = p.queue[:len(p.queue)-1]
-	err := w.writeJob(j)
-	j.e = entry{}
+	var err error
+	if j.seg {
+		err = w.writeSegment(j)
+	} else {
+		err = w.writeJob(j)
+	}
+	j.e, j.seg = entry{}, false
 	p.free = append(p.free, j)
 	return err
 }
@@ -162,3 +167,109 @@ func (p *workers) abandon() {
 
 // defaultThreads is WithThreads(0): one worker per CPU.
 func defaultThreads() int { return runtime.GOMAXPROCS(0) }
+
+// Long Deflate entries are cut into segments of segSize after the head,
+// as pigz cuts a stream: each is compressed apart with the previous
+// segment's last segDict bytes as its dictionary and ends with a sync
+// flush (byte-aligned, not final), the last with the final block, so
+// their concatenation is one Deflate stream. Segments are cut the same
+// way whatever the thread count, so the bytes do not depend on it.
+const (
+	segSize = headSize
+	segDict = 32 << 10 // Deflate's window
+)
+
+// writeSegmented takes p, bytes of a segmented entry, cutting a segment
+// each time segSize bytes are held.
+func (w *Writer) writeSegmented(p []byte) error {
+	st := w.st
+	for len(p) > 0 {
+		if cap(st.head) < segSize {
+			st.head = append(make([]byte, 0, segSize), st.head...)
+		}
+		c := copy(st.head[len(st.head):segSize], p)
+		st.head = st.head[:len(st.head)+c]
+		p = p[c:]
+		if len(st.head) == segSize {
+			if err := w.segment(false); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// segment hands the held bytes over as a segment: compressed here, or
+// queued for the workers.
+func (w *Writer) segment(final bool) error {
+	st := w.st
+	var j *job
+	p := &st.par
+	if w.cfg.threads > 1 {
+		p.start(w.cfg.threads, w.cfg.Level, w.cfg.method)
+		if len(p.queue) >= 2*p.n {
+			if err := w.writeNext(true); err != nil {
+				return err
+			}
+		}
+		j = p.free[0]
+		copy(p.free, p.free[1:])
+		p.free[len(p.free)-1] = nil
+		p.free = p.free[:len(p.free)-1]
+	} else {
+		j = &st.job
+	}
+	j.seg, j.final = true, final
+	j.dict = st.tail
+	if !final {
+		copy(st.tail[:], st.head[len(st.head)-segDict:])
+	}
+	j.head, st.head = st.head, j.head[:0]
+	if w.cfg.threads <= 1 {
+		j.compress(&st.enc, w.cfg.Level)
+		err := w.writeSegment(j)
+		j.seg = false
+		return err
+	}
+	p.queue = append(p.queue, j)
+	p.work <- j
+	for len(p.queue) > 0 && ready(p.queue[0]) {
+		if err := w.writeDone(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// compressSegment compresses the segment j holds.
+func (j *job) compressSegment(enc *encoders, level int) {
+	j.err = nil
+	if cap(j.cbuf) < len(j.head)+len(j.head)/8+64 {
+		j.cbuf = make([]byte, 0, segSize+segSize/8+64)
+	}
+	j.cbuf = j.cbuf[:0]
+	j.sw = switchWriter{buf: &j.cbuf}
+	fw := enc.deflateDict(level, &j.sw, j.dict[:])
+	_, err := fw.Write(j.head)
+	if err == nil {
+		if j.final {
+			err = fw.Close()
+		} else {
+			err = fw.Flush()
+		}
+	}
+	enc.done()
+	j.sw = switchWriter{}
+	j.err = err
+}
+
+// writeSegment writes a compressed segment of the current entry.
+func (w *Writer) writeSegment(j *job) error {
+	if j.err != nil {
+		return j.err
+	}
+	if w.cur.crypt != 0 {
+		return w.st.crypt.writeOwned(j.cbuf)
+	}
+	return w.out.write(j.cbuf)
+}

@@ -480,6 +480,11 @@ func TestWriterThreads(t *testing.T) {
 	files := randomTree(31, 80)
 	files = append(files, wfile{name: "big", mode: 0o644, method: Deflate,
 		data: testutil.Words(headSize+5000, 2, []string{"k", "lm"}, 9)})
+	// Segments: three full ones and a part, then exactly two.
+	files = append(files, wfile{name: "segments", mode: 0o644, method: Deflate,
+		data: testutil.Words(4*segSize+777, 4, []string{"seg", "ment", "s"}, 30)})
+	files = append(files, wfile{name: "segments2", mode: 0o644, method: Deflate,
+		data: testutil.Words(3*segSize, 5, []string{"x", "yz"}, 7)})
 	files = append(files, randomTree(32, 20)...)
 	var first []byte
 	for _, n := range []int{1, 2, 4, 7} {

@@ -67,7 +67,7 @@ func TestWriterTools(t *testing.T) {
 					// and stored.
 					mt := time.Date(2020, 2, 3, 4, 5, 6, 0, time.UTC)
 					files = append(files,
-						wfile{name: "big.txt", mode: 0o644, mod: mt, data: testutil.Words(headSize+100000, 7, []string{"ab", "cde"}, 20)},
+						wfile{name: "big.txt", mode: 0o644, mod: mt, data: testutil.Words(3*headSize+100000, 7, []string{"ab", "cde"}, 20)},
 						wfile{name: "big.bin", mode: 0o600, mod: mt, data: testutil.RandomBytes(headSize+3000, 8)})
 				}
 				for i := range files {
