@@ -76,16 +76,10 @@ func (p *workers) stop() {
 func (w *Writer) queue() error {
 	st := w.st
 	p := &st.par
-	p.start(w.cfg.threads, w.cfg.Level, w.cfg.method)
-	if len(p.queue) >= 2*p.n {
-		if err := w.writeNext(true); err != nil {
-			return err
-		}
+	j, err := w.take()
+	if err != nil {
+		return err
 	}
-	j := p.free[0] // there is one: at most 2n are in flight
-	copy(p.free, p.free[1:])
-	p.free[len(p.free)-1] = nil
-	p.free = p.free[:len(p.free)-1]
 	j.e = w.cur
 	j.head, st.head = st.head, j.head[:0]
 	p.queue = append(p.queue, j)
@@ -95,6 +89,29 @@ func (w *Writer) queue() error {
 	} else {
 		p.work <- j
 	}
+	return w.writeReady()
+}
+
+// take returns a free job, after writing the oldest in flight when 2n
+// are: a job is always free then.
+func (w *Writer) take() (*job, error) {
+	p := &w.st.par
+	p.start(w.cfg.threads, w.cfg.Level, w.cfg.method)
+	if len(p.queue) >= 2*p.n {
+		if err := w.writeNext(true); err != nil {
+			return nil, err
+		}
+	}
+	j := p.free[0]
+	copy(p.free, p.free[1:])
+	p.free[len(p.free)-1] = nil
+	p.free = p.free[:len(p.free)-1]
+	return j, nil
+}
+
+// writeReady writes the jobs done at the front of the queue.
+func (w *Writer) writeReady() error {
+	p := &w.st.par
 	for len(p.queue) > 0 && ready(p.queue[0]) {
 		if err := w.writeDone(); err != nil {
 			return err
@@ -203,21 +220,12 @@ func (w *Writer) writeSegmented(p []byte) error {
 // queued for the workers.
 func (w *Writer) segment(final bool) error {
 	st := w.st
-	var j *job
-	p := &st.par
+	j := &st.job
 	if w.cfg.threads > 1 {
-		p.start(w.cfg.threads, w.cfg.Level, w.cfg.method)
-		if len(p.queue) >= 2*p.n {
-			if err := w.writeNext(true); err != nil {
-				return err
-			}
+		var err error
+		if j, err = w.take(); err != nil {
+			return err
 		}
-		j = p.free[0]
-		copy(p.free, p.free[1:])
-		p.free[len(p.free)-1] = nil
-		p.free = p.free[:len(p.free)-1]
-	} else {
-		j = &st.job
 	}
 	j.seg, j.final = true, final
 	j.dict = st.tail
@@ -231,14 +239,10 @@ func (w *Writer) segment(final bool) error {
 		j.seg = false
 		return err
 	}
+	p := &st.par
 	p.queue = append(p.queue, j)
 	p.work <- j
-	for len(p.queue) > 0 && ready(p.queue[0]) {
-		if err := w.writeDone(); err != nil {
-			return err
-		}
-	}
-	return nil
+	return w.writeReady()
 }
 
 // compressSegment compresses the segment j holds.
