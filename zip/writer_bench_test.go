@@ -55,6 +55,27 @@ func BenchmarkZipWriter(b *testing.B) {
 		}
 		b.ReportMetric(float64(out.n), "bytes")
 	})
+	// One 16 MiB entry: its 1 MiB segments on one goroutine or all.
+	for _, threads := range []int{1, 0} {
+		b.Run(fmt.Sprintf("one-entry-16M-t%d", threads), func(b *testing.B) {
+			data := mixed[:16<<20]
+			b.SetBytes(int64(len(data)))
+			b.ReportAllocs()
+			var out countWriter
+			cpu := testutil.CPUTime()
+			for b.Loop() {
+				out = countWriter{}
+				zw := NewWriter(&out, WithThreads(threads))
+				w, _ := zw.Create("one")
+				w.Write(data)
+				if err := zw.Close(); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(testutil.CPUSince(cpu).Seconds()/float64(b.N), "cpu-s/op")
+			b.ReportMetric(float64(out.n), "bytes")
+		})
+	}
 	if testing.Short() {
 		return
 	}

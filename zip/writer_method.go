@@ -76,7 +76,9 @@ func (e *encoders) get(m uint16, l int, dst io.Writer, whole bool) (compressor, 
 			}
 			e.flate, e.flateLevel = fw, l
 		} else {
-			e.flate.Reset(dst)
+			// Not Reset: after ResetDict (a segment) it would fill the
+			// window with that segment's dictionary again.
+			e.flate.ResetDict(dst, nil)
 		}
 		e.open = e.flate
 		return e.flate, nil
