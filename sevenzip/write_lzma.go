@@ -39,7 +39,7 @@ const (
 
 func dataOpts(cfg *writerConfig) lzmaOpts {
 	var o lzmaOpts
-	o.add(lzma.Level(cfg.level))
+	o.add(lzma.Level(cfg.Level))
 	if cfg.dict > 0 {
 		o.add(lzma.DictSize(int64(cfg.dict)))
 	}

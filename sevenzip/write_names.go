@@ -1,11 +1,10 @@
 package sevenzip
 
 import (
-	"fmt"
-	"path"
 	"strings"
 	"unicode/utf8"
 
+	"github.com/go-unarc/unarc/internal/archwrite"
 	"github.com/go-unarc/unarc/internal/errs"
 )
 
@@ -17,7 +16,7 @@ import (
 var ErrInvalidName = errs.ErrInvalidName
 
 func invalidName(name, why string) error {
-	return fmt.Errorf("7z writer: %w %q: %s", errs.ErrInvalidName, name, why)
+	return archwrite.InvalidName("7z writer", name, why)
 }
 
 // escapeName returns s with every byte that is not part of valid UTF-8
@@ -40,67 +39,18 @@ func escapeName(s string) string {
 	return b.String()
 }
 
-// cleanName is what WithCleanNames makes of a name: no drive letter, no
-// leading slash, no empty or "." elements, and ".." resolved (one at the
-// start dropped), as path.Clean on the name made absolute.
-func cleanName(name string) string {
-	if hasDrive(name) {
-		name = name[2:]
-	}
-	return strings.TrimPrefix(path.Clean("/"+name), "/")
-}
-
-// hasDrive reports a Windows drive prefix ("C:").
-func hasDrive(name string) bool {
-	return len(name) >= 2 && name[1] == ':' &&
-		('a' <= name[0]|0x20 && name[0]|0x20 <= 'z')
-}
-
-// checkName returns why name (slash-separated, no trailing slash) cannot
-// be an entry's name, or "".
-func checkName(name string) string {
-	switch {
-	case name == "":
-		return "empty"
-	case strings.IndexByte(name, 0) >= 0:
-		return "holds a NUL"
-	case name[0] == '/':
-		return "absolute"
-	case hasDrive(name):
-		return "has a drive letter"
-	}
-	for elem := range strings.SplitSeq(name, "/") {
-		switch elem {
-		case "":
-			return "has an empty element"
-		case ".":
-			return `has a "." element`
-		case "..":
-			return `has a ".." element`
-		}
-	}
-	return ""
-}
-
 // entryName returns the name an entry named raw is stored under, after
 // the trailing slash (a directory) and leading "./" are cut and bytes
 // that are not UTF-8 escaped, or an error matching ErrInvalidName.
 // A name already in the archive is refused too (CreateHeader records
 // each name it writes).
 func (w *Writer) entryName(raw string) (name string, dir bool, err error) {
-	name = raw
-	if strings.HasSuffix(name, "/") {
-		dir = true
-		name = strings.TrimRight(name, "/")
-	}
-	for strings.HasPrefix(name, "./") {
-		name = name[2:]
-	}
+	name, dir = archwrite.SplitName(raw)
 	name = escapeName(name)
-	if w.cfg.cleanNames {
-		name = cleanName(name)
+	if w.cfg.CleanNames {
+		name = archwrite.CleanName(name)
 	}
-	if why := checkName(name); why != "" {
+	if why := archwrite.CheckName(name); why != "" {
 		return "", false, invalidName(raw, why)
 	}
 	if w.st.names == nil {

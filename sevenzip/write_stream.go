@@ -35,7 +35,7 @@ type streamCoders struct {
 
 // get returns cfg's method's encoder writing into dst.
 func (s *streamCoders) get(cfg *writerConfig, dst io.Writer) (compressor, wcoder, error) {
-	l := min(max(cfg.level, 1), 9)
+	l := min(max(cfg.Level, 1), 9)
 	switch cfg.method {
 	case Zstd:
 		zl := zstdLevels[l]

@@ -8,10 +8,10 @@ import (
 	"hash/crc32"
 	"io"
 	"io/fs"
-	"sync"
 	"time"
 
 	"github.com/go-unarc/unarc/internal/aes7z"
+	"github.com/go-unarc/unarc/internal/archwrite"
 	"github.com/go-unarc/unarc/internal/bcj"
 	"github.com/go-unarc/unarc/internal/optfn"
 )
@@ -67,8 +67,7 @@ type Writer struct {
 	cfg  writerConfig
 	out  *sink
 	st   *wstate
-	err  error // sticky: the archive cannot be completed
-	done bool
+	life archwrite.Lifecycle
 	rand io.Reader
 
 	cur    entryState // the entry being written, when cur.active
@@ -127,36 +126,18 @@ type wstate struct {
 	coders  coderCache
 }
 
-// Free writer states are kept on a short list the garbage collector does
-// not empty (a sync.Pool drops its items every other GC, and a new state
-// means new encoders). Their encoders hold no windows once closed: those
-// went back to internal/pool.
-const maxFreeStates = 4
-
-var freeStates struct {
-	sync.Mutex
-	l []*wstate
-}
+// freeStates keeps the states of closed writers; their encoders hold no
+// windows once closed: those went back to internal/pool.
+var freeStates = archwrite.FreeList[wstate]{Max: 4}
 
 func getState() *wstate {
-	freeStates.Lock()
-	defer freeStates.Unlock()
-	if n := len(freeStates.l); n > 0 {
-		st := freeStates.l[n-1]
-		freeStates.l[n-1] = nil
-		freeStates.l = freeStates.l[:n-1]
+	if st := freeStates.Get(); st != nil {
 		return st
 	}
 	return new(wstate)
 }
 
-func putState(st *wstate) {
-	freeStates.Lock()
-	defer freeStates.Unlock()
-	if len(freeStates.l) < maxFreeStates {
-		freeStates.l = append(freeStates.l, st)
-	}
-}
+func putState(st *wstate) { freeStates.Put(st) }
 
 // NewWriter returns a Writer that writes an archive to w. The 32-byte
 // start header at the archive's first byte is written last, so an
@@ -173,27 +154,27 @@ func NewWriter(w io.Writer, opts ...WriterOption) (*Writer, error) {
 	if err := optfn.Apply(&c, opts); err != nil {
 		return nil, err
 	}
-	if c.encHeaders && !c.hasPW {
+	if c.encHeaders && c.Password == "" {
 		return nil, invalid("encrypted headers need a password")
 	}
 	if c.lcSet && c.method == LZMA2 && c.lc+c.lp > 4 {
 		return nil, invalid("LZMA2 with lc+lp = %d > 4", c.lc+c.lp)
 	}
-	if c.level == 0 {
+	if c.Level == 0 {
 		c.method = Copy
 	}
-	if c.random == nil {
-		c.random = rand.Reader
+	if c.Random == nil {
+		c.Random = rand.Reader
 	}
 	out, err := newSink(w, &c)
 	if err != nil {
 		return nil, err
 	}
-	zw := &Writer{cfg: c, out: out, rand: c.random, curIdx: -1}
+	zw := &Writer{cfg: c, out: out, rand: c.Random, curIdx: -1}
 	zw.st = getState()
 	zw.st.files = zw.st.files[:0]
 	zw.st.folders = zw.st.folders[:0]
-	if c.hasPW {
+	if c.Password != "" {
 		if err := zw.deriveKey(); err != nil {
 			zw.release()
 			out.abort()
@@ -212,7 +193,7 @@ func (w *Writer) deriveKey() error {
 		}
 		p.Salt = w.salt[:n]
 	}
-	key, err := aes7z.Key(w.cfg.password, &p)
+	key, err := aes7z.Key(w.cfg.Password, &p)
 	if err != nil {
 		return err
 	}
@@ -277,47 +258,6 @@ func (w *Writer) Create(name string) (io.Writer, error) {
 	return w.CreateHeader(&FileHeader{Name: name})
 }
 
-// specialTypes are the file types stored with their Unix type and no
-// data, as 7-Zip stores them.
-const specialTypes = fs.ModeNamedPipe | fs.ModeSocket | fs.ModeDevice | fs.ModeCharDevice
-
-// unixMode converts an fs.FileMode to st_mode.
-func unixMode(m fs.FileMode) uint32 {
-	st := uint32(m.Perm())
-	if m&fs.ModeSetuid != 0 {
-		st |= 0o4000
-	}
-	if m&fs.ModeSetgid != 0 {
-		st |= 0o2000
-	}
-	if m&fs.ModeSticky != 0 {
-		st |= 0o1000
-	}
-	switch {
-	case m&fs.ModeDir != 0:
-		st |= 0o040000
-	case m&fs.ModeSymlink != 0:
-		st |= 0o120000
-	case m&fs.ModeNamedPipe != 0:
-		st |= 0o010000
-	case m&fs.ModeSocket != 0:
-		st |= 0o140000
-	case m&fs.ModeCharDevice != 0:
-		st |= 0o020000
-	case m&fs.ModeDevice != 0:
-		st |= 0o060000
-	default:
-		st |= 0o100000
-	}
-	return st
-}
-
-func filetime(t time.Time) uint64 {
-	// 100 ns intervals since 1601-01-01 UTC.
-	const epochDiff = 116444736000000000
-	return uint64(t.Unix())*1e7 + uint64(t.Nanosecond()/100) + epochDiff
-}
-
 // CreateHeader adds an entry described by h and returns the io.Writer
 // for its content (directories take none; a symlink's content is its
 // target).
@@ -341,11 +281,11 @@ func (w *Writer) CreateHeader(h *FileHeader) (io.Writer, error) {
 		r.hasTime |= 1 << i
 		switch i {
 		case 0:
-			r.ctime = filetime(t)
+			r.ctime = archwrite.Filetime(t)
 		case 1:
-			r.atime = filetime(t)
+			r.atime = archwrite.Filetime(t)
 		case 2:
-			r.mtime = filetime(t)
+			r.mtime = archwrite.Filetime(t)
 		}
 	}
 	attr := h.Attributes &^ (0x10 | 0x20 | attrUnixExt | 0xFFFF0000)
@@ -359,7 +299,7 @@ func (w *Writer) CreateHeader(h *FileHeader) (io.Writer, error) {
 		mode |= fs.ModeDir
 	}
 	if h.Mode&^fs.ModeDir != 0 || h.Mode&fs.ModeSymlink != 0 {
-		attr |= attrUnixExt | unixMode(mode)<<16
+		attr |= attrUnixExt | archwrite.UnixMode(mode)<<16
 		if mode&0o200 == 0 {
 			attr |= 0x01
 		}
@@ -368,7 +308,7 @@ func (w *Writer) CreateHeader(h *FileHeader) (io.Writer, error) {
 	w.st.names[name] = struct{}{}
 	w.st.files = append(w.st.files, r)
 	w.curIdx = len(w.st.files) - 1
-	w.cur = entryState{active: true, noData: isDir || mode&specialTypes != 0, link: mode&fs.ModeSymlink != 0}
+	w.cur = entryState{active: true, noData: isDir || mode&archwrite.SpecialTypes != 0, link: mode&fs.ModeSymlink != 0}
 	return &entryWriter{w: w, idx: w.curIdx}, nil
 }
 
@@ -393,14 +333,14 @@ type entryState struct {
 func (h *entryWriter) Write(p []byte) (int, error) {
 	w := h.w
 	e := &w.cur
-	if !e.active || h.idx != w.curIdx || w.done {
-		if w.done {
+	if !e.active || h.idx != w.curIdx || w.life.Done {
+		if w.life.Done {
 			return 0, errWriterClosed
 		}
 		return 0, errStaleEntry
 	}
-	if w.err != nil {
-		return 0, w.err
+	if w.life.Err != nil {
+		return 0, w.life.Err
 	}
 	if e.noData {
 		if len(p) == 0 {
@@ -429,7 +369,7 @@ func (h *entryWriter) Write(p []byte) (int, error) {
 	}
 	if len(p) > 0 {
 		if _, err := w.fo.head.Write(p); err != nil {
-			w.err = err
+			w.life.Fail(err)
 			return 0, err
 		}
 	}
@@ -463,7 +403,7 @@ func (w *Writer) startEntry() error {
 	e.started = true
 	if e.n > 0 {
 		if _, err := fo.head.Write(w.st.sniff[:e.n]); err != nil {
-			w.err = err
+			w.life.Fail(err)
 			return err
 		}
 		e.n = 0
@@ -473,16 +413,10 @@ func (w *Writer) startEntry() error {
 
 // endEntry completes the current entry.
 func (w *Writer) endEntry() error {
-	if w.done {
-		return errWriterClosed
-	}
-	if w.err != nil {
-		return w.err
+	if err := w.life.Check(errWriterClosed); err != nil || !w.cur.active {
+		return err
 	}
 	e := &w.cur
-	if !e.active {
-		return nil
-	}
 	e.active = false
 	if e.size == 0 {
 		return nil // an empty file or a directory: no stream
@@ -504,7 +438,7 @@ func (w *Writer) openFolder(f Filter) error {
 	fo := &w.fo
 	*fo = folderState{filter: f}
 	if err := w.openChain(&fo.folderChain, f, w.hasKey, false, 0); err != nil {
-		w.err = err
+		w.life.Fail(err)
 		return err
 	}
 	return nil
@@ -518,7 +452,7 @@ func (w *Writer) closeFolder() error {
 	}
 	r, err := w.closeChain(&fo.folderChain, fo.unpack, fo.files)
 	if err != nil {
-		w.err = err
+		w.life.Fail(err)
 		return err
 	}
 	w.st.folders = append(w.st.folders, r)
@@ -529,42 +463,34 @@ func (w *Writer) closeFolder() error {
 // the start header in place. It does not close the underlying writer.
 // The pooled coders and buffers go back on every return, error or not.
 func (w *Writer) Close() error {
-	if w.done {
-		return errWriterClosed
+	return w.life.Close(errWriterClosed, w.finish, w.end)
+}
+
+// finish writes what Close adds.
+func (w *Writer) finish() error {
+	if err := w.endEntry(); err != nil {
+		return err
 	}
-	err := w.endEntry()
-	if err == nil {
-		err = w.closeFolder()
+	if err := w.closeFolder(); err != nil {
+		return err
 	}
-	if err == nil {
-		err = w.writeHeader()
-	}
-	w.done = true
+	return w.writeHeader()
+}
+
+// end gives the pooled state back; after a failure the output is
+// abandoned.
+func (w *Writer) end(failed bool) {
 	w.release()
-	if err != nil {
-		if w.err == nil {
-			w.err = err
-		}
+	if failed {
 		w.out.abort()
 	}
-	return err
 }
 
 // Abort gives up the archive: nothing more is written (the start header
 // stays zero, so readers see an unfinished archive) and the pooled
 // coders and buffers go back, as after Close. Volumes the writer created
 // are closed. Abort after Close does nothing.
-func (w *Writer) Abort() {
-	if w.done {
-		return
-	}
-	w.done = true
-	if w.err == nil {
-		w.err = errAborted
-	}
-	w.release()
-	w.out.abort()
-}
+func (w *Writer) Abort() { w.life.Abort(errAborted, w.end) }
 
 var errAborted = errors.New("7z writer: aborted")
 
@@ -572,7 +498,7 @@ var errAborted = errors.New("7z writer: aborted")
 // successful Close; with WithDeferredStartHeader the caller writes it as
 // the archive's first bytes.
 func (w *Writer) StartHeader() ([sigHeaderSize]byte, error) {
-	if !w.done || w.err != nil {
+	if !w.life.Done || w.life.Err != nil {
 		return [sigHeaderSize]byte{}, errors.New("7z writer: no start header: Close has not succeeded")
 	}
 	return w.out.start, nil

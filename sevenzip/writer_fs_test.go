@@ -14,6 +14,7 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/go-unarc/unarc/internal/archwrite"
 	"github.com/go-unarc/unarc/internal/testutil"
 )
 
@@ -118,8 +119,8 @@ func TestAddTreeFileErrors(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, want := range map[string]error{
-		"t/b-shrank.txt": errShrank, "t/c-grew.txt": errGrew,
-		"t/d-secret": fs.ErrPermission, "t/e-ioerr": syscall.EIO, "t/g-touched": errChanged,
+		"t/b-shrank.txt": archwrite.ErrShrank, "t/c-grew.txt": archwrite.ErrGrew,
+		"t/d-secret": fs.ErrPermission, "t/e-ioerr": syscall.EIO, "t/g-touched": archwrite.ErrChanged,
 	} {
 		if !errors.Is(got[name], want) {
 			t.Errorf("%s: reported %v, want %v", name, got[name], want)
@@ -162,7 +163,7 @@ func TestAddTreeFileErrorsStop(t *testing.T) {
 	var m memFile
 	zw, _ := NewWriter(&m, WithFilter(FilterNone))
 	err := zw.AddFS(fsys)
-	if !errors.Is(err, errShrank) || !strings.Contains(err.Error(), "b:") {
+	if !errors.Is(err, archwrite.ErrShrank) || !strings.Contains(err.Error(), "b:") {
 		t.Fatalf("AddFS: %v, want the shrunk file named", err)
 	}
 	if err := zw.Close(); err != nil {

@@ -3,11 +3,13 @@ package sevenzip
 import (
 	"bytes"
 	"errors"
-	"github.com/go-unarc/unarc/internal/testutil"
 	"io/fs"
 	"os/exec"
 	"strings"
 	"testing"
+
+	"github.com/go-unarc/unarc/internal/archwrite"
+	"github.com/go-unarc/unarc/internal/testutil"
 )
 
 // entryNames reads back the names of the archive in b.
@@ -183,13 +185,13 @@ func FuzzWriterNames(f *testing.F) {
 			for strings.HasPrefix(rest, "./") {
 				rest = rest[2:]
 			}
-			if clean && strings.IndexByte(name, 0) < 0 && cleanName(rest) != "" {
-				t.Fatalf("%q refused although cleaning leaves %q: %v", name, cleanName(rest), err)
+			if clean && strings.IndexByte(name, 0) < 0 && archwrite.CleanName(rest) != "" {
+				t.Fatalf("%q refused although cleaning leaves %q: %v", name, archwrite.CleanName(rest), err)
 			}
 			return
 		}
 		got := zw.st.files[0].name
-		if !fs.ValidPath(got) || got == "." || hasDrive(got) || strings.IndexByte(got, 0) >= 0 {
+		if !fs.ValidPath(got) || got == "." || archwrite.HasDrive(got) || strings.IndexByte(got, 0) >= 0 {
 			t.Fatalf("%q stored as %q", name, got)
 		}
 	})

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 
+	"github.com/go-unarc/unarc/internal/archwrite"
 	"github.com/go-unarc/unarc/internal/errs"
 )
 
@@ -70,7 +71,6 @@ func invalid(format string, args ...any) error {
 // writerConfig is what the options set.
 type writerConfig struct {
 	method     Method
-	level      int
 	dict       int // 0: from the level
 	lc, lp, pb int
 	lcSet      bool
@@ -82,17 +82,12 @@ type writerConfig struct {
 	solidBytes int64 // 0: no limit
 	solidFiles int   // 0: no limit
 
-	cleanNames bool
-	followRoot bool
-	fileErrors func(name string, err error) error
+	archwrite.Common
 
-	password   string
-	hasPW      bool
 	encHeaders bool
 	plainHdr   bool // header compression off
 	cycles     int
 	saltLen    int
-	random     io.Reader
 
 	spool    io.ReadWriteSeeker
 	deferred bool
@@ -101,7 +96,9 @@ type writerConfig struct {
 }
 
 func defaultConfig() writerConfig {
-	return writerConfig{method: LZMA2, level: 5, cycles: 19, deltaDist: 1}
+	c := writerConfig{method: LZMA2, cycles: 19, deltaDist: 1}
+	c.Level = 5
+	return c
 }
 
 // WithMethod sets the compression method (default LZMA2). Zstd, Brotli
@@ -122,15 +119,7 @@ func WithMethod(m Method) WriterOption {
 // 16, 32, 64, 128, 256, 256 MiB) and the encoder's effort (fast parser
 // and HC4 below 5, optimal parser and BT4 from 5). Default 5. The
 // encoder needs about 10 times the dictionary in memory at level 5.
-func WithLevel(l int) WriterOption {
-	return func(c *writerConfig) error {
-		if l < 0 || l > 9 {
-			return invalid("level %d (want 0..9)", l)
-		}
-		c.level = l
-		return nil
-	}
-}
+func WithLevel(l int) WriterOption { return common(archwrite.Level(l)) }
 
 // WithDictSize overrides the dictionary size the level chooses
 // (4 KiB .. 1.5 GiB).
@@ -233,16 +222,12 @@ func WithSolid(maxBytes int64, maxFiles int) WriterOption {
 // path.Clean does, those that would climb above the root dropped
 // ("C:/x/../../y" is stored as "y"). A name that is empty once cleaned,
 // or that an earlier entry has, is still refused.
-func WithCleanNames() WriterOption {
-	return func(c *writerConfig) error { c.cleanNames = true; return nil }
-}
+func WithCleanNames() WriterOption { return common(archwrite.CleanNames) }
 
 // WithFollowRoot makes AddTree follow a symlink given as its root, as
 // tar -h or bsdtar -H do: the file or tree it points to is stored under
 // the link's name. Symlinks under the root are stored as links.
-func WithFollowRoot() WriterOption {
-	return func(c *writerConfig) error { c.followRoot = true; return nil }
-}
+func WithFollowRoot() WriterOption { return common(archwrite.FollowRoot) }
 
 // WithFileErrors makes AddFS and AddTree go on past a file they cannot
 // store as it is, calling handle with its name in fsys and what
@@ -254,27 +239,13 @@ func WithFollowRoot() WriterOption {
 // most the size its Stat gave. When handle returns an error, AddTree
 // stops with it; when it returns nil, the walk goes on.
 func WithFileErrors(handle func(name string, err error) error) WriterOption {
-	return func(c *writerConfig) error {
-		if handle == nil {
-			return invalid("nil file error handler")
-		}
-		c.fileErrors = handle
-		return nil
-	}
+	return common(archwrite.FileErrors(handle))
 }
 
 // WithPassword encrypts the data of every file with 7zAES (AES-256-CBC,
 // key from SHA-256 iterated 2^19 times by default). The key is derived
 // once, in NewWriter.
-func WithPassword(pw string) WriterOption {
-	return func(c *writerConfig) error {
-		if pw == "" {
-			return invalid("empty password")
-		}
-		c.password, c.hasPW = pw, true
-		return nil
-	}
-}
+func WithPassword(pw string) WriterOption { return common(archwrite.Password(pw)) }
 
 // WithEncryptedHeaders encrypts the header too (7-Zip's -mhe), hiding
 // names, sizes and times; it needs WithPassword.
@@ -316,14 +287,11 @@ func WithSalt(n int) WriterOption {
 // fixed source makes encrypted archives reproducible (tests,
 // deduplicating backups); it must not be reused across archives whose
 // secrecy matters.
-func WithRandom(r io.Reader) WriterOption {
-	return func(c *writerConfig) error {
-		if r == nil {
-			return invalid("nil random source")
-		}
-		c.random = r
-		return nil
-	}
+func WithRandom(r io.Reader) WriterOption { return common(archwrite.Random(r)) }
+
+// common wraps an option every writer has.
+func common(o archwrite.Opt) WriterOption {
+	return func(c *writerConfig) error { return o(&c.Common) }
 }
 
 // WithSpool lets NewWriter write to a plain io.Writer: the archive is

@@ -1,9 +1,13 @@
 package zip_test
 
 import (
+	"bytes"
 	"fmt"
+	"io"
 	"log"
 	"os"
+	"strings"
+	"time"
 
 	"github.com/go-unarc/unarc/zip"
 )
@@ -42,4 +46,39 @@ func ExampleOpen() {
 	// dir/ünïcödé.txt         13 Store
 	// emptydir/                0 Store
 	// link                     9 Store
+}
+
+// Writing a ZIP archive: the Writer has archive/zip's shape. Create
+// deflates (or stores what does not shrink), CreateHeader chooses the
+// method, the time and the mode per entry; Close writes the directory.
+func ExampleNewWriter() {
+	var buf bytes.Buffer
+	zw := zip.NewWriter(&buf)
+	w, err := zw.Create("hello.txt")
+	if err != nil {
+		log.Fatal(err)
+	}
+	io.WriteString(w, strings.Repeat("hello, zip\n", 100))
+	h := &zip.FileHeader{Name: "bin/run.sh", Method: zip.Store,
+		Modified: time.Date(2025, 1, 2, 3, 4, 5, 0, time.UTC)}
+	h.SetMode(0o755)
+	w, err = zw.CreateHeader(h)
+	if err != nil {
+		log.Fatal(err)
+	}
+	io.WriteString(w, "#!/bin/sh\necho hi\n")
+	if err := zw.Close(); err != nil {
+		log.Fatal(err)
+	}
+
+	a, err := zip.Open(bytes.NewReader(buf.Bytes()), int64(buf.Len()))
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, e := range a.Entries() {
+		fmt.Printf("%-11s %4d %-8s %v\n", e.Name, e.Size, e.Method, e.Mode)
+	}
+	// Output:
+	// hello.txt   1100 Deflate  -rw-r--r--
+	// bin/run.sh    18 Store    -rwxr-xr-x
 }

@@ -12,12 +12,14 @@ import (
 	"strings"
 
 	"github.com/go-unarc/unarc/sevenzip"
+	"github.com/go-unarc/unarc/zip"
 )
 
 const addUsage = `add (a):
-  unarc a [flags] ARCHIVE PATH…   write a new 7z archive (- for standard output),
-  or a tarball when ARCHIVE ends in .tar, .tar.gz/.tgz, .tar.zst/.tzst,
-  .tar.xz/.txz or .tar.lz/.tlz (-l and -mt apply; the 7z flags do not)
+  unarc a [flags] ARCHIVE PATH…   write a new archive (- for standard output)
+  The format follows ARCHIVE's name: .zip writes ZIP; .tar, .tar.gz/.tgz,
+  .tar.zst/.tzst, .tar.xz/.txz and .tar.lz/.tlz a tarball (-l and -mt
+  apply); anything else (and -) 7z. -t TYPE chooses it whatever the name.
   PATHs are stored relative to their parent directory, as 7zz a stores
   them (a/b/dir is stored as dir/…); symlinks are stored as links (7zz -snl),
   a PATH that is a symlink too unless -H; pipes, sockets and devices are
@@ -26,24 +28,28 @@ const addUsage = `add (a):
   A file that cannot be read is skipped, one that changes while read (size
   or mtime) is stored as read (at most the size it had): each is reported,
   the rest is archived, and unarc a exits 1 (as GNU tar for a changed file).
-  -p PASSWORD        encrypt the data with 7zAES (AES-256), or -pPASSWORD;
-                     not empty
+  -t FORMAT          7z or zip (default: from ARCHIVE's extension)
+  -p PASSWORD        encrypt the data with 7zAES (AES-256), for ZIP with
+                     WinZip AES-256 (AE-2), or -pPASSWORD; not empty
   -H                 follow symlinks given as PATH (bsdtar -H): store what
                      they point to under their name
   -he                encrypt the headers too (names, sizes); needs -p
   -l LEVEL           compression level 0..9 (default 5; 0 stores); for a
                      tarball the compressor's -0..-9 (default: gzip 6,
                      zstd 3, xz 6, lzip 6)
-  -t TYPE            7z, tar, tar.gz, tar.zst, tar.xz or tar.lz, whatever
-                     the name (-t tar: compressed as the name says)
-  -m METHOD          lzma2 (default), lzma, copy, or the 7-Zip-zstd family's
-                     zstd, brotli, lz4 (7-Zip itself cannot read these)
+  -t TYPE            7z, zip, tar, tar.gz, tar.zst, tar.xz or tar.lz,
+                     whatever the name (-t tar: compressed as the name says)
+  -m METHOD          7z: lzma2 (default), lzma, copy, or the 7-Zip-zstd
+                     family's zstd, brotli, lz4 (7-Zip itself cannot read
+                     these); ZIP: deflate (default), store, lzma or zstd
+  The options below are 7z's only, but -mt.
   -md SIZE           dictionary size (default from the level)
   -ms SIZE|N|off     solid block: at most SIZE bytes (64M) or N files (100f)
                      per block; off = one block per file (default: one block)
   -mf FILTER         auto (default: BCJ/ARM64/ARM for executables), none,
                      x86, arm, armt, arm64, delta:N, swap2, swap4
-  -mt N              encoder threads (the archive's bytes do not depend on it)
+  -mt N              encoder threads (the archive's bytes do not depend on it;
+                     ZIP too: entries compressed in parallel)
   -v SIZE            split into volumes ARCHIVE.001, .002, … of SIZE bytes
   -q                 no progress line
 `
@@ -54,20 +60,20 @@ func (c *cli) add(args []string) int {
 	fl.SetOutput(io.Discard)
 	var (
 		password, method, solid, filter string
+		format                          string
 		he, quiet, follow               bool
 		level, threads                  int
 		dict, volume                    int64
 	)
-	var typ string // -t: the archive's type, else from its name
 	fl.StringVar(&password, "p", "", "")
 	fl.BoolVar(&he, "he", false, "")
 	fl.BoolVar(&quiet, "q", false, "")
 	fl.BoolVar(&follow, "H", false, "")
 	fl.IntVar(&level, "l", 5, "")
-	fl.StringVar(&method, "m", "lzma2", "")
+	fl.StringVar(&method, "m", "", "")
+	fl.StringVar(&format, "t", "", "")
 	fl.StringVar(&solid, "ms", "", "")
 	fl.StringVar(&filter, "mf", "auto", "")
-	fl.StringVar(&typ, "t", "", "")
 	fl.IntVar(&threads, "mt", 0, "")
 	fl.Var(sizeFlag{&dict}, "md", "")
 	fl.Var(sizeFlag{&volume}, "v", "")
@@ -87,10 +93,27 @@ func (c *cli) add(args []string) int {
 		return fail("need ARCHIVE and at least one PATH")
 	}
 	archive, paths := pos[0], pos[1:]
-	if comp, ok, err := tarTarget(archive, typ); err != nil {
+	if comp, ok, err := tarTarget(archive, format); err != nil {
 		return fail("%v", err)
 	} else if ok {
 		return c.addTar(fl, archive, paths, comp, level, threads, follow, quiet)
+	}
+	switch strings.ToLower(format) {
+	case "":
+		format = "7z"
+		if strings.EqualFold(filepath.Ext(archive), ".zip") {
+			format = "zip"
+		}
+	case "7z", "zip":
+		format = strings.ToLower(format)
+	default:
+		return fail("-t %s: want 7z, zip, tar, tar.gz, tar.zst, tar.xz or tar.lz", format)
+	}
+	if format == "zip" {
+		return c.addZip(fl, archive, paths, password, method, level, threads, follow, quiet, fail)
+	}
+	if method == "" {
+		method = "lzma2"
 	}
 	opts := []sevenzip.WriterOption{sevenzip.WithLevel(level), sevenzip.WithThreads(threads)}
 	switch strings.ToLower(method) {
@@ -155,12 +178,91 @@ func (c *cli) add(args []string) int {
 		return fail("%v", err)
 	}
 	opts = append(opts, f)
+	return c.runAdd(archive, paths, volume, quiet, func(fileErrors func(string, error) error) openWriter {
+		opts = append(opts, sevenzip.WithFileErrors(fileErrors))
+		return openWriter{open: func(out io.Writer, spool io.ReadWriteSeeker, vol func(int) (io.Writer, error)) (treeWriter, error) {
+			if spool != nil {
+				opts = append(opts, sevenzip.WithSpool(spool))
+			}
+			if vol != nil {
+				opts = append(opts, sevenzip.WithVolumes(volume, vol))
+			}
+			return sevenzip.NewWriter(out, opts...)
+		}}
+	})
+}
+
+// treeWriter is what unarc a needs of an archive writer.
+type treeWriter interface {
+	AddTree(fsys fs.FS, root string, skip func(name string, d fs.DirEntry) bool) error
+	Close() error
+}
+
+// openWriter opens the archive writer over out, with a spool (standard
+// output, for a writer that does not stream) or volumes.
+type openWriter struct {
+	streams bool // writes standard output as it goes, without a spool
+	open    func(out io.Writer, spool io.ReadWriteSeeker, vol func(int) (io.Writer, error)) (treeWriter, error)
+}
+
+// runAdd writes archive from paths with the writer mk returns (handing
+// it the handler of files that cannot be stored as they are), and
+// reports (addRun).
+func (c *cli) runAdd(archive string, paths []string, volume int64, quiet bool, mk func(fileErrors func(string, error) error) openWriter) int {
 	run, ok := c.startAdd(archive, paths, quiet)
 	if !ok {
 		return 1
 	}
-	opts = append(opts, sevenzip.WithFileErrors(run.fileError))
-	return run.end(c.writeArchive(archive, paths, volume, opts, run.prog))
+	return run.end(c.writeArchive(archive, paths, volume, mk(run.fileError), run.prog))
+}
+
+// addZip is unarc a for a ZIP archive.
+func (c *cli) addZip(fl *flag.FlagSet, archive string, paths []string, password, method string, level, threads int, follow, quiet bool, fail func(string, ...any) int) int {
+	bad := ""
+	fl.Visit(func(f *flag.Flag) {
+		switch f.Name {
+		case "he", "md", "ms", "mf", "v":
+			bad = f.Name
+		}
+	})
+	if bad != "" {
+		return fail("-%s: a 7z option (ZIP has no such setting)", bad)
+	}
+	if level < 0 || level > 9 {
+		return fail("-l %d: want 0..9", level)
+	}
+	if threads < 0 || threads > 256 {
+		return fail("-mt %d: want 0..256", threads)
+	}
+	opts := []zip.WriterOption{zip.WithLevel(level), zip.WithThreads(threads)}
+	switch strings.ToLower(method) {
+	case "", "deflate":
+	case "store", "copy":
+		opts = append(opts, zip.WithMethod(zip.Store))
+	case "lzma":
+		opts = append(opts, zip.WithMethod(zip.LZMA))
+	case "zstd":
+		opts = append(opts, zip.WithMethod(zip.Zstd))
+	default:
+		return fail("-m %s: want deflate, store, lzma or zstd for ZIP", method)
+	}
+	pwSet := false
+	fl.Visit(func(f *flag.Flag) { pwSet = pwSet || f.Name == "p" })
+	if pwSet {
+		if password == "" {
+			return fail("-p: empty password (an unset variable?); give a password or leave -p out")
+		}
+		opts = append(opts, zip.WithPassword(password))
+	}
+	if follow {
+		opts = append(opts, zip.WithFollowRoot())
+	}
+	return c.runAdd(archive, paths, 0, quiet, func(fileErrors func(string, error) error) openWriter {
+		opts = append(opts, zip.WithFileErrors(fileErrors))
+		return openWriter{streams: true, open: func(out io.Writer, _ io.ReadWriteSeeker, _ func(int) (io.Writer, error)) (treeWriter, error) {
+			return zip.NewWriter(out, opts...), nil
+		}}
+	})
 }
 
 func parseFilter(s string) (sevenzip.WriterOption, error) {
@@ -199,24 +301,28 @@ func parseFilter(s string) (sevenzip.WriterOption, error) {
 // under the final name. "-" writes to standard output through a spool
 // file; volumes are written under their final names (and removed on
 // failure).
-func (c *cli) writeArchive(archive string, paths []string, volume int64, opts []sevenzip.WriterOption, prog *progress) (err error) {
+func (c *cli) writeArchive(archive string, paths []string, volume int64, open openWriter, prog *progress) (err error) {
 	var out io.Writer
 	var skip []os.FileInfo // our own output files, never added
 	var finish func(ok bool) error
+	var spool io.ReadWriteSeeker
+	var vol func(int) (io.Writer, error)
 	switch {
 	case archive == "-" || archive == "":
-		spool, err := os.CreateTemp("", "unarc-spool-*")
-		if err != nil {
-			return err
-		}
-		os.Remove(spool.Name())
-		defer spool.Close()
-		opts = append(opts, sevenzip.WithSpool(spool))
 		out = c.stdout
 		finish = func(bool) error { return nil }
+		if !open.streams {
+			f, err := os.CreateTemp("", "unarc-spool-*")
+			if err != nil {
+				return err
+			}
+			os.Remove(f.Name())
+			defer f.Close()
+			spool = f
+		}
 	case volume > 0:
 		var made []string
-		opts = append(opts, sevenzip.WithVolumes(volume, func(n int) (io.Writer, error) {
+		vol = func(n int) (io.Writer, error) {
 			name := fmt.Sprintf("%s.%03d", archive, n)
 			f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o644)
 			if err != nil {
@@ -227,7 +333,7 @@ func (c *cli) writeArchive(archive string, paths []string, volume int64, opts []
 				skip = append(skip, st)
 			}
 			return f, nil
-		}))
+		}
 		finish = func(ok bool) error {
 			if !ok {
 				for _, m := range made {
@@ -246,7 +352,7 @@ func (c *cli) writeArchive(archive string, paths []string, volume int64, opts []
 		}
 		out, finish = tmp, done
 	}
-	zw, err := sevenzip.NewWriter(out, opts...)
+	zw, err := open.open(out, spool, vol)
 	if err != nil {
 		finish(false)
 		return err

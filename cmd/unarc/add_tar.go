@@ -42,7 +42,7 @@ func tarTarget(archive, typ string) (tar.Compression, bool, error) {
 			}
 		}
 		return 0, false, nil
-	case "7z":
+	case "7z", "zip":
 		return 0, false, nil
 	}
 	for _, s := range tarSuffixes {
@@ -56,7 +56,7 @@ func tarTarget(archive, typ string) (tar.Compression, bool, error) {
 			return s.comp, true, nil
 		}
 	}
-	return 0, false, fmt.Errorf("-t %s: want 7z, tar, tar.gz, tar.zst, tar.xz or tar.lz", typ)
+	return 0, false, fmt.Errorf("-t %s: want 7z, zip, tar, tar.gz, tar.zst, tar.xz or tar.lz", typ)
 }
 
 // addTar is unarc a for a tarball: the paths are walked as for 7z

@@ -272,3 +272,105 @@ func TestAddTopSymlink(t *testing.T) {
 		}
 	}
 }
+
+// TestAddZip: `unarc a x.zip` writes ZIP (by the extension, or -t zip
+// for any name and standard output), which unarc x and, when installed,
+// 7zz, unzip and bsdtar extract as the tree was; with -p, WinZip AES.
+func TestAddZip(t *testing.T) {
+	src := makeTree(t)
+	for _, c := range []struct {
+		name  string
+		flags []string
+		pw    string
+	}{
+		{"default", nil, ""},
+		{"aes", []string{"-p", "pw"}, "pw"},
+		{"zstd", []string{"-m", "zstd", "-l", "3"}, ""},
+		{"forced", []string{"-t", "zip"}, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			dir := t.TempDir()
+			arch := filepath.Join(dir, "out.zip")
+			if c.name == "forced" {
+				arch = filepath.Join(dir, "out.bin")
+			}
+			args := append(append([]string{"a"}, c.flags...), arch, src)
+			if code, _, errs := runCLI(args...); code != 0 {
+				t.Fatalf("unarc a: exit %d: %s", code, errs)
+			}
+			if b, _ := os.ReadFile(arch); !bytes.HasPrefix(b, []byte("PK\x03\x04")) {
+				t.Fatalf("not a ZIP: % x", b[:min(len(b), 8)])
+			}
+			pw := []string{}
+			if c.pw != "" {
+				pw = []string{"-p", c.pw}
+			}
+			out := filepath.Join(dir, "x")
+			if code, _, errs := runCLI(append([]string{"x", "-preserve-perms", "-o", out, arch}, pw...)...); code != 0 {
+				t.Fatalf("unarc x: exit %d: %s", code, errs)
+			}
+			sameTree(t, filepath.Dir(src), out)
+			tools := [][]string{{"7zz", "x", "-bd", "-y", "-snl", "-o" + filepath.Join(dir, "7zz"), arch}}
+			if c.pw != "" {
+				tools[0] = append(tools[0], "-p"+c.pw)
+				tools = append(tools, []string{"bsdtar", "-x", "-p", "--passphrase", c.pw, "-f", arch, "-C", filepath.Join(dir, "bsdtar")})
+			} else {
+				tools = append(tools, []string{"bsdtar", "-x", "-p", "-f", arch, "-C", filepath.Join(dir, "bsdtar")})
+				if c.name != "zstd" {
+					tools = append(tools, []string{"unzip", "-q", arch, "-d", filepath.Join(dir, "unzip")})
+				}
+			}
+			for _, tool := range tools {
+				if _, err := exec.LookPath(tool[0]); err != nil {
+					continue
+				}
+				os.Mkdir(filepath.Join(dir, tool[0]), 0o755)
+				if b, err := exec.Command(tool[0], tool[1:]...).CombinedOutput(); err != nil {
+					t.Fatalf("%s: %v\n%s", tool[0], err, b)
+				}
+				sameTreeSeconds(t, filepath.Dir(src), filepath.Join(dir, tool[0]), tool[0] == "7zz")
+			}
+		})
+	}
+	// Standard output: -t zip streams it.
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"a", "-t", "zip", "-", src}, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	arch := filepath.Join(t.TempDir(), "piped.zip")
+	os.WriteFile(arch, stdout.Bytes(), 0o644)
+	out := filepath.Join(t.TempDir(), "x")
+	if code, _, errs := runCLI("x", "-preserve-perms", "-o", out, arch); code != 0 {
+		t.Fatalf("x: exit %d: %s", code, errs)
+	}
+	sameTree(t, filepath.Dir(src), out)
+	// 7z's own options are refused for ZIP.
+	if code, _, errs := runCLI("a", "-ms", "off", filepath.Join(t.TempDir(), "o.zip"), src); code != 1 || errs == "" {
+		t.Errorf("-ms with ZIP: exit %d, %q", code, errs)
+	}
+}
+
+// sameTreeSeconds is sameTree for a tool that keeps whole seconds only
+// (Info-ZIP's and libarchive's time field): times are compared to the
+// second unless exact.
+func sameTreeSeconds(t *testing.T, want, got string, exact bool) {
+	t.Helper()
+	if exact {
+		sameTree(t, want, got)
+		return
+	}
+	wl, gl := tree(want), tree(got)
+	if strings.Join(wl, "\n") != strings.Join(gl, "\n") {
+		t.Fatalf("trees differ:\nwant %v\ngot  %v", wl, gl)
+	}
+	for _, rel := range wl {
+		sa, _ := os.Lstat(filepath.Join(want, rel))
+		sb, _ := os.Lstat(filepath.Join(got, rel))
+		if sa.Mode() != sb.Mode() {
+			t.Errorf("%s: mode %v, want %v", rel, sb.Mode(), sa.Mode())
+		}
+		if sa.Mode().IsRegular() && sa.ModTime().Unix() != sb.ModTime().Unix() {
+			t.Errorf("%s: mtime %v, want %v", rel, sb.ModTime(), sa.ModTime())
+		}
+	}
+}
