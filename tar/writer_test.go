@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"os"
 	"os/exec"
@@ -19,6 +20,7 @@ import (
 	"github.com/go-unarc/unarc/arc"
 	"github.com/go-unarc/unarc/internal/engine/conf"
 	"github.com/go-unarc/unarc/internal/errs"
+	"github.com/go-unarc/unarc/internal/testutil"
 )
 
 // wfile is one entry of a test tree: its header and contents.
@@ -443,6 +445,9 @@ func TestWriterAllocs(t *testing.T) {
 	if testing.Short() && runtime.GOARCH != "amd64" {
 		t.Skip("slow")
 	}
+	if testutil.RaceEnabled {
+		t.Skip("sync.Pool drops items on purpose under -race")
+	}
 	tree := make([]wfile, 101)
 	for i := range 100 {
 		tree[i] = wfile{h: tar.Header{Name: "f" + strconv.Itoa(i), Mode: 0o644, Size: 128, Typeflag: tar.TypeReg, ModTime: time.Unix(1e9, 0)}, data: bytes.Repeat([]byte{byte(i)}, 128)}
@@ -468,15 +473,22 @@ func TestWriterAllocs(t *testing.T) {
 		}
 		write()
 		write()
-		var m0, m1 runtime.MemStats
-		runtime.ReadMemStats(&m0)
-		const runs = 4
-		for range runs {
-			write()
+		// The best of three rounds: a GC during a round empties the
+		// encoder pools (sync.Pool), which a loaded machine makes likely.
+		per, allocs := uint64(math.MaxUint64), uint64(0)
+		for range 3 {
+			var m0, m1 runtime.MemStats
+			runtime.ReadMemStats(&m0)
+			const runs = 4
+			for range runs {
+				write()
+			}
+			runtime.ReadMemStats(&m1)
+			if p := (m1.TotalAlloc - m0.TotalAlloc) / runs; p < per {
+				per, allocs = p, (m1.Mallocs-m0.Mallocs)/runs
+			}
 		}
-		runtime.ReadMemStats(&m1)
-		per := (m1.TotalAlloc - m0.TotalAlloc) / runs
-		t.Logf("%v: %d bytes, %d allocations per archive", c, per, (m1.Mallocs-m0.Mallocs)/runs)
+		t.Logf("%v: %d bytes, %d allocations per archive", c, per, allocs)
 		if per > 16<<10 {
 			t.Errorf("%v: %d bytes per archive once warm", c, per)
 		}
