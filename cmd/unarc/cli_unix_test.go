@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -86,9 +87,10 @@ func TestSignalsRemoveTempFiles(t *testing.T) {
 }
 
 // inTerminal runs the built command inside a pseudo-terminal with
-// script(1), feeding input lines with pauses; it returns what the
-// terminal showed.
-func inTerminal(t *testing.T, dir, command string, input []string) (string, error) {
+// script(1) and returns what the terminal showed. Line i of input is
+// typed once the output holds i+1 prompts (a fixed pause let a loaded
+// machine echo a password typed before the prompt had turned echo off).
+func inTerminal(t *testing.T, dir, command, prompt string, input []string) (string, error) {
 	t.Helper()
 	if _, err := exec.LookPath("script"); err != nil {
 		t.Skip("script(1) not installed")
@@ -97,15 +99,19 @@ func inTerminal(t *testing.T, dir, command string, input []string) (string, erro
 	cmd.Dir = dir
 	pr, pw := io.Pipe()
 	cmd.Stdin = pr
-	var out bytes.Buffer
+	var out lockedBuffer
 	cmd.Stdout = &out
 	cmd.Stderr = &out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	go func() {
-		for _, line := range input {
-			time.Sleep(400 * time.Millisecond)
+		for i, line := range input {
+			deadline := time.Now().Add(60 * time.Second)
+			for strings.Count(out.String(), prompt) <= i && time.Now().Before(deadline) {
+				time.Sleep(20 * time.Millisecond)
+			}
+			time.Sleep(200 * time.Millisecond) // the prompt is printed before echo goes off
 			io.WriteString(pw, line+"\n")
 		}
 		time.Sleep(5 * time.Second) // keep the terminal open until the command ends
@@ -116,11 +122,30 @@ func inTerminal(t *testing.T, dir, command string, input []string) (string, erro
 	return out.String(), err
 }
 
+// lockedBuffer is a bytes.Buffer that the command writes while the test
+// reads it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
 func TestTerminalPasswordPrompt(t *testing.T) {
 	bin := binary(t)
 	pw := testdata(t, "rar/rar5_pw.rar")
 	dir := t.TempDir()
-	out, err := inTerminal(t, dir, bin+" x -o out "+pw, []string{"wrong", "test"})
+	out, err := inTerminal(t, dir, bin+" x -o out "+pw, "Password for ", []string{"wrong", "test"})
 	if err != nil {
 		t.Fatalf("%v\n%q", err, out)
 	}
@@ -134,7 +159,7 @@ func TestTerminalPasswordPrompt(t *testing.T) {
 		t.Errorf("not extracted after the prompt: %v", err)
 	}
 	// The overwrite question, on the same terminal: (n)o, then (A)lways.
-	out, err = inTerminal(t, dir, bin+" x -p test -o out "+pw, []string{"n", "A"})
+	out, err = inTerminal(t, dir, bin+" x -p test -o out "+pw, "(y)es / (n)o", []string{"n", "A"})
 	if err != nil {
 		t.Fatalf("%v\n%q", err, out)
 	}
@@ -165,7 +190,7 @@ func TestTerminalProgress(t *testing.T) {
 			time.Sleep(100 * time.Millisecond)
 		}
 	}()
-	out, err := inTerminal(t, dir, bin+" x -no-limits -o out "+fifo, nil)
+	out, err := inTerminal(t, dir, bin+" x -no-limits -o out "+fifo, "", nil)
 	if err != nil {
 		t.Fatalf("%v\n%q", err, out)
 	}
@@ -176,7 +201,7 @@ func TestTerminalProgress(t *testing.T) {
 		t.Errorf("big.bin: %v", err)
 	}
 	// -q and a non-terminal stderr: nothing.
-	out, err = inTerminal(t, dir, bin+" t -q -no-limits "+z, nil)
+	out, err = inTerminal(t, dir, bin+" t -q -no-limits "+z, "", nil)
 	if err != nil || strings.Contains(out, "B/s") {
 		t.Errorf("-q: %v %q", err, out)
 	}
