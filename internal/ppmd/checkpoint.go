@@ -322,7 +322,8 @@ func (v *vars) checkHeap() error {
 	}
 	var work []uint32
 	push := func(c uint32) bool {
-		if c < us || (c-us)%unitSize != 0 || c+unitSize > n || c >= u.loUnit && c < u.hiUnit {
+		// In 64 bits: a context near 2^32 would wrap c+unitSize below n.
+		if c < us || (c-us)%unitSize != 0 || uint64(c)+unitSize > uint64(n) || c >= u.loUnit && c < u.hiUnit {
 			return false
 		}
 		k := (c - us) / unitSize
